@@ -1,0 +1,84 @@
+import Foundation
+
+/// One HTTP request, as a network adapter builds it.
+public struct HTTPRequest: Hashable, Sendable {
+    /// `GET`, `POST` …
+    public var method: String
+    /// The full URL.
+    public var url: URL
+    /// Header fields.
+    public var headers: [String: String]
+    /// The body, if any.
+    public var body: Data?
+
+    /// Creates a request.
+    public init(method: String = "GET", url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// One HTTP response.
+public struct HTTPResponse: Hashable, Sendable {
+    /// The status code, e.g. 200, 204, 404.
+    public var statusCode: Int
+    /// Header fields (names as the server sent them).
+    public var headers: [String: String]
+    /// The body (empty when there is none).
+    public var body: Data
+
+    /// Creates a response.
+    public init(statusCode: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON response with status 200 (or `statusCode`).
+    public static func json(_ body: Data, statusCode: Int = 200) -> HTTPResponse {
+        HTTPResponse(statusCode: statusCode, headers: ["Content-Type": "application/json"], body: body)
+    }
+}
+
+/// Why a request got no HTTP response.
+public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The broad cause.
+    public enum Kind: String, Hashable, Sendable {
+        /// The host could not be reached (refused, DNS, TLS, connection lost).
+        case connection
+        /// The request was cancelled (the auction ended or its deadline passed).
+        case cancelled
+        /// The transport's own backstop timeout fired.
+        case timedOut
+        /// The request could not be built or sent (bad URL, unsupported scheme).
+        case invalidRequest
+    }
+
+    /// The broad cause.
+    public var kind: Kind
+    /// What happened, for a person.
+    public var message: String
+
+    /// Creates an error.
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// `kind: message`.
+    public var description: String { "\(kind.rawValue): \(message)" }
+}
+
+/// The seam between a network adapter and HTTP: production uses ``URLSessionTransport``,
+/// the sandbox uses ``SandboxTransport``, and tests use either with a loopback server or a fake.
+///
+/// Contract: return any HTTP status as a response (status handling is the adapter's job);
+/// throw ``TransportError`` only when there is no response; when the calling task is cancelled,
+/// throw `.cancelled` promptly without waiting for the network.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the server's response.
+    /// - Throws: ``TransportError`` when no response arrives.
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse
+}

@@ -1,0 +1,60 @@
+/// One request for one ad, as the auction hands it to an ad source's adapter.
+///
+/// The engine builds one per source: the shared fields come from the placement and the host,
+/// ``adUnitID`` and ``deadline`` from the source's line item.
+public struct AdRequest: Hashable, Sendable {
+    /// The placement id, e.g. `"home_banner"`.
+    public var placementID: String
+    /// The network's own id for this line item's ad unit (from the config's `ad_unit_id`).
+    public var adUnitID: String
+    /// The ad format the placement shows.
+    public var format: AdFormat
+    /// For banners, how the slot is sized; `nil` for other formats.
+    public var bannerSizing: BannerSizing?
+    /// The slot's bounds in points.
+    public var slot: SlotSize
+    /// The device's screen.
+    public var screen: ScreenInfo
+    /// The conversation and screen context.
+    public var context: HostContext
+    /// Device signals.
+    public var device: DeviceInfo
+    /// The host app.
+    public var app: AppInfo
+    /// Privacy signals.
+    public var privacy: PrivacySignals
+    /// The instant by which the answer must arrive (the earlier of the auction's deadline and
+    /// the source's own timeout), on the engine's clock. Adapters may use it as `tmax`.
+    public var deadline: MediationInstant
+    /// The time left until ``deadline`` when the request was made.
+    public var timeBudget: Duration
+
+    /// Creates a request.
+    public init(
+        placementID: String,
+        adUnitID: String = "",
+        format: AdFormat,
+        bannerSizing: BannerSizing? = nil,
+        slot: SlotSize = SlotSize(),
+        screen: ScreenInfo = .phone,
+        context: HostContext = HostContext(),
+        device: DeviceInfo = DeviceInfo(),
+        app: AppInfo = AppInfo(),
+        privacy: PrivacySignals = PrivacySignals(),
+        deadline: MediationInstant = .origin + .seconds(3),
+        timeBudget: Duration = .seconds(3)
+    ) {
+        self.placementID = placementID
+        self.adUnitID = adUnitID
+        self.format = format
+        self.bannerSizing = bannerSizing
+        self.slot = slot
+        self.screen = screen
+        self.context = context
+        self.device = device
+        self.app = app
+        self.privacy = privacy
+        self.deadline = deadline
+        self.timeBudget = timeBudget
+    }
+}

@@ -1,0 +1,115 @@
+/// The auction mode of a placement (engine rule R1).
+public enum AuctionMode: String, Sendable, Hashable, Codable {
+    /// Every eligible source is asked at once (the default).
+    case parallel
+    /// Bidders are asked at once; fixed-price sources tier by tier in descending eCPM.
+    case waterfall
+}
+
+/// One source of a placement (a line item): a network, its ad unit, and how it is priced.
+public struct LineItem: Hashable, Sendable {
+    /// The line item's id, unique within its placement, e.g. `"nitx_level_end"`.
+    public var id: String
+    /// The network id (a key of the config's `networks`).
+    public var network: String
+    /// The network's own id for the ad unit.
+    public var adUnitID: String
+    /// How the source is priced.
+    public var pricing: AdSourcePricing
+    /// For fixed-price sources, the configured eCPM in ``currency`` (positive, finite).
+    public var eCPM: Double?
+    /// For bidders, the lowest bid accepted, in ``currency`` CPM.
+    public var floor: Double?
+    /// The source's own timeout from the auction's start (capped to the placement's deadline).
+    public var timeout: Duration?
+    /// The ISO 4217 currency of the source's prices, `"USD"` by default.
+    public var currency: String
+    /// USD per unit of ``currency`` (1 for USD); applied exactly once to each price (R9).
+    public var usdRate: Double
+
+    /// Creates a line item.
+    public init(
+        id: String,
+        network: String,
+        adUnitID: String = "",
+        pricing: AdSourcePricing,
+        eCPM: Double? = nil,
+        floor: Double? = nil,
+        timeout: Duration? = nil,
+        currency: String = "USD",
+        usdRate: Double = 1
+    ) {
+        self.id = id
+        self.network = network
+        self.adUnitID = adUnitID
+        self.pricing = pricing
+        self.eCPM = eCPM
+        self.floor = floor
+        self.timeout = timeout
+        self.currency = currency
+        self.usdRate = usdRate
+    }
+
+    /// A bidder line item.
+    public static func bidder(_ id: String, network: String? = nil, adUnitID: String = "", floor: Double? = nil, timeout: Duration? = nil) -> LineItem {
+        LineItem(id: id, network: network ?? id, adUnitID: adUnitID, pricing: .bidder, floor: floor, timeout: timeout)
+    }
+
+    /// A fixed-price line item at `eCPM` USD.
+    public static func fixedPrice(_ id: String, network: String? = nil, adUnitID: String = "", eCPM: Double, timeout: Duration? = nil) -> LineItem {
+        LineItem(id: id, network: network ?? id, adUnitID: adUnitID, pricing: .fixedPrice, eCPM: eCPM, timeout: timeout)
+    }
+}
+
+/// One placement of the configuration: an app slot and its ordered sources.
+public struct PlacementConfiguration: Hashable, Sendable {
+    /// The default auction deadline, 3000 ms (R3).
+    public static let defaultDeadline: Duration = .milliseconds(3000)
+    /// The default banner refresh interval, 60 s (R13).
+    public static let defaultRefreshSeconds = 60
+    /// The shortest refresh interval allowed, 30 s (R13).
+    public static let minimumRefreshSeconds = 30
+
+    /// The placement id, e.g. `"home_banner"`.
+    public var id: String
+    /// The format it shows.
+    public var format: AdFormat
+    /// For banners, anchored or inline sizing; `nil` for other formats.
+    public var bannerSizing: BannerSizing?
+    /// The slot's bounds in points.
+    public var slot: SlotSize
+    /// For banners, the refresh interval in whole seconds (>= 30); `nil` for formats that do
+    /// not refresh.
+    public var refreshSeconds: Int?
+    /// The auction deadline from its start (at most 3000 ms).
+    public var deadline: Duration
+    /// The lowest value accepted from any source, in USD CPM; `nil` for none.
+    public var floor: Double?
+    /// Parallel or waterfall.
+    public var mode: AuctionMode
+    /// The sources in config order (the last tie-break, R5).
+    public var sources: [LineItem]
+
+    /// Creates a placement configuration.
+    public init(
+        id: String,
+        format: AdFormat,
+        bannerSizing: BannerSizing? = nil,
+        slot: SlotSize = SlotSize(),
+        refreshSeconds: Int? = nil,
+        deadline: Duration = PlacementConfiguration.defaultDeadline,
+        floor: Double? = nil,
+        mode: AuctionMode = .parallel,
+        sources: [LineItem]
+    ) {
+        self.id = id
+        self.format = format
+        self.bannerSizing = bannerSizing
+        self.slot = slot
+        self.refreshSeconds = refreshSeconds
+        self.deadline = deadline
+        self.floor = floor
+        self.mode = mode
+        self.sources = sources
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// Where a network's requests go.
+public enum NetworkEndpoint: Hashable, Sendable {
+    /// The network's in-process simulated ad server (offline, deterministic with a seed).
+    case sandbox
+    /// The network's real server at this base URL.
+    case url(URL)
+}
+
+/// One network of the configuration: which adapter speaks to it, with what credentials, where.
+public struct NetworkConfiguration: Hashable, Sendable {
+    /// The network id used by sources, e.g. `"elo"`.
+    public var id: String
+    /// The adapter kind, e.g. `"elo"`, `"nitx"`, `"qartvelo"`, `"fallback"`.
+    public var adapter: String
+    /// The network's credentials (publisher id, source code …), by the adapter's own names.
+    public var credentials: [String: String]
+    /// Sandbox or a base URL.
+    public var endpoint: NetworkEndpoint
+    /// The network's own request timeout (capped to each auction's deadline), if set.
+    public var timeout: Duration?
+    /// Adapter-specific options, validated by the adapter.
+    public var options: [String: JSONValue]
+
+    /// Creates a network configuration.
+    public init(
+        id: String,
+        adapter: String,
+        credentials: [String: String] = [:],
+        endpoint: NetworkEndpoint = .sandbox,
+        timeout: Duration? = nil,
+        options: [String: JSONValue] = [:]
+    ) {
+        self.id = id
+        self.adapter = adapter
+        self.credentials = credentials
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.options = options
+    }
+}
+
+/// The whole engine configuration (the `Config/mediation.json` file, engine rule R15).
+public struct MediationConfiguration: Hashable, Sendable {
+    /// Networks by id, in file order.
+    public var networks: [NetworkConfiguration]
+    /// Placements, in file order.
+    public var placements: [PlacementConfiguration]
+    /// USD per unit of each non-USD currency a source declares (R9).
+    public var currencyRates: [String: Double]
+
+    /// Creates a configuration.
+    public init(networks: [NetworkConfiguration], placements: [PlacementConfiguration], currencyRates: [String: Double] = [:]) {
+        self.networks = networks
+        self.placements = placements
+        self.currencyRates = currencyRates
+    }
+
+    /// The network with `id`.
+    public func network(_ id: String) -> NetworkConfiguration? {
+        networks.first { $0.id == id }
+    }
+
+    /// The placement with `id`.
+    public func placement(_ id: String) -> PlacementConfiguration? {
+        placements.first { $0.id == id }
+    }
+}

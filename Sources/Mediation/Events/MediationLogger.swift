@@ -1,0 +1,81 @@
+/// How serious a log line is.
+public enum LogLevel: Int, Sendable, Comparable, Codable, CustomStringConvertible {
+    /// Detail for debugging.
+    case debug
+    /// Something worth knowing.
+    case info
+    /// Something was wrong and the engine worked around it (a value raised, a field dropped).
+    case warning
+    /// Something failed.
+    case error
+
+    /// Orders by severity.
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// `debug`, `info`, `warning` or `error`.
+    public var description: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+}
+
+/// Where the engine and adapters send their log lines. The library never prints; the host
+/// decides. Messages never contain chat content or user data.
+public protocol MediationLogger: Sendable {
+    /// Records one line.
+    /// - Parameters:
+    ///   - level: its severity.
+    ///   - message: what happened.
+    ///   - source: who says it, e.g. `"elo"`, `"placement.home_banner"`.
+    func log(_ level: LogLevel, _ message: String, source: String)
+}
+
+extension MediationLogger {
+    /// Logs a warning.
+    public func warning(_ message: String, source: String) { log(.warning, message, source: source) }
+    /// Logs an info line.
+    public func info(_ message: String, source: String) { log(.info, message, source: source) }
+    /// Logs a debug line.
+    public func debug(_ message: String, source: String) { log(.debug, message, source: source) }
+}
+
+/// A logger that drops everything.
+public struct SilentLogger: MediationLogger {
+    /// Creates a silent logger.
+    public init() {}
+    /// Drops the line.
+    public func log(_ level: LogLevel, _ message: String, source: String) {}
+}
+
+/// A logger that keeps every line in memory (for tests and the CLI's summary).
+public final class RecordingLogger: MediationLogger {
+    /// One recorded line.
+    public struct Entry: Hashable, Sendable {
+        /// Its severity.
+        public var level: LogLevel
+        /// The message.
+        public var message: String
+        /// Who said it.
+        public var source: String
+    }
+
+    private let entries = Locked<[Entry]>([])
+
+    /// Creates an empty recorder.
+    public init() {}
+
+    /// Records the line.
+    public func log(_ level: LogLevel, _ message: String, source: String) {
+        entries.withLock { $0.append(Entry(level: level, message: message, source: source)) }
+    }
+
+    /// Every line so far.
+    public var lines: [Entry] { entries.withLock { $0 } }
+
+    /// The messages of the warnings so far.
+    public var warnings: [String] { lines.filter { $0.level == .warning }.map(\.message) }
+}

@@ -1,0 +1,124 @@
+/// A clock that moves only when told to: tests of deadlines, refresh and expiry run exactly and
+/// instantly on it, and `mediate --fast` runs a placement on it in virtual time.
+///
+/// ``advance(by:)`` and ``advance(to:)`` wake sleepers one at a time in deadline order (ties in
+/// the order they started sleeping), setting ``now`` to each sleeper's deadline before waking
+/// it and letting the woken work run before the next one, so every event is stamped with the
+/// instant it was due.
+public final class ManualClock: MediationClock {
+    private struct Sleeper {
+        var deadline: MediationInstant
+        var sequence: UInt64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: MediationInstant
+        var sleepers: [UInt64: Sleeper] = [:]
+        var cancelledBeforeRegistration: Set<UInt64> = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Locked<State>
+    private let settleYields: Int
+
+    /// Creates a clock standing at `start`.
+    /// - Parameters:
+    ///   - start: the initial instant (default the origin).
+    ///   - settleYields: how many times ``advance(to:)`` yields after waking each sleeper so the
+    ///     woken tasks run before time moves on.
+    public init(start: MediationInstant = .origin, settleYields: Int = 200) {
+        state = Locked(State(now: start))
+        self.settleYields = settleYields
+    }
+
+    /// The current virtual instant.
+    public var now: MediationInstant {
+        state.withLock { $0.now }
+    }
+
+    /// The number of tasks sleeping on this clock.
+    public var sleeperCount: Int {
+        state.withLock { $0.sleepers.count }
+    }
+
+    /// The earliest instant a sleeper waits for, if any.
+    public var nextDeadline: MediationInstant? {
+        state.withLock { $0.sleepers.values.map(\.deadline).min() }
+    }
+
+    /// Suspends until the clock is advanced to `deadline`.
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    public func sleep(until deadline: MediationInstant) async throws {
+        let id: UInt64 = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome: Result<Void, any Error>? = state.withLock { state in
+                    if state.cancelledBeforeRegistration.remove(id) != nil {
+                        return .failure(CancellationError())
+                    }
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, sequence: id, continuation: continuation)
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                if let sleeper = state.sleepers.removeValue(forKey: id) { return sleeper }
+                state.cancelledBeforeRegistration.insert(id)
+                return nil
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+        // A cancellation that raced with a normal wake-up leaves a stale marker; drop it.
+        _ = state.withLock { $0.cancelledBeforeRegistration.remove(id) }
+    }
+
+    /// Moves time forward by `duration`, waking every sleeper due on the way, in order.
+    /// - Parameter duration: how far to move; a negative duration does nothing.
+    public func advance(by duration: Duration) async {
+        await advance(to: now + duration)
+    }
+
+    /// Moves time forward to `target`, waking every sleeper due on the way, in order; each
+    /// sleeper sees ``now`` equal to its own deadline. Does nothing when `target` has passed.
+    /// - Parameter target: the instant to stop at.
+    public func advance(to target: MediationInstant) async {
+        await settle()
+        while true {
+            let due: Sleeper? = state.withLock { state in
+                guard let next = state.sleepers.values
+                    .filter({ $0.deadline <= target })
+                    .min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) })
+                else {
+                    if target > state.now { state.now = target }
+                    return nil
+                }
+                state.sleepers.removeValue(forKey: next.sequence)
+                if next.deadline > state.now { state.now = next.deadline }
+                return next
+            }
+            guard let due else { break }
+            due.continuation.resume()
+            await settle()
+        }
+        await settle()
+    }
+
+    /// Advances to each sleeper's deadline in turn until none is left at or before `limit`.
+    /// - Parameter limit: the latest instant to run to; the clock ends there.
+    public func run(until limit: MediationInstant) async {
+        await advance(to: limit)
+    }
+
+    /// Lets tasks made runnable by the last step run before time moves on.
+    public func settle() async {
+        for _ in 0..<settleYields {
+            await Task.yield()
+        }
+    }
+}
