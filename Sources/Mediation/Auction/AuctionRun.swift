@@ -67,6 +67,7 @@ final class AuctionRun: Sendable {
     // MARK: Events
 
     private func deliver(_ index: Int, result: AdLoadResult) {
+        // The arrival is stamped under the lock, so arrivals are processed in time order.
         let effects = state.withLock { state in
             apply(state.machine.answer(index, result: result, at: clock.now), to: &state)
         }

@@ -20,6 +20,8 @@ public final class ManualClock: MediationClock {
         /// Bumped by every read of `now` and every sleep, wake-up and cancellation: a sign
         /// that some task is still doing timed work.
         var activity: UInt64 = 0
+        /// Sleepers woken by ``advance(to:)`` whose tasks have not yet run again.
+        var wokenNotRunning: Set<UInt64> = []
     }
 
     private let state: Locked<State>
@@ -33,7 +35,7 @@ public final class ManualClock: MediationClock {
     ///     waits for after each step, so woken tasks run before time moves on.
     ///   - quietPeriod: the least real time with no clock activity that ``settle()`` waits for
     ///     (a thread preempted by the OS shows no activity while it is off the CPU).
-    public init(start: MediationInstant = .origin, settleYields: Int = 64, quietPeriod: Duration = .microseconds(500)) {
+    public init(start: MediationInstant = .origin, settleYields: Int = 64, quietPeriod: Duration = .milliseconds(1)) {
         state = Locked(State(now: start))
         self.settleYields = settleYields
         self.quietPeriod = quietPeriod
@@ -85,8 +87,36 @@ public final class ManualClock: MediationClock {
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
-        // A cancellation that raced with a normal wake-up leaves a stale marker; drop it.
-        _ = state.withLock { $0.cancelledBeforeRegistration.remove(id) }
+        // The woken task runs again: tell advance(to:), and drop a stale cancellation marker
+        // left by a cancellation that raced with the wake-up.
+        state.withLock { state in
+            state.activity &+= 1
+            state.wokenNotRunning.remove(id)
+            state.cancelledBeforeRegistration.remove(id)
+        }
+    }
+
+    /// Suspends until the clock is advanced to `deadline`, whatever happens to the calling
+    /// task: a test double for a network that ignores cancellation. The sleep is registered
+    /// before this suspends, so a test that has seen the call start can advance past it safely.
+    public func sleepIgnoringCancellation(until deadline: MediationInstant) async {
+        let id: UInt64 = state.withLock { state in
+            state.activity &+= 1
+            state.nextID += 1
+            return state.nextID
+        }
+        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let due: Bool = state.withLock { state in
+                if deadline <= state.now { return true }
+                state.sleepers[id] = Sleeper(deadline: deadline, sequence: id, continuation: continuation)
+                return false
+            }
+            if due { continuation.resume() }
+        }
+        state.withLock { state in
+            state.activity &+= 1
+            state.wokenNotRunning.remove(id)
+        }
     }
 
     /// Moves time forward by `duration`, waking every sleeper due on the way, in order.
@@ -110,12 +140,14 @@ public final class ManualClock: MediationClock {
                     return nil
                 }
                 state.sleepers.removeValue(forKey: next.sequence)
+                state.wokenNotRunning.insert(next.sequence)
                 if next.deadline > state.now { state.now = next.deadline }
                 return next
             }
             guard let due else { break }
             due.continuation.resume()
-            await settle()
+            // Wait until the woken task runs again, then until the work it starts goes quiet.
+            await settle { !self.state.withLock { $0.wokenNotRunning.contains(due.sequence) } }
         }
         await settle()
     }

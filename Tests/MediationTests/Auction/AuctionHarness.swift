@@ -63,8 +63,8 @@ struct AuctionHarness {
     }
 
     /// Runs one auction from the clock's current instant, advancing the clock to `until`.
-    func run(until: Duration = .seconds(10)) async -> AuctionOutcome {
-        let task = await start()
+    func run(until: Duration = .seconds(10), expectedRequests: Int = 3) async -> AuctionOutcome {
+        let task = await start(expectedRequests: expectedRequests)
         await clock.advance(to: .origin + until)
         return await task.value
     }
