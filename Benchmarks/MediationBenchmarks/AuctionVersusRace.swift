@@ -1,0 +1,67 @@
+import Mediation
+
+/// Times the engine's auction against the bare race over the same `count` instant sources,
+/// in interleaved batches so both see the same machine conditions.
+struct AuctionVersusRace {
+    /// Microseconds per auction, one sample per batch.
+    var engine: [Double] = []
+    /// Microseconds per bare race, one sample per batch.
+    var floor: [Double] = []
+    /// Accounting problems (every ad must be released exactly once: the winner by the caller).
+    var violations: [String] = []
+
+    static func run(sources count: Int, samples: Int, batch: Int, warmup: Int) async -> AuctionVersusRace {
+        let ledger = AdLedger()
+        let auction = instantAuction(count: count, ledger: ledger)
+        let adapters = auction.sources.map(\.adapter)
+        let fixedPrices = auction.sources.map { $0.lineItem.pricing == .fixedPrice ? $0.lineItem.eCPM : nil }
+        let request = benchRequest
+
+        func engineBatch(_ size: Int) async {
+            for _ in 0..<size {
+                let outcome = await auction.run(request: request)
+                outcome.winner?.ad.releaseResources()
+            }
+        }
+        func floorBatch(_ size: Int) async {
+            for _ in 0..<size {
+                let winner = await bareRace(adapters, fixedPrices: fixedPrices, request: request)
+                winner?.releaseResources()
+            }
+        }
+
+        await engineBatch(warmup)
+        await floorBatch(warmup)
+        var result = AuctionVersusRace()
+        result.engine.reserveCapacity(samples)
+        result.floor.reserveCapacity(samples)
+        for sample in 0..<samples {
+            // Alternate which goes first, so neither always follows the other.
+            if sample % 2 == 0 {
+                result.engine.append(await measure { await engineBatch(batch) }.microseconds / Double(batch))
+                result.floor.append(await measure { await floorBatch(batch) }.microseconds / Double(batch))
+            } else {
+                result.floor.append(await measure { await floorBatch(batch) }.microseconds / Double(batch))
+                result.engine.append(await measure { await engineBatch(batch) }.microseconds / Double(batch))
+            }
+        }
+        // Late answers (a cancelled fixed-price source answering after the end) are released on
+        // arrival; give them a moment to land before counting.
+        await settleLedger(ledger)
+        result.violations = ledger.violations()
+        return result
+    }
+}
+
+/// Yields until the ledger stops changing (late answers still in flight), at most ~1 s.
+func settleLedger(_ ledger: AdLedger) async {
+    var last = ledger.snapshot
+    var quiet = 0
+    let clock = ContinuousClock()
+    let giveUp = clock.now + .seconds(1)
+    while quiet < 100, clock.now < giveUp {
+        await Task.yield()
+        let now = ledger.snapshot
+        if now == last { quiet += 1 } else { quiet = 0; last = now }
+    }
+}

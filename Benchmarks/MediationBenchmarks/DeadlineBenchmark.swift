@@ -1,0 +1,46 @@
+import Mediation
+
+/// Benchmark 3: deadline precision on the real clock. One source never answers and ignores
+/// cancellation; the auction must answer at its 50 ms deadline. Lateness is measured by the
+/// caller, on the wall clock, from the call to the answer, minus the 50 ms.
+enum DeadlineBenchmark {
+    static func run(quick: Bool) async -> BenchmarkResult {
+        let deadline = Duration.milliseconds(50)
+        let count = quick ? 40 : 240
+        let hung = HungAdapter()
+        let lineItem = LineItem.fixedPrice("hung", eCPM: 1.0)
+        let placement = PlacementConfiguration(id: "bench_deadline", format: .interstitial, deadline: deadline, sources: [lineItem])
+        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: lineItem, adapter: hung)], clock: SystemClock())
+        let request = AdRequest(placementID: "bench_deadline", format: .interstitial)
+        let lateAnswers = Locked(0)
+        let wall = ContinuousClock()
+
+        var lateness: [Double] = []
+        var engineLateness: [Double] = []
+        var wrongOutcomes = 0
+        for _ in 0..<count {
+            let start = wall.now
+            let outcome = await auction.run(request: request) { _ in lateAnswers.withLock { $0 += 1 } }
+            let elapsed = wall.now - start
+            lateness.append((elapsed - deadline).microseconds / 1000)
+            engineLateness.append(outcome.trace.endedAtMilliseconds - outcome.trace.deadlineMilliseconds)
+            if outcome.winner != nil || outcome.trace.sources.first?.outcome != .timeout { wrongOutcomes += 1 }
+        }
+        let parked = hung.releaseAll()
+
+        let summary = Summary(lateness)
+        var result = BenchmarkResult(name: BenchmarkName.deadline.rawValue, title: "SystemClock, 50 ms deadline, one source that never returns")
+        result.figures = [
+            Figure(name: "answer past deadline (caller)", unit: "ms", summary: summary),
+            Figure(name: "max past deadline (caller)", unit: "ms", summary: Summary(single: summary.max)),
+            Figure(name: "end past deadline (trace)", unit: "ms", summary: Summary(engineLateness)),
+        ]
+        result.targets = [
+            TargetCheck(target: "deadline overshoot p99 < 2 ms", measured: "p50 \(TablePrinter.format(summary.median)) ms, p99 \(TablePrinter.format(summary.p99)) ms, max \(TablePrinter.format(summary.max)) ms over \(count) auctions", met: summary.p99 < 2),
+        ]
+        result.notes.append("\(count) sequential auctions; the hung calls (\(parked)) were answered after the measurement")
+        if summary.min < 0 { result.failures.append("an answer came \(TablePrinter.format(-summary.min)) ms before the deadline") }
+        if wrongOutcomes > 0 { result.failures.append("\(wrongOutcomes) auctions did not end with the hung source timed out and no winner") }
+        return result
+    }
+}

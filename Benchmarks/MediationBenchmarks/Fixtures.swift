@@ -1,0 +1,186 @@
+import Mediation
+
+/// Counts every benchmark ad's life: loaded, shown, released (and releases of shown ads or
+/// second releases, which must stay zero).
+final class AdLedger: Sendable {
+    struct Counts: Equatable {
+        var loaded = 0
+        var shown = 0
+        var released = 0
+        var releasedTwice = 0
+        var releasedAfterShown = 0
+        var shownTwice = 0
+    }
+
+    private let counts = Locked(Counts())
+
+    var snapshot: Counts { counts.withLock { $0 } }
+
+    func recordLoad() { counts.withLock { $0.loaded += 1 } }
+    func recordShown(first: Bool, released: Bool) {
+        counts.withLock {
+            if first { $0.shown += 1 } else { $0.shownTwice += 1 }
+            if released { $0.releasedAfterShown += 1 }
+        }
+    }
+    func recordRelease(first: Bool, shown: Bool) {
+        counts.withLock {
+            if first { $0.released += 1 } else { $0.releasedTwice += 1 }
+            if shown { $0.releasedAfterShown += 1 }
+        }
+    }
+
+    /// The accounting rule: every loaded ad was shown or released, exactly once, never both.
+    /// Ads still held (`outstanding`, e.g. placements' current unshown ads) are counted apart.
+    func violations(outstanding: Int = 0) -> [String] {
+        let counts = snapshot
+        var problems: [String] = []
+        if counts.shown + counts.released + outstanding != counts.loaded {
+            problems.append("loaded \(counts.loaded) != shown \(counts.shown) + released \(counts.released) + still held \(outstanding) (unaccounted: \(counts.loaded - counts.shown - counts.released - outstanding))")
+        }
+        if counts.releasedTwice > 0 { problems.append("\(counts.releasedTwice) ads released more than once") }
+        if counts.releasedAfterShown > 0 { problems.append("\(counts.releasedAfterShown) shown ads also released") }
+        if counts.shownTwice > 0 { problems.append("\(counts.shownTwice) ads shown more than once") }
+        return problems
+    }
+}
+
+/// A benchmark ad: counts its load, impression and release in an ``AdLedger``.
+final class BenchAd: LoadedAd {
+    private struct State {
+        var shown = false
+        var released = false
+    }
+
+    let network: String
+    let format: AdFormat
+    let size: AdSize
+    private let ledger: AdLedger
+    private let state = Locked(State())
+
+    init(network: String, format: AdFormat, ledger: AdLedger) {
+        self.network = network
+        self.format = format
+        size = AdSize(width: 320, height: 50)
+        self.ledger = ledger
+        ledger.recordLoad()
+    }
+
+    /// Unique per showing (the object's address is unique while it lives).
+    var id: String { "\(network)-\(UInt(bitPattern: ObjectIdentifier(self).hashValue))" }
+    var creativeID: String { network }
+
+    func releaseResources() {
+        let (first, shown) = state.withLock { state -> (Bool, Bool) in
+            defer { state.released = true }
+            return (!state.released, state.shown)
+        }
+        ledger.recordRelease(first: first, shown: shown)
+    }
+
+    func recordImpression() {
+        let (first, released) = state.withLock { state -> (Bool, Bool) in
+            defer { state.shown = true }
+            return (!state.shown, state.released)
+        }
+        ledger.recordShown(first: first, released: released)
+    }
+}
+
+/// A source that answers at once: a bid at `price` (bidders) or a fill (fixed price).
+struct InstantAdapter: AdNetworkAdapter {
+    let network: String
+    let pricing: AdSourcePricing
+    let price: Double
+    let ledger: AdLedger
+
+    func loadAd(for request: AdRequest) async -> AdLoadResult {
+        let ad = BenchAd(network: network, format: request.format, ledger: ledger)
+        return pricing == .bidder ? .bid(ad, eCPM: price) : .fill(ad)
+    }
+}
+
+/// A source that never answers within the auction and ignores cancellation: its calls are
+/// parked until ``releaseAll()`` answers them (no fill), after the measurement.
+final class HungAdapter: AdNetworkAdapter {
+    let network = "hung"
+    let pricing = AdSourcePricing.fixedPrice
+    private let parked = Locked<[CheckedContinuation<AdLoadResult, Never>]>([])
+
+    func loadAd(for request: AdRequest) async -> AdLoadResult {
+        await withCheckedContinuation { continuation in
+            parked.withLock { $0.append(continuation) }
+        }
+    }
+
+    /// Answers every parked call with a no-fill; returns how many there were.
+    @discardableResult
+    func releaseAll() -> Int {
+        let continuations = parked.withLock { parked in
+            defer { parked.removeAll() }
+            return parked
+        }
+        for continuation in continuations { continuation.resume(returning: .noFill(.noInventory)) }
+        return continuations.count
+    }
+}
+
+/// Builds `count` instant sources: even positions bid, odd positions fill at a fixed price;
+/// prices rise with the position (1.00, 1.01, …), so the last one wins and every source must
+/// answer before the outcome is decided.
+func instantSources(count: Int, format: AdFormat, ledger: AdLedger) -> (lineItems: [LineItem], sources: [AuctionSource]) {
+    var lineItems: [LineItem] = []
+    var sources: [AuctionSource] = []
+    for index in 0..<count {
+        let price = 1.0 + Double(index) / 100
+        let id = "src\(index)"
+        let lineItem: LineItem = index % 2 == 0
+            ? .bidder(id, adUnitID: "unit-\(index)")
+            : .fixedPrice(id, adUnitID: "unit-\(index)", eCPM: price)
+        let adapter = InstantAdapter(network: id, pricing: lineItem.pricing, price: price, ledger: ledger)
+        lineItems.append(lineItem)
+        sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
+    }
+    return (lineItems, sources)
+}
+
+/// An auction over `count` instant sources on the system clock (3000 ms deadline).
+func instantAuction(count: Int, ledger: AdLedger, clock: any MediationClock = SystemClock()) -> Auction {
+    let (lineItems, sources) = instantSources(count: count, format: .interstitial, ledger: ledger)
+    let placement = PlacementConfiguration(id: "bench_interstitial", format: .interstitial, sources: lineItems)
+    return Auction(placement: placement, sources: sources, clock: clock)
+}
+
+/// The request every benchmark auction uses.
+let benchRequest = AdRequest(placementID: "bench_interstitial", format: .interstitial)
+
+/// The floor: a bare task-group race of the same closures, no engine. Every answer is
+/// awaited (an outstanding bidder could always still win), the best eCPM is kept (ties to the
+/// earlier answer), the others are released. `fixedPrices[i]` prices a fill from source `i`.
+func bareRace(_ adapters: [any AdNetworkAdapter], fixedPrices: [Double?], request: AdRequest) async -> (any LoadedAd)? {
+    await withTaskGroup(of: (Int, AdLoadResult).self) { group in
+        for (index, adapter) in adapters.enumerated() {
+            group.addTask { (index, await adapter.loadAd(for: request)) }
+        }
+        var best: (ad: any LoadedAd, price: Double)?
+        for await (index, result) in group {
+            let candidate: (any LoadedAd, Double)?
+            switch result {
+            case .bid(let ad, let price): candidate = (ad, price)
+            case .fill(let ad): candidate = fixedPrices[index].map { (ad, $0) }
+            case .noFill, .failure: candidate = nil
+            }
+            guard let (ad, price) = candidate else {
+                result.ad?.releaseResources()
+                continue
+            }
+            if let current = best, current.price >= price {
+                ad.releaseResources()
+            } else {
+                best?.ad.releaseResources()
+                best = (ad, price)
+            }
+        }
+        return best?.ad
+    }
+}

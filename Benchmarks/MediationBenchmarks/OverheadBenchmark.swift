@@ -1,0 +1,53 @@
+/// Benchmark 1: the auction's cost against its floor, a bare task-group race of the same four
+/// in-process sources that answer at once.
+enum OverheadBenchmark {
+    static func run(quick: Bool) async -> BenchmarkResult {
+        let samples = quick ? 40 : 300
+        let batch = quick ? 100 : 200
+        let measured = await AuctionVersusRace.run(sources: 4, samples: samples, batch: batch, warmup: quick ? 500 : 5_000)
+        let engine = Summary(measured.engine)
+        let floor = Summary(measured.floor)
+        // Throughput from each batch: the median batch gives the median rate; the p99 of the
+        // rate is the rate of the p99 (slowest) batch.
+        let engineRate = Summary(measured.engine.map { 1e6 / $0 })
+        let floorRate = Summary(measured.floor.map { 1e6 / $0 })
+        let ratios = zip(measured.engine, measured.floor).map { $0 / $1 }
+        let ratio = Summary(ratios)
+        var result = BenchmarkResult(name: BenchmarkName.overhead.rawValue, title: "auction vs bare task-group race, 4 sources answering at once")
+        result.figures = [
+            Figure(name: "engine auction", unit: "µs/auction", summary: engine),
+            Figure(name: "bare race (floor)", unit: "µs/race", summary: floor),
+            Figure(name: "engine throughput", unit: "auctions/s (p99 = slowest 1% of batches)", summary: Summary(median: engineRate.median, p99: lowTail(measured.engine.map { 1e6 / $0 }), count: engineRate.count)),
+            Figure(name: "floor throughput", unit: "races/s (p99 = slowest 1% of batches)", summary: Summary(median: floorRate.median, p99: lowTail(measured.floor.map { 1e6 / $0 }), count: floorRate.count)),
+            Figure(name: "overhead ratio", unit: "engine / floor, per batch pair", summary: ratio),
+        ]
+        let overallRatio = engine.median / floor.median
+        result.targets = [
+            TargetCheck(target: "overhead ratio <= 2.0", measured: "median of medians \(TablePrinter.format(overallRatio)) (per-pair median \(TablePrinter.format(ratio.median)))", met: overallRatio <= 2.0),
+            TargetCheck(target: ">= 50,000 auctions/s with 4 sources", measured: "\(TablePrinter.format(1e6 / engine.median)) auctions/s at the median", met: 1e6 / engine.median >= 50_000),
+        ]
+        result.notes.append("\(samples) batches of \(batch) auctions each, engine and floor interleaved; each auction is awaited before the next starts")
+        result.failures = measured.violations
+        return result
+    }
+
+    /// The 1st percentile of a rate (its slow tail, the counterpart of a p99 latency).
+    static func lowTail(_ rates: [Double]) -> Double {
+        let sorted = rates.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let index = max(0, Int((0.01 * Double(sorted.count)).rounded(.up)) - 1)
+        return sorted[index]
+    }
+}
+
+extension Summary {
+    /// A summary with a given median and tail figure.
+    init(median: Double, p99: Double, count: Int) {
+        self.init([])
+        self.count = count
+        self.median = median
+        self.p99 = p99
+        self.min = Swift.min(median, p99)
+        self.max = Swift.max(median, p99)
+    }
+}
