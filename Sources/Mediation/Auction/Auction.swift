@@ -20,13 +20,19 @@ public struct Auction: Sendable {
     /// Its sources, in config order.
     public var sources: [AuctionSource]
     /// The clock.
-    public var clock: any MediationClock
+    public var clock: any MediationClock {
+        didSet { timer = AuctionTimer(clock: clock) }
+    }
+    /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
+    private var timer: AuctionTimer
+    private let auctionIDs = AuctionIDGenerator()
 
     /// Creates an auction runner.
     public init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock) {
         self.placement = placement
         self.sources = sources
         self.clock = clock
+        timer = AuctionTimer(clock: clock)
     }
 
     /// Runs one auction for `request` (engine rules R1 to R9).
@@ -53,7 +59,15 @@ public struct Auction: Sendable {
         onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil
     ) async -> AuctionOutcome {
         let included = excludedLineItems.isEmpty ? sources : sources.filter { !excludedLineItems.contains($0.lineItem.id) }
-        let run = AuctionRun(placement: placement, sources: included, request: request, clock: clock, onLateAnswer: onLateAnswer)
+        let run = AuctionRun(
+            auctionID: auctionIDs.next(),
+            placement: placement,
+            sources: included,
+            request: request,
+            clock: clock,
+            timer: timer,
+            onLateAnswer: onLateAnswer
+        )
         return await run.outcome()
     }
 }

@@ -2,19 +2,26 @@
 /// the injected clock.
 ///
 /// Each source runs in its own unstructured task, so the answer never waits on an adapter that
-/// ignores cancellation (a task group would wait for every child). One timer task sleeps until
-/// the machine's next wake-up (a source timeout or the deadline) and is re-armed only when that
-/// instant changes. All state sits in one ``Locked`` box; side effects (releases, the
-/// continuation) run outside the lock.
+/// ignores cancellation (a task group would wait for every child). The ``AuctionTimer`` shared
+/// by the auctions of one ``Auction`` wakes the machine at its next wake-up (a source timeout
+/// or the deadline). All state sits in one ``Locked`` box; side effects (releases, the
+/// continuation, the late-answer handler) run outside the lock.
+///
+/// Cost per auction (issue 7): one lock box, one continuation, one task per source; the
+/// machine's actions go through one reused buffer, and a source's task handle is dropped as
+/// soon as it answers, so the end cancels only the sources still outstanding.
 final class AuctionRun: Sendable {
     private struct State {
         var machine: AuctionStateMachine
-        var continuation: CheckedContinuation<AuctionOutcome, Never>?
-        var tasks: [Int: Task<Void, Never>] = [:]
-        var timer: Task<Void, Never>?
+        var continuation: UnsafeContinuation<AuctionOutcome, Never>?
+        /// The task of each outstanding source, by source index.
+        var tasks: [Task<Void, Never>?]
+        /// The wake-up this run has asked the timer for.
         var timerDeadline: MediationInstant?
         var delivered = false
         var aborted = false
+        /// The machine's actions for the event being handled (reused between events).
+        var actions: [AuctionStateMachine.Action] = []
     }
 
     private let auctionID: String
@@ -22,35 +29,46 @@ final class AuctionRun: Sendable {
     private let sources: [AuctionSource]
     private let request: AdRequest
     private let clock: any MediationClock
+    private let timer: AuctionTimer
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     private let state: Locked<State>
 
     init(
+        auctionID: String,
         placement: PlacementConfiguration,
         sources: [AuctionSource],
         request: AdRequest,
         clock: any MediationClock,
+        timer: AuctionTimer,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
-        auctionID = AuctionRun.makeID()
+        self.auctionID = auctionID
         placementID = placement.id
         self.sources = sources
         self.request = request
         self.clock = clock
+        self.timer = timer
         self.onLateAnswer = onLateAnswer
-        state = Locked(State(machine: AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem))))
+        state = Locked(State(
+            machine: AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)),
+            tasks: Array(repeating: nil, count: sources.count)
+        ))
     }
 
     /// Starts the auction and waits for its outcome.
     func outcome() async -> AuctionOutcome {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // The continuation is resumed exactly once: `delivered` guards it under the lock.
+            await withUnsafeContinuation { continuation in
                 let effects = state.withLock { state -> Effects in
                     state.continuation = continuation
+                    let now = clock.now
                     if state.aborted {
-                        return apply(state.machine.abort(at: clock.now), to: &state)
+                        state.machine.abort(at: now, into: &state.actions)
+                    } else {
+                        state.machine.start(at: now, into: &state.actions)
                     }
-                    return apply(state.machine.start(at: clock.now), to: &state)
+                    return apply(to: &state)
                 }
                 perform(effects)
             }
@@ -58,7 +76,8 @@ final class AuctionRun: Sendable {
             let effects = state.withLock { state -> Effects in
                 state.aborted = true
                 guard state.continuation != nil else { return Effects() }
-                return apply(state.machine.abort(at: clock.now), to: &state)
+                state.machine.abort(at: clock.now, into: &state.actions)
+                return apply(to: &state)
             }
             perform(effects)
         }
@@ -68,18 +87,21 @@ final class AuctionRun: Sendable {
 
     private func deliver(_ index: Int, result: AdLoadResult) {
         // The arrival is stamped under the lock, so arrivals are processed in time order.
-        let effects = state.withLock { state in
-            apply(state.machine.answer(index, result: result, at: clock.now), to: &state)
+        let effects = state.withLock { state -> Effects in
+            state.tasks[index] = nil // it has answered: nothing left to cancel
+            state.machine.answer(index, result: result, at: clock.now, into: &state.actions)
+            return apply(to: &state)
         }
         perform(effects)
     }
 
-    private func wake(for wakeup: MediationInstant) {
+    /// The timer reached `wakeup`.
+    func wake(for wakeup: MediationInstant) {
         let effects = state.withLock { state -> Effects in
-            guard state.timerDeadline == wakeup else { return Effects() } // a stale timer
-            state.timer = nil
+            guard state.timerDeadline == wakeup else { return Effects() } // a stale wake-up
             state.timerDeadline = nil
-            return apply(state.machine.tick(at: clock.now), to: &state)
+            state.machine.tick(at: clock.now, into: &state.actions)
+            return apply(to: &state)
         }
         perform(effects)
     }
@@ -90,15 +112,16 @@ final class AuctionRun: Sendable {
     private struct Effects {
         var releases: [any LoadedAd] = []
         var lateAnswers: [LateAnswer] = []
-        var resume: (CheckedContinuation<AuctionOutcome, Never>, AuctionOutcome)?
+        var resume: (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)?
         var cancelled: [Task<Void, Never>] = []
     }
 
-    /// Applies the machine's actions: starts and cancels tasks (task creation never re-enters
-    /// the lock), and collects releases and the outcome for ``perform(_:)``.
-    private func apply(_ actions: [AuctionStateMachine.Action], to state: inout State) -> Effects {
+    /// Applies the machine's actions in `state.actions` (and empties it): starts and cancels
+    /// tasks (task creation never re-enters the lock), collects releases and the outcome for
+    /// ``perform(_:)``, and tells the timer the machine's next wake-up.
+    private func apply(to state: inout State) -> Effects {
         var effects = Effects()
-        for action in actions {
+        for action in state.actions {
             switch action {
             case .request(let index, let deadline):
                 var sourceRequest = request
@@ -111,7 +134,10 @@ final class AuctionRun: Sendable {
                     deliver(index, result: result)
                 }
             case .cancel(let index):
-                if let task = state.tasks.removeValue(forKey: index) { effects.cancelled.append(task) }
+                if let task = state.tasks[index] {
+                    state.tasks[index] = nil
+                    effects.cancelled.append(task)
+                }
             case .release(let ad):
                 effects.releases.append(ad)
             case .late(let index, let adReleased):
@@ -128,32 +154,21 @@ final class AuctionRun: Sendable {
                     state.continuation = nil
                     effects.resume = (continuation, state.machine.outcome(auctionID: auctionID))
                 }
-                if let timer = state.timer { effects.cancelled.append(timer) }
-                state.timer = nil
-                state.timerDeadline = nil
-                effects.cancelled += state.tasks.values
-                state.tasks.removeAll()
+                for index in state.tasks.indices {
+                    if let task = state.tasks[index] {
+                        state.tasks[index] = nil
+                        effects.cancelled.append(task)
+                    }
+                }
             }
         }
-        armTimer(&state)
+        state.actions.removeAll(keepingCapacity: true)
+        let wakeup = state.machine.nextWakeup
+        if wakeup != state.timerDeadline {
+            state.timerDeadline = wakeup
+            timer.schedule(self, at: wakeup)
+        }
         return effects
-    }
-
-    /// Keeps one timer task sleeping until the machine's next wake-up.
-    private func armTimer(_ state: inout State) {
-        guard let wakeup = state.machine.nextWakeup else { return }
-        guard state.timerDeadline != wakeup else { return }
-        state.timer?.cancel()
-        state.timerDeadline = wakeup
-        let clock = clock
-        state.timer = Task { [self] in
-            do {
-                try await clock.sleep(until: wakeup)
-            } catch {
-                return
-            }
-            wake(for: wakeup)
-        }
     }
 
     private func perform(_ effects: Effects) {
@@ -163,11 +178,5 @@ final class AuctionRun: Sendable {
         if let onLateAnswer {
             for answer in effects.lateAnswers { onLateAnswer(answer) }
         }
-    }
-
-    private static func makeID() -> String {
-        let high = UInt64.random(in: .min ... .max)
-        let low = UInt64.random(in: .min ... .max)
-        return String(high, radix: 16) + String(low, radix: 16)
     }
 }

@@ -2,6 +2,10 @@
 /// (start, an answer, a tick of the clock, an abort), actions out (ask a source, cancel it,
 /// release an ad, finish). It never reads a clock or touches a task; ``AuctionRun`` performs
 /// its actions. Every source ends with exactly one ``SourceOutcome`` (R6).
+///
+/// Each event costs O(1) amortised, so an auction of n sources costs O(n) (not O(n^2)): whether
+/// any source can still win (R4) and the next wake-up are kept as counters rather than scans.
+/// The `into:` forms append to a buffer the driver reuses; the array forms are for tests.
 struct AuctionStateMachine {
     /// What the driver must do.
     enum Action {
@@ -43,6 +47,13 @@ struct AuctionStateMachine {
     private let placement: PlacementConfiguration
     private let placementFloor: AuctionValue?
     private var entries: [Entry]
+    /// Sources not yet done that have no fixed value (bidders): each can always still win (R4).
+    private var unpricedNotDone = 0
+    /// Sources with a fixed value, highest value first; `fixedCursor` skips those already done.
+    private var fixedByValue: [Int] = []
+    private var fixedCursor = 0
+    /// Outstanding sources whose own timeout falls before the deadline.
+    private var earlyTimeoutsOutstanding = 0
     /// Fixed-price tiers for waterfall mode, highest eCPM first; each a list of indices.
     private var tiers: [[Int]] = []
     private var currentTier = -1
@@ -62,6 +73,16 @@ struct AuctionStateMachine {
                 floor: item.floor.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) }
             )
         }
+        var fixed: [(index: Int, value: AuctionValue)] = []
+        for index in entries.indices {
+            if let value = entries[index].fixedValue {
+                fixed.append((index, value))
+            } else {
+                unpricedNotDone += 1
+            }
+        }
+        fixed.sort { $0.value > $1.value }
+        fixedByValue = fixed.map(\.index)
     }
 
     /// Whether the outcome has been decided.
@@ -71,6 +92,7 @@ struct AuctionStateMachine {
     var nextWakeup: MediationInstant? {
         guard !isFinished else { return nil }
         var wakeup = deadline
+        guard earlyTimeoutsOutstanding > 0 else { return wakeup }
         for entry in entries {
             if case .outstanding(_, let answerBy) = entry.phase, answerBy < wakeup { wakeup = answerBy }
         }
@@ -82,20 +104,27 @@ struct AuctionStateMachine {
     /// Starts the auction at `now`: asks every eligible source (parallel) or the bidders and the
     /// first fixed-price tier that could win (waterfall).
     mutating func start(at now: MediationInstant) -> [Action] {
+        var actions: [Action] = []
+        start(at: now, into: &actions)
+        return actions
+    }
+
+    /// ``start(at:)``, appending the actions to `actions`.
+    mutating func start(at now: MediationInstant, into actions: inout [Action]) {
         startedAt = now
         deadline = now + min(placement.deadline, PlacementConfiguration.defaultDeadline)
-        var actions: [Action] = []
+        actions.reserveCapacity(actions.count + entries.count + 1)
         for index in entries.indices {
-            let entry = entries[index]
-            if entry.lineItem.pricing == .fixedPrice {
-                guard let value = entry.fixedValue, placementFloor.map({ value >= $0 }) ?? true else {
+            let isBidder = entries[index].lineItem.pricing == .bidder
+            if !isBidder {
+                guard let value = entries[index].fixedValue, placementFloor.map({ value >= $0 }) ?? true else {
                     // A fixed price that is invalid or under the placement's floor can never win.
-                    entries[index].outcome = entry.fixedValue == nil ? .lost(.invalidResponse) : .lost(.belowFloor)
-                    entries[index].phase = .done
+                    entries[index].outcome = entries[index].fixedValue == nil ? .lost(.invalidResponse) : .lost(.belowFloor)
+                    markDone(index)
                     continue
                 }
             }
-            if placement.mode == .parallel || entry.lineItem.pricing == .bidder {
+            if placement.mode == .parallel || isBidder {
                 actions.append(ask(index, at: now))
             }
         }
@@ -103,78 +132,97 @@ struct AuctionStateMachine {
             let fixed = entries.indices.filter { entries[$0].lineItem.pricing == .fixedPrice && entries[$0].outcome == nil }
             let values = Set(fixed.compactMap { entries[$0].fixedValue }).sorted(by: >)
             tiers = values.map { value in fixed.filter { entries[$0].fixedValue == value } }
-            actions += advanceWaterfall(at: now)
+            advanceWaterfall(at: now, into: &actions)
         }
-        actions += finishIfDecided(at: now)
-        return actions
+        finishIfDecided(at: now, into: &actions)
     }
 
     /// Source `index` answered `result` at `now`.
     mutating func answer(_ index: Int, result: AdLoadResult, at now: MediationInstant) -> [Action] {
-        guard entries.indices.contains(index) else { return result.ad.map { [.release($0)] } ?? [] }
+        var actions: [Action] = []
+        answer(index, result: result, at: now, into: &actions)
+        return actions
+    }
+
+    /// ``answer(_:result:at:)``, appending the actions to `actions`.
+    mutating func answer(_ index: Int, result: AdLoadResult, at now: MediationInstant, into actions: inout [Action]) {
+        guard entries.indices.contains(index) else {
+            if let ad = result.ad { actions.append(.release(ad)) }
+            return
+        }
         guard !isFinished, case .outstanding(_, let answerBy) = entries[index].phase else {
             // After the end, or after this source was cancelled or timed out: late (R6, R7).
-            var actions: [Action] = []
             if let ad = result.ad { actions.append(.release(ad)) }
             actions.append(.late(index: index, adReleased: result.ad != nil))
-            return actions
+            return
         }
-        entries[index].phase = .done
+        markDone(index)
         entries[index].answeredAt = now
         if now >= answerBy {
             // Arriving at the deadline instant is late (R3); at the source's own timeout, a timeout.
             entries[index].outcome = now >= deadline ? .late : .timeout
-            var actions: [Action] = []
             if let ad = result.ad {
                 entries[index].released = true
                 entries[index].creativeID = ad.creativeID
                 actions.append(.release(ad))
             }
-            return actions + tick(at: now)
+            tick(at: now, into: &actions)
+            return
         }
-        var actions: [Action] = []
         switch result {
         case .noFill(let reason):
             entries[index].outcome = .noFill(reason)
         case .failure(let error):
             entries[index].outcome = .error(error)
         case .bid(let ad, let price):
-            actions += admit(index, ad: ad, price: entries[index].lineItem.pricing == .bidder ? price : entries[index].lineItem.eCPM, at: now)
+            admit(index, ad: ad, price: entries[index].lineItem.pricing == .bidder ? price : entries[index].lineItem.eCPM, at: now, into: &actions)
         case .fill(let ad):
-            actions += admit(index, ad: ad, price: entries[index].lineItem.pricing == .fixedPrice ? entries[index].lineItem.eCPM : nil, at: now)
+            admit(index, ad: ad, price: entries[index].lineItem.pricing == .fixedPrice ? entries[index].lineItem.eCPM : nil, at: now, into: &actions)
         }
-        if placement.mode == .waterfall { actions += advanceWaterfall(at: now) }
-        actions += finishIfDecided(at: now)
-        return actions
+        if placement.mode == .waterfall { advanceWaterfall(at: now, into: &actions) }
+        finishIfDecided(at: now, into: &actions)
     }
 
     /// The clock reached `now`: sources past their timeout time out; at the deadline the
     /// auction ends with what it has (R3).
     mutating func tick(at now: MediationInstant) -> [Action] {
-        guard !isFinished else { return [] }
         var actions: [Action] = []
+        tick(at: now, into: &actions)
+        return actions
+    }
+
+    /// ``tick(at:)``, appending the actions to `actions`.
+    mutating func tick(at now: MediationInstant, into actions: inout [Action]) {
+        guard !isFinished else { return }
         for index in entries.indices {
             guard case .outstanding(_, let answerBy) = entries[index].phase, answerBy <= now else { continue }
-            entries[index].phase = .done
+            markDone(index)
             entries[index].outcome = .timeout
             actions.append(.cancel(index: index))
         }
         if now >= deadline {
-            return actions + finish(at: now)
+            finish(at: now, into: &actions)
+            return
         }
-        if placement.mode == .waterfall { actions += advanceWaterfall(at: now) }
-        return actions + finishIfDecided(at: now)
+        if placement.mode == .waterfall { advanceWaterfall(at: now, into: &actions) }
+        finishIfDecided(at: now, into: &actions)
     }
 
     /// The caller gave up (its task was cancelled): everything outstanding is cancelled and
     /// every ad, the best included, is released.
     mutating func abort(at now: MediationInstant) -> [Action] {
-        guard !isFinished else { return [] }
         var actions: [Action] = []
+        abort(at: now, into: &actions)
+        return actions
+    }
+
+    /// ``abort(at:)``, appending the actions to `actions`.
+    mutating func abort(at now: MediationInstant, into actions: inout [Action]) {
+        guard !isFinished else { return }
         for index in entries.indices {
             if case .outstanding = entries[index].phase { actions.append(.cancel(index: index)) }
             if entries[index].outcome == nil { entries[index].outcome = .cancelled }
-            entries[index].phase = .done
+            markDone(index)
             if let ad = entries[index].candidate {
                 entries[index].candidate = nil
                 entries[index].released = true
@@ -184,7 +232,7 @@ struct AuctionStateMachine {
         }
         best = nil
         endedAt = now
-        return actions + [.finish]
+        actions.append(.finish)
     }
 
     // MARK: Outcome
@@ -229,18 +277,19 @@ struct AuctionStateMachine {
 
     private mutating func ask(_ index: Int, at now: MediationInstant) -> Action {
         let answerBy = entries[index].lineItem.timeout.map { min(now + $0, deadline) } ?? deadline
+        if answerBy < deadline { earlyTimeoutsOutstanding += 1 }
         entries[index].phase = .outstanding(startedAt: now, answerBy: answerBy)
         entries[index].startedAt = now
         return .request(index: index, deadline: answerBy)
     }
 
     /// Validates an ad and keeps it as a candidate, or rejects and releases it (R2, R7, R8).
-    private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant) -> [Action] {
+    private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
         entries[index].creativeID = ad.creativeID
         entries[index].rawPrice = price
-        let lineItem = entries[index].lineItem
+        let usdRate = entries[index].lineItem.usdRate
         let rejection: LossReason?
-        let value = price.flatMap { AuctionValue(price: $0, usdRate: lineItem.usdRate) }
+        let value = price.flatMap { AuctionValue(price: $0, usdRate: usdRate) }
         if value == nil {
             rejection = .invalidResponse
         } else if ad.format != placement.format {
@@ -257,7 +306,8 @@ struct AuctionStateMachine {
         if let rejection {
             entries[index].outcome = .lost(rejection)
             entries[index].released = true
-            return [.release(ad)]
+            actions.append(.release(ad))
+            return
         }
         entries[index].candidate = ad
         entries[index].value = value
@@ -268,7 +318,6 @@ struct AuctionStateMachine {
         } else {
             best = index
         }
-        return []
     }
 
     /// Equal values: the earlier arrival, then the source listed first (R5).
@@ -280,50 +329,73 @@ struct AuctionStateMachine {
 
     /// Whether a source not yet done could still beat the best valid value (R4).
     private func canStillWin(_ index: Int) -> Bool {
-        let entry = entries[index]
-        if case .done = entry.phase { return false }
-        guard let fixedValue = entry.fixedValue else { return true } // a bidder's price is unknown
+        if case .done = entries[index].phase { return false }
+        guard let fixedValue = entries[index].fixedValue else { return true } // a bidder's price is unknown
         guard let best, let bestValue = entries[best].value else { return true }
         return fixedValue > bestValue
     }
 
+    /// Whether any source could still win (R4): `entries.contains(where: canStillWin)` in
+    /// O(1) amortised. A bidder not done can; otherwise the fixed-price source with the highest
+    /// value not yet done decides.
+    private mutating func anyCanStillWin() -> Bool {
+        if unpricedNotDone > 0 { return true }
+        while fixedCursor < fixedByValue.count, case .done = entries[fixedByValue[fixedCursor]].phase {
+            fixedCursor += 1
+        }
+        guard fixedCursor < fixedByValue.count else { return false }
+        return canStillWin(fixedByValue[fixedCursor])
+    }
+
+    /// Moves source `index` to done, keeping the counters in step.
+    private mutating func markDone(_ index: Int) {
+        switch entries[index].phase {
+        case .done:
+            return
+        case .outstanding(_, let answerBy):
+            if answerBy < deadline { earlyTimeoutsOutstanding -= 1 }
+        case .waiting:
+            break
+        }
+        entries[index].phase = .done
+        if entries[index].fixedValue == nil { unpricedNotDone -= 1 }
+    }
+
     /// Waterfall: when the current tier has answered without a fill, asks the next tier that
     /// could still win; tiers that can no longer win are cancelled unasked (R1).
-    private mutating func advanceWaterfall(at now: MediationInstant) -> [Action] {
-        var actions: [Action] = []
+    private mutating func advanceWaterfall(at now: MediationInstant, into actions: inout [Action]) {
         while true {
             if currentTier >= 0 {
                 let tier = tiers[currentTier]
                 let answered = tier.allSatisfy { if case .done = entries[$0].phase { true } else { false } }
-                guard answered else { return actions }
-                if tier.contains(where: { entries[$0].candidate != nil }) { return actions }
+                guard answered else { return }
+                if tier.contains(where: { entries[$0].candidate != nil }) { return }
             }
             currentTier += 1
-            guard currentTier < tiers.count else { return actions }
+            guard currentTier < tiers.count else { return }
             let tier = tiers[currentTier]
             guard tier.contains(where: canStillWin) else { continue }
             for index in tier { actions.append(ask(index, at: now)) }
-            return actions
+            return
         }
     }
 
-    private mutating func finishIfDecided(at now: MediationInstant) -> [Action] {
-        guard !entries.indices.contains(where: canStillWin) else { return [] }
-        return finish(at: now)
+    private mutating func finishIfDecided(at now: MediationInstant, into actions: inout [Action]) {
+        guard !anyCanStillWin() else { return }
+        finish(at: now, into: &actions)
     }
 
     /// Ends the auction: the best wins, other candidates lose (102) and are released,
     /// outstanding sources are cancelled, unasked ones too.
-    private mutating func finish(at now: MediationInstant) -> [Action] {
+    private mutating func finish(at now: MediationInstant, into actions: inout [Action]) {
         endedAt = now
-        var actions: [Action] = []
         for index in entries.indices {
             if case .outstanding = entries[index].phase {
-                entries[index].phase = .done
+                markDone(index)
                 entries[index].outcome = now >= deadline ? .timeout : .cancelled
                 actions.append(.cancel(index: index))
             } else if entries[index].outcome == nil, entries[index].candidate == nil {
-                entries[index].phase = .done
+                markDone(index)
                 entries[index].outcome = .cancelled
             }
             if index == best {
@@ -335,6 +407,6 @@ struct AuctionStateMachine {
                 actions.append(.release(ad))
             }
         }
-        return actions + [.finish]
+        actions.append(.finish)
     }
 }
