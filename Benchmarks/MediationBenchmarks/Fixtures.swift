@@ -87,6 +87,30 @@ final class BenchAd: LoadedAd {
     }
 }
 
+/// A light benchmark ad for the throughput figures: counts its load and each release in an
+/// ``AdLedger`` and holds no state of its own (no per-ad lock, so the floor stays a floor).
+/// A second release shows up as more releases than loads.
+final class CountingAd: LoadedAd {
+    let network: String
+    let format: AdFormat
+    let size = AdSize(width: 320, height: 50)
+    private let ledger: AdLedger
+
+    init(network: String, format: AdFormat, ledger: AdLedger) {
+        self.network = network
+        self.format = format
+        self.ledger = ledger
+        ledger.recordLoad()
+    }
+
+    var id: String { "\(network)-\(UInt(bitPattern: ObjectIdentifier(self).hashValue))" }
+    var creativeID: String { network }
+
+    func releaseResources() {
+        ledger.recordRelease(first: true, shown: false)
+    }
+}
+
 /// A source that answers at once: a bid at `price` (bidders) or a fill (fixed price).
 struct InstantAdapter: AdNetworkAdapter {
     let network: String
@@ -95,7 +119,7 @@ struct InstantAdapter: AdNetworkAdapter {
     let ledger: AdLedger
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
-        let ad = BenchAd(network: network, format: request.format, ledger: ledger)
+        let ad = CountingAd(network: network, format: request.format, ledger: ledger)
         return pricing == .bidder ? .bid(ad, eCPM: price) : .fill(ad)
     }
 }

@@ -8,14 +8,28 @@
 /// continuation, the late-answer handler) run outside the lock.
 ///
 /// Cost per auction (issue 7): one lock box, one continuation, one task per source; the
-/// machine's actions go through one reused buffer, and a source's task handle is dropped as
-/// soon as it answers, so the end cancels only the sources still outstanding.
+/// machine's actions go through one reused buffer. Source tasks are created outside the lock
+/// (a new task may start at once on another thread and must not find the lock taken), and a
+/// source's task handle is dropped as soon as it answers, so the end cancels only the sources
+/// still outstanding.
 final class AuctionRun: Sendable {
+    /// The task of one source.
+    private enum SourceTask {
+        /// Not asked, answered, or cancelled.
+        case idle
+        /// Asked: its task is being created outside the lock.
+        case starting
+        /// Cancelled while its task was being created: cancel the task once it exists.
+        case cancelledWhileStarting
+        /// Asked and not yet answered.
+        case running(Task<Void, Never>)
+    }
+
     private struct State {
         var machine: AuctionStateMachine
         var continuation: UnsafeContinuation<AuctionOutcome, Never>?
-        /// The task of each outstanding source, by source index.
-        var tasks: [Task<Void, Never>?]
+        /// The task of each source, by source index.
+        var tasks: [SourceTask]
         /// The wake-up this run has asked the timer for.
         var timerDeadline: MediationInstant?
         var delivered = false
@@ -51,7 +65,7 @@ final class AuctionRun: Sendable {
         self.onLateAnswer = onLateAnswer
         state = Locked(State(
             machine: AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)),
-            tasks: Array(repeating: nil, count: sources.count)
+            tasks: Array(repeating: .idle, count: sources.count)
         ))
     }
 
@@ -68,7 +82,7 @@ final class AuctionRun: Sendable {
                     } else {
                         state.machine.start(at: now, into: &state.actions)
                     }
-                    return apply(to: &state)
+                    return apply(at: now, to: &state)
                 }
                 perform(effects)
             }
@@ -76,8 +90,9 @@ final class AuctionRun: Sendable {
             let effects = state.withLock { state -> Effects in
                 state.aborted = true
                 guard state.continuation != nil else { return Effects() }
-                state.machine.abort(at: clock.now, into: &state.actions)
-                return apply(to: &state)
+                let now = clock.now
+                state.machine.abort(at: now, into: &state.actions)
+                return apply(at: now, to: &state)
             }
             perform(effects)
         }
@@ -88,9 +103,10 @@ final class AuctionRun: Sendable {
     private func deliver(_ index: Int, result: AdLoadResult) {
         // The arrival is stamped under the lock, so arrivals are processed in time order.
         let effects = state.withLock { state -> Effects in
-            state.tasks[index] = nil // it has answered: nothing left to cancel
-            state.machine.answer(index, result: result, at: clock.now, into: &state.actions)
-            return apply(to: &state)
+            state.tasks[index] = .idle // it has answered: nothing left to cancel
+            let now = clock.now
+            state.machine.answer(index, result: result, at: now, into: &state.actions)
+            return apply(at: now, to: &state)
         }
         perform(effects)
     }
@@ -100,8 +116,9 @@ final class AuctionRun: Sendable {
         let effects = state.withLock { state -> Effects in
             guard state.timerDeadline == wakeup else { return Effects() } // a stale wake-up
             state.timerDeadline = nil
-            state.machine.tick(at: clock.now, into: &state.actions)
-            return apply(to: &state)
+            let now = clock.now
+            state.machine.tick(at: now, into: &state.actions)
+            return apply(at: now, to: &state)
         }
         perform(effects)
     }
@@ -110,34 +127,26 @@ final class AuctionRun: Sendable {
 
     /// Side effects collected under the lock and performed after it is released.
     private struct Effects {
+        /// Sources to ask: index, the instant the answer must arrive by, the time left until then.
+        var starts: [(index: Int, deadline: MediationInstant, budget: Duration)] = []
         var releases: [any LoadedAd] = []
         var lateAnswers: [LateAnswer] = []
         var resume: (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)?
         var cancelled: [Task<Void, Never>] = []
     }
 
-    /// Applies the machine's actions in `state.actions` (and empties it): starts and cancels
-    /// tasks (task creation never re-enters the lock), collects releases and the outcome for
+    /// Applies the machine's actions for an event at `now` in `state.actions` (and empties
+    /// it): marks sources to ask and collects cancellations, releases and the outcome for
     /// ``perform(_:)``, and tells the timer the machine's next wake-up.
-    private func apply(to state: inout State) -> Effects {
+    private func apply(at now: MediationInstant, to state: inout State) -> Effects {
         var effects = Effects()
         for action in state.actions {
             switch action {
             case .request(let index, let deadline):
-                var sourceRequest = request
-                sourceRequest.adUnitID = sources[index].lineItem.adUnitID
-                sourceRequest.deadline = deadline
-                sourceRequest.timeBudget = deadline - clock.now
-                let adapter = sources[index].adapter
-                state.tasks[index] = Task { [self] in
-                    let result = await adapter.loadAd(for: sourceRequest)
-                    deliver(index, result: result)
-                }
+                state.tasks[index] = .starting
+                effects.starts.append((index, deadline, deadline - now))
             case .cancel(let index):
-                if let task = state.tasks[index] {
-                    state.tasks[index] = nil
-                    effects.cancelled.append(task)
-                }
+                cancel(index, in: &state, into: &effects)
             case .release(let ad):
                 effects.releases.append(ad)
             case .late(let index, let adReleased):
@@ -145,7 +154,7 @@ final class AuctionRun: Sendable {
                     auctionID: auctionID,
                     placementID: placementID,
                     lineItemID: sources[index].lineItem.id,
-                    arrivedAt: clock.now,
+                    arrivedAt: now,
                     adReleased: adReleased
                 ))
             case .finish:
@@ -155,10 +164,7 @@ final class AuctionRun: Sendable {
                     effects.resume = (continuation, state.machine.outcome(auctionID: auctionID))
                 }
                 for index in state.tasks.indices {
-                    if let task = state.tasks[index] {
-                        state.tasks[index] = nil
-                        effects.cancelled.append(task)
-                    }
+                    cancel(index, in: &state, into: &effects)
                 }
             }
         }
@@ -171,7 +177,55 @@ final class AuctionRun: Sendable {
         return effects
     }
 
+    private func cancel(_ index: Int, in state: inout State, into effects: inout Effects) {
+        switch state.tasks[index] {
+        case .running(let task):
+            effects.cancelled.append(task)
+            state.tasks[index] = .idle
+        case .starting:
+            state.tasks[index] = .cancelledWhileStarting
+        case .idle, .cancelledWhileStarting:
+            break
+        }
+    }
+
+    /// Creates the tasks of the sources to ask, outside the lock, then records their handles
+    /// (or cancels those whose source was cancelled meanwhile).
+    private func start(_ starts: [(index: Int, deadline: MediationInstant, budget: Duration)]) {
+        guard !starts.isEmpty else { return }
+        var created: [(index: Int, task: Task<Void, Never>)] = []
+        created.reserveCapacity(starts.count)
+        for (index, deadline, budget) in starts {
+            let task = Task { [self] in
+                var sourceRequest = request
+                sourceRequest.adUnitID = sources[index].lineItem.adUnitID
+                sourceRequest.deadline = deadline
+                sourceRequest.timeBudget = budget
+                let result = await sources[index].adapter.loadAd(for: sourceRequest)
+                deliver(index, result: result)
+            }
+            created.append((index, task))
+        }
+        let toCancel = state.withLock { state -> [Task<Void, Never>] in
+            var toCancel: [Task<Void, Never>] = []
+            for (index, task) in created {
+                switch state.tasks[index] {
+                case .starting:
+                    state.tasks[index] = .running(task)
+                case .cancelledWhileStarting:
+                    state.tasks[index] = .idle
+                    toCancel.append(task)
+                case .idle, .running:
+                    break // it has answered already
+                }
+            }
+            return toCancel
+        }
+        for task in toCancel { task.cancel() }
+    }
+
     private func perform(_ effects: Effects) {
+        start(effects.starts)
         for task in effects.cancelled { task.cancel() }
         for ad in effects.releases { ad.releaseResources() }
         if let (continuation, outcome) = effects.resume { continuation.resume(returning: outcome) }

@@ -27,8 +27,9 @@ struct AuctionStateMachine {
         case done
     }
 
+    /// The mutable state of one source (its line item is `lineItems[index]`, kept apart so
+    /// entries hold no strings and copy cheaply).
     private struct Entry {
-        let lineItem: LineItem
         /// The configured eCPM of a fixed-price source, as a value; `nil` for bidders.
         let fixedValue: AuctionValue?
         /// The source's own floor, converted to USD.
@@ -46,6 +47,7 @@ struct AuctionStateMachine {
 
     private let placement: PlacementConfiguration
     private let placementFloor: AuctionValue?
+    private let lineItems: [LineItem]
     private var entries: [Entry]
     /// Sources not yet done that have no fixed value (bidders): each can always still win (R4).
     private var unpricedNotDone = 0
@@ -66,9 +68,9 @@ struct AuctionStateMachine {
     init(placement: PlacementConfiguration, sources: [LineItem]) {
         self.placement = placement
         placementFloor = placement.floor.flatMap { AuctionValue(price: $0) }
+        lineItems = sources
         entries = sources.map { item in
             Entry(
-                lineItem: item,
                 fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
                 floor: item.floor.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) }
             )
@@ -115,7 +117,7 @@ struct AuctionStateMachine {
         deadline = now + min(placement.deadline, PlacementConfiguration.defaultDeadline)
         actions.reserveCapacity(actions.count + entries.count + 1)
         for index in entries.indices {
-            let isBidder = entries[index].lineItem.pricing == .bidder
+            let isBidder = lineItems[index].pricing == .bidder
             if !isBidder {
                 guard let value = entries[index].fixedValue, placementFloor.map({ value >= $0 }) ?? true else {
                     // A fixed price that is invalid or under the placement's floor can never win.
@@ -129,7 +131,7 @@ struct AuctionStateMachine {
             }
         }
         if placement.mode == .waterfall {
-            let fixed = entries.indices.filter { entries[$0].lineItem.pricing == .fixedPrice && entries[$0].outcome == nil }
+            let fixed = entries.indices.filter { lineItems[$0].pricing == .fixedPrice && entries[$0].outcome == nil }
             let values = Set(fixed.compactMap { entries[$0].fixedValue }).sorted(by: >)
             tiers = values.map { value in fixed.filter { entries[$0].fixedValue == value } }
             advanceWaterfall(at: now, into: &actions)
@@ -175,9 +177,9 @@ struct AuctionStateMachine {
         case .failure(let error):
             entries[index].outcome = .error(error)
         case .bid(let ad, let price):
-            admit(index, ad: ad, price: entries[index].lineItem.pricing == .bidder ? price : entries[index].lineItem.eCPM, at: now, into: &actions)
+            admit(index, ad: ad, price: lineItems[index].pricing == .bidder ? price : lineItems[index].eCPM, at: now, into: &actions)
         case .fill(let ad):
-            admit(index, ad: ad, price: entries[index].lineItem.pricing == .fixedPrice ? entries[index].lineItem.eCPM : nil, at: now, into: &actions)
+            admit(index, ad: ad, price: lineItems[index].pricing == .fixedPrice ? lineItems[index].eCPM : nil, at: now, into: &actions)
         }
         if placement.mode == .waterfall { advanceWaterfall(at: now, into: &actions) }
         finishIfDecided(at: now, into: &actions)
@@ -241,13 +243,14 @@ struct AuctionStateMachine {
     func outcome(auctionID: String) -> AuctionOutcome {
         let winner: AuctionWinner? = best.flatMap { index in
             guard let ad = entries[index].candidate, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
-            return AuctionWinner(ad: ad, lineItem: entries[index].lineItem, eCPM: value.eCPM, arrivedAt: arrivedAt)
+            return AuctionWinner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
-        let sources = entries.map { entry in
-            SourceTrace(
-                lineItemID: entry.lineItem.id,
-                network: entry.lineItem.network,
-                pricing: entry.lineItem.pricing,
+        let sources = entries.indices.map { index in
+            let entry = entries[index]
+            return SourceTrace(
+                lineItemID: lineItems[index].id,
+                network: lineItems[index].network,
+                pricing: lineItems[index].pricing,
                 startOffsetMilliseconds: entry.startedAt.map { ($0 - startedAt).milliseconds },
                 latencyMilliseconds: entry.answeredAt.flatMap { answeredAt in entry.startedAt.map { (answeredAt - $0).milliseconds } },
                 outcome: entry.outcome ?? .cancelled,
@@ -276,7 +279,7 @@ struct AuctionStateMachine {
     // MARK: Steps
 
     private mutating func ask(_ index: Int, at now: MediationInstant) -> Action {
-        let answerBy = entries[index].lineItem.timeout.map { min(now + $0, deadline) } ?? deadline
+        let answerBy = lineItems[index].timeout.map { min(now + $0, deadline) } ?? deadline
         if answerBy < deadline { earlyTimeoutsOutstanding += 1 }
         entries[index].phase = .outstanding(startedAt: now, answerBy: answerBy)
         entries[index].startedAt = now
@@ -287,7 +290,7 @@ struct AuctionStateMachine {
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
         entries[index].creativeID = ad.creativeID
         entries[index].rawPrice = price
-        let usdRate = entries[index].lineItem.usdRate
+        let usdRate = lineItems[index].usdRate
         let rejection: LossReason?
         let value = price.flatMap { AuctionValue(price: $0, usdRate: usdRate) }
         if value == nil {
