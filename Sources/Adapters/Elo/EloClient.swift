@@ -250,6 +250,9 @@ public actor EloClient {
     /// The number of preloaded ads held.
     public var preloadedAdCount: Int { cache.count }
 
+    /// The preloaded ads held (for inspection in tests).
+    var preloadedAds: [EloAd] { cache.ads }
+
     private func runPreload(_ request: AdRequest) async {
         let started = clock.now
         let result = await fetch(request, started: started, isPreload: true)

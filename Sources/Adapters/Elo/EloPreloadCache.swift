@@ -60,6 +60,9 @@ struct EloPreloadCache {
     /// The number of ads held.
     var count: Int { entries.count }
 
+    /// The ads held (for inspection).
+    var ads: [EloAd] { entries.values.map(\.ad) }
+
     /// Files `ad` under `key`, releasing an ad it replaces and the oldest ad beyond capacity.
     mutating func store(_ ad: EloAd, eCPM: Double, under key: EloPreloadKey, now: MediationInstant) {
         let ttl = ad.timeToLive ?? ad.format.defaultTimeToLive
