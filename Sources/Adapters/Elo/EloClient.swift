@@ -323,9 +323,6 @@ public actor EloClient {
         } catch {
             return done(.error(EloError(.internalState, "request could not be encoded")))
         }
-        if debug.capturesPayloads {
-            debug.emit { .requestPayloadCaptured(requestID: requestID, json: EloDebugChannel.redactedJSON(wire)) }
-        }
         let httpRequest = HTTPRequest(
             method: "POST",
             url: configuration.baseURL.appendingPathComponent("v1").appendingPathComponent("bid"),
@@ -350,6 +347,11 @@ public actor EloClient {
             log(.warn, "ad request failed: \(error.kind.rawValue)")
             return done(.noFill(.networkError), requestID: requestID)
         case .response(.success(let response)):
+            // Payloads are captured only for requests that got an HTTP answer (Elo seed: cache
+            // hits, disabled sessions and transport failures produce neither).
+            if debug.capturesPayloads {
+                debug.emit { .requestPayloadCaptured(requestID: requestID, json: EloDebugChannel.redactedJSON(wire)) }
+            }
             let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: visitorID, clock: clock, now: wallClock, makeID: makeID, debug: debug)
             let context = EloResponseParser.Context(
                 requestID: requestID,

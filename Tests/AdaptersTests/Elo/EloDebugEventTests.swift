@@ -94,6 +94,24 @@ struct EloDebugEventTests {
         #expect(response.contains(#""price":2.35"#))
     }
 
+    @Test func transportFailuresAndTimeoutsCaptureNoPayload() async {
+        let recorder = EloEventRecorder()
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: "refused")) })
+        client.setDebugObserver(recorder.observer, capturePayloads: true)
+        _ = await client.loadAd(for: EloFixtures.request())
+        #expect(recorder.operations.map(\.outcome) == [.noFill(.networkError)])
+        #expect(recorder.all.count == 1)
+    }
+
+    @Test func noBidAnswerCapturesTheRequestOnly() async {
+        let recorder = EloEventRecorder()
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) })
+        client.setDebugObserver(recorder.observer, capturePayloads: true)
+        _ = await client.loadAd(for: EloFixtures.request())
+        #expect(recorder.all.contains { if case .requestPayloadCaptured(let id, _) = $0 { return id == "id-3" } else { return false } })
+        #expect(!recorder.all.contains { if case .responsePayloadCaptured = $0 { return true } else { return false } })
+    }
+
     @Test func clearingTheObserverStopsEvents() async {
         let recorder = EloEventRecorder()
         let client = EloFixtures.client(transport: EloFakeTransport())
