@@ -131,6 +131,18 @@ public final class EloAd: LoadedAd, Hashable {
         tracker.postAnalytics(.browserClose, adID: id, creativeID: creativeID, dwellMilliseconds: Int(dwell.milliseconds.rounded(.down)))
     }
 
+    /// Refits in place while the new slot still takes the ad's format (card >= 192 pt, strip
+    /// >= 72 pt of height, Elo seed "Formats"): the height stays, the width shrinks to the slot's
+    /// whole-point width when narrower.
+    /// - Parameter slot: the new slot bounds in points.
+    /// - Returns: the refitted size, or `nil` when the format no longer fits.
+    public func refit(to slot: SlotSize) -> AdSize? {
+        guard eloFormat.fits(maxHeight: EloAdFormat.wholePoints(slot.maxHeight)) else { return nil }
+        let width = EloAdFormat.wholePoints(slot.maxWidth).map { min(Double($0), size.width) } ?? size.width
+        guard width > 0 else { return nil }
+        return AdSize(width: width, height: size.height)
+    }
+
     private func send(_ event: EloTrackingEvent, urls: [String]?) {
         guard let tracker else { return }
         let first = state.withLock { state -> Bool in

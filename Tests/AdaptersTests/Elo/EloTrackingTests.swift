@@ -170,3 +170,48 @@ struct EloTrackingTests {
         #expect(payloads.allSatisfy { $0?.contains("Tbilisi") != true })
     }
 }
+
+@Suite("Elo ad")
+struct EloAdTests {
+    static func ad(_ id: String, format: EloAdFormat = .strip) -> EloAd {
+        EloAd(id: id, creativeID: "cr", network: "elo", format: .native, eloFormat: format, size: AdSize(width: 390, height: format == .strip ? 72 : 175), timeToLive: nil, title: "t", description: nil, imageURL: nil, ctaText: nil, clickURL: nil, ctaEnabled: nil, tracking: EloWireTracking(), tracker: nil)
+    }
+
+    @Test func equalityAndHashingFollowTheID() {
+        let first = Self.ad("opp-1")
+        let sameShowing = Self.ad("opp-1", format: .card)
+        let otherShowing = Self.ad("opp-2")
+        #expect(first == sameShowing)
+        #expect(first != otherShowing)
+        #expect(Set([first, sameShowing, otherShowing]).count == 2)
+    }
+
+    @Test(arguments: [
+        (EloAdFormat.strip, SlotSize(maxWidth: 320, maxHeight: 72), AdSize(width: 320, height: 72)),
+        (.strip, SlotSize(maxWidth: 500.9, maxHeight: 191), AdSize(width: 390, height: 72)),
+        (.card, SlotSize(maxWidth: nil, maxHeight: 192), AdSize(width: 390, height: 175)),
+    ] as [(EloAdFormat, SlotSize, AdSize)])
+    func refitsWhileTheFormatFits(format: EloAdFormat, slot: SlotSize, size: AdSize) {
+        #expect(Self.ad("a", format: format).refit(to: slot) == size)
+    }
+
+    @Test(arguments: [
+        (EloAdFormat.strip, SlotSize(maxWidth: 390, maxHeight: 71.9)),
+        (.card, SlotSize(maxWidth: 390, maxHeight: 191.9)),
+        (.strip, SlotSize(maxWidth: 0, maxHeight: 100)),
+    ] as [(EloAdFormat, SlotSize)])
+    func cannotRefitWhenTheFormatNoLongerFits(format: EloAdFormat, slot: SlotSize) {
+        #expect(Self.ad("a", format: format).refit(to: slot) == nil)
+    }
+
+    @Test func displayOnlyAdSendsNothing() {
+        let ad = Self.ad("a")
+        ad.recordRender()
+        ad.recordBrowserOpened()
+        ad.recordBrowserClosed()
+        #expect(ad.tracker == nil)
+        ad.releaseResources()
+        ad.releaseResources()
+        #expect(ad.isReleased)
+    }
+}
