@@ -19,7 +19,7 @@ enum HumanReport {
             let ad = winner.ad
             lines.append("Winner: \(winner.lineItem.network) / \(winner.lineItem.id), eCPM \(money(winner.eCPM)) USD, creative \(ad.creativeID), \(ad.format) \(ad.size) pt")
         } else {
-            lines.append("No fill: none of the \(trace.sources.count) sources filled \(placement.id)")
+            lines.append("No fill: none of the \(placement.sources.count) sources filled \(placement.id)")
         }
         lines.append("Auction \(trace.auctionID): started \(seconds(trace.startedAtMilliseconds)), ended \(seconds(trace.endedAtMilliseconds)) (\(millis(trace.durationMilliseconds))), deadline \(seconds(trace.deadlineMilliseconds))")
         lines.append("")
