@@ -28,8 +28,8 @@ public struct FallbackAdapter: AdNetworkAdapter {
     private let seed: UInt64
     private let requestCounts = Locked<[String: UInt64]>([:])
 
-    /// The no-fill reason: code `noFill` (AdMob error code 3, "No fill").
-    public static let noFillReason = NoFillReason(code: "noFill", message: "the ad request was successful, but no ad was returned")
+    /// The no-fill reason: code `noFill`, "no ad to show" (AdMob error code 3, "No fill").
+    public static let noFillReason = NoFillReason(code: "noFill", message: "no ad to show")
 
     /// Creates an adapter.
     /// - Parameters:
