@@ -63,6 +63,16 @@ struct MediateCommandTests {
         (#""max_height": 90"#, #""max_height": 90, "max_hieght": 1"#, "placements.home_banner.slot.max_hieght"),
         (#""fill_rate": 1,"#, #""fill_rate": 7,"#, "networks.always.options.fill_rate"),
         ("{\n  \"networks\"", "{ \"networks\": {}, \n  \"networks\"", "networks"),
+        (#""ad_unit_id": "l", "#, "", "placements.home_banner.sources[1].ad_unit_id"),
+        (#""sources": [ { "id": "none", "network": "never", "ad_unit_id": "n", "ecpm": 1 } ]"#, #""sources": []"#, "placements.empty_slot.sources"),
+        (#""id": "c2""#, #""id": "c1""#, "placements.coin_flips.sources[1].id"),
+        (#""network": "always""#, #""network": "elo""#, "placements.home_banner.sources[1].network"),
+        (#""sizing": "anchored","#, #""sizing": "anchored", "refresh_seconds": 29,"#, "placements.home_banner.refresh_seconds"),
+        (#""ecpm": 2.0"#, #""ecpm": 0"#, "placements.home_banner.sources[0].ecpm"),
+        (#""format": "interstitial","#, #""format": "interstitial", "floor": -1,"#, "placements.empty_slot.floor"),
+        (#""format": "interstitial","#, #""format": "interstitial", "deadline_ms": 3001,"#, "placements.empty_slot.deadline_ms"),
+        (#""ecpm": 0.5"#, #""ecpm": 0.5, "currency": "EUR""#, "placements.home_banner.sources[1].currency"),
+        (#""always": { "adapter": "fallback""#, #""always": { "adapter": "admob""#, "networks.always.adapter"),
     ])
     func anInvalidConfigExits65NamingThePathAndBuildsNothing(_ old: String, _ new: String, _ path: String) async throws {
         let workspace = try Workspace()
