@@ -78,3 +78,68 @@ struct ConfiguredAuctionsTests {
         }
     }
 }
+
+/// The fallback network through a configured auction, on a manual clock.
+@Suite("Fallback line items in an auction")
+struct FallbackAuctionTests {
+    private static let config = """
+    {
+      "networks": {
+        "slow_empty": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 100 } },
+        "quick_full": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 50 } }
+      },
+      "placements": {
+        "level_end": {
+          "format": "interstitial", "mode": "waterfall",
+          "sources": [
+            { "id": "premium", "network": "slow_empty", "ad_unit_id": "p", "ecpm": 6.5 },
+            { "id": "standard", "network": "quick_full", "ad_unit_id": "s", "ecpm": 4.0 },
+            { "id": "backfill", "network": "quick_full", "ad_unit_id": "b", "ecpm": 1.5 }
+          ]
+        },
+        "home_banner": {
+          "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+          "sources": [
+            { "id": "premium", "network": "slow_empty", "ad_unit_id": "p", "ecpm": 1.8 },
+            { "id": "standard", "network": "quick_full", "ad_unit_id": "s", "ecpm": 1.1 },
+            { "id": "backfill", "network": "quick_full", "ad_unit_id": "b", "ecpm": 0.35 }
+          ]
+        }
+      }
+    }
+    """
+
+    private func run(_ placementID: String, until end: Duration) async throws -> AuctionOutcome {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind).load(json: Self.config)
+        let clock = ManualClock()
+        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
+        let auction = try #require(auctions.auction(for: placementID))
+        let request = try #require(auctions.request(for: placementID))
+        let task = Task { await auction.run(request: request) }
+        await clock.advance(by: end)
+        return await task.value
+    }
+
+    @Test func waterfallFillsFromTheSecondTierAt150ms() async throws {
+        let outcome = try await run("level_end", until: .milliseconds(300))
+        #expect(outcome.winner?.lineItem.id == "standard")
+        #expect(outcome.winner?.eCPM == 4.0)
+        #expect(outcome.winner?.ad.size == AdSize(width: 390, height: 844))
+        #expect(outcome.trace.endedAtMilliseconds == 150)
+        #expect(outcome.trace.source("premium")?.outcome == .noFill(FallbackAdapter.noFillReason))
+        #expect(outcome.trace.source("premium")?.latencyMilliseconds == 100)
+        #expect(outcome.trace.source("standard")?.startOffsetMilliseconds == 100)
+        #expect(outcome.trace.source("standard")?.outcome == .won)
+        #expect(outcome.trace.source("backfill")?.startOffsetMilliseconds == nil)
+    }
+
+    @Test func parallelWaitsForTheHigherSourceThenReleasesTheLoser() async throws {
+        let outcome = try await run("home_banner", until: .milliseconds(300))
+        #expect(outcome.winner?.lineItem.id == "standard")
+        #expect(outcome.winner?.ad.size == AdSize(width: 320, height: 50))
+        #expect(outcome.trace.endedAtMilliseconds == 100)
+        #expect(outcome.trace.source("backfill")?.outcome == .lost(.lostToHigherBid))
+        #expect(outcome.trace.source("backfill")?.adReleased == true)
+        #expect((outcome.winner?.ad as? FallbackAd)?.isReleased == false)
+    }
+}
