@@ -162,3 +162,51 @@ struct EloAdapterTests {
         #expect(stored.userIdentifier == "alice")
     }
 }
+
+@Suite("Elo in the shipped configuration")
+struct EloShippedConfigurationTests {
+    @Test func eloBidsOnChatStripAndHomeBanner() throws {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
+            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        #expect(configuration.network("elo")?.adapter == "elo")
+        #expect(configuration.network("elo")?.endpoint == .sandbox)
+        for placementID in ["chat_strip", "home_banner"] {
+            let elo = try #require(configuration.placement(placementID)?.sources.first { $0.network == "elo" })
+            #expect(elo.pricing == .bidder)
+            #expect(elo.eCPM == nil)
+            #expect(!elo.adUnitID.isEmpty)
+        }
+    }
+
+    @Test func chatStripAuctionOnTheSandboxHasAnEloBid() async throws {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
+            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        let clock = ManualClock()
+        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
+        var request = try #require(auctions.request(for: "chat_strip", context: HostContext(messages: [ConversationMessage(role: .user, content: "Which tent for two?")])))
+        request.adUnitID = "elo-chat-strip" // the auction sets each source's ad unit
+        let adapter = try #require(auctions.adapters["elo"])
+        let result = await adapter.loadAd(for: request)
+        guard case .bid(let ad, let eCPM) = result else { Issue.record("expected an Elo bid, got \(result)"); return }
+        #expect(eCPM == 3.11) // seed 1: the sandbox's first draw
+        #expect((ad as? EloAd)?.eloFormat == .strip) // chat_strip is 100 pt tall
+        ad.releaseResources()
+    }
+
+    @Test func eloWinsTheShippedChatStripAuctionWithItsOwnPrice() async throws {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
+            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        let clock = ManualClock()
+        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
+        let auction = try #require(auctions.auction(for: "chat_strip"))
+        let request = try #require(auctions.request(for: "chat_strip"))
+        let outcome = await auction.run(request: request)
+        let elo = try #require(outcome.trace.sources.first { $0.network == "elo" })
+        // Seed 1: Elo bids 3.11 at 0 ms; no fixed-price source (2.10 at most) can beat it (R4).
+        #expect(elo.outcome == .won)
+        #expect(elo.pricing == .bidder)
+        #expect(elo.eCPM == 3.11)
+        #expect(outcome.trace.endedAtMilliseconds == 0)
+        #expect(outcome.trace.sources.filter { $0.network != "elo" }.allSatisfy { $0.outcome == .cancelled })
+    }
+}
