@@ -16,9 +16,13 @@ public struct AuctionSource: Sendable {
 /// to R9 and returns the winner with a trace.
 public struct Auction: Sendable {
     /// The placement.
-    public var placement: PlacementConfiguration
+    public var placement: PlacementConfiguration {
+        didSet { machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)) }
+    }
     /// Its sources, in config order.
-    public var sources: [AuctionSource]
+    public var sources: [AuctionSource] {
+        didSet { machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)) }
+    }
     /// The clock.
     public var clock: any MediationClock {
         didSet { timer = AuctionTimer(clock: clock) }
@@ -26,6 +30,8 @@ public struct Auction: Sendable {
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
+    /// A machine for every source, not yet started: each auction starts from a copy.
+    private var machine: AuctionStateMachine
 
     /// Creates an auction runner.
     public init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock) {
@@ -33,6 +39,7 @@ public struct Auction: Sendable {
         self.sources = sources
         self.clock = clock
         timer = AuctionTimer(clock: clock)
+        machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem))
     }
 
     /// Runs one auction for `request` (engine rules R1 to R9).
@@ -58,10 +65,19 @@ public struct Auction: Sendable {
         excluding excludedLineItems: Set<String> = [],
         onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil
     ) async -> AuctionOutcome {
-        let included = excludedLineItems.isEmpty ? sources : sources.filter { !excludedLineItems.contains($0.lineItem.id) }
+        let included: [AuctionSource]
+        let machine: AuctionStateMachine
+        if excludedLineItems.isEmpty {
+            included = sources
+            machine = self.machine
+        } else {
+            included = sources.filter { !excludedLineItems.contains($0.lineItem.id) }
+            machine = AuctionStateMachine(placement: placement, sources: included.map(\.lineItem))
+        }
         let run = AuctionRun(
             auctionID: auctionIDs.next(),
-            placement: placement,
+            placementID: placement.id,
+            machine: machine,
             sources: included,
             request: request,
             clock: clock,

@@ -49,7 +49,8 @@ final class AuctionRun: Sendable {
 
     init(
         auctionID: String,
-        placement: PlacementConfiguration,
+        placementID: String,
+        machine: AuctionStateMachine,
         sources: [AuctionSource],
         request: AdRequest,
         clock: any MediationClock,
@@ -57,14 +58,14 @@ final class AuctionRun: Sendable {
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
         self.auctionID = auctionID
-        placementID = placement.id
+        self.placementID = placementID
         self.sources = sources
         self.request = request
         self.clock = clock
         self.timer = timer
         self.onLateAnswer = onLateAnswer
         state = Locked(State(
-            machine: AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)),
+            machine: machine,
             tasks: Array(repeating: .idle, count: sources.count)
         ))
     }
@@ -133,6 +134,7 @@ final class AuctionRun: Sendable {
         var lateAnswers: [LateAnswer] = []
         var resume: (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)?
         var cancelled: [Task<Void, Never>] = []
+        var timer = AuctionTimer.Change()
     }
 
     /// Applies the machine's actions for an event at `now` in `state.actions` (and empties
@@ -172,7 +174,7 @@ final class AuctionRun: Sendable {
         let wakeup = state.machine.nextWakeup
         if wakeup != state.timerDeadline {
             state.timerDeadline = wakeup
-            timer.schedule(self, at: wakeup)
+            effects.timer = timer.schedule(self, at: wakeup)
         }
         return effects
     }
@@ -226,6 +228,10 @@ final class AuctionRun: Sendable {
 
     private func perform(_ effects: Effects) {
         start(effects.starts)
+        // The timer task starts after the sources' tasks: when they answer at once, the
+        // auction ends before its timer would sleep.
+        effects.timer.cancel?.cancel()
+        if let ticket = effects.timer.spawn { timer.spawn(ticket) }
         for task in effects.cancelled { task.cancel() }
         for ad in effects.releases { ad.releaseResources() }
         if let (continuation, outcome) = effects.resume { continuation.resume(returning: outcome) }
