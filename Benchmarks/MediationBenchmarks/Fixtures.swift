@@ -45,7 +45,8 @@ final class AdLedger: Sendable {
     }
 }
 
-/// A benchmark ad: counts its load, impression and release in an ``AdLedger``.
+/// A benchmark ad that tracks its own life: counts its load, impression and release in an
+/// ``AdLedger``, and flags a second release, a second impression, or a shown ad released.
 final class BenchAd: LoadedAd {
     private struct State {
         var shown = false
@@ -58,10 +59,10 @@ final class BenchAd: LoadedAd {
     private let ledger: AdLedger
     private let state = Locked(State())
 
-    init(network: String, format: AdFormat, ledger: AdLedger) {
+    init(network: String, format: AdFormat, size: AdSize = AdSize(width: 320, height: 50), ledger: AdLedger) {
         self.network = network
         self.format = format
-        size = AdSize(width: 320, height: 50)
+        self.size = size
         self.ledger = ledger
         ledger.recordLoad()
     }
