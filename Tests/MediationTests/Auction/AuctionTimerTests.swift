@@ -1,0 +1,113 @@
+import Testing
+@testable import Mediation
+import MediationTestSupport
+
+/// The driver's shared timer, auction ids, and the state machine at scale (the issue 7
+/// changes: one timer per ``Auction``, O(1) events, cheap ids).
+@Suite("Auction timer, ids and scale")
+struct AuctionTimerTests {
+    /// `Hung` (fixed 2.00, never answers), `Slow` (fixed 1.00, own timeout 1000 ms, never
+    /// answers), `Low` (fixed 0.50, fills 1200 ms after it is asked).
+    private static func placement() -> PlacementConfiguration {
+        PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+            .fixedPrice("Hung", eCPM: 2.00),
+            .fixedPrice("Slow", eCPM: 1.00, timeout: .milliseconds(1000)),
+            .fixedPrice("Low", eCPM: 0.50),
+        ])
+    }
+
+    @Test("A later auction that needs an earlier wake-up re-arms the shared timer: A ends at its 3000 ms deadline, B at 1700 ms")
+    func earlierWakeupRearmsTheTimer() async {
+        let clock = ManualClock()
+        let hung = ScriptedAdapter(network: "Hung", pricing: .fixedPrice, clock: clock, script: [.never])
+        let slow = ScriptedAdapter(network: "Slow", pricing: .fixedPrice, clock: clock, script: [.never])
+        let low = ScriptedAdapter(network: "Low", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(1200), .fill)])
+        let placement = Self.placement()
+        let auction = Auction(placement: placement, sources: [
+            AuctionSource(lineItem: placement.sources[0], adapter: hung),
+            AuctionSource(lineItem: placement.sources[1], adapter: slow),
+            AuctionSource(lineItem: placement.sources[2], adapter: low),
+        ], clock: clock)
+        let request = AdRequest(placementID: "level_end", format: .interstitial)
+
+        // A at 0 ms with Hung only: its one wake-up is the deadline, 3000 ms.
+        let first = Task { await auction.run(request: request, excluding: ["Slow", "Low"]) }
+        await clock.settle { hung.requestCount == 1 }
+        await clock.advance(to: .origin + .milliseconds(500))
+        // B at 500 ms without Hung: Slow times out at 1500 ms, before A's wake-up.
+        let second = Task { await auction.run(request: request, excluding: ["Hung"]) }
+        await clock.settle { slow.requestCount == 1 && low.requestCount == 1 }
+        await clock.advance(to: .origin + .seconds(10))
+        let a = await first.value
+        let b = await second.value
+
+        #expect(a.trace.endedAtMilliseconds == 3000)
+        #expect(a.winner == nil)
+        #expect(a.outcome(of: "Hung") == .timeout)
+        // Slow timed out at 1500 ms, so Low's fill at 1700 ms decides B at once.
+        #expect(b.trace.endedAtMilliseconds == 1700)
+        #expect(b.winner?.lineItem.id == "Low")
+        #expect(b.outcome(of: "Slow") == .timeout)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("An auction decided at once leaves nothing sleeping on the clock")
+    func decidedAuctionLeavesNoSleeper() async {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(2.0))])
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
+        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: bid)], clock: clock)
+        let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
+        await clock.settle()
+        #expect(outcome.winner?.lineItem.id == "Bid")
+        #expect(outcome.trace.endedAtMilliseconds == 0)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test("Auction ids are 32 lowercase hex digits and differ from auction to auction")
+    func auctionIDs() async {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.zero, .noFill)])
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
+        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: bid)], clock: clock)
+        var ids: Set<String> = []
+        for _ in 0..<50 {
+            let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
+            ids.insert(outcome.trace.auctionID)
+            #expect(outcome.trace.auctionID.count == 32)
+            #expect(outcome.trace.auctionID.allSatisfy { "0123456789abcdef".contains($0) })
+        }
+        let other = Auction(placement: placement, sources: auction.sources, clock: clock)
+        ids.insert(await other.run(request: AdRequest(placementID: "level_end", format: .interstitial)).trace.auctionID)
+        #expect(ids.count == 51)
+    }
+
+    @Test("R4 at 256 fixed-price sources: the highest answering first decides at once; every other source is cancelled", arguments: [true, false])
+    func manySourcesHighestFirst(highestFirst: Bool) {
+        let count = 256
+        // eCPM 1.00 + i/100: the last source is the highest.
+        let sources = (0..<count).map { LineItem.fixedPrice("S\($0)", eCPM: 1.0 + Double($0) / 100) }
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: sources)
+        var machine = AuctionStateMachine(placement: placement, sources: sources)
+        #expect(machine.start(at: .origin).count == count)
+        let at = MediationInstant.origin + .milliseconds(10)
+        let ad = ScriptedAd(id: "a", network: "S", format: .interstitial, size: AdSize(width: 390, height: 844))
+        if highestFirst {
+            let actions = machine.answer(count - 1, result: .fill(ad), at: at)
+            #expect(machine.isFinished)
+            #expect(actions.count == count) // 255 cancels and the finish
+        } else {
+            // Lowest first: each fill is beaten by the next, so the auction ends with the last.
+            for index in 0..<count {
+                #expect(!machine.isFinished)
+                _ = machine.answer(index, result: .fill(ScriptedAd(id: "a\(index)", network: "S", format: .interstitial, size: AdSize(width: 390, height: 844))), at: at)
+            }
+            #expect(machine.isFinished)
+        }
+        let outcome = machine.outcome(auctionID: "t")
+        #expect(outcome.winner?.lineItem.id == "S\(count - 1)")
+        #expect(outcome.trace.sources.filter { $0.outcome == .won }.count == 1)
+        let others = outcome.trace.sources.dropLast()
+        #expect(others.allSatisfy { $0.outcome == (highestFirst ? .cancelled : .lost(.lostToHigherBid)) })
+    }
+}
