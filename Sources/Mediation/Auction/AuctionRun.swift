@@ -7,8 +7,11 @@
 /// or the deadline). All state sits in one ``Locked`` box; side effects (releases, the
 /// continuation, the late-answer handler) run outside the lock.
 ///
-/// Cost per auction (issue 7): one lock box, one continuation, one task per source; the
-/// machine's actions go through one reused buffer. Source tasks are created outside the lock
+/// Cost per auction (issue 7): one lock box and one task per source; the machine's actions go
+/// through one reused buffer. The caller first starts the sources and yields once: sources that
+/// answer at once have usually decided the auction by then, and the caller takes the outcome
+/// without suspending on a continuation or starting a timer task. Otherwise it waits on a
+/// continuation and the timer starts (the deadline is absolute, so the yield does not move it). Source tasks are created outside the lock
 /// (a new task may start at once on another thread and must not find the lock taken), and a
 /// source's task handle is dropped as soon as it answers, so the end cancels only the sources
 /// still outstanding.
@@ -28,6 +31,13 @@ final class AuctionRun: Sendable {
     private struct State {
         var machine: AuctionStateMachine
         var continuation: UnsafeContinuation<AuctionOutcome, Never>?
+        /// The outcome, when the auction finished before the caller waited on a continuation.
+        var finished: AuctionOutcome?
+        /// The machine has started (or aborted before starting).
+        var started = false
+        /// The caller waits on the continuation; until then a timer task to start is held.
+        var waiting = false
+        var heldTimerTicket: AuctionTimer.Ticket?
         /// The task of each source, by source index.
         var tasks: [SourceTask]
         /// The wake-up this run has asked the timer for.
@@ -73,30 +83,62 @@ final class AuctionRun: Sendable {
     /// Starts the auction and waits for its outcome.
     func outcome() async -> AuctionOutcome {
         await withTaskCancellationHandler {
-            // The continuation is resumed exactly once: `delivered` guards it under the lock.
-            await withUnsafeContinuation { continuation in
-                let effects = state.withLock { state -> Effects in
-                    state.continuation = continuation
-                    let now = clock.now
-                    if state.aborted {
-                        state.machine.abort(at: now, into: &state.actions)
-                    } else {
-                        state.machine.start(at: now, into: &state.actions)
-                    }
-                    return apply(at: now, to: &state)
+            let effects = state.withLock { state -> Effects in
+                state.started = true
+                let now = clock.now
+                if state.aborted {
+                    state.machine.abort(at: now, into: &state.actions)
+                } else {
+                    state.machine.start(at: now, into: &state.actions)
                 }
-                perform(effects)
+                return apply(at: now, to: &state)
+            }
+            perform(effects)
+            if let outcome = takeFinishedOutcome() { return outcome }
+            // Let the sources run: those that answer at once may decide the auction now.
+            await Task.yield()
+            if let outcome = takeFinishedOutcome() { return outcome }
+            // The outcome is resumed exactly once: `delivered` guards it under the lock.
+            return await withUnsafeContinuation { continuation in
+                let (ready, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
+                    state.waiting = true
+                    if let outcome = state.finished {
+                        state.finished = nil
+                        return (outcome, nil)
+                    }
+                    state.continuation = continuation
+                    defer { state.heldTimerTicket = nil }
+                    return (nil, state.heldTimerTicket)
+                }
+                if let ready {
+                    continuation.resume(returning: ready)
+                } else if let ticket {
+                    timer.spawn(ticket)
+                }
             }
         } onCancel: {
             let effects = state.withLock { state -> Effects in
                 state.aborted = true
-                guard state.continuation != nil else { return Effects() }
+                guard state.started else { return Effects() } // the start will abort instead
                 let now = clock.now
                 state.machine.abort(at: now, into: &state.actions)
                 return apply(at: now, to: &state)
             }
             perform(effects)
         }
+    }
+
+    /// The outcome if the auction finished before the caller waited for it. A timer task held
+    /// back meanwhile is started if it still serves other auctions of the same ``Auction``.
+    private func takeFinishedOutcome() -> AuctionOutcome? {
+        let (outcome, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
+            guard let outcome = state.finished else { return (nil, nil) }
+            state.finished = nil
+            defer { state.heldTimerTicket = nil }
+            return (outcome, state.heldTimerTicket)
+        }
+        if let ticket { timer.spawnIfCurrent(ticket) }
+        return outcome
     }
 
     // MARK: Events
@@ -160,10 +202,15 @@ final class AuctionRun: Sendable {
                     adReleased: adReleased
                 ))
             case .finish:
-                if !state.delivered, let continuation = state.continuation {
+                if !state.delivered {
                     state.delivered = true
-                    state.continuation = nil
-                    effects.resume = (continuation, state.machine.outcome(auctionID: auctionID))
+                    let outcome = state.machine.outcome(auctionID: auctionID)
+                    if let continuation = state.continuation {
+                        state.continuation = nil
+                        effects.resume = (continuation, outcome)
+                    } else {
+                        state.finished = outcome // the caller takes it
+                    }
                 }
                 for index in state.tasks.indices {
                     cancel(index, in: &state, into: &effects)
@@ -175,6 +222,11 @@ final class AuctionRun: Sendable {
         if wakeup != state.timerDeadline {
             state.timerDeadline = wakeup
             effects.timer = timer.schedule(self, at: wakeup)
+            if !state.waiting, let ticket = effects.timer.spawn {
+                // The caller has not waited yet: start the timer only if it has to wait.
+                state.heldTimerTicket = ticket
+                effects.timer.spawn = nil
+            }
         }
         return effects
     }
