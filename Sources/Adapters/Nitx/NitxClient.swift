@@ -202,6 +202,8 @@ public actor NitxClient {
                 case .failure(let error): return finish(.failure(error))
                 case .success(let answer): response = answer
                 }
+            } else if NitxRequestMode.fallbackStatuses.contains(response.statusCode) {
+                return finish(.failure(NitxErrorCode.server.error("the POST ads endpoint answered HTTP \(response.statusCode) (request mode post: no fallback)")))
             }
         } else {
             counters.getRequests += 1
