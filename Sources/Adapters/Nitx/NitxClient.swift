@@ -183,6 +183,9 @@ public actor NitxClient {
                 return finish(.noFill(NoFillReason(code: "appOpenInterval", message: "last app open ad shown \(Int(elapsed)) s ago, minimum interval \(Int(interval)) s")))
             }
         }
+        guard !slot.isEmpty else {
+            return finish(.failure(NitxErrorCode.missingSlot.error("the line item has no ad_unit_id (the Nitx slot code)")))
+        }
         await start(app: request.app)
         if Task.isCancelled { return finish(.failure(NitxErrorCode.cancelled.error("request cancelled"))) }
 
@@ -223,7 +226,7 @@ public actor NitxClient {
             var size = choice.size
             if format != choice.format, let fixed = Self.fixedSize(of: format) { size = fixed }
             let ad = NitxLoadedAd(
-                id: "nitx-\(sequence)-\(creativeID)",
+                id: "\(networkID)-\(sequence)-\(creativeID)",
                 creativeID: creativeID,
                 network: networkID,
                 nitxFormat: format,

@@ -7,13 +7,14 @@ import Mediation
 /// | 1 | network | the API could not be reached |
 /// | 2 | server | the API answered an error status |
 /// | 3 | invalidResponse | the answer could not be decoded |
-/// | 4 | creative | an HTML creative (not rendered in v1, Nitx seed "Deviations") |
+/// | 4 | creative | an HTML creative (not rendered in v1, Nitx seed "Deviations") or an unknown creative type |
 /// | 5 | unsupported | rewarded (not available in v1) |
 /// | 6 | unsupported | no Nitx banner size fits the slot |
 /// | 7 | configuration | the slot code is unknown to the API (404 on GET) |
 /// | 8 | cancelled | the request was cancelled |
 /// | 9 | timeout | the transport's backstop timed out |
 /// | 10 | invalidResponse | the slot's format is not the requested one |
+/// | 11 | configuration | the line item has no slot code (`ad_unit_id`) |
 public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     /// The API could not be reached.
     case network = 1
@@ -35,6 +36,8 @@ public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     case timedOut = 9
     /// The slot serves another format.
     case formatMismatch = 10
+    /// The line item has no slot code.
+    case missingSlot = 11
 
     /// The engine's kind for this code.
     public var kind: AdapterError.Kind {
@@ -44,7 +47,7 @@ public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
         case .invalidResponse, .formatMismatch: .invalidResponse
         case .htmlCreative: .creative
         case .rewardedUnavailable, .noBannerSizeFits: .unsupported
-        case .unknownSlot: .configuration
+        case .unknownSlot, .missingSlot: .configuration
         case .cancelled: .cancelled
         case .timedOut: .timeout
         }

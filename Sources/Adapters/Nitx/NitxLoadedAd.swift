@@ -16,6 +16,8 @@ public enum NitxAdSignal: Sendable, Hashable {
 /// Hooks: ``recordRender()`` counts the impression; ``recordImpression()`` counts the impression
 /// (if render was not reported) and the viewable, once each; full-screen ads count both when
 /// shown (Nitx seed, "Interstitial"). Events are sent by the client in POST mode only.
+/// ``recordClick()`` sends nothing: a Nitx click is recorded by the backend when the host opens
+/// ``NitxCreative/clickURL`` (Nitx seed: "clicks open the backend click URL").
 public final class NitxLoadedAd: LoadedAd {
     private struct State {
         var creative: NitxCreative?
@@ -24,7 +26,7 @@ public final class NitxLoadedAd: LoadedAd {
         var released = false
     }
 
-    /// Unique per showing: `nitx-<sequence>-<creative id>`.
+    /// Unique per showing: `<network id>-<sequence>-<creative id>`.
     public let id: String
     /// The Nitx ad id.
     public let creativeID: String

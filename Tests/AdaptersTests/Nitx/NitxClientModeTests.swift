@@ -242,4 +242,43 @@ struct NitxClientModeTests {
         #expect(counters.failures == 2)
         #expect(counters.configLoads == 1)
     }
+
+    @Test func aLineItemWithoutSlotCodeIsAConfigurationFailure() async {
+        let transport = NitxScriptedTransport([:])
+        let client = NitxFixtures.client(transport: transport)
+        let request = NitxFixtures.request(.interstitial, adUnit: "")
+        guard case .failure(let error) = await client.loadAd(slot: "", choice: NitxFixtures.choice(request), request: request) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.kind == .configuration)
+        #expect(error.code == 11)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func adIDsAreUniquePerShowing() async throws {
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: false)],
+            "GET \(Self.getPath)": [NitxFixtures.slotAnswer()],
+        ])
+        let client = NitxFixtures.client(transport: transport)
+        let first = try #require(await Self.load(client).ad)
+        let second = try #require(await Self.load(client).ad)
+        #expect(first.creativeID == second.creativeID)
+        #expect(first.id == "nitx-1-42")
+        #expect(second.id == "nitx-2-42")
+    }
+
+    @Test func releaseIsIdempotentAndDropsTheCreative() async throws {
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: false)],
+            "GET \(Self.getPath)": [NitxFixtures.slotAnswer()],
+        ])
+        let ad = try #require(await Self.load(NitxFixtures.client(transport: transport)).ad as? NitxLoadedAd)
+        #expect(ad.creative != nil)
+        ad.releaseResources()
+        ad.releaseResources()
+        #expect(ad.isReleased)
+        #expect(ad.creative == nil)
+    }
 }
