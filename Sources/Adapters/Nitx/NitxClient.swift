@@ -31,7 +31,7 @@ public actor NitxClient {
     private var initCalled = false
     private var fellBack = false
     private var screenName: String?
-    private var appOpenLastShown: Date?
+    private let appOpenLastShown = Locked<Date?>(nil)
     private var sequence = 0
     private var counters = NitxClientState.Counters()
 
@@ -70,8 +70,9 @@ public actor NitxClient {
         self.clockAnchor = clock.now
         self.batcher = NitxEventBatcher(transport: transport, clock: clock, logger: logger, headers: Self.headers(options), logSource: networkID)
         self.visitor = NitxVisitorStore(enabled: options.personalization, storage: storage, makeVisitorID: makeVisitorID)
+        batcher.setVisitorID(visitor.visitorID)
         if options.personalization, let text = storage.value(forKey: .appOpenLastShown), let seconds = Double(text), seconds.isFinite {
-            appOpenLastShown = Date(timeIntervalSince1970: seconds)
+            appOpenLastShown.withLock { $0 = Date(timeIntervalSince1970: seconds) }
         }
     }
 
@@ -121,7 +122,9 @@ public actor NitxClient {
     public func reset() async {
         guard options.personalization else { return }
         await batcher.flush()
-        guard let forgotten = visitor.reset(), let url = endpoints.forget else { return }
+        let forgotten = visitor.reset()
+        batcher.setVisitorID(visitor.visitorID)
+        guard let forgotten, let url = endpoints.forget else { return }
         counters.forgetRequests += 1
         var headers = Self.headers(options)
         headers["Content-Type"] = "application/json"
@@ -144,8 +147,8 @@ public actor NitxClient {
     /// Counters, mode, consent, visitor id and profile keys.
     public func state() async -> NitxClientState {
         var counters = counters
-        counters.eventsQueued = await batcher.queuedCount
-        counters.eventsSent = await batcher.sentCount
+        counters.eventsQueued = batcher.queuedCount
+        counters.eventsSent = batcher.sentCount
         return NitxClientState(
             started: started,
             sourceStatus: sourceStatus,
@@ -176,7 +179,7 @@ public actor NitxClient {
         if choice.format == .rewarded {
             return finish(.failure(NitxErrorCode.rewardedUnavailable.error(NitxErrorCode.rewardedMessage)))
         }
-        if choice.format == .appOpen, let last = appOpenLastShown {
+        if choice.format == .appOpen, let last = appOpenLastShown.withLock({ $0 }) {
             let elapsed = wallNow.timeIntervalSince(last)
             let interval = Double(options.appOpenMinimumInterval.components.seconds)
             if elapsed < interval {
@@ -235,8 +238,7 @@ public actor NitxClient {
                 impressionID: impressionID,
                 creative: creative,
                 signal: { [weak self] signal in
-                    guard let self else { return }
-                    Task { await self.record(signal, format: format, slot: slot, impressionID: impressionID) }
+                    self?.record(signal, format: format, slot: slot, impressionID: impressionID)
                 }
             )
             return finish(.fill(ad))
@@ -249,7 +251,7 @@ public actor NitxClient {
         NitxRequestMode.select(override: options.requestMode, adsEndpointAdvertised: endpoints.ads != nil, fellBack: fellBack)
     }
 
-    private var wallNow: Date {
+    private nonisolated var wallNow: Date {
         wallAnchor.addingTimeInterval((clock.now - clockAnchor).milliseconds / 1000)
     }
 
@@ -268,23 +270,24 @@ public actor NitxClient {
         return result
     }
 
-    private func record(_ signal: NitxAdSignal, format: NitxFormat, slot: String, impressionID: String?) async {
+    /// Handles an ad's hook synchronously (hooks must not block, and events keep their order).
+    private nonisolated func record(_ signal: NitxAdSignal, format: NitxFormat, slot: String, impressionID: String?) {
+        let now = wallNow
         switch signal {
         case .shown:
             guard format == .appOpen else { return }
-            appOpenLastShown = wallNow
+            appOpenLastShown.withLock { $0 = now }
             if options.personalization {
-                storage.setValue(String(wallNow.timeIntervalSince1970), forKey: .appOpenLastShown)
+                storage.setValue(String(now.timeIntervalSince1970), forKey: .appOpenLastShown)
             }
         case .impression, .viewable:
             guard let impressionID else { return }  // GET mode: no tracking
-            let event = NitxEventWire(
+            batcher.enqueue(NitxEventWire(
                 type: signal == .impression ? "impression" : "viewable",
                 impressionID: impressionID,
                 slot: slot,
-                timestamp: Int64((wallNow.timeIntervalSince1970 * 1000).rounded())
-            )
-            await batcher.enqueue(event, visitorID: visitor.visitorID)
+                timestamp: Int64((now.timeIntervalSince1970 * 1000).rounded())
+            ))
         }
     }
 
@@ -315,7 +318,7 @@ public actor NitxClient {
             logger.warning("Nitx sdk.\(name) is off the API's origin and is ignored", source: networkID)
         }
         endpoints = resolved
-        await batcher.setEndpoint(resolved.events)
+        batcher.setEndpoint(resolved.events)
         if options.requestMode == .post, resolved.ads == nil {
             logger.warning("Nitx request mode post, but the source advertises no ads endpoint; using GET", source: networkID)
         }

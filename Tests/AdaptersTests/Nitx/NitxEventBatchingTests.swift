@@ -66,7 +66,6 @@ struct NitxEventBatchingTests {
         let (client, transport) = Self.postClient(clock: clock)
         let ad = try await Self.load(client)
         ad.recordImpression()
-        await clock.settle()
         await client.applicationDidEnterBackground()
         #expect(clock.now == .origin)
         #expect(Self.events(transport).map(\.count) == [2])
@@ -81,7 +80,6 @@ struct NitxEventBatchingTests {
         let result = await adapter.loadAd(for: NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline))
         let ad = try #require(result.ad)
         ad.recordImpression()
-        await clock.settle()
         await adapter.applicationDidEnterBackground()
         #expect(Self.events(transport).map(\.count) == [2])
     }
@@ -101,7 +99,6 @@ struct NitxEventBatchingTests {
         let (client, transport) = Self.postClient(clock: clock)
         let ad = try await Self.load(client)
         ad.recordImpression()
-        await clock.settle()
         await client.reset()
         let methods = transport.requests.filter { $0.method == "POST" }.map(\.url.path)
         #expect(methods == ["/api/sdk/ads", Self.eventsPath, "/api/sdk/forget"])

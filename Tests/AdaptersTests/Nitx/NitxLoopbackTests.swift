@@ -55,7 +55,6 @@ struct NitxLoopbackTests {
         let ad = try #require(await Self.load(client).ad as? NitxLoadedAd)
         #expect(ad.impressionID == "imp-9")
         ad.recordImpression()
-        await clock.settle()
         await client.applicationDidEnterBackground()
         await client.reset()
         let received = try await server.receivedRequests()
