@@ -4,7 +4,7 @@ import Testing
 @testable import Adapters
 
 /// Real HTTP on 127.0.0.1 (the loopback server), both request modes.
-@Suite("Nitx over loopback HTTP")
+@Suite("Nitx over loopback HTTP", .serialized)
 struct NitxLoopbackTests {
     static let config = #"{"code":"SDK-AM-DEMOI","bundle_id":"com.example.app","status":"active","sdk":{"ads_endpoint":"/api/sdk/ads","events_endpoint":"/api/sdk/events","forget_endpoint":"/api/sdk/forget"}}"#
     static let configWithoutSDK = #"{"code":"SDK-AM-DEMOI","bundle_id":"com.example.app","status":"active"}"#
