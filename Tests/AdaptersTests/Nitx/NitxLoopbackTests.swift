@@ -28,7 +28,7 @@ struct NitxLoopbackTests {
     }
 
     @Test func getMode() async throws {
-        let server = try LoopbackServer(single: [
+        let server = try await LoopbackServer(single: [
             "GET /api/ad-mobiles/show/SDK-AM-DEMOI": .json(Self.configWithoutSDK),
             "GET /api/ad-slots/show/SLOT-A": .json(Self.slot),
         ])
@@ -43,7 +43,7 @@ struct NitxLoopbackTests {
     }
 
     @Test func postModeWithEventsAndForget() async throws {
-        let server = try LoopbackServer(single: [
+        let server = try await LoopbackServer(single: [
             "GET /api/ad-mobiles/show/SDK-AM-DEMOI": .json(Self.config),
             "POST /api/sdk/ads": .json(Self.postSlot),
             "POST /api/sdk/events": .init(status: 204),
@@ -73,7 +73,7 @@ struct NitxLoopbackTests {
 
     @Test(arguments: [404, 405, 501])
     func postFallsBackToGet(status: Int) async throws {
-        let server = try LoopbackServer(single: [
+        let server = try await LoopbackServer(single: [
             "GET /api/ad-mobiles/show/SDK-AM-DEMOI": .json(Self.config),
             "POST /api/sdk/ads": .json(#"{"error":"gone"}"#, status: status),
             "GET /api/ad-slots/show/SLOT-A": .json(Self.slot),
@@ -89,10 +89,10 @@ struct NitxLoopbackTests {
     }
 
     @Test func offOriginPathIsIgnored() async throws {
-        let other = try LoopbackServer(single: ["POST /api/sdk/ads": .json(Self.postSlot)])
+        let other = try await LoopbackServer(single: ["POST /api/sdk/ads": .json(Self.postSlot)])
         defer { other.stop() }
         let config = #"{"code":"SDK-AM-DEMOI","status":"active","sdk":{"ads_endpoint":"\#(other.baseURL.absoluteString)/api/sdk/ads","events_endpoint":"/api/sdk/events"}}"#
-        let server = try LoopbackServer(single: [
+        let server = try await LoopbackServer(single: [
             "GET /api/ad-mobiles/show/SDK-AM-DEMOI": .json(config),
             "GET /api/ad-slots/show/SLOT-A": .json(Self.slot),
         ])
