@@ -2,4 +2,5 @@
 let standardFactories: [any NetworkAdapterFactory] = [
     FallbackAdapterFactory(),
     EloAdapterFactory(),
+    NitxAdapterFactory(),
 ]
