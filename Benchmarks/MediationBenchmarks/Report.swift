@@ -44,8 +44,12 @@ struct MachineInfo: Encodable {
             .first { $0.hasPrefix("Cpus_allowed_list:") }
             .flatMap { $0.split(separator: ":", maxSplits: 1).last }
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
-        #if compiler(>=6.3)
-        let swift = "6.3 or later"
+        #if compiler(>=6.4)
+        let swift = "6.4 or later"
+        #elseif compiler(>=6.3.1)
+        let swift = "6.3.1"
+        #elseif compiler(>=6.3)
+        let swift = "6.3"
         #elseif compiler(>=6.2)
         let swift = "6.2"
         #else
@@ -128,7 +132,7 @@ enum JSONPrinter {
     static func render(_ report: RunReport) -> String {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(report) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
     }
