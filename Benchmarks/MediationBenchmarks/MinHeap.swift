@@ -7,6 +7,7 @@ struct EventQueue<Payload> {
     var isEmpty: Bool { items.isEmpty }
     var count: Int { items.count }
     var firstKey: Duration? { items.first?.key }
+    var firstPayload: Payload? { items.first?.payload }
 
     mutating func push(_ key: Duration, _ payload: Payload) {
         items.append((key, nextSequence, payload))
