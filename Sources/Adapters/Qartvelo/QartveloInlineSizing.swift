@@ -44,11 +44,12 @@ public enum QartveloInlineSizing {
         guard creative.width.isFinite, creative.height.isFinite, creative.width > 0, creative.height > 0,
               width.isFinite, maxHeight.isFinite, width > 0, maxHeight > 0
         else { return nil }
-        let scale = min(width / creative.width, maxHeight / creative.height)
-        // The limiting side is set exactly, so rounding never leaves the slot a hair too big.
-        let size = width / creative.width <= maxHeight / creative.height
-            ? AdSize(width: width, height: creative.height * scale)
-            : AdSize(width: creative.width * scale, height: maxHeight)
+        // scale = min(width / creative.width, maxHeight / creative.height), compared and
+        // applied by cross-multiplying so whole numbers stay exact and the limiting side is
+        // set exactly (rounding never leaves the ad a hair too big for the slot).
+        let size = width * creative.height <= maxHeight * creative.width
+            ? AdSize(width: width, height: creative.height * width / creative.width)
+            : AdSize(width: creative.width * maxHeight / creative.height, height: maxHeight)
         return Fit(size: size, originX: (width - size.width) / 2)
     }
 }
