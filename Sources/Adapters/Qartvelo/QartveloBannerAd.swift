@@ -159,6 +159,7 @@ public final class QartveloBannerAd: LoadedAd {
             guard !state.released else { return nil }
             state.released = true
             state.bundle = nil
+            state.renderFailureHandler = nil
             defer { state.renderTimer = nil }
             return state.renderTimer
         }
@@ -207,6 +208,7 @@ public final class QartveloBannerAd: LoadedAd {
         let (timer, fireImpression) = state.withLock { state -> (Task<Void, Never>?, Bool) in
             guard !state.ready, state.renderFailure == nil else { return (nil, false) }
             state.ready = true
+            state.renderFailureHandler = nil  // no failure can come any more
             let timer = state.renderTimer
             state.renderTimer = nil
             guard state.visibleBeforeReady, !state.impressionRecorded else { return (timer, false) }
@@ -255,8 +257,11 @@ public final class QartveloBannerAd: LoadedAd {
     }
 
     /// Sets the handler told (once) when the HTML5 ad misses its 6 s ready deadline, with
-    /// `AdapterError(kind: .creative, code: 50)`. The placement calls its render-failure path
-    /// from it. A failure that happened before the handler was set is delivered at once.
+    /// `AdapterError(kind: .creative, code: 50)`. The host wires it to the placement's
+    /// render-failure path, e.g.
+    /// `ad.onRenderFailure { [weak ad] _ in if let ad { Task { await placement.reportRenderFailure(ad) } } }`.
+    /// A failure that happened before the handler was set is delivered at once. The handler is
+    /// dropped once the ad is ready or released, so it may capture the placement.
     /// - Parameter handler: called at most once, on the timer's task; must not block.
     public func onRenderFailure(_ handler: @escaping @Sendable (AdapterError) -> Void) {
         let pending = state.withLock { state -> AdapterError? in
