@@ -16,14 +16,15 @@ struct QartveloAuctionTests {
     static func run(qartvelo options: QartveloOptions) async -> (AuctionOutcome, ScriptedAdapter) {
         let clock = ManualClock()
         let backfill = ScriptedAdapter(network: "backfill", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)], ads: .init(size: AdSize(width: 320, height: 50)))
-        let qartvelo = QartveloFixtures.sandboxAdapter(options: options, clock: clock)
+        let qartvelo = QartveloAnswerCountingAdapter(QartveloFixtures.sandboxAdapter(options: options, clock: clock))
         let auction = Auction(placement: placement, sources: [
             AuctionSource(lineItem: placement.sources[0], adapter: qartvelo),
             AuctionSource(lineItem: placement.sources[1], adapter: backfill),
         ], clock: clock)
         let request = AdRequest(placementID: "home_banner", format: .banner, bannerSizing: .anchored, slot: placement.slot, screen: .phone)
         let task = Task { await auction.run(request: request) }
-        _ = await clock.settle { backfill.requestCount == 1 }
+        // Qartvelo's sandbox answers at 0 ms of virtual time; wait for it before time moves.
+        _ = await clock.settle { backfill.requestCount == 1 && qartvelo.answers == 1 }
         await clock.advance(to: .origin + .seconds(1))
         return (await task.value, backfill)
     }
@@ -51,5 +52,25 @@ struct QartveloAuctionTests {
         // The backfill could no longer win: cancelled, and its ad (if it came) released.
         #expect(outcome.trace.source("backfill")?.outcome == .cancelled)
         #expect(backfill.ads.allSatisfy { $0.releaseCount == 1 })
+    }
+}
+
+/// Forwards to an adapter and counts its answers, so a test can wait for one.
+final class QartveloAnswerCountingAdapter: AdNetworkAdapter {
+    private let inner: any AdNetworkAdapter
+    private let count = Locked(0)
+
+    init(_ inner: any AdNetworkAdapter) {
+        self.inner = inner
+    }
+
+    var network: String { inner.network }
+    var pricing: AdSourcePricing { inner.pricing }
+    var answers: Int { count.withLock { $0 } }
+
+    func loadAd(for request: AdRequest) async -> AdLoadResult {
+        let result = await inner.loadAd(for: request)
+        count.withLock { $0 += 1 }
+        return result
     }
 }
