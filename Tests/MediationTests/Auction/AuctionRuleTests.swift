@@ -244,3 +244,23 @@ struct AuctionRuleTests {
         #expect(decoded == outcome.trace)
     }
 }
+
+@Suite("Auction trace for people")
+struct AuctionTraceDescriptionTests {
+    @Test func readsAsATable() async {
+        let harness = AuctionHarness(
+            bid: [.after(.milliseconds(200), .bid(1.00))],
+            netA: [.never],
+            netB: [.after(.milliseconds(100), .fill)]
+        )
+        let text = await harness.run().trace.description
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5)
+        #expect(lines[0].contains("placement level_end (parallel): winner Bid at 1.00 USD CPM; ended at 3000 ms, deadline 3000 ms"))
+        #expect(lines[1].hasPrefix("line item  network  start ms  latency ms  outcome"))
+        #expect(lines[2].hasPrefix("Bid        Bid      0         200         won"))
+        #expect(lines[3].contains("timeout"))
+        #expect(lines[4].contains("lost (102 lost to higher bid)"))
+        #expect(lines[4].hasSuffix("yes"))
+    }
+}
