@@ -2,5 +2,6 @@
 let standardFactories: [any NetworkAdapterFactory] = [
     FallbackAdapterFactory(),
     EloAdapterFactory(),
+    NitxAdapterFactory(),
     QartveloAdapterFactory(),
 ]

@@ -22,7 +22,7 @@ struct QartveloLoopbackTests {
     }
 
     @Test func anchoredAdaptiveRequest() async throws {
-        let server = try LoopbackServer(single: ["POST /v1/banner": .json(Self.imageAnswer)])
+        let server = try await LoopbackServer(single: ["POST /v1/banner": .json(Self.imageAnswer)])
         defer { server.stop() }
         let result = await Self.adapter(server).loadAd(for: QartveloFixtures.request(width: 390, screen: .phone))
         let ad = try #require(result.qartveloAd)
@@ -37,7 +37,7 @@ struct QartveloLoopbackTests {
     }
 
     @Test func anchoredWithAdaptiveSizingOffRequest() async throws {
-        let server = try LoopbackServer(single: ["POST /v1/banner": .json(Self.imageAnswer)])
+        let server = try await LoopbackServer(single: ["POST /v1/banner": .json(Self.imageAnswer)])
         defer { server.stop() }
         let result = await Self.adapter(server, adaptive: false).loadAd(for: QartveloFixtures.request(width: 768, screen: ScreenInfo(width: 768, height: 1024, scale: 2)))
         let ad = try #require(result.qartveloAd)
@@ -50,7 +50,7 @@ struct QartveloLoopbackTests {
 
     @Test func inlineRequest() async throws {
         let answer = #"{"ad":{"creative_id":"cr-rect","type":"image","w":300,"h":250,"image_url":"https://cdn.qartvelo.test/r.png"},"banner_refresh_seconds":60}"#
-        let server = try LoopbackServer(single: ["POST /v1/banner": .json(answer)])
+        let server = try await LoopbackServer(single: ["POST /v1/banner": .json(answer)])
         defer { server.stop() }
         let result = await Self.adapter(server).loadAd(for: QartveloFixtures.request(sizing: .inline, width: 390, screen: .phone))
         let ad = try #require(result.qartveloAd)
@@ -63,7 +63,7 @@ struct QartveloLoopbackTests {
     }
 
     @Test func html5RequestDownloadsTheBundleAhead() async throws {
-        let server = try LoopbackServer(single: [
+        let server = try await LoopbackServer(single: [
             "POST /v1/banner": .json(#"{"ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"BASE/v1/bundles/cr-h5","bundle_size":12}}"#),
             "GET /v1/bundles/cr-h5": LoopbackServer.Response(status: 200, body: "<html></html>", headers: ["Content-Type": "application/zip"]),
         ])
@@ -77,7 +77,7 @@ struct QartveloLoopbackTests {
     }
 
     @Test func noFillAndServerErrorOverHTTP() async throws {
-        let server = try LoopbackServer(routes: ["POST /v1/banner": [LoopbackServer.Response(status: 204), LoopbackServer.Response(status: 503)]])
+        let server = try await LoopbackServer(routes: ["POST /v1/banner": [LoopbackServer.Response(status: 204), LoopbackServer.Response(status: 503)]])
         defer { server.stop() }
         let adapter = Self.adapter(server)
         guard case .noFill = await adapter.loadAd(for: QartveloFixtures.request(width: 390)) else {
@@ -89,7 +89,7 @@ struct QartveloLoopbackTests {
     }
 
     @Test func connectionRefusedIsANetworkFailure() async throws {
-        let port = try LoopbackServer.closedPort()
+        let port = try await LoopbackServer.closedPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         let adapter = QartveloAdapter(appID: "app-123", baseURL: url, transport: URLSessionTransport(), clock: ManualClock())
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
