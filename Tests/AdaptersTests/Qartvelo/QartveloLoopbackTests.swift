@@ -4,7 +4,7 @@ import Testing
 @testable import Adapters
 
 /// Real HTTP against the loopback server, one test per request kind.
-@Suite("Qartvelo over loopback HTTP")
+@Suite("Qartvelo over loopback HTTP", .serialized)
 struct QartveloLoopbackTests {
     static let imageAnswer = #"{"id":"qv-1","ad":{"creative_id":"cr-lb","type":"image","w":960,"h":150,"density":3,"image_url":"https://cdn.qartvelo.test/i.png","click_url":"https://advertiser.example/"},"banner_refresh_seconds":15}"#
 
