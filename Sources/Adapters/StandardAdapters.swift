@@ -3,4 +3,5 @@ let standardFactories: [any NetworkAdapterFactory] = [
     FallbackAdapterFactory(),
     EloAdapterFactory(),
     NitxAdapterFactory(),
+    QartveloAdapterFactory(),
 ]
