@@ -8,13 +8,15 @@
 /// continuation, the late-answer handler) run outside the lock.
 ///
 /// Cost per auction (issue 7): one lock box and one task per source; the machine's actions go
-/// through one reused buffer. The caller first starts the sources and yields once: sources that
-/// answer at once have usually decided the auction by then, and the caller takes the outcome
-/// without suspending on a continuation or starting a timer task. Otherwise it waits on a
-/// continuation and the timer starts (the deadline is absolute, so the yield does not move it). Source tasks are created outside the lock
-/// (a new task may start at once on another thread and must not find the lock taken), and a
-/// source's task handle is dropped as soon as it answers, so the end cancels only the sources
-/// still outstanding.
+/// through one reused buffer.
+/// - The caller starts the sources and yields once: sources that answer at once have usually
+///   decided the auction by then, and the caller takes the outcome without suspending on a
+///   continuation or starting a timer task. Otherwise it waits on a continuation and the timer
+///   starts (the deadline is absolute, so the yield does not move it).
+/// - Source tasks are created outside the lock (a new task may start at once on another thread
+///   and must not find the lock taken).
+/// - A source's task handle is dropped as soon as it answers, so the end cancels only the
+///   sources still outstanding.
 final class AuctionRun: Sendable {
     /// The task of one source.
     private enum SourceTask {
@@ -102,15 +104,17 @@ final class AuctionRun: Sendable {
             return await withUnsafeContinuation { continuation in
                 let (ready, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
                     state.waiting = true
+                    defer { state.heldTimerTicket = nil }
                     if let outcome = state.finished {
                         state.finished = nil
-                        return (outcome, nil)
+                        return (outcome, state.heldTimerTicket)
                     }
                     state.continuation = continuation
-                    defer { state.heldTimerTicket = nil }
                     return (nil, state.heldTimerTicket)
                 }
                 if let ready {
+                    // Finished meanwhile; a held timer may still serve other auctions.
+                    if let ticket { timer.spawnIfCurrent(ticket) }
                     continuation.resume(returning: ready)
                 } else if let ticket {
                     timer.spawn(ticket)
