@@ -51,6 +51,47 @@ struct AuctionTimerTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("An auction that re-arms the shared timer and ends at once hands the timer on: the other auction still ends at its deadline")
+    func rearmingAuctionThatEndsAtOnceHandsTheTimerOn() async {
+        let clock = ManualClock()
+        let hung = ScriptedAdapter(network: "Hung", pricing: .fixedPrice, clock: clock, script: [.never])
+        let slow = ScriptedAdapter(network: "Slow", pricing: .fixedPrice, clock: clock, script: [.never])
+        let quick = ScriptedAdapter(network: "Quick", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(5.0))])
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+            .fixedPrice("Hung", eCPM: 2.00),
+            .fixedPrice("Slow", eCPM: 1.00, timeout: .milliseconds(1000)),
+            .bidder("Quick"),
+        ])
+        let auction = Auction(placement: placement, sources: [
+            AuctionSource(lineItem: placement.sources[0], adapter: hung),
+            AuctionSource(lineItem: placement.sources[1], adapter: slow),
+            AuctionSource(lineItem: placement.sources[2], adapter: quick),
+        ], clock: clock)
+        let request = AdRequest(placementID: "level_end", format: .interstitial)
+
+        let firstOutcome = Locked<AuctionOutcome?>(nil)
+        let first = Task {
+            let outcome = await auction.run(request: request, excluding: ["Slow", "Quick"])
+            firstOutcome.withLock { $0 = outcome }
+        }
+        await clock.settle { hung.requestCount == 1 }
+        await clock.advance(to: .origin + .milliseconds(500))
+        // B wants a wake-up at 1500 ms (Slow's timeout), earlier than A's 3000 ms, and is
+        // decided at once by Quick's 5.00 bid.
+        let second = await auction.run(request: request, excluding: ["Hung"])
+        #expect(second.trace.endedAtMilliseconds == 500)
+        #expect(second.winner?.lineItem.id == "Quick")
+        await clock.advance(to: .origin + .seconds(10))
+        // Without a timer A would never end: check without waiting on it, then end it anyway.
+        await clock.settle { firstOutcome.withLock { $0 != nil } }
+        let a = firstOutcome.withLock { $0 }
+        first.cancel()
+        await first.value
+        #expect(a?.trace.endedAtMilliseconds == 3000)
+        #expect(a?.outcome(of: "Hung") == .timeout)
+        #expect(clock.sleeperCount == 0)
+    }
+
     @Test("An auction decided at once leaves nothing sleeping on the clock")
     func decidedAuctionLeavesNoSleeper() async {
         let clock = ManualClock()
