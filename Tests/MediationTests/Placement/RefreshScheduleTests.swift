@@ -1,11 +1,6 @@
 import Mediation
 import Testing
 
-/// Seconds from the origin, with millisecond precision: `at(20.1)` is 20.100 s.
-private func at(_ seconds: Double) -> MediationInstant {
-    .origin + .milliseconds(Int64((seconds * 1000).rounded()))
-}
-
 @Suite("RefreshSchedule (R13)")
 struct RefreshScheduleTests {
     /// One change at an instant.
