@@ -64,9 +64,11 @@ public actor Placement {
     private var slot: SlotSize
     private var hostContext: HostContext?
     private var retiredShown: [RetiredShown] = []
+    private var recentlyExpired: [String] = []
     private var isDestroyed = false
 
-    /// How many shown-and-retired ads are remembered so a late click still counts once.
+    /// How many shown-and-retired (and expired) ads are remembered so a late click still
+    /// counts once and a late show of an expired ad is answered `.expired`.
     private static let retiredMemory = 4
 
     init(
@@ -214,7 +216,8 @@ public actor Placement {
     /// - Returns: what was decided.
     public func reportShown(_ ad: any LoadedAd) -> ShowResult {
         guard !isDestroyed, var current, current.ad === ad else {
-            return retiredShown.contains { $0.adID == ad.id } ? .alreadyShown : .notCurrent
+            if retiredShown.contains(where: { $0.adID == ad.id }) { return .alreadyShown }
+            return recentlyExpired.contains(ad.id) ? .expired : .notCurrent
         }
         if current.placementAd.isShown { return .alreadyShown }
         let now = clock.now
@@ -437,6 +440,8 @@ public actor Placement {
     private func expireCurrentIfNeeded(at now: MediationInstant) {
         guard let expired = current, !expired.placementAd.isShown, !expired.placementAd.expiry.isUsable(at: now) else { return }
         current = nil
+        recentlyExpired.append(expired.ad.id)
+        if recentlyExpired.count > Self.retiredMemory { recentlyExpired.removeFirst(recentlyExpired.count - Self.retiredMemory) }
         events.emit(.expired(expired.summary, at: now))
         release(expired, reason: .expired, at: now)
         if refreshes { reloadWhenSeen = true }
