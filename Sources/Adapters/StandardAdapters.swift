@@ -1,3 +1,5 @@
 /// The factories of the networks this package ships; each network's issue adds its line.
 let standardFactories: [any NetworkAdapterFactory] = [
+    FallbackAdapterFactory(),
+    EloAdapterFactory(),
 ]

@@ -161,8 +161,12 @@ public final class ScriptedAdapter: AdNetworkAdapter, @unchecked Sendable {
                         return .failure(AdapterError(kind: .cancelled, message: "cancelled"))
                     }
                 } else {
-                    // An unstructured task does not inherit cancellation: the answer comes anyway.
-                    await Task { try? await clock.sleep(until: deadline) }.value
+                    if let manual = clock as? ManualClock {
+                        await manual.sleepIgnoringCancellation(until: deadline)
+                    } else {
+                        // An unstructured task does not inherit cancellation: the answer comes anyway.
+                        await Task { try? await clock.sleep(until: deadline) }.value
+                    }
                 }
             }
             return deliver(result, index: index, request: request)

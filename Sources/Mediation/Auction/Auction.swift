@@ -29,9 +29,31 @@ public struct Auction: Sendable {
         self.clock = clock
     }
 
-    /// Runs one auction. PLACEHOLDER: the real implementation lands with the core issue.
-    public func run(request: AdRequest, excluding excludedLineItems: Set<String> = [], onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil) async -> AuctionOutcome {
-        let now = clock.now
-        return AuctionOutcome(winner: nil, trace: AuctionTrace(auctionID: "placeholder", placementID: placement.id, mode: placement.mode, startedAtMilliseconds: now.milliseconds, endedAtMilliseconds: now.milliseconds, deadlineMilliseconds: (now + placement.deadline).milliseconds, winner: nil, winningECPM: nil, sources: []))
+    /// Runs one auction for `request` (engine rules R1 to R9).
+    ///
+    /// Every eligible source is asked (parallel mode) or asked by tier (waterfall mode); the
+    /// answer comes as soon as the outcome is decided, and never later than the placement's
+    /// deadline (at most 3000 ms from the start), even if an adapter ignores cancellation and
+    /// never returns. Losing ads are released before this returns; ads that arrive later are
+    /// released on arrival and reported to `onLateAnswer`.
+    ///
+    /// Cancelling the calling task ends the auction at once with no winner; every ad it
+    /// holds is released.
+    /// - Parameters:
+    ///   - request: the placement's request; each source gets a copy with its own ad unit id
+    ///     and deadline.
+    ///   - excludedLineItems: line item ids to leave out of this auction (e.g. a source whose
+    ///     creative just failed to render).
+    ///   - onLateAnswer: called once for each answer that arrives after the source's outcome
+    ///     was decided (its ad already released).
+    /// - Returns: the winner, if any, and the trace.
+    public func run(
+        request: AdRequest,
+        excluding excludedLineItems: Set<String> = [],
+        onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil
+    ) async -> AuctionOutcome {
+        let included = excludedLineItems.isEmpty ? sources : sources.filter { !excludedLineItems.contains($0.lineItem.id) }
+        let run = AuctionRun(placement: placement, sources: included, request: request, clock: clock, onLateAnswer: onLateAnswer)
+        return await run.outcome()
     }
 }

@@ -17,24 +17,36 @@ public final class ManualClock: MediationClock {
         var sleepers: [UInt64: Sleeper] = [:]
         var cancelledBeforeRegistration: Set<UInt64> = []
         var nextID: UInt64 = 0
+        /// Bumped by every read of `now` and every sleep, wake-up and cancellation: a sign
+        /// that some task is still doing timed work.
+        var activity: UInt64 = 0
+        /// Sleepers woken by ``advance(to:)`` whose tasks have not yet run again.
+        var wokenNotRunning: Set<UInt64> = []
     }
 
     private let state: Locked<State>
     private let settleYields: Int
+    private let quietPeriod: Duration
 
     /// Creates a clock standing at `start`.
     /// - Parameters:
     ///   - start: the initial instant (default the origin).
-    ///   - settleYields: how many times ``advance(to:)`` yields after waking each sleeper so the
-    ///     woken tasks run before time moves on.
-    public init(start: MediationInstant = .origin, settleYields: Int = 200) {
+    ///   - settleYields: the least number of yields with no clock activity that ``settle()``
+    ///     waits for after each step, so woken tasks run before time moves on.
+    ///   - quietPeriod: the least real time with no clock activity that ``settle()`` waits for
+    ///     (a thread preempted by the OS shows no activity while it is off the CPU).
+    public init(start: MediationInstant = .origin, settleYields: Int = 64, quietPeriod: Duration = .milliseconds(1)) {
         state = Locked(State(now: start))
         self.settleYields = settleYields
+        self.quietPeriod = quietPeriod
     }
 
     /// The current virtual instant.
     public var now: MediationInstant {
-        state.withLock { $0.now }
+        state.withLock { state in
+            state.activity &+= 1
+            return state.now
+        }
     }
 
     /// The number of tasks sleeping on this clock.
@@ -51,6 +63,7 @@ public final class ManualClock: MediationClock {
     /// - Throws: `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: MediationInstant) async throws {
         let id: UInt64 = state.withLock { state in
+            state.activity &+= 1
             state.nextID += 1
             return state.nextID
         }
@@ -74,8 +87,36 @@ public final class ManualClock: MediationClock {
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
-        // A cancellation that raced with a normal wake-up leaves a stale marker; drop it.
-        _ = state.withLock { $0.cancelledBeforeRegistration.remove(id) }
+        // The woken task runs again: tell advance(to:), and drop a stale cancellation marker
+        // left by a cancellation that raced with the wake-up.
+        state.withLock { state in
+            state.activity &+= 1
+            state.wokenNotRunning.remove(id)
+            state.cancelledBeforeRegistration.remove(id)
+        }
+    }
+
+    /// Suspends until the clock is advanced to `deadline`, whatever happens to the calling
+    /// task: a test double for a network that ignores cancellation. The sleep is registered
+    /// before this suspends, so a test that has seen the call start can advance past it safely.
+    public func sleepIgnoringCancellation(until deadline: MediationInstant) async {
+        let id: UInt64 = state.withLock { state in
+            state.activity &+= 1
+            state.nextID += 1
+            return state.nextID
+        }
+        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let due: Bool = state.withLock { state in
+                if deadline <= state.now { return true }
+                state.sleepers[id] = Sleeper(deadline: deadline, sequence: id, continuation: continuation)
+                return false
+            }
+            if due { continuation.resume() }
+        }
+        state.withLock { state in
+            state.activity &+= 1
+            state.wokenNotRunning.remove(id)
+        }
     }
 
     /// Moves time forward by `duration`, waking every sleeper due on the way, in order.
@@ -99,12 +140,14 @@ public final class ManualClock: MediationClock {
                     return nil
                 }
                 state.sleepers.removeValue(forKey: next.sequence)
+                state.wokenNotRunning.insert(next.sequence)
                 if next.deadline > state.now { state.now = next.deadline }
                 return next
             }
             guard let due else { break }
             due.continuation.resume()
-            await settle()
+            // Wait until the woken task runs again, then until the work it starts goes quiet.
+            await settle { !self.state.withLock { $0.wokenNotRunning.contains(due.sequence) } }
         }
         await settle()
     }
@@ -115,10 +158,44 @@ public final class ManualClock: MediationClock {
         await advance(to: limit)
     }
 
-    /// Lets tasks made runnable by the last step run before time moves on.
+    /// Lets tasks made runnable by the last step run before time moves on: yields until the
+    /// clock has seen no activity (no read of ``now``, no sleep) for at least `settleYields`
+    /// yields and `quietPeriod` of real time, or for at most one second in all.
+    ///
+    /// This never waits for an event on the wall clock; it waits for the engine to go quiet.
     public func settle() async {
-        for _ in 0..<settleYields {
+        let wall = ContinuousClock()
+        let giveUp = wall.now + .seconds(1)
+        var lastActivity = state.withLock { $0.activity }
+        var quietSince = wall.now
+        var quietYields = 0
+        while wall.now < giveUp {
+            await Task.yield()
+            let activity = state.withLock { $0.activity }
+            if activity != lastActivity {
+                lastActivity = activity
+                quietSince = wall.now
+                quietYields = 0
+            } else {
+                quietYields += 1
+                if quietYields >= settleYields, wall.now - quietSince >= quietPeriod { return }
+            }
+        }
+    }
+
+    /// Yields until `condition` holds (for at most one second of real time), letting started
+    /// tasks reach the point a test waits for, such as an auction having asked its sources.
+    /// - Parameter condition: what to wait for.
+    /// - Returns: whether the condition held.
+    @discardableResult
+    public func settle(until condition: () -> Bool) async -> Bool {
+        let wall = ContinuousClock()
+        let giveUp = wall.now + .seconds(1)
+        while !condition() {
+            guard wall.now < giveUp else { return false }
             await Task.yield()
         }
+        await settle()
+        return true
     }
 }

@@ -1,0 +1,39 @@
+import Mediation
+
+/// Elo in the engine: a bidder whose answers carry the server's eCPM (Elo seed, `AdResult`).
+///
+/// Answers: a fill is `.bid(ad, eCPM:)` (USD CPM, finite, >= 0); no fill keeps the seed's reason
+/// as the code (`noBids`, `timeout`, `notConfigured`, `networkError`, `sessionDisabled`,
+/// `other`); a decoding failure is `.failure` with kind `invalidResponse` (code 1); a cancelled
+/// request `cancelled` (code 2); a missing ad unit id `configuration` (code 3); a placement
+/// format other than banner or native `unsupported` (code 4), without a request.
+public struct EloAdapter: AdNetworkAdapter {
+    /// The network id, e.g. `"elo"`.
+    public let network: String
+    /// The client the adapter owns.
+    public let client: EloClient
+
+    /// Elo prices its own ads.
+    public var pricing: AdSourcePricing { .bidder }
+
+    /// Creates an adapter around a client.
+    /// - Parameters:
+    ///   - network: the network id from the configuration.
+    ///   - client: a configured client.
+    public init(network: String = "elo", client: EloClient) {
+        self.network = network
+        self.client = client
+    }
+
+    /// Loads one ad through the client.
+    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+        guard request.format == .banner || request.format == .native else {
+            return .failure(AdapterError(kind: .unsupported, code: 4, message: "Elo serves banner and native placements only, not \(request.format)"))
+        }
+        switch await client.loadAd(for: request) {
+        case .loaded(let ad, let eCPM): return .bid(ad, eCPM: eCPM)
+        case .noFill(let reason): return .noFill(reason.engineReason)
+        case .error(let error): return .failure(error.adapterError)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Mediation
+
+/// Builds ``EloAdapter`` from the configuration's `networks` entry with `"adapter": "elo"`.
+///
+/// - `credentials`: `publisher_id` (required, not blank), `ad_unit_id` (optional default; each
+///   line item's `ad_unit_id` is used first).
+/// - `options`: `share_geo` (bool, default true), `geo_precision` (integer clamped to 0 ... 6
+///   with a warning, or null for full precision; default 2), `coppa`, `tfua` (bool, default
+///   false), `log_level` (`verbose`, `debug`, `info`, `warn`, `error`, `none`; default `warn`),
+///   `sandbox_no_bid_rate` (number 0 ... 1, sandbox only, default 0.1).
+/// - `endpoint`: `sandbox` uses ``EloSandboxServer`` at `https://sandbox.elo.test` over the
+///   sandbox transport; a URL uses the live transport with that base URL.
+/// - `timeout`: the client's request timeout, at most 3 s.
+/// - The identity record is stored in `<storage>/elo/<network id>-identity.json`, or in memory.
+public struct EloAdapterFactory: NetworkAdapterFactory {
+    /// `"elo"`.
+    public let kind = "elo"
+    /// Elo is a bidder.
+    public let pricing: AdSourcePricing = .bidder
+
+    private static let credentialKeys: Set<String> = ["publisher_id", "ad_unit_id"]
+    private static let optionKeys: Set<String> = ["share_geo", "geo_precision", "coppa", "tfua", "log_level", "sandbox_no_bid_rate"]
+
+    /// Creates the factory.
+    public init() {}
+
+    /// Builds the adapter.
+    /// - Throws: ``AdapterConfigurationError`` naming the JSON path of a missing or blank
+    ///   `publisher_id`, an unknown credential or option, or an option of the wrong type or range.
+    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+        let path = "networks.\(network.id)"
+        for key in network.credentials.keys.sorted() where !Self.credentialKeys.contains(key) {
+            throw AdapterConfigurationError(path: "\(path).credentials.\(key)", message: "unknown credential for elo")
+        }
+        for key in network.options.keys.sorted() where !Self.optionKeys.contains(key) {
+            throw AdapterConfigurationError(path: "\(path).options.\(key)", message: "unknown option for elo")
+        }
+        let publisherID = network.credentials["publisher_id"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard !publisherID.isEmpty else {
+            throw AdapterConfigurationError(path: "\(path).credentials.publisher_id", message: "required, not blank")
+        }
+        let options = network.options
+        let shareGeo = try Self.bool(options["share_geo"], path: "\(path).options.share_geo") ?? true
+        let coppa = try Self.bool(options["coppa"], path: "\(path).options.coppa") ?? false
+        let tfua = try Self.bool(options["tfua"], path: "\(path).options.tfua") ?? false
+        var precision: Int? = EloConfiguration.defaultGeoPrecision
+        switch options["geo_precision"] {
+        case nil: break
+        case .null?: precision = nil
+        case .integer(let value)?:
+            precision = EloConfiguration.clampPrecision(value)
+            if precision != value {
+                environment.logger.warning("\(path).options.geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))", source: network.id)
+            }
+        case .some:
+            throw AdapterConfigurationError(path: "\(path).options.geo_precision", message: "must be an integer or null")
+        }
+        var logLevel = EloLogLevel.warn
+        if let value = options["log_level"] {
+            guard let name = value.stringValue, let level = EloLogLevel(name: name) else {
+                throw AdapterConfigurationError(path: "\(path).options.log_level", message: "must be one of verbose, debug, info, warn, error, none")
+            }
+            logLevel = level
+        }
+        var noBidRate = 0.1
+        if let value = options["sandbox_no_bid_rate"] {
+            guard let rate = value.doubleValue, rate.isFinite, (0...1).contains(rate) else {
+                throw AdapterConfigurationError(path: "\(path).options.sandbox_no_bid_rate", message: "must be a number from 0 to 1")
+            }
+            noBidRate = rate
+        }
+
+        let transport: any HTTPTransport
+        let baseURL: URL
+        switch network.endpoint {
+        case .sandbox:
+            baseURL = EloSandboxServer.baseURL
+            transport = SandboxTransport(
+                servers: [EloSandboxServer.host: EloSandboxServer(seed: environment.seed, noBidRate: noBidRate)],
+                clock: environment.clock,
+                latency: environment.sandboxLatency
+            )
+        case .url(let url):
+            baseURL = url
+            transport = environment.liveTransport
+        }
+        let configuration = EloConfiguration(
+            publisherID: publisherID,
+            adUnitID: network.credentials["ad_unit_id"] ?? "",
+            coppa: coppa,
+            tfua: tfua,
+            logLevel: logLevel,
+            baseURL: baseURL,
+            shareGeoLocation: shareGeo,
+            geoLocationPrecision: precision,
+            requestTimeout: network.timeout ?? EloConfiguration.maximumRequestTimeout
+        )
+        let store: any EloIdentityStore = environment.storageDirectory.map {
+            FileEloIdentityStore(fileURL: $0.appendingPathComponent("elo").appendingPathComponent("\(network.id)-identity.json"))
+        } ?? InMemoryEloIdentityStore()
+        let client = EloClient(
+            configuration: configuration,
+            network: network.id,
+            transport: transport,
+            clock: environment.clock,
+            logger: environment.logger,
+            identityStore: store
+        )
+        return EloAdapter(network: network.id, client: client)
+    }
+
+    private static func bool(_ value: JSONValue?, path: String) throws(AdapterConfigurationError) -> Bool? {
+        guard let value else { return nil }
+        guard let bool = value.boolValue else { throw AdapterConfigurationError(path: path, message: "must be true or false") }
+        return bool
+    }
+}

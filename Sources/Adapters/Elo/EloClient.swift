@@ -1,0 +1,430 @@
+import Foundation
+import Mediation
+
+/// The Elo client: the seed's `Elo` entry point as an instance owned by its adapter (no
+/// singleton), with the same behaviour (Elo seed, "API Reference"):
+/// - ``configure(_:)`` sets it up; configuring again re-configures and starts a new session id.
+/// - ``disable()`` pauses new requests (a load answers no fill `sessionDisabled` without a
+///   request) until ``enable()``.
+/// - Before configure and after ``shutdown()`` a load answers no fill `notConfigured`.
+/// - ``shutdown()`` cancels the requests in flight, drops preloaded ads and erases the stored
+///   user identifier and user data (a re-configure does not).
+/// - Each request stops at the earlier of its own deadline and 3 s, measured on the injected
+///   clock: a server that has not answered by then gives no fill `timeout`.
+public actor EloClient {
+    /// The client's version string for support tickets.
+    public static let sdkVersion = EloRequestBuilder.sdkVersion
+
+    private let transport: any HTTPTransport
+    private let clock: any MediationClock
+    private let logger: any MediationLogger
+    private let identityStore: any EloIdentityStore
+    private let wallClock: @Sendable () -> Date
+    private let makeID: @Sendable () -> String
+    private let network: String
+    private let debug = EloDebugChannel()
+
+    private var configuration: EloConfiguration?
+    private var currentSessionID: String?
+    private var disabled = false
+    private var shareGeoLocation = true
+    private var identity: EloIdentityRecord
+    private var inFlight: [String: EloDeadlineRace] = [:]
+    private var cache = EloPreloadCache()
+
+    /// Creates a client, configured at once when `configuration` is given.
+    /// - Parameters:
+    ///   - configuration: the configuration, or `nil` to stay unconfigured until ``configure(_:)``.
+    ///   - network: the network id the ads carry, default `"elo"`.
+    ///   - transport: HTTP (URLSession, sandbox, or a test fake).
+    ///   - clock: the clock deadlines and browser dwell are measured on.
+    ///   - logger: where warnings go (never chat content or user data).
+    ///   - identityStore: where the identity record persists.
+    ///   - now: wall-clock time, for the `createdAt` rules and event timestamps.
+    ///   - makeID: makes request, session and install ids (default random UUIDs).
+    public init(
+        configuration: EloConfiguration? = nil,
+        network: String = "elo",
+        transport: any HTTPTransport,
+        clock: any MediationClock = SystemClock(),
+        logger: any MediationLogger = SilentLogger(),
+        identityStore: any EloIdentityStore = InMemoryEloIdentityStore(),
+        now: @escaping @Sendable () -> Date = { Date() },
+        makeID: @escaping @Sendable () -> String = { UUID().uuidString }
+    ) {
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.identityStore = identityStore
+        self.wallClock = now
+        self.makeID = makeID
+        self.network = network
+        var record: EloIdentityRecord
+        do {
+            record = try identityStore.read()
+        } catch {
+            logger.warning("identity record unreadable, starting empty: \(error.message)", source: network)
+            record = EloIdentityRecord()
+        }
+        if record.installID == nil {
+            record.installID = makeID()
+            do { try identityStore.write(record) } catch {
+                logger.warning("identity record not stored, kept in memory: \(error.message)", source: network)
+            }
+        }
+        self.identity = record
+        if let configuration {
+            self.configuration = configuration
+            self.currentSessionID = makeID()
+            self.shareGeoLocation = configuration.shareGeoLocation
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Configures (or re-configures) the client and starts a new session id. Stored identity
+    /// is kept. Emits `.configured`.
+    /// - Parameter configuration: the full configuration.
+    public func configure(_ configuration: EloConfiguration) {
+        self.configuration = configuration
+        currentSessionID = makeID()
+        shareGeoLocation = configuration.shareGeoLocation
+        let issues = configuration.validationIssues
+        for issue in issues { log(.warn, "configuration: \(issue)") }
+        let timestamp = wallClock()
+        debug.emit {
+            .configured(EloDebugConfiguration(
+                publisherID: configuration.publisherID,
+                adUnitID: configuration.adUnitID,
+                requestTimeout: Double(configuration.requestTimeout.milliseconds) / 1000,
+                validationIssues: issues,
+                timestamp: timestamp
+            ))
+        }
+    }
+
+    /// The simple form (Elo seed): publisher id, ad unit id and the geo controls.
+    /// - Parameters:
+    ///   - publisherID: the publisher id.
+    ///   - adUnitID: the default ad unit id.
+    ///   - shareGeoLocation: default `true`.
+    ///   - geoLocationPrecision: default 2, clamped to 0 ... 6; `nil` = full precision.
+    public func configure(publisherID: String, adUnitID: String, shareGeoLocation: Bool = true, geoLocationPrecision: Int? = EloConfiguration.defaultGeoPrecision) {
+        configure(EloConfiguration(publisherID: publisherID, adUnitID: adUnitID, shareGeoLocation: shareGeoLocation, geoLocationPrecision: geoLocationPrecision))
+    }
+
+    /// Whether the client is configured (and not shut down).
+    public var isConfigured: Bool { configuration != nil }
+
+    /// The current configuration.
+    public var currentConfiguration: EloConfiguration? { configuration }
+
+    /// The session id, new on every configure; `nil` when not configured.
+    public var sessionID: String? { currentSessionID }
+
+    /// Resumes new requests.
+    public func enable() { disabled = false }
+
+    /// Pauses new requests: loads answer no fill `sessionDisabled` without a request.
+    public func disable() { disabled = true }
+
+    /// Whether new requests are paused.
+    public var isDisabled: Bool { disabled }
+
+    /// Turns passive geo sharing on or off until the next configure.
+    /// - Parameter enabled: whether coordinates are sent.
+    public func setShareGeoLocation(_ enabled: Bool) { shareGeoLocation = enabled }
+
+    /// Whether coordinates are currently shared.
+    public var isSharingGeoLocation: Bool { shareGeoLocation }
+
+    /// Cancels the requests in flight (they answer `.error(.cancelled)`), releases preloaded ads,
+    /// erases the stored user identifier and user data, and leaves the client unconfigured.
+    /// Emits `.shutdown`.
+    public func shutdown() {
+        for race in inFlight.values { race.cancel() }
+        inFlight.removeAll()
+        cache.removeAll()
+        configuration = nil
+        currentSessionID = nil
+        disabled = false
+        shareGeoLocation = true
+        persist(EloIdentityRecord(installID: identity.installID))
+        debug.emit { .shutdown }
+    }
+
+    // MARK: Identity
+
+    /// Sets the publisher's user identifier, sent as the visitor id in place of the anonymous
+    /// install id. Trimmed; blank or `nil` clears; over 256 characters is ignored with a warning.
+    /// - Parameter identifier: the identifier.
+    public func setUserIdentifier(_ identifier: String?) {
+        setUserIdentity(userIdentifier: identifier, userData: identity.userData)
+    }
+
+    /// Replaces the user data; `nil` or an object with no field set clears it.
+    /// - Parameter data: the data.
+    public func setUserData(_ data: EloUserData?) {
+        var record = identity
+        record.userData = EloIdentityRules.normalizedData(data)
+        persist(record)
+    }
+
+    /// Sets the identifier and the user data in one write; each behaves as its own setter.
+    /// - Parameters:
+    ///   - userIdentifier: the identifier (rules of ``setUserIdentifier(_:)``).
+    ///   - userData: the data (rules of ``setUserData(_:)``).
+    public func setUserIdentity(userIdentifier: String?, userData: EloUserData?) {
+        var record = identity
+        switch EloIdentityRules.identifierChange(userIdentifier) {
+        case .set(let value): record.userIdentifier = value
+        case .ignore: log(.warn, "user identifier over \(EloIdentityRules.maximumIdentifierLength) characters ignored")
+        }
+        record.userData = EloIdentityRules.normalizedData(userData)
+        persist(record)
+    }
+
+    /// The stored user identifier.
+    public var userIdentifier: String? { identity.userIdentifier }
+
+    /// The stored user data.
+    public var userData: EloUserData? { identity.userData }
+
+    /// The visitor id sent with requests and pings: the user identifier, else the install id.
+    public var visitorID: String { identity.userIdentifier ?? identity.installID ?? "" }
+
+    private func persist(_ record: EloIdentityRecord) {
+        identity = record
+        do {
+            try identityStore.write(record)
+        } catch {
+            log(.warn, "identity record not stored, kept in memory: \(error.message)")
+        }
+    }
+
+    // MARK: Debugging
+
+    /// Sets the debug observer (`nil` clears it). Independent of configure and shutdown.
+    /// - Parameters:
+    ///   - observer: receives each event, never while the client holds a lock.
+    ///   - capturePayloads: also deliver the redacted request and the response (default off).
+    public nonisolated func setDebugObserver(_ observer: (@Sendable (EloDebugEvent) -> Void)?, capturePayloads: Bool = false) {
+        debug.set(observer, capturePayloads: capturePayloads)
+    }
+
+    // MARK: Browser
+
+    /// The host's browser opened the ad's click URL (see ``EloAd/recordBrowserOpened()``).
+    /// - Parameter ad: an Elo-served ad.
+    public nonisolated func trackBrowserOpened(_ ad: EloAd) { ad.recordBrowserOpened() }
+
+    /// The host's browser closed (see ``EloAd/recordBrowserClosed()``).
+    /// - Parameter ad: an Elo-served ad.
+    public nonisolated func trackBrowserClosed(_ ad: EloAd) { ad.recordBrowserClosed() }
+
+    // MARK: Loading
+
+    /// Loads an ad for the request's chat context and slot.
+    /// - Parameter request: the engine's request (messages, context objects, slot, device,
+    ///   privacy, deadline; its `adUnitID` overrides the configured one when not empty).
+    /// - Returns: a fill with its eCPM, a no fill with the reason, or an error.
+    public func loadAd(for request: AdRequest) async -> EloAdResult {
+        let started = clock.now
+        let key = preloadKey(for: request)
+        if let key, configuration != nil, !disabled, let entry = cache.take(key, now: clock.now) {
+            report(request, started: started, requestID: nil, isPreload: false, result: .loaded(entry.ad, eCPM: entry.eCPM))
+            return .loaded(entry.ad, eCPM: entry.eCPM)
+        }
+        return await fetch(request, started: started, isPreload: false)
+    }
+
+    /// Warms the cache for a later load with the same messages, context objects, slot and
+    /// consent. Fire-and-forget; the task is returned for callers that want to await it.
+    /// - Parameter request: the request a later load will repeat.
+    /// - Returns: the preload's task.
+    @discardableResult
+    public nonisolated func preloadAd(for request: AdRequest) -> Task<Void, Never> {
+        Task { await self.runPreload(request) }
+    }
+
+    /// The number of preloaded ads held.
+    public var preloadedAdCount: Int { cache.count }
+
+    /// The preloaded ads held (for inspection in tests).
+    var preloadedAds: [EloAd] { cache.ads }
+
+    private func runPreload(_ request: AdRequest) async {
+        let started = clock.now
+        let result = await fetch(request, started: started, isPreload: true)
+        guard case .loaded(let ad, let eCPM) = result else { return }
+        guard configuration != nil, let key = preloadKey(for: request) else {
+            ad.releaseResources()
+            return
+        }
+        cache.store(ad, eCPM: eCPM, under: key, now: clock.now)
+    }
+
+    private func preloadKey(for request: AdRequest) -> EloPreloadKey? {
+        guard let configuration else { return nil }
+        return EloPreloadKey(
+            request: request,
+            adUnitID: resolvedAdUnitID(request, configuration),
+            configuration: configuration,
+            maxHeight: EloAdFormat.wholePoints(request.slot.maxHeight),
+            maxWidth: EloAdFormat.wholePoints(request.slot.maxWidth)
+        )
+    }
+
+    private func resolvedAdUnitID(_ request: AdRequest, _ configuration: EloConfiguration) -> String {
+        let own = request.adUnitID.trimmingCharacters(in: .whitespacesAndNewlines)
+        return own.isEmpty ? configuration.adUnitID.trimmingCharacters(in: .whitespacesAndNewlines) : own
+    }
+
+    private func fetch(_ request: AdRequest, started: MediationInstant, isPreload: Bool) async -> EloAdResult {
+        func done(_ result: EloAdResult, requestID: String? = nil) -> EloAdResult {
+            report(request, started: started, requestID: requestID, isPreload: isPreload, result: result)
+            return result
+        }
+        guard let configuration, let sessionID = currentSessionID else { return done(.noFill(.notConfigured)) }
+        guard !disabled else { return done(.noFill(.sessionDisabled)) }
+        let adUnitID = resolvedAdUnitID(request, configuration)
+        guard !adUnitID.isEmpty else { return done(.error(EloError(.internalState, "no ad unit id configured or requested"))) }
+        let maxHeight = EloAdFormat.wholePoints(request.slot.maxHeight)
+        let maxWidth = EloAdFormat.wholePoints(request.slot.maxWidth)
+        guard EloAdFormat.choose(forMaxHeight: maxHeight) != nil else {
+            return done(.noFill(.other("no format fits a slot under \(EloAdFormat.stripMinimumSlotHeight) pt")))
+        }
+        let now = clock.now
+        let deadline = min(request.deadline, now + configuration.requestTimeout)
+        guard deadline > now else { return done(.noFill(.timeout)) }
+
+        let requestID = makeID()
+        let visitorID = visitorID
+        let (wire, warnings) = EloRequestBuilder.build(EloRequestBuilder.Input(
+            configuration: configuration,
+            request: request,
+            adUnitID: adUnitID,
+            requestID: requestID,
+            sessionID: sessionID,
+            visitorID: visitorID,
+            userData: identity.userData,
+            shareGeoLocation: shareGeoLocation,
+            now: wallClock(),
+            tmaxMilliseconds: Int((deadline - now).milliseconds.rounded(.down)),
+            maxWidth: maxWidth,
+            maxHeight: maxHeight
+        ))
+        for warning in warnings { log(.warn, warning) }
+        let body: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            body = try encoder.encode(wire)
+        } catch {
+            return done(.error(EloError(.internalState, "request could not be encoded")))
+        }
+        let httpRequest = HTTPRequest(
+            method: "POST",
+            url: configuration.baseURL.appendingPathComponent("v1").appendingPathComponent("bid"),
+            headers: ["Content-Type": "application/json", "x-openrtb-version": "2.6"],
+            body: body
+        )
+
+        let race = EloDeadlineRace()
+        inFlight[requestID] = race
+        let outcome = await race.run(httpRequest, over: transport, clock: clock, deadline: deadline)
+        inFlight[requestID] = nil
+
+        switch outcome {
+        case .timedOut:
+            return done(.noFill(.timeout), requestID: requestID)
+        case .cancelled:
+            return done(.error(EloError(.cancelled, "request cancelled")), requestID: requestID)
+        case .response(.failure(let error)):
+            if error.kind == .cancelled {
+                return done(.error(EloError(.cancelled, "request cancelled")), requestID: requestID)
+            }
+            log(.warn, "ad request failed: \(error.kind.rawValue)")
+            return done(.noFill(.networkError), requestID: requestID)
+        case .response(.success(let response)):
+            // Payloads are captured only for requests that got an HTTP answer (Elo seed: cache
+            // hits, disabled sessions and transport failures produce neither).
+            if debug.capturesPayloads {
+                debug.emit { .requestPayloadCaptured(requestID: requestID, json: EloDebugChannel.redactedJSON(wire)) }
+            }
+            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: visitorID, clock: clock, now: wallClock, makeID: makeID, debug: debug)
+            let context = EloResponseParser.Context(
+                requestID: requestID,
+                network: network,
+                engineFormat: request.format,
+                maxWidth: maxWidth,
+                maxHeight: maxHeight,
+                screenWidth: request.screen.width,
+                tracker: tracker
+            )
+            switch EloResponseParser.parse(response, context: context) {
+            case .bid(let ad, let eCPM, let decoded):
+                debug.emit { .serverRequestIDAssigned(requestID: requestID, serverRequestID: ad.id) }
+                if debug.capturesPayloads {
+                    debug.emit { .responsePayloadCaptured(requestID: requestID, json: EloDebugChannel.json(decoded)) }
+                }
+                return done(.loaded(ad, eCPM: eCPM), requestID: requestID)
+            case .noBids:
+                return done(.noFill(.noBids), requestID: requestID)
+            case .serverError(let status):
+                log(.warn, "ad server answered HTTP \(status)")
+                return done(.noFill(.networkError), requestID: requestID)
+            case .invalid(let message):
+                log(.warn, "invalid ad response: \(message)")
+                return done(.error(EloError(.decoding, message)), requestID: requestID)
+            }
+        }
+    }
+
+    private func report(_ request: AdRequest, started: MediationInstant, requestID: String?, isPreload: Bool, result: EloAdResult) {
+        guard debug.isObserved else { return }
+        let latency = Int((clock.now - started).milliseconds.rounded(.down))
+        let timestamp = wallClock()
+        let operation: EloDebugAdOperation
+        let outcome: EloAdLoadOutcome
+        var format: String?
+        var ctaEnabled: Bool?
+        switch result {
+        case .loaded(let ad, let eCPM):
+            outcome = .loaded(eCPM: eCPM)
+            format = ad.eloFormat.rawValue
+            ctaEnabled = ad.ctaEnabled
+        case .noFill(let reason):
+            outcome = .noFill(reason)
+        case .error(let error):
+            outcome = .error(error.category)
+        }
+        operation = EloDebugAdOperation(
+            requestID: requestID,
+            isPreload: isPreload,
+            timestamp: timestamp,
+            messageCount: min(request.context.messages.count, EloMessageRules.maximumMessages),
+            contextCount: request.context.contextObjects.count,
+            latencyMilliseconds: latency,
+            outcome: outcome,
+            format: format,
+            maxHeight: EloAdFormat.wholePoints(request.slot.maxHeight),
+            maxWidth: EloAdFormat.wholePoints(request.slot.maxWidth),
+            ctaEnabled: ctaEnabled
+        )
+        debug.emit { .adOperation(operation) }
+    }
+
+    private func log(_ level: EloLogLevel, _ message: String) {
+        let threshold = configuration?.logLevel ?? .warn
+        guard level != .none, threshold != .none, level >= threshold else { return }
+        let mapped: LogLevel
+        switch level {
+        case .verbose, .debug: mapped = .debug
+        case .info: mapped = .info
+        case .warn: mapped = .warning
+        case .error, .none: mapped = .error
+        }
+        logger.log(mapped, message, source: network)
+    }
+}

@@ -1,0 +1,78 @@
+import Mediation
+
+/// Why Elo served no ad (Elo seed, `NoFillReason`). A no-fill is not an error.
+public enum EloNoFillReason: Sendable, Hashable {
+    /// The server answered with no ad (HTTP 204, or an answer without a bid).
+    case noBids
+    /// No answer before the deadline (at most 3 s).
+    case timeout
+    /// A load before configure, or after shutdown.
+    case notConfigured
+    /// The request failed with a transport error or a server error status.
+    case networkError
+    /// The client is disabled.
+    case sessionDisabled
+    /// Anything else, e.g. no format fits a slot under 72 pt.
+    case other(String)
+
+    /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`,
+    /// `sessionDisabled` and `other` (with the message).
+    public var engineReason: NoFillReason {
+        switch self {
+        case .noBids: NoFillReason(code: "noBids")
+        case .timeout: NoFillReason(code: "timeout")
+        case .notConfigured: NoFillReason(code: "notConfigured")
+        case .networkError: NoFillReason(code: "networkError")
+        case .sessionDisabled: NoFillReason(code: "sessionDisabled")
+        case .other(let message): NoFillReason(code: "other", message: message)
+        }
+    }
+}
+
+/// A failed Elo load (Elo seed, `AdResult.error` and `EloErrorCategory`).
+public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The broad category.
+    public enum Category: String, Sendable, Hashable {
+        /// The answer could not be decoded or broke the protocol's rules.
+        case decoding
+        /// The request was cancelled (the caller's task, or ``EloClient/shutdown()``).
+        case cancelled
+        /// The client could not build a request (e.g. no ad unit id anywhere).
+        case internalState
+    }
+
+    /// The category.
+    public var category: Category
+    /// What happened (never chat content or user data).
+    public var message: String
+
+    /// Creates an error.
+    public init(_ category: Category, _ message: String) {
+        self.category = category
+        self.message = message
+    }
+
+    /// `category: message`.
+    public var description: String { "\(category.rawValue): \(message)" }
+
+    /// The engine's error: decoding -> `invalidResponse` (code 1), cancelled -> `cancelled`
+    /// (code 2), internal state -> `configuration` (code 3).
+    public var adapterError: AdapterError {
+        switch category {
+        case .decoding: AdapterError(kind: .invalidResponse, code: 1, message: message)
+        case .cancelled: AdapterError(kind: .cancelled, code: 2, message: message)
+        case .internalState: AdapterError(kind: .configuration, code: 3, message: message)
+        }
+    }
+}
+
+/// The Elo client's answer to one load (Elo seed, `AdResult`).
+public enum EloAdResult: Sendable {
+    /// An ad with the server's price: USD CPM, finite and >= 0. A cache-served preload keeps the
+    /// price of its original fill.
+    case loaded(EloAd, eCPM: Double)
+    /// No ad, with the reason.
+    case noFill(EloNoFillReason)
+    /// A failure.
+    case error(EloError)
+}

@@ -1,0 +1,147 @@
+import Mediation
+
+/// A stub of an AdMob-like network, meant as the last source of a waterfall: no HTTP, every
+/// source fixed-price (its eCPM is the line item's), answers after a configured latency with a
+/// fill at a configured rate. Everything random is drawn from a seeded generator (the engine's
+/// seed, the `seed` option, the ad unit id and the request number), so runs repeat.
+///
+/// Per request, in order:
+/// 1. Draw the fill, the latency (``FallbackOptions/latency`` plus up to
+///    ``FallbackOptions/latencyJitter``) and the creative.
+/// 2. Wait the latency on the injected clock. Cancellation answers at once with a
+///    `cancelled` failure. A latency longer than the network's `timeout_ms` answers a
+///    `timeout` failure at the timeout.
+/// 3. No fill: `.noFill(noFill)` (AdMob's "No fill", error code 3).
+/// 4. Fill: the biggest (by area) of the format's sizes that fits the slot and the screen;
+///    when none fits, the smallest (which the auction rejects with loss reason 203, R8).
+public struct FallbackAdapter: AdNetworkAdapter {
+    /// The network id as the config names it.
+    public let network: String
+    /// Always fixed price.
+    public var pricing: AdSourcePricing { .fixedPrice }
+    /// The options.
+    public let options: FallbackOptions
+    /// The network's own timeout, if configured.
+    public let timeout: Duration?
+
+    private let clock: any MediationClock
+    private let seed: UInt64
+    private let requestCounts = Locked<[String: UInt64]>([:])
+
+    /// The no-fill reason: code `noFill`, "no ad to show" (AdMob error code 3, "No fill").
+    public static let noFillReason = NoFillReason(code: "noFill", message: "no ad to show")
+
+    /// Creates an adapter.
+    /// - Parameters:
+    ///   - network: the network id.
+    ///   - options: fill rate, latency, seed, sizes.
+    ///   - timeout: the network's own timeout (`timeout_ms`), if any.
+    ///   - clock: the engine's clock, on which the latency passes.
+    ///   - seed: the engine's seed.
+    public init(network: String, options: FallbackOptions = FallbackOptions(), timeout: Duration? = nil, clock: any MediationClock, seed: UInt64) {
+        self.network = network
+        self.options = options
+        self.timeout = timeout
+        self.clock = clock
+        self.seed = seed
+    }
+
+    /// Loads one ad (see the type's documentation for the steps).
+    /// - Parameter request: the request; its ad unit id, format, slot and screen are used.
+    /// - Returns: a fill, a no-fill, or a `cancelled` / `timeout` failure.
+    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+        let number = requestCounts.withLock { counts -> UInt64 in
+            counts[request.adUnitID, default: 0] += 1
+            return counts[request.adUnitID, default: 1]
+        }
+        let unitHash = FallbackRandom.stableHash(request.adUnitID)
+        var random = FallbackRandom(mixing: [seed, options.seed, unitHash, number])
+        let fills = random.nextUnit() < options.fillRate
+        let jitter = options.latencyJitter * random.nextUnit()
+        let creative = Int(random.next() % UInt64(max(1, options.creatives))) + 1
+
+        let latency = options.latency + jitter
+        let timedOut = timeout.map { latency > $0 } ?? false
+        let wait = timedOut ? (timeout ?? latency) : latency
+        if wait > .zero {
+            do {
+                try await clock.sleep(until: clock.now + wait)
+            } catch {
+                return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
+            }
+        }
+        if Task.isCancelled {
+            return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
+        }
+        if timedOut {
+            return .failure(AdapterError(kind: .timeout, message: "no answer within the network's timeout"))
+        }
+        guard fills else { return .noFill(FallbackAdapter.noFillReason) }
+
+        let size = FallbackAdapter.chooseSize(options.sizes(for: request.format), slot: request.slot, screen: request.screen)
+        let unit = String(unitHash >> 32, radix: 16)
+        let ad = FallbackAd(
+            id: "\(network):\(request.adUnitID):\(number)",
+            creativeID: "fallback-\(unit)-\(creative)",
+            network: network,
+            format: request.format,
+            size: size
+        )
+        return .fill(ad)
+    }
+
+    /// The biggest of `candidates` (by area, the first on ties) that fits both the slot and
+    /// the screen; when none fits, the smallest.
+    /// - Parameters:
+    ///   - candidates: the sizes the network serves for the format.
+    ///   - slot: the slot's bounds in points.
+    ///   - screen: the screen, for `screen` sizes and as an outer bound.
+    /// - Returns: the chosen size in points.
+    public static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: ScreenInfo) -> AdSize {
+        let sizes = candidates.map { $0.resolved(on: screen) }
+        let bound = SlotSize(
+            maxWidth: min(slot.maxWidth ?? .infinity, screen.width),
+            maxHeight: min(slot.maxHeight ?? .infinity, screen.height)
+        )
+        let area = { (size: AdSize) in size.width * size.height }
+        var best: AdSize?
+        for size in sizes where bound.fits(size) {
+            if let current = best, area(current) >= area(size) { continue }
+            best = size
+        }
+        if let best { return best }
+        var smallest: AdSize?
+        for size in sizes {
+            if let current = smallest, area(current) <= area(size) { continue }
+            smallest = size
+        }
+        return smallest ?? AdSize(width: screen.width, height: screen.height)
+    }
+}
+
+/// Builds ``FallbackAdapter``s from the configuration: kind `"fallback"`, fixed price.
+/// The endpoint must be `"sandbox"` (the stub has no server); the only credential accepted is
+/// `app_id` (kept for AdMob-like configs, unused).
+public struct FallbackAdapterFactory: NetworkAdapterFactory {
+    /// `"fallback"`.
+    public var kind: String { "fallback" }
+    /// Fixed price: each source needs an `ecpm`.
+    public var pricing: AdSourcePricing { .fixedPrice }
+
+    /// Creates the factory.
+    public init() {}
+
+    /// Builds the adapter.
+    /// - Throws: ``AdapterConfigurationError`` for a URL endpoint, an unknown credential or
+    ///   a bad option (see ``FallbackOptions/init(parsing:networkID:)``).
+    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+        if case .url = network.endpoint {
+            throw AdapterConfigurationError(path: "networks.\(network.id).endpoint", message: "the fallback network has no server; use \"sandbox\"")
+        }
+        if let unknown = network.credentials.keys.sorted().first(where: { $0 != "app_id" }) {
+            throw AdapterConfigurationError(path: "networks.\(network.id).credentials.\(unknown)", message: "unknown fallback credential; only \"app_id\" is accepted")
+        }
+        let options = try FallbackOptions(parsing: network.options, networkID: network.id)
+        return FallbackAdapter(network: network.id, options: options, timeout: network.timeout, clock: environment.clock, seed: environment.seed)
+    }
+}

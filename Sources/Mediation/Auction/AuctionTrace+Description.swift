@@ -1,0 +1,57 @@
+extension AuctionTrace: CustomStringConvertible {
+    /// The trace as a person reads it: a header line with the placement, times and winner,
+    /// then one aligned row per source (line item, network, start, latency, outcome, eCPM,
+    /// released). Times are milliseconds from the auction's start.
+    public var description: String {
+        var lines: [String] = []
+        let winnerText = winner.map { id in "winner \(id) at \(AuctionTrace.money(winningECPM)) USD CPM" } ?? "no fill"
+        lines.append(
+            "auction \(auctionID.prefix(8)) placement \(placementID) (\(mode.rawValue)): "
+                + "\(winnerText); ended at \(AuctionTrace.millis(durationMilliseconds)) ms, "
+                + "deadline \(AuctionTrace.millis(deadlineMilliseconds - startedAtMilliseconds)) ms"
+        )
+        let header = ["line item", "network", "start ms", "latency ms", "outcome", "eCPM", "released"]
+        let rows = sources.map { source in
+            [
+                source.lineItemID,
+                source.network,
+                source.startOffsetMilliseconds.map(AuctionTrace.millis) ?? "-",
+                source.latencyMilliseconds.map(AuctionTrace.millis) ?? "-",
+                source.outcome.description,
+                source.eCPM.map { AuctionTrace.money($0) } ?? "-",
+                source.adReleased ? "yes" : "no",
+            ]
+        }
+        lines += AuctionTrace.table(header: header, rows: rows)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Renders rows as left-aligned columns separated by two spaces.
+    static func table(header: [String], rows: [[String]]) -> [String] {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.indices.map { column in
+                column == row.count - 1 ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            .joined(separator: "  ")
+        }
+    }
+
+    /// Milliseconds with at most one decimal, e.g. `150` or `2.5`.
+    static func millis(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    }
+
+    /// A USD CPM with two to six decimals, e.g. `1.20`.
+    static func money(_ value: Double?) -> String {
+        guard let value else { return "-" }
+        let micros = Int64((value * 1_000_000).rounded())
+        let whole = micros / 1_000_000
+        var fraction = String(micros % 1_000_000)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.count > 2, fraction.hasSuffix("0") { fraction.removeLast() }
+        return "\(whole).\(fraction)"
+    }
+}

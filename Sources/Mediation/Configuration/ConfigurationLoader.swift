@@ -1,0 +1,353 @@
+import Foundation
+
+/// Loads the engine's JSON configuration (`Config/mediation.json`, described by
+/// `Config/mediation.schema.json`) strictly, by engine rule R15: the first mistake fails the
+/// whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+///
+/// The format (snake_case keys; any other key is an error):
+/// ```json
+/// {
+///   "$schema": "mediation.schema.json",
+///   "networks": {
+///     "admob": { "adapter": "fallback", "credentials": {}, "endpoint": "sandbox",
+///                "timeout_ms": 2000, "options": { "fill_rate": 0.9 } }
+///   },
+///   "placements": {
+///     "home_banner": {
+///       "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+///       "refresh_seconds": 60, "deadline_ms": 3000, "floor": 0.1, "mode": "parallel",
+///       "sources": [ { "id": "admob_home", "network": "admob", "ad_unit_id": "ca-app-pub-1/1",
+///                      "ecpm": 0.8 } ]
+///     }
+///   },
+///   "currency_rates": { "EUR": 1.08 }
+/// }
+/// ```
+/// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
+///   `credentials` an object of strings; `endpoint` `"sandbox"` (the default) or an http(s)
+///   URL; `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
+/// - `placements`: an object keyed by placement id, in file order. `format` (required) is
+///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
+///   `inline`) is required on banners and forbidden elsewhere, and inline banners need
+///   `slot.max_height` (points, at least 32); `slot` has `max_width` / `max_height` in points;
+///   `refresh_seconds` (banners only) a whole number 30...86400, default 60 (R13);
+///   `deadline_ms` a whole number 1...3000, default 3000 (R3); `floor` a positive USD CPM;
+///   `mode` `parallel` (default) or `waterfall` (R1); `sources` a non-empty array.
+/// - A source: `id` (unique in its placement), `network` (a key of `networks`),
+///   `ad_unit_id`, then `ecpm` (required for fixed-price networks, forbidden for bidders),
+///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
+///   needs a rate in `currency_rates`, R9).
+/// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
+///
+/// A source's pricing comes from its network's adapter kind, through the `adapterPricing`
+/// table the loader is given (`AdapterRegistry.standard.pricingByKind` in the Adapters
+/// library), so this library does not depend on the adapters.
+public struct ConfigurationLoader: Sendable {
+    /// How each adapter kind's sources are priced, by kind (e.g. `"fallback": .fixedPrice`).
+    public var adapterPricing: [String: AdSourcePricing]
+
+    /// The deadline bounds in milliseconds (R3).
+    static let deadlineRange = 1...3000
+    /// The refresh bounds in seconds (R13: at least 30; at most one day).
+    static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
+
+    /// Creates a loader.
+    /// - Parameter adapterPricing: the pricing of every adapter kind the build knows; a
+    ///   network whose `adapter` is not a key here is an `unknown_adapter` error.
+    public init(adapterPricing: [String: AdSourcePricing]) {
+        self.adapterPricing = adapterPricing
+    }
+
+    /// Loads the configuration file at `url`.
+    /// - Parameter url: a file URL.
+    /// - Returns: the configuration.
+    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when
+    ///   the file cannot be read, otherwise as ``load(data:)``.
+    public func load(contentsOf url: URL) throws(ConfigurationError) -> MediationConfiguration {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ConfigurationError(code: .fileNotFound, path: "$", message: "no such file: \(url.path)")
+        }
+        guard !isDirectory.boolValue else {
+            throw ConfigurationError(code: .unreadableFile, path: "$", message: "\(url.path) is a directory")
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError(code: .unreadableFile, path: "$", message: "cannot read \(url.path)")
+        }
+        return try load(data: data)
+    }
+
+    /// Loads a configuration from JSON bytes.
+    /// - Parameter data: UTF-8 JSON.
+    /// - Returns: the configuration.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
+    public func load(data: Data) throws(ConfigurationError) -> MediationConfiguration {
+        let root = try StrictJSONReader.parse([UInt8](data))
+        return try decodeRoot(root)
+    }
+
+    /// Loads a configuration from JSON text.
+    /// - Parameter json: the JSON document.
+    /// - Returns: the configuration.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
+    public func load(json: String) throws(ConfigurationError) -> MediationConfiguration {
+        try load(data: Data(json.utf8))
+    }
+
+    // MARK: - Root
+
+    private func decodeRoot(_ root: JSONNode) throws(ConfigurationError) -> MediationConfiguration {
+        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "networks", "placements", "currency_rates"])
+        if let schema = object["$schema"] {
+            _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))
+        }
+        let currencyRates = try decodeCurrencyRates(object["currency_rates"])
+        let networks = try decodeNetworks(try object.required("networks"))
+        let placements = try decodePlacements(try object.required("placements"), networks: networks, currencyRates: currencyRates)
+        return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates)
+    }
+
+    private func decodeCurrencyRates(_ node: JSONNode?) throws(ConfigurationError) -> [String: Double] {
+        guard let node else { return [:] }
+        let path = JSONPath.root.appending("currency_rates")
+        guard case .object(let members) = node else {
+            throw ConfigurationReading.wrongType(node, expected: "an object", at: path)
+        }
+        var rates: [String: Double] = [:]
+        for member in members {
+            let memberPath = path.appending(member.key)
+            try ConfigurationReading.checkCurrencyCode(member.key, at: memberPath)
+            guard member.key != "USD" else {
+                throw ConfigurationError(code: .invalidValue, path: memberPath.description, message: "USD is the engine's currency and takes no rate")
+            }
+            guard rates[member.key] == nil else {
+                throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the currency \"\(member.key)\" appears twice")
+            }
+            rates[member.key] = try ConfigurationReading.positiveNumber(member.value, at: memberPath)
+        }
+        return rates
+    }
+
+    // MARK: - Networks
+
+    private func decodeNetworks(_ node: JSONNode) throws(ConfigurationError) -> [NetworkConfiguration] {
+        let path = JSONPath.root.appending("networks")
+        guard case .object(let members) = node else {
+            throw ConfigurationReading.wrongType(node, expected: "an object keyed by network id", at: path)
+        }
+        var networks: [NetworkConfiguration] = []
+        for member in members {
+            let networkPath = path.appending(member.key)
+            guard !member.key.isEmpty else {
+                throw ConfigurationError(code: .invalidValue, path: networkPath.description, message: "a network id must not be empty")
+            }
+            guard !networks.contains(where: { $0.id == member.key }) else {
+                throw ConfigurationError(code: .duplicateID, path: networkPath.description, message: "the network id \"\(member.key)\" appears twice")
+            }
+            networks.append(try decodeNetwork(id: member.key, member.value, at: networkPath))
+        }
+        return networks
+    }
+
+    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkConfiguration {
+        let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options"])
+        let adapterPath = path.appending("adapter")
+        let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
+        guard adapterPricing[adapter] != nil else {
+            let known = adapterPricing.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw ConfigurationError(code: .unknownAdapter, path: adapterPath.description, message: "unknown adapter kind \"\(adapter)\"; known kinds: \(known)")
+        }
+        var credentials: [String: String] = [:]
+        if let node = object["credentials"] {
+            let credentialsPath = path.appending("credentials")
+            guard case .object(let members) = node else {
+                throw ConfigurationReading.wrongType(node, expected: "an object of strings", at: credentialsPath)
+            }
+            for member in members {
+                let memberPath = credentialsPath.appending(member.key)
+                guard credentials[member.key] == nil else {
+                    throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the key \"\(member.key)\" appears twice")
+                }
+                credentials[member.key] = try ConfigurationReading.string(member.value, at: memberPath, nonEmpty: false)
+            }
+        }
+        let endpoint = try decodeEndpoint(object["endpoint"], at: path.appending("endpoint"))
+        let timeout = try object["timeout_ms"].map { (node) throws(ConfigurationError) -> Duration in
+            .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("timeout_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
+        }
+        var options: [String: JSONValue] = [:]
+        if let node = object["options"] {
+            let optionsPath = path.appending("options")
+            guard case .object = node, case .object(let values) = try ConfigurationReading.jsonValue(node, at: optionsPath) else {
+                throw ConfigurationReading.wrongType(node, expected: "an object", at: optionsPath)
+            }
+            options = values
+        }
+        return NetworkConfiguration(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options)
+    }
+
+    private func decodeEndpoint(_ node: JSONNode?, at path: JSONPath) throws(ConfigurationError) -> NetworkEndpoint {
+        guard let node else { return .sandbox }
+        let text = try ConfigurationReading.string(node, at: path)
+        if text == "sandbox" { return .sandbox }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              let host = url.host, !host.isEmpty
+        else {
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected \"sandbox\" or an http(s) URL, found \"\(text.prefix(80))\"")
+        }
+        return .url(url)
+    }
+
+    // MARK: - Placements
+
+    private func decodePlacements(_ node: JSONNode, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> [PlacementConfiguration] {
+        let path = JSONPath.root.appending("placements")
+        guard case .object(let members) = node else {
+            throw ConfigurationReading.wrongType(node, expected: "an object keyed by placement id", at: path)
+        }
+        var placements: [PlacementConfiguration] = []
+        for member in members {
+            let placementPath = path.appending(member.key)
+            guard !member.key.isEmpty else {
+                throw ConfigurationError(code: .invalidValue, path: placementPath.description, message: "a placement id must not be empty")
+            }
+            guard !placements.contains(where: { $0.id == member.key }) else {
+                throw ConfigurationError(code: .duplicateID, path: placementPath.description, message: "the placement id \"\(member.key)\" appears twice")
+            }
+            placements.append(try decodePlacement(id: member.key, member.value, at: placementPath, networks: networks, currencyRates: currencyRates))
+        }
+        return placements
+    }
+
+    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> PlacementConfiguration {
+        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "sources"])
+        let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
+            "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
+        ])
+        let slot = try decodeSlot(object["slot"], at: path.appending("slot"))
+
+        var sizing: BannerSizing?
+        let sizingPath = path.appending("sizing")
+        if format == .banner {
+            guard let node = object["sizing"] else {
+                throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "a banner needs \"sizing\": \"anchored\" or \"inline\"")
+            }
+            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": BannerSizing.anchored, "inline": .inline])
+            if sizing == .inline, (slot.maxHeight ?? 0) < 32 {
+                throw ConfigurationError(code: .invalidSizing, path: path.appending("slot").appending("max_height").description, message: "an inline banner needs slot.max_height of at least 32 points")
+            }
+        } else if object["sizing"] != nil {
+            throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "\"sizing\" applies to banners only; this placement is \(format)")
+        }
+
+        var refreshSeconds: Int?
+        let refreshPath = path.appending("refresh_seconds")
+        if let node = object["refresh_seconds"] {
+            guard format == .banner else {
+                throw ConfigurationError(code: .invalidRefresh, path: refreshPath.description, message: "\"refresh_seconds\" applies to banners only; this placement is \(format)")
+            }
+            refreshSeconds = try ConfigurationReading.wholeNumber(node, at: refreshPath, in: ConfigurationLoader.refreshRange, unit: "seconds", rangeCode: .invalidRefresh)
+        } else if format == .banner {
+            refreshSeconds = PlacementConfiguration.defaultRefreshSeconds
+        }
+
+        var deadline = PlacementConfiguration.defaultDeadline
+        if let node = object["deadline_ms"] {
+            deadline = .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("deadline_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
+        }
+        let floor = try object["floor"].map { (node) throws(ConfigurationError) -> Double in
+            try ConfigurationReading.positiveNumber(node, at: path.appending("floor"))
+        }
+        var mode = AuctionMode.parallel
+        if let node = object["mode"] {
+            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": AuctionMode.parallel, "waterfall": .waterfall])
+        }
+        let sources = try decodeSources(try object.required("sources"), at: path.appending("sources"), networks: networks, currencyRates: currencyRates)
+        return PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
+    }
+
+    private func decodeSlot(_ node: JSONNode?, at path: JSONPath) throws(ConfigurationError) -> SlotSize {
+        guard let node else { return SlotSize() }
+        let object = try ConfigurationObject(node, at: path, allowed: ["max_width", "max_height"])
+        let maxWidth = try object["max_width"].map { (node) throws(ConfigurationError) -> Double in
+            try ConfigurationReading.positiveNumber(node, at: path.appending("max_width"), code: .invalidValue)
+        }
+        let maxHeight = try object["max_height"].map { (node) throws(ConfigurationError) -> Double in
+            try ConfigurationReading.positiveNumber(node, at: path.appending("max_height"), code: .invalidValue)
+        }
+        return SlotSize(maxWidth: maxWidth, maxHeight: maxHeight)
+    }
+
+    // MARK: - Sources
+
+    private func decodeSources(_ node: JSONNode, at path: JSONPath, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> [LineItem] {
+        guard case .array(let elements) = node else {
+            throw ConfigurationReading.wrongType(node, expected: "an array of sources", at: path)
+        }
+        guard !elements.isEmpty else {
+            throw ConfigurationError(code: .emptySources, path: path.description, message: "a placement needs at least one source")
+        }
+        var sources: [LineItem] = []
+        for (index, element) in elements.enumerated() {
+            let source = try decodeSource(element, at: path.appending(index: index), networks: networks, currencyRates: currencyRates)
+            guard !sources.contains(where: { $0.id == source.id }) else {
+                throw ConfigurationError(code: .duplicateID, path: path.appending(index: index).appending("id").description, message: "the source id \"\(source.id)\" appears twice in this placement")
+            }
+            sources.append(source)
+        }
+        return sources
+    }
+
+    private func decodeSource(_ node: JSONNode, at path: JSONPath, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> LineItem {
+        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "floor", "timeout_ms", "currency"])
+        let id = try ConfigurationReading.string(try object.required("id"), at: path.appending("id"))
+        let networkPath = path.appending("network")
+        let networkID = try ConfigurationReading.string(try object.required("network"), at: networkPath)
+        guard let network = networks.first(where: { $0.id == networkID }) else {
+            throw ConfigurationError(code: .unknownNetwork, path: networkPath.description, message: "unknown network \"\(networkID)\"; \"networks\" defines: \(networks.map(\.id).joined(separator: ", "))")
+        }
+        let adUnitID = try ConfigurationReading.string(try object.required("ad_unit_id"), at: path.appending("ad_unit_id"))
+        let pricing = adapterPricing[network.adapter] ?? .fixedPrice
+
+        let eCPMPath = path.appending("ecpm")
+        var eCPM: Double?
+        switch (pricing, object["ecpm"]) {
+        case (.fixedPrice, let node?):
+            eCPM = try ConfigurationReading.positiveNumber(node, at: eCPMPath)
+        case (.fixedPrice, nil):
+            throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "missing \"ecpm\": the network \"\(networkID)\" (\(network.adapter)) is fixed-price, so each of its sources needs an eCPM")
+        case (.bidder, _?):
+            throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "the network \"\(networkID)\" (\(network.adapter)) is a bidder: its price comes with each bid, so its sources take no \"ecpm\"")
+        case (.bidder, nil):
+            eCPM = nil
+        }
+
+        let floorPath = path.appending("floor")
+        let floor = try object["floor"].map { (node) throws(ConfigurationError) -> Double in
+            try ConfigurationReading.positiveNumber(node, at: floorPath)
+        }
+        if floor != nil, pricing == .fixedPrice {
+            throw ConfigurationError(code: .pricingMismatch, path: floorPath.description, message: "a source floor applies to bidders only; a fixed-price source is worth its \"ecpm\"")
+        }
+        let timeout = try object["timeout_ms"].map { (node) throws(ConfigurationError) -> Duration in
+            .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("timeout_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
+        }
+
+        var currency = "USD"
+        var usdRate = 1.0
+        if let node = object["currency"] {
+            let currencyPath = path.appending("currency")
+            currency = try ConfigurationReading.currencyCode(node, at: currencyPath)
+            if currency != "USD" {
+                guard let rate = currencyRates[currency] else {
+                    throw ConfigurationError(code: .unknownCurrency, path: currencyPath.description, message: "prices in \(currency) need a rate: add \"\(currency)\" to \"currency_rates\" (USD per \(currency))")
+                }
+                usdRate = rate
+            }
+        }
+        return LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Mediation
+
+/// Reads `--messages FILE`: a JSON array of `{"role", "content", "id"?, "created_at"?}`
+/// (role `user`, `assistant` or `summary`; `created_at` ISO 8601, e.g.
+/// `"2026-05-02T09:14:03Z"`), oldest first. See `Config/sample-conversation.json`.
+enum ConversationFile {
+    /// Why the file was not read.
+    enum Failure: Error, Equatable {
+        /// It does not exist or cannot be read (exit 66).
+        case missing(String)
+        /// It is not a valid conversation (exit 65); the message names the element, e.g. `[2].role`.
+        case invalid(String)
+    }
+
+    private struct Entry: Decodable {
+        var role: String
+        var content: String
+        var id: String?
+        var createdAt: String?
+
+        enum CodingKeys: String, CodingKey {
+            case role, content, id
+            case createdAt = "created_at"
+        }
+    }
+
+    /// Loads the messages at `url`.
+    /// - Parameter url: the file.
+    /// - Returns: the messages, oldest first.
+    /// - Throws: ``Failure``.
+    static func load(_ url: URL) throws(Failure) -> [ConversationMessage] {
+        guard let data = try? Data(contentsOf: url) else {
+            throw .missing("no such file: \(url.path)")
+        }
+        let entries: [Entry]
+        do {
+            entries = try JSONDecoder().decode([Entry].self, from: data)
+        } catch let error as DecodingError {
+            throw .invalid(describe(error))
+        } catch {
+            throw .invalid("not a JSON array of messages")
+        }
+        let formatter = ISO8601DateFormatter()
+        var messages: [ConversationMessage] = []
+        for (index, entry) in entries.enumerated() {
+            guard let role = MessageRole(rawValue: entry.role) else {
+                throw .invalid("[\(index)].role: expected \"user\", \"assistant\" or \"summary\"")
+            }
+            var createdAt: Date?
+            if let text = entry.createdAt {
+                guard let date = formatter.date(from: text) else {
+                    throw .invalid("[\(index)].created_at: expected an ISO 8601 time such as \"2026-05-02T09:14:03Z\"")
+                }
+                createdAt = date
+            }
+            messages.append(ConversationMessage(role: role, content: entry.content, id: entry.id, createdAt: createdAt))
+        }
+        return messages
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            let text = codingPath.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            let trimmed = text.hasPrefix(".") ? String(text.dropFirst()) : text
+            return trimmed.isEmpty ? "$" : trimmed
+        }
+        switch error {
+        case .typeMismatch(_, let context):
+            return "\(path(context.codingPath)): wrong type"
+        case .valueNotFound(_, let context):
+            return "\(path(context.codingPath)): missing value"
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])): missing required field"
+        case .dataCorrupted(let context):
+            return "\(path(context.codingPath)): not valid JSON"
+        @unknown default:
+            return "$: not a JSON array of messages"
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// `mediate --help` and `--version`.
+enum HelpText {
+    /// The version `mediate --version` prints.
+    static let version = "0.1.0"
+
+    /// The usage text.
+    static let usage = """
+    mediate: run one ad auction for a placement of the mediation engine's config.
+
+    Usage:
+      mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
+      mediate validate [--config FILE]
+      mediate --help | --version
+
+    Options:
+      --placement ID     the placement to run (a key of the config's "placements")
+      --config FILE      the configuration (default: Config/mediation.json)
+      --json             print the outcome and trace as JSON on standard output
+      --seed N           seed for the sandboxes and the fallback network (default 1);
+                         the same seed gives the same fills and creatives
+      --messages FILE    a JSON conversation, [{"role", "content", "id"?, "created_at"?}],
+                         sent as the request's chat context (see Config/sample-conversation.json)
+      --watch, --duration SECONDS, --fast
+                         watch mode (not yet available)
+
+    Exit codes:
+      0   filled (validate: the config is valid)
+      2   no fill: the auction ran and no source filled
+      64  usage error
+      65  invalid config (the message names the JSON path) or messages file
+      66  missing config or messages file
+      70  internal error
+
+    """
+}

@@ -1,0 +1,49 @@
+/// What a `mediate` command line asks for, parsed by ``InvocationParser``.
+enum Invocation: Equatable, Sendable {
+    /// `mediate --help`: print the usage.
+    case help
+    /// `mediate --version`: print the version.
+    case version
+    /// `mediate validate [--config FILE]`: load the config and build every adapter.
+    case validate(ValidateOptions)
+    /// `mediate --placement ID …`: run one auction.
+    case run(RunOptions)
+}
+
+/// The options of `mediate validate`.
+struct ValidateOptions: Equatable, Sendable {
+    /// `--config FILE`; `nil` means `Config/mediation.json` in the current directory.
+    var configPath: String?
+}
+
+/// The options of a placement run.
+struct RunOptions: Equatable, Sendable {
+    /// `--placement ID`: a key of the config's `placements`.
+    var placementID: String
+    /// `--config FILE`; `nil` means `Config/mediation.json` in the current directory.
+    var configPath: String?
+    /// `--json`: print the outcome and trace as JSON instead of the table.
+    var json = false
+    /// `--seed N`: the seed for the sandboxes and the fallback network (default 1).
+    var seed: UInt64?
+    /// `--messages FILE`: a JSON conversation passed in the request's host context.
+    var messagesPath: String?
+    /// `--watch`: keep the placement running (watch mode; not yet available).
+    var watch = false
+    /// `--duration SECONDS`: how long watch mode runs (not yet available).
+    var duration: Duration?
+    /// `--fast`: watch mode on virtual time (not yet available).
+    var fast = false
+
+    /// Whether any watch-mode option was given.
+    var usesWatchMode: Bool { watch || duration != nil || fast }
+}
+
+/// The command line is wrong: says what, for one line on standard error (exit 64).
+struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, e.g. `unknown option --palcement`.
+    var message: String
+
+    /// The message.
+    var description: String { message }
+}

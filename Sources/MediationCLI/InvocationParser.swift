@@ -1,0 +1,130 @@
+/// Parses `mediate`'s arguments (without the program name) into an ``Invocation``.
+///
+/// Grammar:
+/// ```
+/// mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
+///         [--watch] [--duration SECONDS] [--fast]
+/// mediate validate [--config FILE]
+/// mediate --help | -h
+/// mediate --version | -V
+/// ```
+/// Options with a value take it as the next argument or after `=` (`--seed=7`). `--help`
+/// anywhere wins, then `--version`. Each option may be given once.
+enum InvocationParser {
+    private enum Option: String, CaseIterable {
+        case placement = "--placement"
+        case config = "--config"
+        case json = "--json"
+        case seed = "--seed"
+        case messages = "--messages"
+        case watch = "--watch"
+        case duration = "--duration"
+        case fast = "--fast"
+
+        var takesValue: Bool {
+            switch self {
+            case .placement, .config, .seed, .messages, .duration: true
+            case .json, .watch, .fast: false
+            }
+        }
+    }
+
+    /// The longest `--duration` accepted, in seconds (one week).
+    static let maximumDurationSeconds = 7.0 * 24 * 3600
+
+    /// Parses `arguments`.
+    /// - Parameter arguments: the command line without the program name.
+    /// - Returns: the invocation.
+    /// - Throws: ``UsageError`` saying what is wrong.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
+        if arguments.contains(where: { $0 == "--version" || $0 == "-V" }) { return .version }
+        if arguments.first == "validate" {
+            let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config], command: "validate")
+            return .validate(ValidateOptions(configPath: values[.config]))
+        }
+        guard !arguments.isEmpty else {
+            throw UsageError(message: "missing --placement ID")
+        }
+        let values = try parseOptions(arguments, allowed: Set(Option.allCases), command: nil)
+        guard let placementID = values[.placement] else {
+            throw UsageError(message: "missing --placement ID")
+        }
+        var options = RunOptions(placementID: placementID)
+        options.configPath = values[.config]
+        options.json = values[.json] != nil
+        options.messagesPath = values[.messages]
+        options.watch = values[.watch] != nil
+        options.fast = values[.fast] != nil
+        if let text = values[.seed] {
+            guard let seed = UInt64(text) else {
+                throw UsageError(message: "--seed needs a whole number from 0 to \(UInt64.max), got '\(text)'")
+            }
+            options.seed = seed
+        }
+        if let text = values[.duration] {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= maximumDurationSeconds else {
+                throw UsageError(message: "--duration needs a positive number of seconds (at most \(Int(maximumDurationSeconds))), got '\(text)'")
+            }
+            options.duration = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        return .run(options)
+    }
+
+    /// Reads `--name value`, `--name=value` and flags; a flag's value is `""`.
+    private static func parseOptions(_ arguments: [String], allowed: Set<Option>, command: String?) throws(UsageError) -> [Option: String] {
+        var values: [Option: String] = [:]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("-"), argument.count > 1 else {
+                if argument == "validate" {
+                    throw UsageError(message: "'validate' must come first: mediate validate [--config FILE]")
+                }
+                if command == nil, values.isEmpty, index == 1 {
+                    throw UsageError(message: "unknown command '\(argument)'")
+                }
+                throw UsageError(message: "unexpected argument '\(argument)'")
+            }
+            let name: String
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            } else {
+                name = argument
+            }
+            guard let option = Option(rawValue: name) else {
+                throw UsageError(message: "unknown option \(name)")
+            }
+            guard allowed.contains(option) else {
+                throw UsageError(message: "\(name) does not apply to \(command.map { "mediate \($0)" } ?? "this command")")
+            }
+            guard values[option] == nil else {
+                throw UsageError(message: "\(name) given more than once")
+            }
+            if option.takesValue {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < arguments.count, !arguments[index].hasPrefix("--") {
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError(message: "\(name) needs a value")
+                }
+                guard !value.isEmpty else {
+                    throw UsageError(message: "\(name) needs a non-empty value")
+                }
+                values[option] = value
+            } else {
+                if inlineValue != nil {
+                    throw UsageError(message: "\(name) takes no value")
+                }
+                values[option] = ""
+            }
+        }
+        return values
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Mediation
+
+/// What `mediate --placement ID --json` prints on standard output: one JSON object,
+/// ```json
+/// { "placement": "home_banner", "filled": true,
+///   "winner": { "line_item": "…", "network": "…", "ecpm": 1.8, "creative_id": "…",
+///               "ad_id": "…", "format": "banner", "size": { "width": 320, "height": 50 } },
+///   "trace": { …the auction's trace (AuctionTrace's JSON)… } }
+/// ```
+/// `winner` is `null` on no fill. Non-finite prices in the trace are written as the strings
+/// `"NaN"`, `"Infinity"` and `"-Infinity"` so the output always parses.
+struct JSONReport: Encodable {
+    struct Winner: Encodable {
+        var lineItem: String
+        var network: String
+        var eCPM: Double
+        var creativeID: String
+        var adID: String
+        var format: AdFormat
+        var size: AdSize
+
+        enum CodingKeys: String, CodingKey {
+            case lineItem = "line_item"
+            case network
+            case eCPM = "ecpm"
+            case creativeID = "creative_id"
+            case adID = "ad_id"
+            case format
+            case size
+        }
+    }
+
+    var placement: String
+    var filled: Bool
+    var winner: Winner?
+    var trace: AuctionTrace
+
+    enum CodingKeys: String, CodingKey {
+        case placement, filled, winner, trace
+    }
+
+    /// Builds the report of `outcome`.
+    init(placementID: String, outcome: AuctionOutcome) {
+        placement = placementID
+        filled = outcome.isFilled
+        winner = outcome.winner.map { winner in
+            Winner(lineItem: winner.lineItem.id, network: winner.lineItem.network, eCPM: winner.eCPM, creativeID: winner.ad.creativeID, adID: winner.ad.id, format: winner.ad.format, size: winner.ad.size)
+        }
+        trace = outcome.trace
+    }
+
+    /// Writes `winner: null` explicitly, so a program can read the key either way.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(placement, forKey: .placement)
+        try container.encode(filled, forKey: .filled)
+        if let winner {
+            try container.encode(winner, forKey: .winner)
+        } else {
+            try container.encodeNil(forKey: .winner)
+        }
+        try container.encode(trace, forKey: .trace)
+    }
+
+    /// Pretty-printed JSON with sorted keys and a trailing newline.
+    /// - Throws: `EncodingError` (not expected: non-finite numbers are written as strings).
+    func rendered() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+@Suite("Elo adapter and factory")
+struct EloAdapterTests {
+    func adapter(_ transport: EloFakeTransport) -> EloAdapter {
+        EloAdapter(client: EloFixtures.client(transport: transport))
+    }
+
+    @Test func eloIsABidder() {
+        #expect(adapter(EloFakeTransport()).pricing == .bidder)
+        #expect(EloAdapterFactory().pricing == .bidder)
+        #expect(EloAdapterFactory().kind == "elo")
+        #expect(AdapterRegistry.standard.factories["elo"] is EloAdapterFactory)
+        #expect(AdapterRegistry.standard.pricingByKind["elo"] == .bidder)
+    }
+
+    @Test func fillIsABidAtTheServersPrice() async {
+        let result = await adapter(EloFakeTransport(price: 3.1)).loadAd(for: EloFixtures.request())
+        guard case .bid(let ad, let eCPM) = result else { Issue.record("expected a bid, got \(result)"); return }
+        #expect(eCPM == 3.1)
+        #expect(ad.network == "elo")
+        #expect(ad is EloAd)
+    }
+
+    @Test func noFillKeepsTheSeedsReasonAsTheCode() async {
+        let result = await adapter(EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) }).loadAd(for: EloFixtures.request())
+        guard case .noFill(let reason) = result else { Issue.record("expected no fill, got \(result)"); return }
+        #expect(reason == NoFillReason(code: "noBids"))
+    }
+
+    @Test func decodingFailureIsAnInvalidResponse() async {
+        let result = await adapter(EloFakeTransport { _ in .success(EloFixtures.json(200, "{")) }).loadAd(for: EloFixtures.request())
+        guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(error.kind == .invalidResponse)
+        #expect(error.code == 1)
+    }
+
+    @Test(arguments: [AdFormat.interstitial, .appOpen, .rewarded])
+    func fullScreenFormatsAreUnsupportedWithoutARequest(format: AdFormat) async {
+        let transport = EloFakeTransport()
+        let result = await adapter(transport).loadAd(for: EloFixtures.request(format: format))
+        guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(error.kind == .unsupported)
+        #expect(error.code == 4)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func bannerPlacementsGetABannerFormatAd() async {
+        let result = await adapter(EloFakeTransport()).loadAd(for: EloFixtures.request(format: .banner, maxHeight: 90))
+        #expect(result.ad?.format == .banner)
+    }
+
+    // MARK: Factory
+
+    func make(_ network: NetworkConfiguration, environment: AdapterEnvironment = AdapterEnvironment(clock: ManualClock())) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+        try EloAdapterFactory().makeAdapter(for: network, environment: environment)
+    }
+
+    @Test(arguments: [
+        ([:], [:], "networks.elo.credentials.publisher_id"),
+        (["publisher_id": "  "], [:], "networks.elo.credentials.publisher_id"),
+        (["publisher_id": "p", "api_key": "k"], [:], "networks.elo.credentials.api_key"),
+        (["publisher_id": "p"], ["share_gps": .bool(true)], "networks.elo.options.share_gps"),
+        (["publisher_id": "p"], ["share_geo": .string("true")], "networks.elo.options.share_geo"),
+        (["publisher_id": "p"], ["coppa": .integer(1)], "networks.elo.options.coppa"),
+        (["publisher_id": "p"], ["geo_precision": .number(2.5)], "networks.elo.options.geo_precision"),
+        (["publisher_id": "p"], ["log_level": .string("loud")], "networks.elo.options.log_level"),
+        (["publisher_id": "p"], ["sandbox_no_bid_rate": .number(1.5)], "networks.elo.options.sandbox_no_bid_rate"),
+    ] as [([String: String], [String: JSONValue], String)])
+    func badConfigurationNamesItsPath(credentials: [String: String], options: [String: JSONValue], path: String) {
+        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: credentials, options: options)
+        #expect(throws: AdapterConfigurationError.self) { try make(network) }
+        do {
+            _ = try make(network)
+        } catch {
+            #expect(error.path == path)
+        }
+    }
+
+    @Test func optionsReachTheClientConfiguration() async throws {
+        let logger = RecordingLogger()
+        let network = NetworkConfiguration(
+            id: "elo",
+            adapter: "elo",
+            credentials: ["publisher_id": "pub-9", "ad_unit_id": "unit-9"],
+            timeout: .milliseconds(1200),
+            options: ["share_geo": .bool(false), "geo_precision": .integer(8), "coppa": .bool(true), "tfua": .bool(true), "log_level": .string("error")]
+        )
+        let adapter = try #require(try make(network, environment: AdapterEnvironment(clock: ManualClock(), logger: logger)) as? EloAdapter)
+        let configuration = try #require(await adapter.client.currentConfiguration)
+        #expect(configuration.publisherID == "pub-9")
+        #expect(configuration.adUnitID == "unit-9")
+        #expect(configuration.shareGeoLocation == false)
+        #expect(configuration.geoLocationPrecision == 6)
+        #expect(configuration.coppa)
+        #expect(configuration.tfua)
+        #expect(configuration.logLevel == .error)
+        #expect(configuration.requestTimeout == .milliseconds(1200))
+        #expect(configuration.baseURL == EloSandboxServer.baseURL)
+        #expect(logger.warnings == ["networks.elo.options.geo_precision 8 clamped to 6"])
+    }
+
+    @Test func nullGeoPrecisionKeepsFullPrecision() async throws {
+        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["geo_precision": .null])
+        let adapter = try #require(try make(network) as? EloAdapter)
+        #expect(await adapter.client.currentConfiguration?.geoLocationPrecision == nil)
+    }
+
+    @Test func urlEndpointUsesTheLiveTransportAndBaseURL() async throws {
+        let transport = EloFakeTransport()
+        let url = try #require(URL(string: "https://bid.elo.test/rtb"))
+        let network = NetworkConfiguration(id: "elo_live", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .url(url))
+        let adapter = try make(network, environment: AdapterEnvironment(clock: ManualClock(), liveTransport: transport))
+        #expect(adapter.network == "elo_live")
+        let result = await adapter.loadAd(for: EloFixtures.request())
+        #expect(result.ad?.network == "elo_live")
+        #expect(transport.bidRequests.map(\.url.absoluteString) == ["https://bid.elo.test/rtb/v1/bid"])
+    }
+
+    @Test func sandboxEndpointBidsThroughTheSandboxServer() async throws {
+        let transport = EloFakeTransport()
+        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .sandbox, options: ["sandbox_no_bid_rate": .integer(0)])
+        let adapter = try make(network, environment: AdapterEnvironment(clock: ManualClock(), seed: 7, liveTransport: transport))
+        let strip = await adapter.loadAd(for: EloFixtures.request(maxHeight: 100))
+        let card = await adapter.loadAd(for: EloFixtures.request(maxHeight: nil))
+        guard case .bid(let stripAd, let price) = strip, case .bid(let cardAd, _) = card else {
+            Issue.record("expected two bids, got \(strip) and \(card)")
+            return
+        }
+        #expect((stripAd as? EloAd)?.eloFormat == .strip)
+        #expect((cardAd as? EloAd)?.eloFormat == .card)
+        #expect(price >= 0.5 && price <= 4.0)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func sandboxPricesRepeatWithTheSeed() async throws {
+        func prices(seed: UInt64) async throws -> [Double] {
+            let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["sandbox_no_bid_rate": .integer(0)])
+            let adapter = try make(network, environment: AdapterEnvironment(clock: ManualClock(), seed: seed))
+            var prices: [Double] = []
+            for _ in 0..<5 {
+                if case .bid(_, let eCPM) = await adapter.loadAd(for: EloFixtures.request()) { prices.append(eCPM) }
+            }
+            return prices
+        }
+        let first = try await prices(seed: 42)
+        #expect(first.count == 5)
+        #expect(try await prices(seed: 42) == first)
+        #expect(try await prices(seed: 43) != first)
+    }
+
+    @Test func identityIsStoredInTheStorageDirectory() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
+        let adapter = try #require(try make(network, environment: AdapterEnvironment(clock: ManualClock(), storageDirectory: directory)) as? EloAdapter)
+        await adapter.client.setUserIdentifier("alice")
+        let stored = try FileEloIdentityStore(fileURL: directory.appendingPathComponent("elo/elo-identity.json")).read()
+        #expect(stored.userIdentifier == "alice")
+    }
+}
+
+@Suite("Elo in the shipped configuration")
+struct EloShippedConfigurationTests {
+    @Test func eloBidsOnChatStripAndHomeBanner() throws {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
+            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        #expect(configuration.network("elo")?.adapter == "elo")
+        #expect(configuration.network("elo")?.endpoint == .sandbox)
+        for placementID in ["chat_strip", "home_banner"] {
+            let elo = try #require(configuration.placement(placementID)?.sources.first { $0.network == "elo" })
+            #expect(elo.pricing == .bidder)
+            #expect(elo.eCPM == nil)
+            #expect(!elo.adUnitID.isEmpty)
+        }
+    }
+
+    @Test func chatStripAuctionOnTheSandboxHasAnEloBid() async throws {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
+            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        let clock = ManualClock()
+        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
+        var request = try #require(auctions.request(for: "chat_strip", context: HostContext(messages: [ConversationMessage(role: .user, content: "Which tent for two?")])))
+        request.adUnitID = "elo-chat-strip" // the auction sets each source's ad unit
+        let adapter = try #require(auctions.adapters["elo"])
+        let result = await adapter.loadAd(for: request)
+        guard case .bid(let ad, let eCPM) = result else { Issue.record("expected an Elo bid, got \(result)"); return }
+        #expect(eCPM == 3.11) // seed 1: the sandbox's first draw
+        #expect((ad as? EloAd)?.eloFormat == .strip) // chat_strip is 100 pt tall
+        ad.releaseResources()
+    }
+
+    @Test func eloWinsTheShippedChatStripAuctionWithItsOwnPrice() async throws {
+        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
+            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        let clock = ManualClock()
+        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
+        let auction = try #require(auctions.auction(for: "chat_strip"))
+        let request = try #require(auctions.request(for: "chat_strip"))
+        let outcome = await auction.run(request: request)
+        let elo = try #require(outcome.trace.sources.first { $0.network == "elo" })
+        // Seed 1: Elo bids 3.11 at 0 ms; no fixed-price source (2.10 at most) can beat it (R4).
+        #expect(elo.outcome == .won)
+        #expect(elo.pricing == .bidder)
+        #expect(elo.eCPM == 3.11)
+        #expect(outcome.trace.endedAtMilliseconds == 0)
+        #expect(outcome.trace.sources.filter { $0.network != "elo" }.allSatisfy { $0.outcome == .cancelled })
+    }
+}

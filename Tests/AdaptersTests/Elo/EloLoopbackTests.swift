@@ -1,0 +1,102 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+/// Elo over real HTTP: the URLSession transport against the loopback server.
+@Suite("Elo over loopback HTTP")
+struct EloLoopbackTests {
+    /// A client on the system clock whose base URL is `baseURL`; its first request id is `id-3`.
+    func client(baseURL: URL, clock: SystemClock) -> EloClient {
+        EloFixtures.client(
+            transport: URLSessionTransport(),
+            clock: clock,
+            configuration: EloConfiguration(publisherID: "pub-1", adUnitID: "unit-1", baseURL: baseURL)
+        )
+    }
+
+    func request(_ clock: SystemClock, budget: Duration = .seconds(3)) -> AdRequest {
+        EloFixtures.request(deadline: clock.now + budget)
+    }
+
+    @Test func fillOverHTTPWithTrackingPings() async throws {
+        // Tracking goes to a second server, whose port is known before the bid body is built.
+        let server = try LoopbackServer(routes: ["GET /imp": [.init(status: 204)]])
+        defer { server.stop() }
+        let body = EloFixtures.bidJSON(requestID: "id-3", price: 1.75, adID: "opp-9")
+            .replacingOccurrences(of: "https://t.elo.test", with: server.baseURL.absoluteString)
+        let bidServer = try LoopbackServer(single: ["POST /v1/bid": .json(body)])
+        defer { bidServer.stop() }
+
+        let clock = SystemClock()
+        let client = client(baseURL: bidServer.baseURL, clock: clock)
+        let result = await client.loadAd(for: request(clock))
+        guard case .loaded(let ad, let eCPM) = result else { Issue.record("expected a fill, got \(result)"); return }
+        #expect(eCPM == 1.75)
+        #expect(ad.id == "opp-9")
+        #expect(ad.eloFormat == .strip)
+
+        let received = try await bidServer.receivedRequests()
+        #expect(received.map(\.path) == ["/v1/bid"])
+        #expect(received.first?.method == "POST")
+        #expect(received.first?.headers["content-type"] == "application/json")
+        #expect(received.first?.headers["x-openrtb-version"] == "2.6")
+        let sent = try JSONDecoder().decode(EloBidRequest.self, from: Data((received.first?.body ?? "").utf8))
+        #expect(sent.id == "id-3")
+        #expect(sent.imp.first?.tagid == "unit-chat")
+        #expect(sent.ext.elo.messages.count == 2)
+
+        ad.recordImpression()
+        await ad.tracker?.drain()
+        let pings = try await server.receivedRequests()
+        #expect(pings.map(\.path) == ["/imp"])
+        #expect(pings.first?.query == "ad=opp-9&visitor_id=id-1")
+    }
+
+    @Test func noBidsOn204() async throws {
+        let server = try LoopbackServer(single: ["POST /v1/bid": .init(status: 204)])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let result = await client(baseURL: server.baseURL, clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.noBids) = result else { Issue.record("expected noBids, got \(result)"); return }
+    }
+
+    @Test func serverErrorIsNetworkError() async throws {
+        let server = try LoopbackServer(single: ["POST /v1/bid": .json(#"{"error":"boom"}"#, status: 500)])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let result = await client(baseURL: server.baseURL, clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError) = result else { Issue.record("expected networkError, got \(result)"); return }
+    }
+
+    @Test func malformedJSONIsADecodingError() async throws {
+        let server = try LoopbackServer(single: ["POST /v1/bid": .json(#"{"id":"id-3","seatbid":[{"bid":[{"price":"#)])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let result = await client(baseURL: server.baseURL, clock: clock).loadAd(for: request(clock))
+        guard case .error(let error) = result else { Issue.record("expected an error, got \(result)"); return }
+        #expect(error == EloError(.decoding, "malformed bid response JSON"))
+    }
+
+    @Test func responseSlowerThanTheDeadlineIsTimeoutAtTheDeadline() async throws {
+        let body = EloFixtures.bidJSON(requestID: "id-3", price: 9)
+        let server = try LoopbackServer(single: ["POST /v1/bid": .json(body, delayMilliseconds: 2000)])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let client = client(baseURL: server.baseURL, clock: clock)
+        let started = ContinuousClock.now
+        let result = await client.loadAd(for: request(clock, budget: .milliseconds(300)))
+        let elapsed = ContinuousClock.now - started
+        guard case .noFill(.timeout) = result else { Issue.record("expected timeout, got \(result)"); return }
+        #expect(elapsed >= .milliseconds(250))
+        #expect(elapsed < .milliseconds(1500)) // the server answers only after 2000 ms
+    }
+
+    @Test func connectionRefusedIsNetworkError() async throws {
+        let port = try LoopbackServer.closedPort()
+        let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        let clock = SystemClock()
+        let result = await client(baseURL: base, clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError) = result else { Issue.record("expected networkError, got \(result)"); return }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Mediation
+@testable import Adapters
+
+/// A scripted transport: records every request and answers with `handler`.
+final class EloFakeTransport: HTTPTransport {
+    typealias Handler = @Sendable (HTTPRequest) async -> Result<HTTPResponse, TransportError>
+
+    private let handler: Locked<Handler>
+    private let recorded = Locked<[HTTPRequest]>([])
+
+    init(_ handler: @escaping Handler) {
+        self.handler = Locked(handler)
+    }
+
+    /// Answers every bid request with a bid at `price` (format from the slot), tracking with 204.
+    convenience init(price: Double = 2.35) {
+        self.init { request in
+            if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: price)) }
+            return .success(HTTPResponse(statusCode: 204))
+        }
+    }
+
+    /// Never answers until cancelled.
+    static func hanging() -> EloFakeTransport {
+        let never = ManualClock()
+        return EloFakeTransport { _ in
+            do {
+                try await never.sleep(until: .origin + .seconds(1_000_000))
+            } catch {
+                return .failure(TransportError(kind: .cancelled, message: "cancelled"))
+            }
+            return .failure(TransportError(kind: .connection, message: "unreachable"))
+        }
+    }
+
+    func setHandler(_ newHandler: @escaping Handler) {
+        handler.withLock { $0 = newHandler }
+    }
+
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        recorded.withLock { $0.append(request) }
+        let current = handler.withLock { $0 }
+        switch await current(request) {
+        case .success(let response): return response
+        case .failure(let error): throw error
+        }
+    }
+
+    var requests: [HTTPRequest] { recorded.withLock { $0 } }
+    var bidRequests: [HTTPRequest] { requests.filter { $0.url.path.hasSuffix("/v1/bid") } }
+    var pings: [HTTPRequest] { requests.filter { !$0.url.path.hasSuffix("/v1/bid") } }
+
+    /// The decoded bid requests.
+    func decodedBidRequests() throws -> [EloBidRequest] {
+        try bidRequests.map { try JSONDecoder().decode(EloBidRequest.self, from: $0.body ?? Data()) }
+    }
+
+    /// Yields until `count` requests have arrived (bounded; never sleeps on the wall clock).
+    func waitForRequests(_ count: Int) async {
+        for _ in 0..<100_000 where requests.count < count {
+            await Task.yield()
+        }
+    }
+}
+
+/// Records every write of an identity store.
+final class RecordingIdentityStore: EloIdentityStore {
+    private let state: Locked<(record: EloIdentityRecord, writes: [EloIdentityRecord])>
+
+    init(_ initial: EloIdentityRecord = EloIdentityRecord()) {
+        state = Locked((initial, []))
+    }
+
+    func read() throws(EloStorageError) -> EloIdentityRecord { state.withLock { $0.record } }
+
+    func write(_ record: EloIdentityRecord) throws(EloStorageError) {
+        state.withLock {
+            $0.record = record
+            $0.writes.append(record)
+        }
+    }
+
+    var writes: [EloIdentityRecord] { state.withLock { $0.writes } }
+    var record: EloIdentityRecord { state.withLock { $0.record } }
+}
+
+/// A store whose writes always fail.
+struct FailingIdentityStore: EloIdentityStore {
+    func read() throws(EloStorageError) -> EloIdentityRecord { EloIdentityRecord(installID: "install-1") }
+    func write(_ record: EloIdentityRecord) throws(EloStorageError) { throw EloStorageError(message: "disk full") }
+}
+
+/// Collects debug events.
+final class EloEventRecorder: Sendable {
+    private let events = Locked<[EloDebugEvent]>([])
+    var observer: @Sendable (EloDebugEvent) -> Void { { [events] event in events.withLock { $0.append(event) } } }
+    var all: [EloDebugEvent] { events.withLock { $0 } }
+    var operations: [EloDebugAdOperation] {
+        all.compactMap { if case .adOperation(let operation) = $0 { return operation } else { return nil } }
+    }
+}
+
+/// Sequential ids: `id-1`, `id-2`, ...
+final class SequentialIDs: Sendable {
+    private let counter = Locked(0)
+    let prefix: String
+    init(prefix: String = "id") { self.prefix = prefix }
+    var make: @Sendable () -> String {
+        { [counter, prefix] in "\(prefix)-\(counter.withLock { $0 += 1; return $0 })" }
+    }
+}
+
+enum EloFixtures {
+    /// 2026-11-29T12:00:00Z.
+    static let now = Date(timeIntervalSince1970: 1_795_953_600)
+
+    static let configuration = EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default")
+
+    static func request(
+        format: AdFormat = .native,
+        adUnitID: String = "unit-chat",
+        maxWidth: Double? = 390,
+        maxHeight: Double? = 120,
+        messages: [ConversationMessage] = [
+            ConversationMessage(role: .user, content: "Where should I fly this weekend?", id: "m-1"),
+            ConversationMessage(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
+        ],
+        contextObjects: [ContextObject] = [ContextObject(type: "topic", description: "travel planning")],
+        device: DeviceInfo = DeviceInfo(),
+        privacy: PrivacySignals = PrivacySignals(),
+        deadline: MediationInstant = .origin + .seconds(3)
+    ) -> AdRequest {
+        AdRequest(
+            placementID: "chat_strip",
+            adUnitID: adUnitID,
+            format: format,
+            slot: SlotSize(maxWidth: maxWidth, maxHeight: maxHeight),
+            context: HostContext(messages: messages, contextObjects: contextObjects),
+            device: device,
+            privacy: privacy,
+            deadline: deadline
+        )
+    }
+
+    static func client(
+        transport: any HTTPTransport,
+        clock: any MediationClock = ManualClock(),
+        configuration: EloConfiguration? = EloFixtures.configuration,
+        logger: any MediationLogger = SilentLogger(),
+        store: any EloIdentityStore = InMemoryEloIdentityStore(),
+        ids: SequentialIDs = SequentialIDs()
+    ) -> EloClient {
+        EloClient(configuration: configuration, transport: transport, clock: clock, logger: logger, identityStore: store, now: { EloFixtures.now }, makeID: ids.make)
+    }
+
+    /// A bid response echoing the request id, for the format the slot decides.
+    static func bidResponse(for request: HTTPRequest, price: Double, adID: String? = nil, format: String? = nil) -> HTTPResponse {
+        guard let body = request.body, let bidRequest = try? JSONDecoder().decode(EloBidRequest.self, from: body) else {
+            return HTTPResponse(statusCode: 400)
+        }
+        let chosen = format ?? EloAdFormat.choose(forMaxHeight: bidRequest.imp.first?.native.h)?.rawValue ?? "card"
+        return .json(Data(bidJSON(requestID: bidRequest.id, price: price, adID: adID ?? "ad-\(bidRequest.id)", format: chosen).utf8))
+    }
+
+    /// The JSON of a one-bid response.
+    static func bidJSON(requestID: String, price: Double, adID: String = "ad-1", format: String = "strip", currency: String = "USD") -> String {
+        """
+        {"id":"\(requestID)","bidid":"\(adID)","cur":"\(currency)","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":\(price),"crid":"cr-7","w":390,"h":72,"exp":1800,"ext":{"elo":{"format":"\(format)","title":"Fly to Tbilisi","description":"Weekend fares","image_url":"https://img.elo.test/cr-7.png","cta_text":"Book","click_url":"https://example.com/book","cta_enabled":true,"tracking":{"render":["https://t.elo.test/render?ad=\(adID)"],"impression":["https://t.elo.test/imp?ad=\(adID)"],"click":["https://t.elo.test/click?ad=\(adID)"]}}}}]}]}
+        """
+    }
+
+    static func json(_ status: Int = 200, _ body: String) -> HTTPResponse {
+        HTTPResponse(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+@Suite("Elo tracking")
+struct EloTrackingTests {
+    func loadedAd(_ transport: EloFakeTransport, clock: ManualClock = ManualClock(), recorder: EloEventRecorder? = nil, capture: Bool = false) async throws -> (EloAd, EloClient) {
+        let client = EloFixtures.client(transport: transport, clock: clock)
+        if let recorder { client.setDebugObserver(recorder.observer, capturePayloads: capture) }
+        let result = await client.loadAd(for: EloFixtures.request())
+        guard case .loaded(let ad, _) = result else { throw EloError(.internalState, "no fill") }
+        return (ad, client)
+    }
+
+    func analytics(_ transport: EloFakeTransport) throws -> [EloWireAnalyticsEvent] {
+        try transport.pings.filter { $0.url.path.hasSuffix("/v1/events") }.map {
+            try JSONDecoder().decode(EloWireAnalyticsEvent.self, from: $0.body ?? Data())
+        }
+    }
+
+    @Test func renderImpressionAndClickPingOnceEach() async throws {
+        let transport = EloFakeTransport()
+        let (ad, _) = try await loadedAd(transport)
+        for _ in 0..<3 {
+            ad.recordRender()
+            ad.recordImpression()
+            ad.recordClick()
+        }
+        await ad.tracker?.drain()
+        let adID = ad.id
+        #expect(transport.pings.map(\.url.absoluteString) == [
+            "https://t.elo.test/render?ad=\(adID)&visitor_id=id-1",
+            "https://t.elo.test/imp?ad=\(adID)&visitor_id=id-1",
+            "https://t.elo.test/click?ad=\(adID)&visitor_id=id-1",
+        ])
+        #expect(transport.pings.allSatisfy { $0.method == "GET" })
+    }
+
+    @Test func releasedAdSendsNoTracking() async throws {
+        let transport = EloFakeTransport()
+        let (ad, _) = try await loadedAd(transport)
+        ad.releaseResources()
+        ad.releaseResources()
+        #expect(ad.isReleased)
+        ad.recordRender()
+        ad.recordImpression()
+        await ad.tracker?.drain()
+        #expect(transport.pings.isEmpty)
+    }
+
+    @Test func browserCloseReportsTheDwellInMilliseconds() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let (ad, client) = try await loadedAd(transport, clock: clock)
+        client.trackBrowserOpened(ad)
+        await clock.advance(by: .milliseconds(1500))
+        client.trackBrowserClosed(ad)
+        await ad.tracker?.drain()
+        let events = try analytics(transport)
+        #expect(events.map(\.event) == ["browser_open", "browser_close"])
+        #expect(events.map(\.dwell_ms) == [nil, 1500])
+        #expect(events.allSatisfy { $0.ad_id == ad.id && $0.creative_id == "cr-7" && $0.visitor_id == "id-1" })
+        #expect(transport.pings.first?.url.absoluteString == "https://api.elo.example/v1/events")
+    }
+
+    @Test(arguments: [
+        (Duration.seconds(24 * 3600), 86_400_000),
+        (.seconds(25 * 3600), 86_400_000),
+        (.seconds(24 * 3600) - .milliseconds(1), 86_399_999),
+    ] as [(Duration, Int)])
+    func dwellIsCappedAtTwentyFourHours(elapsed: Duration, dwell: Int) async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let (ad, _) = try await loadedAd(transport, clock: clock)
+        ad.recordBrowserOpened()
+        await clock.advance(by: elapsed)
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        #expect(try analytics(transport).last?.dwell_ms == dwell)
+    }
+
+    @Test func secondOpenBeforeTheCloseSendsNothing() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let (ad, _) = try await loadedAd(transport, clock: clock)
+        ad.recordBrowserOpened()
+        await clock.advance(by: .seconds(2))
+        ad.recordBrowserOpened()
+        await clock.advance(by: .seconds(3))
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        let events = try analytics(transport)
+        #expect(events.map(\.event) == ["browser_open", "browser_close"])
+        #expect(events.last?.dwell_ms == 5000)
+    }
+
+    @Test func closeWithoutAnOpenSendsNothing() async throws {
+        let transport = EloFakeTransport()
+        let (ad, _) = try await loadedAd(transport)
+        ad.recordBrowserClosed()
+        ad.recordBrowserOpened()
+        ad.recordBrowserClosed()
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        #expect(try analytics(transport).map(\.event) == ["browser_open", "browser_close"])
+    }
+
+    @Test func trackingOutcomesReachTheDebugObserver() async throws {
+        let transport = EloFakeTransport { request in
+            if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1)) }
+            if request.url.path == "/imp" { return .success(HTTPResponse(statusCode: 503)) }
+            if request.url.path == "/click" { return .failure(TransportError(kind: .connection, message: "down")) }
+            return .success(HTTPResponse(statusCode: 204))
+        }
+        let recorder = EloEventRecorder()
+        let (ad, _) = try await loadedAd(transport, recorder: recorder)
+        ad.recordRender()
+        await ad.tracker?.drain()
+        ad.recordImpression()
+        await ad.tracker?.drain()
+        ad.recordClick()
+        await ad.tracker?.drain()
+        let completed = recorder.all.compactMap { event -> (EloTrackingEvent, EloTrackingOutcome)? in
+            if case .trackingCompleted(_, let kind, let outcome, _) = event { return (kind, outcome) }
+            return nil
+        }
+        #expect(completed.map(\.0) == [.render, .impression, .click])
+        #expect(completed.map(\.1) == [.delivered, .failed(.httpStatus(503)), .failed(.network)])
+        let attempted = recorder.all.filter { if case .trackingAttempted = $0 { return true } else { return false } }
+        #expect(attempted.count == 3)
+    }
+
+    @Test func invalidTrackingURLIsReportedNotPinged() async throws {
+        let transport = EloFakeTransport { request in
+            guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
+                  let bid = try? JSONDecoder().decode(EloBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
+            let json = EloFixtures.bidJSON(requestID: bid.id, price: 1).replacingOccurrences(of: "https://t.elo.test/render?ad=ad-1", with: "not a url")
+            return .success(EloFixtures.json(200, json))
+        }
+        let recorder = EloEventRecorder()
+        let (ad, _) = try await loadedAd(transport, recorder: recorder)
+        ad.recordRender()
+        await ad.tracker?.drain()
+        #expect(transport.pings.isEmpty)
+        let outcomes = recorder.all.compactMap { event -> EloTrackingOutcome? in
+            if case .trackingCompleted(_, _, let outcome, _) = event { return outcome }
+            return nil
+        }
+        #expect(outcomes == [.failed(.invalidURL)])
+    }
+
+    @Test func browserPayloadIsCapturedOnlyWhenAskedAndHasNoChatContent() async throws {
+        let clock = ManualClock()
+        let recorder = EloEventRecorder()
+        let (ad, _) = try await loadedAd(EloFakeTransport(), clock: clock, recorder: recorder, capture: true)
+        ad.recordBrowserOpened()
+        await clock.advance(by: .milliseconds(250))
+        ad.recordBrowserClosed()
+        ad.recordRender()
+        await ad.tracker?.drain()
+        let payloads = recorder.all.compactMap { event -> String?? in
+            if case .trackingAttempted(_, _, _, let payload, _) = event { return payload }
+            return nil
+        }
+        #expect(payloads.count == 3)
+        #expect(payloads[0]?.contains(#""event":"browser_open""#) == true)
+        #expect(payloads[1]?.contains(#""dwell_ms":250"#) == true)
+        #expect(payloads[2] == nil) // render is a URL ping: no payload
+        #expect(payloads.allSatisfy { $0?.contains("Tbilisi") != true })
+    }
+}
+
+@Suite("Elo ad")
+struct EloAdTests {
+    static func ad(_ id: String, format: EloAdFormat = .strip) -> EloAd {
+        EloAd(id: id, creativeID: "cr", network: "elo", format: .native, eloFormat: format, size: AdSize(width: 390, height: format == .strip ? 72 : 175), timeToLive: nil, title: "t", description: nil, imageURL: nil, ctaText: nil, clickURL: nil, ctaEnabled: nil, tracking: EloWireTracking(), tracker: nil)
+    }
+
+    @Test func equalityAndHashingFollowTheID() {
+        let first = Self.ad("opp-1")
+        let sameShowing = Self.ad("opp-1", format: .card)
+        let otherShowing = Self.ad("opp-2")
+        #expect(first == sameShowing)
+        #expect(first != otherShowing)
+        #expect(Set([first, sameShowing, otherShowing]).count == 2)
+    }
+
+    @Test(arguments: [
+        (EloAdFormat.strip, SlotSize(maxWidth: 320, maxHeight: 72), AdSize(width: 320, height: 72)),
+        (.strip, SlotSize(maxWidth: 500.9, maxHeight: 191), AdSize(width: 390, height: 72)),
+        (.card, SlotSize(maxWidth: nil, maxHeight: 192), AdSize(width: 390, height: 175)),
+    ] as [(EloAdFormat, SlotSize, AdSize)])
+    func refitsWhileTheFormatFits(format: EloAdFormat, slot: SlotSize, size: AdSize) {
+        #expect(Self.ad("a", format: format).refit(to: slot) == size)
+    }
+
+    @Test(arguments: [
+        (EloAdFormat.strip, SlotSize(maxWidth: 390, maxHeight: 71.9)),
+        (.card, SlotSize(maxWidth: 390, maxHeight: 191.9)),
+        (.strip, SlotSize(maxWidth: 0, maxHeight: 100)),
+    ] as [(EloAdFormat, SlotSize)])
+    func cannotRefitWhenTheFormatNoLongerFits(format: EloAdFormat, slot: SlotSize) {
+        #expect(Self.ad("a", format: format).refit(to: slot) == nil)
+    }
+
+    @Test func displayOnlyAdSendsNothing() {
+        let ad = Self.ad("a")
+        ad.recordRender()
+        ad.recordBrowserOpened()
+        ad.recordBrowserClosed()
+        #expect(ad.tracker == nil)
+        ad.releaseResources()
+        ad.releaseResources()
+        #expect(ad.isReleased)
+    }
+}

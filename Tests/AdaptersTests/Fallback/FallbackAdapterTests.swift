@@ -1,0 +1,237 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+@Suite("Fallback network")
+struct FallbackAdapterTests {
+    private func request(_ adUnitID: String = "unit-1", format: AdFormat = .banner, slot: SlotSize = SlotSize(maxHeight: 90)) -> AdRequest {
+        AdRequest(placementID: "home_banner", adUnitID: adUnitID, format: format, bannerSizing: format == .banner ? .anchored : nil, slot: slot)
+    }
+
+    private func instantAdapter(fillRate: Double = 1, seed: UInt64 = 1, optionSeed: UInt64 = 0, clock: ManualClock = ManualClock()) -> FallbackAdapter {
+        FallbackAdapter(network: "admob", options: FallbackOptions(fillRate: fillRate, latency: .zero, seed: optionSeed), clock: clock, seed: seed)
+    }
+
+    /// A compact record of one answer, for comparing runs.
+    private func signature(_ result: AdLoadResult) -> String {
+        switch result {
+        case .fill(let ad): "fill \(ad.id) \(ad.creativeID) \(ad.size)"
+        case .bid(let ad, let eCPM): "bid \(ad.id) \(eCPM)"
+        case .noFill(let reason): "noFill \(reason.code)"
+        case .failure(let error): "failure \(error.kind)"
+        }
+    }
+
+    @Test func answersAfterItsLatencyOnTheInjectedClock() async throws {
+        let clock = ManualClock()
+        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(100)), clock: clock, seed: 1)
+        let answered = Locked(false)
+        let task = Task {
+            let result = await adapter.loadAd(for: request())
+            answered.withLock { $0 = true }
+            return result
+        }
+        await clock.advance(by: .milliseconds(99))
+        #expect(answered.withLock { $0 } == false)
+        await clock.advance(by: .milliseconds(1))
+        let result = await task.value
+        #expect(answered.withLock { $0 })
+        #expect(clock.now == .origin + .milliseconds(100))
+        guard case .fill(let ad) = result else {
+            Issue.record("expected a fill, got \(signature(result))")
+            return
+        }
+        #expect(ad.network == "admob")
+        #expect(ad.format == .banner)
+        #expect(ad.size == AdSize(width: 320, height: 50))
+        #expect(ad.id == "admob:unit-1:1")
+    }
+
+    @Test func jitterAddsAtMostItsAmount() async throws {
+        let clock = ManualClock()
+        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(100), latencyJitter: .milliseconds(50)), clock: clock, seed: 3)
+        for _ in 0..<5 {
+            let task = Task { await adapter.loadAd(for: request()) }
+            await clock.advance(by: .milliseconds(99))
+            #expect(clock.sleeperCount == 1)
+            await clock.advance(by: .milliseconds(51))
+            _ = await task.value
+            #expect(clock.sleeperCount == 0)
+        }
+    }
+
+    @Test func cancellationAnswersAtOnce() async throws {
+        let clock = ManualClock()
+        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .seconds(10)), clock: clock, seed: 1)
+        let task = Task { await adapter.loadAd(for: request()) }
+        await clock.settle()
+        #expect(clock.sleeperCount == 1)
+        task.cancel()
+        let result = await task.value
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure, got \(signature(result))")
+            return
+        }
+        #expect(error.kind == .cancelled)
+        #expect(clock.now == .origin)
+    }
+
+    @Test func aLatencyPastTheNetworkTimeoutFailsAtTheTimeout() async throws {
+        let clock = ManualClock()
+        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(500)), timeout: .milliseconds(200), clock: clock, seed: 1)
+        let task = Task { await adapter.loadAd(for: request()) }
+        await clock.advance(by: .milliseconds(200))
+        let result = await task.value
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure, got \(signature(result))")
+            return
+        }
+        #expect(error.kind == .timeout)
+    }
+
+    @Test(arguments: [0.0, 1.0])
+    func fillRateZeroNeverFillsAndOneAlwaysFills(_ fillRate: Double) async {
+        let adapter = instantAdapter(fillRate: fillRate)
+        for index in 0..<50 {
+            let result = await adapter.loadAd(for: request("unit-\(index % 3)"))
+            switch result {
+            case .fill: #expect(fillRate == 1)
+            case .noFill(let reason):
+                #expect(fillRate == 0)
+                #expect(reason == FallbackAdapter.noFillReason)
+            default: Issue.record("unexpected \(signature(result))")
+            }
+        }
+    }
+
+    @Test func fillRateIsHonouredOverManyRequests() async {
+        let adapter = instantAdapter(fillRate: 0.3, seed: 9)
+        var fills = 0
+        for _ in 0..<2000 {
+            if case .fill = await adapter.loadAd(for: request()) { fills += 1 }
+        }
+        #expect((540...660).contains(fills), "\(fills) fills of 2000 at 0.3")
+    }
+
+    @Test func theSameSeedRepeatsAndAnotherSeedDiffers() async {
+        func run(seed: UInt64, optionSeed: UInt64 = 0) async -> [String] {
+            let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(fillRate: 0.5, latency: .zero, seed: optionSeed, creatives: 5), clock: ManualClock(), seed: seed)
+            var answers: [String] = []
+            for index in 0..<30 {
+                answers.append(signature(await adapter.loadAd(for: request("unit-\(index % 2)"))))
+            }
+            return answers
+        }
+        let first = await run(seed: 7)
+        #expect(await run(seed: 7) == first)
+        #expect(await run(seed: 8) != first)
+        #expect(await run(seed: 7, optionSeed: 1) != first)
+    }
+
+    @Test func everyShowingHasItsOwnIDAndCreativesRepeat() async {
+        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .zero, creatives: 2), clock: ManualClock(), seed: 1)
+        var ids = Set<String>()
+        var creatives = Set<String>()
+        for _ in 0..<20 {
+            guard let ad = await adapter.loadAd(for: request()).ad else { continue }
+            ids.insert(ad.id)
+            creatives.insert(ad.creativeID)
+        }
+        #expect(ids.count == 20)
+        #expect(creatives.count == 2)
+    }
+
+    @Test func releaseIsIdempotent() {
+        let ad = FallbackAd(id: "a", creativeID: "c", network: "admob", format: .banner, size: AdSize(width: 320, height: 50))
+        #expect(!ad.isReleased)
+        ad.releaseResources()
+        ad.releaseResources()
+        #expect(ad.isReleased)
+    }
+
+    struct SizeCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var format: AdFormat
+        var slot: SlotSize
+        var expected: AdSize
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        SizeCase(name: "anchored banner, max height 90", format: .banner, slot: SlotSize(maxHeight: 90), expected: AdSize(width: 320, height: 50)),
+        SizeCase(name: "inline banner, max height 250", format: .banner, slot: SlotSize(maxHeight: 250), expected: AdSize(width: 300, height: 250)),
+        SizeCase(name: "native strip, max height 100", format: .native, slot: SlotSize(maxHeight: 100), expected: AdSize(width: 320, height: 100)),
+        SizeCase(name: "interstitial takes the screen", format: .interstitial, slot: SlotSize(), expected: AdSize(width: 390, height: 844)),
+        SizeCase(name: "tablet-wide slot takes the leaderboard", format: .banner, slot: SlotSize(maxWidth: 800, maxHeight: 90), expected: AdSize(width: 320, height: 50)),
+        SizeCase(name: "nothing fits: the smallest", format: .banner, slot: SlotSize(maxHeight: 20), expected: AdSize(width: 320, height: 50)),
+    ])
+    func choosesTheBiggestSizeThatFits(_ sizeCase: SizeCase) {
+        let size = FallbackAdapter.chooseSize(FallbackOptions().sizes(for: sizeCase.format), slot: sizeCase.slot, screen: .phone)
+        #expect(size == sizeCase.expected)
+    }
+
+    @Test func aWideScreenAllowsTheLeaderboard() {
+        let tablet = ScreenInfo(width: 1024, height: 768, scale: 2)
+        let size = FallbackAdapter.chooseSize(FallbackOptions().sizes(for: .banner), slot: SlotSize(maxHeight: 90), screen: tablet)
+        #expect(size == AdSize(width: 728, height: 90))
+    }
+}
+
+@Suite("Fallback factory")
+struct FallbackFactoryTests {
+    @Test func isRegisteredAsAFixedPriceKind() {
+        #expect(AdapterRegistry.standard.factories["fallback"] is FallbackAdapterFactory)
+        #expect(AdapterRegistry.standard.pricingByKind["fallback"] == .fixedPrice)
+    }
+
+    @Test func readsEveryOption() throws {
+        let network = NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["app_id": "x"], timeout: .milliseconds(900), options: [
+            "fill_rate": .number(0.25), "latency_ms": .integer(120), "latency_jitter_ms": .number(7.5), "seed": .integer(-3), "creatives": .integer(4),
+            "creative_sizes": .object(["banner": .array([.string("300x250"), .string("screen")])]),
+        ])
+        let adapter = try #require(try FallbackAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: ManualClock(), seed: 5)) as? FallbackAdapter)
+        #expect(adapter.network == "admob")
+        #expect(adapter.pricing == .fixedPrice)
+        #expect(adapter.timeout == .milliseconds(900))
+        #expect(adapter.options == FallbackOptions(
+            fillRate: 0.25, latency: .milliseconds(120), latencyJitter: .microseconds(7500), seed: UInt64(bitPattern: -3), creatives: 4,
+            creativeSizes: [.banner: [.points(AdSize(width: 300, height: 250)), .screen]]
+        ))
+    }
+
+    @Test(arguments: [
+        (["fill_rate": JSONValue.number(1.5)], "networks.admob.options.fill_rate"),
+        (["fill_rate": .string("0.5")], "networks.admob.options.fill_rate"),
+        (["latency_ms": .integer(-1)], "networks.admob.options.latency_ms"),
+        (["latency_jitter_ms": .number(.infinity)], "networks.admob.options.latency_jitter_ms"),
+        (["seed": .number(1.5)], "networks.admob.options.seed"),
+        (["creatives": .integer(0)], "networks.admob.options.creatives"),
+        (["fil_rate": .number(0.5)], "networks.admob.options.fil_rate"),
+        (["creative_sizes": .object(["video": .array([.string("1x1")])])], "networks.admob.options.creative_sizes.video"),
+        (["creative_sizes": .object(["banner": .array([.string("320by50")])])], "networks.admob.options.creative_sizes.banner[0]"),
+        (["creative_sizes": .object(["banner": .array([])])], "networks.admob.options.creative_sizes.banner"),
+    ])
+    func badOptionsNameTheirPath(_ options: [String: JSONValue], _ path: String) {
+        let network = NetworkConfiguration(id: "admob", adapter: "fallback", options: options)
+        #expect {
+            _ = try FallbackAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: ManualClock()))
+        } throws: { error in
+            (error as? AdapterConfigurationError)?.path == path
+        }
+    }
+
+    @Test func rejectsAURLEndpointAndUnknownCredentials() throws {
+        let url = try #require(URL(string: "https://admob.example.com"))
+        let factory = FallbackAdapterFactory()
+        let environment = AdapterEnvironment(clock: ManualClock())
+        #expect(throws: AdapterConfigurationError(path: "networks.admob.endpoint", message: "the fallback network has no server; use \"sandbox\"")) {
+            _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", endpoint: .url(url)), environment: environment)
+        }
+        #expect {
+            _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["api_key": "k"]), environment: environment)
+        } throws: { error in
+            (error as? AdapterConfigurationError)?.path == "networks.admob.credentials.api_key"
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Adapters
+import Foundation
+import Mediation
+@testable import MediationCLI
+
+/// Text written by `mediate`, kept for the test to read.
+final class CapturedOutput: TextOutput {
+    private let text = Locked("")
+
+    func write(_ text: String) {
+        self.text.withLock { $0 += text }
+    }
+
+    var contents: String { text.withLock { $0 } }
+}
+
+/// A fixed-price adapter kind that records every request and fills at once, and counts how
+/// many adapters were built (none must be for an invalid config, R15).
+final class RecordingFactory: NetworkAdapterFactory {
+    private let requests = Locked<[AdRequest]>([])
+    private let builds = Locked(0)
+
+    var kind: String { "recorder" }
+    var pricing: AdSourcePricing { .fixedPrice }
+
+    func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+        builds.withLock { $0 += 1 }
+        return RecordingAdapter(network: network.id, factory: self)
+    }
+
+    fileprivate func record(_ request: AdRequest) {
+        requests.withLock { $0.append(request) }
+    }
+
+    var recordedRequests: [AdRequest] { requests.withLock { $0 } }
+    var adaptersBuilt: Int { builds.withLock { $0 } }
+}
+
+private struct RecordingAdapter: AdNetworkAdapter {
+    let network: String
+    let factory: RecordingFactory
+    var pricing: AdSourcePricing { .fixedPrice }
+
+    func loadAd(for request: AdRequest) async -> AdLoadResult {
+        factory.record(request)
+        return .fill(FallbackAd(id: "rec-\(request.adUnitID)", creativeID: "rec-creative", network: network, format: request.format, size: AdSize(width: 320, height: 50)))
+    }
+}
+
+/// A temporary directory with `Config/mediation.json` and other files, removed on deinit.
+final class Workspace {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("mediate-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("Config"), withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: directory.appendingPathComponent(path))
+    }
+
+    func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: directory.appendingPathComponent(path))
+    }
+
+    /// Runs `mediate arguments` in this directory.
+    func run(_ arguments: [String], registry: AdapterRegistry = .standard) async -> (code: ExitCode, output: String, error: String) {
+        let output = CapturedOutput()
+        let error = CapturedOutput()
+        let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: directory, clock: SystemClock(), registry: registry)
+        let code = await MediateCommand.run(arguments: arguments, environment: environment)
+        return (code, output.contents, error.contents)
+    }
+
+    /// A config whose fallback networks answer at once: `home_banner` fills from `low`
+    /// (0.50; `high` at 2.00 never fills); `empty_slot` never fills.
+    static let instantConfig = """
+    {
+      "networks": {
+        "always": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 0 } },
+        "never": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 0 } },
+        "coin": { "adapter": "fallback", "options": { "fill_rate": 0.5, "latency_ms": 0 } }
+      },
+      "placements": {
+        "home_banner": {
+          "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+          "sources": [
+            { "id": "high", "network": "never", "ad_unit_id": "h", "ecpm": 2.0 },
+            { "id": "low", "network": "always", "ad_unit_id": "l", "ecpm": 0.5 }
+          ]
+        },
+        "empty_slot": {
+          "format": "interstitial",
+          "sources": [ { "id": "none", "network": "never", "ad_unit_id": "n", "ecpm": 1 } ]
+        },
+        "coin_flips": {
+          "format": "interstitial",
+          "sources": [
+            { "id": "c1", "network": "coin", "ad_unit_id": "c1", "ecpm": 3 },
+            { "id": "c2", "network": "coin", "ad_unit_id": "c2", "ecpm": 2 },
+            { "id": "c3", "network": "coin", "ad_unit_id": "c3", "ecpm": 1 }
+          ]
+        }
+      }
+    }
+    """
+
+    /// The repository's root, found from this file's path.
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}

@@ -1,0 +1,234 @@
+import Adapters
+import Foundation
+import Mediation
+import Testing
+@testable import MediationCLI
+
+@Suite("mediate end to end")
+struct MediateCommandTests {
+    private func jsonObject(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func helpAndVersionExitZero() async throws {
+        let workspace = try Workspace()
+        let help = await workspace.run(["--help"])
+        #expect(help.code == .success)
+        #expect(help.output.contains("mediate --placement ID"))
+        #expect(help.error.isEmpty)
+        let version = await workspace.run(["--version"])
+        #expect(version.code == .success)
+        #expect(version.output == "mediate 0.1.0\n")
+    }
+
+    @Test func exitCodesHaveTheirSysexitsValues() {
+        #expect([ExitCode.success, .noFill, .usage, .dataError, .noInput, .software].map(\.rawValue) == [0, 2, 64, 65, 66, 70])
+    }
+
+    @Test(arguments: [
+        ([String](), "mediate: missing --placement ID (see mediate --help)\n"),
+        (["--placement", "home_banner", "--bogus"], "mediate: unknown option --bogus (see mediate --help)\n"),
+        (["--placement", "home_banner", "--watch"], "mediate: watch mode (--watch, --duration, --fast) is not yet available (see mediate --help)\n"),
+        (["--placement", "home_banner", "--fast"], "mediate: watch mode (--watch, --duration, --fast) is not yet available (see mediate --help)\n"),
+        (["--placement", "home_banner", "--duration", "30"], "mediate: watch mode (--watch, --duration, --fast) is not yet available (see mediate --help)\n"),
+    ])
+    func usageErrorsExit64WithOneLine(_ arguments: [String], _ message: String) async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let result = await workspace.run(arguments)
+        #expect(result.code == .usage)
+        #expect(result.error == message)
+        #expect(result.output.isEmpty)
+    }
+
+    @Test func anUnknownPlacementIsAUsageError() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let result = await workspace.run(["--placement", "nope"])
+        #expect(result.code == .usage)
+        #expect(result.error == "mediate: unknown placement 'nope' in Config/mediation.json; it has: home_banner, empty_slot, coin_flips (see mediate --help)\n")
+    }
+
+    @Test(arguments: [["--placement", "home_banner"], ["validate"], ["--placement", "home_banner", "--config", "elsewhere.json"]])
+    func aMissingConfigExits66(_ arguments: [String]) async throws {
+        let workspace = try Workspace()
+        let result = await workspace.run(arguments)
+        #expect(result.code == .noInput)
+        let path = arguments.contains("--config") ? "elsewhere.json" : "Config/mediation.json"
+        #expect(result.error == "mediate: config file not found: \(path)\n")
+    }
+
+    @Test(arguments: [
+        (#""ecpm": 0.5"#, #""ecpm": "0.5""#, "placements.home_banner.sources[1].ecpm"),
+        (#""max_height": 90"#, #""max_height": 90, "max_hieght": 1"#, "placements.home_banner.slot.max_hieght"),
+        (#""fill_rate": 1,"#, #""fill_rate": 7,"#, "networks.always.options.fill_rate"),
+        ("{\n  \"networks\"", "{ \"networks\": {}, \n  \"networks\"", "networks"),
+        (#""ad_unit_id": "l", "#, "", "placements.home_banner.sources[1].ad_unit_id"),
+        (#""sources": [ { "id": "none", "network": "never", "ad_unit_id": "n", "ecpm": 1 } ]"#, #""sources": []"#, "placements.empty_slot.sources"),
+        (#""id": "c2""#, #""id": "c1""#, "placements.coin_flips.sources[1].id"),
+        (#""network": "always""#, #""network": "elo""#, "placements.home_banner.sources[1].network"),
+        (#""sizing": "anchored","#, #""sizing": "anchored", "refresh_seconds": 29,"#, "placements.home_banner.refresh_seconds"),
+        (#""ecpm": 2.0"#, #""ecpm": 0"#, "placements.home_banner.sources[0].ecpm"),
+        (#""format": "interstitial","#, #""format": "interstitial", "floor": -1,"#, "placements.empty_slot.floor"),
+        (#""format": "interstitial","#, #""format": "interstitial", "deadline_ms": 3001,"#, "placements.empty_slot.deadline_ms"),
+        (#""ecpm": 0.5"#, #""ecpm": 0.5, "currency": "EUR""#, "placements.home_banner.sources[1].currency"),
+        (#""always": { "adapter": "fallback""#, #""always": { "adapter": "admob""#, "networks.always.adapter"),
+    ])
+    func anInvalidConfigExits65NamingThePathAndBuildsNothing(_ old: String, _ new: String, _ path: String) async throws {
+        let workspace = try Workspace()
+        #expect(Workspace.instantConfig.contains(old))
+        try workspace.write(Workspace.instantConfig.replacingOccurrences(of: old, with: new), to: "Config/mediation.json")
+        for arguments in [["--placement", "home_banner"], ["validate"]] {
+            let result = await workspace.run(arguments)
+            #expect(result.code == .dataError)
+            #expect(result.error.hasPrefix("mediate: invalid config Config/mediation.json: \(path): "), "\(result.error)")
+            #expect(result.error.filter { $0 == "\n" }.count == 1)
+            #expect(result.output.isEmpty)
+        }
+    }
+
+    @Test(arguments: [[UInt8](), [0xFF, 0xFE, 0x00], [UInt8](repeating: UInt8(ascii: "["), count: 50_000)])
+    func badBytesExit65(_ bytes: [UInt8]) async throws {
+        let workspace = try Workspace()
+        try workspace.write(bytes, to: "Config/mediation.json")
+        let result = await workspace.run(["validate"])
+        #expect(result.code == .dataError)
+        #expect(result.error.hasPrefix("mediate: invalid config Config/mediation.json: "))
+    }
+
+    @Test func noNetworkIsBuiltOrAskedForAnInvalidConfig() async throws {
+        let workspace = try Workspace()
+        let factory = RecordingFactory()
+        try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"p": {"format": "native", "refresh_seconds": 30, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
+        let result = await workspace.run(["--placement", "p"], registry: AdapterRegistry([factory]))
+        #expect(result.code == .dataError)
+        #expect(result.error.contains("placements.p.refresh_seconds"))
+        #expect(factory.adaptersBuilt == 0)
+        #expect(factory.recordedRequests.isEmpty)
+    }
+
+    @Test func validateReportsAValidConfig() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let result = await workspace.run(["validate"])
+        #expect(result.code == .success)
+        #expect(result.output == "Config/mediation.json: valid (3 networks, 3 placements: home_banner, empty_slot, coin_flips)\n")
+    }
+
+    @Test func validatesTheShippedConfig() async {
+        let environment = CommandEnvironment(standardOutput: CapturedOutput(), standardError: CapturedOutput(), currentDirectory: Workspace.repositoryRoot, clock: SystemClock(), registry: .standard)
+        #expect(await MediateCommand.run(arguments: ["validate"], environment: environment) == .success)
+    }
+
+    @Test func aFilledAuctionExitsZeroAndPrintsTheWinnerAndEverySource() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let result = await workspace.run(["--placement", "home_banner"])
+        #expect(result.code == .success, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Placement home_banner: banner (anchored), slot max height 90 pt, parallel, deadline 3000 ms, refresh 60 s")
+        #expect(lines.contains { $0.hasPrefix("Winner: always / low, eCPM 0.50 USD, creative fallback-") && $0.hasSuffix(", banner 320x50 pt") })
+        #expect(lines.contains { $0.hasPrefix("Auction ") && $0.contains("deadline") })
+        #expect(lines.contains { $0.hasPrefix("LINE ITEM") && $0.contains("LATENCY") && $0.contains("LOSS REASON") })
+        #expect(lines.contains { $0.hasPrefix("high ") && $0.contains("no_fill") && $0.contains("noFill") })
+        #expect(lines.contains { $0.hasPrefix("low ") && $0.contains("won") && $0.contains("0.50") })
+    }
+
+    @Test func jsonOutputParses() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let result = await workspace.run(["--placement", "home_banner", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let object = try jsonObject(result.output)
+        #expect(object["placement"] as? String == "home_banner")
+        #expect(object["filled"] as? Bool == true)
+        let winner = try #require(object["winner"] as? [String: Any])
+        #expect(winner["line_item"] as? String == "low")
+        #expect(winner["network"] as? String == "always")
+        #expect(winner["ecpm"] as? Double == 0.5)
+        #expect(winner["format"] as? String == "banner")
+        let trace = try #require(object["trace"] as? [String: Any])
+        #expect(trace["winner"] as? String == "low")
+        let sources = try #require(trace["sources"] as? [[String: Any]])
+        #expect(sources.compactMap { $0["line_item"] as? String } == ["high", "low"])
+    }
+
+    @Test func noFillExitsTwo() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let human = await workspace.run(["--placement", "empty_slot"])
+        #expect(human.code == .noFill)
+        #expect(human.output.contains("No fill: none of the 1 sources filled empty_slot"))
+        let json = await workspace.run(["--placement", "empty_slot", "--json"])
+        #expect(json.code == .noFill)
+        let object = try jsonObject(json.output)
+        #expect(object["filled"] as? Bool == false)
+        #expect(object["winner"] is NSNull)
+    }
+
+    @Test func theSameSeedGivesTheSameAuction() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        func outcome(seed: Int) async throws -> [String] {
+            let result = await workspace.run(["--placement", "coin_flips", "--json", "--seed", "\(seed)"])
+            let trace = try #require(try jsonObject(result.output)["trace"] as? [String: Any])
+            let sources = try #require(trace["sources"] as? [[String: Any]])
+            return sources.map { source in
+                let outcome = source["outcome"] as? [String: Any]
+                return "\(source["line_item"] ?? "") \(outcome?["status"] ?? "") \(source["creative_id"] ?? "-")"
+            }
+        }
+        var runs: [[String]] = []
+        for seed in [5, 5, 6, 7, 8, 9] {
+            runs.append(try await outcome(seed: seed))
+        }
+        #expect(runs[0] == runs[1])
+        #expect(Set(runs).count > 1, "different seeds give different auctions")
+    }
+
+    @Test func messagesGoIntoTheRequestsHostContext() async throws {
+        let workspace = try Workspace()
+        let factory = RecordingFactory()
+        try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"chat_strip": {"format": "native", "slot": {"max_height": 100}, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
+        let sample = try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/sample-conversation.json"), encoding: .utf8)
+        try workspace.write(sample, to: "chat.json")
+        let result = await workspace.run(["--placement", "chat_strip", "--messages", "chat.json"], registry: AdapterRegistry([factory]))
+        #expect(result.code == .success, "\(result.error)")
+        let request = try #require(factory.recordedRequests.first)
+        #expect(request.context.messages.map(\.role) == [.user, .assistant, .user])
+        #expect(request.context.messages.first?.id == "m1")
+        #expect(request.context.messages.first?.createdAt == Date(timeIntervalSince1970: 1_777_713_243))
+        #expect(request.context.messages.last?.content == "Any lightweight tent you'd recommend for two people?")
+    }
+
+    @Test(arguments: [
+        ("missing.json", nil as String?, ExitCode.noInput, "mediate: messages file missing.json: no such file: "),
+        ("chat.json", #"[{"role": "bot", "content": "hi"}]"#, ExitCode.dataError, #"mediate: invalid messages file chat.json: [0].role: expected "user", "assistant" or "summary""#),
+        ("chat.json", #"[{"role": "user"}]"#, ExitCode.dataError, "mediate: invalid messages file chat.json: [0].content: missing required field"),
+        ("chat.json", #"{"role": "user"}"#, ExitCode.dataError, "mediate: invalid messages file chat.json: $: wrong type"),
+        ("chat.json", #"[{"role": "user", "content": "x", "created_at": "yesterday"}]"#, ExitCode.dataError, "mediate: invalid messages file chat.json: [0].created_at: expected an ISO 8601 time"),
+    ])
+    func badMessagesFiles(_ path: String, _ contents: String?, _ code: ExitCode, _ message: String) async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        if let contents { try workspace.write(contents, to: path) }
+        let result = await workspace.run(["--placement", "home_banner", "--messages", path])
+        #expect(result.code == code)
+        #expect(result.error.hasPrefix(message), "\(result.error)")
+    }
+
+    /// The README's command on the shipped config: it runs the fallback line items' real
+    /// latencies (well under a second) on the system clock.
+    @Test(.timeLimit(.minutes(1)))
+    func theShippedHomeBannerRunsAndPrintsJSON() async throws {
+        let output = CapturedOutput()
+        let error = CapturedOutput()
+        let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: Workspace.repositoryRoot, clock: SystemClock(), registry: .standard)
+        let code = await MediateCommand.run(arguments: ["--placement", "home_banner", "--json"], environment: environment)
+        #expect(code == .success, "\(error.contents)")
+        let object = try jsonObject(output.contents)
+        #expect(object["filled"] as? Bool == true)
+        let trace = try #require(object["trace"] as? [String: Any])
+        #expect((trace["sources"] as? [Any])?.count == 4) // Elo and the three fallback line items
+    }
+}

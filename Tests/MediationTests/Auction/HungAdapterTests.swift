@@ -1,0 +1,24 @@
+import Testing
+import Mediation
+import MediationTestSupport
+
+@Suite("A hung adapter on the real clock")
+struct HungAdapterTests {
+    @Test("An adapter that ignores cancellation and never returns does not hold the answer past the deadline")
+    func answerComesAtTheDeadline() async {
+        let clock = SystemClock()
+        let hung = ScriptedAdapter(network: "Hung", pricing: .fixedPrice, clock: clock, script: [.never])
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(200), sources: [.fixedPrice("Hung", eCPM: 1.0)])
+        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: hung)], clock: clock)
+        let wall = ContinuousClock()
+        let started = wall.now
+        let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
+        let elapsed = wall.now - started
+        #expect(outcome.winner == nil)
+        #expect(outcome.trace.source("Hung")?.outcome == .timeout)
+        #expect(outcome.trace.durationMilliseconds >= 200)
+        // Generous bound: the deadline is 200 ms; the answer must not wait for the adapter.
+        #expect(elapsed >= .milliseconds(200))
+        #expect(elapsed < .seconds(2))
+    }
+}
