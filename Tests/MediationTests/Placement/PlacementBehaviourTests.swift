@@ -16,7 +16,7 @@ struct PlacementBehaviourTests {
         await placement.destroy()
         await fixture.clock.advance(to: at(200))
 
-        #expect(fixture.auctionStarts == [at(0), at(30.1), at(60.2), at(90.3)], "\(fixture.recorder.events.map(\.description)) \(fixture.netA.answerInstants) \(fixture.netA.requestInstants)")
+        #expect(fixture.auctionStarts == [at(0), at(30.1), at(60.2), at(90.3)])
         #expect(fixture.netA.ads.count == 4)
         for ad in fixture.netA.ads {
             #expect(ad.releaseCount == 0)
@@ -110,8 +110,9 @@ struct PlacementBehaviourTests {
         let placement = try fixture.placement
         var views: [ViewID] = []
         for _ in 0..<5 { views.append(await placement.attachView(visible: true)) }
-        for _ in 0..<3 { _ = await placement.load() }
+        let loads = (0..<3).map { _ in Task { await placement.load() } }
         await fixture.clock.advance(to: at(1))
+        for load in loads { #expect(await load.value.ad != nil) }
         for (index, view) in views.enumerated() {
             await placement.setVisible(index.isMultiple(of: 2), for: view)
             _ = await placement.load()

@@ -74,7 +74,7 @@ struct PlacementExpiryTests {
         #expect(try #require(fixture.netA.ads.first).releaseCount == 1)
     }
 
-    @Test("an unseen banner's ad expires after 1 h, is released once, and reloads when seen")
+    @Test("an unseen banner's ad expires after 1 h, is released once, and reloads when seen again")
     func hiddenBannerExpires() async throws {
         let fixture = PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 60))
         let placement = try fixture.placement
@@ -96,8 +96,11 @@ struct PlacementExpiryTests {
         await fixture.clock.advance(to: at(4000.1))
         #expect(fixture.auctionStarts == [at(0), at(4000)])
         #expect(await placement.currentAd?.ad === fixture.netA.ads.last)
-        await fixture.clock.advance(to: at(9000))
-        #expect(ad.releaseCount == 1)
-        #expect(fixture.recorder.count("expired") == 1)
+        // Unrendered, the second ad is replaced by the refresh at 4060.100 s and released once
+        // (replaced), never expired.
+        await fixture.clock.advance(to: at(4060.2))
+        #expect(fixture.auctionStarts == [at(0), at(4000), at(4060.1)])
+        #expect(fixture.netA.ads.map(\.releaseCount) == [1, 1, 0])
+        #expect(fixture.recorder.instants("expired") == [at(3600.1)])
     }
 }

@@ -18,7 +18,7 @@ final class PlacementFixture: Sendable {
     static let defaultNetA: [ScriptedAnswer] = [.after(ms(100), .fill)]
     static let defaultNetB: [ScriptedAnswer] = [.after(ms(50), .noFill)]
 
-    let clock = ManualClock(settleYields: 2000)
+    let clock = ManualClock()
     let recorder = EventRecorder()
     let logger = RecordingLogger()
     let bid: ScriptedAdapter
