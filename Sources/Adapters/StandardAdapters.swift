@@ -2,4 +2,6 @@
 let standardFactories: [any NetworkAdapterFactory] = [
     FallbackAdapterFactory(),
     EloAdapterFactory(),
+    NitxAdapterFactory(),
+    QartveloAdapterFactory(),
 ]

@@ -116,7 +116,8 @@ enum MediateCommand {
         } catch {
             return .failure(.configuration(path: path, error))
         }
-        let adapterEnvironment = AdapterEnvironment(clock: clock ?? environment.clock, seed: seed)
+        // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
+        let adapterEnvironment = AdapterEnvironment(clock: clock ?? environment.clock, seed: seed, sandboxLatency: .milliseconds(90))
         do {
             return .success(try ConfiguredAuctions(configuration: configuration, registry: environment.registry, environment: adapterEnvironment))
         } catch {

@@ -5,7 +5,7 @@ import Testing
 @Suite("Loopback server")
 struct LoopbackServerTests {
     @Test func servesScriptedRoutesAndRecordsRequests() async throws {
-        let server = try LoopbackServer(single: ["POST /bid": .json(#"{"ok":true}"#)])
+        let server = try await LoopbackServer(single: ["POST /bid": .json(#"{"ok":true}"#)])
         defer { server.stop() }
         let transport = URLSessionTransport()
         let request = HTTPRequest(method: "POST", url: server.baseURL.appendingPathComponent("bid"), headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
@@ -18,7 +18,7 @@ struct LoopbackServerTests {
     }
 
     @Test func connectionRefusedIsATransportError() async throws {
-        let port = try LoopbackServer.closedPort()
+        let port = try await LoopbackServer.closedPort()
         let transport = URLSessionTransport()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/bid"))
         await #expect(throws: TransportError.self) {

@@ -228,6 +228,6 @@ struct MediateCommandTests {
         let object = try jsonObject(output.contents)
         #expect(object["filled"] as? Bool == true)
         let trace = try #require(object["trace"] as? [String: Any])
-        #expect((trace["sources"] as? [Any])?.count == 4) // Elo and the three fallback line items
+        #expect((trace["sources"] as? [Any])?.count == 6) // Elo, Qartvelo, Nitx and the three fallback line items
     }
 }

@@ -25,7 +25,7 @@ public struct EloSandboxServer: SandboxServer {
     private let state: Locked<SandboxState>
 
     private struct SandboxState {
-        var random: EloSandboxRandom
+        var random: SeededRandom
         var served: Int = 0
     }
 
@@ -44,7 +44,7 @@ public struct EloSandboxServer: SandboxServer {
     public init(seed: UInt64, noBidRate: Double = 0.1, priceRange: ClosedRange<Double> = 0.5...4.0) {
         self.noBidRate = noBidRate.isFinite ? min(max(noBidRate, 0), 1) : 0
         self.priceRange = priceRange
-        self.state = Locked(SandboxState(random: EloSandboxRandom(seed: seed)))
+        self.state = Locked(SandboxState(random: SeededRandom(seed: seed)))
     }
 
     /// Answers one request.
@@ -108,25 +108,5 @@ public struct EloSandboxServer: SandboxServer {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(response) else { return HTTPResponse(statusCode: 500) }
         return .json(data)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so sandbox runs repeat.
-struct EloSandboxRandom: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform value in [0, 1).
-    mutating func nextUnit() -> Double {
-        Double(next() >> 11) / Double(UInt64(1) << 53)
     }
 }

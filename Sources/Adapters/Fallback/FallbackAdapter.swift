@@ -54,8 +54,8 @@ public struct FallbackAdapter: AdNetworkAdapter {
             counts[request.adUnitID, default: 0] += 1
             return counts[request.adUnitID, default: 1]
         }
-        let unitHash = FallbackRandom.stableHash(request.adUnitID)
-        var random = FallbackRandom(mixing: [seed, options.seed, unitHash, number])
+        let unitHash = SeededRandom.stableHash(request.adUnitID)
+        var random = SeededRandom(mixing: [seed, options.seed, unitHash, number])
         let fills = random.nextUnit() < options.fillRate
         let jitter = options.latencyJitter * random.nextUnit()
         let creative = Int(random.next() % UInt64(max(1, options.creatives))) + 1

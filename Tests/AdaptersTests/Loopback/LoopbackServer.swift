@@ -49,7 +49,31 @@ final class LoopbackServer: Sendable {
     }
 
     /// Starts a server with `routes` ("METHOD /path" to one response, or to a list served in turn).
-    init(routes: [String: [Response]]) throws {
+    /// Starting a process and reading its port block, so that happens on a thread of its own,
+    /// never on the concurrency pool the tests run on.
+    convenience init(routes: [String: [Response]]) async throws {
+        let started = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Started, any Error>) in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try LoopbackServer.launch(routes: routes) })
+            }
+        }
+        self.init(started)
+    }
+
+    private struct Started: @unchecked Sendable {
+        // Process and Pipe are handed over once from the launching thread; never shared.
+        let port: Int
+        let process: Process
+        let stdin: Pipe
+    }
+
+    private init(_ started: Started) {
+        port = started.port
+        process = started.process
+        stdin = started.stdin
+    }
+
+    private static func launch(routes: [String: [Response]]) throws -> Started {
         guard let script = Bundle.module.path(forResource: "loopback_server", ofType: "py") else {
             throw StartError.scriptMissing
         }
@@ -73,14 +97,12 @@ final class LoopbackServer: Sendable {
             process.terminate()
             throw StartError.noPort(text)
         }
-        self.port = port
-        self.process = process
-        self.stdin = stdin
+        return Started(port: port, process: process, stdin: stdin)
     }
 
     /// Starts a server where each route has a single response.
-    convenience init(single routes: [String: Response]) throws {
-        try self.init(routes: routes.mapValues { [$0] })
+    convenience init(single routes: [String: Response]) async throws {
+        try await self.init(routes: routes.mapValues { [$0] })
     }
 
     /// The requests received so far (the control request itself excluded).
@@ -90,11 +112,23 @@ final class LoopbackServer: Sendable {
         return try JSONDecoder().decode([ReceivedRequest].self, from: data)
     }
 
-    /// Stops the server.
+    /// Stops the server (it exits on its own once its stdin closes; this does not wait).
     func stop() {
         try? stdin.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+    }
+
+    /// Stops the server and waits, off the concurrency pool, until its process has exited and
+    /// its port is closed.
+    func stopAndWait() async {
+        stop()
+        let process = Started(port: port, process: process, stdin: stdin)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                process.process.waitUntilExit()
+                continuation.resume()
+            }
+        }
     }
 
     deinit {
@@ -103,10 +137,10 @@ final class LoopbackServer: Sendable {
 
     /// A port on 127.0.0.1 with nothing listening (for connection-refused tests): a port the
     /// kernel just handed out and took back.
-    static func closedPort() throws -> Int {
-        let server = try LoopbackServer(single: [:])
+    static func closedPort() async throws -> Int {
+        let server = try await LoopbackServer(single: [:])
         let port = server.port
-        server.stop()
+        await server.stopAndWait()
         return port
     }
 }

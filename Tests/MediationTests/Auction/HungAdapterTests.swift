@@ -17,8 +17,9 @@ struct HungAdapterTests {
         #expect(outcome.winner == nil)
         #expect(outcome.trace.source("Hung")?.outcome == .timeout)
         #expect(outcome.trace.durationMilliseconds >= 200)
-        // Generous bound: the deadline is 200 ms; the answer must not wait for the adapter.
+        // The adapter never returns, so any answer at all proves the auction did not wait for
+        // it; the bound is generous so a loaded CI machine (or the thread sanitizer) passes.
         #expect(elapsed >= .milliseconds(200))
-        #expect(elapsed < .seconds(2))
+        #expect(elapsed < .seconds(10))
     }
 }

@@ -1,8 +1,9 @@
-/// The fallback network's pseudo-random numbers: SplitMix64 (Steele, Lea and Flood, 2014),
-/// seeded from the engine's seed, the network's `seed` option, the ad unit id and the request
-/// number, so the same configuration and seed give the same fills, latencies and creatives
-/// on every run and every platform.
-struct FallbackRandom: RandomNumberGenerator {
+/// The adapters' seeded pseudo-random numbers: SplitMix64 (Steele, Lea and Flood, 2014).
+/// The fallback network and the sandbox servers seed it from the engine's seed (and, for the
+/// fallback, its `seed` option, the ad unit id and the request number), so the same
+/// configuration and seed give the same fills, prices, latencies and creatives on every run
+/// and every platform.
+struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator from a 64-bit seed.
@@ -12,7 +13,7 @@ struct FallbackRandom: RandomNumberGenerator {
 
     /// Creates a generator from several values mixed together (order matters).
     init(mixing values: [UInt64]) {
-        var mixer = FallbackRandom(seed: 0x5EED_FA11_BAC4_0001)
+        var mixer = SeededRandom(seed: 0x5EED_FA11_BAC4_0001)
         var seed: UInt64 = 0
         for value in values {
             mixer.state ^= value

@@ -1,0 +1,38 @@
+import Mediation
+
+/// The Nitx network as an engine ad source: a fixed-price source (Nitx answers carry no price,
+/// so the line item's eCPM prices each fill). It owns one ``NitxClient``.
+///
+/// Formats: banner (320x50, 300x250 or adaptive, from the request's slot and sizing),
+/// interstitial, app open, native, and rewarded (always a failure, "Rewarded ads are not
+/// available in v1").
+public struct NitxAdapter: AdNetworkAdapter {
+    /// The config's network id, e.g. `"nitx"`.
+    public let network: String
+    /// Always fixed price.
+    public var pricing: AdSourcePricing { .fixedPrice }
+    /// The client: consent, identify, reset, screen name and state go through it.
+    public let client: NitxClient
+
+    /// Creates an adapter over `client`.
+    public init(network: String, client: NitxClient) {
+        self.network = network
+        self.client = client
+    }
+
+    /// Loads one ad for the line item's slot code (`request.adUnitID`).
+    /// - Returns: `.fill(ad)`, a no-fill, or a failure (never throws).
+    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+        switch NitxFormatChoice.resolve(for: request) {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let choice):
+            return await client.loadAd(slot: request.adUnitID, choice: choice, request: request)
+        }
+    }
+
+    /// The host went to the background: queued events are sent now.
+    public func applicationDidEnterBackground() async {
+        await client.applicationDidEnterBackground()
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Mediation
+
+/// Builds Nitx adapters from the configuration (`"adapter": "nitx"`).
+///
+/// - credentials: `source_code` (required): the mobile source code, `SDK-AM-` followed by
+///   letters, digits, `_` or `-`.
+/// - options (all optional): `personalization` (bool, default true), `request_mode`
+///   (`"auto"`, `"get"`, `"post"`, default auto), `bridge_tag` (string, e.g. `"rn-1.0.0"`),
+///   `debug` (bool), `app_open_min_interval_seconds` (positive integer, default 14400), and for
+///   the sandbox only `sdk_block` (bool, default true: the sandbox's config advertises the POST
+///   endpoints).
+/// - endpoint: `sandbox` (host `nitx.sandbox`, in-process ``NitxSandboxServer``) or the API
+///   base URL.
+public struct NitxAdapterFactory: NetworkAdapterFactory {
+    /// `"nitx"`.
+    public var kind: String { "nitx" }
+    /// Fixed price.
+    public var pricing: AdSourcePricing { .fixedPrice }
+    /// The sandbox's host name.
+    public static let sandboxHost = "nitx.sandbox"
+
+    /// Creates the factory.
+    public init() {}
+
+    /// Builds the adapter.
+    /// - Throws: ``AdapterConfigurationError`` naming the JSON path of a missing or malformed
+    ///   credential, an unknown key, or an option of the wrong type or value.
+    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+        let path = "networks.\(network.id)"
+        for key in network.credentials.keys.sorted() where key != "source_code" {
+            throw AdapterConfigurationError(path: "\(path).credentials.\(key)", message: "unknown credential for nitx")
+        }
+        guard let code = network.credentials["source_code"] else {
+            throw AdapterConfigurationError(path: "\(path).credentials.source_code", message: "required (the mobile source code, SDK-AM-...)")
+        }
+        guard Self.isValidSourceCode(code) else {
+            throw AdapterConfigurationError(path: "\(path).credentials.source_code", message: "must be SDK-AM- followed by letters, digits, _ or -")
+        }
+        var options = NitxOptions()
+        var sdkBlock = true
+        for (key, value) in network.options.sorted(by: { $0.key < $1.key }) {
+            let optionPath = "\(path).options.\(key)"
+            switch key {
+            case "personalization": options.personalization = try Self.bool(value, optionPath)
+            case "debug": options.debug = try Self.bool(value, optionPath)
+            case "sdk_block": sdkBlock = try Self.bool(value, optionPath)
+            case "bridge_tag":
+                guard let tag = value.stringValue else { throw AdapterConfigurationError(path: optionPath, message: "must be a string") }
+                options.bridge = tag
+            case "request_mode":
+                guard let text = value.stringValue, let mode = NitxRequestModeOverride(rawValue: text) else {
+                    throw AdapterConfigurationError(path: optionPath, message: "must be \"auto\", \"get\" or \"post\"")
+                }
+                options.requestMode = mode
+            case "app_open_min_interval_seconds":
+                guard let seconds = value.intValue, seconds > 0 else {
+                    throw AdapterConfigurationError(path: optionPath, message: "must be a positive integer")
+                }
+                options.appOpenMinimumInterval = .seconds(seconds)
+            default:
+                throw AdapterConfigurationError(path: optionPath, message: "unknown option for nitx")
+            }
+        }
+
+        let transport: any HTTPTransport
+        switch network.endpoint {
+        case .sandbox:
+            options.apiBaseURL = URL(string: "https://\(Self.sandboxHost)") ?? options.apiBaseURL
+            let server = NitxSandboxServer(configuration: NitxSandboxServer.Configuration(sourceCode: code, sdkBlock: sdkBlock, seed: environment.seed))
+            transport = SandboxTransport(servers: [Self.sandboxHost: server], clock: environment.clock, latency: environment.sandboxLatency)
+        case .url(let url):
+            options.apiBaseURL = url
+            transport = environment.liveTransport
+        }
+        let storage: any NitxStorage = environment.storageDirectory.map { NitxFileStorage(directory: $0, networkID: network.id) } ?? NitxInMemoryStorage()
+        let client = NitxClient(
+            sourceCode: code,
+            options: options,
+            networkID: network.id,
+            transport: transport,
+            clock: environment.clock,
+            logger: environment.logger,
+            storage: storage
+        )
+        return NitxAdapter(network: network.id, client: client)
+    }
+
+    /// Whether `code` is `SDK-AM-` followed by one or more letters, digits, `_` or `-`.
+    public static func isValidSourceCode(_ code: String) -> Bool {
+        guard code.hasPrefix("SDK-AM-") else { return false }
+        let rest = code.dropFirst("SDK-AM-".count)
+        return !rest.isEmpty && rest.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+
+    private static func bool(_ value: JSONValue, _ path: String) throws(AdapterConfigurationError) -> Bool {
+        guard let flag = value.boolValue else { throw AdapterConfigurationError(path: path, message: "must be true or false") }
+        return flag
+    }
+}

@@ -1,0 +1,386 @@
+import Foundation
+import Mediation
+
+/// The Nitx client for one mobile source (Nitx seed, "Start", "Request mode", "Consent and
+/// identify"): an actor instance owned by its adapter (no singleton). Every call is safe from
+/// any task and never throws into the host.
+///
+/// It loads the source's config (`GET /api/ad-mobiles/show/{code}`) before the first request,
+/// warns when the source's bundle id is not the app's, calls `GET /api/ad-mobiles/init/{code}`
+/// once per process while the source is `pending_verification`, then asks for ads with GET per
+/// slot, or with POST when the config advertises the `sdk` block.
+public actor NitxClient {
+    /// The mobile source code, e.g. `SDK-AM-DEMOI`.
+    public nonisolated let sourceCode: String
+    /// The options it started with.
+    public nonisolated let options: NitxOptions
+    private let networkID: String
+    private let transport: any HTTPTransport
+    private let clock: any MediationClock
+    private let logger: any MediationLogger
+    private let storage: any NitxStorage
+    private let wallAnchor: Date
+    private let clockAnchor: MediationInstant
+    private let batcher: NitxEventBatcher
+
+    private var visitor: NitxVisitorStore
+    private var started = false
+    private var startTask: Task<Void, Never>?
+    private var sourceStatus: String?
+    private var endpoints = NitxEndpoints.none
+    private var initCalled = false
+    private var fellBack = false
+    private var screenName: String?
+    private let appOpenLastShown = Locked<Date?>(nil)
+    private var sequence = 0
+    private var counters = NitxClientState.Counters()
+
+    /// Creates a client; nothing is sent until the first ad request (or ``start(app:)``).
+    /// - Parameters:
+    ///   - sourceCode: the mobile source code (`SDK-AM-…`).
+    ///   - options: base URL, debug, personalization, bridge, request mode.
+    ///   - networkID: the config's network id (ads' `network`, log source).
+    ///   - transport: HTTP.
+    ///   - clock: the engine's clock (event batching, app open interval).
+    ///   - logger: warnings and debug lines (no user data).
+    ///   - storage: where visitor id, consent, profile and the app open time persist; unused
+    ///     when personalization is off (the app open time is then kept in memory).
+    ///   - wallClockAnchor: the wall time at the clock's current instant; wall time is this plus
+    ///     the clock's elapsed time (event timestamps, the app open time, the current year).
+    ///   - makeVisitorID: makes a new visitor id (default a lowercased random UUID).
+    public init(
+        sourceCode: String,
+        options: NitxOptions = NitxOptions(),
+        networkID: String = "nitx",
+        transport: any HTTPTransport,
+        clock: any MediationClock = SystemClock(),
+        logger: any MediationLogger = SilentLogger(),
+        storage: any NitxStorage = NitxInMemoryStorage(),
+        wallClockAnchor: Date = Date(),
+        makeVisitorID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
+        self.sourceCode = sourceCode
+        self.options = options
+        self.networkID = networkID
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.storage = storage
+        self.wallAnchor = wallClockAnchor
+        self.clockAnchor = clock.now
+        self.batcher = NitxEventBatcher(transport: transport, clock: clock, logger: logger, headers: Self.headers(options), logSource: networkID)
+        self.visitor = NitxVisitorStore(enabled: options.personalization, storage: storage, makeVisitorID: makeVisitorID)
+        batcher.setVisitorID(visitor.visitorID)
+        if options.personalization, let text = storage.value(forKey: .appOpenLastShown), let seconds = Double(text), seconds.isFinite {
+            appOpenLastShown.withLock { $0 = Date(timeIntervalSince1970: seconds) }
+        }
+    }
+
+    // MARK: - Host calls
+
+    /// Loads the source's config once (single flight; retried on the next call after a failure).
+    /// - Parameter app: the host app, for the bundle id check.
+    public func start(app: AppInfo) async {
+        if started { return }
+        if let startTask {
+            await startTask.value
+            return
+        }
+        let task = Task { await self.loadSourceConfig(app: app) }
+        startTask = task
+        await task.value
+        startTask = nil
+    }
+
+    /// Sets the screen name sent as `context.app.screen` with the next requests.
+    public func setScreen(_ name: String?) {
+        screenName = name
+    }
+
+    /// Records the user's consent answer: `true` stores a consent record and persists the
+    /// buffered profile; `false` deletes the profile and the consent record, keeping the
+    /// visitor id. Does nothing with personalization off.
+    public func consent(_ granted: Bool) {
+        visitor.setConsent(granted)
+    }
+
+    /// Normalises and hashes `traits` at once (raw values are discarded). A call implying an age
+    /// under 16 is discarded whole. Does nothing with personalization off.
+    public func identify(_ traits: NitxTraits) {
+        guard options.personalization else { return }
+        guard let update = NitxIdentityNormalizer.update(for: traits, currentYear: currentYear) else {
+            counters.identifyDiscarded += 1
+            logger.warning("Nitx identify call discarded: it implies an age under \(NitxIdentityNormalizer.minimumAge)", source: networkID)
+            return
+        }
+        visitor.apply(update)
+    }
+
+    /// Forgets the visitor (id, profile, consent): pending events are sent first, then a
+    /// best-effort forget request goes to the advertised forget endpoint. Does nothing with
+    /// personalization off.
+    public func reset() async {
+        guard options.personalization else { return }
+        await batcher.flush()
+        let forgotten = visitor.reset()
+        batcher.setVisitorID(visitor.visitorID)
+        guard let forgotten, let url = endpoints.forget else { return }
+        counters.forgetRequests += 1
+        var headers = Self.headers(options)
+        headers["Content-Type"] = "application/json"
+        let body = try? JSONEncoder().encode(NitxForgetRequestWire(visitorID: forgotten))
+        do {
+            let response = try await transport.send(HTTPRequest(method: "POST", url: url, headers: headers, body: body))
+            if !(200..<300).contains(response.statusCode) {
+                logger.warning("Nitx forget request answered HTTP \(response.statusCode)", source: networkID)
+            }
+        } catch {
+            logger.warning("Nitx forget request failed: \(error)", source: networkID)
+        }
+    }
+
+    /// The host went to the background (or resigned active): sends queued events now.
+    public func applicationDidEnterBackground() async {
+        await batcher.flush()
+    }
+
+    /// Counters, mode, consent, visitor id and profile keys.
+    public func state() async -> NitxClientState {
+        var counters = counters
+        counters.eventsQueued = batcher.queuedCount
+        counters.eventsSent = batcher.sentCount
+        return NitxClientState(
+            started: started,
+            sourceStatus: sourceStatus,
+            mode: currentMode,
+            modeOverride: options.requestMode,
+            fellBackToGet: fellBack,
+            consent: visitor.consent,
+            visitorID: visitor.visitorID,
+            profileKeys: visitor.profile.keys,
+            personalization: options.personalization,
+            screenName: screenName,
+            counters: counters
+        )
+    }
+
+    // MARK: - Ads
+
+    /// Loads one ad for `slot` in the chosen format.
+    /// - Parameters:
+    ///   - slot: the slot code (the line item's ad unit id).
+    ///   - choice: the Nitx format and size for this request.
+    ///   - request: the engine's request (app, device, screen, host context).
+    /// - Returns: `.fill(ad)` (Nitx answers carry no price), a no-fill, or a failure:
+    ///   rewarded always fails "Rewarded ads are not available in v1"; an app open request
+    ///   within the minimum interval of the last shown one is a no-fill `appOpenInterval`.
+    public func loadAd(slot: String, choice: NitxFormatChoice, request: AdRequest) async -> AdLoadResult {
+        counters.adRequests += 1
+        if choice.format == .rewarded {
+            return finish(.failure(NitxErrorCode.rewardedUnavailable.error(NitxErrorCode.rewardedMessage)))
+        }
+        if choice.format == .appOpen, let last = appOpenLastShown.withLock({ $0 }) {
+            let elapsed = wallNow.timeIntervalSince(last)
+            let interval = Double(options.appOpenMinimumInterval.components.seconds)
+            if elapsed < interval {
+                return finish(.noFill(NoFillReason(code: "appOpenInterval", message: "last app open ad shown \(Int(elapsed)) s ago, minimum interval \(Int(interval)) s")))
+            }
+        }
+        guard !slot.isEmpty else {
+            return finish(.failure(NitxErrorCode.missingSlot.error("the line item has no ad_unit_id (the Nitx slot code)")))
+        }
+        await start(app: request.app)
+        if Task.isCancelled { return finish(.failure(NitxErrorCode.cancelled.error("request cancelled"))) }
+
+        var response: HTTPResponse
+        let baseURL = options.apiBaseURL
+        if currentMode == .post, let url = endpoints.ads {
+            counters.postRequests += 1
+            switch await send(post(url: url, slot: slot, choice: choice, request: request)) {
+            case .failure(let error): return finish(.failure(error))
+            case .success(let answer): response = answer
+            }
+            if NitxRequestMode.fallsBack(status: response.statusCode, override: options.requestMode) {
+                fellBack = true
+                logger.warning("Nitx POST ads endpoint answered HTTP \(response.statusCode): using GET for the rest of the process", source: networkID)
+                counters.getRequests += 1
+                switch await send(get(slot: slot)) {
+                case .failure(let error): return finish(.failure(error))
+                case .success(let answer): response = answer
+                }
+            } else if NitxRequestMode.fallbackStatuses.contains(response.statusCode) {
+                return finish(.failure(NitxErrorCode.server.error("the POST ads endpoint answered HTTP \(response.statusCode) (request mode post: no fallback)")))
+            }
+        } else {
+            counters.getRequests += 1
+            switch await send(get(slot: slot)) {
+            case .failure(let error): return finish(.failure(error))
+            case .success(let answer): response = answer
+            }
+        }
+
+        switch NitxResponseParser.parse(response, requested: choice.format, baseURL: baseURL) {
+        case .noFill(let reason):
+            return finish(.noFill(reason))
+        case .failure(let error):
+            return finish(.failure(error))
+        case .ad(let creativeID, let format, let creative, let impressionID):
+            sequence += 1
+            var size = choice.size
+            if format != choice.format, let fixed = Self.fixedSize(of: format) { size = fixed }
+            let ad = NitxLoadedAd(
+                id: "\(networkID)-\(sequence)-\(creativeID)",
+                creativeID: creativeID,
+                network: networkID,
+                nitxFormat: format,
+                size: size,
+                slotCode: slot,
+                impressionID: impressionID,
+                creative: creative,
+                signal: { [weak self] signal in
+                    self?.record(signal, format: format, slot: slot, impressionID: impressionID)
+                }
+            )
+            return finish(.fill(ad))
+        }
+    }
+
+    // MARK: - Internals
+
+    private var currentMode: NitxRequestMode {
+        NitxRequestMode.select(override: options.requestMode, adsEndpointAdvertised: endpoints.ads != nil, fellBack: fellBack)
+    }
+
+    private nonisolated var wallNow: Date {
+        wallAnchor.addingTimeInterval((clock.now - clockAnchor).milliseconds / 1000)
+    }
+
+    private var currentYear: Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        return calendar.component(.year, from: wallNow)
+    }
+
+    private func finish(_ result: AdLoadResult) -> AdLoadResult {
+        switch result {
+        case .bid, .fill: counters.fills += 1
+        case .noFill: counters.noFills += 1
+        case .failure: counters.failures += 1
+        }
+        return result
+    }
+
+    /// Handles an ad's hook synchronously (hooks must not block, and events keep their order).
+    private nonisolated func record(_ signal: NitxAdSignal, format: NitxFormat, slot: String, impressionID: String?) {
+        let now = wallNow
+        switch signal {
+        case .shown:
+            guard format == .appOpen else { return }
+            appOpenLastShown.withLock { $0 = now }
+            if options.personalization {
+                storage.setValue(String(now.timeIntervalSince1970), forKey: .appOpenLastShown)
+            }
+        case .impression, .viewable:
+            guard let impressionID else { return }  // GET mode: no tracking
+            batcher.enqueue(NitxEventWire(
+                type: signal == .impression ? "impression" : "viewable",
+                impressionID: impressionID,
+                slot: slot,
+                timestamp: Int64((now.timeIntervalSince1970 * 1000).rounded())
+            ))
+        }
+    }
+
+    private func loadSourceConfig(app: AppInfo) async {
+        counters.configLoads += 1
+        let base = options.apiBaseURL
+        let url = base.appendingPathComponent("api/ad-mobiles/show").appendingPathComponent(sourceCode)
+        let response: HTTPResponse
+        switch await send(HTTPRequest(method: "GET", url: url, headers: Self.headers(options))) {
+        case .failure(let error):
+            logger.warning("Nitx source config could not be loaded: \(error); using GET", source: networkID)
+            return
+        case .success(let answer):
+            response = answer
+        }
+        guard (200..<300).contains(response.statusCode),
+              let config = try? JSONDecoder().decode(NitxSourceConfigWire.self, from: response.body) else {
+            logger.warning("Nitx source config answered HTTP \(response.statusCode) without a valid body; using GET", source: networkID)
+            return
+        }
+        started = true
+        sourceStatus = config.status
+        if let bundleID = config.bundleID, !bundleID.isEmpty, bundleID != app.bundleID {
+            logger.warning("Nitx source \(sourceCode) is registered for bundle id \(bundleID), but the app's is \(app.bundleID)", source: networkID)
+        }
+        let (resolved, ignored) = NitxEndpoints.resolve(config.sdk, base: base)
+        for name in ignored {
+            logger.warning("Nitx sdk.\(name) is off the API's origin and is ignored", source: networkID)
+        }
+        endpoints = resolved
+        batcher.setEndpoint(resolved.events)
+        if options.requestMode == .post, resolved.ads == nil {
+            logger.warning("Nitx request mode post, but the source advertises no ads endpoint; using GET", source: networkID)
+        }
+        if options.debug {
+            logger.debug("Nitx source \(sourceCode) status \(config.status ?? "unknown"), mode \(currentMode.rawValue)", source: networkID)
+        }
+        if config.status == "pending_verification", !initCalled {
+            initCalled = true
+            counters.initCalls += 1
+            let initURL = base.appendingPathComponent("api/ad-mobiles/init").appendingPathComponent(sourceCode)
+            if case .failure(let error) = await send(HTTPRequest(method: "GET", url: initURL, headers: Self.headers(options))) {
+                logger.warning("Nitx init call failed: \(error)", source: networkID)
+            }
+        }
+    }
+
+    private func get(slot: String) -> HTTPRequest {
+        let url = options.apiBaseURL.appendingPathComponent("api/ad-slots/show").appendingPathComponent(slot)
+        return HTTPRequest(method: "GET", url: url, headers: Self.headers(options))
+    }
+
+    private func post(url: URL, slot: String, choice: NitxFormatChoice, request: AdRequest) -> HTTPRequest {
+        let body = NitxAdsRequestWire(
+            slot: slot,
+            format: choice.format.rawValue,
+            size: choice.format == .bannerAdaptive ? NitxSizeWire(width: choice.size.width, height: choice.size.height) : nil,
+            visitor: visitor.wireBlock,
+            context: NitxContextBuilder.context(for: request, screenName: screenName, sdkTag: options.sdkTag)
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var headers = Self.headers(options)
+        headers["Content-Type"] = "application/json"
+        return HTTPRequest(method: "POST", url: url, headers: headers, body: try? encoder.encode(body))
+    }
+
+    private func send(_ request: HTTPRequest) async -> Result<HTTPResponse, AdapterError> {
+        if options.debug {
+            logger.debug("Nitx \(request.method) \(request.url.path)", source: networkID)
+        }
+        do {
+            return .success(try await transport.send(request))
+        } catch {
+            switch error.kind {
+            case .cancelled: return .failure(NitxErrorCode.cancelled.error(error.message))
+            case .timedOut: return .failure(NitxErrorCode.timedOut.error(error.message))
+            case .connection, .invalidRequest: return .failure(NitxErrorCode.network.error(error.message))
+            }
+        }
+    }
+
+    private static func fixedSize(of format: NitxFormat) -> AdSize? {
+        switch format {
+        case .banner320x50: AdSize(width: 320, height: 50)
+        case .banner300x250: AdSize(width: 300, height: 250)
+        default: nil
+        }
+    }
+
+    /// The headers of every request: JSON, and the SDK tag in place of the platform's user agent
+    /// (Nitx seed: the device's user agent is never sent).
+    static func headers(_ options: NitxOptions) -> [String: String] {
+        ["Accept": "application/json", "User-Agent": "NitxPublisher/\(options.sdkTag)"]
+    }
+}

@@ -1,0 +1,44 @@
+import Mediation
+
+/// Builds the app context block of a POST request (Nitx seed, "Request mode" and "App Tracking
+/// Transparency"): bundle id, app version and build, the screen name, OS name and version,
+/// phone or tablet, language, time zone, screen size and the SDK tag. Never the IP address,
+/// the user agent or a location; the advertising id only when the host says tracking is
+/// authorized (and it is not the all-zero id iOS returns otherwise).
+public enum NitxContextBuilder {
+    /// The all-zero advertising id iOS reports when tracking is not authorized.
+    public static let zeroAdvertisingID = "00000000-0000-0000-0000-000000000000"
+
+    /// The context block for `request`.
+    /// - Parameters:
+    ///   - request: the engine's request (app, device, screen, host context).
+    ///   - screenName: the screen name the host set on the client; the request's own
+    ///     `context.screenName` wins when present.
+    ///   - sdkTag: `ios-1.0.0`, or `<bridge>/ios-1.0.0`.
+    public static func context(for request: AdRequest, screenName: String?, sdkTag: String) -> NitxContextWire {
+        let device = request.device
+        var adID: String?
+        if device.trackingAuthorized, let id = device.advertisingID, !id.isEmpty, id != zeroAdvertisingID {
+            adID = id
+        }
+        return NitxContextWire(
+            app: NitxAppContextWire(
+                bundleID: request.app.bundleID,
+                version: request.app.version,
+                build: request.app.build,
+                screen: request.context.screenName ?? screenName
+            ),
+            os: NitxOSContextWire(name: device.osName, version: device.osVersion),
+            device: NitxDeviceContextWire(
+                type: device.kind.rawValue,
+                screenWidth: request.screen.width,
+                screenHeight: request.screen.height,
+                screenScale: request.screen.scale
+            ),
+            language: device.language,
+            timeZone: device.timeZone,
+            sdk: sdkTag,
+            adID: adID
+        )
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// The POST-mode endpoints a source advertises in its config's `sdk` block, resolved against
+/// the API base URL. An off-origin path (another scheme, host or port, or a protocol-relative
+/// `//host/…`) is ignored (Nitx seed, "Request mode").
+public struct NitxEndpoints: Sendable, Hashable {
+    /// The POST ads endpoint; `nil` means GET mode.
+    public var ads: URL?
+    /// The events endpoint; `nil` means no event is sent.
+    public var events: URL?
+    /// The forget endpoint; `nil` means reset sends nothing.
+    public var forget: URL?
+
+    /// Creates endpoints.
+    public init(ads: URL? = nil, events: URL? = nil, forget: URL? = nil) {
+        self.ads = ads
+        self.events = events
+        self.forget = forget
+    }
+
+    /// No POST-mode endpoint.
+    public static let none = NitxEndpoints()
+
+    /// Resolves the `sdk` block's paths against `base`.
+    /// - Parameters:
+    ///   - block: the config's `sdk` block, or `nil`.
+    ///   - base: the API base URL.
+    /// - Returns: the endpoints on `base`'s origin, and the names of the ignored ones.
+    public static func resolve(_ block: NitxSDKBlockWire?, base: URL) -> (endpoints: NitxEndpoints, ignored: [String]) {
+        guard let block else { return (.none, []) }
+        var ignored: [String] = []
+        func resolve(_ path: String?, name: String) -> URL? {
+            guard let path else { return nil }
+            if let url = sameOriginURL(path, base: base) { return url }
+            ignored.append(name)
+            return nil
+        }
+        let endpoints = NitxEndpoints(
+            ads: resolve(block.adsEndpoint, name: "ads_endpoint"),
+            events: resolve(block.eventsEndpoint, name: "events_endpoint"),
+            forget: resolve(block.forgetEndpoint, name: "forget_endpoint")
+        )
+        return (endpoints, ignored)
+    }
+
+    /// `path` on `base`'s origin: a path starting with one `/`, or an absolute URL with
+    /// `base`'s scheme, host and port. Anything else (another origin, `//host`, a relative
+    /// path without `/`, an empty string) gives `nil`.
+    public static func sameOriginURL(_ path: String, base: URL) -> URL? {
+        let trimmed = path.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, !trimmed.contains("\\") else { return nil }
+        if trimmed.hasPrefix("/") {
+            guard !trimmed.hasPrefix("//"), let url = URL(string: trimmed, relativeTo: base)?.absoluteURL else { return nil }
+            return origin(of: url) == origin(of: base) ? url : nil
+        }
+        guard let url = URL(string: trimmed), url.scheme != nil else { return nil }
+        return origin(of: url) == origin(of: base) ? url : nil
+    }
+
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let host = url.host?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(host):\(port)"
+    }
+}

@@ -1,0 +1,66 @@
+import Mediation
+
+/// The Nitx adapter's numbered error codes, carried in ``AdapterError/code``.
+///
+/// | code | kind | meaning |
+/// | --- | --- | --- |
+/// | 1 | network | the API could not be reached |
+/// | 2 | server | the API answered an error status |
+/// | 3 | invalidResponse | the answer could not be decoded |
+/// | 4 | creative | an HTML creative (not rendered in v1, Nitx seed "Deviations") or an unknown creative type |
+/// | 5 | unsupported | rewarded (not available in v1) |
+/// | 6 | unsupported | no Nitx banner size fits the slot |
+/// | 7 | configuration | the slot code is unknown to the API (404 on GET) |
+/// | 8 | cancelled | the request was cancelled |
+/// | 9 | timeout | the transport's backstop timed out |
+/// | 10 | invalidResponse | the slot's format is not the requested one |
+/// | 11 | configuration | the line item has no slot code (`ad_unit_id`) |
+public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
+    /// The API could not be reached.
+    case network = 1
+    /// The API answered an error status.
+    case server = 2
+    /// The answer could not be decoded.
+    case invalidResponse = 3
+    /// An HTML creative.
+    case htmlCreative = 4
+    /// Rewarded ads are a stub in v1.
+    case rewardedUnavailable = 5
+    /// No banner size fits the slot.
+    case noBannerSizeFits = 6
+    /// The slot code is unknown.
+    case unknownSlot = 7
+    /// The request was cancelled.
+    case cancelled = 8
+    /// The transport timed out.
+    case timedOut = 9
+    /// The slot serves another format.
+    case formatMismatch = 10
+    /// The line item has no slot code.
+    case missingSlot = 11
+
+    /// The engine's kind for this code.
+    public var kind: AdapterError.Kind {
+        switch self {
+        case .network: .network
+        case .server: .server
+        case .invalidResponse, .formatMismatch: .invalidResponse
+        case .htmlCreative: .creative
+        case .rewardedUnavailable, .noBannerSizeFits: .unsupported
+        case .unknownSlot, .missingSlot: .configuration
+        case .cancelled: .cancelled
+        case .timedOut: .timeout
+        }
+    }
+
+    /// An ``AdapterError`` with this code's kind and number.
+    /// - Parameter message: what happened (never user data).
+    public func error(_ message: String) -> AdapterError {
+        AdapterError(kind: kind, code: rawValue, message: message)
+    }
+}
+
+extension NitxErrorCode {
+    /// The message of the rewarded stub, verbatim from the Nitx seed ("Rewarded").
+    public static let rewardedMessage = "Rewarded ads are not available in v1"
+}

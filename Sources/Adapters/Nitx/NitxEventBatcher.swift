@@ -1,0 +1,115 @@
+import Foundation
+import Mediation
+
+/// Queues impression and viewable events and sends them in batches (Nitx seed, "Request
+/// mode"): a batch leaves 2 s after the first event queued into it, on the injected clock, or at
+/// once on ``flush()`` (the host went to the background). Sending is best-effort: a failed
+/// batch is dropped with a warning, never retried.
+///
+/// Queueing is synchronous (the engine's ad hooks must not block and must not reorder), so the
+/// state sits in a ``Locked`` box; only sending is asynchronous.
+public final class NitxEventBatcher: Sendable {
+    /// The batching interval, 2 s (Nitx seed).
+    public static let interval: Duration = .seconds(2)
+
+    private struct State {
+        var endpoint: URL?
+        var visitorID: String?
+        var queue: [NitxEventWire] = []
+        var timer: Task<Void, Never>?
+        var queuedCount = 0
+        var sentCount = 0
+        var batchCount = 0
+    }
+
+    private let transport: any HTTPTransport
+    private let clock: any MediationClock
+    private let logger: any MediationLogger
+    private let headers: [String: String]
+    private let logSource: String
+    private let state = Locked(State())
+
+    /// Creates a batcher.
+    /// - Parameters:
+    ///   - transport: where batches go.
+    ///   - clock: the clock the 2 s interval runs on.
+    ///   - logger: warnings about failed batches.
+    ///   - headers: header fields of every batch request.
+    ///   - logSource: the log lines' source, the network id.
+    public init(transport: any HTTPTransport, clock: any MediationClock, logger: any MediationLogger, headers: [String: String] = [:], logSource: String = "nitx") {
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.headers = headers
+        self.logSource = logSource
+    }
+
+    /// Sets the events endpoint; with none, events are dropped.
+    public func setEndpoint(_ url: URL?) {
+        state.withLock { $0.endpoint = url }
+    }
+
+    /// Sets the visitor id the batches carry (`nil` with personalization off).
+    public func setVisitorID(_ id: String?) {
+        state.withLock { $0.visitorID = id }
+    }
+
+    /// Queues `event` and starts the 2 s timer when none runs. Never blocks.
+    public func enqueue(_ event: NitxEventWire) {
+        let due = clock.now + Self.interval
+        let clock = clock
+        state.withLock { state in
+            guard state.endpoint != nil else { return }
+            state.queue.append(event)
+            state.queuedCount += 1
+            guard state.timer == nil else { return }
+            state.timer = Task { [weak self] in
+                do { try await clock.sleep(until: due) } catch { return }
+                await self?.send(fromTimer: true)
+            }
+        }
+    }
+
+    /// Sends whatever is queued now (the host went to the background, or a reset is coming).
+    public func flush() async {
+        await send(fromTimer: false)
+    }
+
+    /// The number of events waiting.
+    public var pendingCount: Int { state.withLock { $0.queue.count } }
+    /// Events queued since creation.
+    public var queuedCount: Int { state.withLock { $0.queuedCount } }
+    /// Events sent in a batch the server accepted (2xx).
+    public var sentCount: Int { state.withLock { $0.sentCount } }
+    /// Batches the server accepted.
+    public var batchCount: Int { state.withLock { $0.batchCount } }
+
+    private func send(fromTimer: Bool) async {
+        let taken = state.withLock { state -> (URL, String?, [NitxEventWire])? in
+            if !fromTimer { state.timer?.cancel() }
+            state.timer = nil
+            guard let endpoint = state.endpoint, !state.queue.isEmpty else { return nil }
+            defer { state.queue.removeAll() }
+            return (endpoint, state.visitorID, state.queue)
+        }
+        guard let (endpoint, visitorID, events) = taken else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let body = try? encoder.encode(NitxEventBatchWire(visitorID: visitorID, events: events)) else { return }
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        do {
+            let response = try await transport.send(HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body))
+            if (200..<300).contains(response.statusCode) {
+                state.withLock { state in
+                    state.sentCount += events.count
+                    state.batchCount += 1
+                }
+            } else {
+                logger.warning("Nitx event batch of \(events.count) dropped: HTTP \(response.statusCode)", source: logSource)
+            }
+        } catch {
+            logger.warning("Nitx event batch of \(events.count) dropped: \(error)", source: logSource)
+        }
+    }
+}

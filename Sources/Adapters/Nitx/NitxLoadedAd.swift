@@ -1,0 +1,110 @@
+import Foundation
+import Mediation
+
+/// What a Nitx ad tells its client when the engine calls its hooks.
+public enum NitxAdSignal: Sendable, Hashable {
+    /// The ad was rendered: Nitx's impression (POST mode: an `impression` event).
+    case impression
+    /// The ad was in a visible view: Nitx's viewable (POST mode: a `viewable` event).
+    case viewable
+    /// The ad was shown (an app open ad's last show time is recorded).
+    case shown
+}
+
+/// One loaded Nitx ad. Thread-safe: its mutable state sits in a ``Locked`` box.
+///
+/// Hooks: ``recordRender()`` counts the impression; ``recordImpression()`` counts the impression
+/// (if render was not reported) and the viewable, once each; full-screen ads count both when
+/// shown (Nitx seed, "Interstitial"). Events are sent by the client in POST mode only.
+/// ``recordClick()`` sends nothing: a Nitx click is recorded by the backend when the host opens
+/// ``NitxCreative/clickURL`` (Nitx seed: "clicks open the backend click URL").
+public final class NitxLoadedAd: LoadedAd {
+    private struct State {
+        var creative: NitxCreative?
+        var impressionRecorded = false
+        var viewableRecorded = false
+        var released = false
+    }
+
+    /// Unique per showing: `<network id>-<sequence>-<creative id>`.
+    public let id: String
+    /// The Nitx ad id.
+    public let creativeID: String
+    /// The network id from the config.
+    public let network: String
+    /// The engine format.
+    public let format: AdFormat
+    /// The Nitx format served.
+    public let nitxFormat: NitxFormat
+    /// The ad's size in points.
+    public let size: AdSize
+    /// The slot code (the line item's ad unit id).
+    public let slotCode: String
+    /// POST mode: the impression id events refer to; `nil` in GET mode.
+    public let impressionID: String?
+    private let state: Locked<State>
+    private let signal: @Sendable (NitxAdSignal) -> Void
+
+    /// Creates an ad.
+    /// - Parameters:
+    ///   - id: unique per showing.
+    ///   - creativeID: the Nitx ad id.
+    ///   - network: the config's network id.
+    ///   - nitxFormat: the Nitx format served.
+    ///   - size: the size in points.
+    ///   - slotCode: the slot code.
+    ///   - impressionID: the POST answer's impression id.
+    ///   - creative: what the ad shows.
+    ///   - signal: called (without blocking) for each hook's signal.
+    public init(id: String, creativeID: String, network: String, nitxFormat: NitxFormat, size: AdSize, slotCode: String, impressionID: String?, creative: NitxCreative, signal: @escaping @Sendable (NitxAdSignal) -> Void) {
+        self.id = id
+        self.creativeID = creativeID
+        self.network = network
+        self.nitxFormat = nitxFormat
+        self.format = nitxFormat.engineFormat
+        self.size = size
+        self.slotCode = slotCode
+        self.impressionID = impressionID
+        self.state = Locked(State(creative: creative))
+        self.signal = signal
+    }
+
+    /// What the ad shows; `nil` after ``releaseResources()``.
+    public var creative: NitxCreative? { state.withLock { $0.creative } }
+
+    /// Whether ``releaseResources()`` was called.
+    public var isReleased: Bool { state.withLock { $0.released } }
+
+    /// Drops the creative. Idempotent.
+    public func releaseResources() {
+        state.withLock { state in
+            state.released = true
+            state.creative = nil
+        }
+    }
+
+    /// Counts the impression, once.
+    public func recordRender() {
+        let first = state.withLock { state -> Bool in
+            defer { state.impressionRecorded = true }
+            return !state.impressionRecorded
+        }
+        if first { signal(.impression) }
+    }
+
+    /// Counts the impression (if not yet) and the viewable, once each; marks the ad shown.
+    public func recordImpression() {
+        let (impression, viewable) = state.withLock { state -> (Bool, Bool) in
+            defer {
+                state.impressionRecorded = true
+                state.viewableRecorded = true
+            }
+            return (!state.impressionRecorded, !state.viewableRecorded)
+        }
+        if impression { signal(.impression) }
+        if viewable {
+            signal(.viewable)
+            signal(.shown)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// The visitor's id, consent and hashed profile, kept in ``NitxStorage`` (Nitx seed, "Consent
+/// and identify" and "Storage"). A value type owned by the client actor.
+///
+/// Rules: identity leaves the device only after consent(true); consent(true) stores a consent
+/// record and persists the buffered profile; consent(false) deletes the profile and the consent
+/// record and keeps the visitor id; a stored profile without a consent record is discarded on
+/// load; reset forgets id, profile and consent. With personalization off nothing is stored and
+/// every change is ignored.
+struct NitxVisitorStore {
+    /// The consent record's stored value.
+    static let consentRecord = "granted"
+
+    let enabled: Bool
+    private let storage: any NitxStorage
+    private let makeVisitorID: @Sendable () -> String
+    private(set) var visitorID: String?
+    private(set) var consent: Bool?
+    private(set) var profile: NitxProfile
+
+    init(enabled: Bool, storage: any NitxStorage, makeVisitorID: @escaping @Sendable () -> String) {
+        self.enabled = enabled
+        self.storage = storage
+        self.makeVisitorID = makeVisitorID
+        profile = NitxProfile()
+        guard enabled else { return }
+        if let stored = storage.value(forKey: .visitorID), !stored.isEmpty {
+            visitorID = stored
+        } else {
+            let id = makeVisitorID()
+            storage.setValue(id, forKey: .visitorID)
+            visitorID = id
+        }
+        if storage.value(forKey: .consent) == Self.consentRecord {
+            consent = true
+            if let json = storage.value(forKey: .profile),
+               let decoded = try? JSONDecoder().decode(NitxProfile.self, from: Data(json.utf8)) {
+                profile = decoded
+            }
+        } else if storage.value(forKey: .profile) != nil {
+            storage.setValue(nil, forKey: .profile)  // no consent record: discarded on load
+        }
+    }
+
+    /// Records the user's answer.
+    mutating func setConsent(_ granted: Bool) {
+        guard enabled else { return }
+        consent = granted
+        if granted {
+            storage.setValue(Self.consentRecord, forKey: .consent)
+            persistProfile()
+        } else {
+            profile = NitxProfile()
+            storage.setValue(nil, forKey: .profile)
+            storage.setValue(nil, forKey: .consent)
+        }
+    }
+
+    /// Applies a normalised, hashed identify call (buffered in memory until consent).
+    mutating func apply(_ update: NitxProfileUpdate) {
+        guard enabled else { return }
+        profile.apply(update)
+        persistProfile()
+    }
+
+    /// Forgets the visitor and starts a new one.
+    /// - Returns: the forgotten visitor id.
+    mutating func reset() -> String? {
+        guard enabled else { return nil }
+        let old = visitorID
+        profile = NitxProfile()
+        consent = nil
+        storage.setValue(nil, forKey: .profile)
+        storage.setValue(nil, forKey: .consent)
+        let id = makeVisitorID()
+        storage.setValue(id, forKey: .visitorID)
+        visitorID = id
+        return old
+    }
+
+    /// The wire's visitor block: `nil` with personalization off; the profile only with consent.
+    var wireBlock: NitxVisitorWire? {
+        guard enabled, let visitorID else { return nil }
+        let granted = consent == true && !profile.isEmpty
+        return NitxVisitorWire(id: visitorID, consent: consent, profile: granted ? profile.hashes : nil)
+    }
+
+    private func persistProfile() {
+        guard consent == true else { return }
+        if profile.isEmpty {
+            storage.setValue(nil, forKey: .profile)
+        } else if let data = try? JSONEncoder().encode(profile) {
+            storage.setValue(String(decoding: data, as: UTF8.self), forKey: .profile)
+        }
+    }
+}

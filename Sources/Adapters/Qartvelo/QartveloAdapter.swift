@@ -1,0 +1,183 @@
+import Foundation
+import Mediation
+
+/// The Qartvelo Ads adapter: banners only, priced by the line item (`fixed_price`; Qartvelo's
+/// answers carry no price), so a loaded ad is a ``AdLoadResult/fill(_:)``.
+///
+/// One `loadAd(for:)`: plan the request (``QartveloRequestBuilder``), `POST /v1/banner`,
+/// decode and validate the answer, download an HTML5 bundle ahead (at most 2 MB), lay the
+/// creative out (``QartveloBannerLayout``) and hand back a ``QartveloBannerAd``.
+///
+/// Answers: 200 with an ad is a fill; 204, or 200 without an ad, is a no fill (the answer's
+/// `nofill_reason`, else `noInventory`); 401/403 a `configuration` failure (code 20); other
+/// statuses a `server` failure (code 21); a malformed answer an `invalidResponse` failure
+/// (codes 30, 31); an HTML5 bundle over 2 MB a `creative` failure (code 40), so the next
+/// source fills. Other formats: `unsupported` failure (code 1). See
+/// `docs/networks/qartvelo.md`.
+public struct QartveloAdapter: AdNetworkAdapter {
+    /// The network id as the configuration names it.
+    public let network: String
+    private let builder: QartveloRequestBuilder
+    private let transport: any HTTPTransport
+    private let clock: any MediationClock
+    private let logger: any MediationLogger
+    private let tracker: any QartveloEventTracking
+    private let counter = Locked<UInt64>(0)
+    private let idPrefix: String
+
+    /// Creates an adapter.
+    /// - Parameters:
+    ///   - network: the network id, e.g. `"qartvelo"`.
+    ///   - appID: the app's Qartvelo registration id.
+    ///   - baseURL: the API's base URL (``QartveloSandboxServer/baseURL`` for the sandbox).
+    ///   - adaptive: anchored adaptive sizing (the `adaptive` option, default `true`).
+    ///   - transport: the HTTP transport.
+    ///   - clock: the engine's clock (`tmax`, the HTML5 ready timer).
+    ///   - logger: where warnings go.
+    ///   - tracker: where impressions and clicks go; `nil` fires the tracking URLs through
+    ///     `transport`.
+    ///   - idPrefix: the start of request and ad ids (ids are `prefix-n`, counting per adapter).
+    public init(
+        network: String = "qartvelo",
+        appID: String,
+        baseURL: URL,
+        adaptive: Bool = true,
+        transport: any HTTPTransport,
+        clock: any MediationClock,
+        logger: any MediationLogger = SilentLogger(),
+        tracker: (any QartveloEventTracking)? = nil,
+        idPrefix: String = "qv"
+    ) {
+        self.network = network
+        builder = QartveloRequestBuilder(appID: appID, baseURL: baseURL, adaptive: adaptive)
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.tracker = tracker ?? QartveloTransportTracker(transport: transport, logger: logger, network: network)
+        self.idPrefix = idPrefix
+    }
+
+    /// Always ``AdSourcePricing/fixedPrice``.
+    public var pricing: AdSourcePricing { .fixedPrice }
+
+    /// Loads one banner. Never throws; see the type's documentation for each answer.
+    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+        let sequence = counter.withLock { value -> UInt64 in
+            value += 1
+            return value
+        }
+        let requestID = "\(idPrefix)-\(sequence)"
+        let plan: QartveloRequestPlan
+        switch builder.plan(for: request, requestID: requestID, now: clock.now) {
+        case .success(let value): plan = value
+        case .failure(let error): return .failure(error)
+        }
+
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(plan.http)
+        } catch {
+            return .failure(QartveloTransportErrors.adapterError(for: error))
+        }
+        switch response.statusCode {
+        case 200: break
+        case 204: return .noFill(.noInventory)
+        case 401, 403:
+            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.unauthorized, message: "Qartvelo refused the app id (\(response.statusCode))"))
+        default:
+            return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus, message: "Qartvelo answered \(response.statusCode)"))
+        }
+
+        let answer: QartveloBannerResponse
+        do {
+            answer = try JSONDecoder().decode(QartveloBannerResponse.self, from: response.body)
+        } catch {
+            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse, message: "the answer is not a Qartvelo banner response"))
+        }
+        guard let wireAd = answer.ad else {
+            return .noFill(answer.nofillReason.map { NoFillReason(code: $0) } ?? .noInventory)
+        }
+        let creative: QartveloValidatedCreative
+        switch QartveloValidatedCreative.validate(wireAd) {
+        case .success(let value): creative = value
+        case .failure(let error): return .failure(error)
+        }
+
+        var bundle: QartveloHTML5Bundle?
+        if case .html5(let url) = creative.creative {
+            switch await QartveloHTML5BundleLoader(transport: transport).load(from: url, declaredSize: wireAd.bundleSize) {
+            case .success(let value): bundle = value
+            case .failure(let error): return .failure(error)
+            }
+        }
+        if Task.isCancelled {
+            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: "request cancelled"))
+        }
+        guard let frame = plan.layout.frame(creativePoints: creative.points, width: plan.width, screen: request.screen) else {
+            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: "the creative cannot be laid out"))
+        }
+
+        var refresh = answer.bannerRefreshSeconds
+        if let value = refresh, value <= 0 {
+            logger.warning("ignored banner_refresh_seconds \(value) (not positive)", source: network)
+            refresh = nil
+        }
+        let ad = QartveloBannerAd(
+            id: "\(requestID)-\(wireAd.creativeID)",
+            creativeID: wireAd.creativeID,
+            network: network,
+            creative: creative.creative,
+            bundle: bundle,
+            layout: plan.layout,
+            creativePoints: creative.points,
+            frame: frame,
+            screen: request.screen,
+            timeToLive: creative.timeToLive,
+            serverRefreshSeconds: refresh,
+            clickURL: wireAd.clickURL,
+            impressionURL: wireAd.impressionURL,
+            clickTrackingURL: wireAd.clickTrackingURL,
+            clock: clock,
+            tracker: tracker
+        )
+        return .fill(ad)
+    }
+}
+
+/// A response ad that passed the rules: positive size, a known type with its URL.
+struct QartveloValidatedCreative: Sendable {
+    /// Image or HTML5.
+    var creative: QartveloBannerAd.Creative
+    /// The natural size in points (pixels / density).
+    var points: AdSize
+    /// The TTL, when the answer gave a positive one.
+    var timeToLive: Duration?
+
+    /// Validates one response ad.
+    /// - Returns: the creative, or `invalidResponse` code 31 naming the broken rule.
+    static func validate(_ ad: QartveloBannerResponse.Ad) -> Result<QartveloValidatedCreative, AdapterError> {
+        func invalid(_ message: String) -> Result<QartveloValidatedCreative, AdapterError> {
+            .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: message))
+        }
+        guard ad.w > 0, ad.h > 0 else { return invalid("ad size must be positive") }
+        let density = ad.density ?? 1
+        guard density.isFinite, density > 0 else { return invalid("density must be positive") }
+        let creative: QartveloBannerAd.Creative
+        switch ad.type {
+        case "image":
+            guard let url = ad.imageURL else { return invalid("image ad without image_url") }
+            creative = .image(url)
+        case "html5":
+            guard let url = ad.bundleURL else { return invalid("html5 ad without bundle_url") }
+            creative = .html5(url)
+        default:
+            return invalid("unknown ad type")
+        }
+        let ttl = ad.ttlSeconds.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
+        return .success(QartveloValidatedCreative(
+            creative: creative,
+            points: AdSize(width: Double(ad.w) / density, height: Double(ad.h) / density),
+            timeToLive: ttl
+        ))
+    }
+}

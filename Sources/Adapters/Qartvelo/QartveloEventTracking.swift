@@ -1,0 +1,70 @@
+import Foundation
+import Mediation
+
+/// One thing a Qartvelo ad tells the network about.
+public struct QartveloTrackedEvent: Hashable, Sendable {
+    /// What happened.
+    public enum Kind: String, Hashable, Sendable {
+        /// The ad's impression (once).
+        case impression
+        /// A click after the impression.
+        case click
+        /// An HTML5 ad was not ready within 6 s of rendering.
+        case renderFailure = "render_failure"
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The ad's id (unique per showing).
+    public var adID: String
+    /// Qartvelo's creative id.
+    public var creativeID: String
+    /// The tracking URL the network gave for this event, if any.
+    public var url: URL?
+
+    /// Creates an event.
+    public init(kind: Kind, adID: String, creativeID: String, url: URL?) {
+        self.kind = kind
+        self.adID = adID
+        self.creativeID = creativeID
+        self.url = url
+    }
+}
+
+/// Where a Qartvelo ad sends its impressions and clicks. Production fires the network's
+/// tracking URLs through the transport; tests record the events.
+///
+/// Contract: ``track(_:)`` never blocks the caller (the ad's hooks run on the host's thread).
+public protocol QartveloEventTracking: Sendable {
+    /// Records one event.
+    /// - Parameter event: the event, with the network's tracking URL when it gave one.
+    func track(_ event: QartveloTrackedEvent)
+}
+
+/// Fires each event's tracking URL with a `GET` through the transport, in its own task, and
+/// logs (without user data) when it fails.
+struct QartveloTransportTracker: QartveloEventTracking {
+    /// The transport the ad came through.
+    var transport: any HTTPTransport
+    /// Where failures are logged.
+    var logger: any MediationLogger
+    /// The network id, as the log source.
+    var network: String
+
+    func track(_ event: QartveloTrackedEvent) {
+        guard let url = event.url else { return }
+        let transport = transport
+        let logger = logger
+        let network = network
+        Task {
+            do throws(TransportError) {
+                let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+                if !(200...299).contains(response.statusCode) {
+                    logger.debug("\(event.kind.rawValue) tracking answered \(response.statusCode)", source: network)
+                }
+            } catch {
+                logger.debug("\(event.kind.rawValue) tracking failed: \(error.kind.rawValue)", source: network)
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Mediation
+
+/// Qartvelo's simulated ad server (host ``host``), answering the adapter's real requests with
+/// the real response format:
+/// - `POST /v1/banner`: 400 for a body that is not a banner request, 401 for an empty app id,
+///   else 200 with the creative ``QartveloCreativeSelection`` picks from the upload sizes
+///   (inline requests: ``QartveloCreativeSelection/inline(width:maxHeight:from:)``; requests
+///   with `banner_height`: ``QartveloCreativeSelection/adaptive(slotWidth:slotHeight:from:)``;
+///   others: ``QartveloCreativeSelection/widestFit(width:from:)``), or 204 when none fits.
+///   The answer carries the dashboard's `banner_refresh_seconds` (option, default 60).
+/// - `GET /v1/bundles/{creative id}`: an HTML5 bundle of `sandbox_html5_bundle_bytes` bytes.
+/// - `GET /v1/events/...`: 204 (impression and click tracking).
+public struct QartveloSandboxServer: SandboxServer {
+    /// The sandbox's host name.
+    public static let host = "sandbox.qartvelo.test"
+    /// The sandbox's base URL, `https://sandbox.qartvelo.test`.
+    public static let baseURL = URL(string: "https://\(host)")
+
+    /// The dashboard settings the sandbox simulates.
+    public var options: QartveloOptions
+    /// The approved creatives, in upload order.
+    public var creatives: [QartveloCreativeArtwork]
+
+    /// Creates a sandbox server.
+    /// - Parameters:
+    ///   - options: `banner_refresh_seconds`, `sandbox_html5`, `sandbox_html5_bundle_bytes`.
+    ///   - creatives: the approved creatives (default every upload size).
+    public init(options: QartveloOptions = QartveloOptions(), creatives: [QartveloCreativeArtwork] = QartveloCreativeArtwork.uploadSizes) {
+        self.options = options
+        self.creatives = creatives
+    }
+
+    /// Answers one request.
+    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let path = request.url.path
+        switch (request.method, path) {
+        case ("POST", "/v1/banner"):
+            return banner(request)
+        case ("GET", _) where path.hasPrefix("/v1/bundles/"):
+            return HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/zip"], body: Self.bundle(bytes: options.sandboxHTML5BundleBytes))
+        case ("GET", _) where path.hasPrefix("/v1/events/"):
+            return HTTPResponse(statusCode: 204)
+        default:
+            return HTTPResponse(statusCode: 404)
+        }
+    }
+
+    private func banner(_ request: HTTPRequest) -> HTTPResponse {
+        guard let body = request.body, let wire = try? JSONDecoder().decode(QartveloBannerRequest.self, from: body) else {
+            return HTTPResponse(statusCode: 400)
+        }
+        guard !wire.app.id.isEmpty else { return HTTPResponse(statusCode: 401) }
+        guard let artwork = select(for: wire) else { return HTTPResponse(statusCode: 204) }
+        let creativeID = "qv-sbx-\(artwork.name)"
+        let base = "https://\(Self.host)"
+        let html5 = options.sandboxHTML5
+        let ad = QartveloBannerResponse.Ad(
+            creativeID: creativeID,
+            type: html5 ? "html5" : "image",
+            w: artwork.width,
+            h: artwork.height,
+            density: artwork.density,
+            imageURL: html5 ? nil : URL(string: "\(base)/v1/creatives/\(artwork.name).png"),
+            bundleURL: html5 ? URL(string: "\(base)/v1/bundles/\(creativeID)") : nil,
+            bundleSize: html5 ? options.sandboxHTML5BundleBytes : nil,
+            clickURL: URL(string: "https://advertiser.example/qartvelo/\(artwork.name)"),
+            impressionURL: URL(string: "\(base)/v1/events/impression?creative=\(creativeID)"),
+            clickTrackingURL: URL(string: "\(base)/v1/events/click?creative=\(creativeID)"),
+            ttlSeconds: nil
+        )
+        let response = QartveloBannerResponse(id: wire.id, ad: ad, bannerRefreshSeconds: options.bannerRefreshSeconds, nofillReason: nil)
+        guard let data = try? JSONEncoder.qartvelo.encode(response) else { return HTTPResponse(statusCode: 500) }
+        return .json(data)
+    }
+
+    /// The server's creative choice for a request (pixels in, as on the wire).
+    func select(for wire: QartveloBannerRequest) -> QartveloCreativeArtwork? {
+        let width = Double(wire.screenWidth)
+        if wire.bannerMode == "inline" {
+            guard let maxHeight = wire.bannerMaxHeight else { return nil }
+            return QartveloCreativeSelection.inline(width: width, maxHeight: Double(maxHeight), from: creatives)
+        }
+        if let height = wire.bannerHeight {
+            return QartveloCreativeSelection.adaptive(slotWidth: width, slotHeight: Double(height), from: creatives)
+        }
+        let scale = wire.device.pxratio > 0 && wire.device.pxratio.isFinite ? wire.device.pxratio : 1
+        return QartveloCreativeSelection.widestFit(width: width / scale, from: creatives)
+    }
+
+    /// A deterministic stand-in for an HTML5 bundle of `bytes` bytes.
+    static func bundle(bytes: Int) -> Data {
+        Data(repeating: 0x51, count: max(0, bytes))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+@Suite("Nitx context block")
+struct NitxContextBuilderTests {
+    static let device = DeviceInfo(
+        osName: "iOS", osVersion: "17.4", kind: .tablet, language: "ar", timeZone: "Asia/Riyadh",
+        country: "SAU", location: GeoLocation(latitude: 24.7136, longitude: 46.6753),
+        advertisingID: "6D92078A-8246-4BA4-AE5B-76104861E7DC", vendorID: "IDFV-1", trackingAuthorized: true
+    )
+
+    static func request(device: DeviceInfo = device, screen: String? = nil) -> AdRequest {
+        AdRequest(
+            placementID: "p", adUnitID: "SLOT-A", format: .banner,
+            screen: ScreenInfo(width: 820, height: 1180, scale: 2),
+            context: HostContext(screenName: screen), device: device,
+            app: AppInfo(bundleID: "com.example.chat", version: "2.4.0", build: "812")
+        )
+    }
+
+    @Test func carriesTheSeedsFields() throws {
+        let context = NitxContextBuilder.context(for: Self.request(), screenName: "HomeFeed", sdkTag: "ios-1.0.0")
+        #expect(context.app == NitxAppContextWire(bundleID: "com.example.chat", version: "2.4.0", build: "812", screen: "HomeFeed"))
+        #expect(context.os == NitxOSContextWire(name: "iOS", version: "17.4"))
+        #expect(context.device == NitxDeviceContextWire(type: "tablet", screenWidth: 820, screenHeight: 1180, screenScale: 2))
+        #expect(context.language == "ar")
+        #expect(context.timeZone == "Asia/Riyadh")
+        #expect(context.sdk == "ios-1.0.0")
+        #expect(context.adID == "6D92078A-8246-4BA4-AE5B-76104861E7DC")
+    }
+
+    @Test func requestScreenNameWinsOverTheClients() {
+        let context = NitxContextBuilder.context(for: Self.request(screen: "Chat"), screenName: "HomeFeed", sdkTag: "ios-1.0.0")
+        #expect(context.app.screen == "Chat")
+    }
+
+    @Test func adIDOnlyWhenTrackingIsAuthorized() {
+        var device = Self.device
+        device.trackingAuthorized = false
+        #expect(NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
+        device.trackingAuthorized = true
+        device.advertisingID = NitxContextBuilder.zeroAdvertisingID
+        #expect(NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
+    }
+
+    @Test(arguments: [(nil as String?, "ios-1.0.0"), ("rn-1.0.0", "rn-1.0.0/ios-1.0.0"), ("", "ios-1.0.0"), ("flutter-2.1.0", "flutter-2.1.0/ios-1.0.0")])
+    func sdkTag(bridge: String?, expected: String) {
+        #expect(NitxOptions(bridge: bridge).sdkTag == expected)
+    }
+
+    /// Never the IP address, the user agent, a location, or the vendor id; ad_id is null without ATT.
+    @Test func neverSendsIPUserAgentOrLocation() throws {
+        var device = Self.device
+        device.trackingAuthorized = false
+        let context = NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0")
+        let data = try JSONEncoder().encode(context)
+        let text = String(decoding: data, as: UTF8.self)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(object.keys) == ["app", "os", "device", "language", "time_zone", "sdk", "ad_id"])
+        #expect(object["ad_id"] is NSNull)
+        let keys = Self.allKeys(object)
+        for forbidden in ["ip", "ua", "user_agent", "geo", "lat", "lon", "location", "idfv", "country"] {
+            #expect(!keys.contains(forbidden), "found key \(forbidden)")
+        }
+        for value in ["24.7136", "46.6753", "IDFV-1", "SAU", "6D92078A"] {
+            #expect(!text.contains(value), "found \(value)")
+        }
+    }
+
+    static func allKeys(_ object: [String: Any]) -> Set<String> {
+        var keys = Set(object.keys)
+        for value in object.values {
+            if let nested = value as? [String: Any] { keys.formUnion(allKeys(nested)) }
+        }
+        return keys
+    }
+}

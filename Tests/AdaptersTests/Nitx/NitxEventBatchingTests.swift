@@ -1,0 +1,109 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+@Suite("Nitx events: 2 s batches and background flush")
+struct NitxEventBatchingTests {
+    static let eventsPath = "/api/sdk/events"
+
+    static func postClient(clock: ManualClock, sdk: Bool = true) -> (NitxClient, NitxScriptedTransport) {
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: sdk)],
+            "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1"), NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-2")],
+            "GET /api/ad-slots/show/SLOT-A": [NitxFixtures.slotAnswer()],
+            "POST \(eventsPath)": [HTTPResponse(statusCode: 204)],
+            "POST /api/sdk/forget": [HTTPResponse(statusCode: 204)],
+        ])
+        return (NitxFixtures.client(transport: transport, clock: clock), transport)
+    }
+
+    static func load(_ client: NitxClient) async throws -> NitxLoadedAd {
+        let request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
+        let result = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
+        return try #require(result.ad as? NitxLoadedAd)
+    }
+
+    static func events(_ transport: NitxScriptedTransport) -> [[[String: Any]]] {
+        transport.jsonBodies("POST", eventsPath).map { ($0["events"] as? [[String: Any]]) ?? [] }
+    }
+
+    @Test func eventsLeaveInOneBatchTwoSecondsAfterTheFirst() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let first = try await Self.load(client)
+        let second = try await Self.load(client)
+        first.recordRender()
+        first.recordImpression()
+        second.recordImpression()
+        second.recordImpression()  // counted once
+        await clock.advance(by: .milliseconds(1999))
+        #expect(transport.requests("POST", Self.eventsPath).isEmpty)
+        await clock.advance(by: .milliseconds(1))
+        let batches = Self.events(transport)
+        try #require(batches.count == 1)
+        #expect(batches[0].map { $0["type"] as? String } == ["impression", "viewable", "impression", "viewable"])
+        #expect(batches[0].map { $0["impression_id"] as? String } == ["imp-1", "imp-1", "imp-2", "imp-2"])
+        #expect(batches[0].first?["slot"] as? String == "SLOT-A")
+        #expect(batches[0].first?["ts"] as? Int == 1_780_272_000_000)
+        #expect(transport.jsonBodies("POST", Self.eventsPath).first?["visitor_id"] as? String == "visitor-1")
+
+        // A later event starts a new 2 s batch.
+        await clock.advance(by: .milliseconds(500))
+        let third = try await Self.load(client)
+        third.recordImpression()
+        await clock.advance(by: .milliseconds(1999))
+        #expect(Self.events(transport).count == 1)
+        await clock.advance(by: .milliseconds(1))
+        #expect(Self.events(transport).count == 2)
+        let counters = await client.state().counters
+        #expect(counters.eventsQueued == 6)
+        #expect(counters.eventsSent == 6)
+    }
+
+    @Test func backgroundFlushesAtOnce() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let ad = try await Self.load(client)
+        ad.recordImpression()
+        await client.applicationDidEnterBackground()
+        #expect(clock.now == .origin)
+        #expect(Self.events(transport).map(\.count) == [2])
+        await clock.advance(by: .seconds(10))
+        #expect(Self.events(transport).count == 1)
+    }
+
+    @Test func adapterExposesTheBackgroundFlush() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let adapter = NitxAdapter(network: "nitx", client: client)
+        let result = await adapter.loadAd(for: NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline))
+        let ad = try #require(result.ad)
+        ad.recordImpression()
+        await adapter.applicationDidEnterBackground()
+        #expect(Self.events(transport).map(\.count) == [2])
+    }
+
+    @Test func getModeSendsNoEvents() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock, sdk: false)
+        let ad = try await Self.load(client)
+        ad.recordImpression()
+        await clock.advance(by: .seconds(5))
+        await client.applicationDidEnterBackground()
+        #expect(transport.requests("POST", Self.eventsPath).isEmpty)
+    }
+
+    @Test func resetSendsPendingEventsThenForget() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let ad = try await Self.load(client)
+        ad.recordImpression()
+        await client.reset()
+        let methods = transport.requests.filter { $0.method == "POST" }.map(\.url.path)
+        #expect(methods == ["/api/sdk/ads", Self.eventsPath, "/api/sdk/forget"])
+        let forget = try #require(transport.jsonBodies("POST", "/api/sdk/forget").first)
+        #expect(forget["visitor_id"] as? String == "visitor-1")
+        #expect(await client.state().visitorID == "visitor-2")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+@Suite("Qartvelo factory and sandbox")
+struct QartveloFactoryTests {
+    static func network(credentials: [String: String] = ["app_id": "app-123"], options: [String: JSONValue] = [:]) -> NetworkConfiguration {
+        NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: credentials, endpoint: .sandbox, options: options)
+    }
+
+    static func make(_ network: NetworkConfiguration, clock: any MediationClock = ManualClock()) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+        try QartveloAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: clock))
+    }
+
+    @Test func registeredAsAFixedPriceKind() {
+        let factory = AdapterRegistry.standard.factories["qartvelo"]
+        #expect(factory?.kind == "qartvelo")
+        #expect(factory?.pricing == .fixedPrice)
+        #expect(AdapterRegistry.standard.pricingByKind["qartvelo"] == .fixedPrice)
+    }
+
+    @Test(arguments: [
+        ([String: String](), "networks.qartvelo.credentials.app_id"),
+        (["app_id": "  "], "networks.qartvelo.credentials.app_id"),
+        (["app_id": "a", "secret": "b"], "networks.qartvelo.credentials.secret"),
+    ])
+    func credentialErrorsNameThePath(_ credentials: [String: String], _ path: String) {
+        #expect(throws: AdapterConfigurationError.self) { _ = try Self.make(Self.network(credentials: credentials)) }
+        do {
+            _ = try Self.make(Self.network(credentials: credentials))
+        } catch {
+            #expect(error.path == path)
+        }
+    }
+
+    @Test(arguments: [
+        (["adaptive": JSONValue.string("false")], "networks.qartvelo.options.adaptive"),
+        (["banner_refresh_seconds": .integer(0)], "networks.qartvelo.options.banner_refresh_seconds"),
+        (["banner_refresh_seconds": .number(60.5)], "networks.qartvelo.options.banner_refresh_seconds"),
+        (["sandbox_html5_bundle_bytes": .string("10")], "networks.qartvelo.options.sandbox_html5_bundle_bytes"),
+        (["sandbox_html5": .integer(1)], "networks.qartvelo.options.sandbox_html5"),
+        (["colour": .string("red")], "networks.qartvelo.options.colour"),
+    ])
+    func optionErrorsNameThePath(_ options: [String: JSONValue], _ path: String) {
+        do {
+            _ = try Self.make(Self.network(options: options))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.path == path)
+        }
+    }
+
+    @Test func optionsParse() throws {
+        let options = try QartveloOptions(parsing: ["adaptive": .bool(false), "banner_refresh_seconds": .integer(15), "sandbox_html5": .bool(true), "sandbox_html5_bundle_bytes": .integer(1000)], path: "x")
+        #expect(options == QartveloOptions(adaptive: false, bannerRefreshSeconds: 15, sandboxHTML5: true, sandboxHTML5BundleBytes: 1000))
+        #expect(try QartveloOptions(parsing: [:], path: "x") == QartveloOptions(adaptive: true, bannerRefreshSeconds: 60, sandboxHTML5: false, sandboxHTML5BundleBytes: 180_000))
+    }
+
+    @Test func sandboxReturnsTheDashboardsRefreshDefault60() async throws {
+        let adapter = try Self.make(Self.network())
+        let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(width: 390)).ad)
+        #expect(ad.serverRefreshSeconds == 60)
+    }
+
+    @Test func sandboxFifteenSecondRefreshReachesTheAdAs15() async throws {
+        let adapter = try Self.make(Self.network(options: ["banner_refresh_seconds": .integer(15)]))
+        let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(width: 390)).ad)
+        #expect(ad.serverRefreshSeconds == 15)
+    }
+
+    @Test(arguments: [
+        // sizing, width, max height, adaptive -> creative and ad size in points
+        (BannerSizing.anchored, 390.0, nil as Double?, true, "qv-sbx-1320x204", AdSize(width: 390, height: 60)),
+        (.anchored, 320.0, nil, true, "qv-sbx-960x150", AdSize(width: 320, height: 50)),
+        (.anchored, 768.0, nil, true, "qv-sbx-2184x270", AdSize(width: 768, height: 90)),
+        (.anchored, 390.0, nil, false, "qv-sbx-960x150", AdSize(width: 320, height: 50)),
+        (.anchored, 768.0, nil, false, "qv-sbx-2184x270", AdSize(width: 728, height: 90)),
+        (.inline, 390.0, 250.0, true, "qv-sbx-300x250", AdSize(width: 300, height: 250)),
+        (.inline, 390.0, 100.0, true, "qv-sbx-320x100", AdSize(width: 320, height: 100)),
+        (.inline, 390.0, 50.0, true, "qv-sbx-468x60", AdSize(width: 390, height: 50)),
+    ])
+    func sandboxServesTheSelectedCreative(_ sizing: BannerSizing, _ width: Double, _ maxHeight: Double?, _ adaptive: Bool, _ creativeID: String, _ size: AdSize) async throws {
+        let adapter = try Self.make(Self.network(options: ["adaptive": .bool(adaptive)]))
+        let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(sizing: sizing, width: width, maxHeight: maxHeight)).ad)
+        #expect(ad.creativeID == creativeID)
+        #expect(ad.size == size)
+        #expect(ad.network == "qartvelo")
+    }
+
+    @Test func sandboxWithNothingThatFitsIsNoFill() async throws {
+        let adapter = try Self.make(Self.network(options: ["adaptive": .bool(false)]))
+        let result = await adapter.loadAd(for: QartveloFixtures.request(width: 300))
+        guard case .noFill(let reason) = result else {
+            Issue.record("expected no fill, got \(result)")
+            return
+        }
+        #expect(reason == .noInventory)
+    }
+
+    @Test func sandboxRefusesAnEmptyAppID() async {
+        let server = QartveloSandboxServer()
+        let builder = QartveloRequestBuilder(appID: "", baseURL: QartveloSandboxServer.baseURL ?? QartveloFixtures.baseURL, adaptive: true)
+        guard case .success(let plan) = builder.plan(for: QartveloFixtures.request(width: 390), requestID: "r", now: .origin) else {
+            Issue.record("no plan")
+            return
+        }
+        #expect(await server.respond(to: plan.http).statusCode == 401)
+        #expect(await server.respond(to: HTTPRequest(method: "POST", url: plan.http.url, body: Data("{".utf8))).statusCode == 400)
+    }
+
+    @Test func sandboxAnswersOnTheEnginesClockWithItsLatency() async throws {
+        let clock = ManualClock()
+        let adapter = try QartveloAdapterFactory().makeAdapter(for: Self.network(), environment: AdapterEnvironment(clock: clock, sandboxLatency: .milliseconds(120)))
+        let task = Task { await adapter.loadAd(for: QartveloFixtures.request(width: 390)) }
+        await clock.advance(by: .milliseconds(119))
+        await clock.advance(by: .milliseconds(1))
+        let result = await task.value
+        #expect(result.ad?.creativeID == "qv-sbx-1320x204")
+        #expect(clock.now == .origin + .milliseconds(120))
+    }
+
+    @Test func liveEndpointUsesTheLiveTransport() async throws {
+        let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer())
+        var network = Self.network()
+        network.endpoint = .url(QartveloFixtures.baseURL)
+        let adapter = try QartveloAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: ManualClock(), liveTransport: transport))
+        _ = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
+        #expect(transport.sent.first?.url.absoluteString == "https://api.qartvelo.test/v1/banner")
+    }
+}
