@@ -94,7 +94,7 @@ struct PlacementEventTests {
         let events = fixture.recorder.events
         #expect(events.count > 10)
         let names = Set(events.map(\.name))
-        #expect(names.isSuperset(of: ["auction_started", "auction_finished", "ad_loaded", "shown", "clicked", "retired", "refresh_scheduled"]))
+        #expect(names.isSuperset(of: ["auction_started", "auction_finished", "ad_loaded", "shown", "clicked", "retired", "refresh_scheduled", "late_answer"]))
         for event in events {
             var dumped = ""
             dump(event, to: &dumped)
@@ -106,5 +106,25 @@ struct PlacementEventTests {
         for line in fixture.logger.lines {
             for secret in secrets { #expect(!line.message.contains(secret)) }
         }
+    }
+
+    @Test("a one-shot auction reports started, finished and its late answers; the winner is the caller's")
+    func oneShot() async throws {
+        let fixture = PlacementFixture(
+            placement: PlacementFixture.levelEnd,
+            bid: [.after(ms(3400), .bid(5.00))],
+            netA: [.after(ms(200), .fill)],
+            netB: [.after(ms(300), .noFill)]
+        )
+        let run = Task { await fixture.engine.runAuction(placementID: "level_end") }
+        await fixture.clock.advance(to: at(3.0))
+        let outcome = try #require(await run.value)
+        #expect(outcome.winner?.lineItem.id == "neta")
+        await fixture.clock.advance(to: at(3.4))
+        #expect(fixture.recorder.names == ["auction_started", "auction_finished", "late_answer"])
+        #expect(fixture.recorder.events.map(\.instant) == [at(0), at(3.0), at(3.4)])
+        #expect(try #require(fixture.bid.ads.first).releaseCount == 1)
+        #expect(try #require(fixture.netA.ads.first).releaseCount == 0)
+        #expect(await fixture.engine.runAuction(placementID: "nope") == nil)
     }
 }
