@@ -12,9 +12,9 @@ struct PlacementBehaviourTests {
         defer { renderer.cancel() }
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(95))
+        await fixture.advance(to: at(95))
         await placement.destroy()
-        await fixture.clock.advance(to: at(200))
+        await fixture.advance(to: at(200))
 
         #expect(fixture.auctionStarts == [at(0), at(30.1), at(60.2), at(90.3)])
         #expect(fixture.netA.ads.count == 4)
@@ -36,13 +36,13 @@ struct PlacementBehaviourTests {
         )
         let placement = try fixture.placement
         let load = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let first = try #require(await load.value.ad)
         #expect(first.lineItem.id == "neta")
 
-        await fixture.clock.advance(to: at(1))
+        await fixture.advance(to: at(1))
         let fallback = Task { await placement.reportRenderFailure(first.ad) }
-        await fixture.clock.advance(to: at(1.1))
+        await fixture.advance(to: at(1.1))
         let second = try #require(await fallback.value.ad)
         #expect(second.lineItem.id == "netb")
         #expect(second.eCPM == 0.80)
@@ -71,11 +71,11 @@ struct PlacementBehaviourTests {
         )
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         #expect(await placement.nextRefreshDue == at(nextRefresh))
-        await fixture.clock.advance(to: at(nextRefresh) - ms(1))
+        await fixture.advance(to: at(nextRefresh) - ms(1))
         #expect(fixture.auctionStarts == [at(0)])
-        await fixture.clock.advance(to: at(nextRefresh))
+        await fixture.advance(to: at(nextRefresh))
         #expect(fixture.auctionStarts == [at(0), at(nextRefresh)])
         let warnings = fixture.logger.warnings
         #expect(warnings.count == (warns ? 1 : 0))
@@ -90,14 +90,14 @@ struct PlacementBehaviourTests {
         )
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let first = try #require(await placement.currentAd)
-        await fixture.clock.advance(to: at(30.15))
+        await fixture.advance(to: at(30.15))
         #expect(fixture.auctionStarts == [at(0), at(30.1)])
         #expect(fixture.recorder.instants("auction_finished") == [at(0.1), at(30.15)])
         #expect(await placement.currentAd?.ad === first.ad)
         #expect(await placement.nextRefreshDue == at(60.15))
-        await fixture.clock.advance(to: at(60.15))
+        await fixture.advance(to: at(60.15))
         #expect(fixture.auctionStarts == [at(0), at(30.1), at(60.15)])
         #expect(try #require(fixture.netA.ads.first).releaseCount == 0)
     }
@@ -111,7 +111,7 @@ struct PlacementBehaviourTests {
         var views: [ViewID] = []
         for _ in 0..<5 { views.append(await placement.attachView(visible: true)) }
         let loads = (0..<3).map { _ in Task { await placement.load() } }
-        await fixture.clock.advance(to: at(1))
+        await fixture.advance(to: at(1))
         for load in loads { #expect(await load.value.ad != nil) }
         for (index, view) in views.enumerated() {
             await placement.setVisible(index.isMultiple(of: 2), for: view)
@@ -126,7 +126,7 @@ struct PlacementBehaviourTests {
         await fixture.engine.setForeground(true)
         await fixture.clock.settle()
         #expect(fixture.clock.sleeperCount == 1)
-        await fixture.clock.advance(to: at(100))
+        await fixture.advance(to: at(100))
         #expect(fixture.auctionStarts == [at(0), at(30.1), at(60.2), at(90.3)])
     }
 
@@ -135,13 +135,13 @@ struct PlacementBehaviourTests {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
         let first = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let ad = try #require(await first.value.ad)
         for _ in 0..<3 {
             #expect(await placement.load().ad?.ad === ad.ad)
             _ = await placement.attachView(visible: true)
         }
-        await fixture.clock.advance(to: at(10))
+        await fixture.advance(to: at(10))
         #expect(fixture.requestCount == 3)
         #expect(fixture.auctionStarts == [at(0)])
     }
@@ -151,14 +151,14 @@ struct PlacementBehaviourTests {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
         let first = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let ad = try #require(await first.value.ad)
         guard case .impression = await placement.reportShown(ad.ad) else {
             Issue.record("expected an impression")
             return
         }
         let second = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.2))
+        await fixture.advance(to: at(0.2))
         #expect(try #require(await second.value.ad).ad !== ad.ad)
         #expect(fixture.recorder.count("retired") == 1)
         #expect(try #require(fixture.netA.ads.first).releaseCount == 0)
@@ -169,7 +169,7 @@ struct PlacementBehaviourTests {
         let fixture = PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 30))
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let ad = try #require(fixture.netA.ads.first)
         #expect(await placement.reportClick(ad) == false)
         _ = await placement.reportShown(ad)
@@ -179,7 +179,7 @@ struct PlacementBehaviourTests {
         #expect(ad.clickCount == 1)
         #expect(ad.impressionCount == 1)
 
-        await fixture.clock.advance(to: at(30.2))
+        await fixture.advance(to: at(30.2))
         let next = try #require(fixture.netA.ads.last)
         #expect(next !== ad)
         _ = await placement.reportShown(next)
@@ -197,12 +197,12 @@ struct PlacementBehaviourTests {
         )
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let newSlot = SlotSize(maxWidth: 300, maxHeight: 90)
         let refitted = await placement.slotDidResize(newSlot)
         #expect(refitted == (refits ? AdSize(width: 300, height: 46.875) : nil))
         #expect(try #require(fixture.netA.ads.first).refitRequests == [newSlot])
-        await fixture.clock.advance(to: at(30.2))
+        await fixture.advance(to: at(30.2))
         #expect(fixture.netA.requests.map(\.slot) == [SlotSize(maxWidth: 390, maxHeight: 90), newSlot])
     }
 
@@ -211,7 +211,7 @@ struct PlacementBehaviourTests {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
         let load = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         _ = try #require(await load.value.ad)
         await placement.destroy()
         await placement.destroy()
@@ -232,9 +232,9 @@ struct PlacementBehaviourTests {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
         let load = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.05))
+        await fixture.advance(to: at(0.05))
         await placement.destroy()
-        await fixture.clock.advance(to: at(4))
+        await fixture.advance(to: at(4))
         guard case .destroyed = await load.value else {
             Issue.record("expected destroyed")
             return

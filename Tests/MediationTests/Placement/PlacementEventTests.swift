@@ -10,18 +10,18 @@ struct PlacementEventTests {
         let fixture = PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 30))
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let first = try #require(await placement.currentAd?.ad)
         _ = await placement.reportShown(first)
         _ = await placement.reportShown(first)
         await placement.reportClick(first)
         await placement.reportClick(first)
-        await fixture.clock.advance(to: at(30.2))
+        await fixture.advance(to: at(30.2))
         let second = try #require(await placement.currentAd?.ad)
         _ = await placement.reportShown(second)
-        await fixture.clock.advance(to: at(40))
+        await fixture.advance(to: at(40))
         await placement.destroy()
-        await fixture.clock.advance(to: at(100))
+        await fixture.advance(to: at(100))
 
         #expect(fixture.recorder.names == [
             "auction_started", "auction_finished", "ad_loaded", "refresh_scheduled", "shown", "clicked",
@@ -52,7 +52,7 @@ struct PlacementEventTests {
         let stream = fixture.engine.events()
         let placement = try fixture.placement
         let load = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         _ = await load.value
         var names: [String] = []
         for await event in stream {
@@ -82,7 +82,7 @@ struct PlacementEventTests {
         defer { renderer.cancel() }
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(100))
+        await fixture.advance(to: at(100))
         if let ad = await placement.currentAd?.ad { await placement.reportClick(ad) }
         await placement.destroy()
 
@@ -117,10 +117,10 @@ struct PlacementEventTests {
             netB: [.after(ms(300), .noFill)]
         )
         let run = Task { await fixture.engine.runAuction(placementID: "level_end") }
-        await fixture.clock.advance(to: at(3.0))
+        await fixture.advance(to: at(3.0))
         let outcome = try #require(await run.value)
         #expect(outcome.winner?.lineItem.id == "neta")
-        await fixture.clock.advance(to: at(3.4))
+        await fixture.advance(to: at(3.4))
         #expect(fixture.recorder.names == ["auction_started", "auction_finished", "late_answer"])
         #expect(fixture.recorder.events.map(\.instant) == [at(0), at(3.0), at(3.4)])
         #expect(try #require(fixture.bid.ads.first).releaseCount == 1)

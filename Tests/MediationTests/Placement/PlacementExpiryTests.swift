@@ -20,12 +20,12 @@ struct PlacementExpiryTests {
         let fixture = Self.fixture()
         let placement = try fixture.placement
         let load = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let loaded = try #require(await load.value.ad)
         #expect(loaded.expiry.expiresAt == at(120.1))
         let ad = try #require(fixture.netA.ads.first)
 
-        await fixture.clock.advance(to: at(120.1) + ms(offsetMilliseconds))
+        await fixture.advance(to: at(120.1) + ms(offsetMilliseconds))
         let result = await placement.reportShown(loaded.ad)
         if shows {
             guard case .impression(let impression) = result else {
@@ -42,7 +42,7 @@ struct PlacementExpiryTests {
             #expect(await placement.currentAd == nil)
         }
         // Much later: a shown ad is still never released; an expired one was released once.
-        await fixture.clock.advance(to: at(10_000))
+        await fixture.advance(to: at(10_000))
         #expect(ad.releaseCount == (shows ? 0 : 1))
         #expect(fixture.recorder.count("expired") == (shows ? 0 : 1))
         #expect(fixture.recorder.count("released") == (shows ? 0 : 1))
@@ -54,19 +54,19 @@ struct PlacementExpiryTests {
         let fixture = Self.fixture()
         let placement = try fixture.placement
         let first = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let firstAd = try #require(await first.value.ad)
 
-        await fixture.clock.advance(to: at(120.099))
+        await fixture.advance(to: at(120.099))
         let again = try #require(await placement.load().ad)
         #expect(again.ad === firstAd.ad)
         #expect(fixture.requestCount == 3)
 
-        await fixture.clock.advance(to: at(120.1))
+        await fixture.advance(to: at(120.1))
         #expect(try #require(fixture.netA.ads.first).releaseCount == 1)
         #expect(fixture.recorder.instants("expired") == [at(120.1)])
         let reload = Task { await placement.load() }
-        await fixture.clock.advance(to: at(120.2))
+        await fixture.advance(to: at(120.2))
         let fresh = try #require(await reload.value.ad)
         #expect(fresh.ad !== firstAd.ad)
         #expect(fixture.requestCount == 6)
@@ -79,26 +79,26 @@ struct PlacementExpiryTests {
         let fixture = PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 60))
         let placement = try fixture.placement
         let view = await placement.attachView(visible: false)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let ad = try #require(fixture.netA.ads.first)
         #expect(await placement.currentAd?.ad === ad)
 
-        await fixture.clock.advance(to: at(3600.099))
+        await fixture.advance(to: at(3600.099))
         #expect(ad.releaseCount == 0)
-        await fixture.clock.advance(to: at(3600.1))
+        await fixture.advance(to: at(3600.1))
         #expect(ad.releaseCount == 1)
         #expect(ad.impressionCount == 0)
         #expect(await placement.currentAd == nil)
         #expect(fixture.auctionStarts == [at(0)])
 
-        await fixture.clock.advance(to: at(4000))
+        await fixture.advance(to: at(4000))
         await placement.setVisible(true, for: view)
-        await fixture.clock.advance(to: at(4000.1))
+        await fixture.advance(to: at(4000.1))
         #expect(fixture.auctionStarts == [at(0), at(4000)])
         #expect(await placement.currentAd?.ad === fixture.netA.ads.last)
         // Unrendered, the second ad is replaced by the refresh at 4060.100 s and released once
         // (replaced), never expired.
-        await fixture.clock.advance(to: at(4060.2))
+        await fixture.advance(to: at(4060.2))
         #expect(fixture.auctionStarts == [at(0), at(4000), at(4060.1)])
         #expect(fixture.netA.ads.map(\.releaseCount) == [1, 1, 0])
         #expect(fixture.recorder.instants("expired") == [at(3600.1)])

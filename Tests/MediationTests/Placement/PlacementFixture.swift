@@ -26,6 +26,8 @@ final class PlacementFixture: Sendable {
     let netB: ScriptedAdapter
     let engine: MediationEngine
     let placementID: String
+    /// Whether ``renderEachNewAd()`` runs, and how many `ad_loaded` events it has handled.
+    private let rendering = Locked((active: false, handled: 0))
 
     /// The three sources in config order.
     static let sources: [LineItem] = [
@@ -90,13 +92,34 @@ final class PlacementFixture: Sendable {
     func renderEachNewAd() throws -> Task<Void, Never> {
         let placement = try self.placement
         let stream = engine.events()
+        let rendering = self.rendering
+        rendering.withLock { $0.active = true }
         return Task {
             for await event in stream {
-                guard case .adLoaded(let ad, _, _) = event, ad.placementID == placement.id else { continue }
-                if let current = await placement.currentAd?.ad, current.id == ad.adID {
+                guard case .adLoaded(let ad, _, _) = event else { continue }
+                if ad.placementID == placement.id, let current = await placement.currentAd?.ad, current.id == ad.adID {
                     _ = await placement.reportShown(current)
                 }
+                rendering.withLock { $0.handled += 1 }
             }
         }
+    }
+
+    /// Whether the renderer (if any) has handled every `ad_loaded` event so far.
+    private var rendered: Bool {
+        let state = rendering.withLock { $0 }
+        return !state.active || state.handled == recorder.count("ad_loaded")
+    }
+
+    /// Advances the clock to `target` one wake-up at a time, letting the renderer show each new
+    /// ad at the instant it became current before time moves on.
+    func advance(to target: MediationInstant) async {
+        while true {
+            await clock.settle { self.rendered }
+            guard let next = clock.nextDeadline, next <= target else { break }
+            await clock.advance(to: next)
+        }
+        await clock.advance(to: target)
+        await clock.settle { self.rendered }
     }
 }

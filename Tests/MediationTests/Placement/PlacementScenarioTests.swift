@@ -13,23 +13,23 @@ struct PlacementScenarioTests {
         let placement = try fixture.placement
         let view = await placement.attachView(visible: true)
 
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let first = try #require(fixture.netA.ads.first)
         #expect(fixture.recorder.instants("ad_loaded") == [at(0.1)])
         #expect(first.impressionCount == 1)
 
-        await fixture.clock.advance(to: at(20.1))
+        await fixture.advance(to: at(20.1))
         await placement.setVisible(false, for: view)
-        await fixture.clock.advance(to: at(200.1))
+        await fixture.advance(to: at(200.1))
         await placement.setVisible(true, for: view)
-        await fixture.clock.advance(to: at(240.099))
+        await fixture.advance(to: at(240.099))
         #expect(fixture.requestCount == 3)
         #expect(fixture.auctionStarts == [at(0)])
 
-        await fixture.clock.advance(to: at(240.1))
+        await fixture.advance(to: at(240.1))
         #expect(fixture.auctionStarts == [at(0), at(240.1)])
         #expect(fixture.requestCount == 6)
-        await fixture.clock.advance(to: at(300))
+        await fixture.advance(to: at(300))
         #expect(first.releaseCount == 0)
         #expect(fixture.recorder.count("retired") == 1)
     }
@@ -45,24 +45,24 @@ struct PlacementScenarioTests {
         let placement = try fixture.placement
         _ = await placement.attachView(visible: true)
 
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         #expect(fixture.recorder.instants("ad_loaded") == [at(0.1)])
-        await fixture.clock.advance(to: at(31.0))
+        await fixture.advance(to: at(31.0))
         #expect(fixture.auctionStarts == [at(0), at(30.1)])
         await fixture.engine.setForeground(false)
-        await fixture.clock.advance(to: at(32.1))
+        await fixture.advance(to: at(32.1))
         #expect(fixture.recorder.instants("auction_finished") == [at(0.1), at(32.1)])
         #expect(fixture.recorder.instants("ad_loaded") == [at(0.1), at(32.1)])
         let second = try #require(fixture.netA.ads.last)
         #expect(await placement.currentAd?.ad.id == second.id)
 
-        await fixture.clock.advance(to: at(600.0))
+        await fixture.advance(to: at(600.0))
         #expect(fixture.auctionStarts == [at(0), at(30.1)])
         await fixture.engine.setForeground(true)
-        await fixture.clock.advance(to: at(629.999))
+        await fixture.advance(to: at(629.999))
         #expect(fixture.requestCount == 6)
         #expect(fixture.auctionStarts == [at(0), at(30.1)])
-        await fixture.clock.advance(to: at(630.0))
+        await fixture.advance(to: at(630.0))
         #expect(fixture.auctionStarts == [at(0), at(30.1), at(630.0)])
     }
 
@@ -76,12 +76,12 @@ struct PlacementScenarioTests {
         let second = Task { await placement.load() }
         await fixture.clock.settle()
         _ = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let firstAd = try #require(await first.value.ad)
         let secondAd = try #require(await second.value.ad)
         #expect(firstAd.ad === secondAd.ad)
 
-        await fixture.clock.advance(to: at(120.3))
+        await fixture.advance(to: at(120.3))
         #expect(fixture.auctionStarts == [at(0), at(30.1), at(60.2), at(90.3)])
         #expect(fixture.requestCount == 12)
     }
@@ -96,10 +96,10 @@ struct PlacementScenarioTests {
         )
         let placement = try fixture.placement
         let first = Task { await placement.load() }
-        await fixture.clock.advance(to: at(0.5))
+        await fixture.advance(to: at(0.5))
         let second = Task { await placement.load() }
-        await fixture.clock.advance(to: at(1.0))
-        await fixture.clock.advance(to: at(5.0))
+        await fixture.advance(to: at(1.0))
+        await fixture.advance(to: at(5.0))
 
         let firstAd = try #require(await first.value.ad)
         let secondAd = try #require(await second.value.ad)
@@ -121,22 +121,22 @@ struct PlacementScenarioTests {
         defer { renderer.cancel() }
         let placement = try fixture.placement
         let v1 = await placement.attachView(visible: true)
-        await fixture.clock.advance(to: at(0.1))
+        await fixture.advance(to: at(0.1))
         let shown = try #require(await placement.currentAd)
         #expect(shown.isShown)
 
-        await fixture.clock.advance(to: at(10.0))
+        await fixture.advance(to: at(10.0))
         await placement.detachView(v1)
-        await fixture.clock.advance(to: at(10.5))
+        await fixture.advance(to: at(10.5))
         _ = await placement.attachView(visible: true)
         let again = try #require(await placement.currentAd)
         #expect(again.ad === shown.ad)
         #expect(await placement.reportShown(again.ad) == .alreadyShown)
         #expect(fixture.requestCount == 3)
 
-        await fixture.clock.advance(to: at(30.599))
+        await fixture.advance(to: at(30.599))
         #expect(fixture.auctionStarts == [at(0)])
-        await fixture.clock.advance(to: at(30.6))
+        await fixture.advance(to: at(30.6))
         #expect(fixture.auctionStarts == [at(0), at(30.6)])
         #expect(try #require(fixture.netA.ads.first).releaseCount == 0)
         #expect(try #require(fixture.netA.ads.first).impressionCount == 1)
