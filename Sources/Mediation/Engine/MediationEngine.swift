@@ -68,12 +68,15 @@ public final class MediationEngine: Sendable {
     /// - Returns: the controller, or `nil` when the configuration has no such placement.
     public func placement(_ id: String) -> Placement? {
         guard let placementConfiguration = configuration.placement(id) else { return nil }
-        return state.withLock { state in
-            if let existing = state.placements[id] { return existing }
-            let placement = makePlacement(placementConfiguration, foreground: state.foreground)
+        let (auction, missing) = makeAuction(placementConfiguration)
+        let (placement, created): (Placement, Bool) = state.withLock { state in
+            if let existing = state.placements[id] { return (existing, false) }
+            let placement = makePlacement(placementConfiguration, auction: auction, foreground: state.foreground)
             state.placements[id] = placement
-            return placement
+            return (placement, true)
         }
+        if created { warnAboutMissingAdapters(missing, placementID: id) }
+        return placement
     }
 
     /// Runs one auction for `placementID` outside any placement's life cycle (the CLI's one-shot
@@ -84,7 +87,8 @@ public final class MediationEngine: Sendable {
     /// - Returns: the outcome, or `nil` when the configuration has no such placement.
     public func runAuction(placementID: String, request: AdRequest? = nil) async -> AuctionOutcome? {
         guard let placementConfiguration = configuration.placement(placementID) else { return nil }
-        let auction = makeAuction(placementConfiguration)
+        let (auction, missing) = makeAuction(placementConfiguration)
+        warnAboutMissingAdapters(missing, placementID: placementID)
         let start = clock.now
         let request = request ?? makeRequest(placementConfiguration, slot: placementConfiguration.slot, context: nil, at: start)
         let events = eventHub
@@ -122,10 +126,10 @@ public final class MediationEngine: Sendable {
 
     // MARK: - Building
 
-    private func makePlacement(_ placementConfiguration: PlacementConfiguration, foreground: Bool) -> Placement {
+    private func makePlacement(_ placementConfiguration: PlacementConfiguration, auction: Auction, foreground: Bool) -> Placement {
         Placement(
             configuration: placementConfiguration,
-            auction: makeAuction(placementConfiguration),
+            auction: auction,
             clock: clock,
             logger: logger,
             events: eventHub,
@@ -149,16 +153,24 @@ public final class MediationEngine: Sendable {
         }
     }
 
-    private func makeAuction(_ placementConfiguration: PlacementConfiguration) -> Auction {
+    /// The placement's auction, and the line items left out because their network has no adapter.
+    private func makeAuction(_ placementConfiguration: PlacementConfiguration) -> (Auction, [LineItem]) {
         var sources: [AuctionSource] = []
+        var missing: [LineItem] = []
         for lineItem in placementConfiguration.sources {
             guard let adapter = adapters[lineItem.network] else {
-                logger.warning("no adapter for network \(lineItem.network); line item \(lineItem.id) is left out", source: "placement.\(placementConfiguration.id)")
+                missing.append(lineItem)
                 continue
             }
             sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
         }
-        return Auction(placement: placementConfiguration, sources: sources, clock: clock)
+        return (Auction(placement: placementConfiguration, sources: sources, clock: clock), missing)
+    }
+
+    private func warnAboutMissingAdapters(_ missing: [LineItem], placementID: String) {
+        for lineItem in missing {
+            logger.warning("no adapter for network \(lineItem.network); line item \(lineItem.id) is left out", source: "placement.\(placementID)")
+        }
     }
 
     private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: HostContext?, at start: MediationInstant) -> AdRequest {

@@ -243,3 +243,38 @@ struct PlacementBehaviourTests {
         #expect(await placement.currentAd == nil)
     }
 }
+
+@Suite("MediationEngine")
+struct MediationEngineTests {
+    @Test("a source whose network has no adapter is left out with one warning, when the placement is made")
+    func missingAdapter() async throws {
+        let clock = ManualClock()
+        let logger = RecordingLogger()
+        let netA = ScriptedAdapter(network: "neta", pricing: .fixedPrice, clock: clock, script: [.after(ms(100), .fill)])
+        let configuration = MediationConfiguration(networks: [], placements: [PlacementFixture.levelEnd])
+        let engine = MediationEngine(configuration: configuration, adapters: ["neta": netA], clock: clock, logger: logger)
+        let placement = try #require(engine.placement("level_end"))
+        #expect(engine.placement("level_end") === placement)
+        #expect(logger.warnings == [
+            "no adapter for network bid; line item bid is left out",
+            "no adapter for network netb; line item netb is left out",
+        ])
+        let load = Task { await placement.load() }
+        await clock.advance(to: at(0.1))
+        #expect(try #require(await load.value.ad).lineItem.id == "neta")
+    }
+
+    @Test("new placements start in the engine's foreground state")
+    func foregroundForNewPlacements() async throws {
+        let fixture = PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 30))
+        await fixture.engine.setForeground(false)
+        #expect(!fixture.engine.isForeground)
+        let placement = try fixture.placement
+        _ = await placement.attachView(visible: true)
+        await fixture.advance(to: at(100))
+        #expect(fixture.auctionStarts == [at(0)])
+        #expect(await placement.nextRefreshDue == nil)
+        await fixture.engine.setForeground(true)
+        #expect(await placement.nextRefreshDue == at(130))
+    }
+}
