@@ -9,6 +9,7 @@ enum HelpText {
 
     Usage:
       mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
+      mediate --placement ID --watch [--duration SECONDS] [--fast] [--config FILE] [--seed N]
       mediate validate [--config FILE]
       mediate --help | --version
 
@@ -20,8 +21,10 @@ enum HelpText {
                          the same seed gives the same fills and creatives
       --messages FILE    a JSON conversation, [{"role", "content", "id"?, "created_at"?}],
                          sent as the request's chat context (see Config/sample-conversation.json)
-      --watch, --duration SECONDS, --fast
-                         watch mode (not yet available)
+      --watch            keep the placement running as one visible view; print each
+                         auction, impression and refresh as it happens (Ctrl-C stops)
+      --duration SECONDS how long --watch runs (default 180)
+      --fast             run --watch on virtual time, at once, with virtual timestamps
 
     Exit codes:
       0   filled (validate: the config is valid)

@@ -33,7 +33,7 @@ enum MediateCommand {
             return validate(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
-                return usageError("watch mode (--watch, --duration, --fast) is not yet available", environment: environment)
+                return await WatchCommand.run(options, environment: environment)
             }
             return await runPlacement(options, environment: environment)
         }
@@ -101,12 +101,14 @@ enum MediateCommand {
 
     // MARK: - Loading
 
-    private enum LoadFailure: Error {
+    enum LoadFailure: Error {
         case configuration(path: String, ConfigurationError)
         case adapter(path: String, AdapterConfigurationError)
     }
 
-    private static func load(_ path: String, seed: UInt64, environment: CommandEnvironment) -> Result<ConfiguredAuctions, LoadFailure> {
+    /// Loads the config at `path` and builds every network's adapter on `clock` (default: the
+    /// environment's clock).
+    static func load(_ path: String, seed: UInt64, clock: (any MediationClock)? = nil, environment: CommandEnvironment) -> Result<ConfiguredAuctions, LoadFailure> {
         let loader = ConfigurationLoader(adapterPricing: environment.registry.pricingByKind)
         let configuration: MediationConfiguration
         do {
@@ -115,7 +117,7 @@ enum MediateCommand {
             return .failure(.configuration(path: path, error))
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
-        let adapterEnvironment = AdapterEnvironment(clock: environment.clock, seed: seed, sandboxLatency: .milliseconds(90))
+        let adapterEnvironment = AdapterEnvironment(clock: clock ?? environment.clock, seed: seed, sandboxLatency: .milliseconds(90))
         do {
             return .success(try ConfiguredAuctions(configuration: configuration, registry: environment.registry, environment: adapterEnvironment))
         } catch {
@@ -123,7 +125,7 @@ enum MediateCommand {
         }
     }
 
-    private static func report(_ failure: LoadFailure, environment: CommandEnvironment) -> ExitCode {
+    static func report(_ failure: LoadFailure, environment: CommandEnvironment) -> ExitCode {
         switch failure {
         case .configuration(let path, let error) where error.code == .fileNotFound:
             return fail(.noInput, "config file not found: \(path)", environment: environment)
@@ -138,12 +140,12 @@ enum MediateCommand {
 
     // MARK: - Errors
 
-    private static func usageError(_ message: String, environment: CommandEnvironment) -> ExitCode {
+    static func usageError(_ message: String, environment: CommandEnvironment) -> ExitCode {
         fail(.usage, "\(message) (see mediate --help)", environment: environment)
     }
 
     /// Writes `mediate: message` as one line on standard error and returns `code`.
-    private static func fail(_ code: ExitCode, _ message: String, environment: CommandEnvironment) -> ExitCode {
+    static func fail(_ code: ExitCode, _ message: String, environment: CommandEnvironment) -> ExitCode {
         let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
         environment.standardError.write("mediate: \(oneLine)\n")
         return code

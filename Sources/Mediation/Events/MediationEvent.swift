@@ -1,0 +1,219 @@
+/// What an event says about one ad: who served it and at what value. It never carries the
+/// creative's content, the request, chat content or user data.
+public struct AdSummary: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The placement id, e.g. `"home_banner"`.
+    public var placementID: String
+    /// The ad's id (unique per showing).
+    public var adID: String
+    /// The network's creative id.
+    public var creativeID: String
+    /// The network id, e.g. `"elo"`.
+    public var network: String
+    /// The winning line item id.
+    public var lineItemID: String
+    /// The ad's format.
+    public var format: AdFormat
+    /// The ad's size in points.
+    public var size: AdSize
+    /// The ad's value in USD CPM (the winning eCPM of its auction).
+    public var eCPM: Double
+
+    /// Creates a summary.
+    public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double) {
+        self.placementID = placementID
+        self.adID = adID
+        self.creativeID = creativeID
+        self.network = network
+        self.lineItemID = lineItemID
+        self.format = format
+        self.size = size
+        self.eCPM = eCPM
+    }
+
+    /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`.
+    public var description: String {
+        "\(network)/\(lineItemID) \(adID) \(size) @ \(USD.cpm(eCPM))"
+    }
+}
+
+/// One counted impression with its impression-level revenue (engine rule R12).
+public struct Impression: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The ad that was shown.
+    public var ad: AdSummary
+
+    /// Creates an impression.
+    public init(ad: AdSummary) {
+        self.ad = ad
+    }
+
+    /// The network that served it.
+    public var network: String { ad.network }
+    /// The placement it was shown in.
+    public var placementID: String { ad.placementID }
+    /// The line item that won.
+    public var lineItemID: String { ad.lineItemID }
+    /// Its value in USD CPM.
+    public var eCPM: Double { ad.eCPM }
+    /// The revenue of this one impression in USD: eCPM / 1000.
+    public var revenueUSD: Double { ad.eCPM / 1000 }
+
+    /// `network/line item @ eCPM, revenue $0.001200`.
+    public var description: String {
+        "\(ad) revenue \(USD.revenue(revenueUSD))"
+    }
+}
+
+/// Why a placement started an auction.
+public enum AuctionReason: String, Sendable, Hashable, Codable {
+    /// The host called `load()`, or a view attached to an empty banner placement.
+    case load
+    /// The refresh interval's visible time ran out (R13).
+    case refresh
+    /// The current ad's creative could not be shown; its line item is left out (issue 3).
+    case renderFailure = "render_failure"
+    /// A one-shot auction run through ``MediationEngine/runAuction(placementID:request:)``.
+    case oneShot = "one_shot"
+}
+
+/// Why the engine released an ad it held (it never releases a shown ad, R12).
+public enum ReleaseReason: String, Sendable, Hashable, Codable {
+    /// It was the current ad, never shown, and a newer ad replaced it.
+    case replaced
+    /// It expired before it was shown (R14).
+    case expired
+    /// Its creative could not be shown.
+    case renderFailure = "render_failure"
+    /// Its placement was destroyed (or the auction ended after that).
+    case destroyed
+}
+
+/// Something that happened in the engine, in the order it happened. Delivered through
+/// ``MediationEngine/events()`` and the engine's event handler.
+///
+/// Events carry ids, prices and instants only: never chat content, context, device or user data.
+public enum MediationEvent: Sendable, CustomStringConvertible {
+    /// A placement started an auction.
+    case auctionStarted(placementID: String, reason: AuctionReason, at: MediationInstant)
+    /// An auction ended; the trace says what every source did.
+    case auctionFinished(placementID: String, trace: AuctionTrace, at: MediationInstant)
+    /// An auction's winner became the placement's current ad, usable until `expiresAt` (R14).
+    case adLoaded(AdSummary, expiresAt: MediationInstant, at: MediationInstant)
+    /// An ad counted its one impression (R12), with its revenue.
+    case shown(Impression, at: MediationInstant)
+    /// The user clicked a shown ad (counted once per ad).
+    case clicked(AdSummary, at: MediationInstant)
+    /// A shown ad stopped being the placement's ad (a refresh replaced it, or the placement was
+    /// destroyed); the renderer keeps it, the engine did not release it (R12).
+    case retired(AdSummary, at: MediationInstant)
+    /// The engine called `releaseResources()` on an ad it held, once (R7, R14).
+    case released(AdSummary, reason: ReleaseReason, at: MediationInstant)
+    /// An unshown ad reached its expiry (R14); a `released` event follows.
+    case expired(AdSummary, at: MediationInstant)
+    /// The host could not render the ad's creative; a new auction follows without its line item.
+    case renderFailed(AdSummary, at: MediationInstant)
+    /// The next refresh is due at `dueAt` if the placement stays visible in the foreground (R13).
+    case refreshScheduled(placementID: String, dueAt: MediationInstant, at: MediationInstant)
+    /// A source answered after its auction ended; its ad, if any, was released on arrival (R7).
+    case lateAnswer(LateAnswer)
+
+    /// The placement the event is about.
+    public var placementID: String {
+        switch self {
+        case .auctionStarted(let placementID, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _):
+            placementID
+        case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
+            ad.placementID
+        case .shown(let impression, _):
+            impression.placementID
+        case .lateAnswer(let late):
+            late.placementID
+        }
+    }
+
+    /// When it happened, on the engine's clock.
+    public var instant: MediationInstant {
+        switch self {
+        case .auctionStarted(_, _, let at), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
+             .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
+             .renderFailed(_, let at), .refreshScheduled(_, _, let at):
+            at
+        case .lateAnswer(let late):
+            late.arrivedAt
+        }
+    }
+
+    /// A stable snake_case name: `auction_started`, `auction_finished`, `ad_loaded`, `shown`,
+    /// `clicked`, `retired`, `released`, `expired`, `render_failed`, `refresh_scheduled`,
+    /// `late_answer`.
+    public var name: String {
+        switch self {
+        case .auctionStarted: "auction_started"
+        case .auctionFinished: "auction_finished"
+        case .adLoaded: "ad_loaded"
+        case .shown: "shown"
+        case .clicked: "clicked"
+        case .retired: "retired"
+        case .released: "released"
+        case .expired: "expired"
+        case .renderFailed: "render_failed"
+        case .refreshScheduled: "refresh_scheduled"
+        case .lateAnswer: "late_answer"
+        }
+    }
+
+    /// The ad the event is about, for ad events.
+    public var ad: AdSummary? {
+        switch self {
+        case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
+            ad
+        case .shown(let impression, _):
+            impression.ad
+        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer:
+            nil
+        }
+    }
+
+    /// One line for a person: `[30.100s] home_banner auction_started (refresh)`.
+    public var description: String {
+        let head = "[\(instant)] \(placementID) \(name)"
+        switch self {
+        case .auctionStarted(_, let reason, _):
+            return "\(head) (\(reason.rawValue))"
+        case .auctionFinished(_, let trace, _):
+            let winner = trace.winner.map { "winner \($0) @ \(USD.cpm(trace.winningECPM ?? 0))" } ?? "no fill"
+            let length = MediationInstant(offset: .milliseconds(Int64(trace.durationMilliseconds.rounded())))
+            return "\(head) \(trace.auctionID): \(winner) after \(length)"
+        case .adLoaded(let ad, let expiresAt, _):
+            return "\(head) \(ad), expires \(expiresAt)"
+        case .shown(let impression, _):
+            return "\(head) \(impression)"
+        case .released(let ad, let reason, _):
+            return "\(head) \(ad) (\(reason.rawValue))"
+        case .clicked(let ad, _), .retired(let ad, _), .expired(let ad, _), .renderFailed(let ad, _):
+            return "\(head) \(ad)"
+        case .refreshScheduled(_, let dueAt, _):
+            return "\(head) due \(dueAt)"
+        case .lateAnswer(let late):
+            return "\(head) \(late.lineItemID) in \(late.auctionID)\(late.adReleased ? ", ad released" : "")"
+        }
+    }
+}
+
+/// Formats USD amounts for event descriptions.
+enum USD {
+    /// A CPM with two decimals, e.g. `$1.20`.
+    static func cpm(_ value: Double) -> String { "$" + fixed(value, digits: 2) }
+    /// A revenue with six decimals, e.g. `$0.001200`.
+    static func revenue(_ value: Double) -> String { "$" + fixed(value, digits: 6) }
+
+    private static func fixed(_ value: Double, digits: Int) -> String {
+        guard value.isFinite else { return String(value) }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int64((abs(value) * scale).rounded(.toNearestOrAwayFromZero))
+        let divisor = Int64(scale)
+        let fraction = String(scaled % divisor)
+        let padded = String(repeating: "0", count: max(0, digits - fraction.count)) + fraction
+        return (value < 0 ? "-" : "") + "\(scaled / divisor).\(padded)"
+    }
+}

@@ -1,0 +1,71 @@
+/// A placement's current ad as the host sees it: the ad to render, who won, and until when it
+/// may be shown.
+public struct PlacementAd: Sendable {
+    /// The ad. The host renders it and reports ``Placement/reportShown(_:)``; it must not call
+    /// `releaseResources()` itself while the placement holds it.
+    public var ad: any LoadedAd
+    /// The winning line item.
+    public var lineItem: LineItem
+    /// Its value in USD CPM.
+    public var eCPM: Double
+    /// The auction it won.
+    public var auctionID: String
+    /// When it arrived and when it expires (R14).
+    public var expiry: AdExpiry
+    /// Whether it has counted its impression (R12).
+    public var isShown: Bool
+
+    /// Creates a placement ad.
+    public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, auctionID: String, expiry: AdExpiry, isShown: Bool = false) {
+        self.ad = ad
+        self.lineItem = lineItem
+        self.eCPM = eCPM
+        self.auctionID = auctionID
+        self.expiry = expiry
+        self.isShown = isShown
+    }
+}
+
+/// What ``Placement/load()`` returns: the same outcome for every caller that joined one
+/// auction (R11).
+public enum PlacementLoadResult: Sendable {
+    /// The placement holds a fresh ad (just won, or already current and unexpired, R10).
+    case loaded(PlacementAd)
+    /// The auction ended with no fill; the trace says why. A current ad, if any, is kept.
+    case noFill(AuctionTrace)
+    /// The placement was destroyed (before or during the auction).
+    case destroyed
+
+    /// The ad, when loaded.
+    public var ad: PlacementAd? {
+        if case .loaded(let ad) = self { return ad }
+        return nil
+    }
+}
+
+/// What ``Placement/reportShown(_:)`` decided.
+public enum ShowResult: Sendable, Hashable {
+    /// The ad counted its impression now.
+    case impression(Impression)
+    /// The ad had already counted its impression: no new one (R12).
+    case alreadyShown
+    /// The ad expired before it was shown: it was released and must not be shown (R14).
+    case expired
+    /// The ad is not this placement's current ad (replaced, released, or never its ad).
+    case notCurrent
+}
+
+/// A host view of a placement (e.g. one banner view in one feed row), from
+/// ``Placement/attachView(visible:)``.
+public struct ViewID: Hashable, Sendable, CustomStringConvertible {
+    /// A number unique within its placement.
+    public var rawValue: Int
+
+    /// Creates an id.
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// `view#N`.
+    public var description: String { "view#\(rawValue)" }
+}

@@ -1,0 +1,281 @@
+import Adapters
+import Dispatch
+import Foundation
+import Mediation
+
+/// `mediate --placement ID --watch [--duration S] [--fast]`: runs the placement the way an app
+/// would, as one visible view whose every new ad is rendered at once, and prints each auction
+/// (with a one-line trace summary), impression and refresh as it happens, for `--duration`
+/// seconds (default 180). `--fast` runs on a ``ManualClock``: the same run in virtual time, at
+/// once, with virtual timestamps. Ctrl-C stops the run cleanly (the placement is destroyed and
+/// the summary printed). Timestamps are seconds from the start of the run.
+enum WatchCommand {
+    /// How long a watch runs when `--duration` is absent.
+    static let defaultDuration: Duration = .seconds(180)
+
+    /// How long the engine must be quiet (no clock activity) before `--fast` moves virtual time
+    /// on: long enough for an adapter's first request (cold code paths, hashing) to reach the
+    /// clock, so a run prints the same instants every time.
+    static let fastQuietPeriod: Duration = .milliseconds(15)
+
+
+    /// Runs watch mode.
+    /// - Parameters:
+    ///   - options: the parsed run options (`watch`, `duration`, `fast` among them).
+    ///   - environment: output streams, current directory, clock, adapter factories.
+    /// - Returns: success when the run completed or was stopped by Ctrl-C; a usage, data or
+    ///   input error otherwise (the same codes as a one-shot run).
+    static func run(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
+        if options.json {
+            return MediateCommand.usageError("--json is not available in watch mode", environment: environment)
+        }
+        let path = options.configPath ?? MediateCommand.defaultConfigPath
+        let manualClock: ManualClock? = options.fast ? ManualClock(quietPeriod: fastQuietPeriod) : nil
+        let clock: any MediationClock = manualClock ?? environment.clock
+        let auctions: ConfiguredAuctions
+        switch MediateCommand.load(path, seed: options.seed ?? MediateCommand.defaultSeed, clock: clock, environment: environment) {
+        case .failure(let failure):
+            return MediateCommand.report(failure, environment: environment)
+        case .success(let built):
+            auctions = built
+        }
+        guard let placementConfiguration = auctions.configuration.placement(options.placementID) else {
+            let known = auctions.configuration.placements.map(\.id).joined(separator: ", ")
+            return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
+        }
+        var context = HostContext()
+        if let messagesPath = options.messagesPath {
+            do {
+                context.messages = try ConversationFile.load(environment.resolve(messagesPath))
+            } catch {
+                switch error {
+                case .missing(let message):
+                    return MediateCommand.fail(.noInput, "messages file \(messagesPath): \(message)", environment: environment)
+                case .invalid(let message):
+                    return MediateCommand.fail(.dataError, "invalid messages file \(messagesPath): \(message)", environment: environment)
+                }
+            }
+        }
+
+        let printer = WatchPrinter(output: environment.standardOutput)
+        let hostContext = context
+        let engine = MediationEngine(
+            configuration: auctions.configuration,
+            adapters: auctions.adapters,
+            clock: clock,
+            logger: WatchLogger(output: environment.standardError),
+            hostContext: { _ in hostContext },
+            onEvent: { event in printer.print(event) }
+        )
+        guard let placement = engine.placement(placementConfiguration.id) else {
+            return MediateCommand.fail(.software, "cannot make the placement \(placementConfiguration.id)", environment: environment)
+        }
+        let duration = options.duration ?? defaultDuration
+        printer.header(placementConfiguration, duration: duration, fast: options.fast)
+
+        // The host: every new ad of the one visible view is rendered as soon as it is current.
+        let renderer = Task {
+            for await event in engine.events() {
+                guard case .adLoaded(let ad, _, _) = event, let current = await placement.currentAd?.ad, current.id == ad.adID else { continue }
+                _ = await placement.reportShown(current)
+            }
+        }
+        let interruption = Interruption()
+        let start = clock.now
+        let end = start + duration
+        _ = await placement.attachView(visible: true)
+        // A banner loads when its view attaches; other formats load when the host asks.
+        let firstLoad = Task { _ = await placement.load() }
+
+        if let manualClock {
+            await runFast(manualClock, until: end, interruption: interruption)
+        } else {
+            let wait = Task { try? await clock.sleep(until: end) }
+            interruption.onInterrupt { wait.cancel() }
+            await wait.value
+        }
+        interruption.stop()
+        let stoppedAt = clock.now
+        await placement.destroy()
+        _ = await firstLoad.value
+        renderer.cancel()
+        printer.summary(at: stoppedAt, interrupted: interruption.happened)
+        return .success
+    }
+}
+
+extension WatchCommand {
+    /// Runs virtual time to `end` one wake-up at a time. A watched placement always waits on
+    /// the clock (its refresh timer, or its auction's deadline), so before each step this waits
+    /// for a sleeper to exist: time never jumps past work that has not yet reached the clock.
+    /// Ctrl-C is noticed between steps.
+    static func runFast(_ clock: ManualClock, until end: MediationInstant, interruption: Interruption) async {
+        while !interruption.happened {
+            await clock.settle { clock.sleeperCount > 0 }
+            guard let next = clock.nextDeadline, next <= end else { break }
+            await clock.advance(to: next)
+        }
+        if !interruption.happened { await clock.advance(to: end) }
+    }
+}
+
+/// Prints watch-mode lines as events happen, and counts what the summary needs.
+/// Its counters live in one ``Locked`` box.
+final class WatchPrinter: Sendable {
+    private struct Counts {
+        var auctions = 0
+        var filled = 0
+        var impressions = 0
+        var revenueUSD = 0.0
+        var lateAnswers = 0
+        var auctionNumbers: [String: Int] = [:]
+    }
+
+    private let output: any TextOutput
+    private let counts = Locked(Counts())
+
+    /// Creates a printer writing to `output`.
+    init(output: any TextOutput) {
+        self.output = output
+    }
+
+    /// The first line: what is watched, for how long, on which time.
+    func header(_ placement: PlacementConfiguration, duration: Duration, fast: Bool) {
+        let refresh = placement.format == .banner || placement.refreshSeconds != nil
+            ? "refresh \(placement.refreshSeconds ?? PlacementConfiguration.defaultRefreshSeconds) s"
+            : "no refresh"
+        let time = fast ? "virtual time (--fast)" : "real time (Ctrl-C stops)"
+        output.write("watching \(placement.id) (\(placement.format), \(refresh)) as one visible view for \(Self.seconds(duration)) s on \(time)\n")
+    }
+
+    /// One line per event worth showing (auctions, ads, impressions, clicks, refreshes, late answers).
+    func print(_ event: MediationEvent) {
+        let line: String?
+        switch event {
+        case .auctionStarted(_, let reason, let at):
+            let number = counts.withLock { counts in
+                counts.auctions += 1
+                return counts.auctions
+            }
+            line = "[\(at)] auction \(number) started (\(reason.rawValue))"
+        case .auctionFinished(_, let trace, let at):
+            let number = counts.withLock { counts in
+                if trace.winner != nil { counts.filled += 1 }
+                return counts.auctions
+            }
+            let result = trace.winner.map { "\($0) wins at $\(Self.money(trace.winningECPM ?? 0))" } ?? "no fill"
+            let sources = trace.sources.map { "\($0.lineItemID) \($0.outcome)" }.joined(separator: ", ")
+            line = "[\(at)] auction \(number) ended after \(Self.millis(trace.durationMilliseconds)) ms: \(result) | \(sources)"
+        case .adLoaded(let ad, let expiresAt, let at):
+            line = "[\(at)] ad loaded: \(ad.network)/\(ad.lineItemID) \(ad.adID) \(ad.size) @ $\(Self.money(ad.eCPM)), expires \(expiresAt)"
+        case .shown(let impression, let at):
+            counts.withLock { counts in
+                counts.impressions += 1
+                counts.revenueUSD += impression.revenueUSD
+            }
+            line = "[\(at)] impression: \(impression.network)/\(impression.lineItemID) @ $\(Self.money(impression.eCPM)) eCPM, revenue $\(Self.money(impression.revenueUSD, digits: 6))"
+        case .clicked(let ad, let at):
+            line = "[\(at)] click: \(ad.network)/\(ad.lineItemID)"
+        case .retired(let ad, let at):
+            line = "[\(at)] retired: \(ad.network)/\(ad.lineItemID) \(ad.adID)"
+        case .released(let ad, let reason, let at):
+            line = "[\(at)] released: \(ad.network)/\(ad.lineItemID) \(ad.adID) (\(reason.rawValue))"
+        case .expired(let ad, let at):
+            line = "[\(at)] expired: \(ad.network)/\(ad.lineItemID) \(ad.adID)"
+        case .renderFailed(let ad, let at):
+            line = "[\(at)] render failed: \(ad.network)/\(ad.lineItemID)"
+        case .refreshScheduled(_, let dueAt, let at):
+            line = "[\(at)] next refresh at \(dueAt) while visible"
+        case .lateAnswer(let late):
+            counts.withLock { $0.lateAnswers += 1 }
+            line = "[\(late.arrivedAt)] late answer: \(late.lineItemID)\(late.adReleased ? " (ad released)" : "")"
+        }
+        if let line { output.write(line + "\n") }
+    }
+
+    /// The last line: totals.
+    func summary(at instant: MediationInstant, interrupted: Bool) {
+        let counts = counts.withLock { $0 }
+        let how = interrupted ? "stopped by Ctrl-C" : "done"
+        output.write("[\(instant)] \(how): \(counts.auctions) auctions (\(counts.filled) filled), \(counts.impressions) impressions, revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(counts.lateAnswers) late answers\n")
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let millis = duration.milliseconds
+        return millis.truncatingRemainder(dividingBy: 1000) == 0 ? String(Int64(millis / 1000)) : String(millis / 1000)
+    }
+
+    static func millis(_ value: Double) -> String {
+        String(Int64(value.rounded()))
+    }
+
+    static func money(_ value: Double, digits: Int = 2) -> String {
+        guard value.isFinite else { return String(value) }
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int64((abs(value) * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        return (value < 0 ? "-" : "") + "\(scaled / scale)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+}
+
+/// Warnings from the engine and adapters, one line each on standard error.
+struct WatchLogger: MediationLogger {
+    let output: any TextOutput
+
+    func log(_ level: LogLevel, _ message: String, source: String) {
+        guard level >= .warning else { return }
+        output.write("mediate: \(level) [\(source)] \(message)\n")
+    }
+}
+
+/// Ctrl-C (SIGINT) during a watch: noticed through a `DispatchSource`, so the run stops between
+/// steps instead of the process dying; the default handling comes back when the run ends.
+/// Its state lives in one ``Locked`` box.
+final class Interruption: Sendable {
+    private struct State {
+        var happened = false
+        var handler: (@Sendable () -> Void)?
+        var source: (any DispatchSourceSignal)?
+    }
+
+    private let state = Locked(State())
+
+    /// Starts listening for SIGINT.
+    init() {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "mediate.watch.sigint"))
+        let state = self.state
+        source.setEventHandler {
+            let handler: (@Sendable () -> Void)? = state.withLock { state in
+                state.happened = true
+                return state.handler
+            }
+            handler?()
+        }
+        state.withLock { $0.source = source }
+        source.resume()
+    }
+
+    /// Whether Ctrl-C was pressed.
+    var happened: Bool { state.withLock { $0.happened } }
+
+    /// Calls `handler` on Ctrl-C (at once if it already happened).
+    func onInterrupt(_ handler: @escaping @Sendable () -> Void) {
+        let already: Bool = state.withLock { state in
+            state.handler = handler
+            return state.happened
+        }
+        if already { handler() }
+    }
+
+    /// Stops listening; Ctrl-C kills the process again.
+    func stop() {
+        let source = state.withLock { state in
+            defer { state.source = nil }
+            return state.source
+        }
+        source?.cancel()
+        signal(SIGINT, SIG_DFL)
+    }
+}
