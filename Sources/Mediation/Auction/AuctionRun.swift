@@ -33,7 +33,8 @@ final class AuctionRun: Sendable {
     private struct State {
         var machine: AuctionStateMachine
         var continuation: UnsafeContinuation<AuctionOutcome, Never>?
-        /// The outcome, when the auction finished before the caller waited on a continuation.
+        /// The outcome, when it was ready (losers released) before the caller waited on a
+        /// continuation.
         var finished: AuctionOutcome?
         /// The machine has started (or aborted before starting).
         var started = false
@@ -100,7 +101,8 @@ final class AuctionRun: Sendable {
             // Let the sources run: those that answer at once may decide the auction now.
             await Task.yield()
             if let outcome = takeFinishedOutcome() { return outcome }
-            // The outcome is resumed exactly once: `delivered` guards it under the lock.
+            // The outcome is delivered exactly once: `delivered` guards it under the lock, and
+            // ``hand(_:)`` gives it to the continuation or leaves it in `finished`.
             return await withUnsafeContinuation { continuation in
                 let (ready, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
                     state.waiting = true
@@ -178,7 +180,8 @@ final class AuctionRun: Sendable {
         var starts: [(index: Int, deadline: MediationInstant, budget: Duration)] = []
         var releases: [any LoadedAd] = []
         var lateAnswers: [LateAnswer] = []
-        var resume: (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)?
+        /// The outcome, handed to the caller once the releases are done.
+        var outcome: AuctionOutcome?
         var cancelled: [Task<Void, Never>] = []
         var timer = AuctionTimer.Change()
     }
@@ -208,13 +211,7 @@ final class AuctionRun: Sendable {
             case .finish:
                 if !state.delivered {
                     state.delivered = true
-                    let outcome = state.machine.outcome(auctionID: auctionID)
-                    if let continuation = state.continuation {
-                        state.continuation = nil
-                        effects.resume = (continuation, outcome)
-                    } else {
-                        state.finished = outcome // the caller takes it
-                    }
+                    effects.outcome = state.machine.outcome(auctionID: auctionID)
                 }
                 for index in state.tasks.indices {
                     cancel(index, in: &state, into: &effects)
@@ -282,6 +279,20 @@ final class AuctionRun: Sendable {
         for task in toCancel { task.cancel() }
     }
 
+    /// Gives the outcome to the caller: resumes its continuation, or leaves the outcome for it
+    /// to take when it has not waited yet.
+    private func hand(_ outcome: AuctionOutcome) {
+        let continuation = state.withLock { state -> UnsafeContinuation<AuctionOutcome, Never>? in
+            guard let continuation = state.continuation else {
+                state.finished = outcome
+                return nil
+            }
+            state.continuation = nil
+            return continuation
+        }
+        continuation?.resume(returning: outcome)
+    }
+
     private func perform(_ effects: Effects) {
         start(effects.starts)
         // The timer task starts after the sources' tasks: when they answer at once, the
@@ -290,7 +301,8 @@ final class AuctionRun: Sendable {
         if let ticket = effects.timer.spawn { timer.spawn(ticket) }
         for task in effects.cancelled { task.cancel() }
         for ad in effects.releases { ad.releaseResources() }
-        if let (continuation, outcome) = effects.resume { continuation.resume(returning: outcome) }
+        // The losers are released before the caller gets the outcome.
+        if let outcome = effects.outcome { hand(outcome) }
         if let onLateAnswer {
             for answer in effects.lateAnswers { onLateAnswer(answer) }
         }

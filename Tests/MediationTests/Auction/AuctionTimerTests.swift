@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Mediation
 import MediationTestSupport
@@ -105,6 +106,21 @@ struct AuctionTimerTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test("R7: when every source answers at once, the losers are released before run returns, even when releasing takes time")
+    func losersReleasedBeforeReturnWhenAllAnswerAtOnce() async {
+        let adapters = (0..<4).map { InstantBidder(network: "N\($0)", price: 1.0 + Double($0)) }
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: (0..<4).map { LineItem.bidder("N\($0)") })
+        let auction = Auction(placement: placement, sources: zip(placement.sources, adapters).map { AuctionSource(lineItem: $0, adapter: $1) }, clock: ManualClock())
+        var unreleasedLosers = 0
+        for _ in 0..<50 {
+            let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
+            #expect(outcome.winner?.lineItem.id == "N3")
+            // Checked at once, with no settling: every loser of this auction is already released.
+            unreleasedLosers += adapters.dropLast().filter { $0.lastAd?.releaseCount != 1 }.count
+        }
+        #expect(unreleasedLosers == 0)
+    }
+
     @Test("Auction ids are 32 lowercase hex digits and differ from auction to auction")
     func auctionIDs() async {
         let clock = ManualClock()
@@ -150,5 +166,49 @@ struct AuctionTimerTests {
         #expect(outcome.trace.sources.filter { $0.outcome == .won }.count == 1)
         let others = outcome.trace.sources.dropLast()
         #expect(others.allSatisfy { $0.outcome == (highestFirst ? .cancelled : .lost(.lostToHigherBid)) })
+    }
+}
+
+/// A bidder that answers at once with an ad whose release takes a millisecond (a test double:
+/// real releases must not block), so a caller that got its outcome before the releases were
+/// done would see them missing.
+private final class InstantBidder: AdNetworkAdapter, Sendable {
+    final class SlowReleaseAd: LoadedAd, Sendable {
+        let id: String
+        let network: String
+        let creativeID = "creative"
+        let format = AdFormat.interstitial
+        let size = AdSize(width: 390, height: 844)
+        private let releases = Locked(0)
+
+        init(id: String, network: String) {
+            self.id = id
+            self.network = network
+        }
+
+        var releaseCount: Int { releases.withLock { $0 } }
+
+        func releaseResources() {
+            usleep(1000)
+            releases.withLock { $0 += 1 }
+        }
+    }
+
+    let network: String
+    let pricing = AdSourcePricing.bidder
+    let price: Double
+    private let last = Locked<SlowReleaseAd?>(nil)
+
+    init(network: String, price: Double) {
+        self.network = network
+        self.price = price
+    }
+
+    var lastAd: SlowReleaseAd? { last.withLock { $0 } }
+
+    func loadAd(for request: AdRequest) async -> AdLoadResult {
+        let ad = SlowReleaseAd(id: UUID().uuidString, network: network)
+        last.withLock { $0 = ad }
+        return .bid(ad, eCPM: price)
     }
 }
