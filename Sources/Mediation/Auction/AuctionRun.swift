@@ -33,6 +33,8 @@ final class AuctionRun: Sendable {
     private struct State {
         var machine: AuctionStateMachine
         var continuation: UnsafeContinuation<AuctionOutcome, Never>?
+        /// The outcome, decided, until the losers are released (then ``hand()`` moves it on).
+        var decided: AuctionOutcome?
         /// The outcome, when it was ready (losers released) before the caller waited on a
         /// continuation.
         var finished: AuctionOutcome?
@@ -119,7 +121,9 @@ final class AuctionRun: Sendable {
                     if let ticket { timer.spawnIfCurrent(ticket) }
                     continuation.resume(returning: ready)
                 } else if let ticket {
-                    timer.spawn(ticket)
+                    // Stale when the auction ended meanwhile (its outcome is on the way): then
+                    // no timer task is started at all.
+                    timer.spawnIfCurrent(ticket)
                 }
             }
         } onCancel: {
@@ -180,8 +184,8 @@ final class AuctionRun: Sendable {
         var starts: [(index: Int, deadline: MediationInstant, budget: Duration)] = []
         var releases: [any LoadedAd] = []
         var lateAnswers: [LateAnswer] = []
-        /// The outcome, handed to the caller once the releases are done.
-        var outcome: AuctionOutcome?
+        /// The outcome was decided: hand it to the caller once the releases are done.
+        var handOutcome = false
         var cancelled: [Task<Void, Never>] = []
         var timer = AuctionTimer.Change()
     }
@@ -211,7 +215,8 @@ final class AuctionRun: Sendable {
             case .finish:
                 if !state.delivered {
                     state.delivered = true
-                    effects.outcome = state.machine.outcome(auctionID: auctionID)
+                    state.decided = state.machine.outcome(auctionID: auctionID)
+                    effects.handOutcome = true
                 }
                 for index in state.tasks.indices {
                     cancel(index, in: &state, into: &effects)
@@ -279,18 +284,20 @@ final class AuctionRun: Sendable {
         for task in toCancel { task.cancel() }
     }
 
-    /// Gives the outcome to the caller: resumes its continuation, or leaves the outcome for it
-    /// to take when it has not waited yet.
-    private func hand(_ outcome: AuctionOutcome) {
-        let continuation = state.withLock { state -> UnsafeContinuation<AuctionOutcome, Never>? in
+    /// Gives the decided outcome to the caller: resumes its continuation, or leaves the
+    /// outcome for it to take when it has not waited yet.
+    private func hand() {
+        let resume = state.withLock { state -> (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)? in
+            guard let outcome = state.decided else { return nil }
+            state.decided = nil
             guard let continuation = state.continuation else {
                 state.finished = outcome
                 return nil
             }
             state.continuation = nil
-            return continuation
+            return (continuation, outcome)
         }
-        continuation?.resume(returning: outcome)
+        if let (continuation, outcome) = resume { continuation.resume(returning: outcome) }
     }
 
     private func perform(_ effects: Effects) {
@@ -302,7 +309,7 @@ final class AuctionRun: Sendable {
         for task in effects.cancelled { task.cancel() }
         for ad in effects.releases { ad.releaseResources() }
         // The losers are released before the caller gets the outcome.
-        if let outcome = effects.outcome { hand(outcome) }
+        if effects.handOutcome { hand() }
         if let onLateAnswer {
             for answer in effects.lateAnswers { onLateAnswer(answer) }
         }
