@@ -6,9 +6,11 @@ struct Arguments {
     var quick = false
     /// Benchmarks to run (all when empty).
     var only: Set<String> = []
+    /// Print the usage and stop.
+    var help = false
 
     static let usage = """
-        usage: mediation-bench [--json] [--quick] [--only NAME]...
+        usage: mediation-bench [--json] [--quick] [--only NAME]... [--help]
           --json        print machine-readable results instead of the table
           --quick       fewer repetitions (smoke run; numbers are not for publishing)
           --only NAME   run only this benchmark (repeatable): \(BenchmarkName.allCases.map(\.rawValue).joined(separator: ", "))
@@ -34,6 +36,7 @@ struct Arguments {
             switch argument {
             case "--json": json = true
             case "--quick": quick = true
+            case "--help", "-h": help = true
             case "--only":
                 guard let name = iterator.next() else { throw .missingValue(argument) }
                 guard BenchmarkName(rawValue: name) != nil else { throw .unknownBenchmark(name) }

@@ -13,6 +13,11 @@ do {
     exit(2)
 }
 
+if arguments.help {
+    print(Arguments.usage)
+    exit(0)
+}
+
 /// Writes a line to standard output at once (unbuffered, so a long run shows progress).
 func emit(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
