@@ -38,7 +38,7 @@ func runAll(_ arguments: Arguments) async -> RunReport {
         case .overhead: result = await OverheadBenchmark.run(quick: arguments.quick)
         case .scale: result = await ScaleBenchmark.run(quick: arguments.quick)
         case .deadline: result = await DeadlineBenchmark.run(quick: arguments.quick)
-        case .placements: result = await PlacementsEngineBenchmark.run(quick: arguments.quick)
+        case .placements: result = await PlacementsBenchmark.run(quick: arguments.quick)
         case .memory: result = await MemoryBenchmark.run(quick: arguments.quick)
         case .http: result = await HTTPBenchmark.run(quick: arguments.quick)
         }

@@ -14,7 +14,7 @@ import Mediation
 ///
 /// Accounting at the end, after every placement is destroyed (which releases an unshown
 /// current ad): every ad a network loaded was shown or released, exactly once, never both.
-enum PlacementsEngineBenchmark {
+enum PlacementsBenchmark {
     /// What the engine reported, counted from its event handler.
     final class EventCounts: Sendable {
         struct Counts {
