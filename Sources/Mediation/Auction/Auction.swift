@@ -14,6 +14,10 @@ public struct AuctionSource: Sendable {
 
 /// Runs auctions for one placement: races its sources under the deadline by engine rules R1
 /// to R9 and returns the winner with a trace.
+///
+/// Keep one runner per placement and reuse it: its auctions share one timer task on the clock
+/// and one auction-id stream, and start from a prepared state machine (issue 7). Copies share
+/// them too; changing ``placement``, ``sources`` or ``clock`` rebuilds what depends on it.
 public struct Auction: Sendable {
     /// The placement.
     public var placement: PlacementConfiguration {
