@@ -104,7 +104,7 @@ final class AuctionRun: Sendable {
             await Task.yield()
             if let outcome = takeFinishedOutcome() { return outcome }
             // The outcome is delivered exactly once: `delivered` guards it under the lock, and
-            // ``hand(_:)`` gives it to the continuation or leaves it in `finished`.
+            // ``hand()`` gives it to the continuation or leaves it in `finished`.
             return await withUnsafeContinuation { continuation in
                 let (ready, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
                     state.waiting = true

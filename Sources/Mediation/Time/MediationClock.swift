@@ -33,10 +33,16 @@ public struct SystemClock: MediationClock {
         MediationInstant(offset: ContinuousClock.now - origin)
     }
 
-    /// Sleeps on `ContinuousClock` with no tolerance, so deadlines fire as close to exact as
-    /// the system allows.
+    /// Sleeps until `deadline` on a strict system timer with no leeway, so deadlines fire as
+    /// close to exact as the system allows; cancelling the task frees the timer at once (a
+    /// cancelled `Task.sleep` keeps its timer until the original deadline).
     /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(until deadline: MediationInstant) async throws {
-        try await ContinuousClock().sleep(until: origin + deadline.offset, tolerance: nil)
+        let remaining = (origin + deadline.offset) - ContinuousClock.now
+        guard remaining > .zero else {
+            try Task.checkCancellation()
+            return
+        }
+        try await CancellableSleep.sleep(for: remaining)
     }
 }

@@ -212,3 +212,49 @@ private final class InstantBidder: AdNetworkAdapter, Sendable {
         return .bid(ad, eCPM: price)
     }
 }
+
+/// ``SystemClock``'s sleep on the real clock: short, bounded waits only.
+@Suite("SystemClock sleep")
+struct SystemClockSleepTests {
+    @Test("A sleep returns at or after its deadline")
+    func sleepReachesItsDeadline() async throws {
+        let clock = SystemClock()
+        let deadline = clock.now + .milliseconds(20)
+        try await clock.sleep(until: deadline)
+        #expect(clock.now >= deadline)
+    }
+
+    @Test("A cancelled sleep throws CancellationError at once, long before its deadline")
+    func cancelledSleepThrows() async {
+        let clock = SystemClock()
+        let sleeper = Task { () -> Bool in
+            do {
+                try await clock.sleep(until: clock.now + .seconds(30))
+                return false
+            } catch {
+                return error is CancellationError
+            }
+        }
+        sleeper.cancel()
+        let threw = await sleeper.value
+        #expect(threw)
+        #expect(clock.now < .origin + .seconds(10))
+    }
+
+    @Test("A sleep to a past deadline returns at once; in a cancelled task it throws")
+    func pastDeadline() async {
+        let clock = SystemClock()
+        let returned = (try? await clock.sleep(until: .origin)) != nil
+        #expect(returned)
+        let cancelled = Task { () -> Bool in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                try await clock.sleep(until: .origin)
+                return false
+            } catch {
+                return true
+            }
+        }
+        #expect(await cancelled.value)
+    }
+}
