@@ -154,6 +154,8 @@ struct AuctionStateMachine {
         }
         guard !isFinished, case .outstanding(_, let answerBy) = entries[index].phase else {
             // After the end, or after this source was cancelled or timed out: late (R6, R7).
+            // An adapter acknowledging its cancellation is not news and is not reported.
+            if case .failure(let error) = result, error.kind == .cancelled { return }
             if let ad = result.ad { actions.append(.release(ad)) }
             actions.append(.late(index: index, adReleased: result.ad != nil))
             return
