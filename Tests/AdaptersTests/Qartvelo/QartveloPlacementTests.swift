@@ -27,8 +27,8 @@ struct QartveloPlacementTests {
         )
         let placement = try #require(engine.placement("home_banner"))
         _ = await placement.attachView(visible: true)
-        await clock.advance(by: .milliseconds(1))
-        let ad = try #require(await placement.currentAd?.ad as? QartveloBannerAd)
+        // The sandbox answers at 0 ms of virtual time; load() joins that auction.
+        let ad = try #require(await placement.load().ad?.ad as? QartveloBannerAd)
         #expect(ad.serverRefreshSeconds == 15)
         #expect(await placement.refreshInterval == .seconds(30))
         #expect(logger.warnings.count == 1)
@@ -54,8 +54,7 @@ struct QartveloPlacementTests {
         )
         let placement = try #require(engine.placement("home_banner"))
         _ = await placement.attachView(visible: true)
-        await clock.advance(by: .milliseconds(1))
-        let ad = try #require(await placement.currentAd?.ad as? QartveloBannerAd)
+        let ad = try #require(await placement.load().ad?.ad as? QartveloBannerAd)
         #expect(ad.isHTML5)
         // The host wires the ad's render-failure hook to the placement.
         ad.onRenderFailure { [weak ad] _ in
@@ -68,8 +67,11 @@ struct QartveloPlacementTests {
         #expect(await placement.currentAd?.ad === ad)
         await clock.advance(to: shownAt + .seconds(6))
         #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout)
+        // The hook's task reports the failure; the new auction asks the backfill again.
+        #expect(await clock.settle { backfill.requestCount == 2 })
+        #expect(backfill.requestInstants.last == shownAt + .seconds(6))
         await clock.advance(to: shownAt + .seconds(6) + .milliseconds(100))
-        let next = try #require(await placement.currentAd)
+        let next = try #require(await placement.load().ad)
         #expect(next.lineItem.id == "home_banner_backfill")
         #expect(next.ad !== ad)
         await placement.destroy()
