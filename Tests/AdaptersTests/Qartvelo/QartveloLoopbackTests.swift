@@ -8,8 +8,11 @@ import Testing
 struct QartveloLoopbackTests {
     static let imageAnswer = #"{"id":"qv-1","ad":{"creative_id":"cr-lb","type":"image","w":960,"h":150,"density":3,"image_url":"https://cdn.qartvelo.test/i.png","click_url":"https://advertiser.example/"},"banner_refresh_seconds":15}"#
 
+    /// One long-lived session for the suite (FoundationNetworking has faults with many sessions).
+    static let transport = URLSessionTransport()
+
     static func adapter(_ server: LoopbackServer, adaptive: Bool = true) -> QartveloAdapter {
-        QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: adaptive, transport: URLSessionTransport(), clock: ManualClock(), tracker: QartveloRecordingTracker())
+        QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: adaptive, transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
     }
 
     static func body(_ server: LoopbackServer) async throws -> [String: Any] {
@@ -91,7 +94,7 @@ struct QartveloLoopbackTests {
     @Test func connectionRefusedIsANetworkFailure() async throws {
         let port = try await LoopbackServer.closedPort()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let adapter = QartveloAdapter(appID: "app-123", baseURL: url, transport: URLSessionTransport(), clock: ManualClock())
+        let adapter = QartveloAdapter(appID: "app-123", baseURL: url, transport: Self.transport, clock: ManualClock())
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError?.kind == .network)
     }
@@ -101,7 +104,7 @@ struct QartveloLoopbackTests {
 /// so a scripted answer can point at the same server.
 struct QartveloBaseRewritingTransport: HTTPTransport {
     var base: String
-    let inner = URLSessionTransport()
+    var inner: URLSessionTransport = QartveloLoopbackTests.transport
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         var response = try await inner.send(request)
