@@ -113,6 +113,7 @@ struct QartveloFactoryTests {
         let clock = ManualClock()
         let adapter = try QartveloAdapterFactory().makeAdapter(for: Self.network(), environment: AdapterEnvironment(clock: clock, sandboxLatency: .milliseconds(120)))
         let task = Task { await adapter.loadAd(for: QartveloFixtures.request(width: 390)) }
+        await clock.settle { clock.sleeperCount > 0 }
         await clock.advance(by: .milliseconds(119))
         await clock.advance(by: .milliseconds(1))
         let result = await task.value
