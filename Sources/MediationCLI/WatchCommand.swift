@@ -84,8 +84,9 @@ enum WatchCommand {
         let start = clock.now
         let end = start + duration
         _ = await placement.attachView(visible: true)
-        // A banner loads when its view attaches; other formats load when the host asks.
-        let firstLoad = Task { _ = await placement.load() }
+        // A banner loads when its view attaches; other formats load when the host asks. Asking
+        // a banner too could start a second auction if the first ended at once without a fill.
+        let firstLoad: Task<Void, Never>? = placement.refreshes ? nil : Task { _ = await placement.load() }
 
         if let manualClock {
             await runFast(manualClock, until: end, interruption: interruption)
@@ -97,7 +98,7 @@ enum WatchCommand {
         interruption.stop()
         let stoppedAt = clock.now
         await placement.destroy()
-        _ = await firstLoad.value
+        _ = await firstLoad?.value
         renderer.cancel()
         printer.summary(at: stoppedAt, interrupted: interruption.happened)
         return .success

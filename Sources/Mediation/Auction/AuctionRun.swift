@@ -38,7 +38,7 @@ final class AuctionRun: Sendable {
         self.request = request
         self.clock = clock
         self.onLateAnswer = onLateAnswer
-        state = Locked(State(machine: AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem))))
+        state = Locked(State(machine: AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem), slot: request.slot)))
     }
 
     /// Starts the auction and waits for its outcome.

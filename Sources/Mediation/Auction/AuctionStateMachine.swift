@@ -41,6 +41,9 @@ struct AuctionStateMachine {
     }
 
     private let placement: PlacementConfiguration
+    /// The slot this auction's ads must fit: the request's (it follows `slotDidResize`).
+    private let slot: SlotSize
+    /// The placement's floor; a floor too large to represent admits nothing.
     private let placementFloor: AuctionValue?
     private var entries: [Entry]
     /// Fixed-price tiers for waterfall mode, highest eCPM first; each a list of indices.
@@ -52,16 +55,24 @@ struct AuctionStateMachine {
     private var best: Int?
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
-    init(placement: PlacementConfiguration, sources: [LineItem]) {
+    /// - Parameter slot: the slot ads must fit (default: the placement's configured slot).
+    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil) {
         self.placement = placement
-        placementFloor = placement.floor.flatMap { AuctionValue(price: $0) }
+        self.slot = slot ?? placement.slot
+        placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
         entries = sources.map { item in
             Entry(
                 lineItem: item,
                 fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
-                floor: item.floor.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) }
+                floor: item.floor.map { AuctionStateMachine.floorValue($0, usdRate: item.usdRate) }
             )
         }
+    }
+
+    /// A floor as a value. The configuration admits only positive finite floors up to
+    /// ``AuctionValue/maximumECPM``; anything else here admits nothing rather than everything.
+    private static func floorValue(_ floor: Double, usdRate: Double) -> AuctionValue {
+        AuctionValue(price: floor, usdRate: usdRate) ?? AuctionValue(micros: .max)
     }
 
     /// Whether the outcome has been decided.
@@ -114,6 +125,8 @@ struct AuctionStateMachine {
         guard entries.indices.contains(index) else { return result.ad.map { [.release($0)] } ?? [] }
         guard !isFinished, case .outstanding(_, let answerBy) = entries[index].phase else {
             // After the end, or after this source was cancelled or timed out: late (R6, R7).
+            // An adapter acknowledging its cancellation is not news and is not reported.
+            if case .failure(let error) = result, error.kind == .cancelled { return [] }
             var actions: [Action] = []
             if let ad = result.ad { actions.append(.release(ad)) }
             actions.append(.late(index: index, adReleased: result.ad != nil))
@@ -245,7 +258,7 @@ struct AuctionStateMachine {
             rejection = .invalidResponse
         } else if ad.format != placement.format {
             rejection = .incorrectFormat
-        } else if !placement.slot.fits(ad.size) {
+        } else if !slot.fits(ad.size) {
             rejection = .sizeNotAllowed
         } else if let value, let floor = entries[index].floor, value < floor {
             rejection = .belowFloor

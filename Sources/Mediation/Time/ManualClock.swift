@@ -35,7 +35,7 @@ public final class ManualClock: MediationClock {
     ///     waits for after each step, so woken tasks run before time moves on.
     ///   - quietPeriod: the least real time with no clock activity that ``settle()`` waits for
     ///     (a thread preempted by the OS shows no activity while it is off the CPU).
-    public init(start: MediationInstant = .origin, settleYields: Int = 64, quietPeriod: Duration = .milliseconds(1)) {
+    public init(start: MediationInstant = .origin, settleYields: Int = 64, quietPeriod: Duration = .milliseconds(5)) {
         state = Locked(State(now: start))
         self.settleYields = settleYields
         self.quietPeriod = quietPeriod
