@@ -25,13 +25,27 @@ enum ConversationFile {
         }
     }
 
+    /// The largest messages file read, 1 MiB: a conversation's latest messages are all any
+    /// network uses (Elo sends the latest 30).
+    static let maximumBytes = 1 << 20
+
     /// Loads the messages at `url`.
     /// - Parameter url: the file.
     /// - Returns: the messages, oldest first.
     /// - Throws: ``Failure``.
     static func load(_ url: URL) throws(Failure) -> [ConversationMessage] {
-        guard let data = try? Data(contentsOf: url) else {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        guard let attributes else {
             throw .missing("no such file: \(url.path)")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw .missing("not a regular file: \(url.path)")
+        }
+        if let size = attributes[.size] as? NSNumber, size.intValue > maximumBytes {
+            throw .invalid("the file is \(size.intValue) bytes; the limit is \(maximumBytes) bytes (1 MiB)")
+        }
+        guard let data = try? Data(contentsOf: url) else {
+            throw .missing("cannot read \(url.path)")
         }
         let entries: [Entry]
         do {

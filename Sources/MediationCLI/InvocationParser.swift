@@ -68,6 +68,9 @@ enum InvocationParser {
             }
             options.duration = .milliseconds(Int64((seconds * 1000).rounded()))
         }
+        if !options.watch, values[.duration] != nil || options.fast {
+            throw UsageError(message: "\(values[.duration] != nil ? "--duration" : "--fast") applies to --watch only")
+        }
         return .run(options)
     }
 

@@ -117,6 +117,7 @@ struct FallbackAuctionTests {
         let auction = try #require(auctions.auction(for: placementID))
         let request = try #require(auctions.request(for: placementID))
         let task = Task { await auction.run(request: request) }
+        await clock.settle { clock.sleeperCount > 0 }
         await clock.advance(by: end)
         return await task.value
     }

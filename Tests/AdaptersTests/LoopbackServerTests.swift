@@ -26,3 +26,24 @@ struct LoopbackServerTests {
         }
     }
 }
+
+@Suite("URLSession transport limits")
+struct URLSessionTransportLimitTests {
+    @Test func aBodyOverTheLimitIsRefused() async throws {
+        let server = try await LoopbackServer(single: ["GET /big": .json(String(repeating: "x", count: 5000))])
+        defer { server.stop() }
+        let transport = URLSessionTransport(maximumResponseBytes: 1000)
+        await #expect(throws: TransportError.self) {
+            _ = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("big")))
+        }
+    }
+
+    @Test func aBodyAtTheLimitIsKept() async throws {
+        let server = try await LoopbackServer(single: ["GET /fits": .json(String(repeating: "y", count: 1000))])
+        defer { server.stop() }
+        let transport = URLSessionTransport(maximumResponseBytes: 1000)
+        let response = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("fits")))
+        #expect(response.body.count == 1000)
+        #expect(response.statusCode == 200)
+    }
+}

@@ -21,7 +21,7 @@ struct InvocationParserTests {
             arguments: ["--placement", "home_banner", "--watch", "--duration", "300", "--fast"],
             expected: .run(RunOptions(placementID: "home_banner", watch: true, duration: .seconds(300), fast: true))
         ),
-        Accepted(arguments: ["--placement", "p", "--duration", "0.5"], expected: .run(RunOptions(placementID: "p", duration: .milliseconds(500)))),
+        Accepted(arguments: ["--placement", "p", "--watch", "--duration", "0.5"], expected: .run(RunOptions(placementID: "p", watch: true, duration: .milliseconds(500)))),
         Accepted(arguments: ["validate"], expected: .validate(ValidateOptions(configPath: nil))),
         Accepted(arguments: ["validate", "--config", "x.json"], expected: .validate(ValidateOptions(configPath: "x.json"))),
         Accepted(arguments: ["--help"], expected: .help),
@@ -58,6 +58,8 @@ struct InvocationParserTests {
         Rejected(arguments: ["--placement", "a", "--seed", "-1"], message: "--seed needs a whole number from 0 to 18446744073709551615, got '-1'"),
         Rejected(arguments: ["--placement", "a", "--seed", "1.5"], message: "--seed needs a whole number from 0 to 18446744073709551615, got '1.5'"),
         Rejected(arguments: ["--placement", "a", "--seed", "18446744073709551616"], message: "--seed needs a whole number from 0 to 18446744073709551615, got '18446744073709551616'"),
+        Rejected(arguments: ["--placement", "a", "--duration", "10"], message: "--duration applies to --watch only"),
+        Rejected(arguments: ["--placement", "a", "--fast"], message: "--fast applies to --watch only"),
         Rejected(arguments: ["--placement", "a", "--duration", "0"], message: "--duration needs a positive number of seconds (at most 604800), got '0'"),
         Rejected(arguments: ["--placement", "a", "--duration", "nan"], message: "--duration needs a positive number of seconds (at most 604800), got 'nan'"),
         Rejected(arguments: ["validate", "--placement", "a"], message: "--placement does not apply to mediate validate"),
@@ -73,7 +75,7 @@ struct InvocationParserTests {
     }
 
     @Test func watchOptionsMarkWatchMode() throws {
-        for arguments in [["--watch"], ["--fast"], ["--duration", "10"]] {
+        for arguments in [["--watch"], ["--watch", "--fast"], ["--watch", "--duration", "10"]] {
             guard case .run(let options) = try InvocationParser.parse(["--placement", "p"] + arguments) else {
                 Issue.record("not a run")
                 continue

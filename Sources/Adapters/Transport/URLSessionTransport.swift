@@ -11,20 +11,29 @@ import Mediation
 /// `shared/reference/style-examples.md`): when the calling task is cancelled this transport
 /// answers `.cancelled` at once and lets the underlying request finish or time out on its own.
 /// The session's own timeout is only a backstop against leaked connections.
+///
+/// Network input is untrusted: a response body larger than `maximumResponseBytes` (announced
+/// or received) is cut off and answered as a `.connection` error, so a lying server cannot
+/// make the host buffer hundreds of megabytes.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let collector: ResponseCollector
 
     /// Creates a transport with one ephemeral session.
-    /// - Parameter backstopTimeout: URLSession's own request timeout, a safety net far beyond
-    ///   any auction deadline (default 30 s).
-    public init(backstopTimeout: TimeInterval = 30) {
+    /// - Parameters:
+    ///   - backstopTimeout: URLSession's own request timeout, a safety net far beyond any
+    ///     auction deadline (default 30 s).
+    ///   - maximumResponseBytes: the largest response body accepted (default 8 MiB, above the
+    ///     largest creative bundle a network documents: Qartvelo's 2 MB).
+    public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstopTimeout
         configuration.timeoutIntervalForResource = backstopTimeout
         configuration.httpMaximumConnectionsPerHost = 8
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        session = URLSession(configuration: configuration)
+        collector = ResponseCollector(maximumBytes: maximumResponseBytes)
+        session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
     }
 
     deinit {
@@ -46,9 +55,8 @@ public final class URLSessionTransport: HTTPTransport {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
                 guard gate.install(continuation) else { return }
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    gate.finish(URLSessionTransport.result(data: data, response: response, error: error))
-                }
+                let task = session.dataTask(with: urlRequest)
+                collector.register(task, gate: gate)
                 gate.attach(task)
                 task.resume()
             }
@@ -61,7 +69,7 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    private static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, TransportError> {
+    static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, TransportError> {
         if let error {
             let nsError = error as NSError
             if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorCancelled {
@@ -140,5 +148,68 @@ private final class RequestGate: Sendable {
         #else
         _ = task
         #endif
+    }
+}
+
+/// The session's delegate: collects each task's body, cuts off one that grows past the limit,
+/// and answers the task's gate when it completes.
+///
+/// `@unchecked Sendable`: an `NSObject` subclass cannot be checked; its only state is the
+/// `Locked` table, touched only inside `withLock`.
+private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private struct Entry {
+        var gate: RequestGate
+        var body = Data()
+    }
+
+    private let maximumBytes: Int
+    private let entries = Locked<[Int: Entry]>([:])
+
+    init(maximumBytes: Int) {
+        self.maximumBytes = maximumBytes
+    }
+
+    func register(_ task: URLSessionTask, gate: RequestGate) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(gate: gate) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        if response.expectedContentLength > Int64(maximumBytes) {
+            tooLarge(dataTask, announced: response.expectedContentLength)
+        }
+        // On Linux the rest of a refused body is read and dropped (FoundationNetworking's
+        // cancel has deadlocked, swift-corelibs-foundation #5412); Apple platforms cancel.
+        #if canImport(FoundationNetworking)
+        completionHandler(.allow)
+        #else
+        completionHandler(response.expectedContentLength > Int64(maximumBytes) ? .cancel : .allow)
+        #endif
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let overflow = entries.withLock { entries -> Bool in
+            guard var entry = entries[dataTask.taskIdentifier] else { return false }
+            guard entry.body.count + data.count <= maximumBytes else { return true }
+            entry.body.append(data)
+            entries[dataTask.taskIdentifier] = entry
+            return false
+        }
+        if overflow {
+            tooLarge(dataTask, announced: nil)
+            #if !canImport(FoundationNetworking)
+            dataTask.cancel()
+            #endif
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        entry.gate.finish(URLSessionTransport.result(data: entry.body, response: task.response, error: error))
+    }
+
+    private func tooLarge(_ task: URLSessionTask, announced: Int64?) {
+        guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        let size = announced.map { "\($0) bytes" } ?? "more"
+        entry.gate.finish(.failure(TransportError(kind: .connection, message: "response body of \(size) exceeds the \(maximumBytes)-byte limit")))
     }
 }

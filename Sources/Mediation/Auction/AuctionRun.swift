@@ -79,6 +79,8 @@ final class AuctionRun: Sendable {
         self.clock = clock
         self.timer = timer
         self.onLateAnswer = onLateAnswer
+        var machine = machine
+        machine.slot = request.slot // ads must fit the request's slot (it follows `slotDidResize`)
         state = Locked(State(
             machine: machine,
             tasks: Array(repeating: .idle, count: sources.count)

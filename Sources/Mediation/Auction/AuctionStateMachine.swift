@@ -46,6 +46,10 @@ struct AuctionStateMachine {
     }
 
     private let placement: PlacementConfiguration
+    /// The slot this auction's ads must fit: the request's (it follows `slotDidResize`); set
+    /// by the driver on its copy of a prepared machine.
+    var slot: SlotSize
+    /// The placement's floor; a floor too large to represent admits nothing.
     private let placementFloor: AuctionValue?
     private let lineItems: [LineItem]
     private var entries: [Entry]
@@ -65,14 +69,16 @@ struct AuctionStateMachine {
     private var best: Int?
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
-    init(placement: PlacementConfiguration, sources: [LineItem]) {
+    /// - Parameter slot: the slot ads must fit (default: the placement's configured slot).
+    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil) {
         self.placement = placement
-        placementFloor = placement.floor.flatMap { AuctionValue(price: $0) }
+        self.slot = slot ?? placement.slot
+        placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
         lineItems = sources
         entries = sources.map { item in
             Entry(
                 fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
-                floor: item.floor.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) }
+                floor: item.floor.map { AuctionStateMachine.floorValue($0, usdRate: item.usdRate) }
             )
         }
         var fixed: [(index: Int, value: AuctionValue)] = []
@@ -85,6 +91,12 @@ struct AuctionStateMachine {
         }
         fixed.sort { $0.value > $1.value }
         fixedByValue = fixed.map(\.index)
+    }
+
+    /// A floor as a value. The configuration admits only positive finite floors up to
+    /// ``AuctionValue/maximumECPM``; anything else here admits nothing rather than everything.
+    private static func floorValue(_ floor: Double, usdRate: Double) -> AuctionValue {
+        AuctionValue(price: floor, usdRate: usdRate) ?? AuctionValue(micros: .max)
     }
 
     /// Whether the outcome has been decided.
@@ -299,7 +311,7 @@ struct AuctionStateMachine {
             rejection = .invalidResponse
         } else if ad.format != placement.format {
             rejection = .incorrectFormat
-        } else if !placement.slot.fits(ad.size) {
+        } else if !slot.fits(ad.size) {
             rejection = .sizeNotAllowed
         } else if let value, let floor = entries[index].floor, value < floor {
             rejection = .belowFloor

@@ -259,7 +259,9 @@ public struct ConfigurationLoader: Sendable {
             deadline = .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("deadline_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
         }
         let floor = try object["floor"].map { (node) throws(ConfigurationError) -> Double in
-            try ConfigurationReading.positiveNumber(node, at: path.appending("floor"))
+            let floor = try ConfigurationReading.positiveNumber(node, at: path.appending("floor"))
+            try ConfigurationLoader.checkPriceRange(floor, usdRate: 1, currency: "USD", at: path.appending("floor"))
+            return floor
         }
         var mode = AuctionMode.parallel
         if let node = object["mode"] {
@@ -348,6 +350,21 @@ public struct ConfigurationLoader: Sendable {
                 usdRate = rate
             }
         }
+        if let eCPM { try ConfigurationLoader.checkPriceRange(eCPM, usdRate: usdRate, currency: currency, at: eCPMPath) }
+        if let floor { try ConfigurationLoader.checkPriceRange(floor, usdRate: usdRate, currency: currency, at: floorPath) }
         return LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate)
+    }
+
+    /// A price or floor must be one the auction can compare: once in USD, from one micro
+    /// (0.000001) to ``AuctionValue/maximumECPM`` CPM (R2); otherwise it could never win, or a
+    /// floor could never be met, silently.
+    static func checkPriceRange(_ price: Double, usdRate: Double, currency: String, at path: JSONPath) throws(ConfigurationError) {
+        guard AuctionValue(price: price, usdRate: usdRate) == nil else { return }
+        let converted = currency == "USD" ? "" : " once converted from \(currency) at \(usdRate)"
+        throw ConfigurationError(
+            code: .invalidPrice,
+            path: path.description,
+            message: "must be from 0.000001 to \(Int(AuctionValue.maximumECPM)) USD CPM\(converted), found \(price)"
+        )
     }
 }

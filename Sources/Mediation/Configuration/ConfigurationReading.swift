@@ -27,15 +27,14 @@ struct ConfigurationObject {
         }
     }
 
-    /// The value of `key`, or `nil` when absent. A JSON `null` counts as absent.
+    /// The value of `key`, or `nil` when absent. A JSON `null` is a value like any other, so
+    /// the reader of the field rejects it as the wrong type (R15: strict, and as the schema says).
     subscript(key: String) -> JSONNode? {
-        guard let value = members.first(where: { $0.key == key })?.value else { return nil }
-        if case .null = value { return nil }
-        return value
+        members.first(where: { $0.key == key })?.value
     }
 
     /// The value of a required `key`.
-    /// - Throws: `missingField` when absent (or `null`).
+    /// - Throws: `missingField` when absent.
     func required(_ key: String) throws(ConfigurationError) -> JSONNode {
         guard let value = self[key] else {
             throw ConfigurationError(code: .missingField, path: path.appending(key).description, message: "missing required field \"\(key)\"")

@@ -53,6 +53,7 @@ struct FallbackAdapterTests {
         let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(100), latencyJitter: .milliseconds(50)), clock: clock, seed: 3)
         for _ in 0..<5 {
             let task = Task { await adapter.loadAd(for: request()) }
+            await clock.settle { clock.sleeperCount > 0 }
             await clock.advance(by: .milliseconds(99))
             #expect(clock.sleeperCount == 1)
             await clock.advance(by: .milliseconds(51))
@@ -81,6 +82,7 @@ struct FallbackAdapterTests {
         let clock = ManualClock()
         let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(500)), timeout: .milliseconds(200), clock: clock, seed: 1)
         let task = Task { await adapter.loadAd(for: request()) }
+        await clock.settle { clock.sleeperCount > 0 }
         await clock.advance(by: .milliseconds(200))
         let result = await task.value
         guard case .failure(let error) = result else {

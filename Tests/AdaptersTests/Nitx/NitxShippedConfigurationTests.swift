@@ -34,6 +34,7 @@ struct NitxShippedConfigurationTests {
         let auction = try #require(auctions.auction(for: "level_end"))
         let request = try #require(auctions.request(for: "level_end"))
         let task = Task { await auction.run(request: request) }
+        await clock.settle { clock.sleeperCount > 0 }
         await clock.advance(by: .milliseconds(3000))
         let outcome = await task.value
         let nitx = try #require(outcome.trace.source("level_end_nitx"))

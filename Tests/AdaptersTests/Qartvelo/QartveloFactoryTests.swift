@@ -113,7 +113,10 @@ struct QartveloFactoryTests {
         let clock = ManualClock()
         let adapter = try QartveloAdapterFactory().makeAdapter(for: Self.network(), environment: AdapterEnvironment(clock: clock, sandboxLatency: .milliseconds(120)))
         let task = Task { await adapter.loadAd(for: QartveloFixtures.request(width: 390)) }
+        #expect(await clock.settle { clock.sleeperCount == 1 })  // the simulated latency
+        #expect(clock.nextDeadline == .origin + .milliseconds(120))
         await clock.advance(by: .milliseconds(119))
+        #expect(clock.sleeperCount == 1)
         await clock.advance(by: .milliseconds(1))
         let result = await task.value
         #expect(result.ad?.creativeID == "qv-sbx-1320x204")

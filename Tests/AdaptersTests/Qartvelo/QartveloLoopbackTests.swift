@@ -3,108 +3,96 @@ import Mediation
 import Testing
 @testable import Adapters
 
-/// Real HTTP against the loopback server, one test per request kind.
+/// Real HTTP against one loopback server (one python process for the whole suite, to keep
+/// process launches down): every request kind, an HTML5 bundle downloaded ahead, no fill and a
+/// server error.
 @Suite("Qartvelo over loopback HTTP", .serialized)
 struct QartveloLoopbackTests {
     static let imageAnswer = #"{"id":"qv-1","ad":{"creative_id":"cr-lb","type":"image","w":960,"h":150,"density":3,"image_url":"https://cdn.qartvelo.test/i.png","click_url":"https://advertiser.example/"},"banner_refresh_seconds":15}"#
+    static let rectangleAnswer = #"{"ad":{"creative_id":"cr-rect","type":"image","w":300,"h":250,"image_url":"https://cdn.qartvelo.test/r.png"},"banner_refresh_seconds":60}"#
+    static let html5Answer = #"{"ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"BASE/v1/bundles/cr-h5","bundle_size":13}}"#
 
-    static func adapter(_ server: LoopbackServer, adaptive: Bool = true) -> QartveloAdapter {
-        QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: adaptive, transport: URLSessionTransport(), clock: ManualClock(), tracker: QartveloRecordingTracker())
-    }
-
-    static func body(_ server: LoopbackServer) async throws -> [String: Any] {
+    /// The body of the last request the server received, after checking it was a JSON POST.
+    static func lastBody(_ server: LoopbackServer, count: Int) async throws -> [String: Any] {
         let received = try await server.receivedRequests()
-        #expect(received.map(\.path) == ["/v1/banner"])
-        #expect(received.first?.method == "POST")
-        #expect(received.first?.headers["content-type"] == "application/json")
-        let text = try #require(received.first?.body)
-        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(received.count == count)
+        let last = try #require(received.last)
+        #expect(last.method == "POST")
+        #expect(last.path == "/v1/banner")
+        #expect(last.headers["content-type"] == "application/json")
+        return try #require(try JSONSerialization.jsonObject(with: Data(last.body.utf8)) as? [String: Any])
     }
 
-    @Test func anchoredAdaptiveRequest() async throws {
-        let server = try await LoopbackServer(single: ["POST /v1/banner": .json(Self.imageAnswer)])
+    @Test func everyRequestKindOverHTTP() async throws {
+        let server = try await LoopbackServer(routes: [
+            "POST /v1/banner": [
+                .json(Self.imageAnswer), .json(Self.imageAnswer), .json(Self.rectangleAnswer), .json(Self.html5Answer),
+                LoopbackServer.Response(status: 204), LoopbackServer.Response(status: 503),
+            ],
+            "GET /v1/bundles/cr-h5": [LoopbackServer.Response(status: 200, body: "<html></html>", headers: ["Content-Type": "application/zip"])],
+        ])
         defer { server.stop() }
-        let result = await Self.adapter(server).loadAd(for: QartveloFixtures.request(width: 390, screen: .phone))
-        let ad = try #require(result.qartveloAd)
-        #expect(ad.size == AdSize(width: 390, height: 60))
-        #expect(ad.serverRefreshSeconds == 15)
-        let body = try await Self.body(server)
+        // One long-lived session; bundle URLs in answers point back at this server.
+        let transport = QartveloBaseRewritingTransport(base: server.baseURL.absoluteString)
+        let adaptive = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: true, transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
+        let fixed = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: false, transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
+
+        // 1. Anchored adaptive: screen_width and banner_height in pixels.
+        let anchored = try #require(await adaptive.loadAd(for: QartveloFixtures.request(width: 390, screen: .phone)).qartveloAd)
+        #expect(anchored.size == AdSize(width: 390, height: 60))
+        #expect(anchored.serverRefreshSeconds == 15)
+        var body = try await Self.lastBody(server, count: 1)
         #expect(body["screen_width"] as? Int == 1170)
         #expect(body["banner_height"] as? Int == 180)
         #expect(body["banner_mode"] == nil)
         #expect(body["banner_max_height"] == nil)
         #expect(body["placement_id"] as? String == "qv-unit-1")
-    }
 
-    @Test func anchoredWithAdaptiveSizingOffRequest() async throws {
-        let server = try await LoopbackServer(single: ["POST /v1/banner": .json(Self.imageAnswer)])
-        defer { server.stop() }
-        let result = await Self.adapter(server, adaptive: false).loadAd(for: QartveloFixtures.request(width: 768, screen: ScreenInfo(width: 768, height: 1024, scale: 2)))
-        let ad = try #require(result.qartveloAd)
-        #expect(ad.size == AdSize(width: 320, height: 50))
-        let body = try await Self.body(server)
+        // 2. Anchored with adaptive sizing off: no banner_height.
+        let creativeSized = try #require(await fixed.loadAd(for: QartveloFixtures.request(width: 768, screen: ScreenInfo(width: 768, height: 1024, scale: 2))).qartveloAd)
+        #expect(creativeSized.size == AdSize(width: 320, height: 50))
+        body = try await Self.lastBody(server, count: 2)
         #expect(body["screen_width"] as? Int == 1536)
         #expect(body.keys.contains("banner_height") == false)
         #expect(body.keys.contains("banner_mode") == false)
-    }
 
-    @Test func inlineRequest() async throws {
-        let answer = #"{"ad":{"creative_id":"cr-rect","type":"image","w":300,"h":250,"image_url":"https://cdn.qartvelo.test/r.png"},"banner_refresh_seconds":60}"#
-        let server = try await LoopbackServer(single: ["POST /v1/banner": .json(answer)])
-        defer { server.stop() }
-        let result = await Self.adapter(server).loadAd(for: QartveloFixtures.request(sizing: .inline, width: 390, screen: .phone))
-        let ad = try #require(result.qartveloAd)
-        #expect(ad.size == AdSize(width: 300, height: 250))
-        let body = try await Self.body(server)
+        // 3. Inline: banner_mode and banner_max_height in pixels, no banner_height.
+        let inline = try #require(await adaptive.loadAd(for: QartveloFixtures.request(sizing: .inline, width: 390, screen: .phone)).qartveloAd)
+        #expect(inline.size == AdSize(width: 300, height: 250))
+        body = try await Self.lastBody(server, count: 3)
         #expect(body["banner_mode"] as? String == "inline")
         #expect(body["screen_width"] as? Int == 1170)
         #expect(body["banner_max_height"] as? Int == 750)
         #expect(body.keys.contains("banner_height") == false)
-    }
 
-    @Test func html5RequestDownloadsTheBundleAhead() async throws {
-        let server = try await LoopbackServer(single: [
-            "POST /v1/banner": .json(#"{"ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"BASE/v1/bundles/cr-h5","bundle_size":12}}"#),
-            "GET /v1/bundles/cr-h5": LoopbackServer.Response(status: 200, body: "<html></html>", headers: ["Content-Type": "application/zip"]),
-        ])
-        defer { server.stop() }
-        // The bundle URL points back at this server.
-        let transport = QartveloBaseRewritingTransport(base: server.baseURL.absoluteString)
-        let adapter = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
-        let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(width: 390)).qartveloAd)
-        #expect(ad.html5Bundle?.data == Data("<html></html>".utf8))
-        #expect(try await server.receivedRequests().map(\.path) == ["/v1/banner", "/v1/bundles/cr-h5"])
-    }
+        // 4. HTML5: the bundle is downloaded ahead from the same server.
+        let html5 = try #require(await adaptive.loadAd(for: QartveloFixtures.request(width: 390)).qartveloAd)
+        #expect(html5.html5Bundle?.data == Data("<html></html>".utf8))
+        #expect(try await server.receivedRequests().map(\.path).suffix(2) == ["/v1/banner", "/v1/bundles/cr-h5"])
 
-    @Test func noFillAndServerErrorOverHTTP() async throws {
-        let server = try await LoopbackServer(routes: ["POST /v1/banner": [LoopbackServer.Response(status: 204), LoopbackServer.Response(status: 503)]])
-        defer { server.stop() }
-        let adapter = Self.adapter(server)
-        guard case .noFill = await adapter.loadAd(for: QartveloFixtures.request(width: 390)) else {
+        // 5. 204 is no fill; 6. 503 is a server failure.
+        guard case .noFill(let reason) = await adaptive.loadAd(for: QartveloFixtures.request(width: 390)) else {
             Issue.record("expected no fill")
             return
         }
-        let failure = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
+        #expect(reason == .noInventory)
+        let failure = await adaptive.loadAd(for: QartveloFixtures.request(width: 390))
         #expect(failure.qartveloError?.kind == .server)
-    }
-
-    @Test func connectionRefusedIsANetworkFailure() async throws {
-        let port = try await LoopbackServer.closedPort()
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        let adapter = QartveloAdapter(appID: "app-123", baseURL: url, transport: URLSessionTransport(), clock: ManualClock())
-        let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-        #expect(result.qartveloError?.kind == .network)
+        #expect(failure.qartveloError?.code == QartveloErrorCode.serverStatus)
     }
 }
 
-/// URLSession transport that replaces `BASE` in response bodies with the loopback base URL,
-/// so a scripted answer can point at the same server.
+/// The suite's one URLSession transport, replacing `BASE` in response bodies with the loopback
+/// base URL so a scripted answer can point at the same server.
 struct QartveloBaseRewritingTransport: HTTPTransport {
+    /// One long-lived session for every Qartvelo loopback test (FoundationNetworking has faults
+    /// with many sessions).
+    static let session = URLSessionTransport()
+
     var base: String
-    let inner = URLSessionTransport()
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        var response = try await inner.send(request)
+        var response = try await Self.session.send(request)
         response.body = Data(String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: "BASE", with: base).utf8)
         return response
     }

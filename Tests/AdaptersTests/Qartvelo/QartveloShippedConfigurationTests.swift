@@ -31,6 +31,7 @@ struct QartveloShippedConfigurationTests {
         let auction = try #require(auctions.auction(for: "feed_inline"))
         let request = try #require(auctions.request(for: "feed_inline"))
         let task = Task { await auction.run(request: request) }
+        _ = await clock.settle { clock.sleeperCount >= 1 }  // the auction has started
         await clock.advance(to: .origin + .seconds(3))
         let outcome = await task.value
         let qartvelo = try #require(outcome.trace.source("feed_inline_qartvelo"))

@@ -264,3 +264,20 @@ struct AuctionTraceDescriptionTests {
         #expect(lines[4].hasSuffix("yes"))
     }
 }
+
+@Suite("Auction slot")
+struct AuctionSlotTests {
+    @Test("R8 ads must fit the request's slot (after a resize), not only the configured one")
+    func theRequestsSlotDecides() async throws {
+        let clock = ManualClock()
+        let net = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)], ads: .init(format: .banner, size: AdSize(width: 320, height: 50)))
+        let placement = PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), sources: [.fixedPrice("NetA", eCPM: 1.2)])
+        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: net)], clock: clock)
+        let task = Task { await auction.run(request: AdRequest(placementID: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 300, maxHeight: 40))) }
+        await clock.settle { net.requestCount == 1 }
+        await clock.advance(to: .origin + .seconds(1))
+        let outcome = await task.value
+        #expect(outcome.outcome(of: "NetA") == .lost(.sizeNotAllowed))
+        #expect(try #require(net.ads.first).releaseCount == 1)
+    }
+}

@@ -35,13 +35,15 @@ struct PlacementBehaviourTests {
             netB: [.after(ms(100), .fill)]
         )
         let placement = try fixture.placement
-        let load = Task { await placement.load() }
+        let load = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         let first = try #require(await load.value.ad)
         #expect(first.lineItem.id == "neta")
 
         await fixture.advance(to: at(1))
+        let requestsBefore = fixture.requestCount
         let fallback = Task { await placement.reportRenderFailure(first.ad) }
+        await fixture.clock.settle { fixture.requestCount > requestsBefore }
         await fixture.advance(to: at(1.1))
         let second = try #require(await fallback.value.ad)
         #expect(second.lineItem.id == "netb")
@@ -110,7 +112,8 @@ struct PlacementBehaviourTests {
         let placement = try fixture.placement
         var views: [ViewID] = []
         for _ in 0..<5 { views.append(await placement.attachView(visible: true)) }
-        let loads = (0..<3).map { _ in Task { await placement.load() } }
+        var loads = [try await fixture.startLoad()]
+        for _ in 0..<2 { loads.append(try await fixture.startLoad(joining: true)) }
         await fixture.advance(to: at(1))
         for load in loads { #expect(await load.value.ad != nil) }
         for (index, view) in views.enumerated() {
@@ -134,7 +137,7 @@ struct PlacementBehaviourTests {
     func freshAdNoRequest() async throws {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
-        let first = Task { await placement.load() }
+        let first = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         let ad = try #require(await first.value.ad)
         for _ in 0..<3 {
@@ -150,14 +153,14 @@ struct PlacementBehaviourTests {
     func interstitialUsedUp() async throws {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
-        let first = Task { await placement.load() }
+        let first = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         let ad = try #require(await first.value.ad)
         guard case .impression = await placement.reportShown(ad.ad) else {
             Issue.record("expected an impression")
             return
         }
-        let second = Task { await placement.load() }
+        let second = try await fixture.startLoad()
         await fixture.advance(to: at(0.2))
         #expect(try #require(await second.value.ad).ad !== ad.ad)
         #expect(fixture.recorder.count("retired") == 1)
@@ -210,7 +213,7 @@ struct PlacementBehaviourTests {
     func destroy() async throws {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
-        let load = Task { await placement.load() }
+        let load = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         _ = try #require(await load.value.ad)
         await placement.destroy()
@@ -231,7 +234,7 @@ struct PlacementBehaviourTests {
     func destroyDuringAuction() async throws {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let placement = try fixture.placement
-        let load = Task { await placement.load() }
+        let load = try await fixture.startLoad()
         await fixture.advance(to: at(0.05))
         await placement.destroy()
         await fixture.advance(to: at(4))
@@ -260,6 +263,7 @@ struct MediationEngineTests {
             "no adapter for network netb; line item netb is left out",
         ])
         let load = Task { await placement.load() }
+        await clock.settle { netA.requestCount == 1 }
         await clock.advance(to: at(0.1))
         #expect(try #require(await load.value.ad).lineItem.id == "neta")
     }

@@ -50,8 +50,8 @@ struct PlacementEventTests {
     func stream() async throws {
         let fixture = PlacementFixture(placement: PlacementFixture.levelEnd)
         let stream = fixture.engine.events()
-        let placement = try fixture.placement
-        let load = Task { await placement.load() }
+        _ = try fixture.placement
+        let load = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         _ = await load.value
         var names: [String] = []
@@ -117,6 +117,7 @@ struct PlacementEventTests {
             netB: [.after(ms(300), .noFill)]
         )
         let run = Task { await fixture.engine.runAuction(placementID: "level_end") }
+        await fixture.clock.settle { fixture.requestCount == 3 }
         await fixture.advance(to: at(3.0))
         let outcome = try #require(await run.value)
         #expect(outcome.winner?.lineItem.id == "neta")

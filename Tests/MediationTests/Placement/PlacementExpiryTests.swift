@@ -19,7 +19,7 @@ struct PlacementExpiryTests {
     func showAroundExpiry(offsetMilliseconds: Int64, shows: Bool) async throws {
         let fixture = Self.fixture()
         let placement = try fixture.placement
-        let load = Task { await placement.load() }
+        let load = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         let loaded = try #require(await load.value.ad)
         #expect(loaded.expiry.expiresAt == at(120.1))
@@ -53,7 +53,7 @@ struct PlacementExpiryTests {
     func loadAroundExpiry() async throws {
         let fixture = Self.fixture()
         let placement = try fixture.placement
-        let first = Task { await placement.load() }
+        let first = try await fixture.startLoad()
         await fixture.advance(to: at(0.1))
         let firstAd = try #require(await first.value.ad)
 
@@ -65,7 +65,7 @@ struct PlacementExpiryTests {
         await fixture.advance(to: at(120.1))
         #expect(try #require(fixture.netA.ads.first).releaseCount == 1)
         #expect(fixture.recorder.instants("expired") == [at(120.1)])
-        let reload = Task { await placement.load() }
+        let reload = try await fixture.startLoad()
         await fixture.advance(to: at(120.2))
         let fresh = try #require(await reload.value.ad)
         #expect(fresh.ad !== firstAd.ad)

@@ -111,6 +111,27 @@ final class PlacementFixture: Sendable {
         return !state.active || state.handled == recorder.count("ad_loaded")
     }
 
+    /// Starts `load()` on the placement in a task, and returns once the load has reached the
+    /// clock: it made a request, or it finished (a fresh ad, or destroyed). Advancing the clock
+    /// before that could jump past an auction that has not started yet.
+    /// - Parameter joining: the load joins a running auction (no new request): just let it run.
+    func startLoad(joining: Bool = false) async throws -> Task<PlacementLoadResult, Never> {
+        let placement = try self.placement
+        let requestsBefore = requestCount
+        let finished = Locked(false)
+        let task = Task {
+            let result = await placement.load()
+            finished.withLock { $0 = true }
+            return result
+        }
+        if joining {
+            await clock.settle()
+        } else {
+            await clock.settle { self.requestCount > requestsBefore || finished.withLock { $0 } }
+        }
+        return task
+    }
+
     /// Advances the clock to `target` one wake-up at a time, letting the renderer show each new
     /// ad at the instant it became current before time moves on.
     func advance(to target: MediationInstant) async {

@@ -72,8 +72,8 @@ struct PlacementScenarioTests {
         let renderer = try fixture.renderEachNewAd()
         defer { renderer.cancel() }
         let placement = try fixture.placement
-        let first = Task { await placement.load() }
-        let second = Task { await placement.load() }
+        let first = try await fixture.startLoad()
+        let second = try await fixture.startLoad(joining: true)
         await fixture.clock.settle()
         _ = await placement.attachView(visible: true)
         await fixture.advance(to: at(0.1))
@@ -94,10 +94,10 @@ struct PlacementScenarioTests {
             netA: [.after(ms(1000), .fill)],
             netB: [.after(ms(1000), .noFill)]
         )
-        let placement = try fixture.placement
-        let first = Task { await placement.load() }
+        _ = try fixture.placement
+        let first = try await fixture.startLoad()
         await fixture.advance(to: at(0.5))
-        let second = Task { await placement.load() }
+        let second = try await fixture.startLoad(joining: true)
         await fixture.advance(to: at(1.0))
         await fixture.advance(to: at(5.0))
 

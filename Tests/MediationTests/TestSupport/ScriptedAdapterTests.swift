@@ -13,6 +13,7 @@ struct ScriptedAdapterTests {
         ])
         let request = AdRequest(placementID: "p", format: .banner)
         let first = Task { await adapter.loadAd(for: request) }
+        await clock.settle { clock.sleeperCount > 0 }
         await clock.advance(by: .milliseconds(99))
         #expect(adapter.answerInstants.isEmpty)
         await clock.advance(by: .milliseconds(1))
@@ -24,6 +25,7 @@ struct ScriptedAdapterTests {
 
         for _ in 0..<2 {
             let next = Task { await adapter.loadAd(for: request) }
+            await clock.settle { clock.sleeperCount > 0 }
             await clock.advance(by: .milliseconds(50))
             guard case .noFill = await next.value else {
                 Issue.record("expected no fill")
@@ -81,6 +83,7 @@ struct ScriptedAdapterTests {
         let adapter = ScriptedAdapter(network: "n", pricing: .fixedPrice, clock: clock, script: [.never])
         let request = AdRequest(placementID: "p", format: .banner)
         let task = Task { await adapter.loadAd(for: request) }
+        await clock.settle { clock.sleeperCount > 0 }
         await clock.advance(by: .seconds(10))
         task.cancel()
         await clock.advance(by: .seconds(10))
