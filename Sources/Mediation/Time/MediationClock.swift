@@ -33,16 +33,10 @@ public struct SystemClock: MediationClock {
         MediationInstant(offset: ContinuousClock.now - origin)
     }
 
-    /// Sleeps until `deadline` on a strict system timer with no leeway, so deadlines fire as
-    /// close to exact as the system allows; cancelling the task frees the timer at once (a
-    /// cancelled `Task.sleep` keeps its timer until the original deadline).
+    /// Sleeps on `ContinuousClock` with no tolerance, so deadlines fire as close to exact as
+    /// the system allows.
     /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(until deadline: MediationInstant) async throws {
-        let remaining = (origin + deadline.offset) - ContinuousClock.now
-        guard remaining > .zero else {
-            try Task.checkCancellation()
-            return
-        }
-        try await CancellableSleep.sleep(for: remaining)
+        try await ContinuousClock().sleep(until: origin + deadline.offset, tolerance: nil)
     }
 }
