@@ -34,37 +34,7 @@ public struct NitxCreative: Sendable, Hashable {
     }
 }
 
-/// A native ad's assets, all optional (Nitx seed, "Native").
-public struct NitxNativeAssets: Sendable, Hashable {
-    /// Headline text.
-    public var headline: String?
-    /// Body text.
-    public var body: String?
-    /// Call-to-action text (hosts show "Learn more" without one).
-    public var cta: String?
-    /// Advertiser name.
-    public var advertiser: String?
-    /// Icon path or URL.
-    public var icon: String?
-    /// Main image path or URL.
-    public var image: String?
-    /// Video path or URL.
-    public var video: String?
-    /// Star rating, 0 to 5.
-    public var rating: Double?
-    /// Price text.
-    public var price: String?
-
-    /// Creates assets.
-    public init(headline: String? = nil, body: String? = nil, cta: String? = nil, advertiser: String? = nil, icon: String? = nil, image: String? = nil, video: String? = nil, rating: Double? = nil, price: String? = nil) {
-        self.headline = headline
-        self.body = body
-        self.cta = cta
-        self.advertiser = advertiser
-        self.icon = icon
-        self.image = image
-        self.video = video
-        self.rating = rating
-        self.price = price
-    }
-}
+/// A native ad's assets, all optional (Nitx seed, "Native"): headline, body, call to action,
+/// advertiser, icon, image, video, rating (0 to 5) and price. The same shape as the wire's
+/// `assets` block, so one type serves both.
+public typealias NitxNativeAssets = NitxAssetsWire
