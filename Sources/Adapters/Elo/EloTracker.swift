@@ -15,7 +15,9 @@ final class EloTracker: Sendable {
     private let now: @Sendable () -> Date
     private let makeID: @Sendable () -> String
     private let debug: EloDebugChannel
-    private let tasks = Locked<[Task<Void, Never>]>([])
+    /// Operations not yet drained, and the latest one (each waits for the one before, so
+    /// pings leave in the order the engine reported them: render, impression, click).
+    private let tasks = Locked<(pending: [Task<Void, Never>], last: Task<Void, Never>?)>(([], nil))
 
     init(
         transport: any HTTPTransport,
@@ -78,8 +80,8 @@ final class EloTracker: Sendable {
     func drain() async {
         while true {
             let pending = tasks.withLock { tasks -> [Task<Void, Never>] in
-                let current = tasks
-                tasks.removeAll()
+                let current = tasks.pending
+                tasks.pending.removeAll()
                 return current
             }
             if pending.isEmpty { return }
@@ -88,8 +90,15 @@ final class EloTracker: Sendable {
     }
 
     private func start(_ operation: @escaping @Sendable () async -> Void) {
-        let task = Task { await operation() }
-        tasks.withLock { $0.append(task) }
+        tasks.withLock { tasks in
+            let previous = tasks.last
+            let task = Task {
+                await previous?.value
+                await operation()
+            }
+            tasks.pending.append(task)
+            tasks.last = task
+        }
     }
 
     /// `raw` with `visitor_id` appended to its query, or `nil` when it is not an http(s) URL.
