@@ -118,9 +118,7 @@ struct AuctionStateMachine {
     /// Starts the auction at `now`: asks every eligible source (parallel) or the bidders and the
     /// first fixed-price tier that could win (waterfall).
     mutating func start(at now: MediationInstant) -> [Action] {
-        var actions: [Action] = []
-        start(at: now, into: &actions)
-        return actions
+        collecting { $0.start(at: now, into: &$1) }
     }
 
     /// ``start(at:)``, appending the actions to `actions`.
@@ -153,9 +151,7 @@ struct AuctionStateMachine {
 
     /// Source `index` answered `result` at `now`.
     mutating func answer(_ index: Int, result: AdLoadResult, at now: MediationInstant) -> [Action] {
-        var actions: [Action] = []
-        answer(index, result: result, at: now, into: &actions)
-        return actions
+        collecting { $0.answer(index, result: result, at: now, into: &$1) }
     }
 
     /// ``answer(_:result:at:)``, appending the actions to `actions`.
@@ -202,9 +198,7 @@ struct AuctionStateMachine {
     /// The clock reached `now`: sources past their timeout time out; at the deadline the
     /// auction ends with what it has (R3).
     mutating func tick(at now: MediationInstant) -> [Action] {
-        var actions: [Action] = []
-        tick(at: now, into: &actions)
-        return actions
+        collecting { $0.tick(at: now, into: &$1) }
     }
 
     /// ``tick(at:)``, appending the actions to `actions`.
@@ -227,9 +221,7 @@ struct AuctionStateMachine {
     /// The caller gave up (its task was cancelled): everything outstanding is cancelled and
     /// every ad, the best included, is released.
     mutating func abort(at now: MediationInstant) -> [Action] {
-        var actions: [Action] = []
-        abort(at: now, into: &actions)
-        return actions
+        collecting { $0.abort(at: now, into: &$1) }
     }
 
     /// ``abort(at:)``, appending the actions to `actions`.
@@ -249,6 +241,13 @@ struct AuctionStateMachine {
         best = nil
         endedAt = now
         actions.append(.finish)
+    }
+
+    /// Runs one `into:` step on a fresh buffer: the array forms above, used by tests.
+    private mutating func collecting(_ step: (inout AuctionStateMachine, inout [Action]) -> Void) -> [Action] {
+        var actions: [Action] = []
+        step(&self, &actions)
+        return actions
     }
 
     // MARK: Outcome
