@@ -13,9 +13,15 @@ let package = Package(
     name: "SwiftMediation",
     platforms: [.iOS(.v16), .macOS(.v13)],
     products: [
+        // The engine and its plug-in API: a third-party network depends on this alone.
         .library(name: "Mediation", targets: ["Mediation"]),
+        // The standard networks (Elo, Nitx, Qartvelo, the AdMob-like fallback) and transports.
         .library(name: "Adapters", targets: ["Adapters"]),
-        .executable(name: "mediate", targets: ["MediationCLI"]),
+        // Virtual time, scripted networks and an adapter conformance check, for hosts' tests.
+        .library(name: "MediationTestKit", targets: ["MediationTestKit"]),
+        // The `mediate` command as a library, so a host can build it with its own networks.
+        .library(name: "MediationCommandLine", targets: ["MediationCommandLine"]),
+        .executable(name: "mediate", targets: ["mediate"]),
         .executable(name: "chat-host-example", targets: ["ChatHostExample"]),
         .executable(name: "mediation-bench", targets: ["MediationBenchmarks"]),
     ],
@@ -39,45 +45,54 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: Executables
-        .executableTarget(
-            name: "MediationCLI",
-            dependencies: ["Mediation", "Adapters"],
+        // MARK: Test kit
+        .target(
+            name: "MediationTestKit",
+            dependencies: ["Mediation"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Command line
+        .target(
+            name: "MediationCommandLine",
+            dependencies: ["Mediation", "Adapters", "MediationTestKit"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
+            name: "mediate",
+            dependencies: ["MediationCommandLine", "Adapters"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Example and benchmark
+        .executableTarget(
             name: "ChatHostExample",
-            dependencies: ["Mediation", "Adapters"],
+            dependencies: ["Mediation", "Adapters", "MediationTestKit"],
             path: "Examples/ChatHost",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "MediationBenchmarks",
-            dependencies: ["Mediation", "Adapters"],
+            dependencies: ["Mediation", "Adapters", "MediationTestKit"],
             path: "Benchmarks/MediationBenchmarks",
             swiftSettings: swiftSettings
         ),
 
         // MARK: Tests
-        .target(
-            name: "MediationTestSupport",
-            dependencies: ["Mediation"],
-            swiftSettings: swiftSettings
-        ),
         .testTarget(
             name: "MediationTests",
-            dependencies: ["Mediation", "MediationTestSupport"],
+            dependencies: ["Mediation", "MediationTestKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AdaptersTests",
-            dependencies: ["Adapters", "Mediation", "MediationTestSupport"],
+            dependencies: ["Adapters", "Mediation", "MediationTestKit"],
             resources: [.copy("Loopback/loopback_server.py")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "MediationCLITests",
-            dependencies: ["MediationCLI", "Mediation", "Adapters", "MediationTestSupport"],
+            name: "MediationCommandLineTests",
+            dependencies: ["MediationCommandLine", "Mediation", "Adapters", "MediationTestKit"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -13,14 +13,14 @@ struct AuctionVersusRace {
     static func run(sources count: Int, samples: Int, batch: Int, warmup: Int) async -> AuctionVersusRace {
         let ledger = AdLedger()
         let auction = instantAuction(count: count, ledger: ledger)
-        let adapters = auction.sources.map(\.adapter)
-        let fixedPrices = auction.sources.map { $0.lineItem.pricing == .fixedPrice ? $0.lineItem.eCPM : nil }
+        let adapters = auction.adapters
+        let fixedPrices = auction.fixedPrices
         let request = benchRequest
 
         func engineBatch(_ size: Int) async {
             for _ in 0..<size {
-                let outcome = await auction.run(request: request)
-                outcome.winner?.ad.releaseResources()
+                let outcome = await auction.run()
+                outcome?.winner?.ad.releaseResources()
             }
         }
         func floorBatch(_ size: Int) async {

@@ -10,9 +10,7 @@ enum DeadlineBenchmark {
         let hung = HungAdapter()
         let lineItem = LineItem.fixedPrice("hung", eCPM: 1.0)
         let placement = PlacementConfiguration(id: "bench_deadline", format: .interstitial, deadline: deadline, sources: [lineItem])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: lineItem, adapter: hung)], clock: SystemClock())
-        let request = AdRequest(placementID: "bench_deadline", format: .interstitial)
-        let lateAnswers = Locked(0)
+        let auction = BenchAuction(placement: placement, adapters: [hung])
         let wall = ContinuousClock()
 
         var lateness: [Double] = []
@@ -26,7 +24,10 @@ enum DeadlineBenchmark {
             sleepLateness.append((wall.now - sleepStart - deadline).microseconds / 1000)
 
             let start = wall.now
-            let outcome = await auction.run(request: request) { _ in lateAnswers.withLock { $0 += 1 } }
+            guard let outcome = await auction.run() else {
+                wrongOutcomes += 1
+                continue
+            }
             let elapsed = wall.now - start
             lateness.append((elapsed - deadline).microseconds / 1000)
             engineLateness.append(outcome.trace.endedAtMilliseconds - outcome.trace.deadlineMilliseconds)

@@ -1,4 +1,5 @@
 import Mediation
+import MediationTestKit
 
 /// Counts every benchmark ad's life: loaded, shown, released (and releases of shown ads or
 /// second releases, which must stay zero).
@@ -150,33 +151,73 @@ final class HungAdapter: AdNetworkAdapter {
     }
 }
 
+/// One placement of a ``MediationEngine`` built over adapters made beforehand: every
+/// benchmark auction runs through the engine, the one way a host runs them.
+struct BenchAuction: Sendable {
+    /// The engine (its one placement is ``placementID``); `nil` if it could not be built.
+    let engine: MediationEngine?
+    /// The placement the auctions run for.
+    let placementID: String
+    /// The sources' adapters, in config order.
+    let adapters: [any AdNetworkAdapter]
+    /// The configured eCPM of each fixed-price source, `nil` for bidders.
+    let fixedPrices: [Double?]
+    /// Late answers the engine reported.
+    let lateAnswers: Locked<Int>
+
+    /// Builds the engine: each line item's network is its own id, served by its adapter.
+    init(placement: PlacementConfiguration, adapters: [any AdNetworkAdapter], clock: any MediationClock = SystemClock()) {
+        var networks = PrebuiltNetworks()
+        for (lineItem, adapter) in zip(placement.sources, adapters) {
+            networks.add(lineItem.network, pricing: lineItem.pricing, adapter: adapter)
+        }
+        let lateAnswers = Locked(0)
+        engine = try? MediationEngine(
+            configuration: networks.configuration(placements: [placement]),
+            registry: networks.registry,
+            environment: MediationEnvironment(clock: clock),
+            onEvent: { event in
+                if case .lateAnswer = event { lateAnswers.withLock { $0 += 1 } }
+            }
+        )
+        placementID = placement.id
+        self.adapters = adapters
+        fixedPrices = placement.sources.map { $0.pricing == .fixedPrice ? $0.eCPM : nil }
+        self.lateAnswers = lateAnswers
+    }
+
+    /// Runs one auction; `nil` only if the engine could not be built.
+    func run() async -> AuctionOutcome? {
+        await engine?.runAuction(placementID: placementID)
+    }
+}
+
 /// Builds `count` instant sources: even positions bid, odd positions fill at a fixed price;
 /// prices rise with the position (1.00, 1.01, …), so the last one wins and every source must
 /// answer before the outcome is decided.
-func instantSources(count: Int, format: AdFormat, ledger: AdLedger) -> (lineItems: [LineItem], sources: [AuctionSource]) {
+func instantSources(count: Int, format: AdFormat, ledger: AdLedger) -> (lineItems: [LineItem], adapters: [any AdNetworkAdapter]) {
     var lineItems: [LineItem] = []
-    var sources: [AuctionSource] = []
+    var adapters: [any AdNetworkAdapter] = []
     for index in 0..<count {
         let price = 1.0 + Double(index) / 100
         let id = "src\(index)"
         let lineItem: LineItem = index % 2 == 0
             ? .bidder(id, adUnitID: "unit-\(index)")
             : .fixedPrice(id, adUnitID: "unit-\(index)", eCPM: price)
-        let adapter = InstantAdapter(network: id, pricing: lineItem.pricing, price: price, ledger: ledger)
         lineItems.append(lineItem)
-        sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
+        adapters.append(InstantAdapter(network: id, pricing: lineItem.pricing, price: price, ledger: ledger))
     }
-    return (lineItems, sources)
+    return (lineItems, adapters)
 }
 
 /// An auction over `count` instant sources on the system clock (3000 ms deadline).
-func instantAuction(count: Int, ledger: AdLedger, clock: any MediationClock = SystemClock()) -> Auction {
-    let (lineItems, sources) = instantSources(count: count, format: .interstitial, ledger: ledger)
+func instantAuction(count: Int, ledger: AdLedger, clock: any MediationClock = SystemClock()) -> BenchAuction {
+    let (lineItems, adapters) = instantSources(count: count, format: .interstitial, ledger: ledger)
     let placement = PlacementConfiguration(id: "bench_interstitial", format: .interstitial, sources: lineItems)
-    return Auction(placement: placement, sources: sources, clock: clock)
+    return BenchAuction(placement: placement, adapters: adapters, clock: clock)
 }
 
-/// The request every benchmark auction uses.
+/// The request the bare race uses.
 let benchRequest = AdRequest(placementID: "bench_interstitial", format: .interstitial)
 
 /// The floor: a bare task-group race of the same closures, no engine. Every answer is

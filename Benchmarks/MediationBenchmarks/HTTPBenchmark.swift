@@ -28,7 +28,7 @@ enum HTTPBenchmark {
         let adapter = HTTPBidAdapter(transport: URLSessionTransport(), url: url, ledger: ledger)
         let lineItem = LineItem.bidder("loopback")
         let placement = PlacementConfiguration(id: "bench_http", format: .interstitial, sources: [lineItem])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: lineItem, adapter: adapter)], clock: SystemClock())
+        let auction = BenchAuction(placement: placement, adapters: [adapter])
         let request = AdRequest(placementID: "bench_http", format: .interstitial)
         let raw = RawFetcher(url: url)
 
@@ -43,9 +43,9 @@ enum HTTPBenchmark {
 
         func engineCall() async -> Double {
             let start = wall.now
-            let outcome = await auction.run(request: request)
+            let outcome = await auction.run()
             let elapsed = (wall.now - start).microseconds
-            if let ad = outcome.winner?.ad { ad.releaseResources() } else { engineFailures += 1 }
+            if let ad = outcome?.winner?.ad { ad.releaseResources() } else { engineFailures += 1 }
             return elapsed
         }
         func transportCall() async -> Double {

@@ -8,14 +8,12 @@ enum MemoryBenchmark {
         let second = quick ? 100_000 : 1_000_000
         let ledger = AdLedger()
         let auction = instantAuction(count: 4, ledger: ledger)
-        let request = benchRequest
-        let lateAnswers = Locked(0)
         let before = ProcessMemory.current()
 
         func runAuctions(_ count: Int) async {
             for _ in 0..<count {
-                let outcome = await auction.run(request: request) { _ in lateAnswers.withLock { $0 += 1 } }
-                outcome.winner?.ad.releaseResources()
+                let outcome = await auction.run()
+                outcome?.winner?.ad.releaseResources()
             }
         }
         await runAuctions(first)
@@ -41,7 +39,7 @@ enum MemoryBenchmark {
         result.targets = [
             TargetCheck(target: "memory growth 100k -> 1M auctions < 1 MB", measured: "\(growthKiB) KiB\(quick ? " (quick run: \(label(first)) -> \(label(second)))" : "")", met: Double(growthKiB) * 1024 < 1_000_000),
         ]
-        result.notes.append("single measurements (RSS is a level, not a rate); \(lateAnswers.withLock { $0 }) late answers, released on arrival")
+        result.notes.append("single measurements (RSS is a level, not a rate); \(auction.lateAnswers.withLock { $0 }) late answers, released on arrival")
         result.failures = ledger.violations()
         return result
     }

@@ -1,16 +1,17 @@
 import Mediation
+import MediationTestKit
 
 /// Benchmark 4 on the engine: 10,000 banner placements of a ``MediationEngine``, each with one
-/// visible view, refreshing (R13) for one simulated hour on a ``VirtualClock``.
+/// visible view, refreshing (R13) for one simulated hour on a `ManualClock` (virtual time).
 ///
 /// The host's part is played by the benchmark: every new current ad is reported shown at the
 /// instant it becomes current (a visible banner renders it at once); one placement in five is
 /// hidden for two minutes during the hour (its count freezes). Placements attach in 100
 /// cohorts, 100 ms apart. Sources answer at once (``SimulatedNetwork``).
 ///
-/// Time moves only when everything is settled: every auction started has finished, every new
-/// ad has been shown, every visible placement sleeps on its refresh timer, and the clock has
-/// seen no activity for a few yields. Then the clock moves to the next timer or host action.
+/// Time moves only when the work due at the current instant is done (the clock's serial
+/// executor has nothing left to run) and every new ad has been shown; then the clock moves to
+/// the next timer or host action. The host's part runs as a task on the clock too.
 ///
 /// Accounting at the end, after every placement is destroyed (which releases an unshown
 /// current ad): every ad a network loaded was shown or released, exactly once, never both.
@@ -62,7 +63,10 @@ enum PlacementsBenchmark {
         var snapshot: Counts { counts.withLock { $0 } }
     }
 
-    private enum HostAction {
+    /// The host's actions by instant.
+    typealias HostActionQueue = DeadlineQueue<(index: Int, action: HostAction)>
+
+    enum HostAction: Sendable {
         case attach
         case hide
         case show
@@ -72,7 +76,7 @@ enum PlacementsBenchmark {
         let placementCount = quick ? 1_000 : 10_000
         let end = MediationInstant.origin + .seconds(3600)
         let ledger = AdLedger()
-        let clock = VirtualClock()
+        let clock = ManualClock()
         let networks: [SimulatedNetwork] = [
             SimulatedNetwork(network: "elo", pricing: .bidder, ledger: ledger),
             SimulatedNetwork(network: "nitx", pricing: .fixedPrice, fillRate: 0.6, ledger: ledger),
@@ -96,16 +100,24 @@ enum PlacementsBenchmark {
                 sources: lineItems
             )
         }
-        let configuration = MediationConfiguration(
-            networks: networks.map { NetworkConfiguration(id: $0.network, adapter: $0.network) },
-            placements: placementConfigurations
-        )
-        var adapters: [String: any AdNetworkAdapter] = [:]
-        for network in networks { adapters[network.network] = network }
+        var prebuilt = PrebuiltNetworks()
+        for network in networks { prebuilt.add(network.network, pricing: network.pricing, adapter: network) }
 
         let memoryBefore = ProcessMemory.current()
         let events = EventCounts()
-        let engine = MediationEngine(configuration: configuration, adapters: adapters, clock: clock, onEvent: { events.record($0) })
+        let engine: MediationEngine
+        do {
+            engine = try MediationEngine(
+                configuration: prebuilt.configuration(placements: placementConfigurations),
+                registry: prebuilt.registry,
+                environment: MediationEnvironment(clock: clock),
+                onEvent: { events.record($0) }
+            )
+        } catch {
+            var result = BenchmarkResult(name: BenchmarkName.placements.rawValue, title: "banner placements of a MediationEngine")
+            result.failures.append("the engine could not be built: \(error)")
+            return result
+        }
         var placements: [Placement] = []
         var indexByID: [String: Int] = [:]
         placements.reserveCapacity(placementCount)
@@ -114,84 +126,68 @@ enum PlacementsBenchmark {
             placements.append(placement)
             indexByID[placementConfiguration.id] = index
         }
-        var views: [ViewID?] = Array(repeating: nil, count: placements.count)
-
-        var actions = EventQueue<(index: Int, action: HostAction)>()
+        var actions = HostActionQueue()
         for index in placements.indices {
-            actions.push(.milliseconds(100 * (index % 100)), (index, .attach))
+            actions.push(.origin + .milliseconds(100 * (index % 100)), (index, .attach))
             if index % 5 == 0 {
-                let hideAt = Duration.seconds(600 + index % 1800)
+                let hideAt = MediationInstant.origin + .seconds(600 + index % 1800)
                 actions.push(hideAt, (index, .hide))
                 actions.push(hideAt + .seconds(120), (index, .show))
             }
         }
 
-        var visible = 0
-        var settleTimeouts = 0
-        var instants = 0
         let wall = ContinuousClock()
         let started = wall.now
+        let host = clock.startTask { [placements, actions, indexByID] () -> Int in
+            var actions = actions
+            var views: [ViewID?] = Array(repeating: nil, count: placements.count)
+            var instants = 0
 
-        /// Shows new ads and waits until nothing is left to do at this instant.
-        func settle() async {
-            var quietYields = 0
-            var lastActivity = clock.activity
-            for _ in 0..<200_000 {
-                let toShow = events.takeToShow()
-                for id in toShow {
-                    guard let index = indexByID[id] else { continue }
-                    let placement = placements[index]
-                    if let current = await placement.currentAd, !current.isShown {
-                        _ = await placement.reportShown(current.ad)
-                    }
-                }
-                let counts = events.snapshot
-                let activity = clock.activity
-                if toShow.isEmpty, counts.started == counts.finished, counts.toShow.isEmpty,
-                   activity == lastActivity, clock.sleeperCount == visible {
-                    quietYields += 1
-                    if quietYields >= 8 { return }
-                } else {
-                    quietYields = 0
-                    lastActivity = activity
-                }
-                await Task.yield()
-            }
-            settleTimeouts += 1
-        }
-
-        while true {
-            await settle()
-            let nextTimer = clock.nextDeadline?.offset
-            let nextAction = actions.firstKey
-            guard let next = [nextTimer, nextAction].compactMap({ $0 }).min(), next <= end.offset else { break }
-            instants += 1
-            clock.move(to: .origin + next)
-            while actions.firstKey == next, let (_, item) = actions.pop() {
-                let placement = placements[item.index]
-                switch item.action {
-                case .attach:
-                    views[item.index] = await placement.attachView(visible: true)
-                    visible += 1
-                case .hide:
-                    if let view = views[item.index] {
-                        await placement.setVisible(false, for: view)
-                        visible -= 1
-                    }
-                case .show:
-                    if let view = views[item.index] {
-                        await placement.setVisible(true, for: view)
-                        visible += 1
+            /// Runs the work due now, showing each new ad as it becomes current, until none is left.
+            func settle() async {
+                while true {
+                    await clock.runUntilIdle()
+                    let toShow = events.takeToShow()
+                    if toShow.isEmpty { return }
+                    for id in toShow {
+                        guard let index = indexByID[id] else { continue }
+                        let placement = placements[index]
+                        if let current = await placement.currentAd, !current.isShown {
+                            _ = await placement.reportShown(current.ad)
+                        }
                     }
                 }
             }
+
+            while true {
+                await settle()
+                let nextTimer = clock.nextDeadline
+                let nextAction = actions.firstKey
+                guard let next = [nextTimer, nextAction].compactMap({ $0 }).min(), next <= end else { break }
+                instants += 1
+                await clock.advance(to: next)
+                while actions.firstKey == next, let (_, item) = actions.pop() {
+                    let placement = placements[item.index]
+                    switch item.action {
+                    case .attach:
+                        views[item.index] = await placement.attachView(visible: true)
+                    case .hide:
+                        if let view = views[item.index] { await placement.setVisible(false, for: view) }
+                    case .show:
+                        if let view = views[item.index] { await placement.setVisible(true, for: view) }
+                    }
+                }
+            }
+            return instants
         }
+        let instants = await host.value
         let elapsed = wall.now - started
         let memoryAtEnd = ProcessMemory.current()
         let counts = events.snapshot
 
-        // Destroy every placement: an unshown current ad is released, a shown one retired.
-        for placement in placements { await placement.destroy() }
+        // Shut the engine down: every placement is destroyed (an unshown current ad released, a
+        // shown one retired).
+        await clock.startTask { await engine.shutdown() }.value
         await settleLedger(ledger)
         let memoryAfter = ProcessMemory.current()
         let ledgerCounts = ledger.snapshot
@@ -229,7 +225,7 @@ enum PlacementsBenchmark {
             result.failures.append("the engine reported \(counts.shown) impressions, the ads counted \(ledgerCounts.shown)")
         }
         result.notes.append("\(instants) virtual instants; events: \(counts.started) auctions started, \(counts.shown) shown, \(counts.retired) retired, \(counts.released) released, \(counts.expired) expired, \(counts.late) late answers, \(counts.refreshScheduled) refreshes scheduled")
-        result.notes.append("\(clock.sleepCount) sleeps on the virtual clock; \(settleTimeouts) instants did not settle within 200,000 yields")
+        result.notes.append("\(clock.sleepCount) sleeps on the virtual clock")
         return result
     }
 }

@@ -1,7 +1,8 @@
 // An example host: a chat app's ad layer embedding the mediation engine.
 //
 // It runs the repository's Config/mediation.json against the networks' in-process sandboxes,
-// on a ManualClock (virtual time, at once), through one session of a user:
+// plus a network of the app's own (HouseAdsNetwork.swift), on a ManualClock (virtual time:
+// as fast as the machine goes, the same lines every run), through one session of a user:
 //   1. a chat screen with a native strip slot fed the conversation;
 //   2. a feed with inline banners in rows that are created and destroyed as the user scrolls;
 //   3. a game level whose end shows an interstitial;
@@ -13,6 +14,7 @@
 import Adapters
 import Foundation
 import Mediation
+import MediationTestKit
 
 /// The screens' view of the ad layer: which host views show which placement, rendering each
 /// new ad into every visible view (one impression per ad, engine rule R12).
@@ -68,68 +70,78 @@ func usd(_ value: Double, digits: Int = 2) -> String {
     String(format: "%.\(digits)f", value)
 }
 
-/// Moves virtual time to `seconds` from the start, one wake-up at a time.
+/// Moves virtual time to `seconds` from the start, waking every sleeper due on the way.
 func run(_ clock: ManualClock, to seconds: Double) async {
-    let target = MediationInstant.origin + .milliseconds(Int64(seconds * 1000))
-    while let next = clock.nextDeadline, next <= target {
-        await clock.advance(to: next)
-    }
-    await clock.advance(to: target)
+    await clock.advance(to: MediationInstant.origin + .milliseconds(Int64(seconds * 1000)))
 }
 
 func main() async -> Int32 {
     let configURL = URL(fileURLWithPath: "Config/mediation.json")
-    let configuration: MediationConfiguration
+    // The standard networks plus the app's own house ads (HouseAdsNetwork.swift): one
+    // registration is all a third-party network needs.
+    let registry = NetworkRegistry.standard.registering(HouseAdsFactory())
+    var configuration: MediationConfiguration
     do {
-        configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind).load(contentsOf: configURL)
+        configuration = try ConfigurationLoader(registry: registry).load(contentsOf: configURL)
     } catch {
         FileHandle.standardError.write(Data("chat-host-example: \(error) (run it from the repository root)\n".utf8))
         return 66
     }
-    // A quiet period long enough for an adapter's first request to reach the clock.
-    let clock = ManualClock(quietPeriod: .milliseconds(15))
-    let auctions: ConfiguredAuctions
+    // The house ads backfill the level-end interstitial at 0.05 USD CPM, last in line.
+    configuration.networks.append(NetworkConfiguration(id: "house", adapter: "house_ads", options: ["creative": .string("house-pro-upgrade")]))
+    if let index = configuration.placements.firstIndex(where: { $0.id == "level_end" }) {
+        configuration.placements[index].sources.append(.fixedPrice("house_level_end", network: "house", adUnitID: "house-interstitial", eCPM: 0.05))
+    }
+    // Virtual time: the run is the same, line for line, every time.
+    let clock = ManualClock()
+
+    let revenue = Locked((impressions: 0, usd: 0.0))
+    let engine: MediationEngine
     do {
-        auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 7, sandboxLatency: .milliseconds(90)))
+        engine = try MediationEngine(
+            configuration: configuration,
+            registry: registry,
+            environment: MediationEnvironment(clock: clock, seed: 7, sandboxLatency: .milliseconds(90)),
+            hostContext: { _ in HostContext(screenName: "Home") },
+            onEvent: { event in
+                switch event {
+                case .auctionStarted(let placementID, let reason, let at):
+                    print("[\(at)]   engine: \(placementID) auction started (\(reason.rawValue))")
+                case .auctionFinished(let placementID, let trace, let at):
+                    let result = trace.winner.map { "\($0) won at $\(usd(trace.winningECPM ?? 0)) CPM" } ?? "no fill"
+                    print("[\(at)]   engine: \(placementID) auction ended after \(Int(trace.durationMilliseconds.rounded())) ms: \(result)")
+                case .shown(let impression, let at):
+                    revenue.withLock { total in
+                        total.impressions += 1
+                        total.usd += impression.revenueUSD
+                    }
+                    print("[\(at)]   engine: impression \(impression.network)/\(impression.lineItemID), revenue $\(usd(impression.revenueUSD, digits: 6)) USD")
+                case .retired(let ad, let at):
+                    print("[\(at)]   engine: \(ad.placementID) retired \(ad.adID) (the renderer keeps it)")
+                case .released(let ad, let reason, let at):
+                    print("[\(at)]   engine: \(ad.placementID) released \(ad.adID) (\(reason.rawValue))")
+                case .expired(let ad, let at):
+                    print("[\(at)]   engine: \(ad.placementID) \(ad.adID) expired unshown")
+                case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer:
+                    break
+                }
+            }
+        )
     } catch {
         FileHandle.standardError.write(Data("chat-host-example: \(error)\n".utf8))
         return 65
     }
+    // The session runs as a task on the clock, so virtual time knows when its work is done.
+    return await clock.startTask { await session(engine: engine, clock: clock, revenue: revenue) }.value
+}
 
-    let revenue = Locked((impressions: 0, usd: 0.0))
-    let engine = MediationEngine(
-        configuration: configuration,
-        adapters: auctions.adapters,
-        clock: clock,
-        hostContext: { _ in HostContext(screenName: "Home") },
-        onEvent: { event in
-            switch event {
-            case .auctionStarted(let placementID, let reason, let at):
-                print("[\(at)]   engine: \(placementID) auction started (\(reason.rawValue))")
-            case .auctionFinished(let placementID, let trace, let at):
-                let result = trace.winner.map { "\($0) won at $\(usd(trace.winningECPM ?? 0)) CPM" } ?? "no fill"
-                print("[\(at)]   engine: \(placementID) auction ended after \(Int(trace.durationMilliseconds.rounded())) ms: \(result)")
-            case .shown(let impression, let at):
-                revenue.withLock { total in
-                    total.impressions += 1
-                    total.usd += impression.revenueUSD
-                }
-                print("[\(at)]   engine: impression \(impression.network)/\(impression.lineItemID), revenue $\(usd(impression.revenueUSD, digits: 6)) USD")
-            case .retired(let ad, let at):
-                print("[\(at)]   engine: \(ad.placementID) retired \(ad.adID) (the renderer keeps it)")
-            case .released(let ad, let reason, let at):
-                print("[\(at)]   engine: \(ad.placementID) released \(ad.adID) (\(reason.rawValue))")
-            case .expired(let ad, let at):
-                print("[\(at)]   engine: \(ad.placementID) \(ad.adID) expired unshown")
-            case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer:
-                break
-            }
-        }
-    )
+/// One user's session, driving virtual time as it goes.
+func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impressions: Int, usd: Double)>) async -> Int32 {
     let layer = AdLayer(engine: engine)
     // Re-render a placement's visible views whenever it gets a new ad (a refresh).
-    let renderer = Task {
-        for await event in engine.events() {
+    let events = engine.events()
+    let renderer = clock.startTask {
+        for await event in events {
             if case .adLoaded(let ad, _, _) = event { await layer.render(ad.placementID, at: clock) }
         }
     }
@@ -146,7 +158,7 @@ func main() async -> Int32 {
     }
     await strip.setHostContext(HostContext(messages: conversation, screenName: "Chat"))
     let stripView = await layer.showView("chat strip", placementID: "chat_strip", at: clock)
-    let stripLoad = Task { await strip.load() }
+    let stripLoad = clock.startTask { await strip.load() }
     await run(clock, to: 2)
     let stripResult = await stripLoad.value
     if stripResult.ad == nil { say(clock, "chat strip stays empty (no fill)") }
@@ -178,7 +190,7 @@ func main() async -> Int32 {
 
     // 3. A game level: the interstitial is loaded at its start and shown at its end.
     say(clock, "User starts a level; the level-end interstitial preloads")
-    let interstitial = Task { await levelEnd.load() }
+    let interstitial = clock.startTask { await levelEnd.load() }
     await run(clock, to: 130)
     say(clock, "Level complete!")
     let interstitialResult = await interstitial.value
@@ -211,7 +223,7 @@ func main() async -> Int32 {
     await run(clock, to: 800)
     if let row2 { await layer.removeView(row2, placementID: "feed_inline", at: clock) }
 
-    for placement in [strip, feed, levelEnd] { await placement.destroy() }
+    await engine.shutdown()
     renderer.cancel()
     let total = revenue.withLock { $0 }
     say(clock, "Session over: \(total.impressions) impressions, revenue $\(usd(total.usd, digits: 6)) USD (eCPM / 1000 each)")

@@ -13,8 +13,6 @@ public struct EloAdapter: AdNetworkAdapter {
     /// The client the adapter owns.
     public let client: EloClient
 
-    /// Elo prices its own ads.
-    public var pricing: AdSourcePricing { .bidder }
 
     /// Creates an adapter around a client.
     /// - Parameters:
@@ -35,5 +33,11 @@ public struct EloAdapter: AdNetworkAdapter {
         case .noFill(let reason): return .noFill(reason.engineReason)
         case .error(let error): return .failure(error.adapterError)
         }
+    }
+
+    /// The engine is shutting down (engine rule R18): the client cancels its requests in flight,
+    /// drops preloaded ads and erases the stored user identity (Elo seed, `shutdown()`).
+    public func shutdown() async {
+        await client.shutdown()
     }
 }

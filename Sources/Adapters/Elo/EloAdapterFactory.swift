@@ -26,19 +26,19 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
     public init() {}
 
     /// Builds the adapter.
-    /// - Throws: ``AdapterConfigurationError`` naming the JSON path of a missing or blank
+    /// - Throws: ``ConfigurationError`` naming the JSON path of a missing or blank
     ///   `publisher_id`, an unknown credential or option, or an option of the wrong type or range.
-    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let path = "networks.\(network.id)"
         for key in network.credentials.keys.sorted() where !Self.credentialKeys.contains(key) {
-            throw AdapterConfigurationError(path: "\(path).credentials.\(key)", message: "unknown credential for elo")
+            throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown credential for elo")
         }
         for key in network.options.keys.sorted() where !Self.optionKeys.contains(key) {
-            throw AdapterConfigurationError(path: "\(path).options.\(key)", message: "unknown option for elo")
+            throw ConfigurationError(code: .unknownKey, path: "\(path).options.\(key)", message: "unknown option for elo")
         }
         let publisherID = network.credentials["publisher_id"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         guard !publisherID.isEmpty else {
-            throw AdapterConfigurationError(path: "\(path).credentials.publisher_id", message: "required, not blank")
+            throw ConfigurationError(code: .missingField, path: "\(path).credentials.publisher_id", message: "required, not blank")
         }
         let options = network.options
         let shareGeo = try Self.bool(options["share_geo"], path: "\(path).options.share_geo") ?? true
@@ -54,19 +54,19 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
                 environment.logger.warning("\(path).options.geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))", source: network.id)
             }
         case .some:
-            throw AdapterConfigurationError(path: "\(path).options.geo_precision", message: "must be an integer or null")
+            throw ConfigurationError(code: .wrongType, path: "\(path).options.geo_precision", message: "must be an integer or null")
         }
         var logLevel = EloLogLevel.warn
         if let value = options["log_level"] {
             guard let name = value.stringValue, let level = EloLogLevel(name: name) else {
-                throw AdapterConfigurationError(path: "\(path).options.log_level", message: "must be one of verbose, debug, info, warn, error, none")
+                throw ConfigurationError(code: .invalidValue, path: "\(path).options.log_level", message: "must be one of verbose, debug, info, warn, error, none")
             }
             logLevel = level
         }
         var noBidRate = 0.1
         if let value = options["sandbox_no_bid_rate"] {
             guard let rate = value.doubleValue, rate.isFinite, (0...1).contains(rate) else {
-                throw AdapterConfigurationError(path: "\(path).options.sandbox_no_bid_rate", message: "must be a number from 0 to 1")
+                throw ConfigurationError(code: .wrongType, path: "\(path).options.sandbox_no_bid_rate", message: "must be a number from 0 to 1")
             }
             noBidRate = rate
         }
@@ -83,7 +83,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
             )
         case .url(let url):
             baseURL = url
-            transport = environment.liveTransport
+            transport = environment.transport ?? URLSessionTransport.shared
         }
         let configuration = EloConfiguration(
             publisherID: publisherID,
@@ -110,9 +110,9 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
         return EloAdapter(network: network.id, client: client)
     }
 
-    private static func bool(_ value: JSONValue?, path: String) throws(AdapterConfigurationError) -> Bool? {
+    private static func bool(_ value: JSONValue?, path: String) throws(ConfigurationError) -> Bool? {
         guard let value else { return nil }
-        guard let bool = value.boolValue else { throw AdapterConfigurationError(path: path, message: "must be true or false") }
+        guard let bool = value.boolValue else { throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false") }
         return bool
     }
 }

@@ -244,7 +244,7 @@ public actor EloClient {
     /// - Returns: the preload's task.
     @discardableResult
     public nonisolated func preloadAd(for request: AdRequest) -> Task<Void, Never> {
-        Task { await self.runPreload(request) }
+        clock.startTask { await self.runPreload(request) }
     }
 
     /// The number of preloaded ads held.

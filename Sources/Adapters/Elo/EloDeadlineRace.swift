@@ -36,7 +36,7 @@ final class EloDeadlineRace: Sendable {
                     continuation.resume(returning: early)
                     return
                 }
-                let send = Task { [self] in
+                let send = clock.startTask { [self] in
                     do throws(TransportError) {
                         let response = try await transport.send(request)
                         finish(.response(.success(response)))
@@ -44,7 +44,7 @@ final class EloDeadlineRace: Sendable {
                         finish(.response(.failure(error)))
                     }
                 }
-                let timer = Task { [self] in
+                let timer = clock.startTask { [self] in
                     do {
                         try await clock.sleep(until: deadline)
                         finish(.timedOut)

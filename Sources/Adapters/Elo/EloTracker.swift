@@ -92,7 +92,7 @@ final class EloTracker: Sendable {
     private func start(_ operation: @escaping @Sendable () async -> Void) {
         tasks.withLock { tasks in
             let previous = tasks.last
-            let task = Task {
+            let task = clock.startTask {
                 await previous?.value
                 await operation()
             }

@@ -17,8 +17,6 @@ import Mediation
 public struct FallbackAdapter: AdNetworkAdapter {
     /// The network id as the config names it.
     public let network: String
-    /// Always fixed price.
-    public var pricing: AdSourcePricing { .fixedPrice }
     /// The options.
     public let options: FallbackOptions
     /// The network's own timeout, if configured.
@@ -132,14 +130,14 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     public init() {}
 
     /// Builds the adapter.
-    /// - Throws: ``AdapterConfigurationError`` for a URL endpoint, an unknown credential or
+    /// - Throws: ``ConfigurationError`` for a URL endpoint, an unknown credential or
     ///   a bad option (see ``FallbackOptions/init(parsing:networkID:)``).
-    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         if case .url = network.endpoint {
-            throw AdapterConfigurationError(path: "networks.\(network.id).endpoint", message: "the fallback network has no server; use \"sandbox\"")
+            throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "the fallback network has no server; use \"sandbox\"")
         }
         if let unknown = network.credentials.keys.sorted().first(where: { $0 != "app_id" }) {
-            throw AdapterConfigurationError(path: "networks.\(network.id).credentials.\(unknown)", message: "unknown fallback credential; only \"app_id\" is accepted")
+            throw ConfigurationError(code: .unknownKey, path: "networks.\(network.id).credentials.\(unknown)", message: "unknown fallback credential; only \"app_id\" is accepted")
         }
         let options = try FallbackOptions(parsing: network.options, networkID: network.id)
         return FallbackAdapter(network: network.id, options: options, timeout: network.timeout, clock: environment.clock, seed: environment.seed)

@@ -64,18 +64,18 @@ public struct FallbackOptions: Hashable, Sendable {
     /// - Parameters:
     ///   - options: the network's `options` object.
     ///   - networkID: the network id, for error paths.
-    /// - Throws: ``AdapterConfigurationError`` naming e.g. `networks.admob.options.fill_rate`
+    /// - Throws: ``ConfigurationError`` naming e.g. `networks.admob.options.fill_rate`
     ///   for an unknown key, a wrong type or a value out of range.
-    public init(parsing options: [String: JSONValue], networkID: String) throws(AdapterConfigurationError) {
+    public init(parsing options: [String: JSONValue], networkID: String) throws(ConfigurationError) {
         self.init()
         let base = "networks.\(networkID).options"
         let known: Set<String> = ["fill_rate", "latency_ms", "latency_jitter_ms", "seed", "creatives", "creative_sizes"]
         if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
-            throw AdapterConfigurationError(path: "\(base).\(unknown)", message: "unknown fallback option \"\(unknown)\"; known: \(known.sorted().joined(separator: ", "))")
+            throw ConfigurationError(code: .unknownKey, path: "\(base).\(unknown)", message: "unknown fallback option \"\(unknown)\"; known: \(known.sorted().joined(separator: ", "))")
         }
         if let value = options["fill_rate"] {
             guard let rate = value.doubleValue, rate.isFinite, (0...1).contains(rate) else {
-                throw AdapterConfigurationError(path: "\(base).fill_rate", message: "expected a number from 0 to 1")
+                throw ConfigurationError(code: .invalidValue, path: "\(base).fill_rate", message: "expected a number from 0 to 1")
             }
             fillRate = rate
         }
@@ -87,13 +87,13 @@ public struct FallbackOptions: Hashable, Sendable {
         }
         if let value = options["seed"] {
             guard let seed = value.intValue else {
-                throw AdapterConfigurationError(path: "\(base).seed", message: "expected a whole number")
+                throw ConfigurationError(code: .invalidValue, path: "\(base).seed", message: "expected a whole number")
             }
             self.seed = UInt64(bitPattern: Int64(seed))
         }
         if let value = options["creatives"] {
             guard let count = value.intValue, (1...100).contains(count) else {
-                throw AdapterConfigurationError(path: "\(base).creatives", message: "expected a whole number from 1 to 100")
+                throw ConfigurationError(code: .invalidValue, path: "\(base).creatives", message: "expected a whole number from 1 to 100")
             }
             creatives = count
         }
@@ -102,29 +102,29 @@ public struct FallbackOptions: Hashable, Sendable {
         }
     }
 
-    private static func milliseconds(_ value: JSONValue, path: String) throws(AdapterConfigurationError) -> Duration {
+    private static func milliseconds(_ value: JSONValue, path: String) throws(ConfigurationError) -> Duration {
         guard let millis = value.doubleValue, millis.isFinite, (0...60_000).contains(millis) else {
-            throw AdapterConfigurationError(path: path, message: "expected milliseconds from 0 to 60000")
+            throw ConfigurationError(code: .invalidValue, path: path, message: "expected milliseconds from 0 to 60000")
         }
         return .microseconds(Int64((millis * 1000).rounded()))
     }
 
-    private static func sizes(_ value: JSONValue, path: String) throws(AdapterConfigurationError) -> [AdFormat: [FallbackCreativeSize]] {
+    private static func sizes(_ value: JSONValue, path: String) throws(ConfigurationError) -> [AdFormat: [FallbackCreativeSize]] {
         guard case .object(let byFormat) = value else {
-            throw AdapterConfigurationError(path: path, message: "expected an object keyed by format")
+            throw ConfigurationError(code: .invalidValue, path: path, message: "expected an object keyed by format")
         }
         var result: [AdFormat: [FallbackCreativeSize]] = [:]
         for (key, list) in byFormat.sorted(by: { $0.key < $1.key }) {
             guard let format = AdFormat(rawValue: key) else {
-                throw AdapterConfigurationError(path: "\(path).\(key)", message: "unknown format; expected one of \(AdFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ConfigurationError(code: .invalidValue, path: "\(path).\(key)", message: "unknown format; expected one of \(AdFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             guard case .array(let entries) = list, !entries.isEmpty else {
-                throw AdapterConfigurationError(path: "\(path).\(key)", message: "expected a non-empty array of sizes such as \"320x50\"")
+                throw ConfigurationError(code: .invalidValue, path: "\(path).\(key)", message: "expected a non-empty array of sizes such as \"320x50\"")
             }
             var sizes: [FallbackCreativeSize] = []
             for (index, entry) in entries.enumerated() {
                 guard let text = entry.stringValue, let size = FallbackCreativeSize(text) else {
-                    throw AdapterConfigurationError(path: "\(path).\(key)[\(index)]", message: "expected \"WIDTHxHEIGHT\" in points (e.g. \"320x50\") or \"screen\"")
+                    throw ConfigurationError(code: .invalidValue, path: "\(path).\(key)[\(index)]", message: "expected \"WIDTHxHEIGHT\" in points (e.g. \"320x50\") or \"screen\"")
                 }
                 sizes.append(size)
             }

@@ -9,8 +9,6 @@ import Mediation
 public struct NitxAdapter: AdNetworkAdapter {
     /// The config's network id, e.g. `"nitx"`.
     public let network: String
-    /// Always fixed price.
-    public var pricing: AdSourcePricing { .fixedPrice }
     /// The client: consent, identify, reset, screen name and state go through it.
     public let client: NitxClient
 
@@ -31,8 +29,9 @@ public struct NitxAdapter: AdNetworkAdapter {
         }
     }
 
-    /// The host went to the background: queued events are sent now.
-    public func applicationDidEnterBackground() async {
+    /// The app went to the background (engine rule R18): queued impression and viewable events
+    /// are sent now (Nitx seed, "Events batching").
+    public func didEnterBackground() async {
         await client.applicationDidEnterBackground()
     }
 }

@@ -24,18 +24,18 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     public init() {}
 
     /// Builds the adapter.
-    /// - Throws: ``AdapterConfigurationError`` naming the JSON path of a missing or malformed
+    /// - Throws: ``ConfigurationError`` naming the JSON path of a missing or malformed
     ///   credential, an unknown key, or an option of the wrong type or value.
-    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let path = "networks.\(network.id)"
         for key in network.credentials.keys.sorted() where key != "source_code" {
-            throw AdapterConfigurationError(path: "\(path).credentials.\(key)", message: "unknown credential for nitx")
+            throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown credential for nitx")
         }
         guard let code = network.credentials["source_code"] else {
-            throw AdapterConfigurationError(path: "\(path).credentials.source_code", message: "required (the mobile source code, SDK-AM-...)")
+            throw ConfigurationError(code: .missingField, path: "\(path).credentials.source_code", message: "required (the mobile source code, SDK-AM-...)")
         }
         guard Self.isValidSourceCode(code) else {
-            throw AdapterConfigurationError(path: "\(path).credentials.source_code", message: "must be SDK-AM- followed by letters, digits, _ or -")
+            throw ConfigurationError(code: .invalidValue, path: "\(path).credentials.source_code", message: "must be SDK-AM- followed by letters, digits, _ or -")
         }
         var options = NitxOptions()
         var sdkBlock = true
@@ -46,20 +46,20 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
             case "debug": options.debug = try Self.bool(value, optionPath)
             case "sdk_block": sdkBlock = try Self.bool(value, optionPath)
             case "bridge_tag":
-                guard let tag = value.stringValue else { throw AdapterConfigurationError(path: optionPath, message: "must be a string") }
+                guard let tag = value.stringValue else { throw ConfigurationError(code: .wrongType, path: optionPath, message: "must be a string") }
                 options.bridge = tag
             case "request_mode":
                 guard let text = value.stringValue, let mode = NitxRequestModeOverride(rawValue: text) else {
-                    throw AdapterConfigurationError(path: optionPath, message: "must be \"auto\", \"get\" or \"post\"")
+                    throw ConfigurationError(code: .invalidValue, path: optionPath, message: "must be \"auto\", \"get\" or \"post\"")
                 }
                 options.requestMode = mode
             case "app_open_min_interval_seconds":
                 guard let seconds = value.intValue, seconds > 0 else {
-                    throw AdapterConfigurationError(path: optionPath, message: "must be a positive integer")
+                    throw ConfigurationError(code: .invalidValue, path: optionPath, message: "must be a positive integer")
                 }
                 options.appOpenMinimumInterval = .seconds(seconds)
             default:
-                throw AdapterConfigurationError(path: optionPath, message: "unknown option for nitx")
+                throw ConfigurationError(code: .unknownKey, path: optionPath, message: "unknown option for nitx")
             }
         }
 
@@ -71,7 +71,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
             transport = SandboxTransport(servers: [Self.sandboxHost: server], clock: environment.clock, latency: environment.sandboxLatency)
         case .url(let url):
             options.apiBaseURL = url
-            transport = environment.liveTransport
+            transport = environment.transport ?? URLSessionTransport.shared
         }
         let storage: any NitxStorage = environment.storageDirectory.map { NitxFileStorage(directory: $0, networkID: network.id) } ?? NitxInMemoryStorage()
         let client = NitxClient(
@@ -93,8 +93,8 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
         return !rest.isEmpty && rest.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 
-    private static func bool(_ value: JSONValue, _ path: String) throws(AdapterConfigurationError) -> Bool {
-        guard let flag = value.boolValue else { throw AdapterConfigurationError(path: path, message: "must be true or false") }
+    private static func bool(_ value: JSONValue, _ path: String) throws(ConfigurationError) -> Bool {
+        guard let flag = value.boolValue else { throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false") }
         return flag
     }
 }

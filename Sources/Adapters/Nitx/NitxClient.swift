@@ -86,7 +86,7 @@ public actor NitxClient {
             await startTask.value
             return
         }
-        let task = Task { await self.loadSourceConfig(app: app) }
+        let task = clock.startTask { await self.loadSourceConfig(app: app) }
         startTask = task
         await task.value
         startTask = nil

@@ -63,7 +63,7 @@ public final class NitxEventBatcher: Sendable {
             state.queue.append(event)
             state.queuedCount += 1
             guard state.timer == nil else { return }
-            state.timer = Task { [weak self] in
+            state.timer = clock.startTask { [weak self] in
                 do { try await clock.sleep(until: due) } catch { return }
                 await self?.send(fromTimer: true)
             }

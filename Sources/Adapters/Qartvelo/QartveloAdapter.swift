@@ -53,12 +53,10 @@ public struct QartveloAdapter: AdNetworkAdapter {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.tracker = tracker ?? QartveloTransportTracker(transport: transport, logger: logger, network: network)
+        self.tracker = tracker ?? QartveloTransportTracker(transport: transport, logger: logger, network: network, clock: clock)
         self.idPrefix = idPrefix
     }
 
-    /// Always ``AdSourcePricing/fixedPrice``.
-    public var pricing: AdSourcePricing { .fixedPrice }
 
     /// Loads one banner. Never throws; see the type's documentation for each answer.
     public func loadAd(for request: AdRequest) async -> AdLoadResult {

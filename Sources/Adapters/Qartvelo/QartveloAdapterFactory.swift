@@ -18,16 +18,16 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     public var pricing: AdSourcePricing { .fixedPrice }
 
     /// Builds the adapter.
-    /// - Throws: ``AdapterConfigurationError`` for a missing or empty `app_id`
+    /// - Throws: ``ConfigurationError`` for a missing or empty `app_id`
     ///   (`networks.<id>.credentials.app_id`), an unknown credential, or a bad option
     ///   (`networks.<id>.options.<key>`).
-    public func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let path = "networks.\(network.id)"
         for key in network.credentials.keys.sorted() where key != "app_id" {
-            throw AdapterConfigurationError(path: "\(path).credentials.\(key)", message: "unknown Qartvelo credential")
+            throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown Qartvelo credential")
         }
         guard let appID = network.credentials["app_id"], !appID.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw AdapterConfigurationError(path: "\(path).credentials.app_id", message: "required: the app's Qartvelo registration id")
+            throw ConfigurationError(code: .missingField, path: "\(path).credentials.app_id", message: "required: the app's Qartvelo registration id")
         }
         let options = try QartveloOptions(parsing: network.options, path: "\(path).options")
         let transport: any HTTPTransport
@@ -35,7 +35,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
         switch network.endpoint {
         case .sandbox:
             guard let sandboxURL = QartveloSandboxServer.baseURL else {
-                throw AdapterConfigurationError(path: "\(path).endpoint", message: "sandbox URL unavailable")
+                throw ConfigurationError(code: .invalidValue, path: "\(path).endpoint", message: "sandbox URL unavailable")
             }
             baseURL = sandboxURL
             transport = SandboxTransport(
@@ -45,7 +45,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
             )
         case .url(let url):
             baseURL = url
-            transport = environment.liveTransport
+            transport = environment.transport ?? URLSessionTransport.shared
         }
         return QartveloAdapter(
             network: network.id,

@@ -172,7 +172,7 @@ public final class QartveloBannerAd: LoadedAd {
         guard isHTML5, claimRenderTimer() else { return }
         let clock = clock
         let deadline = clock.now + Self.readyTimeout
-        let timer = Task { [weak self] in
+        let timer = clock.startTask { [weak self] in
             do {
                 try await clock.sleep(until: deadline)
             } catch {

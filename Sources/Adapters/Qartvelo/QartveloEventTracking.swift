@@ -50,13 +50,15 @@ struct QartveloTransportTracker: QartveloEventTracking {
     var logger: any MediationLogger
     /// The network id, as the log source.
     var network: String
+    /// The engine's clock, on which the tracking task starts.
+    var clock: any MediationClock
 
     func track(_ event: QartveloTrackedEvent) {
         guard let url = event.url else { return }
         let transport = transport
         let logger = logger
         let network = network
-        Task {
+        clock.startTask {
             do throws(TransportError) {
                 let response = try await transport.send(HTTPRequest(method: "GET", url: url))
                 if !(200...299).contains(response.statusCode) {

@@ -30,9 +30,9 @@ public struct QartveloOptions: Hashable, Sendable {
     /// - Parameters:
     ///   - options: the configuration's `options` object.
     ///   - path: the JSON path of that object, e.g. `networks.qartvelo.options`.
-    /// - Throws: ``AdapterConfigurationError`` naming the key's path for an unknown key, a
+    /// - Throws: ``ConfigurationError`` naming the key's path for an unknown key, a
     ///   wrong type or an out-of-range value.
-    public init(parsing options: [String: JSONValue], path: String) throws(AdapterConfigurationError) {
+    public init(parsing options: [String: JSONValue], path: String) throws(ConfigurationError) {
         self.init()
         for key in options.keys.sorted() {
             let value = options[key] ?? .null
@@ -47,21 +47,21 @@ public struct QartveloOptions: Hashable, Sendable {
             case "sandbox_html5_bundle_bytes":
                 sandboxHTML5BundleBytes = try Self.positiveInt(value, path: keyPath)
             default:
-                throw AdapterConfigurationError(path: keyPath, message: "unknown Qartvelo option")
+                throw ConfigurationError(code: .unknownKey, path: keyPath, message: "unknown Qartvelo option")
             }
         }
     }
 
-    private static func bool(_ value: JSONValue, path: String) throws(AdapterConfigurationError) -> Bool {
+    private static func bool(_ value: JSONValue, path: String) throws(ConfigurationError) -> Bool {
         guard let bool = value.boolValue else {
-            throw AdapterConfigurationError(path: path, message: "must be true or false")
+            throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false")
         }
         return bool
     }
 
-    private static func positiveInt(_ value: JSONValue, path: String) throws(AdapterConfigurationError) -> Int {
+    private static func positiveInt(_ value: JSONValue, path: String) throws(ConfigurationError) -> Int {
         guard let int = value.intValue, int >= 1 else {
-            throw AdapterConfigurationError(path: path, message: "must be a whole number of at least 1")
+            throw ConfigurationError(code: .invalidValue, path: path, message: "must be a whole number of at least 1")
         }
         return int
     }

@@ -7,8 +7,8 @@ import Mediation
 /// The production transport: one long-lived `URLSession` for the process.
 ///
 /// The engine never relies on URLSession for its deadline or cancellation (on Linux,
-/// FoundationNetworking's cancellation and timeouts have known faults, see
-/// `shared/reference/style-examples.md`): when the calling task is cancelled this transport
+/// FoundationNetworking's cancellation and timeouts have known faults: swift-corelibs-foundation
+/// issues 5412, 3250, 3287, 3497): when the calling task is cancelled this transport
 /// answers `.cancelled` at once and lets the underlying request finish or time out on its own.
 /// The session's own timeout is only a backstop against leaked connections.
 ///
@@ -18,6 +18,10 @@ import Mediation
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let collector: ResponseCollector
+
+    /// The transport the standard networks use when the environment supplies none
+    /// (``MediationEnvironment/transport`` is `nil`): one session for the process.
+    public static let shared = URLSessionTransport()
 
     /// Creates a transport with one ephemeral session.
     /// - Parameters:

@@ -1,12 +1,12 @@
 /// One source of an auction: its line item and the adapter that speaks to its network.
-public struct AuctionSource: Sendable {
+package struct AuctionSource: Sendable {
     /// The line item (id, network, pricing, eCPM, floor, timeout).
-    public var lineItem: LineItem
+    package var lineItem: LineItem
     /// The network's adapter.
-    public var adapter: any AdNetworkAdapter
+    package var adapter: any AdNetworkAdapter
 
     /// Pairs a line item with its adapter.
-    public init(lineItem: LineItem, adapter: any AdNetworkAdapter) {
+    package init(lineItem: LineItem, adapter: any AdNetworkAdapter) {
         self.lineItem = lineItem
         self.adapter = adapter
     }
@@ -15,20 +15,22 @@ public struct AuctionSource: Sendable {
 /// Runs auctions for one placement: races its sources under the deadline by engine rules R1
 /// to R9 and returns the winner with a trace.
 ///
-/// Keep one runner per placement and reuse it: its auctions share one timer task on the clock
-/// and one auction-id stream, and start from a prepared state machine (issue 7). Copies share
-/// them too; changing ``placement``, ``sources`` or ``clock`` rebuilds what depends on it.
-public struct Auction: Sendable {
+/// ``MediationEngine`` keeps one runner per placement and reuses it: its auctions share one
+/// timer task on the clock and one auction-id stream, and start from a prepared state machine.
+/// Copies share them too; changing ``placement``, ``sources`` or ``clock`` rebuilds what
+/// depends on it. Hosts get auctions through ``MediationEngine/runAuction(placementID:context:)``
+/// and placements.
+package struct Auction: Sendable {
     /// The placement.
-    public var placement: PlacementConfiguration {
+    package var placement: PlacementConfiguration {
         didSet { machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)) }
     }
     /// Its sources, in config order.
-    public var sources: [AuctionSource] {
+    package var sources: [AuctionSource] {
         didSet { machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)) }
     }
     /// The clock.
-    public var clock: any MediationClock {
+    package var clock: any MediationClock {
         didSet { timer = AuctionTimer(clock: clock) }
     }
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
@@ -38,7 +40,7 @@ public struct Auction: Sendable {
     private var machine: AuctionStateMachine
 
     /// Creates an auction runner.
-    public init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock) {
+    package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock) {
         self.placement = placement
         self.sources = sources
         self.clock = clock
@@ -64,7 +66,7 @@ public struct Auction: Sendable {
     ///   - onLateAnswer: called once for each answer that arrives after the source's outcome
     ///     was decided (its ad already released).
     /// - Returns: the winner, if any, and the trace.
-    public func run(
+    package func run(
         request: AdRequest,
         excluding excludedLineItems: Set<String> = [],
         onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil

@@ -258,7 +258,7 @@ final class AuctionRun: Sendable {
         var created: [(index: Int, task: Task<Void, Never>)] = []
         created.reserveCapacity(starts.count)
         for (index, deadline, budget) in starts {
-            let task = Task { [self] in
+            let task = clock.startTask { [self] in
                 var sourceRequest = request
                 sourceRequest.adUnitID = sources[index].lineItem.adUnitID
                 sourceRequest.deadline = deadline
@@ -286,6 +286,17 @@ final class AuctionRun: Sendable {
         for task in toCancel { task.cancel() }
     }
 
+    /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
+    /// winning value).
+    private func notifyAdapters() {
+        let notices = state.withLock { state in
+            state.machine.notices(auctionID: auctionID) { sources[$0].lineItem.adUnitID }
+        }
+        for (index, notice) in notices {
+            sources[index].adapter.auctionDidEnd(notice)
+        }
+    }
+
     /// Gives the decided outcome to the caller: resumes its continuation, or leaves the
     /// outcome for it to take when it has not waited yet.
     private func hand() {
@@ -310,8 +321,12 @@ final class AuctionRun: Sendable {
         if let ticket = effects.timer.spawn { timer.spawn(ticket) }
         for task in effects.cancelled { task.cancel() }
         for ad in effects.releases { ad.releaseResources() }
-        // The losers are released before the caller gets the outcome.
-        if effects.handOutcome { hand() }
+        // The losers are released, and every asked source's adapter told the result, before
+        // the caller gets the outcome.
+        if effects.handOutcome {
+            notifyAdapters()
+            hand()
+        }
         if let onLateAnswer {
             for answer in effects.lateAnswers { onLateAnswer(answer) }
         }

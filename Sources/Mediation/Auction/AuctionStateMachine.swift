@@ -42,6 +42,7 @@ struct AuctionStateMachine {
         var value: AuctionValue?
         var rawPrice: Double?
         var creativeID: String?
+        var adID: String?
         var released = false
     }
 
@@ -289,6 +290,27 @@ struct AuctionStateMachine {
         )
     }
 
+    /// The notice of every source that was asked, for its adapter's
+    /// ``AdNetworkAdapter/auctionDidEnd(_:)``, once the outcome is decided.
+    func notices(auctionID: String, adUnitIDs: (Int) -> String) -> [(index: Int, notice: AuctionNotice)] {
+        let winningECPM = best.flatMap { entries[$0].value?.eCPM }
+        var notices: [(index: Int, notice: AuctionNotice)] = []
+        for index in entries.indices where entries[index].startedAt != nil {
+            let entry = entries[index]
+            notices.append((index, AuctionNotice(
+                auctionID: auctionID,
+                placementID: placement.id,
+                lineItemID: lineItems[index].id,
+                adUnitID: adUnitIDs(index),
+                outcome: entry.outcome ?? .cancelled,
+                eCPM: entry.value?.eCPM,
+                winningECPM: winningECPM,
+                adID: entry.adID
+            )))
+        }
+        return notices
+    }
+
     // MARK: Steps
 
     private mutating func ask(_ index: Int, at now: MediationInstant) -> Action {
@@ -302,6 +324,7 @@ struct AuctionStateMachine {
     /// Validates an ad and keeps it as a candidate, or rejects and releases it (R2, R7, R8).
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
         entries[index].creativeID = ad.creativeID
+        entries[index].adID = ad.id
         entries[index].rawPrice = price
         let usdRate = lineItems[index].usdRate
         let rejection: LossReason?

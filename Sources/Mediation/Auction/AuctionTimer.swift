@@ -74,7 +74,7 @@ final class AuctionTimer: Sendable {
 
     /// Starts the task a ``Change`` asked for.
     func spawn(_ ticket: Ticket) {
-        let task = Task { [self] in
+        let task = clock.startTask { [self] in
             await sleepLoop(from: ticket.target, generation: ticket.generation)
         }
         let stale = state.withLock { state -> Bool in

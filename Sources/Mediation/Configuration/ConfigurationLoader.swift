@@ -39,12 +39,12 @@ import Foundation
 ///   needs a rate in `currency_rates`, R9).
 /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
 ///
-/// A source's pricing comes from its network's adapter kind, through the `adapterPricing`
-/// table the loader is given (`AdapterRegistry.standard.pricingByKind` in the Adapters
-/// library), so this library does not depend on the adapters.
+/// A source's pricing comes from its network's kind, as the kind's factory in the
+/// ``NetworkRegistry`` states it; a network whose `adapter` the registry does not know is an
+/// `unknown_adapter` error.
 public struct ConfigurationLoader: Sendable {
-    /// How each adapter kind's sources are priced, by kind (e.g. `"fallback": .fixedPrice`).
-    public var adapterPricing: [String: AdSourcePricing]
+    /// The network kinds this loader accepts, with their pricing.
+    public var registry: NetworkRegistry
 
     /// The deadline bounds in milliseconds (R3).
     static let deadlineRange = 1...3000
@@ -52,10 +52,9 @@ public struct ConfigurationLoader: Sendable {
     static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
 
     /// Creates a loader.
-    /// - Parameter adapterPricing: the pricing of every adapter kind the build knows; a
-    ///   network whose `adapter` is not a key here is an `unknown_adapter` error.
-    public init(adapterPricing: [String: AdSourcePricing]) {
-        self.adapterPricing = adapterPricing
+    /// - Parameter registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`).
+    public init(registry: NetworkRegistry) {
+        self.registry = registry
     }
 
     /// Loads the configuration file at `url`.
@@ -156,8 +155,8 @@ public struct ConfigurationLoader: Sendable {
         let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options"])
         let adapterPath = path.appending("adapter")
         let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
-        guard adapterPricing[adapter] != nil else {
-            let known = adapterPricing.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+        guard registry.pricing(forKind: adapter) != nil else {
+            let known = registry.kinds.map { "\"\($0)\"" }.joined(separator: ", ")
             throw ConfigurationError(code: .unknownAdapter, path: adapterPath.description, message: "unknown adapter kind \"\(adapter)\"; known kinds: \(known)")
         }
         var credentials: [String: String] = [:]
@@ -312,7 +311,7 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationError(code: .unknownNetwork, path: networkPath.description, message: "unknown network \"\(networkID)\"; \"networks\" defines: \(networks.map(\.id).joined(separator: ", "))")
         }
         let adUnitID = try ConfigurationReading.string(try object.required("ad_unit_id"), at: path.appending("ad_unit_id"))
-        let pricing = adapterPricing[network.adapter] ?? .fixedPrice
+        let pricing = registry.pricing(forKind: network.adapter) ?? .fixedPrice
 
         let eCPMPath = path.appending("ecpm")
         var eCPM: Double?

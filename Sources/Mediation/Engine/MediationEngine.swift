@@ -1,12 +1,22 @@
-/// The engine a host app embeds: built from a configuration and one adapter per network, it
-/// owns one ``Placement`` controller per placement id, the app's foreground state, and the
-/// event stream.
+import Foundation
+
+/// The engine a host app embeds, and the only way to get auctions and placements: built from a
+/// configuration, a registry of network kinds and an environment, it builds one adapter per
+/// configured network, owns one ``Placement`` controller per placement id, runs one-shot
+/// auctions, forwards the app's life cycle to every adapter, and publishes the event stream.
 ///
 /// ```swift
-/// let engine = MediationEngine(configuration: config, adapters: adapters, clock: SystemClock())
+/// import Adapters
+/// import Mediation
+///
+/// let engine = try MediationEngine(contentsOf: URL(fileURLWithPath: "Config/mediation.json"),
+///                                  registry: .standard,
+///                                  environment: MediationEnvironment(transport: URLSessionTransport()))
 /// let banner = engine.placement("home_banner")
 /// let view = await banner?.attachView(visible: true)   // loads, then refreshes while seen
 /// for await event in engine.events() { … }
+/// await engine.setForeground(false)                    // the app went to the background
+/// await engine.shutdown()                              // nothing is sent afterwards
 /// ```
 public final class MediationEngine: Sendable {
     private struct State {
@@ -14,46 +24,96 @@ public final class MediationEngine: Sendable {
         var foreground = true
         var foregroundSequence: UInt64 = 0
         var template: RequestTemplate
+        var isShutDown = false
     }
 
     /// The configuration.
     public let configuration: MediationConfiguration
-    /// The clock every auction, refresh and expiry runs on.
-    public let clock: any MediationClock
-    /// Where log lines go.
-    public let logger: any MediationLogger
-    private let adapters: [String: any AdNetworkAdapter]
+    /// The environment the engine and its adapters run in (clock, logger, seed, transport).
+    public let environment: MediationEnvironment
+    /// The clock every auction, refresh and expiry runs on (the environment's).
+    public var clock: any MediationClock { environment.clock }
+    /// Where log lines go (the environment's).
+    public var logger: any MediationLogger { environment.logger }
+
+    /// The adapters, in the configuration's network order.
+    private let adapters: [(networkID: String, adapter: any AdNetworkAdapter)]
+    /// The auction runner of each placement, by placement id.
+    private let auctions: [String: Auction]
     private let hostContext: @Sendable (String) -> HostContext
     private let eventHub: EventHub
     private let state: Locked<State>
 
-    /// Creates an engine.
+    /// Builds the engine: one adapter per configured network, by the factory its `adapter`
+    /// kind names in `registry`.
     /// - Parameters:
-    ///   - configuration: the loaded configuration (networks, placements, currency rates).
-    ///   - adapters: one adapter per network, by the config's network id (e.g. `"elo"`). A
-    ///     source whose network has none is left out of its auctions, with a warning.
-    ///   - clock: the clock (``SystemClock`` in apps, ``ManualClock`` in tests and `--fast`).
-    ///   - logger: where log lines go.
-    ///   - requestTemplate: the screen, device, app and privacy signals of every request.
+    ///   - configuration: the loaded configuration (``ConfigurationLoader``).
+    ///   - registry: the network kinds this engine can build (`NetworkRegistry.standard` from
+    ///     the `Adapters` library, plus the host's own).
+    ///   - environment: clock, logger, seed, transport, storage and request signals.
     ///   - hostContext: given a placement id, the conversation and screen context for its next
     ///     request, unless the placement was given its own (``Placement/setHostContext(_:)``).
+    ///     Never logged or put into events.
     ///   - onEvent: called synchronously for every event, in order; it must not block.
+    /// - Throws: ``ConfigurationError`` naming the JSON path: `networks.<id>.adapter` when the
+    ///   registry has no factory for a kind, or whatever a factory rejects (a credential, an
+    ///   option, an endpoint). No network is asked anything when building fails.
     public init(
         configuration: MediationConfiguration,
-        adapters: [String: any AdNetworkAdapter],
-        clock: any MediationClock = SystemClock(),
-        logger: any MediationLogger = SilentLogger(),
-        requestTemplate: RequestTemplate = RequestTemplate(),
+        registry: NetworkRegistry,
+        environment: MediationEnvironment = MediationEnvironment(),
         hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
-    ) {
+    ) throws(ConfigurationError) {
+        var adapters: [(networkID: String, adapter: any AdNetworkAdapter)] = []
+        var byNetwork: [String: any AdNetworkAdapter] = [:]
+        for network in configuration.networks {
+            guard let factory = registry.factory(forKind: network.adapter) else {
+                let known = registry.kinds.map { "\"\($0)\"" }.joined(separator: ", ")
+                throw ConfigurationError(code: .unknownAdapter, path: "networks.\(network.id).adapter", message: "no network kind \"\(network.adapter)\" is registered; known kinds: \(known)")
+            }
+            let adapter = try factory.makeAdapter(for: network, environment: environment)
+            adapters.append((network.id, adapter))
+            byNetwork[network.id] = adapter
+        }
+        var auctions: [String: Auction] = [:]
+        for (index, placement) in configuration.placements.enumerated() {
+            var sources: [AuctionSource] = []
+            for (sourceIndex, lineItem) in placement.sources.enumerated() {
+                guard let adapter = byNetwork[lineItem.network] else {
+                    throw ConfigurationError(code: .unknownNetwork, path: "placements.\(placement.id).sources[\(sourceIndex)].network", message: "no network \"\(lineItem.network)\" in this configuration (placement \(index + 1))")
+                }
+                sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
+            }
+            auctions[placement.id] = Auction(placement: placement, sources: sources, clock: environment.clock)
+        }
         self.configuration = configuration
+        self.environment = environment
         self.adapters = adapters
-        self.clock = clock
-        self.logger = logger
+        self.auctions = auctions
         self.hostContext = hostContext
         eventHub = EventHub(handler: onEvent)
-        state = Locked(State(template: requestTemplate))
+        state = Locked(State(template: environment.requestTemplate))
+    }
+
+    /// Loads the configuration file at `url` (``ConfigurationLoader``, with the pricing of
+    /// `registry`'s kinds) and builds the engine.
+    /// - Parameters:
+    ///   - url: the configuration file.
+    ///   - registry: the network kinds.
+    ///   - environment: clock, logger, seed, transport, storage and request signals.
+    ///   - hostContext: the conversation and screen context of a placement's next request.
+    ///   - onEvent: called synchronously for every event, in order; it must not block.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake.
+    public convenience init(
+        contentsOf url: URL,
+        registry: NetworkRegistry,
+        environment: MediationEnvironment = MediationEnvironment(),
+        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        onEvent: (@Sendable (MediationEvent) -> Void)? = nil
+    ) throws(ConfigurationError) {
+        let configuration = try ConfigurationLoader(registry: registry).load(contentsOf: url)
+        try self.init(configuration: configuration, registry: registry, environment: environment, hostContext: hostContext, onEvent: onEvent)
     }
 
     /// A new stream of every event from now on, in order (buffering the newest 10,000 for a
@@ -62,35 +122,39 @@ public final class MediationEngine: Sendable {
         eventHub.stream()
     }
 
+    // MARK: - Placements and auctions
+
     /// The one controller of placement `id`, made on first use (a destroyed one is replaced by
     /// a new one).
     /// - Parameter id: the placement id, e.g. `"home_banner"`.
-    /// - Returns: the controller, or `nil` when the configuration has no such placement.
+    /// - Returns: the controller, or `nil` when the configuration has no such placement or the
+    ///   engine was shut down.
     public func placement(_ id: String) -> Placement? {
-        guard let placementConfiguration = configuration.placement(id) else { return nil }
-        let (auction, missing) = makeAuction(placementConfiguration)
-        let (placement, created): (Placement, Bool) = state.withLock { state in
-            if let existing = state.placements[id] { return (existing, false) }
+        guard let placementConfiguration = configuration.placement(id), let auction = auctions[id] else { return nil }
+        return state.withLock { state -> Placement? in
+            guard !state.isShutDown else { return nil }
+            if let existing = state.placements[id] { return existing }
             let placement = makePlacement(placementConfiguration, auction: auction, foreground: state.foreground)
             state.placements[id] = placement
-            return (placement, true)
+            return placement
         }
-        if created { warnAboutMissingAdapters(missing, placementID: id) }
-        return placement
     }
 
-    /// Runs one auction for `placementID` outside any placement's life cycle (the CLI's one-shot
-    /// mode). The winner's ad belongs to the caller, who must show it or release it.
+    /// Runs one auction of `placementID` outside any placement's life cycle (the CLI's one-shot
+    /// mode, a host's own ad cache). The events `auction_started`, `auction_finished` and any
+    /// `late_answer` are published as for a placement's auctions. The winner's ad belongs to
+    /// the caller, who must show it or call `releaseResources()` on it.
     /// - Parameters:
     ///   - placementID: the placement whose sources take part.
-    ///   - request: the request; `nil` builds one from the template and the host context.
-    /// - Returns: the outcome, or `nil` when the configuration has no such placement.
-    public func runAuction(placementID: String, request: AdRequest? = nil) async -> AuctionOutcome? {
-        guard let placementConfiguration = configuration.placement(placementID) else { return nil }
-        let (auction, missing) = makeAuction(placementConfiguration)
-        warnAboutMissingAdapters(missing, placementID: placementID)
+    ///   - context: the conversation and screen context; `nil` asks the engine's provider.
+    /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
+    ///   engine was shut down.
+    public func runAuction(placementID: String, context: HostContext? = nil) async -> AuctionOutcome? {
+        guard let placementConfiguration = configuration.placement(placementID), let auction = auctions[placementID] else { return nil }
+        let template: RequestTemplate? = state.withLock { $0.isShutDown ? nil : $0.template }
+        guard let template else { return nil }
         let start = clock.now
-        let request = request ?? makeRequest(placementConfiguration, slot: placementConfiguration.slot, context: nil, at: start)
+        let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
         let events = eventHub
         events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, at: start))
         let outcome = await auction.run(request: request, excluding: []) { late in
@@ -100,31 +164,75 @@ public final class MediationEngine: Sendable {
         return outcome
     }
 
+    // MARK: - Host state and life cycle
+
     /// Whether the app is in the foreground (the default).
     public var isForeground: Bool { state.withLock { $0.foreground } }
 
-    /// Records the app moving to the foreground or background and tells every placement:
-    /// refresh counts freeze in the background (R13).
+    /// Whether ``shutdown()`` was called.
+    public var isShutDown: Bool { state.withLock { $0.isShutDown } }
+
+    /// Records the app moving to the foreground or background and tells every placement
+    /// (refresh counts freeze in the background, R13) and every network's adapter (R18:
+    /// `didEnterBackground()` flushes queued events; `willEnterForeground()`). Returns once
+    /// every adapter has handled it.
     /// - Parameter foreground: whether the app is now in the foreground.
     public func setForeground(_ foreground: Bool) async {
-        let (placements, sequence) = state.withLock { state in
+        let change: (placements: [Placement], sequence: UInt64)? = state.withLock { state in
+            guard !state.isShutDown, state.foreground != foreground else { return nil }
             state.foreground = foreground
             state.foregroundSequence += 1
             return (Array(state.placements.values), state.foregroundSequence)
         }
-        for placement in placements {
-            await placement.setForeground(foreground, sequence: sequence)
+        guard let change else { return }
+        for placement in change.placements {
+            await placement.setForeground(foreground, sequence: change.sequence)
+        }
+        await forEachAdapter { adapter in
+            if foreground {
+                await adapter.willEnterForeground()
+            } else {
+                await adapter.didEnterBackground()
+            }
         }
     }
 
-    /// Replaces the request template (e.g. after the user answered a consent prompt); it
-    /// applies from the next auction.
-    /// - Parameter template: the new template.
+    /// Shuts the engine down (R18): every placement is destroyed (a running auction cancelled,
+    /// unshown ads released), every adapter is told to stop (`shutdown()`: no network sends
+    /// anything afterwards, not even for ads handed out earlier), and later calls find no
+    /// placement and run no auction. Returns once every adapter has stopped. Later calls do
+    /// nothing.
+    public func shutdown() async {
+        let placements: [Placement]? = state.withLock { state in
+            guard !state.isShutDown else { return nil }
+            state.isShutDown = true
+            defer { state.placements.removeAll() }
+            return Array(state.placements.values)
+        }
+        guard let placements else { return }
+        for placement in placements.sorted(by: { $0.id < $1.id }) {
+            await placement.destroy()
+        }
+        await forEachAdapter { await $0.shutdown() }
+    }
+
+    /// Replaces the host's request signals (e.g. after the user answered a consent prompt); they
+    /// apply from the next auction.
+    /// - Parameter template: the new signals.
     public func updateRequestTemplate(_ template: RequestTemplate) {
         state.withLock { $0.template = template }
     }
 
     // MARK: - Building
+
+    /// Runs `body` for every adapter at once, each in a task started on the clock (so virtual
+    /// time sees the work), and returns when all are done.
+    private func forEachAdapter(_ body: @escaping @Sendable (any AdNetworkAdapter) async -> Void) async {
+        let tasks = adapters.map { entry in
+            clock.startTask { await body(entry.adapter) }
+        }
+        for task in tasks { await task.value }
+    }
 
     private func makePlacement(_ placementConfiguration: PlacementConfiguration, auction: Auction, foreground: Bool) -> Placement {
         Placement(
@@ -150,26 +258,6 @@ public final class MediationEngine: Sendable {
             if let existing = state.placements[placement.id], existing === placement {
                 state.placements[placement.id] = nil
             }
-        }
-    }
-
-    /// The placement's auction, and the line items left out because their network has no adapter.
-    private func makeAuction(_ placementConfiguration: PlacementConfiguration) -> (Auction, [LineItem]) {
-        var sources: [AuctionSource] = []
-        var missing: [LineItem] = []
-        for lineItem in placementConfiguration.sources {
-            guard let adapter = adapters[lineItem.network] else {
-                missing.append(lineItem)
-                continue
-            }
-            sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
-        }
-        return (Auction(placement: placementConfiguration, sources: sources, clock: clock), missing)
-    }
-
-    private func warnAboutMissingAdapters(_ missing: [LineItem], placementID: String) {
-        for lineItem in missing {
-            logger.warning("no adapter for network \(lineItem.network); line item \(lineItem.id) is left out", source: "placement.\(placementID)")
         }
     }
 

@@ -320,7 +320,7 @@ public actor Placement {
         reloadWhenSeen = false
         let request = buildRequest(configuration, slot, hostContext, now)
         events.emit(.auctionStarted(placementID: id, reason: reason, at: now))
-        let task = Task { await self.performAuction(request: request, excluding: excluded) }
+        let task = clock.startTask { await self.performAuction(request: request, excluding: excluded) }
         inFlight = task
         reschedule(at: now)
         return task
@@ -398,7 +398,7 @@ public actor Placement {
         timerGeneration += 1
         let generation = timerGeneration
         let clock = self.clock
-        let task = Task { [weak self] in
+        let task = clock.startTask { [weak self] in
             do {
                 try await clock.sleep(until: wake)
             } catch {

@@ -7,19 +7,19 @@ import Foundation
 ///
 /// `@unchecked Sendable` is sound because `value` is read and written only while `lock` is
 /// held, and the box never hands out a reference to it.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
 
     /// Creates a box holding `value`.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
     }
 
     /// Runs `body` with exclusive access to the value.
     /// - Parameter body: reads or changes the value; it must not block or call back into this box.
     /// - Returns: what `body` returns.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

@@ -1,13 +1,19 @@
-/// The source of time for the engine: the auction's deadline, per-source timeouts, refresh
-/// and expiry all read and wait on one injected clock.
+/// The source of time for the engine: the auction's deadline, per-source limits, refresh and
+/// expiry all read and wait on one injected clock, and every task the engine or an adapter
+/// starts is started through it.
 ///
-/// Production code uses ``SystemClock``; tests and `mediate --fast` use ``ManualClock``, which
-/// only moves when told to, so deadlines and refresh run exactly and instantly.
+/// Production code uses ``SystemClock``. Tests and virtual-time runs (`mediate --watch --fast`,
+/// the example host, the benchmark's placements run) use the test kit's `ManualClock`, which
+/// moves only when told to and runs every task started through ``startTask(_:)`` on one serial
+/// executor, so it knows, without waiting on the wall clock, when all the work due at the
+/// current instant is done.
 ///
 /// Contract for implementers:
 /// - ``now`` never goes backwards.
 /// - ``sleep(until:)`` returns at or after `deadline`, returns at once when `deadline` has
 ///   passed, and throws `CancellationError` promptly when the calling task is cancelled.
+/// - ``startTask(_:)`` starts an unstructured task; a virtual clock runs it where its time is
+///   kept. The default starts a plain `Task`.
 public protocol MediationClock: Sendable {
     /// The current instant.
     var now: MediationInstant { get }
@@ -16,6 +22,22 @@ public protocol MediationClock: Sendable {
     /// - Parameter deadline: the instant to wake at.
     /// - Throws: `CancellationError` when the task is cancelled before the deadline.
     func sleep(until deadline: MediationInstant) async throws
+
+    /// Starts an unstructured task running `operation`. The engine and adapters start every
+    /// task of theirs through this (an auction's sources, its timer, a placement's auctions
+    /// and timer, an adapter's background work), never with `Task { }` directly.
+    /// - Parameter operation: the work.
+    /// - Returns: the task.
+    @discardableResult
+    func startTask<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never>
+}
+
+extension MediationClock {
+    /// Starts a plain `Task` (on the global concurrent executor).
+    @discardableResult
+    public func startTask<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never> {
+        Task { await operation() }
+    }
 }
 
 /// The wall clock: a `ContinuousClock` (monotonic; it keeps counting while the system sleeps)

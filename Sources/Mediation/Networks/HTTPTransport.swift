@@ -71,8 +71,10 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
     public var description: String { "\(kind.rawValue): \(message)" }
 }
 
-/// The seam between a network adapter and HTTP: production uses ``URLSessionTransport``,
-/// the sandbox uses ``SandboxTransport``, and tests use either with a loopback server or a fake.
+/// The seam between a network adapter and HTTP. The `Adapters` library ships two:
+/// `URLSessionTransport` (production) and `SandboxTransport` (in-process simulated servers);
+/// tests use either with a loopback server or a fake. A host may pass its own through
+/// ``MediationEnvironment/transport``.
 ///
 /// Contract: return any HTTP status as a response (status handling is the adapter's job);
 /// throw ``TransportError`` only when there is no response; when the calling task is cancelled,

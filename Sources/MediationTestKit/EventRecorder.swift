@@ -3,8 +3,8 @@ import Mediation
 /// Records the engine's events in order, for tests: pass ``handler`` as the engine's
 /// `onEvent`, then read ``events`` or ask for events by name.
 ///
-/// `@unchecked Sendable` is sound: the list lives in one ``Locked`` box.
-public final class EventRecorder: @unchecked Sendable {
+/// Sendable: the list lives in one lock box.
+public final class EventRecorder: Sendable {
     private let recorded = Locked<[MediationEvent]>([])
 
     /// Creates an empty recorder.

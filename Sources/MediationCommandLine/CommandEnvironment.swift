@@ -29,17 +29,18 @@ struct CommandEnvironment: Sendable {
     var currentDirectory: URL
     /// The clock one-shot runs use (the real `SystemClock` in the executable).
     var clock: any MediationClock
-    /// The adapter factories.
-    var registry: AdapterRegistry
+    /// The network kinds.
+    var registry: NetworkRegistry
 
     /// The process's real environment.
-    static func live() -> CommandEnvironment {
+    /// - Parameter registry: the network kinds.
+    static func live(registry: NetworkRegistry) -> CommandEnvironment {
         CommandEnvironment(
             standardOutput: FileHandleOutput(handle: .standardOutput),
             standardError: FileHandleOutput(handle: .standardError),
             currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true),
             clock: SystemClock(),
-            registry: .standard
+            registry: registry
         )
     }
 

@@ -2,8 +2,32 @@ import Adapters
 import Foundation
 import Mediation
 
-/// The `mediate` command: parses the arguments, loads the config, runs one auction and
-/// reports it. `main.swift` only calls ``run(arguments:environment:)`` and exits with its code.
+/// The `mediate` command line, as a library: a host that adds its own networks builds its own
+/// `mediate` with them in one line.
+///
+/// ```swift
+/// import Adapters
+/// import MediationCommandLine
+///
+/// exit(await Mediate.main(registry: NetworkRegistry.standard.registering(HouseAdsFactory())))
+/// ```
+public enum Mediate {
+    /// Runs `mediate` with the process's arguments, standard output and error, and current
+    /// directory.
+    /// - Parameters:
+    ///   - arguments: the arguments without the program name (default: the process's).
+    ///   - registry: the network kinds `mediate` knows (`NetworkRegistry.standard` and the
+    ///     host's own).
+    /// - Returns: the exit status (0 filled or valid, 2 no fill, 64 usage, 65 invalid config,
+    ///   66 missing file, 70 internal error).
+    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst()), registry: NetworkRegistry) async -> Int32 {
+        await MediateCommand.run(arguments: arguments, environment: .live(registry: registry)).rawValue
+    }
+}
+
+/// The `mediate` command: parses the arguments, loads the config, builds the engine, runs one
+/// auction through it and reports it. ``Mediate/main(arguments:registry:)`` calls
+/// ``run(arguments:environment:)``; tests call it with captured output.
 enum MediateCommand {
     /// The config used when `--config` is absent, relative to the current directory.
     static let defaultConfigPath = "Config/mediation.json"
@@ -43,11 +67,11 @@ enum MediateCommand {
 
     private static func validate(_ options: ValidateOptions, environment: CommandEnvironment) -> ExitCode {
         let path = options.configPath ?? defaultConfigPath
-        switch load(path, seed: defaultSeed, environment: environment) {
+        switch makeEngine(path, seed: defaultSeed, environment: environment) {
         case .failure(let failure):
             return report(failure, environment: environment)
-        case .success(let auctions):
-            let configuration = auctions.configuration
+        case .success(let engine):
+            let configuration = engine.configuration
             environment.standardOutput.write("\(path): valid (\(configuration.networks.count) networks, \(configuration.placements.count) placements: \(configuration.placements.map(\.id).joined(separator: ", ")))\n")
             return .success
         }
@@ -55,37 +79,31 @@ enum MediateCommand {
 
     private static func runPlacement(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
         let path = options.configPath ?? defaultConfigPath
-        let auctions: ConfiguredAuctions
-        switch load(path, seed: options.seed ?? defaultSeed, environment: environment) {
+        let engine: MediationEngine
+        switch makeEngine(path, seed: options.seed ?? defaultSeed, environment: environment) {
         case .failure(let failure):
             return report(failure, environment: environment)
         case .success(let built):
-            auctions = built
+            engine = built
         }
-        guard let placement = auctions.configuration.placement(options.placementID), let auction = auctions.auction(for: placement.id) else {
-            let known = auctions.configuration.placements.map(\.id).joined(separator: ", ")
+        guard let placement = engine.configuration.placement(options.placementID) else {
+            let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
         var context = HostContext()
         if let messagesPath = options.messagesPath {
-            do {
-                context.messages = try ConversationFile.load(environment.resolve(messagesPath))
-            } catch {
-                switch error {
-                case .missing(let message):
-                    return fail(.noInput, "messages file \(messagesPath): \(message)", environment: environment)
-                case .invalid(let message):
-                    return fail(.dataError, "invalid messages file \(messagesPath): \(message)", environment: environment)
-                }
+            switch loadMessages(messagesPath, environment: environment) {
+            case .success(let messages): context.messages = messages
+            case .failure(let exit): return exit.code
             }
         }
-        guard let request = auctions.request(for: placement.id, context: context) else {
-            return fail(.software, "cannot build a request for \(placement.id)", environment: environment)
-        }
 
-        let outcome = await auction.run(request: request)
+        guard let outcome = await engine.runAuction(placementID: placement.id, context: context) else {
+            return fail(.software, "cannot run an auction of \(placement.id)", environment: environment)
+        }
         // The CLI is the host: it never shows the winner, so it gives the ad back (R7).
-        defer { outcome.winner?.ad.releaseResources() }
+        outcome.winner?.ad.releaseResources()
+        await engine.shutdown()
 
         if options.json {
             do {
@@ -103,13 +121,25 @@ enum MediateCommand {
 
     enum LoadFailure: Error {
         case configuration(path: String, ConfigurationError)
-        case adapter(path: String, AdapterConfigurationError)
     }
 
-    /// Loads the config at `path` and builds every network's adapter on `clock` (default: the
-    /// environment's clock).
-    static func load(_ path: String, seed: UInt64, clock: (any MediationClock)? = nil, environment: CommandEnvironment) -> Result<ConfiguredAuctions, LoadFailure> {
-        let loader = ConfigurationLoader(adapterPricing: environment.registry.pricingByKind)
+    /// The exit of a failed step, already reported on standard error.
+    struct Exit: Error {
+        var code: ExitCode
+    }
+
+    /// Loads the config at `path` and builds the engine (every network's adapter) on `clock`
+    /// (default: the environment's clock), with the sandboxes' phone-like round trip.
+    static func makeEngine(
+        _ path: String,
+        seed: UInt64,
+        clock: (any MediationClock)? = nil,
+        logger: any MediationLogger = SilentLogger(),
+        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        onEvent: (@Sendable (MediationEvent) -> Void)? = nil,
+        environment: CommandEnvironment
+    ) -> Result<MediationEngine, LoadFailure> {
+        let loader = ConfigurationLoader(registry: environment.registry)
         let configuration: MediationConfiguration
         do {
             configuration = try loader.load(contentsOf: environment.resolve(path))
@@ -117,11 +147,25 @@ enum MediateCommand {
             return .failure(.configuration(path: path, error))
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
-        let adapterEnvironment = AdapterEnvironment(clock: clock ?? environment.clock, seed: seed, sandboxLatency: .milliseconds(90))
+        let engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90))
         do {
-            return .success(try ConfiguredAuctions(configuration: configuration, registry: environment.registry, environment: adapterEnvironment))
+            return .success(try MediationEngine(configuration: configuration, registry: environment.registry, environment: engineEnvironment, hostContext: hostContext, onEvent: onEvent))
         } catch {
-            return .failure(.adapter(path: path, error))
+            return .failure(.configuration(path: path, error))
+        }
+    }
+
+    /// Loads the `--messages` file, reporting a failure on standard error.
+    static func loadMessages(_ messagesPath: String, environment: CommandEnvironment) -> Result<[ConversationMessage], Exit> {
+        do {
+            return .success(try ConversationFile.load(environment.resolve(messagesPath)))
+        } catch {
+            switch error {
+            case .missing(let message):
+                return .failure(Exit(code: fail(.noInput, "messages file \(messagesPath): \(message)", environment: environment)))
+            case .invalid(let message):
+                return .failure(Exit(code: fail(.dataError, "invalid messages file \(messagesPath): \(message)", environment: environment)))
+            }
         }
     }
 
@@ -132,8 +176,6 @@ enum MediateCommand {
         case .configuration(let path, let error) where error.code == .unreadableFile:
             return fail(.noInput, "cannot read config file \(path): \(error.message)", environment: environment)
         case .configuration(let path, let error):
-            return fail(.dataError, "invalid config \(path): \(error.path): \(error.message)", environment: environment)
-        case .adapter(let path, let error):
             return fail(.dataError, "invalid config \(path): \(error.path): \(error.message)", environment: environment)
         }
     }

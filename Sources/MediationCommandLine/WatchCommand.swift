@@ -2,27 +2,23 @@ import Adapters
 import Dispatch
 import Foundation
 import Mediation
+import MediationTestKit
 
 /// `mediate --placement ID --watch [--duration S] [--fast]`: runs the placement the way an app
 /// would, as one visible view whose every new ad is rendered at once, and prints each auction
 /// (with a one-line trace summary), impression and refresh as it happens, for `--duration`
-/// seconds (default 180). `--fast` runs on a ``ManualClock``: the same run in virtual time, at
-/// once, with virtual timestamps. Ctrl-C stops the run cleanly (the placement is destroyed and
-/// the summary printed). Timestamps are seconds from the start of the run.
+/// seconds (default 180). `--fast` runs on a `ManualClock`: the same run in virtual time, as
+/// fast as the machine goes, with virtual timestamps, the same lines every run. Ctrl-C stops
+/// the run cleanly (the engine shuts down and the summary is printed). Timestamps are seconds
+/// from the start of the run.
 enum WatchCommand {
     /// How long a watch runs when `--duration` is absent.
     static let defaultDuration: Duration = .seconds(180)
 
-    /// How long the engine must be quiet (no clock activity) before `--fast` moves virtual time
-    /// on: long enough for an adapter's first request (cold code paths, hashing) to reach the
-    /// clock, so a run prints the same instants every time.
-    static let fastQuietPeriod: Duration = .milliseconds(15)
-
-
     /// Runs watch mode.
     /// - Parameters:
     ///   - options: the parsed run options (`watch`, `duration`, `fast` among them).
-    ///   - environment: output streams, current directory, clock, adapter factories.
+    ///   - environment: output streams, current directory, clock, network kinds.
     /// - Returns: success when the run completed or was stopped by Ctrl-C; a usage, data or
     ///   input error otherwise (the same codes as a one-shot run).
     static func run(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
@@ -30,52 +26,44 @@ enum WatchCommand {
             return MediateCommand.usageError("--json is not available in watch mode", environment: environment)
         }
         let path = options.configPath ?? MediateCommand.defaultConfigPath
-        let manualClock: ManualClock? = options.fast ? ManualClock(quietPeriod: fastQuietPeriod) : nil
+        let manualClock: ManualClock? = options.fast ? ManualClock() : nil
         let clock: any MediationClock = manualClock ?? environment.clock
-        let auctions: ConfiguredAuctions
-        switch MediateCommand.load(path, seed: options.seed ?? MediateCommand.defaultSeed, clock: clock, environment: environment) {
-        case .failure(let failure):
-            return MediateCommand.report(failure, environment: environment)
-        case .success(let built):
-            auctions = built
-        }
-        guard let placementConfiguration = auctions.configuration.placement(options.placementID) else {
-            let known = auctions.configuration.placements.map(\.id).joined(separator: ", ")
-            return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
-        }
         var context = HostContext()
         if let messagesPath = options.messagesPath {
-            do {
-                context.messages = try ConversationFile.load(environment.resolve(messagesPath))
-            } catch {
-                switch error {
-                case .missing(let message):
-                    return MediateCommand.fail(.noInput, "messages file \(messagesPath): \(message)", environment: environment)
-                case .invalid(let message):
-                    return MediateCommand.fail(.dataError, "invalid messages file \(messagesPath): \(message)", environment: environment)
-                }
+            switch MediateCommand.loadMessages(messagesPath, environment: environment) {
+            case .success(let messages): context.messages = messages
+            case .failure(let exit): return exit.code
             }
         }
-
         let printer = WatchPrinter(output: environment.standardOutput)
         let hostContext = context
-        let engine = MediationEngine(
-            configuration: auctions.configuration,
-            adapters: auctions.adapters,
+        let engine: MediationEngine
+        switch MediateCommand.makeEngine(
+            path,
+            seed: options.seed ?? MediateCommand.defaultSeed,
             clock: clock,
             logger: WatchLogger(output: environment.standardError),
             hostContext: { _ in hostContext },
-            onEvent: { event in printer.print(event) }
-        )
-        guard let placement = engine.placement(placementConfiguration.id) else {
-            return MediateCommand.fail(.software, "cannot make the placement \(placementConfiguration.id)", environment: environment)
+            onEvent: { event in printer.print(event) },
+            environment: environment
+        ) {
+        case .failure(let failure):
+            return MediateCommand.report(failure, environment: environment)
+        case .success(let built):
+            engine = built
+        }
+        guard let placementConfiguration = engine.configuration.placement(options.placementID), let placement = engine.placement(placementConfiguration.id) else {
+            let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
+            return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
         let duration = options.duration ?? defaultDuration
         printer.header(placementConfiguration, duration: duration, fast: options.fast)
 
         // The host: every new ad of the one visible view is rendered as soon as it is current.
-        let renderer = Task {
-            for await event in engine.events() {
+        // Its tasks start on the engine's clock, so virtual time waits for them too.
+        let events = engine.events()
+        let renderer = clock.startTask {
+            for await event in events {
                 guard case .adLoaded(let ad, _, _) = event, let current = await placement.currentAd?.ad, current.id == ad.adID else { continue }
                 _ = await placement.reportShown(current)
             }
@@ -83,36 +71,39 @@ enum WatchCommand {
         let interruption = Interruption()
         let start = clock.now
         let end = start + duration
-        _ = await placement.attachView(visible: true)
         // A banner loads when its view attaches; other formats load when the host asks. Asking
         // a banner too could start a second auction if the first ended at once without a fill.
-        let firstLoad: Task<Void, Never>? = placement.refreshes ? nil : Task { _ = await placement.load() }
+        let opening = clock.startTask {
+            _ = await placement.attachView(visible: true)
+            if !placement.refreshes { _ = await placement.load() }
+        }
 
         if let manualClock {
             await runFast(manualClock, until: end, interruption: interruption)
         } else {
-            let wait = Task { try? await clock.sleep(until: end) }
+            let wait = clock.startTask { try? await clock.sleep(until: end) }
             interruption.onInterrupt { wait.cancel() }
             await wait.value
         }
         interruption.stop()
         let stoppedAt = clock.now
-        await placement.destroy()
-        _ = await firstLoad?.value
+        let shutdown = clock.startTask { await engine.shutdown() }
+        if let manualClock { await manualClock.runUntilIdle() }
+        await shutdown.value
         renderer.cancel()
+        opening.cancel()
         printer.summary(at: stoppedAt, interrupted: interruption.happened)
         return .success
     }
 }
 
 extension WatchCommand {
-    /// Runs virtual time to `end` one wake-up at a time. A watched placement always waits on
-    /// the clock (its refresh timer, or its auction's deadline), so before each step this waits
-    /// for a sleeper to exist: time never jumps past work that has not yet reached the clock.
-    /// Ctrl-C is noticed between steps.
+    /// Runs virtual time to `end` one wake-up at a time: the work due at each instant runs to
+    /// the end (the clock knows when it is done), then time moves to the next sleeper. Ctrl-C
+    /// is noticed between steps.
     static func runFast(_ clock: ManualClock, until end: MediationInstant, interruption: Interruption) async {
         while !interruption.happened {
-            await clock.settle { clock.sleeperCount > 0 }
+            await clock.runUntilIdle()
             guard let next = clock.nextDeadline, next <= end else { break }
             await clock.advance(to: next)
         }

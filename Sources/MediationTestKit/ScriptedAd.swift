@@ -3,8 +3,8 @@ import Mediation
 /// A ``LoadedAd`` for tests: every property is settable and every hook counts its calls, so a
 /// test can assert "released exactly once" (engine rule R7), "one impression" (R12) and so on.
 ///
-/// `@unchecked Sendable` is sound: all mutable state lives in one ``Locked`` box.
-public final class ScriptedAd: LoadedAd, @unchecked Sendable {
+/// Sendable: all mutable state lives in one lock box.
+public final class ScriptedAd: LoadedAd {
     private struct State {
         var creativeID: String
         var network: String

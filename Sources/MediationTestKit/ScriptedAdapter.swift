@@ -165,7 +165,7 @@ public final class ScriptedAdapter: AdNetworkAdapter, @unchecked Sendable {
                         await manual.sleepIgnoringCancellation(until: deadline)
                     } else {
                         // An unstructured task does not inherit cancellation: the answer comes anyway.
-                        await Task { try? await clock.sleep(until: deadline) }.value
+                        await clock.startTask { try? await clock.sleep(until: deadline) }.value
                     }
                 }
             }

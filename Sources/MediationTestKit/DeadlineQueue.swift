@@ -1,15 +1,25 @@
-/// A binary min-heap of (instant, sequence, payload): the placements benchmark's event queue.
-/// Equal instants come out in insertion order.
-struct EventQueue<Payload> {
-    private var items: [(key: Duration, sequence: UInt64, payload: Payload)] = []
+import Mediation
+
+/// A binary min-heap of (instant, sequence, payload): the order in which a ``ManualClock``
+/// wakes its sleepers. Equal instants come out in insertion order, so ties are deterministic.
+package struct DeadlineQueue<Payload> {
+    private var items: [(key: MediationInstant, sequence: UInt64, payload: Payload)] = []
     private var nextSequence: UInt64 = 0
 
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
-    var firstKey: Duration? { items.first?.key }
-    var firstPayload: Payload? { items.first?.payload }
+    /// Creates an empty queue.
+    package init() {}
 
-    mutating func push(_ key: Duration, _ payload: Payload) {
+    /// Whether the queue is empty.
+    package var isEmpty: Bool { items.isEmpty }
+    /// The number of entries.
+    package var count: Int { items.count }
+    /// The earliest instant, if any.
+    package var firstKey: MediationInstant? { items.first?.key }
+    /// The payload of the earliest entry, if any.
+    package var firstPayload: Payload? { items.first?.payload }
+
+    /// Adds `payload` due at `key`.
+    package mutating func push(_ key: MediationInstant, _ payload: Payload) {
         items.append((key, nextSequence, payload))
         nextSequence += 1
         var child = items.count - 1
@@ -21,7 +31,8 @@ struct EventQueue<Payload> {
         }
     }
 
-    mutating func pop() -> (key: Duration, payload: Payload)? {
+    /// Removes and returns the earliest entry.
+    package mutating func pop() -> (key: MediationInstant, payload: Payload)? {
         guard !items.isEmpty else { return nil }
         items.swapAt(0, items.count - 1)
         let top = items.removeLast()
@@ -43,3 +54,5 @@ struct EventQueue<Payload> {
         items[a].key != items[b].key ? items[a].key < items[b].key : items[a].sequence < items[b].sequence
     }
 }
+
+extension DeadlineQueue: Sendable where Payload: Sendable {}

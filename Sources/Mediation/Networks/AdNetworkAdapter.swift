@@ -1,0 +1,68 @@
+/// How a source's ads are priced (see `docs/engine-rules.md`, "Words").
+public enum AdSourcePricing: String, Sendable, Hashable, Codable {
+    /// The network's answer carries the price (Elo): it always could still win while outstanding.
+    case bidder
+    /// The line item's configured eCPM prices every fill (Nitx, Qartvelo, the fallback).
+    case fixedPrice = "fixed_price"
+}
+
+/// The seam every ad network implements: load one ad for one request, and hear what the
+/// engine decided and what the app is doing.
+///
+/// One adapter is built per configured network by its ``NetworkAdapterFactory``; the engine
+/// shares it between every placement and auction that uses the network, so it must be safe to
+/// call concurrently.
+///
+/// Contract for implementers:
+/// - ``loadAd(for:)`` answers exactly once per call with one ``AdLoadResult``: a bid, a fill, a
+///   no-fill with the network's reason, or a failure. It never throws into the engine.
+/// - Honour cancellation promptly: when the calling task is cancelled (the auction was decided,
+///   or the source's limit passed) stop work and release anything loaded. The engine never
+///   waits for an adapter past the source's limit, so an adapter that ignores cancellation only
+///   wastes its own work.
+/// - Never block the calling thread; do I/O through an async seam such as ``HTTPTransport``,
+///   wait only on the environment's ``MediationClock``, and start any task of your own with
+///   ``MediationClock/startTask(_:)`` so that virtual time knows about it.
+/// - Treat everything from the network as untrusted: a malformed answer is an
+///   ``AdapterError/Kind/invalidResponse`` failure, never a crash.
+/// - Never put chat content or user data into errors, reasons or log lines.
+/// - The hooks (``auctionDidEnd(_:)``, the life-cycle calls) are optional: each has a default
+///   that does nothing. They must return promptly.
+public protocol AdNetworkAdapter: Sendable {
+    /// Loads one ad.
+    /// - Parameter request: the request, with this line item's ad unit id and the instant its
+    ///   answer must arrive by (``AdRequest/deadline``, the source's effective limit).
+    /// - Returns: the network's one answer.
+    func loadAd(for request: AdRequest) async -> AdLoadResult
+
+    /// The auction this adapter took part in was decided: what became of its request (won; lost
+    /// with the OpenRTB loss reason and the value it had to beat; or no fill, error, timeout,
+    /// cancelled). Called once per request the auction made, after the losers were released
+    /// and before the winner reaches its placement. Must not block. Default: does nothing.
+    /// - Parameter notice: the result for this adapter's request.
+    func auctionDidEnd(_ notice: AuctionNotice)
+
+    /// The app went to the background (engine rule R18): flush queued events now, because the
+    /// process may be suspended. The engine awaits this before its own
+    /// ``MediationEngine/setForeground(_:)`` returns. Default: does nothing.
+    func didEnterBackground() async
+
+    /// The app is returning to the foreground (R18). Default: does nothing.
+    func willEnterForeground() async
+
+    /// The engine is shutting down (R18): stop timers, drop queued events that may no longer be
+    /// sent, forget user identifiers, and send nothing afterwards, not even for ads handed out
+    /// earlier. Called once. Default: does nothing.
+    func shutdown() async
+}
+
+extension AdNetworkAdapter {
+    /// Does nothing.
+    public func auctionDidEnd(_ notice: AuctionNotice) {}
+    /// Does nothing.
+    public func didEnterBackground() async {}
+    /// Does nothing.
+    public func willEnterForeground() async {}
+    /// Does nothing.
+    public func shutdown() async {}
+}

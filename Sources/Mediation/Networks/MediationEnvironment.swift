@@ -1,0 +1,51 @@
+import Foundation
+
+/// What the host supplies to the engine and to every network's adapter: time, logging,
+/// randomness, HTTP, storage and the host's request signals.
+public struct MediationEnvironment: Sendable {
+    /// The clock every auction, refresh, expiry and adapter waits on, and on which the engine
+    /// and adapters start their tasks (``MediationClock/startTask(_:)``).
+    public var clock: any MediationClock
+    /// Where the engine's and adapters' log lines go. The library never prints.
+    public var logger: any MediationLogger
+    /// The seed for anything random in sandboxes and stub networks, so runs repeat.
+    public var seed: UInt64
+    /// The HTTP transport for networks whose endpoint is a URL; `nil` lets each network use its
+    /// default (the standard networks share one `URLSessionTransport`).
+    public var transport: (any HTTPTransport)?
+    /// The simulated round-trip time of in-process sandbox servers.
+    public var sandboxLatency: Duration
+    /// A directory where adapters may keep non-secret state (consent, last-shown times);
+    /// `nil` keeps it in memory for the process.
+    public var storageDirectory: URL?
+    /// The screen, device, app and privacy signals copied into every request; replace it at run
+    /// time with ``MediationEngine/updateRequestTemplate(_:)``.
+    public var requestTemplate: RequestTemplate
+
+    /// Creates an environment.
+    /// - Parameters:
+    ///   - clock: the clock (default ``SystemClock``).
+    ///   - logger: where log lines go (default: dropped).
+    ///   - seed: the seed of sandboxes and stub networks (default 1).
+    ///   - transport: the HTTP transport for URL endpoints (default: each network's own).
+    ///   - sandboxLatency: the sandboxes' simulated round trip (default zero).
+    ///   - storageDirectory: where adapters may keep state (default: memory only).
+    ///   - requestTemplate: the host's request signals.
+    public init(
+        clock: any MediationClock = SystemClock(),
+        logger: any MediationLogger = SilentLogger(),
+        seed: UInt64 = 1,
+        transport: (any HTTPTransport)? = nil,
+        sandboxLatency: Duration = .zero,
+        storageDirectory: URL? = nil,
+        requestTemplate: RequestTemplate = RequestTemplate()
+    ) {
+        self.clock = clock
+        self.logger = logger
+        self.seed = seed
+        self.transport = transport
+        self.sandboxLatency = sandboxLatency
+        self.storageDirectory = storageDirectory
+        self.requestTemplate = requestTemplate
+    }
+}
