@@ -28,16 +28,29 @@ public enum ScriptedAnswer: Sendable {
 
 /// A test adapter that answers each request from a script, on an injected clock: request `i`
 /// (0-based) gets `script[i]`, and requests past the end get the script's last answer (an empty
-/// script answers no fill at once). Counts requests and keeps every ad it creates.
+/// script answers no fill at once). Counts requests, keeps every ad it creates, and records the
+/// engine's notices and life-cycle calls.
 ///
-/// `@unchecked Sendable` is sound: all mutable state lives in one ``Locked`` box.
-public final class ScriptedAdapter: AdNetworkAdapter, @unchecked Sendable {
+/// Sendable: all mutable state lives in one lock box.
+public final class ScriptedAdapter: AdNetworkAdapter {
+    /// A life-cycle call the engine made.
+    public enum LifeCycleCall: Hashable, Sendable {
+        /// ``AdNetworkAdapter/didEnterBackground()``.
+        case didEnterBackground
+        /// ``AdNetworkAdapter/willEnterForeground()``.
+        case willEnterForeground
+        /// ``AdNetworkAdapter/shutdown()``.
+        case shutdown
+    }
+
     private struct State {
         var requests: [AdRequest] = []
         var requestInstants: [MediationInstant] = []
         var answerInstants: [MediationInstant] = []
         var ads: [ScriptedAd] = []
         var cancelledBeforeAnswer = 0
+        var notices: [AuctionNotice] = []
+        var lifeCycleCalls: [LifeCycleCall] = []
     }
 
     /// The network id, e.g. `"elo"`.
@@ -134,6 +147,30 @@ public final class ScriptedAdapter: AdNetworkAdapter, @unchecked Sendable {
     public var answersAfterCancellation: Int { state.withLock { $0.cancelledBeforeAnswer } }
     /// Every ad this adapter handed out (created or scripted), in order.
     public var ads: [ScriptedAd] { state.withLock { $0.ads } }
+    /// Every auction notice the engine sent, in order.
+    public var notices: [AuctionNotice] { state.withLock { $0.notices } }
+    /// Every life-cycle call the engine made, in order.
+    public var lifeCycleCalls: [LifeCycleCall] { state.withLock { $0.lifeCycleCalls } }
+
+    /// Records the notice.
+    public func auctionDidEnd(_ notice: AuctionNotice) {
+        state.withLock { $0.notices.append(notice) }
+    }
+
+    /// Records the call.
+    public func didEnterBackground() async {
+        state.withLock { $0.lifeCycleCalls.append(.didEnterBackground) }
+    }
+
+    /// Records the call.
+    public func willEnterForeground() async {
+        state.withLock { $0.lifeCycleCalls.append(.willEnterForeground) }
+    }
+
+    /// Records the call.
+    public func shutdown() async {
+        state.withLock { $0.lifeCycleCalls.append(.shutdown) }
+    }
 
     /// Answers by the script.
     /// - Parameter request: the request.
