@@ -19,6 +19,8 @@ import Mediation
 /// Rules for code that runs on it:
 /// - Start tasks with ``startTask(_:)``, not `Task { }`: a task on the global executor is
 ///   invisible to ``runUntilIdle()``.
+/// - Drive the engine from a task on the clock (``perform(_:)``) when the order of the work
+///   started within one instant matters: what a task elsewhere starts runs beside it.
 /// - Do not wait on anything outside the process (real HTTP): virtual time cannot know when it
 ///   answers.
 /// - Drive time from one task at a time.
@@ -97,6 +99,30 @@ public final class ManualClock: MediationClock {
             return Task(executorPreference: executor) { await operation() }
         }
         return Task { await operation() }
+    }
+
+    /// Runs `body` as a task on this clock and returns what it returns. Code that drives the
+    /// engine from inside such a task (starting tasks, calling placements, moving time)
+    /// interleaves with the engine's tasks the same way every run; code on another executor
+    /// runs beside them, so the order of the work it starts within one instant may vary.
+    /// - Parameter body: the driving code.
+    /// - Returns: its result.
+    public func perform<Success: Sendable>(_ body: @escaping @Sendable () async -> Success) async -> Success {
+        await startTask(body).value
+    }
+
+    /// ``perform(_:)`` for a body that throws.
+    /// - Parameter body: the driving code.
+    /// - Returns: its result.
+    /// - Throws: what `body` throws.
+    public func perform<Success: Sendable>(_ body: @escaping @Sendable () async throws -> Success) async throws -> Success {
+        try await startTask { () -> Result<Success, any Error> in
+            do {
+                return .success(try await body())
+            } catch {
+                return .failure(error)
+            }
+        }.value.get()
     }
 
     /// Returns once every task on this clock is suspended (sleeping on the clock, waiting for

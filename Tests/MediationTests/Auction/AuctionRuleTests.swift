@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Mediation
-import MediationTestSupport
+import MediationTestKit
 
 /// Rules R1 to R8 beyond the scenarios: waterfall tiers, ties, floors, size and format,
 /// per-source timeouts, currency, and a caller that gives up.
@@ -15,7 +15,7 @@ struct AuctionRuleTests {
             netB: [.after(.milliseconds(100), .fill)],
             mode: .waterfall
         )
-        let task = await harness.start(expectedRequests: 2)
+        let task = await harness.start()
         #expect(harness.netB.requestCount == 0)
         await harness.clock.advance(to: .origin + .seconds(10))
         let outcome = await task.value
@@ -36,7 +36,7 @@ struct AuctionRuleTests {
             netB: [.after(.milliseconds(100), .fill)],
             mode: .waterfall
         )
-        let outcome = await harness.run(expectedRequests: 2)
+        let outcome = await harness.run()
         #expect(outcome.endedAt == 100)
         #expect(outcome.winner?.lineItem.id == "NetA")
         #expect(harness.netB.requestCount == 0)
@@ -52,7 +52,7 @@ struct AuctionRuleTests {
             netB: [.after(.milliseconds(100), .fill)],
             mode: .waterfall
         )
-        let outcome = await harness.run(expectedRequests: 2)
+        let outcome = await harness.run()
         // NetA (1.20) can still beat 1.00 and is asked; NetB (0.80) cannot and never is.
         #expect(outcome.endedAt == 100)
         #expect(outcome.winner?.lineItem.id == "Bid")
@@ -78,7 +78,7 @@ struct AuctionRuleTests {
             netB: [.after(.milliseconds(30), .fill)],
             placementFloor: 1.00
         )
-        let second = await belowPlacementFloor.run(expectedRequests: 2)
+        let second = await belowPlacementFloor.run()
         #expect(second.outcome(of: "Bid") == .lost(.belowFloor))
         // NetB's fixed 0.80 is under the placement floor: never asked, it cannot win.
         #expect(belowPlacementFloor.netB.requestCount == 0)
@@ -142,15 +142,9 @@ struct AuctionRuleTests {
         )
         let nativeBid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(10), .bid(3.0))], ads: .init(format: .native, size: AdSize(width: 320, height: 50)))
         _ = wrongFormat
-        let auction = Auction(placement: placement, sources: [
-            AuctionSource(lineItem: placement.sources[0], adapter: nativeBid),
-            AuctionSource(lineItem: placement.sources[1], adapter: tooBig),
-            AuctionSource(lineItem: placement.sources[2], adapter: fits),
-        ], clock: clock)
-        let task = Task { await auction.run(request: AdRequest(placementID: "home_banner", format: .banner, bannerSizing: .anchored, slot: placement.slot)) }
-        await clock.settle { fits.requestCount == 1 && tooBig.requestCount == 1 && nativeBid.requestCount == 1 }
-        await clock.advance(to: .origin + .seconds(1))
-        let outcome = await task.value
+        let engine = try TestEngine(placements: [placement], adapters: [nativeBid, tooBig, fits], clock: clock)
+        let outcome = try await engine.runAuction("home_banner", until: .seconds(1))
+        #expect(fits.requestCount == 1 && tooBig.requestCount == 1 && nativeBid.requestCount == 1)
         #expect(outcome.outcome(of: "Bid") == .lost(.incorrectFormat))
         #expect(outcome.outcome(of: "NetA") == .lost(.sizeNotAllowed))
         #expect(outcome.winner?.lineItem.id == "NetB")
@@ -191,7 +185,7 @@ struct AuctionRuleTests {
     }
 
     @Test("R9 a source priced in another currency is converted once")
-    func currencyConversion() async {
+    func currencyConversion() async throws {
         let clock = ManualClock()
         let eur = ScriptedAdapter(network: "Eur", pricing: .bidder, clock: clock, script: [.after(.milliseconds(10), .bid(1.00))])
         let usd = ScriptedAdapter(network: "Usd", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)])
@@ -199,11 +193,9 @@ struct AuctionRuleTests {
         eurItem.currency = "EUR"
         eurItem.usdRate = 1.10
         let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [eurItem, .fixedPrice("Usd", eCPM: 1.05)])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: eurItem, adapter: eur), AuctionSource(lineItem: placement.sources[1], adapter: usd)], clock: clock)
-        let task = Task { await auction.run(request: AdRequest(placementID: "p", format: .interstitial)) }
-        await clock.settle { eur.requestCount == 1 && usd.requestCount == 1 }
-        await clock.advance(to: .origin + .seconds(1))
-        let outcome = await task.value
+        let engine = try TestEngine(placements: [placement], adapters: [eur, usd], clock: clock, currencyRates: ["EUR": 1.10])
+        let outcome = try await engine.runAuction("p", until: .seconds(1))
+        #expect(eur.requestCount == 1 && usd.requestCount == 1)
         #expect(outcome.winner?.lineItem.id == "Eur")
         #expect(outcome.winner?.eCPM == 1.10)
         #expect(outcome.trace.source("Eur")?.rawPrice == 1.00)
@@ -267,17 +259,24 @@ struct AuctionTraceDescriptionTests {
 
 @Suite("Auction slot")
 struct AuctionSlotTests {
-    @Test("R8 ads must fit the request's slot (after a resize), not only the configured one")
-    func theRequestsSlotDecides() async throws {
+    @Test("R8 ads must fit the placement's slot after a resize, not only the configured one")
+    func theResizedSlotDecides() async throws {
         let clock = ManualClock()
         let net = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)], ads: .init(format: .banner, size: AdSize(width: 320, height: 50)))
         let placement = PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), sources: [.fixedPrice("NetA", eCPM: 1.2)])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: net)], clock: clock)
-        let task = Task { await auction.run(request: AdRequest(placementID: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 300, maxHeight: 40))) }
-        await clock.settle { net.requestCount == 1 }
+        let engine = try TestEngine(placements: [placement], adapters: [net], clock: clock)
+        let controller = try #require(engine.engine.placement("home_banner"))
+        let load = clock.startTask {
+            await controller.slotDidResize(SlotSize(maxWidth: 300, maxHeight: 40))
+            return await controller.load()
+        }
         await clock.advance(to: .origin + .seconds(1))
-        let outcome = await task.value
-        #expect(outcome.outcome(of: "NetA") == .lost(.sizeNotAllowed))
+        guard case .noFill(let trace) = await load.value else {
+            Issue.record("a 320x50 ad must not fill a 300x40 slot")
+            return
+        }
+        #expect(net.requestCount == 1)
+        #expect(trace.source("NetA")?.outcome == .lost(.sizeNotAllowed))
         #expect(try #require(net.ads.first).releaseCount == 1)
     }
 }

@@ -1,6 +1,6 @@
 import Testing
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 
 /// engine-rules.md §4, scenarios 1 to 6, with their exact values on a manual clock.
 @Suite("Auction scenarios (engine-rules.md §4)")
@@ -27,8 +27,8 @@ struct AuctionScenarioTests {
         await harness.clock.advance(to: .origin + .milliseconds(3400))
         let bidAd = try #require(harness.bid.ads.first)
         #expect(bidAd.releaseCount == 1)
-        #expect(harness.lateAnswers.withLock { $0.map(\.lineItemID) } == ["Bid"])
-        #expect(harness.lateAnswers.withLock { $0.first?.arrivedAt } == .origin + .milliseconds(3400))
+        #expect(harness.lateAnswers.map(\.lineItemID) == ["Bid"])
+        #expect(harness.lateAnswers.first?.arrivedAt == .origin + .milliseconds(3400))
         await harness.clock.advance(to: .origin + .seconds(10))
         let winnerAd = try #require(harness.netA.ads.first)
         #expect(winnerAd.releaseCount == 0)
@@ -116,21 +116,19 @@ struct AuctionScenarioTests {
             .never,
         ])
         let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.fixedPrice("NetA", eCPM: 1.20)])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: netA)], clock: clock)
-        let lateAnswers = Locked<[LateAnswer]>([])
-        let request = AdRequest(placementID: "level_end", format: .interstitial)
-        let first = Task { await auction.run(request: request) { answer in lateAnswers.withLock { $0.append(answer) } } }
-        await clock.settle { netA.requestCount == 1 }
+        let engine = try TestEngine(placements: [placement], adapters: [netA], clock: clock)
+        let first = await engine.startAuction("level_end")
+        #expect(netA.requestCount == 1)
         await clock.advance(to: .origin + .seconds(3))
-        let firstOutcome = await first.value
+        let firstOutcome = try #require(await first.value)
         #expect(firstOutcome.winner == nil)
         #expect(firstOutcome.endedAt == 3000)
         #expect(firstOutcome.outcome(of: "NetA") == .timeout)
 
-        let second = Task { await auction.run(request: request) }
-        await clock.settle { netA.requestCount == 2 }
+        let second = await engine.startAuction("level_end")
+        #expect(netA.requestCount == 2)
         await clock.advance(to: .origin + .seconds(6))
-        let secondOutcome = await second.value
+        let secondOutcome = try #require(await second.value)
         #expect(secondOutcome.trace.startedAtMilliseconds == 3000)
         #expect(secondOutcome.endedAt == 6000)
         #expect(secondOutcome.winner == nil)
@@ -138,7 +136,7 @@ struct AuctionScenarioTests {
         await clock.advance(to: .origin + .seconds(10))
         #expect(lateAd.releaseCount == 1)
         #expect(lateAd.impressionCount == 0)
-        #expect(lateAnswers.withLock { $0.count } == 1)
+        #expect(engine.lateAnswers.count == 1)
         #expect(netA.requestCount == 2)
     }
 
@@ -158,7 +156,7 @@ struct AuctionScenarioTests {
         #expect(harness.requestCount == 3)
         #expect(harness.clock.sleeperCount == 0)
         // The cancelled sources' no-fills come in late and carry no ad.
-        #expect(harness.lateAnswers.withLock { $0.allSatisfy { !$0.adReleased } })
+        #expect(harness.lateAnswers.allSatisfy { !$0.adReleased })
     }
 
     @Test("5. One outcome each: Bid won, NetB no fill, NetA timeout; nothing released")

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import Mediation
-import MediationTestSupport
+import MediationTestKit
 
 /// The driver's shared timer, auction ids, and the state machine at scale (the issue 7
 /// changes: one timer per ``Auction``, O(1) events, cheap ids).
@@ -32,12 +32,12 @@ struct AuctionTimerTests {
         let request = AdRequest(placementID: "level_end", format: .interstitial)
 
         // A at 0 ms with Hung only: its one wake-up is the deadline, 3000 ms.
-        let first = Task { await auction.run(request: request, excluding: ["Slow", "Low"]) }
-        await clock.settle { hung.requestCount == 1 }
+        let first = clock.startTask { await auction.run(request: request, excluding: ["Slow", "Low"]) }
+        #expect(await clock.settle { hung.requestCount == 1 })
         await clock.advance(to: .origin + .milliseconds(500))
         // B at 500 ms without Hung: Slow times out at 1500 ms, before A's wake-up.
-        let second = Task { await auction.run(request: request, excluding: ["Hung"]) }
-        await clock.settle { slow.requestCount == 1 && low.requestCount == 1 }
+        let second = clock.startTask { await auction.run(request: request, excluding: ["Hung"]) }
+        #expect(await clock.settle { slow.requestCount == 1 && low.requestCount == 1 })
         await clock.advance(to: .origin + .seconds(10))
         let a = await first.value
         let b = await second.value
@@ -71,11 +71,11 @@ struct AuctionTimerTests {
         let request = AdRequest(placementID: "level_end", format: .interstitial)
 
         let firstOutcome = Locked<AuctionOutcome?>(nil)
-        let first = Task {
+        let first = clock.startTask {
             let outcome = await auction.run(request: request, excluding: ["Slow", "Quick"])
             firstOutcome.withLock { $0 = outcome }
         }
-        await clock.settle { hung.requestCount == 1 }
+        #expect(await clock.settle { hung.requestCount == 1 })
         await clock.advance(to: .origin + .milliseconds(500))
         // B wants a wake-up at 1500 ms (Slow's timeout), earlier than A's 3000 ms, and is
         // decided at once by Quick's 5.00 bid.
@@ -84,7 +84,7 @@ struct AuctionTimerTests {
         #expect(second.winner?.lineItem.id == "Quick")
         await clock.advance(to: .origin + .seconds(10))
         // Without a timer A would never end: check without waiting on it, then end it anyway.
-        await clock.settle { firstOutcome.withLock { $0 != nil } }
+        #expect(await clock.settle { firstOutcome.withLock { $0 != nil } })
         let a = firstOutcome.withLock { $0 }
         first.cancel()
         await first.value
@@ -100,7 +100,7 @@ struct AuctionTimerTests {
         let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: bid)], clock: clock)
         let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
-        await clock.settle()
+        await clock.runUntilIdle()
         #expect(outcome.winner?.lineItem.id == "Bid")
         #expect(outcome.trace.endedAtMilliseconds == 0)
         #expect(clock.sleeperCount == 0)

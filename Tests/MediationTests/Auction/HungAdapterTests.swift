@@ -1,6 +1,6 @@
 import Testing
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 
 @Suite("A hung adapter on the real clock")
 struct HungAdapterTests {

@@ -5,7 +5,11 @@ import Testing
 /// A small valid config with a bidder network and a fixed-price one; each test case edits its
 /// text so every R15 error kind is checked against the exact JSON path.
 enum ConfigurationFixture {
-    static let pricing: [String: AdSourcePricing] = ["fallback": .fixedPrice, "bidkind": .bidder]
+    /// Network kinds that only state their pricing (the loader needs nothing else).
+    static let registry = NetworkRegistry([
+        PricingOnlyFactory(kind: "fallback", pricing: .fixedPrice),
+        PricingOnlyFactory(kind: "bidkind", pricing: .bidder),
+    ])
 
     static let base = """
     {
@@ -39,7 +43,17 @@ enum ConfigurationFixture {
     }
 
     static func load(_ json: String) throws(ConfigurationError) -> MediationConfiguration {
-        try ConfigurationLoader(adapterPricing: pricing).load(json: json)
+        try ConfigurationLoader(registry: registry).load(json: json)
+    }
+}
+
+/// A network kind whose adapters are never built: it only states its pricing, for loader tests.
+struct PricingOnlyFactory: NetworkAdapterFactory {
+    let kind: String
+    let pricing: AdSourcePricing
+
+    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+        throw ConfigurationError(code: .unknownAdapter, path: "networks.\(network.id).adapter", message: "loader-test kind")
     }
 }
 
@@ -191,7 +205,7 @@ struct ConfigurationLoaderTests {
 
     @Test func aMissingFileIsFileNotFound() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString).json")
-        let loader = ConfigurationLoader(adapterPricing: ConfigurationFixture.pricing)
+        let loader = ConfigurationLoader(registry: ConfigurationFixture.registry)
         #expect {
             _ = try loader.load(contentsOf: url)
         } throws: { error in

@@ -108,7 +108,7 @@ struct StrictJSONReaderTests {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return Int((state >> 33) % UInt64(bound))
         }
-        let loader = ConfigurationLoader(adapterPricing: ConfigurationFixture.pricing)
+        let loader = ConfigurationLoader(registry: ConfigurationFixture.registry)
         var failures = 0
         for _ in 0..<1500 {
             var bytes = base

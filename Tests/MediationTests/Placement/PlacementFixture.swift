@@ -1,5 +1,5 @@
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 import Testing
 
 /// Seconds from the origin with millisecond precision: `at(20.1)` is 20.100 s.
@@ -26,8 +26,6 @@ final class PlacementFixture: Sendable {
     let netB: ScriptedAdapter
     let engine: MediationEngine
     let placementID: String
-    /// Whether ``renderEachNewAd()`` runs, and how many `ad_loaded` events it has handled.
-    private let rendering = Locked((active: false, handled: 0))
 
     /// The three sources in config order.
     static let sources: [LineItem] = [
@@ -52,25 +50,19 @@ final class PlacementFixture: Sendable {
         netAAds: ScriptedAdapter.AdTemplate = .init(),
         hostContext: HostContext = HostContext(),
         requestTemplate: RequestTemplate = RequestTemplate()
-    ) {
+    ) throws {
         self.bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: bid)
         self.netA = ScriptedAdapter(network: "neta", pricing: .fixedPrice, clock: clock, script: netA, ads: netAAds)
         self.netB = ScriptedAdapter(network: "netb", pricing: .fixedPrice, clock: clock, script: netB)
         placementID = placement.id
-        let configuration = MediationConfiguration(
-            networks: [
-                NetworkConfiguration(id: "bid", adapter: "scripted"),
-                NetworkConfiguration(id: "neta", adapter: "scripted"),
-                NetworkConfiguration(id: "netb", adapter: "scripted"),
-            ],
-            placements: [placement]
-        )
-        engine = MediationEngine(
-            configuration: configuration,
-            adapters: ["bid": self.bid, "neta": self.netA, "netb": self.netB],
-            clock: clock,
-            logger: logger,
-            requestTemplate: requestTemplate,
+        var networks = PrebuiltNetworks()
+        networks.add("bid", pricing: .bidder, adapter: self.bid)
+        networks.add("neta", pricing: .fixedPrice, adapter: self.netA)
+        networks.add("netb", pricing: .fixedPrice, adapter: self.netB)
+        engine = try MediationEngine(
+            configuration: networks.configuration(placements: [placement]),
+            registry: networks.registry,
+            environment: MediationEnvironment(clock: clock, logger: logger, requestTemplate: requestTemplate),
             hostContext: { _ in hostContext },
             onEvent: recorder.handler
         )
@@ -88,59 +80,36 @@ final class PlacementFixture: Sendable {
     var auctionStarts: [MediationInstant] { recorder.instants("auction_started") }
 
     /// Renders every new ad of the placement as soon as it becomes current (the scenarios'
-    /// "a visible banner's new ad is rendered as soon as it becomes current").
+    /// "a visible banner's new ad is rendered as soon as it becomes current"). The renderer is
+    /// a task on the clock, so it runs before time moves on.
     func renderEachNewAd() throws -> Task<Void, Never> {
         let placement = try self.placement
         let stream = engine.events()
-        let rendering = self.rendering
-        rendering.withLock { $0.active = true }
-        return Task {
+        return clock.startTask {
             for await event in stream {
                 guard case .adLoaded(let ad, _, _) = event else { continue }
                 if ad.placementID == placement.id, let current = await placement.currentAd?.ad, current.id == ad.adID {
                     _ = await placement.reportShown(current)
                 }
-                rendering.withLock { $0.handled += 1 }
             }
         }
     }
 
-    /// Whether the renderer (if any) has handled every `ad_loaded` event so far.
-    private var rendered: Bool {
-        let state = rendering.withLock { $0 }
-        return !state.active || state.handled == recorder.count("ad_loaded")
-    }
-
-    /// Starts `load()` on the placement in a task, and returns once the load has reached the
-    /// clock: it made a request, or it finished (a fresh ad, or destroyed). Advancing the clock
-    /// before that could jump past an auction that has not started yet.
-    /// - Parameter joining: the load joins a running auction (no new request): just let it run.
+    /// Starts `load()` on the placement as a task on the clock, and returns once the work due
+    /// now has run (the auction, if any, has asked its sources).
+    /// - Parameter joining: the load joins a running auction (no new request).
     func startLoad(joining: Bool = false) async throws -> Task<PlacementLoadResult, Never> {
         let placement = try self.placement
         let requestsBefore = requestCount
-        let finished = Locked(false)
-        let task = Task {
-            let result = await placement.load()
-            finished.withLock { $0 = true }
-            return result
-        }
-        if joining {
-            await clock.settle()
-        } else {
-            await clock.settle { self.requestCount > requestsBefore || finished.withLock { $0 } }
-        }
+        let task = clock.startTask { await placement.load() }
+        await clock.runUntilIdle()
+        if joining { #expect(requestCount == requestsBefore) }
         return task
     }
 
-    /// Advances the clock to `target` one wake-up at a time, letting the renderer show each new
-    /// ad at the instant it became current before time moves on.
+    /// Advances the clock to `target`, waking each sleeper at its own instant; the renderer
+    /// shows each new ad at the instant it became current.
     func advance(to target: MediationInstant) async {
-        while true {
-            await clock.settle { self.rendered }
-            guard let next = clock.nextDeadline, next <= target else { break }
-            await clock.advance(to: next)
-        }
         await clock.advance(to: target)
-        await clock.settle { self.rendered }
     }
 }

@@ -1,5 +1,5 @@
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 import Testing
 
 /// Engine rules, scenario 12 (refresh values), on a manual clock with auctions of 100 ms. The
@@ -15,12 +15,14 @@ struct RefreshValueScenarioTests {
         ]
     )
     func refreshTimes(refreshSeconds: Int?, expectedStarts: [Double]) async throws {
-        let fixture = PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: refreshSeconds))
-        let renderer = try fixture.renderEachNewAd()
-        defer { renderer.cancel() }
-        let placement = try fixture.placement
-        _ = await placement.attachView(visible: true)
-        await fixture.advance(to: at(600))
-        #expect(fixture.auctionStarts == expectedStarts.map(at))
+        let fixture = try PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: refreshSeconds))
+        try await fixture.clock.perform {
+            let renderer = try fixture.renderEachNewAd()
+            defer { renderer.cancel() }
+            let placement = try fixture.placement
+            _ = await placement.attachView(visible: true)
+            await fixture.advance(to: at(600))
+            #expect(fixture.auctionStarts == expectedStarts.map(at))
+        }
     }
 }

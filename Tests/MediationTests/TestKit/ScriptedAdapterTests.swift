@@ -1,5 +1,5 @@
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 import Testing
 
 @Suite("ScriptedAdapter")
@@ -12,8 +12,8 @@ struct ScriptedAdapterTests {
             .after(.milliseconds(50), .noFill),
         ])
         let request = AdRequest(placementID: "p", format: .banner)
-        let first = Task { await adapter.loadAd(for: request) }
-        await clock.settle { clock.sleeperCount > 0 }
+        let first = clock.startTask { await adapter.loadAd(for: request) }
+        #expect(await clock.settle { clock.sleeperCount > 0 })
         await clock.advance(by: .milliseconds(99))
         #expect(adapter.answerInstants.isEmpty)
         await clock.advance(by: .milliseconds(1))
@@ -24,8 +24,8 @@ struct ScriptedAdapterTests {
         #expect(adapter.answerInstants == [.origin + .milliseconds(100)])
 
         for _ in 0..<2 {
-            let next = Task { await adapter.loadAd(for: request) }
-            await clock.settle { clock.sleeperCount > 0 }
+            let next = clock.startTask { await adapter.loadAd(for: request) }
+            #expect(await clock.settle { clock.sleeperCount > 0 })
             await clock.advance(by: .milliseconds(50))
             guard case .noFill = await next.value else {
                 Issue.record("expected no fill")
@@ -61,9 +61,9 @@ struct ScriptedAdapterTests {
         let stubborn = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
         let polite = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)], honoursCancellation: true)
         let request = AdRequest(placementID: "p", format: .banner)
-        let first = Task { await stubborn.loadAd(for: request) }
-        let second = Task { await polite.loadAd(for: request) }
-        await clock.settle()
+        let first = clock.startTask { await stubborn.loadAd(for: request) }
+        let second = clock.startTask { await polite.loadAd(for: request) }
+        await clock.runUntilIdle()
         first.cancel()
         second.cancel()
         guard case .failure(let error) = await second.value else {
@@ -82,8 +82,9 @@ struct ScriptedAdapterTests {
         let clock = ManualClock()
         let adapter = ScriptedAdapter(network: "n", pricing: .fixedPrice, clock: clock, script: [.never])
         let request = AdRequest(placementID: "p", format: .banner)
-        let task = Task { await adapter.loadAd(for: request) }
-        await clock.settle { clock.sleeperCount > 0 }
+        let task = clock.startTask { await adapter.loadAd(for: request) }
+        // It suspends without sleeping on the clock: nothing will ever wake it.
+        #expect(await clock.settle { adapter.requestCount == 1 && clock.sleeperCount == 0 })
         await clock.advance(by: .seconds(10))
         task.cancel()
         await clock.advance(by: .seconds(10))

@@ -1,16 +1,17 @@
 import Mediation
-import MediationTestSupport
+import MediationTestKit
+import Testing
 
-/// The base configuration of engine-rules.md §4: placement `level_end` (interstitial,
-/// parallel, deadline 3000 ms) with `Bid` (bidder, floor 0.50), `NetA` (fixed 1.20) and
-/// `NetB` (fixed 0.80), each answering by a script on a manual clock.
+/// The base configuration of the engine rules' scenarios (`docs/engine-rules.md`, section 4):
+/// placement `level_end` (interstitial, parallel, deadline 3000 ms) with `Bid` (bidder, floor
+/// 0.50), `NetA` (fixed 1.20) and `NetB` (fixed 0.80), each answering by a script on a manual
+/// clock, run through a ``MediationEngine``.
 struct AuctionHarness {
     let clock = ManualClock()
     let bid: ScriptedAdapter
     let netA: ScriptedAdapter
     let netB: ScriptedAdapter
-    let auction: Auction
-    let lateAnswers = Locked<[LateAnswer]>([])
+    let engine: TestEngine?
 
     init(
         bid: [ScriptedAnswer],
@@ -36,41 +37,38 @@ struct AuctionHarness {
                 .fixedPrice("NetB", eCPM: 0.80),
             ]
         )
-        auction = Auction(
-            placement: placement,
-            sources: [
-                AuctionSource(lineItem: placement.sources[0], adapter: self.bid),
-                AuctionSource(lineItem: placement.sources[1], adapter: self.netA),
-                AuctionSource(lineItem: placement.sources[2], adapter: self.netB),
-            ],
-            clock: clock
-        )
+        do {
+            engine = try TestEngine(placements: [placement], adapters: [self.bid, self.netA, self.netB], clock: clock)
+        } catch {
+            Issue.record("the harness's engine could not be built: \(error)")
+            engine = nil
+        }
     }
 
-    /// Starts an auction at the clock's current instant and returns its task once the
-    /// auction has made `expectedRequests` more requests.
-    func start(expectedRequests: Int = 3) async -> Task<AuctionOutcome, Never> {
-        let before = requestCount
-        let auction = auction
-        let lateAnswers = lateAnswers
-        let task = Task {
-            await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial)) { answer in
-                lateAnswers.withLock { $0.append(answer) }
-            }
-        }
-        await clock.settle { requestCount >= before + expectedRequests }
+    /// Starts an auction at the clock's current instant and returns its task once the work due
+    /// now has run (the auction has asked the sources it asks at once).
+    func start() async -> Task<AuctionOutcome, Never> {
+        let engine = engine
+        let task = clock.startTask { await engine?.engine.runAuction(placementID: "level_end") ?? AuctionHarness.missing }
+        await clock.runUntilIdle()
         return task
     }
 
     /// Runs one auction from the clock's current instant, advancing the clock to `until`.
-    func run(until: Duration = .seconds(10), expectedRequests: Int = 3) async -> AuctionOutcome {
-        let task = await start(expectedRequests: expectedRequests)
+    func run(until: Duration = .seconds(10)) async -> AuctionOutcome {
+        let task = await start()
         await clock.advance(to: .origin + until)
         return await task.value
     }
 
     /// Total requests made to the three sources.
     var requestCount: Int { bid.requestCount + netA.requestCount + netB.requestCount }
+
+    /// The late answers the engine reported.
+    var lateAnswers: [LateAnswer] { engine?.lateAnswers ?? [] }
+
+    /// The outcome returned when the engine is missing (the harness already recorded an issue).
+    static let missing = AuctionOutcome(winner: nil, trace: AuctionTrace(auctionID: "", placementID: "level_end", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 0, deadlineMilliseconds: 0, winner: nil, winningECPM: nil, sources: []))
 }
 
 extension AuctionOutcome {
