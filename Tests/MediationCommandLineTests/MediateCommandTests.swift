@@ -2,7 +2,7 @@ import Adapters
 import Foundation
 import Mediation
 import Testing
-@testable import MediationCLI
+@testable import MediationCommandLine
 
 @Suite("mediate end to end")
 struct MediateCommandTests {
@@ -99,7 +99,7 @@ struct MediateCommandTests {
         let workspace = try Workspace()
         let factory = RecordingFactory()
         try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"p": {"format": "native", "refresh_seconds": 30, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
-        let result = await workspace.run(["--placement", "p"], registry: AdapterRegistry([factory]))
+        let result = await workspace.run(["--placement", "p"], registry: NetworkRegistry([factory]))
         #expect(result.code == .dataError)
         #expect(result.error.contains("placements.p.refresh_seconds"))
         #expect(factory.adaptersBuilt == 0)
@@ -197,7 +197,7 @@ struct MediateCommandTests {
         try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"chat_strip": {"format": "native", "slot": {"max_height": 100}, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
         let sample = try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/sample-conversation.json"), encoding: .utf8)
         try workspace.write(sample, to: "chat.json")
-        let result = await workspace.run(["--placement", "chat_strip", "--messages", "chat.json"], registry: AdapterRegistry([factory]))
+        let result = await workspace.run(["--placement", "chat_strip", "--messages", "chat.json"], registry: NetworkRegistry([factory]))
         #expect(result.code == .success, "\(result.error)")
         let request = try #require(factory.recordedRequests.first)
         #expect(request.context.messages.map(\.role) == [.user, .assistant, .user])

@@ -1,7 +1,7 @@
 import Foundation
 import Mediation
 import Testing
-@testable import MediationCLI
+@testable import MediationCommandLine
 
 @Suite("mediate --watch")
 struct WatchCommandTests {
