@@ -77,6 +77,15 @@ final class Workspace {
         return (code, output.contents, error.contents)
     }
 
+    /// Runs `mediate arguments` in the repository's root, with its shipped `Config/mediation.json`.
+    static func runInRepository(_ arguments: [String], registry: NetworkRegistry = .standard) async -> (code: ExitCode, output: String, error: String) {
+        let output = CapturedOutput()
+        let error = CapturedOutput()
+        let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: repositoryRoot, clock: SystemClock(), registry: registry)
+        let code = await MediateCommand.run(arguments: arguments, environment: environment)
+        return (code, output.contents, error.contents)
+    }
+
     /// A config whose fallback networks answer at once: `home_banner` fills from `low`
     /// (0.50; `high` at 2.00 never fills); `empty_slot` never fills.
     static let instantConfig = """
