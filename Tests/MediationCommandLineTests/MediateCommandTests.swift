@@ -254,6 +254,7 @@ struct MediateCommandTests {
         let code = await clock.run {
             await MediateCommand.run(arguments: ["--placement", "level_end", "--json"], environment: environment)
         }
+        extendLifetime(workspace) // its directory holds the config until here
         #expect(try #require(code, "the run stalled") == .success, "\(error.contents)")
 
         let object = try jsonObject(output.contents)
