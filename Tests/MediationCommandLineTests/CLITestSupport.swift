@@ -1,7 +1,7 @@
 import Adapters
 import Foundation
 import Mediation
-@testable import MediationCLI
+@testable import MediationCommandLine
 
 /// Text written by `mediate`, kept for the test to read.
 final class CapturedOutput: TextOutput {
@@ -23,7 +23,7 @@ final class RecordingFactory: NetworkAdapterFactory {
     var kind: String { "recorder" }
     var pricing: AdSourcePricing { .fixedPrice }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: AdapterEnvironment) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         builds.withLock { $0 += 1 }
         return RecordingAdapter(network: network.id, factory: self)
     }
@@ -69,10 +69,19 @@ final class Workspace {
     }
 
     /// Runs `mediate arguments` in this directory.
-    func run(_ arguments: [String], registry: AdapterRegistry = .standard) async -> (code: ExitCode, output: String, error: String) {
+    func run(_ arguments: [String], registry: NetworkRegistry = .standard) async -> (code: ExitCode, output: String, error: String) {
         let output = CapturedOutput()
         let error = CapturedOutput()
         let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: directory, clock: SystemClock(), registry: registry)
+        let code = await MediateCommand.run(arguments: arguments, environment: environment)
+        return (code, output.contents, error.contents)
+    }
+
+    /// Runs `mediate arguments` in the repository's root, with its shipped `Config/mediation.json`.
+    static func runInRepository(_ arguments: [String], registry: NetworkRegistry = .standard) async -> (code: ExitCode, output: String, error: String) {
+        let output = CapturedOutput()
+        let error = CapturedOutput()
+        let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: repositoryRoot, clock: SystemClock(), registry: registry)
         let code = await MediateCommand.run(arguments: arguments, environment: environment)
         return (code, output.contents, error.contents)
     }

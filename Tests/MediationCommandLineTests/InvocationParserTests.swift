@@ -1,5 +1,5 @@
 import Testing
-@testable import MediationCLI
+@testable import MediationCommandLine
 
 @Suite("mediate argument parser")
 struct InvocationParserTests {

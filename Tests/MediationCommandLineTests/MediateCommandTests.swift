@@ -1,8 +1,9 @@
 import Adapters
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
-@testable import MediationCLI
+@testable import MediationCommandLine
 
 @Suite("mediate end to end")
 struct MediateCommandTests {
@@ -99,7 +100,7 @@ struct MediateCommandTests {
         let workspace = try Workspace()
         let factory = RecordingFactory()
         try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"p": {"format": "native", "refresh_seconds": 30, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
-        let result = await workspace.run(["--placement", "p"], registry: AdapterRegistry([factory]))
+        let result = await workspace.run(["--placement", "p"], registry: NetworkRegistry([factory]))
         #expect(result.code == .dataError)
         #expect(result.error.contains("placements.p.refresh_seconds"))
         #expect(factory.adaptersBuilt == 0)
@@ -197,7 +198,7 @@ struct MediateCommandTests {
         try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"chat_strip": {"format": "native", "slot": {"max_height": 100}, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
         let sample = try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/sample-conversation.json"), encoding: .utf8)
         try workspace.write(sample, to: "chat.json")
-        let result = await workspace.run(["--placement", "chat_strip", "--messages", "chat.json"], registry: AdapterRegistry([factory]))
+        let result = await workspace.run(["--placement", "chat_strip", "--messages", "chat.json"], registry: NetworkRegistry([factory]))
         #expect(result.code == .success, "\(result.error)")
         let request = try #require(factory.recordedRequests.first)
         #expect(request.context.messages.map(\.role) == [.user, .assistant, .user])
@@ -220,6 +221,82 @@ struct MediateCommandTests {
         let result = await workspace.run(["--placement", "home_banner", "--messages", path])
         #expect(result.code == code)
         #expect(result.error.hasPrefix(message), "\(result.error)")
+    }
+
+    /// The one-shot run is an auction of the engine built from the config: the engine tells
+    /// every network what became of its request (`auctionDidEnd`), shuts the networks down
+    /// afterwards, and runs on the environment's clock (virtual here, so the trace is exact).
+    @Test func theOneShotAuctionRunsThroughTheEngine() async throws {
+        let workspace = try Workspace()
+        let clock = ManualClock()
+        let bidder = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(40), .bid(2.0))])
+        let fixed = ScriptedAdapter(network: "fixed", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)])
+        var networks = PrebuiltNetworks()
+        networks.add("bid", pricing: .bidder, adapter: bidder)
+        networks.add("fixed", pricing: .fixedPrice, adapter: fixed)
+        try workspace.write("""
+        {
+          "networks": { "bid": { "adapter": "prebuilt.bid" }, "fixed": { "adapter": "prebuilt.fixed" } },
+          "placements": {
+            "level_end": {
+              "format": "interstitial",
+              "sources": [
+                { "id": "b", "network": "bid", "ad_unit_id": "bid-unit" },
+                { "id": "f", "network": "fixed", "ad_unit_id": "fixed-unit", "ecpm": 1.0 }
+              ]
+            }
+          }
+        }
+        """, to: "Config/mediation.json")
+        let output = CapturedOutput()
+        let error = CapturedOutput()
+        let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: workspace.directory, clock: clock, registry: networks.registry)
+        let code = await clock.run {
+            await MediateCommand.run(arguments: ["--placement", "level_end", "--json"], environment: environment)
+        }
+        extendLifetime(workspace) // its directory holds the config until here
+        #expect(try #require(code, "the run stalled") == .success, "\(error.contents)")
+
+        let object = try jsonObject(output.contents)
+        let winner = try #require(object["winner"] as? [String: Any])
+        #expect(winner["line_item"] as? String == "b")
+        #expect(winner["ad_id"] as? String == "bid-1")
+        let trace = try #require(object["trace"] as? [String: Any])
+        let auctionID = try #require(trace["auction_id"] as? String)
+
+        // Each network heard the auction's decision about its one request, from the engine.
+        #expect(bidder.requests.map(\.adUnitID) == ["bid-unit"])
+        #expect(fixed.requests.map(\.adUnitID) == ["fixed-unit"])
+        let won = try #require(bidder.notices.first)
+        #expect(bidder.notices.count == 1)
+        #expect(won.auctionID == auctionID)
+        #expect(won.placementID == "level_end")
+        #expect(won.lineItemID == "b")
+        #expect(won.adUnitID == "bid-unit")
+        #expect(won.outcome == .won)
+        #expect(won.eCPM == 2.0)
+        #expect(won.adID == "bid-1")
+        let lost = try #require(fixed.notices.first)
+        #expect(fixed.notices.count == 1)
+        #expect(lost.auctionID == auctionID)
+        #expect(lost.lineItemID == "f")
+        #expect(lost.outcome == .lost(.lostToHigherBid))
+        #expect(lost.eCPM == 1.0)
+        #expect(lost.adID == "fixed-1")
+
+        // On the environment's clock: both asked at once, the bid decided it at 40 ms.
+        #expect(bidder.requestInstants == [.origin])
+        #expect(bidder.answerInstants == [.origin + .milliseconds(40)])
+        #expect(fixed.answerInstants == [.origin + .milliseconds(10)])
+        #expect(trace["started_at_ms"] as? Double == 0)
+        #expect(trace["ended_at_ms"] as? Double == 40)
+
+        // The CLI never shows the winner: both ads are given back, once (R7); then the engine
+        // shut every network down.
+        #expect(bidder.ads.map(\.releaseCount) == [1])
+        #expect(fixed.ads.map(\.releaseCount) == [1])
+        #expect(bidder.lifeCycleCalls == [.shutdown])
+        #expect(fixed.lifeCycleCalls == [.shutdown])
     }
 
     /// The README's command on the shipped config: it runs the fallback line items' real

@@ -1,7 +1,7 @@
 import Foundation
 import Mediation
 import Testing
-@testable import MediationCLI
+@testable import MediationCommandLine
 
 @Suite("mediate --watch")
 struct WatchCommandTests {
@@ -46,6 +46,60 @@ struct WatchCommandTests {
         let starts = result.output.split(separator: "\n").filter { $0.contains(" started ") }
         #expect(starts == ["[0.000s] auction 1 started (load)", "[30.000s] auction 2 started (refresh)", "[60.000s] auction 3 started (refresh)"])
         #expect(result.output.contains("done: 3 auctions (0 filled), 0 impressions"))
+    }
+
+    @Test("--fast on the shipped config: an hour of home_banner is 60 auctions, one per refresh of 60 s, and two runs print the same lines")
+    func fastWatchOfTheShippedConfigRepeats() async throws {
+        let arguments = ["--placement", "home_banner", "--watch", "--fast", "--duration", "3600"]
+        let first = await Workspace.runInRepository(arguments)
+        let second = await Workspace.runInRepository(arguments)
+        #expect(first.code == .success, "\(first.error)")
+        #expect(second.code == .success, "\(second.error)")
+        #expect(first.error.isEmpty, "\(first.error)")
+        // Virtual time: the same inputs give the same run, line for line.
+        #expect(first.output == second.output)
+        #expect(first.error == second.error)
+
+        let lines = first.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "watching home_banner (banner, refresh 60 s) as one visible view for 3600 s on virtual time (--fast)")
+        let starts = lines.filter { $0.contains("] auction ") && $0.contains(" started ") }
+        #expect(starts.count == 60)
+        #expect(starts.first == "[0.000s] auction 1 started (load)")
+        #expect(starts.dropFirst().allSatisfy { $0.hasSuffix(" started (refresh)") })
+        #expect(lines.filter { $0.contains("] auction ") && $0.contains(" ended after ") }.count == 60)
+        #expect(lines.filter { $0.contains("] impression: ") }.count == 60)
+        #expect(lines.last?.hasPrefix("[3600.000s] done: 60 auctions (60 filled), 60 impressions, revenue $") == true, "\(lines.last ?? "")")
+
+        // Each refresh is scheduled 60 s after its auction ended, and the next auction starts
+        // exactly then; the 60th schedules one past the hour, which does not start.
+        let scheduled = lines.filter { $0.contains("] next refresh at ") }
+        #expect(scheduled.count == 60)
+        let scheduledAt = try scheduled.map { line in
+            (at: try #require(Self.instant(of: line)), due: try #require(Self.instant(after: "next refresh at ", in: line)))
+        }
+        for entry in scheduledAt {
+            #expect(abs(entry.due - entry.at - 60) < 0.0005, "\(entry)")
+        }
+        let startInstants = try starts.map { try #require(Self.instant(of: $0)) }
+        #expect(Array(startInstants.dropFirst()) == scheduledAt.dropLast().map(\.due))
+        #expect(try #require(scheduledAt.last?.due) > 3600)
+    }
+
+    /// The seconds of a line's leading `[12.345s]`.
+    private static func instant(of line: String) -> Double? {
+        guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
+        return seconds(line[line.index(after: line.startIndex)..<close])
+    }
+
+    /// The seconds of the `12.345s` that follows `marker` in `line`.
+    private static func instant(after marker: String, in line: String) -> Double? {
+        guard let range = line.range(of: marker) else { return nil }
+        return seconds(line[range.upperBound...].prefix { $0 != " " })
+    }
+
+    private static func seconds(_ text: Substring) -> Double? {
+        guard text.hasSuffix("s") else { return nil }
+        return Double(text.dropLast())
     }
 
     @Test("an interstitial is loaded once and shown; it does not refresh")
