@@ -54,7 +54,7 @@ enum MediateCommand {
             environment.standardOutput.write("mediate \(HelpText.version)\n")
             return .success
         case .validate(let options):
-            return validate(options, environment: environment)
+            return await validate(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)
@@ -65,12 +65,13 @@ enum MediateCommand {
 
     // MARK: - Commands
 
-    private static func validate(_ options: ValidateOptions, environment: CommandEnvironment) -> ExitCode {
+    private static func validate(_ options: ValidateOptions, environment: CommandEnvironment) async -> ExitCode {
         let path = options.configPath ?? defaultConfigPath
         switch makeEngine(path, seed: defaultSeed, environment: environment) {
         case .failure(let failure):
             return report(failure, environment: environment)
         case .success(let engine):
+            await engine.shutdown()
             let configuration = engine.configuration
             environment.standardOutput.write("\(path): valid (\(configuration.networks.count) networks, \(configuration.placements.count) placements: \(configuration.placements.map(\.id).joined(separator: ", ")))\n")
             return .success
@@ -79,6 +80,13 @@ enum MediateCommand {
 
     private static func runPlacement(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
         let path = options.configPath ?? defaultConfigPath
+        var context = HostContext()
+        if let messagesPath = options.messagesPath {
+            switch loadMessages(messagesPath, environment: environment) {
+            case .success(let messages): context.messages = messages
+            case .failure(let exit): return exit.code
+            }
+        }
         let engine: MediationEngine
         switch makeEngine(path, seed: options.seed ?? defaultSeed, environment: environment) {
         case .failure(let failure):
@@ -87,18 +95,13 @@ enum MediateCommand {
             engine = built
         }
         guard let placement = engine.configuration.placement(options.placementID) else {
+            await engine.shutdown()
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
-        var context = HostContext()
-        if let messagesPath = options.messagesPath {
-            switch loadMessages(messagesPath, environment: environment) {
-            case .success(let messages): context.messages = messages
-            case .failure(let exit): return exit.code
-            }
-        }
 
         guard let outcome = await engine.runAuction(placementID: placement.id, context: context) else {
+            await engine.shutdown()
             return fail(.software, "cannot run an auction of \(placement.id)", environment: environment)
         }
         // The CLI is the host: it never shows the winner, so it gives the ad back (R7).

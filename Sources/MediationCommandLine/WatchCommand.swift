@@ -53,6 +53,7 @@ enum WatchCommand {
             engine = built
         }
         guard let placementConfiguration = engine.configuration.placement(options.placementID), let placement = engine.placement(placementConfiguration.id) else {
+            await engine.shutdown()
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
