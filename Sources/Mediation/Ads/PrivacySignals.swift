@@ -1,6 +1,6 @@
 /// The privacy signals the host app holds for this user, passed to every network with each
-/// ad request. Field meanings follow OpenRTB 2.6 `regs` and `user.consent` (see
-/// `shared/reference/field-reference.md` §1.6 and §1.7).
+/// ad request. Field meanings follow OpenRTB 2.6 `regs` (COPPA, GDPR, US privacy, GPP) and
+/// `user.consent` (the IAB TCF consent string).
 public struct PrivacySignals: Hashable, Sendable, Codable {
     /// The request falls under US COPPA (`regs.coppa = 1`).
     public var coppa: Bool

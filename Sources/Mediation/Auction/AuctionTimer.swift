@@ -7,8 +7,8 @@
 ///   auction).
 /// - The task is started by the auction after its sources' tasks (``spawn(_:)``, outside any
 ///   lock) and checks before sleeping that it is still needed: an auction whose sources answer
-///   at once ends before its timer ever sleeps, so it costs no clock sleep at all (issue 7;
-///   a cancelled `ContinuousClock` sleep keeps its system timer until the original deadline).
+///   at once ends before its timer ever sleeps, so it costs no clock sleep at all (a cancelled
+///   `ContinuousClock` sleep keeps its system timer until the original deadline).
 /// - A wake-up that became stale (the auction ended or moved its wake-up) is ignored by
 ///   ``AuctionRun``.
 final class AuctionTimer: Sendable {

@@ -1,5 +1,5 @@
-/// An OpenRTB loss reason code (`${AUCTION_LOSS}`; OpenRTB 3.0 "Loss Reason Codes", see
-/// `shared/reference/field-reference.md` §3.1). Open: unknown codes are kept as they are.
+/// An OpenRTB loss reason code (`${AUCTION_LOSS}`; the "Loss Reason Codes" list of the IAB's
+/// OpenRTB 3.0 specification). Open: unknown codes are kept as they are.
 public struct LossReason: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The numeric code.
     public var rawValue: Int

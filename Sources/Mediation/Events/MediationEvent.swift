@@ -69,7 +69,7 @@ public enum AuctionReason: String, Sendable, Hashable, Codable {
     case load
     /// The refresh interval's visible time ran out (R13).
     case refresh
-    /// The current ad's creative could not be shown; its line item is left out (issue 3).
+    /// The current ad's creative could not be shown; the new auction leaves its line item out.
     case renderFailure = "render_failure"
     /// A one-shot auction run through ``MediationEngine/runAuction(placementID:request:)``.
     case oneShot = "one_shot"

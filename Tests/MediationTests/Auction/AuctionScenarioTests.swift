@@ -2,8 +2,8 @@ import Testing
 import Mediation
 import MediationTestKit
 
-/// engine-rules.md §4, scenarios 1 to 6, with their exact values on a manual clock.
-@Suite("Auction scenarios (engine-rules.md §4)")
+/// `docs/engine-rules.md`, section 4: scenarios 1 to 6, with their exact values on a manual clock.
+@Suite("Auction scenarios (docs/engine-rules.md §4)")
 struct AuctionScenarioTests {
     @Test("1. Late bid: ends at the deadline, NetA wins, the late bid is released on arrival")
     func lateBid() async throws {

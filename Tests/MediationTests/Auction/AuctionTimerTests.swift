@@ -3,8 +3,8 @@ import Testing
 @testable import Mediation
 import MediationTestKit
 
-/// The driver's shared timer, auction ids, and the state machine at scale (the issue 7
-/// changes: one timer per ``Auction``, O(1) events, cheap ids).
+/// The driver's shared timer, auction ids, and the state machine at scale (one timer per
+/// ``Auction``, O(1) events, cheap ids).
 @Suite("Auction timer, ids and scale")
 struct AuctionTimerTests {
     /// `Hung` (fixed 2.00, never answers), `Slow` (fixed 1.00, own timeout 1000 ms, never
