@@ -31,14 +31,17 @@ struct QartveloPlacementTests {
         )
         let engine = try Self.engine(network, placement: placementConfiguration, environment: MediationEnvironment(clock: clock, logger: logger))
         let placement = try #require(engine.placement("home_banner"))
-        _ = await placement.attachView(visible: true)
+        // Calls that set off work on the placement are made from tasks on the clock, so that the
+        // clock runs that work (a call from the test's own task could leave it elsewhere).
+        _ = await clock.startTask { await placement.attachView(visible: true) }.value
         // The sandbox answers at 0 ms of virtual time; load() joins that auction (or finds its ad).
-        let ad = try #require(await placement.load().ad?.ad as? QartveloBannerAd)
+        let loaded = try #require(await clock.run { await placement.load() })
+        let ad = try #require(loaded.ad?.ad as? QartveloBannerAd)
         #expect(ad.serverRefreshSeconds == 15)
         #expect(await placement.refreshInterval == .seconds(30))
         #expect(logger.warnings.count == 1)
         #expect(logger.warnings.first?.contains("15 s") == true)
-        await engine.shutdown()
+        await clock.startTask { await engine.shutdown() }.value
     }
 
     @Test func html5AdNotReadyWithin6SecondsFallsBackToTheNextSource() async throws {
@@ -56,9 +59,11 @@ struct QartveloPlacementTests {
         others.add("backfill", pricing: .fixedPrice, adapter: backfill)
         let engine = try Self.engine(network, others: others, placement: placementConfiguration, environment: MediationEnvironment(clock: clock))
         let placement = try #require(engine.placement("home_banner"))
-        _ = await placement.attachView(visible: true)
+        // Calls that set off work on the placement are made from tasks on the clock.
+        _ = await clock.startTask { await placement.attachView(visible: true) }.value
         #expect(await clock.settle { backfill.requestCount == 1 })
-        let ad = try #require(await placement.load().ad?.ad as? QartveloBannerAd)
+        let loaded = try #require(await clock.run { await placement.load() })
+        let ad = try #require(loaded.ad?.ad as? QartveloBannerAd)
         #expect(ad.isHTML5)
         // The host wires the ad's render-failure hook to the placement.
         ad.onRenderFailure { [weak ad] _ in
@@ -66,7 +71,7 @@ struct QartveloPlacementTests {
             clock.startTask { _ = await placement.reportRenderFailure(ad) }
         }
         let shownAt = clock.now
-        _ = await placement.reportShown(ad)  // rendered in a visible view: the 6 s timer starts
+        await clock.startTask { _ = await placement.reportShown(ad) }.value  // rendered in a visible view: the 6 s timer starts
         await clock.advance(to: shownAt + .milliseconds(5999))
         #expect(await placement.currentAd?.ad === ad)
         #expect(ad.renderFailure == nil)
@@ -77,9 +82,9 @@ struct QartveloPlacementTests {
         #expect(await clock.settle { backfill.requestCount == 2 })
         #expect(backfill.requestInstants.last == shownAt + .seconds(6))
         await clock.advance(to: shownAt + .seconds(6) + .milliseconds(100))
-        let next = try #require(await placement.load().ad)
+        let next = try #require(await clock.run { await placement.load() }?.ad)
         #expect(next.lineItem.id == "home_banner_backfill")
         #expect(next.ad !== ad)
-        await engine.shutdown()
+        await clock.startTask { await engine.shutdown() }.value
     }
 }
