@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 import Testing
 @testable import Adapters
 

@@ -1,24 +1,24 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
-/// The repository's `Config/` directory, found from this file's path.
-enum RepositoryFiles {
-    static var configDirectory: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent() // AdaptersTests
-            .deletingLastPathComponent() // Tests
-            .deletingLastPathComponent() // repository root
-            .appendingPathComponent("Config")
-    }
-}
-
-@Suite("Configured auctions")
-struct ConfiguredAuctionsTests {
+/// The standard networks built through ``MediationEngine`` with `NetworkRegistry.standard` and
+/// the shipped `Config/mediation.json`.
+@Suite("Standard networks")
+struct StandardNetworksTests {
     private func shippedConfiguration() throws -> MediationConfiguration {
-        try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
-            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+    }
+
+    @Test func theStandardRegistryHasTheFourKinds() {
+        #expect(standardNetworks.map(\.kind) == ["fallback", "elo", "nitx", "qartvelo"])
+        #expect(NetworkRegistry.standard.kinds == ["elo", "fallback", "nitx", "qartvelo"])
+        #expect(NetworkRegistry.standard.pricing(forKind: "elo") == .bidder)
+        for kind in ["fallback", "nitx", "qartvelo"] {
+            #expect(NetworkRegistry.standard.pricing(forKind: kind) == .fixedPrice, "\(kind)")
+        }
     }
 
     @Test func theShippedConfigHasTheFourPlacements() throws {
@@ -38,26 +38,64 @@ struct ConfiguredAuctionsTests {
         }
     }
 
-    @Test func buildsOneAdapterPerNetworkAndAnAuctionPerPlacement() throws {
+    @Test func theEngineBuildsTheShippedConfigWithTheStandardRegistry() async throws {
+        let clock = ManualClock(start: .origin + .seconds(5))
+        let shipped = try shippedConfiguration()
+        let engine = try MediationEngine(contentsOf: RepositoryFiles.shippedConfiguration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 3))
+        #expect(engine.configuration == shipped)
+        for placement in engine.configuration.placements {
+            let controller = try #require(engine.placement(placement.id))
+            #expect(controller.configuration == placement)
+            #expect(engine.placement(placement.id) === controller, "one controller per placement")
+        }
+        #expect(engine.placement("nope") == nil)
+        #expect(await engine.runAuction(placementID: "nope") == nil)
+        await engine.shutdown()
+    }
+
+    @Test func buildsOneAdapterPerNetworkAndAnAuctionPerPlacement() async throws {
         let configuration = try shippedConfiguration()
         let clock = ManualClock(start: .origin + .seconds(5))
-        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 3))
-        #expect(Set(auctions.adapters.keys) == Set(configuration.networks.map(\.id)))
+        let recorder = NetworkRecorder()
+        let engine = try MediationEngine(
+            configuration: configuration,
+            registry: recorder.wrapping(.standard),
+            environment: MediationEnvironment(clock: clock, seed: 3),
+            hostContext: { _ in HostContext(screenName: "Chat") }
+        )
+        #expect(recorder.builtNetworks == configuration.networks.map(\.id))
+        #expect(recorder.loads.isEmpty, "building asks no network anything")
         for placement in configuration.placements {
-            let auction = try #require(auctions.auction(for: placement.id))
-            #expect(auction.placement == placement)
-            #expect(auction.sources.map(\.lineItem) == placement.sources)
-            #expect(auction.sources.map(\.adapter.network) == placement.sources.map(\.network))
-            let request = try #require(auctions.request(for: placement.id, context: HostContext(screenName: "Chat")))
-            #expect(request.placementID == placement.id)
-            #expect(request.format == placement.format)
-            #expect(request.bannerSizing == placement.bannerSizing)
-            #expect(request.slot == placement.slot)
-            #expect(request.deadline == .origin + .seconds(5) + placement.deadline)
-            #expect(request.context.screenName == "Chat")
+            let start = clock.now
+            let asked = recorder.loads.count
+            let outcome = try await engine.runAuction(placementID: placement.id, on: clock)
+            // The auction's sources are the placement's line items, in config order.
+            #expect(outcome.trace.placementID == placement.id)
+            #expect(outcome.trace.mode == placement.mode)
+            #expect(outcome.trace.sources.map(\.lineItemID) == placement.sources.map(\.id))
+            #expect(outcome.trace.sources.map(\.network) == placement.sources.map(\.network))
+            #expect(outcome.trace.sources.map(\.pricing) == placement.sources.map(\.pricing))
+            // Each request went to the line item's own network's adapter, built from the
+            // placement and the host's context.
+            let loads = Array(recorder.loads.dropFirst(asked))
+            #expect(!loads.isEmpty)
+            for load in loads {
+                let lineItem = try #require(placement.sources.first { $0.adUnitID == load.request.adUnitID }, "\(load.request.adUnitID)")
+                #expect(load.network == lineItem.network)
+                let request = load.request
+                #expect(request.placementID == placement.id)
+                #expect(request.format == placement.format)
+                #expect(request.bannerSizing == placement.bannerSizing)
+                #expect(request.slot == placement.slot)
+                #expect(request.context.screenName == "Chat")
+                let auctionDeadline = start + placement.deadline
+                let answerBy = lineItem.timeout.map { min(load.askedAt + $0, auctionDeadline) } ?? auctionDeadline
+                #expect(request.deadline == answerBy, "\(lineItem.id)")
+            }
+            outcome.winner?.ad.releaseResources() // the winner belongs to the caller
         }
-        #expect(auctions.auction(for: "nope") == nil)
-        #expect(auctions.request(for: "nope") == nil)
+        #expect(recorder.builtNetworks == configuration.networks.map(\.id), "no adapter is built per auction")
+        await engine.shutdown()
     }
 
     @Test func aFactoryErrorNamesTheNetworkPath() throws {
@@ -65,22 +103,31 @@ struct ConfiguredAuctionsTests {
             networks: [NetworkConfiguration(id: "admob", adapter: "fallback", options: ["fill_rate": .number(2)])],
             placements: []
         )
-        #expect {
-            _ = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: ManualClock()))
-        } throws: { error in
-            (error as? AdapterConfigurationError)?.path == "networks.admob.options.fill_rate"
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
         }
+        #expect(error?.path == "networks.admob.options.fill_rate")
+        #expect(error?.code == .invalidValue)
     }
 
     @Test func aKindMissingFromTheRegistryNamesTheAdapterPath() {
         let configuration = MediationConfiguration(networks: [NetworkConfiguration(id: "x", adapter: "fallback")], placements: [])
-        #expect(throws: AdapterConfigurationError(path: "networks.x.adapter", message: "no adapter of kind \"fallback\" in this build")) {
-            _ = try ConfiguredAuctions(configuration: configuration, registry: AdapterRegistry([]), environment: AdapterEnvironment(clock: ManualClock()))
+        #expect(throws: ConfigurationError(code: .unknownAdapter, path: "networks.x.adapter", message: "no network kind \"fallback\" is registered; known kinds: ")) {
+            _ = try MediationEngine(configuration: configuration, registry: NetworkRegistry(), environment: MediationEnvironment(clock: ManualClock()))
         }
+    }
+
+    @Test func aKindMissingFromTheRegistryFailsTheLoaderToo() {
+        let json = #"{ "networks": { "x": { "adapter": "acme" } }, "placements": {} }"#
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try ConfigurationLoader(registry: .standard).load(json: json)
+        }
+        #expect(error?.code == .unknownAdapter)
+        #expect(error?.path == "networks.x.adapter")
     }
 }
 
-/// The fallback network through a configured auction, on a manual clock.
+/// The fallback network through the engine's auction, on a manual clock.
 @Suite("Fallback line items in an auction")
 struct FallbackAuctionTests {
     private static let config = """
@@ -111,15 +158,13 @@ struct FallbackAuctionTests {
     """
 
     private func run(_ placementID: String, until end: Duration) async throws -> AuctionOutcome {
-        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind).load(json: Self.config)
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: Self.config)
         let clock = ManualClock()
-        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
-        let auction = try #require(auctions.auction(for: placementID))
-        let request = try #require(auctions.request(for: placementID))
-        let task = Task { await auction.run(request: request) }
-        await clock.settle { clock.sleeperCount > 0 }
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
+        let task = clock.startTask { await engine.runAuction(placementID: placementID) }
+        #expect(await clock.settle { clock.sleeperCount > 0 }, "the sources are waiting for their latency")
         await clock.advance(by: end)
-        return await task.value
+        return try #require(await task.value)
     }
 
     @Test func waterfallFillsFromTheSecondTierAt150ms() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -10,11 +11,12 @@ struct EloAdapterTests {
     }
 
     @Test func eloIsABidder() {
-        #expect(adapter(EloFakeTransport()).pricing == .bidder)
+        // The factory states the pricing, once for every Elo network.
         #expect(EloAdapterFactory().pricing == .bidder)
         #expect(EloAdapterFactory().kind == "elo")
-        #expect(AdapterRegistry.standard.factories["elo"] is EloAdapterFactory)
-        #expect(AdapterRegistry.standard.pricingByKind["elo"] == .bidder)
+        #expect(NetworkRegistry.standard.factory(forKind: "elo") is EloAdapterFactory)
+        #expect(NetworkRegistry.standard.pricing(forKind: "elo") == .bidder)
+        #expect(standardNetworks.contains { $0 is EloAdapterFactory })
     }
 
     @Test func fillIsABidAtTheServersPrice() async {
@@ -55,7 +57,7 @@ struct EloAdapterTests {
 
     // MARK: Factory
 
-    func make(_ network: NetworkConfiguration, environment: AdapterEnvironment = AdapterEnvironment(clock: ManualClock())) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
+    func make(_ network: NetworkConfiguration, environment: MediationEnvironment = MediationEnvironment(clock: ManualClock())) throws(ConfigurationError) -> any AdNetworkAdapter {
         try EloAdapterFactory().makeAdapter(for: network, environment: environment)
     }
 
@@ -72,12 +74,8 @@ struct EloAdapterTests {
     ] as [([String: String], [String: JSONValue], String)])
     func badConfigurationNamesItsPath(credentials: [String: String], options: [String: JSONValue], path: String) {
         let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: credentials, options: options)
-        #expect(throws: AdapterConfigurationError.self) { try make(network) }
-        do {
-            _ = try make(network)
-        } catch {
-            #expect(error.path == path)
-        }
+        let error = #expect(throws: ConfigurationError.self) { try make(network) }
+        #expect(error?.path == path)
     }
 
     @Test func optionsReachTheClientConfiguration() async throws {
@@ -89,7 +87,7 @@ struct EloAdapterTests {
             timeout: .milliseconds(1200),
             options: ["share_geo": .bool(false), "geo_precision": .integer(8), "coppa": .bool(true), "tfua": .bool(true), "log_level": .string("error")]
         )
-        let adapter = try #require(try make(network, environment: AdapterEnvironment(clock: ManualClock(), logger: logger)) as? EloAdapter)
+        let adapter = try #require(try make(network, environment: MediationEnvironment(clock: ManualClock(), logger: logger)) as? EloAdapter)
         let configuration = try #require(await adapter.client.currentConfiguration)
         #expect(configuration.publisherID == "pub-9")
         #expect(configuration.adUnitID == "unit-9")
@@ -113,7 +111,7 @@ struct EloAdapterTests {
         let transport = EloFakeTransport()
         let url = try #require(URL(string: "https://bid.elo.test/rtb"))
         let network = NetworkConfiguration(id: "elo_live", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .url(url))
-        let adapter = try make(network, environment: AdapterEnvironment(clock: ManualClock(), liveTransport: transport))
+        let adapter = try #require(try make(network, environment: MediationEnvironment(clock: ManualClock(), transport: transport)) as? EloAdapter)
         #expect(adapter.network == "elo_live")
         let result = await adapter.loadAd(for: EloFixtures.request())
         #expect(result.ad?.network == "elo_live")
@@ -123,7 +121,7 @@ struct EloAdapterTests {
     @Test func sandboxEndpointBidsThroughTheSandboxServer() async throws {
         let transport = EloFakeTransport()
         let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .sandbox, options: ["sandbox_no_bid_rate": .integer(0)])
-        let adapter = try make(network, environment: AdapterEnvironment(clock: ManualClock(), seed: 7, liveTransport: transport))
+        let adapter = try make(network, environment: MediationEnvironment(clock: ManualClock(), seed: 7, transport: transport))
         let strip = await adapter.loadAd(for: EloFixtures.request(maxHeight: 100))
         let card = await adapter.loadAd(for: EloFixtures.request(maxHeight: nil))
         guard case .bid(let stripAd, let price) = strip, case .bid(let cardAd, _) = card else {
@@ -139,7 +137,7 @@ struct EloAdapterTests {
     @Test func sandboxPricesRepeatWithTheSeed() async throws {
         func prices(seed: UInt64) async throws -> [Double] {
             let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["sandbox_no_bid_rate": .integer(0)])
-            let adapter = try make(network, environment: AdapterEnvironment(clock: ManualClock(), seed: seed))
+            let adapter = try make(network, environment: MediationEnvironment(clock: ManualClock(), seed: seed))
             var prices: [Double] = []
             for _ in 0..<5 {
                 if case .bid(_, let eCPM) = await adapter.loadAd(for: EloFixtures.request()) { prices.append(eCPM) }
@@ -156,7 +154,7 @@ struct EloAdapterTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
-        let adapter = try #require(try make(network, environment: AdapterEnvironment(clock: ManualClock(), storageDirectory: directory)) as? EloAdapter)
+        let adapter = try #require(try make(network, environment: MediationEnvironment(clock: ManualClock(), storageDirectory: directory)) as? EloAdapter)
         await adapter.client.setUserIdentifier("alice")
         let stored = try FileEloIdentityStore(fileURL: directory.appendingPathComponent("elo/elo-identity.json")).read()
         #expect(stored.userIdentifier == "alice")
@@ -166,8 +164,7 @@ struct EloAdapterTests {
 @Suite("Elo in the shipped configuration")
 struct EloShippedConfigurationTests {
     @Test func eloBidsOnChatStripAndHomeBanner() throws {
-        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
-            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        let configuration = try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
         #expect(configuration.network("elo")?.adapter == "elo")
         #expect(configuration.network("elo")?.endpoint == .sandbox)
         for placementID in ["chat_strip", "home_banner"] {
@@ -179,36 +176,36 @@ struct EloShippedConfigurationTests {
     }
 
     @Test func chatStripAuctionOnTheSandboxHasAnEloBid() async throws {
-        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
-            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
         let clock = ManualClock()
-        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
-        var request = try #require(auctions.request(for: "chat_strip", context: HostContext(messages: [ConversationMessage(role: .user, content: "Which tent for two?")])))
-        request.adUnitID = "elo-chat-strip" // the auction sets each source's ad unit
-        let adapter = try #require(auctions.adapters["elo"])
-        let result = await adapter.loadAd(for: request)
-        guard case .bid(let ad, let eCPM) = result else { Issue.record("expected an Elo bid, got \(result)"); return }
+        let recorder = NetworkRecorder()
+        let engine = try MediationEngine(contentsOf: RepositoryFiles.shippedConfiguration, registry: recorder.wrapping(.standard), environment: MediationEnvironment(clock: clock, seed: 1))
+        let context = HostContext(messages: [ConversationMessage(role: .user, content: "Which tent for two?")])
+        let outcome = try await engine.runAuction(placementID: "chat_strip", context: context, on: clock)
+        let loads = recorder.loads(of: "elo")
+        try #require(loads.count == 1)
+        #expect(loads[0].request.adUnitID == "elo-chat-strip") // the auction sets each source's ad unit
+        #expect(loads[0].request.context.messages.map(\.content) == ["Which tent for two?"])
+        guard case .bid(let ad, let eCPM)? = loads[0].result else { Issue.record("expected an Elo bid, got \(String(describing: loads[0].result))"); return }
         #expect(eCPM == 3.11) // seed 1: the sandbox's first draw
         #expect((ad as? EloAd)?.eloFormat == .strip) // chat_strip is 100 pt tall
-        ad.releaseResources()
+        #expect(outcome.trace.source("chat_strip_elo")?.rawPrice == 3.11)
+        outcome.winner?.ad.releaseResources() // the winner belongs to the caller
     }
 
     @Test func eloWinsTheShippedChatStripAuctionWithItsOwnPrice() async throws {
-        let configuration = try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
-            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
         let clock = ManualClock()
-        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
-        let auction = try #require(auctions.auction(for: "chat_strip"))
-        let request = try #require(auctions.request(for: "chat_strip"))
-        let outcome = await auction.run(request: request)
+        let engine = try MediationEngine(contentsOf: RepositoryFiles.shippedConfiguration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
+        let outcome = try await engine.runAuction(placementID: "chat_strip", on: clock)
         let elo = try #require(outcome.trace.sources.first { $0.network == "elo" })
         // Seed 1: Elo bids 3.11 at 0 ms; no fixed-price source (2.10 at most) can beat it (R4).
         #expect(elo.outcome == .won)
         #expect(elo.pricing == .bidder)
         #expect(elo.eCPM == 3.11)
         #expect(outcome.trace.endedAtMilliseconds == 0)
+        #expect(outcome.winner?.ad.network == "elo")
         // The others could no longer win: cancelled, or (Nitx's sandbox also answers at 0 ms,
         // so it may arrive first at the same instant) lost to the higher bid (R4, R5).
         #expect(outcome.trace.sources.filter { $0.network != "elo" }.allSatisfy { $0.outcome == .cancelled || $0.outcome == .lost(.lostToHigherBid) })
+        outcome.winner?.ad.releaseResources()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -175,8 +176,8 @@ struct EloClientTests {
         let clock = ManualClock()
         let transport = EloFakeTransport.hanging()
         let client = EloFixtures.client(transport: transport, clock: clock)
-        let load = Task { await client.loadAd(for: EloFixtures.request(deadline: .origin + .milliseconds(500))) }
-        await transport.waitForRequests(1)
+        let load = clock.startTask { await client.loadAd(for: EloFixtures.request(deadline: .origin + .milliseconds(500))) }
+        #expect(await clock.settle { transport.requests.count == 1 })
         await clock.advance(to: .origin + .milliseconds(499))
         #expect(clock.sleeperCount == 1)
         await clock.advance(to: .origin + .milliseconds(500))
@@ -190,8 +191,8 @@ struct EloClientTests {
         let clock = ManualClock()
         let transport = EloFakeTransport.hanging()
         let client = EloFixtures.client(transport: transport, clock: clock)
-        let load = Task { await client.loadAd(for: EloFixtures.request(deadline: .origin + .seconds(10))) }
-        await transport.waitForRequests(1)
+        let load = clock.startTask { await client.loadAd(for: EloFixtures.request(deadline: .origin + .seconds(10))) }
+        #expect(await clock.settle { transport.requests.count == 1 })
         #expect(clock.nextDeadline == .origin + .seconds(3))
         await clock.advance(to: .origin + .milliseconds(2999))
         #expect(clock.sleeperCount == 1)
@@ -208,8 +209,8 @@ struct EloClientTests {
             return .success(EloFixtures.bidResponse(for: request, price: 1.5))
         }
         let client = EloFixtures.client(transport: transport, clock: clock)
-        let load = Task { await client.loadAd(for: EloFixtures.request()) }
-        await transport.waitForRequests(1)
+        let load = clock.startTask { await client.loadAd(for: EloFixtures.request()) }
+        #expect(await clock.settle { transport.requests.count == 1 })
         await clock.advance(to: .origin + .seconds(3))
         let result = await load.value
         guard case .loaded(_, let eCPM) = result else { Issue.record("expected a fill, got \(result)"); return }
@@ -229,8 +230,8 @@ struct EloClientTests {
         let clock = ManualClock()
         let transport = EloFakeTransport.hanging()
         let client = EloFixtures.client(transport: transport, clock: clock)
-        let load = Task { await client.loadAd(for: EloFixtures.request()) }
-        await transport.waitForRequests(1)
+        let load = clock.startTask { await client.loadAd(for: EloFixtures.request()) }
+        #expect(await clock.settle { transport.requests.count == 1 })
         await client.shutdown()
         let result = await load.value
         guard case .error(let error) = result else { Issue.record("expected cancelled, got \(result)"); return }
@@ -239,14 +240,16 @@ struct EloClientTests {
     }
 
     @Test func cancellingTheCallerAnswersCancelledAtOnce() async {
+        let clock = ManualClock()
         let transport = EloFakeTransport.hanging()
-        let client = EloFixtures.client(transport: transport)
-        let load = Task { await client.loadAd(for: EloFixtures.request()) }
-        await transport.waitForRequests(1)
+        let client = EloFixtures.client(transport: transport, clock: clock)
+        let load = clock.startTask { await client.loadAd(for: EloFixtures.request()) }
+        #expect(await clock.settle { transport.requests.count == 1 })
         load.cancel()
         let result = await load.value
         guard case .error(let error) = result else { Issue.record("expected cancelled, got \(result)"); return }
         #expect(error.category == .cancelled)
+        #expect(clock.now == .origin)
     }
 
     // MARK: Geo toggle

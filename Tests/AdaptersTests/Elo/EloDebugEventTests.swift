@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -32,8 +33,8 @@ struct EloDebugEventTests {
         let recorder = EloEventRecorder()
         let client = EloFixtures.client(transport: transport, clock: clock)
         client.setDebugObserver(recorder.observer)
-        let load = Task { await client.loadAd(for: EloFixtures.request(maxWidth: 390.6, maxHeight: 120.4)) }
-        await transport.waitForRequests(1)
+        let load = clock.startTask { await client.loadAd(for: EloFixtures.request(maxWidth: 390.6, maxHeight: 120.4)) }
+        #expect(await clock.settle { transport.requests.count == 1 })
         await clock.advance(to: .origin + .milliseconds(120))
         _ = await load.value
         let operation = try #require(recorder.operations.first)

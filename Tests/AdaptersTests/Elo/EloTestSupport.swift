@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 @testable import Adapters
 
 /// A scripted transport: records every request and answers with `handler`.
@@ -21,7 +22,7 @@ final class EloFakeTransport: HTTPTransport {
         }
     }
 
-    /// Never answers until cancelled.
+    /// Never answers until cancelled (it sleeps on a clock of its own that never moves).
     static func hanging() -> EloFakeTransport {
         let never = ManualClock()
         return EloFakeTransport { _ in
@@ -54,13 +55,6 @@ final class EloFakeTransport: HTTPTransport {
     /// The decoded bid requests.
     func decodedBidRequests() throws -> [EloBidRequest] {
         try bidRequests.map { try JSONDecoder().decode(EloBidRequest.self, from: $0.body ?? Data()) }
-    }
-
-    /// Yields until `count` requests have arrived (bounded; never sleeps on the wall clock).
-    func waitForRequests(_ count: Int) async {
-        for _ in 0..<100_000 where requests.count < count {
-            await Task.yield()
-        }
     }
 }
 

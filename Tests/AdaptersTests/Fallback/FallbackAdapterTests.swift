@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -27,7 +28,7 @@ struct FallbackAdapterTests {
         let clock = ManualClock()
         let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(100)), clock: clock, seed: 1)
         let answered = Locked(false)
-        let task = Task {
+        let task = clock.startTask {
             let result = await adapter.loadAd(for: request())
             answered.withLock { $0 = true }
             return result
@@ -52,8 +53,8 @@ struct FallbackAdapterTests {
         let clock = ManualClock()
         let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(100), latencyJitter: .milliseconds(50)), clock: clock, seed: 3)
         for _ in 0..<5 {
-            let task = Task { await adapter.loadAd(for: request()) }
-            await clock.settle { clock.sleeperCount > 0 }
+            let task = clock.startTask { await adapter.loadAd(for: request()) }
+            #expect(await clock.settle { clock.sleeperCount == 1 })
             await clock.advance(by: .milliseconds(99))
             #expect(clock.sleeperCount == 1)
             await clock.advance(by: .milliseconds(51))
@@ -65,7 +66,7 @@ struct FallbackAdapterTests {
     @Test func cancellationAnswersAtOnce() async throws {
         let clock = ManualClock()
         let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .seconds(10)), clock: clock, seed: 1)
-        let task = Task { await adapter.loadAd(for: request()) }
+        let task = clock.startTask { await adapter.loadAd(for: request()) }
         await clock.settle()
         #expect(clock.sleeperCount == 1)
         task.cancel()
@@ -81,8 +82,8 @@ struct FallbackAdapterTests {
     @Test func aLatencyPastTheNetworkTimeoutFailsAtTheTimeout() async throws {
         let clock = ManualClock()
         let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(500)), timeout: .milliseconds(200), clock: clock, seed: 1)
-        let task = Task { await adapter.loadAd(for: request()) }
-        await clock.settle { clock.sleeperCount > 0 }
+        let task = clock.startTask { await adapter.loadAd(for: request()) }
+        #expect(await clock.settle { clock.sleeperCount == 1 })
         await clock.advance(by: .milliseconds(200))
         let result = await task.value
         guard case .failure(let error) = result else {
@@ -183,8 +184,10 @@ struct FallbackAdapterTests {
 @Suite("Fallback factory")
 struct FallbackFactoryTests {
     @Test func isRegisteredAsAFixedPriceKind() {
-        #expect(AdapterRegistry.standard.factories["fallback"] is FallbackAdapterFactory)
-        #expect(AdapterRegistry.standard.pricingByKind["fallback"] == .fixedPrice)
+        #expect(NetworkRegistry.standard.factory(forKind: "fallback") is FallbackAdapterFactory)
+        #expect(NetworkRegistry.standard.pricing(forKind: "fallback") == .fixedPrice)
+        #expect(FallbackAdapterFactory().kind == "fallback")
+        #expect(FallbackAdapterFactory().pricing == .fixedPrice)
     }
 
     @Test func readsEveryOption() throws {
@@ -192,9 +195,10 @@ struct FallbackFactoryTests {
             "fill_rate": .number(0.25), "latency_ms": .integer(120), "latency_jitter_ms": .number(7.5), "seed": .integer(-3), "creatives": .integer(4),
             "creative_sizes": .object(["banner": .array([.string("300x250"), .string("screen")])]),
         ])
-        let adapter = try #require(try FallbackAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: ManualClock(), seed: 5)) as? FallbackAdapter)
+        let factory = FallbackAdapterFactory()
+        let adapter = try #require(try factory.makeAdapter(for: network, environment: MediationEnvironment(clock: ManualClock(), seed: 5)) as? FallbackAdapter)
         #expect(adapter.network == "admob")
-        #expect(adapter.pricing == .fixedPrice)
+        #expect(factory.pricing == .fixedPrice)
         #expect(adapter.timeout == .milliseconds(900))
         #expect(adapter.options == FallbackOptions(
             fillRate: 0.25, latency: .milliseconds(120), latencyJitter: .microseconds(7500), seed: UInt64(bitPattern: -3), creatives: 4,
@@ -216,24 +220,23 @@ struct FallbackFactoryTests {
     ])
     func badOptionsNameTheirPath(_ options: [String: JSONValue], _ path: String) {
         let network = NetworkConfiguration(id: "admob", adapter: "fallback", options: options)
-        #expect {
-            _ = try FallbackAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: ManualClock()))
-        } throws: { error in
-            (error as? AdapterConfigurationError)?.path == path
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try FallbackAdapterFactory().makeAdapter(for: network, environment: MediationEnvironment(clock: ManualClock()))
         }
+        #expect(error?.path == path)
     }
 
     @Test func rejectsAURLEndpointAndUnknownCredentials() throws {
         let url = try #require(URL(string: "https://admob.example.com"))
         let factory = FallbackAdapterFactory()
-        let environment = AdapterEnvironment(clock: ManualClock())
-        #expect(throws: AdapterConfigurationError(path: "networks.admob.endpoint", message: "the fallback network has no server; use \"sandbox\"")) {
+        let environment = MediationEnvironment(clock: ManualClock())
+        #expect(throws: ConfigurationError(code: .invalidValue, path: "networks.admob.endpoint", message: "the fallback network has no server; use \"sandbox\"")) {
             _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", endpoint: .url(url)), environment: environment)
         }
-        #expect {
+        let error = #expect(throws: ConfigurationError.self) {
             _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["api_key": "k"]), environment: environment)
-        } throws: { error in
-            (error as? AdapterConfigurationError)?.path == "networks.admob.credentials.api_key"
         }
+        #expect(error?.path == "networks.admob.credentials.api_key")
+        #expect(error?.code == .unknownKey)
     }
 }

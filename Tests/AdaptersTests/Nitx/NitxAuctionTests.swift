@@ -1,30 +1,38 @@
 import Foundation
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 import Testing
 @testable import Adapters
 
-/// Nitx line items as fixed-price sources in the engine's auction (the sandbox behind them).
+/// Nitx line items as fixed-price sources in the engine's auction (the sandbox behind them):
+/// the engine builds the `nitx` network with `NitxAdapterFactory`.
 @Suite("Nitx in the auction")
 struct NitxAuctionTests {
-    static func nitx(clock: ManualClock, sdkBlock: Bool = true) throws -> any AdNetworkAdapter {
-        let network = NetworkConfiguration(id: "nitx", adapter: "nitx", credentials: ["source_code": "SDK-AM-DEMOI"], options: ["sdk_block": .bool(sdkBlock)])
-        return try NitxAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: clock))
+    static func nitxNetwork(sdkBlock: Bool = true) -> NetworkConfiguration {
+        NetworkConfiguration(id: "nitx", adapter: "nitx", credentials: ["source_code": "SDK-AM-DEMOI"], options: ["sdk_block": .bool(sdkBlock)])
+    }
+
+    /// An engine whose `nitx` network the standard registry builds, next to `others` (scripted
+    /// networks built beforehand).
+    static func engine(clock: ManualClock, sdkBlock: Bool = true, others: PrebuiltNetworks = PrebuiltNetworks(), placements: [PlacementConfiguration]) throws -> MediationEngine {
+        var registry = others.registry
+        registry.register(NitxAdapterFactory())
+        let configuration = MediationConfiguration(networks: [nitxNetwork(sdkBlock: sdkBlock)] + others.networks, placements: placements)
+        return try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: clock))
     }
 
     @Test(arguments: [true, false])
     func nitxWinsLevelEndAtItsConfiguredECPM(sdkBlock: Bool) async throws {
         let clock = ManualClock()
         let other = ScriptedAdapter(network: "netb", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(50), .fill)])
+        var others = PrebuiltNetworks()
+        others.add("netb", pricing: .fixedPrice, adapter: other)
         let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
             .fixedPrice("nitx_level_end", network: "nitx", adUnitID: "SLOT-LEVELEND", eCPM: 4.25),
             .fixedPrice("netb_level_end", network: "netb", eCPM: 1.20),
         ])
-        let auction = Auction(placement: placement, sources: [
-            AuctionSource(lineItem: placement.sources[0], adapter: try Self.nitx(clock: clock, sdkBlock: sdkBlock)),
-            AuctionSource(lineItem: placement.sources[1], adapter: other),
-        ], clock: clock)
-        let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
+        let engine = try Self.engine(clock: clock, sdkBlock: sdkBlock, others: others, placements: [placement])
+        let outcome = try await engine.runAuction(placementID: "level_end", on: clock)
         let winner = try #require(outcome.winner)
         #expect(winner.lineItem.id == "nitx_level_end")
         #expect(winner.eCPM == 4.25)
@@ -32,6 +40,7 @@ struct NitxAuctionTests {
         #expect(winner.ad.format == .interstitial)
         #expect(outcome.trace.source("nitx_level_end")?.outcome == .won)
         #expect(outcome.trace.source("nitx_level_end")?.pricing == .fixedPrice)
+        #expect(other.requestCount == 1)
     }
 
     @Test(arguments: [
@@ -46,16 +55,20 @@ struct NitxAuctionTests {
         let placement = PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [
             .fixedPrice("nitx_p", network: "nitx", adUnitID: "SLOT-P", eCPM: 2.0),
         ])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: try Self.nitx(clock: clock))], clock: clock)
-        let outcome = await auction.run(request: AdRequest(placementID: "p", format: format, bannerSizing: sizing, slot: slot))
+        let engine = try Self.engine(clock: clock, placements: [placement])
+        let outcome = try await engine.runAuction(placementID: "p", on: clock)
         #expect(outcome.winner?.lineItem.id == "nitx_p", "\(outcome.trace.sources.map(\.outcome))")
+        if let ad = outcome.winner?.ad {
+            #expect(ad.format == format)
+            #expect(slot.fits(ad.size) || format != .banner)
+        }
     }
 
     @Test func rewardedIsAnErrorOutcome() async throws {
         let clock = ManualClock()
         let placement = PlacementConfiguration(id: "r", format: .rewarded, sources: [.fixedPrice("nitx_r", network: "nitx", adUnitID: "SLOT-R", eCPM: 2.0)])
-        let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: try Self.nitx(clock: clock))], clock: clock)
-        let outcome = await auction.run(request: AdRequest(placementID: "r", format: .rewarded))
+        let engine = try Self.engine(clock: clock, placements: [placement])
+        let outcome = try await engine.runAuction(placementID: "r", on: clock)
         #expect(outcome.winner == nil)
         guard case .error(let error)? = outcome.trace.source("nitx_r")?.outcome else {
             Issue.record("expected an error outcome")

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -80,8 +81,51 @@ struct NitxEventBatchingTests {
         let result = await adapter.loadAd(for: NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline))
         let ad = try #require(result.ad)
         ad.recordImpression()
-        await adapter.applicationDidEnterBackground()
+        #expect(await clock.settle { Self.events(transport).isEmpty })
+        await adapter.didEnterBackground()  // the protocol's life-cycle hook
         #expect(Self.events(transport).map(\.count) == [2])
+    }
+
+    @Test func theEngineGoingToTheBackgroundFlushesQueuedNitxEvents() async throws {
+        let clock = ManualClock()
+        let (_, transport) = Self.postClient(clock: clock)
+        let json = """
+        {
+          "networks": {
+            "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\(NitxFixtures.base.absoluteString)" }
+          },
+          "placements": {
+            "feed_inline": {
+              "format": "banner", "sizing": "inline", "slot": { "max_width": 320, "max_height": 50 },
+              "sources": [ { "id": "feed_inline_nitx", "network": "nitx", "ad_unit_id": "SLOT-A", "ecpm": 0.9 } ]
+            }
+          }
+        }
+        """
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: transport))
+        let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
+        let ad = try #require(outcome.winner?.ad as? NitxLoadedAd)
+        #expect(ad.impressionID == "imp-1")
+        ad.recordRender()
+        ad.recordImpression()
+        let shownAt = clock.now
+        #expect(await clock.settle { transport.requests("POST", Self.eventsPath).isEmpty }, "queued for the 2 s batch")
+
+        await engine.setForeground(false)
+        #expect(engine.isForeground == false)
+        #expect(clock.now == shownAt)  // sent at once, not by the batch timer
+        let batches = Self.events(transport)
+        try #require(batches.count == 1)
+        #expect(batches[0].map { $0["type"] as? String } == ["impression", "viewable"])
+        #expect(batches[0].map { $0["impression_id"] as? String } == ["imp-1", "imp-1"])
+        #expect((transport.jsonBodies("POST", Self.eventsPath).first?["visitor_id"] as? String)?.isEmpty == false)
+        #expect(transport.requests.allSatisfy { $0.url.host == "api.nitx.test" })
+
+        // Nothing is left for the batch timer to send.
+        await clock.advance(by: .seconds(10))
+        #expect(Self.events(transport).count == 1)
+        await engine.shutdown()
     }
 
     @Test func getModeSendsNoEvents() async throws {

@@ -11,7 +11,8 @@ struct NitxLoopbackTests {
     static let slot = #"{"slot":{"code":"SLOT-A","format":"banner_320x50"},"ad":{"id":42,"name":"Summer sale","type":"image","path":"/creatives/42.png","click_url":"/api/clicks/42"}}"#
     static let postSlot = #"{"slot":{"code":"SLOT-A","format":"banner_320x50"},"ad":{"id":43,"name":"Summer sale","type":"image","path":"/creatives/43.png"},"impression_id":"imp-9"}"#
 
-    static func client(_ server: LoopbackServer, clock: ManualClock = ManualClock()) -> NitxClient {
+    /// Real HTTP answers in wall-clock time, so the client runs on the system clock.
+    static func client(_ server: LoopbackServer, clock: SystemClock = SystemClock()) -> NitxClient {
         NitxClient(
             sourceCode: NitxFixtures.code,
             options: NitxOptions(apiBaseURL: server.baseURL),
@@ -50,8 +51,7 @@ struct NitxLoopbackTests {
             "POST /api/sdk/forget": .init(status: 204),
         ])
         defer { server.stop() }
-        let clock = ManualClock()
-        let client = Self.client(server, clock: clock)
+        let client = Self.client(server)
         let ad = try #require(await Self.load(client).ad as? NitxLoadedAd)
         #expect(ad.impressionID == "imp-9")
         ad.recordImpression()

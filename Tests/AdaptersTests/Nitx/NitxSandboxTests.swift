@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -106,9 +107,11 @@ struct NitxSandboxTests {
     }
 
     @Test func registeredAsAFixedPriceKind() {
-        let factory = AdapterRegistry.standard.factories["nitx"]
+        let factory = NetworkRegistry.standard.factory(forKind: "nitx")
+        #expect(factory is NitxAdapterFactory)
         #expect(factory?.kind == "nitx")
         #expect(factory?.pricing == .fixedPrice)
+        #expect(NetworkRegistry.standard.pricing(forKind: "nitx") == .fixedPrice)
     }
 
     @Test(arguments: [
@@ -124,16 +127,16 @@ struct NitxSandboxTests {
         (["source_code": "SDK-AM-X"], ["colour": .string("red")], "networks.nitx.options.colour"),
     ])
     func configurationErrorsNameThePath(credentials: [String: String], options: [String: JSONValue], path: String) {
-        let error = #expect(throws: AdapterConfigurationError.self) {
-            _ = try NitxAdapterFactory().makeAdapter(for: Self.network(credentials: credentials, options: options), environment: AdapterEnvironment(clock: ManualClock()))
+        let error = #expect(throws: ConfigurationError.self) {
+            _ = try NitxAdapterFactory().makeAdapter(for: Self.network(credentials: credentials, options: options), environment: MediationEnvironment(clock: ManualClock()))
         }
         #expect(error?.path == path)
     }
 
     @Test func optionsReachTheClient() async throws {
         let options: [String: JSONValue] = ["personalization": .bool(false), "request_mode": .string("get"), "bridge_tag": .string("rn-1.0.0"), "debug": .bool(true), "sdk_block": .bool(true)]
-        let adapter = try #require(try NitxAdapterFactory().makeAdapter(for: Self.network(options: options), environment: AdapterEnvironment(clock: ManualClock())) as? NitxAdapter)
-        #expect(adapter.pricing == .fixedPrice)
+        let adapter = try #require(try NitxAdapterFactory().makeAdapter(for: Self.network(options: options), environment: MediationEnvironment(clock: ManualClock())) as? NitxAdapter)
+        #expect(NitxAdapterFactory().pricing == .fixedPrice)
         #expect(adapter.client.options.sdkTag == "rn-1.0.0/ios-1.0.0")
         #expect(adapter.client.options.requestMode == .get)
         #expect(adapter.client.options.debug)
@@ -146,7 +149,7 @@ struct NitxSandboxTests {
 
     @Test(arguments: [true, false])
     func sdkBlockOptionPicksTheMode(sdkBlock: Bool) async throws {
-        let adapter = try #require(try NitxAdapterFactory().makeAdapter(for: Self.network(options: ["sdk_block": .bool(sdkBlock)]), environment: AdapterEnvironment(clock: ManualClock())) as? NitxAdapter)
+        let adapter = try #require(try NitxAdapterFactory().makeAdapter(for: Self.network(options: ["sdk_block": .bool(sdkBlock)]), environment: MediationEnvironment(clock: ManualClock())) as? NitxAdapter)
         let result = await adapter.loadAd(for: NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline, adUnit: "SLOT-B"))
         guard case .fill(let ad) = result else {
             Issue.record("expected a fill, got \(result)")
@@ -157,7 +160,7 @@ struct NitxSandboxTests {
     }
 
     @Test func rewardedThroughTheAdapterFails() async throws {
-        let adapter = try NitxAdapterFactory().makeAdapter(for: Self.network(), environment: AdapterEnvironment(clock: ManualClock()))
+        let adapter = try NitxAdapterFactory().makeAdapter(for: Self.network(), environment: MediationEnvironment(clock: ManualClock()))
         guard case .failure(let error) = await adapter.loadAd(for: NitxFixtures.request(.rewarded)) else {
             Issue.record("expected a failure")
             return

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -7,8 +8,7 @@ import Testing
 @Suite("Nitx in the shipped configuration")
 struct NitxShippedConfigurationTests {
     static func configuration() throws -> MediationConfiguration {
-        try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
-            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
     }
 
     @Test func nitxIsAFixedPriceSourceOnEveryPlacement() throws {
@@ -30,13 +30,11 @@ struct NitxShippedConfigurationTests {
     @Test func levelEndAuctionAsksNitxAfterThePremiumTier() async throws {
         let configuration = try Self.configuration()
         let clock = ManualClock()
-        let auctions = try ConfiguredAuctions(configuration: configuration, environment: AdapterEnvironment(clock: clock, seed: 1))
-        let auction = try #require(auctions.auction(for: "level_end"))
-        let request = try #require(auctions.request(for: "level_end"))
-        let task = Task { await auction.run(request: request) }
-        await clock.settle { clock.sleeperCount > 0 }
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
+        let task = clock.startTask { await engine.runAuction(placementID: "level_end") }
+        #expect(await clock.settle { clock.sleeperCount > 0 }, "the premium tier is waiting for its latency")
         await clock.advance(by: .milliseconds(3000))
-        let outcome = await task.value
+        let outcome = try #require(await task.value)
         let nitx = try #require(outcome.trace.source("level_end_nitx"))
         let premium = try #require(outcome.trace.source("level_end_premium"))
         // Seed 1: the premium tier (6.50) has no fill after ~241 ms; the Nitx tier (5.20) is asked

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 @testable import Adapters
 
 /// A scripted in-memory transport: "METHOD /path" to responses served in turn (the last

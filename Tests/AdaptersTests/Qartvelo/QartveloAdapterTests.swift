@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -8,7 +9,7 @@ struct QartveloAdapterTests {
     @Test func pricingIsFixedAndAnAdIsAFill() async throws {
         let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer())
         let adapter = QartveloFixtures.adapter(transport: transport)
-        #expect(adapter.pricing == .fixedPrice)
+        #expect(QartveloAdapterFactory().pricing == .fixedPrice)  // the factory states it for every Qartvelo network
         #expect(adapter.network == "qartvelo")
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
         let ad = try #require(result.qartveloAd)

@@ -1,6 +1,6 @@
 import Foundation
 import Mediation
-import MediationTestSupport
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -13,24 +13,23 @@ struct QartveloAuctionTests {
         sources: [.fixedPrice("qartvelo", eCPM: 2.0), .fixedPrice("backfill", eCPM: 0.5)]
     )
 
-    static func run(qartvelo options: QartveloOptions) async -> (AuctionOutcome, ScriptedAdapter) {
+    static func run(qartvelo options: QartveloOptions) async throws -> (AuctionOutcome, ScriptedAdapter) {
         let clock = ManualClock()
         let backfill = ScriptedAdapter(network: "backfill", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)], ads: .init(size: AdSize(width: 320, height: 50)))
         let qartvelo = QartveloAnswerCountingAdapter(QartveloFixtures.sandboxAdapter(options: options, clock: clock))
-        let auction = Auction(placement: placement, sources: [
-            AuctionSource(lineItem: placement.sources[0], adapter: qartvelo),
-            AuctionSource(lineItem: placement.sources[1], adapter: backfill),
-        ], clock: clock)
-        let request = AdRequest(placementID: "home_banner", format: .banner, bannerSizing: .anchored, slot: placement.slot, screen: .phone)
-        let task = Task { await auction.run(request: request) }
-        // Qartvelo's sandbox answers at 0 ms of virtual time; wait for it before time moves.
-        _ = await clock.settle { backfill.requestCount == 1 && qartvelo.answers == 1 }
+        var networks = PrebuiltNetworks()
+        networks.add("qartvelo", pricing: QartveloAdapterFactory().pricing, adapter: qartvelo)
+        networks.add("backfill", pricing: .fixedPrice, adapter: backfill)
+        let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
+        let task = clock.startTask { await engine.runAuction(placementID: "home_banner") }
+        // Qartvelo's sandbox answers at 0 ms of virtual time, before time moves.
+        #expect(await clock.settle { backfill.requestCount == 1 && qartvelo.answers == 1 })
         await clock.advance(to: .origin + .seconds(1))
-        return (await task.value, backfill)
+        return (try #require(await task.value), backfill)
     }
 
     @Test func bundleOf2MBPlusOneByteFailsAndTheNextSourceWins() async throws {
-        let (outcome, backfill) = await Self.run(qartvelo: QartveloOptions(sandboxHTML5: true, sandboxHTML5BundleBytes: 2 * 1024 * 1024 + 1))
+        let (outcome, backfill) = try await Self.run(qartvelo: QartveloOptions(sandboxHTML5: true, sandboxHTML5BundleBytes: 2 * 1024 * 1024 + 1))
         guard case .error(let error) = outcome.trace.source("qartvelo")?.outcome else {
             Issue.record("expected an error, got \(String(describing: outcome.trace.source("qartvelo")?.outcome))")
             return
@@ -43,19 +42,21 @@ struct QartveloAuctionTests {
     }
 
     @Test func bundleOfExactly2MBWinsAtItsConfiguredECPM() async throws {
-        let (outcome, backfill) = await Self.run(qartvelo: QartveloOptions(sandboxHTML5: true, sandboxHTML5BundleBytes: 2 * 1024 * 1024))
+        let (outcome, backfill) = try await Self.run(qartvelo: QartveloOptions(sandboxHTML5: true, sandboxHTML5BundleBytes: 2 * 1024 * 1024))
         #expect(outcome.winner?.lineItem.id == "qartvelo")
         #expect(outcome.winner?.eCPM == 2.0)
         let ad = try #require(outcome.winner?.ad as? QartveloBannerAd)
         #expect(ad.size == AdSize(width: 390, height: 60))
         #expect(ad.serverRefreshSeconds == 60)
-        // The backfill could no longer win: cancelled, and its ad (if it came) released.
+        // The backfill could no longer win: cancelled, and its ad (it still came, at 100 ms)
+        // released once.
         #expect(outcome.trace.source("backfill")?.outcome == .cancelled)
+        #expect(backfill.ads.count == 1)
         #expect(backfill.ads.allSatisfy { $0.releaseCount == 1 })
     }
 }
 
-/// Forwards to an adapter and counts its answers, so a test can wait for one.
+/// Forwards to an adapter and counts its answers, so a test can check one came.
 final class QartveloAnswerCountingAdapter: AdNetworkAdapter {
     private let inner: any AdNetworkAdapter
     private let count = Locked(0)
@@ -64,8 +65,6 @@ final class QartveloAnswerCountingAdapter: AdNetworkAdapter {
         self.inner = inner
     }
 
-    var network: String { inner.network }
-    var pricing: AdSourcePricing { inner.pricing }
     var answers: Int { count.withLock { $0 } }
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -9,15 +10,16 @@ struct QartveloFactoryTests {
         NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: credentials, endpoint: .sandbox, options: options)
     }
 
-    static func make(_ network: NetworkConfiguration, clock: any MediationClock = ManualClock()) throws(AdapterConfigurationError) -> any AdNetworkAdapter {
-        try QartveloAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: clock))
+    static func make(_ network: NetworkConfiguration, clock: any MediationClock = ManualClock()) throws(ConfigurationError) -> any AdNetworkAdapter {
+        try QartveloAdapterFactory().makeAdapter(for: network, environment: MediationEnvironment(clock: clock))
     }
 
     @Test func registeredAsAFixedPriceKind() {
-        let factory = AdapterRegistry.standard.factories["qartvelo"]
+        let factory = NetworkRegistry.standard.factory(forKind: "qartvelo")
+        #expect(factory is QartveloAdapterFactory)
         #expect(factory?.kind == "qartvelo")
         #expect(factory?.pricing == .fixedPrice)
-        #expect(AdapterRegistry.standard.pricingByKind["qartvelo"] == .fixedPrice)
+        #expect(NetworkRegistry.standard.pricing(forKind: "qartvelo") == .fixedPrice)
     }
 
     @Test(arguments: [
@@ -26,12 +28,8 @@ struct QartveloFactoryTests {
         (["app_id": "a", "secret": "b"], "networks.qartvelo.credentials.secret"),
     ])
     func credentialErrorsNameThePath(_ credentials: [String: String], _ path: String) {
-        #expect(throws: AdapterConfigurationError.self) { _ = try Self.make(Self.network(credentials: credentials)) }
-        do {
-            _ = try Self.make(Self.network(credentials: credentials))
-        } catch {
-            #expect(error.path == path)
-        }
+        let error = #expect(throws: ConfigurationError.self) { _ = try Self.make(Self.network(credentials: credentials)) }
+        #expect(error?.path == path)
     }
 
     @Test(arguments: [
@@ -111,8 +109,8 @@ struct QartveloFactoryTests {
 
     @Test func sandboxAnswersOnTheEnginesClockWithItsLatency() async throws {
         let clock = ManualClock()
-        let adapter = try QartveloAdapterFactory().makeAdapter(for: Self.network(), environment: AdapterEnvironment(clock: clock, sandboxLatency: .milliseconds(120)))
-        let task = Task { await adapter.loadAd(for: QartveloFixtures.request(width: 390)) }
+        let adapter = try QartveloAdapterFactory().makeAdapter(for: Self.network(), environment: MediationEnvironment(clock: clock, sandboxLatency: .milliseconds(120)))
+        let task = clock.startTask { await adapter.loadAd(for: QartveloFixtures.request(width: 390)) }
         #expect(await clock.settle { clock.sleeperCount == 1 })  // the simulated latency
         #expect(clock.nextDeadline == .origin + .milliseconds(120))
         await clock.advance(by: .milliseconds(119))
@@ -127,7 +125,7 @@ struct QartveloFactoryTests {
         let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer())
         var network = Self.network()
         network.endpoint = .url(QartveloFixtures.baseURL)
-        let adapter = try QartveloAdapterFactory().makeAdapter(for: network, environment: AdapterEnvironment(clock: ManualClock(), liveTransport: transport))
+        let adapter = try QartveloAdapterFactory().makeAdapter(for: network, environment: MediationEnvironment(clock: ManualClock(), transport: transport))
         _ = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
         #expect(transport.sent.first?.url.absoluteString == "https://api.qartvelo.test/v1/banner")
     }

@@ -34,8 +34,8 @@ struct QartveloLoopbackTests {
         defer { server.stop() }
         // One long-lived session; bundle URLs in answers point back at this server.
         let transport = QartveloBaseRewritingTransport(base: server.baseURL.absoluteString)
-        let adaptive = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: true, transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
-        let fixed = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: false, transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
+        let adaptive = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: true, transport: transport, clock: SystemClock(), tracker: QartveloRecordingTracker())
+        let fixed = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, adaptive: false, transport: transport, clock: SystemClock(), tracker: QartveloRecordingTracker())
 
         // 1. Anchored adaptive: screen_width and banner_height in pixels.
         let anchored = try #require(await adaptive.loadAd(for: QartveloFixtures.request(width: 390, screen: .phone)).qartveloAd)

@@ -1,13 +1,13 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
 @Suite("Qartvelo in the shipped configuration")
 struct QartveloShippedConfigurationTests {
     static func configuration() throws -> MediationConfiguration {
-        try ConfigurationLoader(adapterPricing: AdapterRegistry.standard.pricingByKind)
-            .load(contentsOf: RepositoryFiles.configDirectory.appendingPathComponent("mediation.json"))
+        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
     }
 
     @Test(arguments: [("home_banner", BannerSizing.anchored), ("feed_inline", .inline)])
@@ -27,13 +27,11 @@ struct QartveloShippedConfigurationTests {
 
     @Test func feedInlineAuctionHasQartveloWithTheBiggestInlineFit() async throws {
         let clock = ManualClock()
-        let auctions = try ConfiguredAuctions(configuration: try Self.configuration(), environment: AdapterEnvironment(clock: clock, seed: 1))
-        let auction = try #require(auctions.auction(for: "feed_inline"))
-        let request = try #require(auctions.request(for: "feed_inline"))
-        let task = Task { await auction.run(request: request) }
-        _ = await clock.settle { clock.sleeperCount >= 1 }  // the auction has started
+        let engine = try MediationEngine(configuration: try Self.configuration(), registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
+        let task = clock.startTask { await engine.runAuction(placementID: "feed_inline") }
+        #expect(await clock.settle { clock.sleeperCount >= 1 })  // the auction has started
         await clock.advance(to: .origin + .seconds(3))
-        let outcome = await task.value
+        let outcome = try #require(await task.value)
         let qartvelo = try #require(outcome.trace.source("feed_inline_qartvelo"))
         #expect(qartvelo.network == "qartvelo")
         #expect(qartvelo.eCPM == 1.90)

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 @testable import Adapters
 
 /// Records every event a Qartvelo ad tracks.
