@@ -19,7 +19,7 @@
 ///   refresh, so an empty banner retries after one interval of visible time.
 /// - An ad that has already expired when its auction ends counts as no fill (it is released).
 ///
-/// The decisions live in ``PlacementStateMachine``; this actor is its driver: it feeds the
+/// The decisions live in `PlacementStateMachine` (a pure value); this actor is its driver: it feeds the
 /// machine each call with the clock's instant and performs the actions: it runs the auction in
 /// one task on the clock, keeps one timer task (replaced only when the machine's wake-up
 /// instant changes), emits the events, calls the ads' hooks and resumes the callers waiting on
