@@ -21,7 +21,7 @@
 /// - **Life**: active, or destroyed (every later event but a click on a retired ad does nothing).
 ///
 /// One place for each decision: whether an ad is offered (``isOffered(_:at:)``, R10, R14,
-/// full-screen ads used up), whether a show counts (``reportShown(_:at:)``, R12), the expiry of a
+/// full-screen ads used up), whether a show counts (``showVerdict(on:at:)``, R12), the expiry of a
 /// new ad (``expiry(of:)``, R14) and its refresh interval (``refreshInterval(for:)``, R13), which
 /// ad leaves how (``retire(_:reason:at:into:)``, R12), and what the timer waits for
 /// (``settle(at:into:)``).
@@ -105,6 +105,16 @@ package struct PlacementStateMachine: Sendable {
         case expired
         /// One current ad.
         case ad(CurrentAd)
+    }
+
+    /// What a show of the current ad comes to.
+    private enum ShowVerdict {
+        /// It counts its one impression now (R12).
+        case counts
+        /// It counted its impression already (R12).
+        case alreadyShown
+        /// It expired unshown (R14): it is released, not shown.
+        case expired
     }
 
     /// The running auction: who waits for its result (R11).
@@ -346,12 +356,16 @@ package struct PlacementStateMachine: Sendable {
             if retiredShown.contains(where: { $0.adID == ad.id }) { return (.alreadyShown, []) }
             return (recentlyExpired.contains(ad.id) ? .expired : .notCurrent, [])
         }
-        if current.isShown { return (.alreadyShown, []) }
         var actions: [Action] = []
-        guard current.placementAd.expiry.isUsable(at: now) else {
+        switch showVerdict(on: current, at: now) {
+        case .alreadyShown:
+            return (.alreadyShown, [])
+        case .expired:
             expireIfNeeded(at: now, into: &actions)
             settle(at: now, into: &actions)
             return (.expired, actions)
+        case .counts:
+            break
         }
         current.placementAd.isShown = true
         content = .ad(current)
@@ -457,6 +471,14 @@ package struct PlacementStateMachine: Sendable {
         case .banner, .native: return true
         case .interstitial, .appOpen, .rewarded: return !current.isShown
         }
+    }
+
+    /// Whether a show of `current` at `now` counts: the one place where an impression is
+    /// allowed or refused (R12, R14).
+    private func showVerdict(on current: CurrentAd, at now: MediationInstant) -> ShowVerdict {
+        if current.isShown { return .alreadyShown }
+        guard current.placementAd.expiry.isUsable(at: now) else { return .expired }
+        return .counts
     }
 
     /// Whether there is a current ad and it is offered at `now`.
