@@ -17,6 +17,23 @@
 ///   and must not find the lock taken).
 /// - A source's task handle is dropped as soon as it answers, so the end cancels only the
 ///   sources still outstanding.
+///
+/// Its life is one `Life` value whose transitions are explicit:
+/// ```
+/// notStarted ──cancel──▶ abortedBeforeStart
+///     │                        │
+///     └──start────────────┬────┘ (the start aborts the machine instead)
+///                         ▼
+///               running(caller) ──finish──▶ decided(outcome, caller)
+///                                               │ hand(): losers released, adapters told
+///                          caller waiting ◀─────┴─────▶ caller not waiting yet
+///                                │                          ▼
+///                                │                 ready(outcome, held timer)
+///                                ▼                          │ the caller takes it
+///                           handedOver ◀────────────────────┘
+/// ```
+/// The caller moves from "not waiting" (a timer task to start is held back) to "waiting" (on a
+/// continuation) in `running` or `decided`; the outcome is handed over exactly once.
 final class AuctionRun: Sendable {
     /// The task of one source.
     private enum SourceTask {
@@ -30,25 +47,40 @@ final class AuctionRun: Sendable {
         case running(Task<Void, Never>)
     }
 
+    /// Where the caller is while the auction runs.
+    private enum Caller {
+        /// It has not waited yet: it may still take an outcome decided at once. A timer task
+        /// the run needs is held back (not started) until it must wait.
+        case notWaiting(heldTimer: AuctionTimer.Ticket?)
+        /// It waits on this continuation, resumed exactly once by ``hand()``.
+        case waiting(UnsafeContinuation<AuctionOutcome, Never>)
+    }
+
+    /// The run's life (see the diagram above).
+    private enum Life {
+        /// Created; ``outcome()`` has not started the machine.
+        case notStarted
+        /// The caller's task was cancelled before the machine started: the start aborts it.
+        case abortedBeforeStart
+        /// The machine runs.
+        case running(Caller)
+        /// The machine decided the outcome; ``hand()`` passes it on once the losers are
+        /// released and the adapters told.
+        case decided(AuctionOutcome, Caller)
+        /// The outcome is ready for a caller that has not waited yet; the timer task held back,
+        /// if any, is started when it takes the outcome (it may serve other auctions).
+        case ready(AuctionOutcome, heldTimer: AuctionTimer.Ticket?)
+        /// The caller has the outcome.
+        case handedOver
+    }
+
     private struct State {
         var machine: AuctionStateMachine
-        var continuation: UnsafeContinuation<AuctionOutcome, Never>?
-        /// The outcome, decided, until the losers are released (then ``hand()`` moves it on).
-        var decided: AuctionOutcome?
-        /// The outcome, when it was ready (losers released) before the caller waited on a
-        /// continuation.
-        var finished: AuctionOutcome?
-        /// The machine has started (or aborted before starting).
-        var started = false
-        /// The caller waits on the continuation; until then a timer task to start is held.
-        var waiting = false
-        var heldTimerTicket: AuctionTimer.Ticket?
+        var life: Life = .notStarted
         /// The task of each source, by source index.
         var tasks: [SourceTask]
         /// The wake-up this run has asked the timer for.
         var timerDeadline: MediationInstant?
-        var delivered = false
-        var aborted = false
         /// The machine's actions for the event being handled (reused between events).
         var actions: [AuctionStateMachine.Action] = []
     }
@@ -91,12 +123,16 @@ final class AuctionRun: Sendable {
     func outcome() async -> AuctionOutcome {
         await withTaskCancellationHandler {
             let effects = state.withLock { state -> Effects in
-                state.started = true
                 let now = clock.now
-                if state.aborted {
-                    state.machine.abort(at: now, into: &state.actions)
-                } else {
+                switch state.life {
+                case .notStarted:
+                    state.life = .running(.notWaiting(heldTimer: nil))
                     state.machine.start(at: now, into: &state.actions)
+                case .abortedBeforeStart:
+                    state.life = .running(.notWaiting(heldTimer: nil))
+                    state.machine.abort(at: now, into: &state.actions)
+                case .running, .decided, .ready, .handedOver:
+                    return Effects() // started already: a run gives one outcome, once
                 }
                 return apply(at: now, to: &state)
             }
@@ -105,18 +141,24 @@ final class AuctionRun: Sendable {
             // Let the sources run: those that answer at once may decide the auction now.
             await Task.yield()
             if let outcome = takeFinishedOutcome() { return outcome }
-            // The outcome is delivered exactly once: `delivered` guards it under the lock, and
-            // ``hand()`` gives it to the continuation or leaves it in `finished`.
+            // The outcome is handed over exactly once: the life moves to `handedOver` under the
+            // lock, here or in ``hand()``.
             return await withUnsafeContinuation { continuation in
                 let (ready, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
-                    state.waiting = true
-                    defer { state.heldTimerTicket = nil }
-                    if let outcome = state.finished {
-                        state.finished = nil
-                        return (outcome, state.heldTimerTicket)
+                    switch state.life {
+                    case .running(.notWaiting(let held)):
+                        state.life = .running(.waiting(continuation))
+                        return (nil, held)
+                    case .decided(let outcome, .notWaiting(let held)):
+                        state.life = .decided(outcome, .waiting(continuation))
+                        return (nil, held)
+                    case .ready(let outcome, let held):
+                        state.life = .handedOver
+                        return (outcome, held)
+                    case .notStarted, .abortedBeforeStart, .running(.waiting), .decided(_, .waiting), .handedOver:
+                        // Not reachable: the caller started the run and waits once.
+                        return (nil, nil)
                     }
-                    state.continuation = continuation
-                    return (nil, state.heldTimerTicket)
                 }
                 if let ready {
                     // Finished meanwhile; a held timer may still serve other auctions.
@@ -130,11 +172,18 @@ final class AuctionRun: Sendable {
             }
         } onCancel: {
             let effects = state.withLock { state -> Effects in
-                state.aborted = true
-                guard state.started else { return Effects() } // the start will abort instead
-                let now = clock.now
-                state.machine.abort(at: now, into: &state.actions)
-                return apply(at: now, to: &state)
+                switch state.life {
+                case .notStarted:
+                    state.life = .abortedBeforeStart // the start will abort instead
+                    return Effects()
+                case .abortedBeforeStart:
+                    return Effects()
+                case .running, .decided, .ready, .handedOver:
+                    // Aborting a machine that has finished does nothing.
+                    let now = clock.now
+                    state.machine.abort(at: now, into: &state.actions)
+                    return apply(at: now, to: &state)
+                }
             }
             perform(effects)
         }
@@ -144,10 +193,9 @@ final class AuctionRun: Sendable {
     /// back meanwhile is started if it still serves other auctions of the same ``Auction``.
     private func takeFinishedOutcome() -> AuctionOutcome? {
         let (outcome, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
-            guard let outcome = state.finished else { return (nil, nil) }
-            state.finished = nil
-            defer { state.heldTimerTicket = nil }
-            return (outcome, state.heldTimerTicket)
+            guard case .ready(let outcome, let held) = state.life else { return (nil, nil) }
+            state.life = .handedOver
+            return (outcome, held)
         }
         if let ticket { timer.spawnIfCurrent(ticket) }
         return outcome
@@ -215,9 +263,8 @@ final class AuctionRun: Sendable {
                     adReleased: adReleased
                 ))
             case .finish:
-                if !state.delivered {
-                    state.delivered = true
-                    state.decided = state.machine.outcome(auctionID: auctionID)
+                if case .running(let caller) = state.life {
+                    state.life = .decided(state.machine.outcome(auctionID: auctionID), caller)
                     effects.handOutcome = true
                 }
                 for index in state.tasks.indices {
@@ -230,13 +277,28 @@ final class AuctionRun: Sendable {
         if wakeup != state.timerDeadline {
             state.timerDeadline = wakeup
             effects.timer = timer.schedule(self, at: wakeup)
-            if !state.waiting, let ticket = effects.timer.spawn {
+            if let ticket = effects.timer.spawn, hold(ticket, in: &state.life) {
                 // The caller has not waited yet: start the timer only if it has to wait.
-                state.heldTimerTicket = ticket
                 effects.timer.spawn = nil
             }
         }
         return effects
+    }
+
+    /// Holds back `ticket` (replacing an older one, which it makes stale) while the caller has
+    /// not waited yet; returns whether it did.
+    private func hold(_ ticket: AuctionTimer.Ticket, in life: inout Life) -> Bool {
+        switch life {
+        case .running(.notWaiting):
+            life = .running(.notWaiting(heldTimer: ticket))
+        case .decided(let outcome, .notWaiting):
+            life = .decided(outcome, .notWaiting(heldTimer: ticket))
+        case .ready(let outcome, _):
+            life = .ready(outcome, heldTimer: ticket)
+        case .notStarted, .abortedBeforeStart, .running(.waiting), .decided(_, .waiting), .handedOver:
+            return false
+        }
+        return true
     }
 
     private func cancel(_ index: Int, in state: inout State, into effects: inout Effects) {
@@ -301,14 +363,15 @@ final class AuctionRun: Sendable {
     /// outcome for it to take when it has not waited yet.
     private func hand() {
         let resume = state.withLock { state -> (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)? in
-            guard let outcome = state.decided else { return nil }
-            state.decided = nil
-            guard let continuation = state.continuation else {
-                state.finished = outcome
+            guard case .decided(let outcome, let caller) = state.life else { return nil }
+            switch caller {
+            case .waiting(let continuation):
+                state.life = .handedOver
+                return (continuation, outcome)
+            case .notWaiting(let held):
+                state.life = .ready(outcome, heldTimer: held)
                 return nil
             }
-            state.continuation = nil
-            return (continuation, outcome)
         }
         if let (continuation, outcome) = resume { continuation.resume(returning: outcome) }
     }

@@ -1,0 +1,625 @@
+/// The decisions of one placement (engine rules R10 to R14) as a pure state machine: events in
+/// (a load, a view, visibility, the app's foreground state, an auction's outcome, a timer
+/// firing, a host report, a resize, destroy), actions out (start or cancel an auction, set the
+/// one timer, emit an event, release an ad, call an ad's hook, deliver a result to the callers
+/// waiting on an auction, log, end). It never reads a clock or touches a task: every event
+/// carries its instant, and ``Placement`` performs the actions in the order given.
+///
+/// State:
+/// - **Content**: empty, emptied by the expiry of its unshown ad (a refreshing placement then
+///   reloads as soon as it is seen again), or one current ad (shown or not, clicked or not).
+/// - **Auction**: none, or one running with the tickets of the callers that joined it (R11).
+/// - **Seen**: the attached views and their visibility, and the app's foreground state (with
+///   the sequence number of the last change applied).
+/// - **Refresh**: a ``RefreshSchedule`` for placements that refresh (R13), and the due instant
+///   last announced with a `refresh_scheduled` event.
+/// - **Timer**: the one wake-up instant the driver's timer is set for: the earlier of the
+///   refresh due instant and the current unshown ad's expiry (R13, R14). A wake-up for any other
+///   instant is stale and ignored, so the driver needs no generation numbers.
+/// - **Memory**: the ids of a few shown ads it retired (a late click counts once, a late show is
+///   `.alreadyShown`) and of a few ads that expired (a late show is `.expired`).
+/// - **Life**: active, or destroyed (every later event but a click on a retired ad does nothing).
+///
+/// One place for each decision: whether an ad is offered (``isOffered(_:at:)``, R10, R14,
+/// full-screen ads used up), whether a show counts (``showVerdict(on:at:)``, R12), the expiry of a
+/// new ad (``expiry(of:)``, R14) and its refresh interval (``refreshInterval(for:)``, R13), which
+/// ad leaves how (``retire(_:reason:at:into:)``, R12), and what the timer waits for
+/// (``settle(at:into:)``).
+package struct PlacementStateMachine: Sendable {
+    // MARK: Types
+
+    /// A caller of ``load(at:)`` or ``reportRenderFailure(_:at:)`` waiting for the running
+    /// auction's result; every ticket of one auction gets the same result (R11).
+    package struct LoadTicket: Hashable, Sendable, CustomStringConvertible {
+        /// A number unique within its placement, from 1.
+        package var rawValue: UInt64
+
+        /// `#N`.
+        package var description: String { "#\(rawValue)" }
+    }
+
+    /// What a load asks of the caller: take a result now, or wait for the running auction's.
+    package enum LoadReply: Sendable {
+        /// The result, decided now (a fresh ad, R10, or `.destroyed`).
+        case ready(PlacementLoadResult)
+        /// Wait for the ``Action/deliver(_:to:)`` that names this ticket.
+        case wait(LoadTicket)
+    }
+
+    /// An auction for the driver to start: it builds the request for `slot` at `startedAt`
+    /// and runs the placement's auction without the excluded line items.
+    package struct AuctionStart: Hashable, Sendable {
+        /// Why it starts (`auction_started` says the same).
+        package var reason: AuctionReason
+        /// Line item ids left out (the one whose creative just failed to render).
+        package var excludedLineItems: Set<String>
+        /// The slot to ask for, in points (it follows ``PlacementStateMachine/slotDidResize(to:)``).
+        package var slot: SlotSize
+        /// The instant it starts.
+        package var startedAt: MediationInstant
+    }
+
+    /// What the driver must do, in the order given.
+    package enum Action: Sendable {
+        /// Publish the event.
+        case emit(MediationEvent)
+        /// Start the auction; report its outcome with ``PlacementStateMachine/auctionFinished(_:at:)``.
+        case startAuction(AuctionStart)
+        /// Cancel the running auction (it then finishes at once with no winner; report that too).
+        case cancelAuction
+        /// Make the one timer wake at this instant (replacing any other), or stop it (`nil`);
+        /// report the wake-up with ``PlacementStateMachine/timerFired(for:at:)``.
+        case setTimer(at: MediationInstant?)
+        /// Call `releaseResources()` on the ad, once (R7, R14; never on a shown ad, R12).
+        case release(any LoadedAd)
+        /// Call the ad's `recordRender()`.
+        case recordRender(any LoadedAd)
+        /// Call the ad's `recordImpression()` (once per ad, R12).
+        case recordImpression(any LoadedAd)
+        /// Call the ad's `recordClick()` (once per ad).
+        case recordClick(any LoadedAd)
+        /// Give the result to every caller holding one of the tickets.
+        case deliver(PlacementLoadResult, to: [LoadTicket])
+        /// Write a log line (the driver names the placement as its source).
+        case log(LogLevel, String)
+        /// The placement was destroyed: the engine may forget its controller.
+        case ended
+    }
+
+    /// The current ad with what the placement knows of it.
+    private struct CurrentAd {
+        var placementAd: PlacementAd
+        /// What events say of it; its size follows a refit.
+        var summary: AdSummary
+        var clicked = false
+        var ad: any LoadedAd { placementAd.ad }
+        var isShown: Bool { placementAd.isShown }
+    }
+
+    /// What the placement holds (R10: at most one current ad).
+    private enum Content {
+        /// No ad.
+        case empty
+        /// No ad since its unshown ad expired (R14): a refreshing placement reloads as soon as it
+        /// is seen again; an auction starting clears this.
+        case expired
+        /// One current ad.
+        case ad(CurrentAd)
+    }
+
+    /// What a show of the current ad comes to.
+    private enum ShowVerdict {
+        /// It counts its one impression now (R12).
+        case counts
+        /// It counted its impression already (R12).
+        case alreadyShown
+        /// It expired unshown (R14): it is released, not shown.
+        case expired
+    }
+
+    /// The running auction: who waits for its result (R11).
+    private struct RunningAuction {
+        /// The callers that joined it, in order.
+        var waiters: [LoadTicket] = []
+    }
+
+    /// A shown ad a refresh (or destroy, or a render failure) retired: the renderer keeps it.
+    private struct RetiredShown {
+        var adID: String
+        var summary: AdSummary
+        var clicked: Bool
+    }
+
+    /// How many retired shown ads and expired ad ids are remembered.
+    package static let memory = 4
+
+    // MARK: State
+
+    /// The placement id, e.g. `"home_banner"`.
+    package let placementID: String
+    /// The placement's format (its default expiry, whether a shown ad is used up).
+    package let format: AdFormat
+    /// The placement's `refresh_seconds`, `nil` for the default (60).
+    package let configuredRefreshSeconds: Int?
+    /// Whether it refreshes (banners, or any placement with `refresh_seconds`, R13).
+    package let refreshes: Bool
+    /// The slot the next auction asks for, in points.
+    package private(set) var slot: SlotSize
+    /// Whether the app is in the foreground.
+    package private(set) var isForeground: Bool
+    /// The attached views and whether each is visible.
+    package private(set) var views: [ViewID: Bool] = [:]
+    /// Whether the placement was destroyed.
+    package private(set) var isDestroyed = false
+    /// The instant the driver's timer is set for, or `nil` when none should run.
+    package private(set) var timerWakeUp: MediationInstant?
+
+    private var content: Content = .empty
+    private var auction: RunningAuction?
+    private var schedule: RefreshSchedule?
+    private var announcedDue: MediationInstant?
+    private var lastViewNumber = 0
+    private var lastTicket: UInt64 = 0
+    private var foregroundSequence: UInt64 = 0
+    private var retiredShown: [RetiredShown] = []
+    private var recentlyExpired: [String] = []
+
+    /// Creates the machine of one placement: empty, no view, no auction, no timer.
+    /// - Parameters:
+    ///   - configuration: the placement's configuration (id, format, slot, `refresh_seconds`).
+    ///   - foreground: whether the app is in the foreground now.
+    package init(configuration: PlacementConfiguration, foreground: Bool) {
+        placementID = configuration.id
+        format = configuration.format
+        configuredRefreshSeconds = configuration.refreshSeconds
+        refreshes = configuration.format == .banner || configuration.refreshSeconds != nil
+        slot = configuration.slot
+        isForeground = foreground
+        if refreshes {
+            let interval = RefreshInterval(configuredSeconds: configuration.refreshSeconds)
+            schedule = RefreshSchedule(interval: interval.duration, visible: false, foreground: foreground)
+        }
+    }
+
+    // MARK: Observing
+
+    /// The current ad, if any (shown or not; a shown one possibly expired).
+    package var currentAd: PlacementAd? {
+        if case .ad(let current) = content { return current.placementAd }
+        return nil
+    }
+
+    /// Whether an auction is running.
+    package var isAuctionRunning: Bool { auction != nil }
+
+    /// The instant the next refresh is due if the placement stays seen; `nil` while paused,
+    /// loading, destroyed, or for formats that do not refresh (R13).
+    package var nextRefreshDue: MediationInstant? { schedule?.dueInstant }
+
+    /// The refresh interval in force (after any server-sent value), or `nil` when it does not refresh.
+    package var refreshInterval: Duration? { schedule?.interval }
+
+    /// Whether some view is visible and the app is in the foreground: the placement is seen.
+    package var isSeen: Bool { isForeground && views.values.contains(true) }
+
+    // MARK: Events: loading
+
+    /// A caller wants an ad (``Placement/load()``): a fresh current ad is returned at once with
+    /// no request (R10); otherwise the caller joins the running auction (R11) or a new one starts.
+    /// An unshown ad found expired is released first (R14).
+    /// - Parameter now: the current instant.
+    /// - Returns: the reply (a result now, or a ticket to wait on) and the actions.
+    package mutating func load(at now: MediationInstant) -> (LoadReply, [Action]) {
+        guard !isDestroyed else { return (.ready(.destroyed), []) }
+        var actions: [Action] = []
+        expireIfNeeded(at: now, into: &actions)
+        if case .ad(let current) = content, isOffered(current, at: now) {
+            settle(at: now, into: &actions)
+            return (.ready(.loaded(current.placementAd)), actions)
+        }
+        let ticket = join(reason: .load, excluding: [], at: now, into: &actions)
+        settle(at: now, into: &actions)
+        return (.wait(ticket), actions)
+    }
+
+    /// The running auction ended with `outcome` (or was cancelled). The winner becomes the
+    /// current ad (the previous one retired if shown, else released, R12) and a refresh count
+    /// starts with the winner's interval; no fill keeps the current ad and starts a new count
+    /// (R13). A winner already expired is released and counts as no fill (R14); a winner after
+    /// ``destroy(at:)`` is released. The waiting callers get one result (R11).
+    /// - Parameters:
+    ///   - outcome: the auction's outcome.
+    ///   - now: the current instant.
+    package mutating func auctionFinished(_ outcome: AuctionOutcome, at now: MediationInstant) -> [Action] {
+        var actions: [Action] = []
+        guard let finished = auction else {
+            // No auction of this placement runs: nothing waits for the winner.
+            if let winner = outcome.winner { actions.append(.release(winner.ad)) }
+            return actions
+        }
+        auction = nil
+        actions.append(.emit(.auctionFinished(placementID: placementID, trace: outcome.trace, at: now)))
+        let result = adopt(outcome, at: now, into: &actions)
+        settle(at: now, into: &actions)
+        if !finished.waiters.isEmpty { actions.append(.deliver(result, to: finished.waiters)) }
+        return actions
+    }
+
+    // MARK: Events: views and visibility
+
+    /// A host view attaches. A refreshing placement with no ad it would offer and no auction
+    /// running starts loading; with a current ad the view shows it and no request is made (R10).
+    /// - Parameters:
+    ///   - visible: whether the view is visible now.
+    ///   - now: the current instant.
+    /// - Returns: the view's id (a new one even when destroyed) and the actions.
+    package mutating func attachView(visible: Bool, at now: MediationInstant) -> (ViewID, [Action]) {
+        lastViewNumber += 1
+        let view = ViewID(rawValue: lastViewNumber)
+        guard !isDestroyed else { return (view, []) }
+        var actions: [Action] = []
+        views[view] = visible
+        viewsChanged(at: now)
+        expireIfNeeded(at: now, into: &actions)
+        if refreshes, auction == nil, !hasOfferedAd(at: now) {
+            startAuction(reason: .load, excluding: [], at: now, into: &actions)
+        } else {
+            reloadIfSeenAndEmptied(at: now, into: &actions)
+        }
+        settle(at: now, into: &actions)
+        return (view, actions)
+    }
+
+    /// A view's visibility changed; only time during which some view is visible (and the app
+    /// is in the foreground) counts towards the refresh (R13). An unknown view is ignored.
+    /// - Parameters:
+    ///   - visible: whether the view is visible.
+    ///   - view: the view.
+    ///   - now: the current instant.
+    package mutating func setVisible(_ visible: Bool, for view: ViewID, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed, views[view] != nil else { return [] }
+        var actions: [Action] = []
+        views[view] = visible
+        viewsChanged(at: now)
+        expireIfNeeded(at: now, into: &actions)
+        reloadIfSeenAndEmptied(at: now, into: &actions)
+        settle(at: now, into: &actions)
+        return actions
+    }
+
+    /// A view detaches. The current ad stays for the next view (R10); the refresh count freezes
+    /// when no view is left visible. An unknown view is ignored.
+    /// - Parameters:
+    ///   - view: the view.
+    ///   - now: the current instant.
+    package mutating func detachView(_ view: ViewID, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed, views.removeValue(forKey: view) != nil else { return [] }
+        var actions: [Action] = []
+        viewsChanged(at: now)
+        settle(at: now, into: &actions)
+        return actions
+    }
+
+    /// The app moved to the foreground or the background. A change older than the last one
+    /// applied (by `sequence`) is ignored.
+    /// - Parameters:
+    ///   - foreground: whether the app is in the foreground.
+    ///   - sequence: the engine's number of this change (increasing).
+    ///   - now: the current instant.
+    package mutating func setForeground(_ foreground: Bool, sequence: UInt64, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed, sequence > foregroundSequence else { return [] }
+        var actions: [Action] = []
+        foregroundSequence = sequence
+        isForeground = foreground
+        schedule?.setForeground(foreground, at: now)
+        expireIfNeeded(at: now, into: &actions)
+        reloadIfSeenAndEmptied(at: now, into: &actions)
+        settle(at: now, into: &actions)
+        return actions
+    }
+
+    // MARK: Events: time
+
+    /// The timer set for `wakeUp` fired. A stale wake-up (the timer was set for another instant
+    /// since) is ignored. Otherwise an unshown ad at its expiry is released (R14), a due refresh
+    /// starts its auction (R13), and an emptied placement that is seen reloads.
+    /// - Parameters:
+    ///   - wakeUp: the instant the timer was set for.
+    ///   - now: the current instant.
+    package mutating func timerFired(for wakeUp: MediationInstant, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed, timerWakeUp == wakeUp else { return [] }
+        var actions: [Action] = []
+        timerWakeUp = nil // this timer is spent
+        expireIfNeeded(at: now, into: &actions)
+        if auction == nil, let schedule, schedule.isDue(at: now) {
+            startAuction(reason: .refresh, excluding: [], at: now, into: &actions)
+        } else {
+            reloadIfSeenAndEmptied(at: now, into: &actions)
+        }
+        settle(at: now, into: &actions)
+        return actions
+    }
+
+    // MARK: Events: host reports
+
+    /// The host reports it rendered `ad` in a visible view. The first report of the current ad
+    /// counts its one impression (R12): `recordRender()`, `recordImpression()`, a `shown` event
+    /// with revenue eCPM / 1000 USD. Expiry is checked first: an expired unshown ad is released
+    /// and must not be shown (R14). Later reports, and reports of ads that are not current,
+    /// count nothing.
+    /// - Parameters:
+    ///   - ad: the ad the host rendered.
+    ///   - now: the current instant.
+    /// - Returns: what was decided, and the actions.
+    package mutating func reportShown(_ ad: any LoadedAd, at now: MediationInstant) -> (ShowResult, [Action]) {
+        guard !isDestroyed, case .ad(var current) = content, current.ad === ad else {
+            if retiredShown.contains(where: { $0.adID == ad.id }) { return (.alreadyShown, []) }
+            return (recentlyExpired.contains(ad.id) ? .expired : .notCurrent, [])
+        }
+        var actions: [Action] = []
+        switch showVerdict(on: current, at: now) {
+        case .alreadyShown:
+            return (.alreadyShown, [])
+        case .expired:
+            expireIfNeeded(at: now, into: &actions)
+            settle(at: now, into: &actions)
+            return (.expired, actions)
+        case .counts:
+            break
+        }
+        current.placementAd.isShown = true
+        content = .ad(current)
+        let impression = Impression(ad: current.summary)
+        actions.append(.recordRender(ad))
+        actions.append(.recordImpression(ad))
+        actions.append(.emit(.shown(impression, at: now)))
+        settle(at: now, into: &actions)
+        return (.impression(impression), actions)
+    }
+
+    /// The user clicked a shown ad: the current one, or one this placement retired (even after
+    /// destroy). Counted once per ad (`recordClick()` and a `clicked` event).
+    /// - Parameters:
+    ///   - ad: the ad clicked.
+    ///   - now: the current instant.
+    /// - Returns: whether the click counted, and the actions.
+    package mutating func reportClick(_ ad: any LoadedAd, at now: MediationInstant) -> (Bool, [Action]) {
+        if case .ad(var current) = content, current.ad === ad {
+            guard current.isShown, !current.clicked else { return (false, []) }
+            current.clicked = true
+            content = .ad(current)
+            return (true, [.recordClick(ad), .emit(.clicked(current.summary, at: now))])
+        }
+        guard let index = retiredShown.firstIndex(where: { $0.adID == ad.id }), !retiredShown[index].clicked else {
+            return (false, [])
+        }
+        retiredShown[index].clicked = true
+        return (true, [.recordClick(ad), .emit(.clicked(retiredShown[index].summary, at: now))])
+    }
+
+    /// The current ad's creative could not be rendered: it leaves (released unless it was
+    /// shown, R12) and the caller joins the running auction or a new one without its line item.
+    /// For an ad that is not current this is ``load(at:)``.
+    /// - Parameters:
+    ///   - ad: the ad that failed to render.
+    ///   - now: the current instant.
+    /// - Returns: the reply and the actions.
+    package mutating func reportRenderFailure(_ ad: any LoadedAd, at now: MediationInstant) -> (LoadReply, [Action]) {
+        guard !isDestroyed else { return (.ready(.destroyed), []) }
+        guard case .ad(let failed) = content, failed.ad === ad else { return load(at: now) }
+        var actions: [Action] = []
+        content = .empty
+        actions.append(.emit(.renderFailed(failed.summary, at: now)))
+        retire(failed, reason: .renderFailure, at: now, into: &actions)
+        let ticket = join(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
+        settle(at: now, into: &actions)
+        return (.wait(ticket), actions)
+    }
+
+    /// The slot changed size: later auctions ask for `slot`. Returns the current ad to ask to
+    /// refit (`LoadedAd.refit(to:)`); report its answer with ``adRefitted(_:to:size:)``.
+    /// - Parameter slot: the new slot bounds in points.
+    /// - Returns: the ad to ask, or `nil` (no current ad, or destroyed).
+    package mutating func slotDidResize(to slot: SlotSize) -> (any LoadedAd)? {
+        self.slot = slot
+        guard !isDestroyed, case .ad(let current) = content else { return nil }
+        return current.ad
+    }
+
+    /// The current ad answered a refit to `slot`: a size that fits becomes its size in events;
+    /// otherwise it stays as it is and the next auction asks for the new size.
+    /// - Parameters:
+    ///   - ad: the ad that was asked.
+    ///   - slot: the slot it was asked to fit.
+    ///   - size: its answer: the refitted size in points, or `nil` when it cannot refit.
+    /// - Returns: the size it now has when it refitted (else `nil`), and the actions.
+    package mutating func adRefitted(_ ad: any LoadedAd, to slot: SlotSize, size: AdSize?) -> (AdSize?, [Action]) {
+        guard !isDestroyed, case .ad(var current) = content, current.ad === ad else { return (nil, []) }
+        guard let size, slot.fits(size) else {
+            return (nil, [.log(.debug, "slot resized; the current ad cannot refit, the next auction asks the new size")])
+        }
+        current.summary.size = size
+        content = .ad(current)
+        return (size, [])
+    }
+
+    /// Ends the placement: the timer stops, a running auction is cancelled (its callers get
+    /// `.destroyed` when it reports its end), the current ad is retired if shown, else released.
+    /// Later calls do nothing.
+    /// - Parameter now: the current instant.
+    package mutating func destroy(at now: MediationInstant) -> [Action] {
+        guard !isDestroyed else { return [] }
+        isDestroyed = true
+        var actions: [Action] = []
+        settle(at: now, into: &actions) // destroyed: no due instant and no timer
+        if auction != nil { actions.append(.cancelAuction) }
+        schedule?.stop(at: now)
+        views.removeAll()
+        if case .ad(let current) = content { retire(current, reason: .destroyed, at: now, into: &actions) }
+        content = .empty
+        actions.append(.ended)
+        return actions
+    }
+
+    // MARK: Decisions
+
+    /// Whether `current` may be handed out at `now`: unexpired (R14), and not used up (a shown
+    /// full-screen ad is; banners and natives keep sharing their shown ad, R10).
+    private func isOffered(_ current: CurrentAd, at now: MediationInstant) -> Bool {
+        guard current.placementAd.expiry.isUsable(at: now) else { return false }
+        switch format {
+        case .banner, .native: return true
+        case .interstitial, .appOpen, .rewarded: return !current.isShown
+        }
+    }
+
+    /// Whether a show of `current` at `now` counts: the one place where an impression is
+    /// allowed or refused (R12, R14).
+    private func showVerdict(on current: CurrentAd, at now: MediationInstant) -> ShowVerdict {
+        if current.isShown { return .alreadyShown }
+        guard current.placementAd.expiry.isUsable(at: now) else { return .expired }
+        return .counts
+    }
+
+    /// Whether there is a current ad and it is offered at `now`.
+    private func hasOfferedAd(at now: MediationInstant) -> Bool {
+        guard case .ad(let current) = content else { return false }
+        return isOffered(current, at: now)
+    }
+
+    /// When a new ad expires (R14): its network's TTL from its arrival, else its format's
+    /// default. (The one place to bound a network's TTL, R16.)
+    private func expiry(of winner: AuctionWinner) -> AdExpiry {
+        AdExpiry(loadedAt: winner.arrivedAt, timeToLive: winner.ad.timeToLive, format: format)
+    }
+
+    /// The refresh interval while `winner` is the current ad (R13): the configured one, or the
+    /// network's server-sent value raised to 30 s. (The one place to bound it, R16.)
+    private func refreshInterval(for winner: AuctionWinner) -> RefreshInterval {
+        RefreshInterval(configuredSeconds: configuredRefreshSeconds, serverSeconds: winner.ad.serverRefreshSeconds)
+    }
+
+    /// Applies an auction's outcome and says what its callers get.
+    private mutating func adopt(_ outcome: AuctionOutcome, at now: MediationInstant, into actions: inout [Action]) -> PlacementLoadResult {
+        guard let winner = outcome.winner else {
+            guard !isDestroyed else { return .destroyed }
+            schedule?.start(at: now) // a failed auction keeps the current ad and starts a new count
+            return .noFill(outcome.trace)
+        }
+        let placementAd = PlacementAd(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
+        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner))
+        guard !isDestroyed else {
+            release(won, reason: .destroyed, at: now, into: &actions)
+            return .destroyed
+        }
+        guard placementAd.expiry.isUsable(at: now) else {
+            actions.append(.emit(.expired(won.summary, at: now)))
+            release(won, reason: .expired, at: now, into: &actions)
+            schedule?.start(at: now)
+            return .noFill(outcome.trace)
+        }
+        let previous = content
+        content = .ad(won)
+        actions.append(.emit(.adLoaded(won.summary, expiresAt: placementAd.expiry.expiresAt, at: now)))
+        if case .ad(let previous) = previous { retire(previous, reason: .replaced, at: now, into: &actions) }
+        if schedule != nil {
+            let interval = refreshInterval(for: winner)
+            if let warning = interval.warning { actions.append(.log(.warning, "\(warning) (network \(winner.ad.network))")) }
+            schedule?.start(at: now, interval: interval.duration)
+        }
+        return .loaded(placementAd)
+    }
+
+    /// Adds a caller to the running auction, starting one if none runs (R11).
+    private mutating func join(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) -> LoadTicket {
+        if auction == nil { startAuction(reason: reason, excluding: excluded, at: now, into: &actions) }
+        lastTicket += 1
+        let ticket = LoadTicket(rawValue: lastTicket)
+        auction?.waiters.append(ticket)
+        return ticket
+    }
+
+    /// Starts an auction now; the refresh count stops while it runs (R13).
+    private mutating func startAuction(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) {
+        schedule?.stop(at: now)
+        if case .expired = content { content = .empty }
+        actions.append(.emit(.auctionStarted(placementID: placementID, reason: reason, at: now)))
+        actions.append(.startAuction(AuctionStart(reason: reason, excludedLineItems: excluded, slot: slot, startedAt: now)))
+        auction = RunningAuction()
+    }
+
+    /// Releases the current ad once if it expired unshown (R14); the placement is then empty
+    /// until its next load or refresh (or, refreshing, until it is seen again).
+    private mutating func expireIfNeeded(at now: MediationInstant, into actions: inout [Action]) {
+        guard case .ad(let expired) = content, !expired.isShown, !expired.placementAd.expiry.isUsable(at: now) else { return }
+        content = .expired
+        remember(&recentlyExpired, expired.ad.id)
+        actions.append(.emit(.expired(expired.summary, at: now)))
+        release(expired, reason: .expired, at: now, into: &actions)
+    }
+
+    /// A refreshing placement emptied by expiry loads as soon as it is seen again.
+    private mutating func reloadIfSeenAndEmptied(at now: MediationInstant, into actions: inout [Action]) {
+        guard refreshes, case .expired = content, auction == nil, isSeen else { return }
+        startAuction(reason: .load, excluding: [], at: now, into: &actions)
+    }
+
+    /// An ad stops being the current one: a shown ad is retired (never released, R12), an
+    /// unshown one released once.
+    private mutating func retire(_ old: CurrentAd, reason: ReleaseReason, at now: MediationInstant, into actions: inout [Action]) {
+        guard old.isShown else {
+            release(old, reason: reason, at: now, into: &actions)
+            return
+        }
+        actions.append(.emit(.retired(old.summary, at: now)))
+        retiredShown.append(RetiredShown(adID: old.ad.id, summary: old.summary, clicked: old.clicked))
+        if retiredShown.count > Self.memory { retiredShown.removeFirst(retiredShown.count - Self.memory) }
+    }
+
+    private func release(_ old: CurrentAd, reason: ReleaseReason, at now: MediationInstant, into actions: inout [Action]) {
+        actions.append(.release(old.ad))
+        actions.append(.emit(.released(old.summary, reason: reason, at: now)))
+    }
+
+    /// Announces a new refresh due instant, and sets the one timer to the earlier of the due
+    /// instant and the current unshown ad's expiry when that changed.
+    private mutating func settle(at now: MediationInstant, into actions: inout [Action]) {
+        let due = isDestroyed ? nil : schedule?.dueInstant
+        if let due, due != announcedDue {
+            actions.append(.emit(.refreshScheduled(placementID: placementID, dueAt: due, at: now)))
+        }
+        announcedDue = due
+        var wakeUp = due
+        if !isDestroyed, case .ad(let current) = content, !current.isShown {
+            let expiresAt = current.placementAd.expiry.expiresAt
+            wakeUp = wakeUp.map { min($0, expiresAt) } ?? expiresAt
+        }
+        guard wakeUp != timerWakeUp else { return }
+        timerWakeUp = wakeUp
+        actions.append(.setTimer(at: wakeUp))
+    }
+
+    /// Tells the refresh count whether some view is visible now.
+    private mutating func viewsChanged(at now: MediationInstant) {
+        let visible = views.values.contains(true)
+        schedule?.setVisible(visible, at: now)
+    }
+
+    private func remember(_ ids: inout [String], _ id: String) {
+        ids.append(id)
+        if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
+    }
+
+    private func summary(of winner: AuctionWinner) -> AdSummary {
+        AdSummary(
+            placementID: placementID,
+            adID: winner.ad.id,
+            creativeID: winner.ad.creativeID,
+            network: winner.ad.network,
+            lineItemID: winner.lineItem.id,
+            format: winner.ad.format,
+            size: winner.ad.size,
+            eCPM: winner.eCPM
+        )
+    }
+}

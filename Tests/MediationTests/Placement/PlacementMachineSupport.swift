@@ -1,0 +1,160 @@
+import Mediation
+import MediationTestKit
+import Testing
+
+/// Helpers for ``PlacementStateMachine`` tests: each event at an instant in seconds, its reply
+/// and actions as short lines of text (`"= wait #1"`, `"auction_started load @0.000s"`,
+/// `"timer 30.100s"`), so a test asserts the exact sequence in one comparison.
+typealias Machine = PlacementStateMachine
+
+extension PlacementStateMachine {
+    /// A machine for `configuration`, in the foreground unless told.
+    static func of(_ configuration: PlacementConfiguration, foreground: Bool = true) -> Machine {
+        Machine(configuration: configuration, foreground: foreground)
+    }
+
+    mutating func loading(_ seconds: Double) -> [String] {
+        let (reply, actions) = load(at: at(seconds))
+        return [text(reply)] + actions.map(text)
+    }
+
+    mutating func attaching(visible: Bool, _ seconds: Double) -> [String] {
+        let (view, actions) = attachView(visible: visible, at: at(seconds))
+        return ["= \(view)"] + actions.map(text)
+    }
+
+    mutating func visibility(_ visible: Bool, view: Int = 1, _ seconds: Double) -> [String] {
+        setVisible(visible, for: ViewID(rawValue: view), at: at(seconds)).map(text)
+    }
+
+    mutating func detaching(view: Int, _ seconds: Double) -> [String] {
+        detachView(ViewID(rawValue: view), at: at(seconds)).map(text)
+    }
+
+    mutating func foreground(_ foreground: Bool, sequence: UInt64, _ seconds: Double) -> [String] {
+        setForeground(foreground, sequence: sequence, at: at(seconds)).map(text)
+    }
+
+    mutating func finishing(_ outcome: AuctionOutcome, _ seconds: Double) -> [String] {
+        auctionFinished(outcome, at: at(seconds)).map(text)
+    }
+
+    /// The timer set for `wakeUp` fires at `seconds` (default: at `wakeUp`).
+    mutating func firing(_ wakeUp: Double, at seconds: Double? = nil) -> [String] {
+        timerFired(for: at(wakeUp), at: at(seconds ?? wakeUp)).map(text)
+    }
+
+    mutating func showing(_ ad: any LoadedAd, _ seconds: Double) -> [String] {
+        let (result, actions) = reportShown(ad, at: at(seconds))
+        return [text(result)] + actions.map(text)
+    }
+
+    mutating func clicking(_ ad: any LoadedAd, _ seconds: Double) -> [String] {
+        let (counted, actions) = reportClick(ad, at: at(seconds))
+        return ["= \(counted)"] + actions.map(text)
+    }
+
+    mutating func failingRender(_ ad: any LoadedAd, _ seconds: Double) -> [String] {
+        let (reply, actions) = reportRenderFailure(ad, at: at(seconds))
+        return [text(reply)] + actions.map(text)
+    }
+
+    mutating func destroying(_ seconds: Double) -> [String] {
+        destroy(at: at(seconds)).map(text)
+    }
+}
+
+/// A test ad of network `neta`.
+func testAd(_ id: String, _ format: AdFormat = .banner, timeToLive: Duration? = nil, serverRefreshSeconds: Int? = nil) -> ScriptedAd {
+    ScriptedAd(id: id, network: "neta", format: format, timeToLive: timeToLive, serverRefreshSeconds: serverRefreshSeconds)
+}
+
+/// An auction outcome won by `ad`, which arrived at `arrived` seconds.
+func filled(_ ad: any LoadedAd, arrived: Double, lineItem: LineItem = PlacementFixture.sources[1], eCPM: Double = 1.20, auctionID: String = "auction-1") -> AuctionOutcome {
+    let winner = AuctionWinner(ad: ad, lineItem: lineItem, eCPM: eCPM, arrivedAt: at(arrived))
+    return AuctionOutcome(winner: winner, trace: trace(auctionID: auctionID, winner: lineItem.id, eCPM: eCPM))
+}
+
+/// An auction outcome with no fill.
+func unfilled(auctionID: String = "auction-1") -> AuctionOutcome {
+    AuctionOutcome(winner: nil, trace: trace(auctionID: auctionID, winner: nil, eCPM: nil))
+}
+
+private func trace(auctionID: String, winner: String?, eCPM: Double?) -> AuctionTrace {
+    AuctionTrace(auctionID: auctionID, placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 0, deadlineMilliseconds: 0, winner: winner, winningECPM: eCPM, sources: [])
+}
+
+/// A placement that shares a shown ad and does not refresh.
+let feedNative = PlacementConfiguration(id: "feed_native", format: .native, sources: PlacementFixture.sources)
+
+func text(_ reply: Machine.LoadReply) -> String {
+    switch reply {
+    case .ready(let result): "= ready \(text(result))"
+    case .wait(let ticket): "= wait \(ticket)"
+    }
+}
+
+func text(_ result: PlacementLoadResult) -> String {
+    switch result {
+    case .loaded(let ad): "loaded \(ad.ad.id)"
+    case .noFill: "no fill"
+    case .destroyed: "destroyed"
+    }
+}
+
+func text(_ result: ShowResult) -> String {
+    switch result {
+    case .impression(let impression): "= impression \(impression.ad.adID)"
+    case .alreadyShown: "= alreadyShown"
+    case .expired: "= expired"
+    case .notCurrent: "= notCurrent"
+    }
+}
+
+func text(_ action: Machine.Action) -> String {
+    switch action {
+    case .emit(let event):
+        text(event)
+    case .startAuction(let start):
+        "start \(start.reason.rawValue)" + (start.excludedLineItems.isEmpty ? "" : " without \(start.excludedLineItems.sorted().joined(separator: ","))")
+    case .cancelAuction:
+        "cancel auction"
+    case .setTimer(let wakeUp):
+        "timer \(wakeUp.map(\.description) ?? "off")"
+    case .release(let ad):
+        "release \(ad.id)"
+    case .recordRender(let ad):
+        "render \(ad.id)"
+    case .recordImpression(let ad):
+        "impression \(ad.id)"
+    case .recordClick(let ad):
+        "click \(ad.id)"
+    case .deliver(let result, let tickets):
+        "deliver \(text(result)) to \(tickets.map(\.description).joined(separator: " "))"
+    case .log(let level, let message):
+        "log \(level): \(message)"
+    case .ended:
+        "ended"
+    }
+}
+
+func text(_ event: MediationEvent) -> String {
+    switch event {
+    case .auctionStarted(_, let reason, let instant):
+        "auction_started \(reason.rawValue) @\(instant)"
+    case .auctionFinished(_, let trace, let instant):
+        "auction_finished \(trace.winner ?? "no fill") @\(instant)"
+    case .adLoaded(let ad, let expiresAt, let instant):
+        "ad_loaded \(ad.adID) until \(expiresAt) @\(instant)"
+    case .shown(let impression, let instant):
+        "shown \(impression.ad.adID) @\(instant)"
+    case .clicked(let ad, let instant), .retired(let ad, let instant), .expired(let ad, let instant), .renderFailed(let ad, let instant):
+        "\(event.name) \(ad.adID) @\(instant)"
+    case .released(let ad, let reason, let instant):
+        "released \(ad.adID) \(reason.rawValue) @\(instant)"
+    case .refreshScheduled(_, let due, let instant):
+        "refresh_scheduled \(due) @\(instant)"
+    case .lateAnswer(let late):
+        "late_answer \(late.lineItemID) @\(late.arrivedAt)"
+    }
+}
