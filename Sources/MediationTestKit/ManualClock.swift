@@ -94,11 +94,11 @@ public final class ManualClock: MediationClock {
     /// - Parameter operation: the work.
     /// - Returns: the task.
     @discardableResult
-    public func startTask<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never> {
+    public func startTask<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async -> Success) -> Task<Success, Never> {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {
-            return Task(executorPreference: executor) { await operation() }
+            return Task(executorPreference: executor, operation: operation)
         }
-        return Task { await operation() }
+        return Task(operation: operation)
     }
 
     /// Runs `body` as a task on this clock and returns what it returns. Code that drives the

@@ -66,12 +66,18 @@ final class AuctionRun: Sendable {
         case running(Caller)
         /// The machine decided the outcome; ``hand()`` passes it on once the losers are
         /// released and the adapters told.
-        case decided(AuctionOutcome, Caller)
+        case decided(DecidedOutcome, Caller)
         /// The outcome is ready for a caller that has not waited yet; the timer task held back,
         /// if any, is started when it takes the outcome (it may serve other auctions).
-        case ready(AuctionOutcome, heldTimer: AuctionTimer.Ticket?)
+        case ready(DecidedOutcome, heldTimer: AuctionTimer.Ticket?)
         /// The caller has the outcome.
         case handedOver
+    }
+
+    /// The decided outcome, boxed so that moving it between states costs one retain.
+    private final class DecidedOutcome: Sendable {
+        let outcome: AuctionOutcome
+        init(_ outcome: AuctionOutcome) { self.outcome = outcome }
     }
 
     private struct State {
@@ -144,7 +150,7 @@ final class AuctionRun: Sendable {
             // The outcome is handed over exactly once: the life moves to `handedOver` under the
             // lock, here or in ``hand()``.
             return await withUnsafeContinuation { continuation in
-                let (ready, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
+                let (ready, ticket) = state.withLock { state -> (DecidedOutcome?, AuctionTimer.Ticket?) in
                     switch state.life {
                     case .running(.notWaiting(let held)):
                         state.life = .running(.waiting(continuation))
@@ -163,7 +169,7 @@ final class AuctionRun: Sendable {
                 if let ready {
                     // Finished meanwhile; a held timer may still serve other auctions.
                     if let ticket { timer.spawnIfCurrent(ticket) }
-                    continuation.resume(returning: ready)
+                    continuation.resume(returning: ready.outcome)
                 } else if let ticket {
                     // Stale when the auction ended meanwhile (its outcome is on the way): then
                     // no timer task is started at all.
@@ -192,13 +198,13 @@ final class AuctionRun: Sendable {
     /// The outcome if the auction finished before the caller waited for it. A timer task held
     /// back meanwhile is started if it still serves other auctions of the same ``Auction``.
     private func takeFinishedOutcome() -> AuctionOutcome? {
-        let (outcome, ticket) = state.withLock { state -> (AuctionOutcome?, AuctionTimer.Ticket?) in
+        let (outcome, ticket) = state.withLock { state -> (DecidedOutcome?, AuctionTimer.Ticket?) in
             guard case .ready(let outcome, let held) = state.life else { return (nil, nil) }
             state.life = .handedOver
             return (outcome, held)
         }
         if let ticket { timer.spawnIfCurrent(ticket) }
-        return outcome
+        return outcome?.outcome
     }
 
     // MARK: Events
@@ -234,8 +240,9 @@ final class AuctionRun: Sendable {
         var starts: [(index: Int, deadline: MediationInstant, budget: Duration)] = []
         var releases: [any LoadedAd] = []
         var lateAnswers: [LateAnswer] = []
-        /// The outcome was decided: hand it to the caller once the releases are done.
-        var handOutcome = false
+        /// The outcome was decided: tell the adapters, then hand it to the caller, once the
+        /// releases are done.
+        var decided: DecidedOutcome?
         var cancelled: [Task<Void, Never>] = []
         var timer = AuctionTimer.Change()
     }
@@ -264,8 +271,9 @@ final class AuctionRun: Sendable {
                 ))
             case .finish:
                 if case .running(let caller) = state.life {
-                    state.life = .decided(state.machine.outcome(auctionID: auctionID), caller)
-                    effects.handOutcome = true
+                    let outcome = DecidedOutcome(state.machine.outcome(auctionID: auctionID))
+                    state.life = .decided(outcome, caller)
+                    effects.decided = outcome
                 }
                 for index in state.tasks.indices {
                     cancel(index, in: &state, into: &effects)
@@ -350,19 +358,18 @@ final class AuctionRun: Sendable {
 
     /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
     /// winning value).
-    private func notifyAdapters() {
-        let notices = state.withLock { state in
-            state.machine.notices(auctionID: auctionID) { sources[$0].lineItem.adUnitID }
-        }
-        for (index, notice) in notices {
-            sources[index].adapter.auctionDidEnd(notice)
+    private func notifyAdapters(of decided: DecidedOutcome) {
+        let record = AuctionRecord(trace: decided.outcome.trace)
+        let lines = decided.outcome.trace.sources
+        for index in sources.indices where index < lines.count && lines[index].startOffsetMilliseconds != nil {
+            sources[index].adapter.auctionDidEnd(AuctionNotice(record: record, index: index, adUnitID: sources[index].lineItem.adUnitID))
         }
     }
 
     /// Gives the decided outcome to the caller: resumes its continuation, or leaves the
     /// outcome for it to take when it has not waited yet.
     private func hand() {
-        let resume = state.withLock { state -> (UnsafeContinuation<AuctionOutcome, Never>, AuctionOutcome)? in
+        let resume = state.withLock { state -> (UnsafeContinuation<AuctionOutcome, Never>, DecidedOutcome)? in
             guard case .decided(let outcome, let caller) = state.life else { return nil }
             switch caller {
             case .waiting(let continuation):
@@ -373,7 +380,7 @@ final class AuctionRun: Sendable {
                 return nil
             }
         }
-        if let (continuation, outcome) = resume { continuation.resume(returning: outcome) }
+        if let (continuation, decided) = resume { continuation.resume(returning: decided.outcome) }
     }
 
     private func perform(_ effects: Effects) {
@@ -386,8 +393,8 @@ final class AuctionRun: Sendable {
         for ad in effects.releases { ad.releaseResources() }
         // The losers are released, and every asked source's adapter told the result, before
         // the caller gets the outcome.
-        if effects.handOutcome {
-            notifyAdapters()
+        if let outcome = effects.decided {
+            notifyAdapters(of: outcome)
             hand()
         }
         if let onLateAnswer {

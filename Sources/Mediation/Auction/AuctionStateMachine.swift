@@ -177,6 +177,7 @@ struct AuctionStateMachine {
             if let ad = result.ad {
                 entries[index].released = true
                 entries[index].creativeID = ad.creativeID
+                entries[index].adID = ad.id
                 actions.append(.release(ad))
             }
             tick(at: now, into: &actions)
@@ -271,6 +272,7 @@ struct AuctionStateMachine {
                 eCPM: entry.value?.eCPM,
                 rawPrice: entry.rawPrice,
                 creativeID: entry.creativeID,
+                adID: entry.adID,
                 adReleased: entry.released
             )
         }
@@ -288,27 +290,6 @@ struct AuctionStateMachine {
                 sources: sources
             )
         )
-    }
-
-    /// The notice of every source that was asked, for its adapter's
-    /// ``AdNetworkAdapter/auctionDidEnd(_:)``, once the outcome is decided.
-    func notices(auctionID: String, adUnitIDs: (Int) -> String) -> [(index: Int, notice: AuctionNotice)] {
-        let winningECPM = best.flatMap { entries[$0].value?.eCPM }
-        var notices: [(index: Int, notice: AuctionNotice)] = []
-        for index in entries.indices where entries[index].startedAt != nil {
-            let entry = entries[index]
-            notices.append((index, AuctionNotice(
-                auctionID: auctionID,
-                placementID: placement.id,
-                lineItemID: lineItems[index].id,
-                adUnitID: adUnitIDs(index),
-                outcome: entry.outcome ?? .cancelled,
-                eCPM: entry.value?.eCPM,
-                winningECPM: winningECPM,
-                adID: entry.adID
-            )))
-        }
-        return notices
     }
 
     // MARK: Steps

@@ -19,6 +19,8 @@ public struct SourceTrace: Hashable, Sendable, Codable {
     public var rawPrice: Double?
     /// The creative id of the ad it brought, if any.
     public var creativeID: String?
+    /// The id of the ad it brought (``LoadedAd/id``, unique per showing), if any.
+    public var adID: String?
     /// Whether the engine released its ad (by the time the trace was taken).
     public var adReleased: Bool
 
@@ -32,6 +34,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         case eCPM = "ecpm"
         case rawPrice = "raw_price"
         case creativeID = "creative_id"
+        case adID = "ad_id"
         case adReleased = "released"
     }
 
@@ -46,6 +49,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         eCPM: Double? = nil,
         rawPrice: Double? = nil,
         creativeID: String? = nil,
+        adID: String? = nil,
         adReleased: Bool = false
     ) {
         self.lineItemID = lineItemID
@@ -57,6 +61,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         self.eCPM = eCPM
         self.rawPrice = rawPrice
         self.creativeID = creativeID
+        self.adID = adID
         self.adReleased = adReleased
     }
 }

@@ -38,8 +38,9 @@ public final class MediationEngine: Sendable {
 
     /// The adapters, in the configuration's network order.
     private let adapters: [(networkID: String, adapter: any AdNetworkAdapter)]
-    /// The auction runner of each placement, by placement id.
-    private let auctions: [String: Auction]
+    /// The auction runner and configuration of each placement, by placement id (boxed: a
+    /// lookup costs one retain, not a copy of the runner).
+    private let auctions: [String: PlacementEntry]
     private let hostContext: @Sendable (String) -> HostContext
     private let eventHub: EventHub
     private let state: Locked<State>
@@ -76,7 +77,7 @@ public final class MediationEngine: Sendable {
             adapters.append((network.id, adapter))
             byNetwork[network.id] = adapter
         }
-        var auctions: [String: Auction] = [:]
+        var auctions: [String: PlacementEntry] = [:]
         for (index, placement) in configuration.placements.enumerated() {
             var sources: [AuctionSource] = []
             for (sourceIndex, lineItem) in placement.sources.enumerated() {
@@ -85,7 +86,7 @@ public final class MediationEngine: Sendable {
                 }
                 sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
             }
-            auctions[placement.id] = Auction(placement: placement, sources: sources, clock: environment.clock)
+            auctions[placement.id] = PlacementEntry(auction: Auction(placement: placement, sources: sources, clock: environment.clock), configuration: placement)
         }
         self.configuration = configuration
         self.environment = environment
@@ -130,11 +131,11 @@ public final class MediationEngine: Sendable {
     /// - Returns: the controller, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
     public func placement(_ id: String) -> Placement? {
-        guard let placementConfiguration = configuration.placement(id), let auction = auctions[id] else { return nil }
+        guard let entry = auctions[id] else { return nil }
         return state.withLock { state -> Placement? in
             guard !state.isShutDown else { return nil }
             if let existing = state.placements[id] { return existing }
-            let placement = makePlacement(placementConfiguration, auction: auction, foreground: state.foreground)
+            let placement = makePlacement(entry.configuration, auction: entry.auction, foreground: state.foreground)
             state.placements[id] = placement
             return placement
         }
@@ -150,14 +151,15 @@ public final class MediationEngine: Sendable {
     /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
     public func runAuction(placementID: String, context: HostContext? = nil) async -> AuctionOutcome? {
-        guard let placementConfiguration = configuration.placement(placementID), let auction = auctions[placementID] else { return nil }
+        guard let entry = auctions[placementID] else { return nil }
+        let placementConfiguration = entry.configuration
         let template: RequestTemplate? = state.withLock { $0.isShutDown ? nil : $0.template }
         guard let template else { return nil }
         let start = clock.now
         let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
         let events = eventHub
         events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, at: start))
-        let outcome = await auction.run(request: request, excluding: []) { late in
+        let outcome = await entry.auction.run(request: request, excluding: []) { late in
             events.emit(.lateAnswer(late))
         }
         events.emit(.auctionFinished(placementID: placementID, trace: outcome.trace, at: clock.now))
@@ -264,5 +266,16 @@ public final class MediationEngine: Sendable {
     private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: HostContext?, at start: MediationInstant) -> AdRequest {
         let template = state.withLock { $0.template }
         return template.request(for: placementConfiguration, slot: slot, context: context ?? hostContext(placementConfiguration.id), at: start)
+    }
+}
+
+/// One placement's auction runner and configuration, built once with the engine.
+private final class PlacementEntry: Sendable {
+    let auction: Auction
+    let configuration: PlacementConfiguration
+
+    init(auction: Auction, configuration: PlacementConfiguration) {
+        self.auction = auction
+        self.configuration = configuration
     }
 }

@@ -29,14 +29,14 @@ public protocol MediationClock: Sendable {
     /// - Parameter operation: the work.
     /// - Returns: the task.
     @discardableResult
-    func startTask<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never>
+    func startTask<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async -> Success) -> Task<Success, Never>
 }
 
 extension MediationClock {
     /// Starts a plain `Task` (on the global concurrent executor).
     @discardableResult
-    public func startTask<Success: Sendable>(_ operation: @escaping @Sendable () async -> Success) -> Task<Success, Never> {
-        Task { await operation() }
+    public func startTask<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async -> Success) -> Task<Success, Never> {
+        Task(operation: operation)
     }
 }
 
