@@ -47,7 +47,7 @@ public struct QartveloSandboxServer: SandboxServer {
     }
 
     private func banner(_ request: HTTPRequest) -> HTTPResponse {
-        guard let body = request.body, let wire = try? JSONDecoder().decode(QartveloBannerRequest.self, from: body) else {
+        guard let body = request.body, let wire = try? JSONDecoder().decode(QartveloWireBannerRequest.self, from: body) else {
             return HTTPResponse(statusCode: 400)
         }
         guard !wire.app.id.isEmpty else { return HTTPResponse(statusCode: 401) }
@@ -55,7 +55,7 @@ public struct QartveloSandboxServer: SandboxServer {
         let creativeID = "qv-sbx-\(artwork.name)"
         let base = "https://\(Self.host)"
         let html5 = options.sandboxHTML5
-        let ad = QartveloBannerResponse.Ad(
+        let ad = QartveloWireBannerResponse.Ad(
             creativeID: creativeID,
             type: html5 ? "html5" : "image",
             w: artwork.width,
@@ -69,13 +69,13 @@ public struct QartveloSandboxServer: SandboxServer {
             clickTrackingURL: URL(string: "\(base)/v1/events/click?creative=\(creativeID)"),
             ttlSeconds: nil
         )
-        let response = QartveloBannerResponse(id: wire.id, ad: ad, bannerRefreshSeconds: options.bannerRefreshSeconds, nofillReason: nil)
+        let response = QartveloWireBannerResponse(id: wire.id, ad: ad, bannerRefreshSeconds: options.bannerRefreshSeconds, nofillReason: nil)
         guard let data = try? JSONEncoder.qartvelo.encode(response) else { return HTTPResponse(statusCode: 500) }
         return .json(data)
     }
 
     /// The server's creative choice for a request (pixels in, as on the wire).
-    func select(for wire: QartveloBannerRequest) -> QartveloCreativeArtwork? {
+    func select(for wire: QartveloWireBannerRequest) -> QartveloCreativeArtwork? {
         let width = Double(wire.screenWidth)
         if wire.bannerMode == "inline" {
             guard let maxHeight = wire.bannerMaxHeight else { return nil }
