@@ -11,7 +11,7 @@ package enum NitxAdSignal: Sendable, Hashable {
     case shown
 }
 
-/// One loaded Nitx ad. Thread-safe: its mutable state sits in a ``Locked`` box.
+/// One loaded Nitx ad. Thread-safe: its mutable state sits behind a lock.
 ///
 /// Hooks: ``recordRender()`` counts the impression; ``recordImpression()`` counts the impression
 /// (if render was not reported) and the viewable, once each; full-screen ads count both when

@@ -4,7 +4,7 @@ import Mediation
 /// The Qartvelo Ads adapter: banners only, priced by the line item (`fixed_price`; Qartvelo's
 /// answers carry no price), so a loaded ad is a ``AdLoadResult/fill(_:)``.
 ///
-/// One `loadAd(for:)`: plan the request (``QartveloRequestBuilder``), `POST /v1/banner`,
+/// One `loadAd(for:)`: plan the request (sizes in pixels), `POST /v1/banner`,
 /// decode and validate the answer, download an HTML5 bundle ahead (at most 2 MB), lay the
 /// creative out (``QartveloBannerLayout``) and hand back a ``QartveloBannerAd``.
 ///

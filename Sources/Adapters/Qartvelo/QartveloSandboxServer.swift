@@ -4,10 +4,10 @@ import Mediation
 /// Qartvelo's simulated ad server (host ``host``), answering the adapter's real requests with
 /// the real response format:
 /// - `POST /v1/banner`: 400 for a body that is not a banner request, 401 for an empty app id,
-///   else 200 with the creative ``QartveloCreativeSelection`` picks from the upload sizes
-///   (inline requests: ``QartveloCreativeSelection/inline(width:maxHeight:from:)``; requests
-///   with `banner_height`: ``QartveloCreativeSelection/adaptive(slotWidth:slotHeight:from:)``;
-///   others: ``QartveloCreativeSelection/widestFit(width:from:)``), or 204 when none fits.
+///   else 200 with a creative picked from ``creatives`` (inline requests: the one that shows
+///   biggest once aspect-fit into the width and `max_height`; requests with `banner_height`:
+///   the horizontal one closest in aspect ratio to the slot; others: the widest horizontal one
+///   whose width in points fits), or 204 when none fits.
 ///   The answer carries the dashboard's `banner_refresh_seconds` (option, default 60).
 /// - `GET /v1/bundles/{creative id}`: an HTML5 bundle of `sandbox_html5_bundle_bytes` bytes.
 /// - `GET /v1/events/...`: 204 (impression and click tracking).
