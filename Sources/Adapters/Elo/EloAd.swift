@@ -90,7 +90,7 @@ public final class EloAd: LoadedAd, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
     /// Whether ``releaseResources()`` was called.
-    public var isReleased: Bool { state.withLock { $0.released } }
+    package var isReleased: Bool { state.withLock { $0.released } }
 
     /// Discards the ad without showing it. Idempotent; afterwards no tracking is sent.
     public func releaseResources() {

@@ -228,7 +228,7 @@ public actor EloClient {
     /// - Parameter request: the engine's request (messages, context objects, slot, device,
     ///   privacy, deadline; its `adUnitID` overrides the configured one when not empty).
     /// - Returns: a fill with its eCPM, a no fill with the reason, or an error.
-    public func loadAd(for request: AdRequest) async -> EloAdResult {
+    package func loadAd(for request: AdRequest) async -> EloAdResult {
         let started = clock.now
         let key = preloadKey(for: request)
         if let key, configuration != nil, !disabled, let entry = cache.take(key, now: clock.now) {
@@ -248,7 +248,7 @@ public actor EloClient {
     }
 
     /// The number of preloaded ads held.
-    public var preloadedAdCount: Int { cache.count }
+    package var preloadedAdCount: Int { cache.count }
 
     /// The preloaded ads held (for inspection in tests).
     var preloadedAds: [EloAd] { cache.ads }

@@ -21,7 +21,7 @@ public enum EloLogLevel: Int, Comparable, Sendable, Hashable {
     /// Reads a config spelling: `verbose`, `debug`, `info`, `warn`, `error`, `none`.
     /// - Parameter name: the spelling.
     /// - Returns: the level, or `nil` for an unknown spelling.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name {
         case "verbose": self = .verbose
         case "debug": self = .debug

@@ -144,7 +144,7 @@ final class EloDebugChannel: Sendable {
     }
 
     /// The request as JSON with every message's content and every context description redacted.
-    static func redactedJSON(_ request: EloBidRequest) -> String {
+    static func redactedJSON(_ request: EloWireBidRequest) -> String {
         var copy = request
         copy.ext.elo.messages = copy.ext.elo.messages.map { message in
             var message = message

@@ -37,11 +37,15 @@ public final class InMemoryEloIdentityStore: EloIdentityStore {
     }
 
     /// The stored record.
+    /// - Returns: the record held in memory (empty until the first write).
+    /// - Throws: never; the typed throw is ``EloIdentityStore``'s requirement.
     public func read() throws(EloStorageError) -> EloIdentityRecord {
         record.withLock { $0 }
     }
 
     /// Replaces the record.
+    /// - Parameter newRecord: the record to hold.
+    /// - Throws: never; the typed throw is ``EloIdentityStore``'s requirement.
     public func write(_ newRecord: EloIdentityRecord) throws(EloStorageError) {
         record.withLock { $0 = newRecord }
     }

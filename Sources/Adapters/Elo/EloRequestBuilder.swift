@@ -33,7 +33,7 @@ struct EloRequestBuilder {
 
     /// Builds the request.
     /// - Returns: the request and the warnings about fields left out.
-    static func build(_ input: Input) -> (request: EloBidRequest, warnings: [String]) {
+    static func build(_ input: Input) -> (request: EloWireBidRequest, warnings: [String]) {
         let request = input.request
         let (messages, warnings) = EloMessageRules.wireMessages(request.context.messages, now: input.now)
         let privacy = request.privacy
@@ -68,7 +68,7 @@ struct EloRequestBuilder {
             gpp_sid: privacy.gppSectionIDs.isEmpty ? nil : privacy.gppSectionIDs,
             ext: EloWireRegsExt(tfua: tfua ? 1 : 0)
         )
-        let wire = EloBidRequest(
+        let wire = EloWireBidRequest(
             id: input.requestID,
             tmax: max(0, input.tmaxMilliseconds),
             at: 1,

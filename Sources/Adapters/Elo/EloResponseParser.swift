@@ -7,7 +7,7 @@ enum EloResponseParser {
     /// What the answer means.
     enum Answer {
         /// A valid bid.
-        case bid(EloAd, eCPM: Double, response: EloBidResponse)
+        case bid(EloAd, eCPM: Double, response: EloWireBidResponse)
         /// No bids: HTTP 204, an empty 2xx body, an `nbr`, or no bid in `seatbid`.
         case noBids
         /// A non-2xx status.
@@ -31,9 +31,9 @@ enum EloResponseParser {
     static func parse(_ response: HTTPResponse, context: Context) -> Answer {
         guard (200..<300).contains(response.statusCode) else { return .serverError(status: response.statusCode) }
         if response.statusCode == 204 || response.body.isEmpty { return .noBids }
-        let decoded: EloBidResponse
+        let decoded: EloWireBidResponse
         do {
-            decoded = try JSONDecoder().decode(EloBidResponse.self, from: response.body)
+            decoded = try JSONDecoder().decode(EloWireBidResponse.self, from: response.body)
         } catch {
             return .invalid("malformed bid response JSON")
         }

@@ -17,7 +17,7 @@ public enum EloNoFillReason: Sendable, Hashable {
 
     /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`,
     /// `sessionDisabled` and `other` (with the message).
-    public var engineReason: NoFillReason {
+    package var engineReason: NoFillReason {
         switch self {
         case .noBids: NoFillReason(code: "noBids")
         case .timeout: NoFillReason(code: "timeout")
@@ -47,7 +47,7 @@ public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
 
     /// Creates an error.
-    public init(_ category: Category, _ message: String) {
+    package init(_ category: Category, _ message: String) {
         self.category = category
         self.message = message
     }
@@ -57,7 +57,7 @@ public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The engine's error: decoding -> `invalidResponse` (code 1), cancelled -> `cancelled`
     /// (code 2), internal state -> `configuration` (code 3).
-    public var adapterError: AdapterError {
+    package var adapterError: AdapterError {
         switch category {
         case .decoding: AdapterError(kind: .invalidResponse, code: 1, message: message)
         case .cancelled: AdapterError(kind: .cancelled, code: 2, message: message)
@@ -67,7 +67,7 @@ public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The Elo client's answer to one load (Elo seed, `AdResult`).
-public enum EloAdResult: Sendable {
+package enum EloAdResult: Sendable {
     /// An ad with the server's price: USD CPM, finite and >= 0. A cache-served preload keeps the
     /// price of its original fill.
     case loaded(EloAd, eCPM: Double)

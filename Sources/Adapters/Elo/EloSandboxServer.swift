@@ -54,7 +54,7 @@ public struct EloSandboxServer: SandboxServer {
         if request.method == "POST", path == "/v1/events" { return HTTPResponse(statusCode: 204) }
         guard request.method == "POST", path == "/v1/bid" else { return HTTPResponse(statusCode: 404) }
         guard let body = request.body,
-              let bidRequest = try? JSONDecoder().decode(EloBidRequest.self, from: body),
+              let bidRequest = try? JSONDecoder().decode(EloWireBidRequest.self, from: body),
               let imp = bidRequest.imp.first
         else { return HTTPResponse(statusCode: 400) }
         guard let format = EloAdFormat.choose(forMaxHeight: imp.native.h) else { return HTTPResponse(statusCode: 204) }
@@ -79,7 +79,7 @@ public struct EloSandboxServer: SandboxServer {
             impression: ["\(Self.baseURL.absoluteString)/t/impression?ad=\(adID)"],
             click: ["\(Self.baseURL.absoluteString)/t/click?ad=\(adID)"]
         )
-        let response = EloBidResponse(
+        let response = EloWireBidResponse(
             id: bidRequest.id,
             bidid: adID,
             cur: "USD",

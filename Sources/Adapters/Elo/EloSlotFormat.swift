@@ -8,19 +8,19 @@ public enum EloAdFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case strip
 
     /// The smallest slot height the card takes, in points.
-    public static let cardMinimumSlotHeight = 192
+    package static let cardMinimumSlotHeight = 192
     /// The smallest slot height the strip takes, in points.
-    public static let stripMinimumSlotHeight = 72
+    package static let stripMinimumSlotHeight = 72
     /// The height Elo's card is drawn at when the server gives none, in points (its tallest).
-    public static let defaultCardHeight = 175.0
+    package static let defaultCardHeight = 175.0
     /// The height of the strip when the server gives none, in points.
-    public static let defaultStripHeight = 72.0
+    package static let defaultStripHeight = 72.0
 
     /// The format the server chooses for a slot.
     /// - Parameter maxHeight: the slot's height in whole points (already rounded down), or
     ///   `nil` when unbounded.
     /// - Returns: `.card` for `nil` or >= 192, `.strip` for 72 ... 191, `nil` below 72.
-    public static func choose(forMaxHeight maxHeight: Int?) -> EloAdFormat? {
+    package static func choose(forMaxHeight maxHeight: Int?) -> EloAdFormat? {
         guard let maxHeight else { return .card }
         if maxHeight >= cardMinimumSlotHeight { return .card }
         if maxHeight >= stripMinimumSlotHeight { return .strip }
@@ -30,7 +30,7 @@ public enum EloAdFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Whether this format may be shown in a slot of `maxHeight` whole points (`nil` = unbounded).
     /// - Parameter maxHeight: the slot's height in whole points.
     /// - Returns: `true` when the slot is at least the format's minimum.
-    public func fits(maxHeight: Int?) -> Bool {
+    package func fits(maxHeight: Int?) -> Bool {
         guard let maxHeight else { return true }
         switch self {
         case .card: return maxHeight >= Self.cardMinimumSlotHeight
@@ -41,7 +41,7 @@ public enum EloAdFormat: String, Sendable, Hashable, Codable, CaseIterable {
     /// Rounds a slot bound down to whole points (Elo seed: "Rounded down to whole points").
     /// - Parameter points: a bound in points; `nil`, NaN and +infinity mean unbounded.
     /// - Returns: the whole points (negative values become 0), or `nil` when unbounded.
-    public static func wholePoints(_ points: Double?) -> Int? {
+    package static func wholePoints(_ points: Double?) -> Int? {
         guard let points, !points.isNaN, points != .infinity else { return nil }
         if points <= 0 { return 0 }
         if points >= Double(Int32.max) { return Int(Int32.max) }

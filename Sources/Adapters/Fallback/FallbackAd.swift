@@ -23,7 +23,7 @@ public final class FallbackAd: LoadedAd {
     ///   - network: the network id.
     ///   - format: the format.
     ///   - size: the size in points.
-    public init(id: String, creativeID: String, network: String, format: AdFormat, size: AdSize) {
+    package init(id: String, creativeID: String, network: String, format: AdFormat, size: AdSize) {
         self.id = id
         self.creativeID = creativeID
         self.network = network
@@ -37,8 +37,8 @@ public final class FallbackAd: LoadedAd {
     }
 
     /// Whether ``releaseResources()`` has been called.
-    public var isReleased: Bool { releases.withLock { $0 > 0 } }
+    package var isReleased: Bool { releases.withLock { $0 > 0 } }
 
     /// How many times ``releaseResources()`` was called (the engine should call it at most once).
-    public var releaseCallCount: Int { releases.withLock { $0 } }
+    package var releaseCallCount: Int { releases.withLock { $0 } }
 }

@@ -27,7 +27,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     private let requestCounts = Locked<[String: UInt64]>([:])
 
     /// The no-fill reason: code `noFill`, "no ad to show" (AdMob error code 3, "No fill").
-    public static let noFillReason = NoFillReason(code: "noFill", message: "no ad to show")
+    package static let noFillReason = NoFillReason(code: "noFill", message: "no ad to show")
 
     /// Creates an adapter.
     /// - Parameters:
@@ -95,7 +95,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     ///   - slot: the slot's bounds in points.
     ///   - screen: the screen, for `screen` sizes and as an outer bound.
     /// - Returns: the chosen size in points.
-    public static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: ScreenInfo) -> AdSize {
+    package static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: ScreenInfo) -> AdSize {
         let sizes = candidates.map { $0.resolved(on: screen) }
         let bound = SlotSize(
             maxWidth: min(slot.maxWidth ?? .infinity, screen.width),
@@ -131,7 +131,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
 
     /// Builds the adapter.
     /// - Throws: ``ConfigurationError`` for a URL endpoint, an unknown credential or
-    ///   a bad option (see ``FallbackOptions/init(parsing:networkID:)``).
+    ///   a bad option (the option rules are in ``FallbackOptions``).
     public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         if case .url = network.endpoint {
             throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "the fallback network has no server; use \"sandbox\"")

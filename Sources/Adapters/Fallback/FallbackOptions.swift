@@ -56,7 +56,7 @@ public struct FallbackOptions: Hashable, Sendable {
     }
 
     /// The sizes served for `format`.
-    public func sizes(for format: AdFormat) -> [FallbackCreativeSize] {
+    package func sizes(for format: AdFormat) -> [FallbackCreativeSize] {
         creativeSizes[format] ?? FallbackOptions.defaultSizes[format] ?? [.screen]
     }
 
@@ -66,7 +66,7 @@ public struct FallbackOptions: Hashable, Sendable {
     ///   - networkID: the network id, for error paths.
     /// - Throws: ``ConfigurationError`` naming e.g. `networks.admob.options.fill_rate`
     ///   for an unknown key, a wrong type or a value out of range.
-    public init(parsing options: [String: JSONValue], networkID: String) throws(ConfigurationError) {
+    package init(parsing options: [String: JSONValue], networkID: String) throws(ConfigurationError) {
         self.init()
         let base = "networks.\(networkID).options"
         let known: Set<String> = ["fill_rate", "latency_ms", "latency_jitter_ms", "seed", "creatives", "creative_sizes"]
@@ -142,7 +142,7 @@ public enum FallbackCreativeSize: Hashable, Sendable, CustomStringConvertible {
     case screen
 
     /// Parses `"320x50"` (points, positive, at most 10000) or `"screen"`.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if text == "screen" {
             self = .screen
             return
@@ -155,7 +155,7 @@ public enum FallbackCreativeSize: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The size in points on `screen`.
-    public func resolved(on screen: ScreenInfo) -> AdSize {
+    package func resolved(on screen: ScreenInfo) -> AdSize {
         switch self {
         case .points(let size): size
         case .screen: AdSize(width: screen.width, height: screen.height)

@@ -87,7 +87,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     }
 
     /// Whether `code` is `SDK-AM-` followed by one or more letters, digits, `_` or `-`.
-    public static func isValidSourceCode(_ code: String) -> Bool {
+    package static func isValidSourceCode(_ code: String) -> Bool {
         guard code.hasPrefix("SDK-AM-") else { return false }
         let rest = code.dropFirst("SDK-AM-".count)
         return !rest.isEmpty && rest.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }

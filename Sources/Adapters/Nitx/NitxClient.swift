@@ -128,7 +128,7 @@ public actor NitxClient {
         counters.forgetRequests += 1
         var headers = Self.headers(options)
         headers["Content-Type"] = "application/json"
-        let body = try? JSONEncoder().encode(NitxForgetRequestWire(visitorID: forgotten))
+        let body = try? JSONEncoder().encode(NitxWireForgetRequest(visitorID: forgotten))
         do {
             let response = try await transport.send(HTTPRequest(method: "POST", url: url, headers: headers, body: body))
             if !(200..<300).contains(response.statusCode) {
@@ -174,7 +174,7 @@ public actor NitxClient {
     /// - Returns: `.fill(ad)` (Nitx answers carry no price), a no-fill, or a failure:
     ///   rewarded always fails "Rewarded ads are not available in v1"; an app open request
     ///   within the minimum interval of the last shown one is a no-fill `appOpenInterval`.
-    public func loadAd(slot: String, choice: NitxFormatChoice, request: AdRequest) async -> AdLoadResult {
+    package func loadAd(slot: String, choice: NitxFormatChoice, request: AdRequest) async -> AdLoadResult {
         counters.adRequests += 1
         if choice.format == .rewarded {
             return finish(.failure(NitxErrorCode.rewardedUnavailable.error(NitxErrorCode.rewardedMessage)))
@@ -282,7 +282,7 @@ public actor NitxClient {
             }
         case .impression, .viewable:
             guard let impressionID else { return }  // GET mode: no tracking
-            batcher.enqueue(NitxEventWire(
+            batcher.enqueue(NitxWireEvent(
                 type: signal == .impression ? "impression" : "viewable",
                 impressionID: impressionID,
                 slot: slot,
@@ -304,7 +304,7 @@ public actor NitxClient {
             response = answer
         }
         guard (200..<300).contains(response.statusCode),
-              let config = try? JSONDecoder().decode(NitxSourceConfigWire.self, from: response.body) else {
+              let config = try? JSONDecoder().decode(NitxWireSourceConfig.self, from: response.body) else {
             logger.warning("Nitx source config answered HTTP \(response.statusCode) without a valid body; using GET", source: networkID)
             return
         }
@@ -341,10 +341,10 @@ public actor NitxClient {
     }
 
     private func post(url: URL, slot: String, choice: NitxFormatChoice, request: AdRequest) -> HTTPRequest {
-        let body = NitxAdsRequestWire(
+        let body = NitxWireAdsRequest(
             slot: slot,
             format: choice.format.rawValue,
-            size: choice.format == .bannerAdaptive ? NitxSizeWire(width: choice.size.width, height: choice.size.height) : nil,
+            size: choice.format == .bannerAdaptive ? NitxWireSize(width: choice.size.width, height: choice.size.height) : nil,
             visitor: visitor.wireBlock,
             context: NitxContextBuilder.context(for: request, screenName: screenName, sdkTag: options.sdkTag)
         )

@@ -5,9 +5,9 @@ import Mediation
 /// phone or tablet, language, time zone, screen size and the SDK tag. Never the IP address,
 /// the user agent or a location; the advertising id only when the host says tracking is
 /// authorized (and it is not the all-zero id iOS returns otherwise).
-public enum NitxContextBuilder {
+package enum NitxContextBuilder {
     /// The all-zero advertising id iOS reports when tracking is not authorized.
-    public static let zeroAdvertisingID = "00000000-0000-0000-0000-000000000000"
+    package static let zeroAdvertisingID = "00000000-0000-0000-0000-000000000000"
 
     /// The context block for `request`.
     /// - Parameters:
@@ -15,21 +15,21 @@ public enum NitxContextBuilder {
     ///   - screenName: the screen name the host set on the client; the request's own
     ///     `context.screenName` wins when present.
     ///   - sdkTag: `ios-1.0.0`, or `<bridge>/ios-1.0.0`.
-    public static func context(for request: AdRequest, screenName: String?, sdkTag: String) -> NitxContextWire {
+    package static func context(for request: AdRequest, screenName: String?, sdkTag: String) -> NitxWireContext {
         let device = request.device
         var adID: String?
         if device.trackingAuthorized, let id = device.advertisingID, !id.isEmpty, id != zeroAdvertisingID {
             adID = id
         }
-        return NitxContextWire(
-            app: NitxAppContextWire(
+        return NitxWireContext(
+            app: NitxWireAppContext(
                 bundleID: request.app.bundleID,
                 version: request.app.version,
                 build: request.app.build,
                 screen: request.context.screenName ?? screenName
             ),
-            os: NitxOSContextWire(name: device.osName, version: device.osVersion),
-            device: NitxDeviceContextWire(
+            os: NitxWireOSContext(name: device.osName, version: device.osVersion),
+            device: NitxWireDeviceContext(
                 type: device.kind.rawValue,
                 screenWidth: request.screen.width,
                 screenHeight: request.screen.height,

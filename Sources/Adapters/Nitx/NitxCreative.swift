@@ -24,7 +24,7 @@ public struct NitxCreative: Sendable, Hashable {
     public var assets: NitxNativeAssets
 
     /// Creates a creative.
-    public init(kind: Kind, name: String?, path: String?, url: URL?, clickURL: URL?, assets: NitxNativeAssets) {
+    package init(kind: Kind, name: String?, path: String?, url: URL?, clickURL: URL?, assets: NitxNativeAssets) {
         self.kind = kind
         self.name = name
         self.path = path
@@ -35,6 +35,38 @@ public struct NitxCreative: Sendable, Hashable {
 }
 
 /// A native ad's assets, all optional (Nitx seed, "Native"): headline, body, call to action,
-/// advertiser, icon, image, video, rating (0 to 5) and price. The same shape as the wire's
-/// `assets` block, so one type serves both.
-public typealias NitxNativeAssets = NitxAssetsWire
+/// advertiser, icon, image, video, rating (0 to 5) and price. The wire's `assets` block has the
+/// same shape (the same keys), so this one type decodes it and is what the host lays out.
+public struct NitxNativeAssets: Codable, Sendable, Hashable {
+    /// Headline text.
+    public var headline: String?
+    /// Body text.
+    public var body: String?
+    /// Call-to-action text.
+    public var cta: String?
+    /// Advertiser name.
+    public var advertiser: String?
+    /// Icon URL or path.
+    public var icon: String?
+    /// Main image URL or path.
+    public var image: String?
+    /// Video URL or path.
+    public var video: String?
+    /// Star rating, 0 to 5.
+    public var rating: Double?
+    /// Price text, e.g. `"Free"`.
+    public var price: String?
+
+    /// Creates assets.
+    package init(headline: String? = nil, body: String? = nil, cta: String? = nil, advertiser: String? = nil, icon: String? = nil, image: String? = nil, video: String? = nil, rating: Double? = nil, price: String? = nil) {
+        self.headline = headline
+        self.body = body
+        self.cta = cta
+        self.advertiser = advertiser
+        self.icon = icon
+        self.image = image
+        self.video = video
+        self.rating = rating
+        self.price = price
+    }
+}

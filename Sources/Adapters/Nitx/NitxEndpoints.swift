@@ -3,30 +3,30 @@ import Foundation
 /// The POST-mode endpoints a source advertises in its config's `sdk` block, resolved against
 /// the API base URL. An off-origin path (another scheme, host or port, or a protocol-relative
 /// `//host/…`) is ignored (Nitx seed, "Request mode").
-public struct NitxEndpoints: Sendable, Hashable {
+package struct NitxEndpoints: Sendable, Hashable {
     /// The POST ads endpoint; `nil` means GET mode.
-    public var ads: URL?
+    package var ads: URL?
     /// The events endpoint; `nil` means no event is sent.
-    public var events: URL?
+    package var events: URL?
     /// The forget endpoint; `nil` means reset sends nothing.
-    public var forget: URL?
+    package var forget: URL?
 
     /// Creates endpoints.
-    public init(ads: URL? = nil, events: URL? = nil, forget: URL? = nil) {
+    package init(ads: URL? = nil, events: URL? = nil, forget: URL? = nil) {
         self.ads = ads
         self.events = events
         self.forget = forget
     }
 
     /// No POST-mode endpoint.
-    public static let none = NitxEndpoints()
+    package static let none = NitxEndpoints()
 
     /// Resolves the `sdk` block's paths against `base`.
     /// - Parameters:
     ///   - block: the config's `sdk` block, or `nil`.
     ///   - base: the API base URL.
     /// - Returns: the endpoints on `base`'s origin, and the names of the ignored ones.
-    public static func resolve(_ block: NitxSDKBlockWire?, base: URL) -> (endpoints: NitxEndpoints, ignored: [String]) {
+    package static func resolve(_ block: NitxWireSDKBlock?, base: URL) -> (endpoints: NitxEndpoints, ignored: [String]) {
         guard let block else { return (.none, []) }
         var ignored: [String] = []
         func resolve(_ path: String?, name: String) -> URL? {
@@ -46,7 +46,7 @@ public struct NitxEndpoints: Sendable, Hashable {
     /// `path` on `base`'s origin: a path starting with one `/`, or an absolute URL with
     /// `base`'s scheme, host and port. Anything else (another origin, `//host`, a relative
     /// path without `/`, an empty string) gives `nil`.
-    public static func sameOriginURL(_ path: String, base: URL) -> URL? {
+    package static func sameOriginURL(_ path: String, base: URL) -> URL? {
         let trimmed = path.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, !trimmed.contains("\\") else { return nil }
         if trimmed.hasPrefix("/") {

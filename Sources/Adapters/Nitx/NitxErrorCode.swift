@@ -15,7 +15,7 @@ import Mediation
 /// | 9 | timeout | the transport's backstop timed out |
 /// | 10 | invalidResponse | the slot's format is not the requested one |
 /// | 11 | configuration | the line item has no slot code (`ad_unit_id`) |
-public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
+package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     /// The API could not be reached.
     case network = 1
     /// The API answered an error status.
@@ -40,7 +40,7 @@ public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     case missingSlot = 11
 
     /// The engine's kind for this code.
-    public var kind: AdapterError.Kind {
+    package var kind: AdapterError.Kind {
         switch self {
         case .network: .network
         case .server: .server
@@ -55,12 +55,12 @@ public enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
 
     /// An ``AdapterError`` with this code's kind and number.
     /// - Parameter message: what happened (never user data).
-    public func error(_ message: String) -> AdapterError {
+    package func error(_ message: String) -> AdapterError {
         AdapterError(kind: kind, code: rawValue, message: message)
     }
 }
 
 extension NitxErrorCode {
     /// The message of the rewarded stub, verbatim from the Nitx seed ("Rewarded").
-    public static let rewardedMessage = "Rewarded ads are not available in v1"
+    package static let rewardedMessage = "Rewarded ads are not available in v1"
 }

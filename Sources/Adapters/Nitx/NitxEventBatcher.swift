@@ -8,14 +8,14 @@ import Mediation
 ///
 /// Queueing is synchronous (the engine's ad hooks must not block and must not reorder), so the
 /// state sits in a ``Locked`` box; only sending is asynchronous.
-public final class NitxEventBatcher: Sendable {
+package final class NitxEventBatcher: Sendable {
     /// The batching interval, 2 s (Nitx seed).
-    public static let interval: Duration = .seconds(2)
+    package static let interval: Duration = .seconds(2)
 
     private struct State {
         var endpoint: URL?
         var visitorID: String?
-        var queue: [NitxEventWire] = []
+        var queue: [NitxWireEvent] = []
         var timer: Task<Void, Never>?
         var queuedCount = 0
         var sentCount = 0
@@ -36,7 +36,7 @@ public final class NitxEventBatcher: Sendable {
     ///   - logger: warnings about failed batches.
     ///   - headers: header fields of every batch request.
     ///   - logSource: the log lines' source, the network id.
-    public init(transport: any HTTPTransport, clock: any MediationClock, logger: any MediationLogger, headers: [String: String] = [:], logSource: String = "nitx") {
+    package init(transport: any HTTPTransport, clock: any MediationClock, logger: any MediationLogger, headers: [String: String] = [:], logSource: String = "nitx") {
         self.transport = transport
         self.clock = clock
         self.logger = logger
@@ -45,17 +45,17 @@ public final class NitxEventBatcher: Sendable {
     }
 
     /// Sets the events endpoint; with none, events are dropped.
-    public func setEndpoint(_ url: URL?) {
+    package func setEndpoint(_ url: URL?) {
         state.withLock { $0.endpoint = url }
     }
 
     /// Sets the visitor id the batches carry (`nil` with personalization off).
-    public func setVisitorID(_ id: String?) {
+    package func setVisitorID(_ id: String?) {
         state.withLock { $0.visitorID = id }
     }
 
     /// Queues `event` and starts the 2 s timer when none runs. Never blocks.
-    public func enqueue(_ event: NitxEventWire) {
+    package func enqueue(_ event: NitxWireEvent) {
         let due = clock.now + Self.interval
         let clock = clock
         state.withLock { state in
@@ -71,21 +71,21 @@ public final class NitxEventBatcher: Sendable {
     }
 
     /// Sends whatever is queued now (the host went to the background, or a reset is coming).
-    public func flush() async {
+    package func flush() async {
         await send(fromTimer: false)
     }
 
     /// The number of events waiting.
-    public var pendingCount: Int { state.withLock { $0.queue.count } }
+    package var pendingCount: Int { state.withLock { $0.queue.count } }
     /// Events queued since creation.
-    public var queuedCount: Int { state.withLock { $0.queuedCount } }
+    package var queuedCount: Int { state.withLock { $0.queuedCount } }
     /// Events sent in a batch the server accepted (2xx).
-    public var sentCount: Int { state.withLock { $0.sentCount } }
+    package var sentCount: Int { state.withLock { $0.sentCount } }
     /// Batches the server accepted.
-    public var batchCount: Int { state.withLock { $0.batchCount } }
+    package var batchCount: Int { state.withLock { $0.batchCount } }
 
     private func send(fromTimer: Bool) async {
-        let taken = state.withLock { state -> (URL, String?, [NitxEventWire])? in
+        let taken = state.withLock { state -> (URL, String?, [NitxWireEvent])? in
             if !fromTimer { state.timer?.cancel() }
             state.timer = nil
             guard let endpoint = state.endpoint, !state.queue.isEmpty else { return nil }
@@ -95,7 +95,7 @@ public final class NitxEventBatcher: Sendable {
         guard let (endpoint, visitorID, events) = taken else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let body = try? encoder.encode(NitxEventBatchWire(visitorID: visitorID, events: events)) else { return }
+        guard let body = try? encoder.encode(NitxWireEventBatch(visitorID: visitorID, events: events)) else { return }
         var headers = headers
         headers["Content-Type"] = "application/json"
         do {

@@ -18,7 +18,7 @@ public enum NitxFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case rewarded
 
     /// The engine format this Nitx format serves.
-    public var engineFormat: AdFormat {
+    package var engineFormat: AdFormat {
         switch self {
         case .banner320x50, .banner300x250, .bannerAdaptive: .banner
         case .interstitial: .interstitial
@@ -30,19 +30,19 @@ public enum NitxFormat: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// The Nitx format and ad size chosen for one engine request.
-public struct NitxFormatChoice: Sendable, Hashable {
+package struct NitxFormatChoice: Sendable, Hashable {
     /// The smallest adaptive banner height, 50 pt (Nitx seed).
-    public static let adaptiveMinimumHeight = 50.0
+    package static let adaptiveMinimumHeight = 50.0
     /// The tallest adaptive banner height, 90 pt (Nitx seed).
-    public static let adaptiveMaximumHeight = 90.0
+    package static let adaptiveMaximumHeight = 90.0
 
     /// The Nitx format.
-    public var format: NitxFormat
+    package var format: NitxFormat
     /// The ad's size in points.
-    public var size: AdSize
+    package var size: AdSize
 
     /// Creates a choice.
-    public init(format: NitxFormat, size: AdSize) {
+    package init(format: NitxFormat, size: AdSize) {
         self.format = format
         self.size = size
     }
@@ -55,7 +55,7 @@ public struct NitxFormatChoice: Sendable, Hashable {
     ///   where unbounded); rewarded: ``NitxFormat/rewarded`` (which the client fails).
     /// - Returns: the choice, or a ``NitxErrorCode/noBannerSizeFits`` failure when no banner
     ///   fits (a slot narrower than 1 pt or lower than 50 pt).
-    public static func resolve(for request: AdRequest) -> Result<NitxFormatChoice, AdapterError> {
+    package static func resolve(for request: AdRequest) -> Result<NitxFormatChoice, AdapterError> {
         let screen = AdSize(width: request.screen.width, height: request.screen.height)
         switch request.format {
         case .interstitial:
@@ -86,7 +86,7 @@ public struct NitxFormatChoice: Sendable, Hashable {
     /// - Parameters:
     ///   - slot: the slot bounds in points.
     ///   - screenWidth: the screen width in points, used when the slot's width is unbounded.
-    public static func adaptiveSize(slot: SlotSize, screenWidth: Double) -> AdSize? {
+    package static func adaptiveSize(slot: SlotSize, screenWidth: Double) -> AdSize? {
         let width = slot.maxWidth ?? screenWidth
         guard width.isFinite, width >= 1 else { return nil }
         var height = min(adaptiveMaximumHeight, max(adaptiveMinimumHeight, (width * 50 / 320).rounded()))

@@ -2,20 +2,20 @@ import Foundation
 
 /// The normalisation rules of `identify` (Nitx seed, "Consent and identify"). Pure functions;
 /// the client hashes their output at once and discards the raw values.
-public enum NitxIdentityNormalizer {
+package enum NitxIdentityNormalizer {
     /// The earliest birth year kept, 1900.
-    public static let earliestBirthYear = 1900
+    package static let earliestBirthYear = 1900
     /// The youngest age accepted, 16: a call implying a younger user is discarded whole.
-    public static let minimumAge = 16
+    package static let minimumAge = 16
     /// The longest city or country kept, 64 characters.
-    public static let placeMaximumLength = 64
+    package static let placeMaximumLength = 64
     /// The most custom traits a profile holds, 20.
-    public static let maximumTraitCount = 20
+    package static let maximumTraitCount = 20
     /// The longest trait key, 32 characters of `[a-z0-9_]`.
-    public static let traitKeyMaximumLength = 32
+    package static let traitKeyMaximumLength = 32
 
     /// The email trimmed and lowercased; `nil` when empty.
-    public static func email(_ raw: String) -> String? {
+    package static func email(_ raw: String) -> String? {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         return value.isEmpty ? nil : value
     }
@@ -23,7 +23,7 @@ public enum NitxIdentityNormalizer {
     /// The phone number in E.164: `+` then 8 to 15 digits, after removing spaces, dashes, dots
     /// and parentheses. A number without a leading `+` (no country code) or with any other
     /// character is dropped (`nil`).
-    public static func phone(_ raw: String) -> String? {
+    package static func phone(_ raw: String) -> String? {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.hasPrefix("+") else { return nil }
         var digits = ""
@@ -41,14 +41,14 @@ public enum NitxIdentityNormalizer {
     }
 
     /// The gender as `m`, `f` or `other` (trimmed, lowercased); anything else is `nil`.
-    public static func gender(_ raw: String) -> String? {
+    package static func gender(_ raw: String) -> String? {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         return ["m", "f", "other"].contains(value) ? value : nil
     }
 
     /// The birth year: `birthYear` when given, else `currentYear - age`; `nil` outside
     /// 1900...`currentYear`.
-    public static func birthYear(birthYear: Int?, age: Int?, currentYear: Int) -> Int? {
+    package static func birthYear(birthYear: Int?, age: Int?, currentYear: Int) -> Int? {
         let year: Int?
         if let birthYear {
             year = birthYear
@@ -63,20 +63,20 @@ public enum NitxIdentityNormalizer {
 
     /// Whether the call implies an age under 16: `age < 16`, or a birth year with
     /// `currentYear - birthYear < 16`.
-    public static func impliesUnderMinimumAge(birthYear: Int?, age: Int?, currentYear: Int) -> Bool {
+    package static func impliesUnderMinimumAge(birthYear: Int?, age: Int?, currentYear: Int) -> Bool {
         if let age, age >= 0, age < minimumAge { return true }
         if let birthYear, birthYear <= currentYear, currentYear - birthYear < minimumAge { return true }
         return false
     }
 
     /// A city or country trimmed, lowercased and cut at 64 characters; `nil` when empty.
-    public static func place(_ raw: String) -> String? {
+    package static func place(_ raw: String) -> String? {
         let value = raw.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
         return value.isEmpty ? nil : String(value.prefix(placeMaximumLength))
     }
 
     /// Whether `key` is 1 to 32 characters of `[a-z0-9_]`.
-    public static func isValidTraitKey(_ key: String) -> Bool {
+    package static func isValidTraitKey(_ key: String) -> Bool {
         guard (1...traitKeyMaximumLength).contains(key.count) else { return false }
         return key.unicodeScalars.allSatisfy { scalar in
             (scalar >= "a" && scalar <= "z") || (scalar >= "0" && scalar <= "9") || scalar == "_"
@@ -84,7 +84,7 @@ public enum NitxIdentityNormalizer {
     }
 
     /// The custom traits kept: valid keys with a non-empty trimmed value, the first 20 in key order.
-    public static func traits(_ raw: [String: String]) -> [String: String] {
+    package static func traits(_ raw: [String: String]) -> [String: String] {
         var kept: [String: String] = [:]
         for key in raw.keys.sorted() where kept.count < maximumTraitCount && isValidTraitKey(key) {
             let value = raw[key, default: ""].trimmingCharacters(in: .whitespacesAndNewlines)
@@ -98,7 +98,7 @@ public enum NitxIdentityNormalizer {
     /// - Parameters:
     ///   - traits: the raw call.
     ///   - currentYear: the current year (UTC).
-    public static func update(for traits: NitxTraits, currentYear: Int) -> NitxProfileUpdate? {
+    package static func update(for traits: NitxTraits, currentYear: Int) -> NitxProfileUpdate? {
         if impliesUnderMinimumAge(birthYear: traits.birthYear, age: traits.age, currentYear: currentYear) { return nil }
         var values: [String: String] = [:]
         if let raw = traits.email, let value = email(raw) { values[NitxProfile.Key.email] = value }

@@ -20,7 +20,7 @@ public final class NitxInMemoryStorage: NitxStorage {
     }
 
     /// Everything stored, by key.
-    public var snapshot: [NitxStorageKey: String] {
+    package var snapshot: [NitxStorageKey: String] {
         values.withLock { $0 }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Mediation
 
 /// What a Nitx ad tells its client when the engine calls its hooks.
-public enum NitxAdSignal: Sendable, Hashable {
+package enum NitxAdSignal: Sendable, Hashable {
     /// The ad was rendered: Nitx's impression (POST mode: an `impression` event).
     case impression
     /// The ad was in a visible view: Nitx's viewable (POST mode: a `viewable` event).
@@ -11,7 +11,7 @@ public enum NitxAdSignal: Sendable, Hashable {
     case shown
 }
 
-/// One loaded Nitx ad. Thread-safe: its mutable state sits in a ``Locked`` box.
+/// One loaded Nitx ad. Thread-safe: its mutable state sits behind a lock.
 ///
 /// Hooks: ``recordRender()`` counts the impression; ``recordImpression()`` counts the impression
 /// (if render was not reported) and the viewable, once each; full-screen ads count both when
@@ -39,9 +39,9 @@ public final class NitxLoadedAd: LoadedAd {
     /// The ad's size in points.
     public let size: AdSize
     /// The slot code (the line item's ad unit id).
-    public let slotCode: String
+    package let slotCode: String
     /// POST mode: the impression id events refer to; `nil` in GET mode.
-    public let impressionID: String?
+    package let impressionID: String?
     private let state: Locked<State>
     private let signal: @Sendable (NitxAdSignal) -> Void
 
@@ -56,7 +56,7 @@ public final class NitxLoadedAd: LoadedAd {
     ///   - impressionID: the POST answer's impression id.
     ///   - creative: what the ad shows.
     ///   - signal: called (without blocking) for each hook's signal.
-    public init(id: String, creativeID: String, network: String, nitxFormat: NitxFormat, size: AdSize, slotCode: String, impressionID: String?, creative: NitxCreative, signal: @escaping @Sendable (NitxAdSignal) -> Void) {
+    package init(id: String, creativeID: String, network: String, nitxFormat: NitxFormat, size: AdSize, slotCode: String, impressionID: String?, creative: NitxCreative, signal: @escaping @Sendable (NitxAdSignal) -> Void) {
         self.id = id
         self.creativeID = creativeID
         self.network = network
@@ -73,7 +73,7 @@ public final class NitxLoadedAd: LoadedAd {
     public var creative: NitxCreative? { state.withLock { $0.creative } }
 
     /// Whether ``releaseResources()`` was called.
-    public var isReleased: Bool { state.withLock { $0.released } }
+    package var isReleased: Bool { state.withLock { $0.released } }
 
     /// Drops the creative. Idempotent.
     public func releaseResources() {

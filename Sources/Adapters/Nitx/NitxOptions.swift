@@ -61,7 +61,7 @@ public struct NitxOptions: Sendable, Hashable {
     }
 
     /// The `context.sdk` value: `ios-1.0.0`, or `<bridge>/ios-1.0.0` when a bridge is set.
-    public var sdkTag: String {
+    package var sdkTag: String {
         guard let bridge = bridge?.trimmingCharacters(in: .whitespaces), !bridge.isEmpty else {
             return NitxOptions.sdkTag
         }

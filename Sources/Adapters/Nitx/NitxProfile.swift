@@ -1,43 +1,43 @@
 /// The visitor's profile: SHA-256 hex digests of normalised identity values, by field. It never
 /// holds a raw value (Nitx seed, "Consent and identify").
-public struct NitxProfile: Sendable, Hashable, Codable {
+package struct NitxProfile: Sendable, Hashable, Codable {
     /// The profile's field names (also the wire's `visitor.profile` keys).
-    public enum Key {
+    package enum Key {
         /// `email`.
-        public static let email = "email"
+        package static let email = "email"
         /// `phone`.
-        public static let phone = "phone"
+        package static let phone = "phone"
         /// `gender`.
-        public static let gender = "gender"
+        package static let gender = "gender"
         /// `birth_year`.
-        public static let birthYear = "birth_year"
+        package static let birthYear = "birth_year"
         /// `city`.
-        public static let city = "city"
+        package static let city = "city"
         /// `country`.
-        public static let country = "country"
+        package static let country = "country"
         /// `trait.<key>` for a custom trait.
-        public static func trait(_ key: String) -> String { "trait.\(key)" }
+        package static func trait(_ key: String) -> String { "trait.\(key)" }
         /// Whether `key` names a custom trait.
-        public static func isTrait(_ key: String) -> Bool { key.hasPrefix("trait.") }
+        package static func isTrait(_ key: String) -> Bool { key.hasPrefix("trait.") }
     }
 
     /// Digests by field.
-    public var hashes: [String: String]
+    package var hashes: [String: String]
 
     /// Creates a profile.
-    public init(hashes: [String: String] = [:]) {
+    package init(hashes: [String: String] = [:]) {
         self.hashes = hashes
     }
 
     /// Whether it holds nothing.
-    public var isEmpty: Bool { hashes.isEmpty }
+    package var isEmpty: Bool { hashes.isEmpty }
 
     /// The field names, sorted.
-    public var keys: [String] { hashes.keys.sorted() }
+    package var keys: [String] { hashes.keys.sorted() }
 
     /// Applies one `identify` call: removals first, then new values; a new custom trait is
     /// dropped once the profile holds 20 (Nitx seed: "traits at most 20 keys").
-    public mutating func apply(_ update: NitxProfileUpdate) {
+    package mutating func apply(_ update: NitxProfileUpdate) {
         for key in update.removedKeys { hashes[key] = nil }
         if update.removeAllTraits { hashes = hashes.filter { !Key.isTrait($0.key) } }
         for key in update.hashes.keys.sorted() {
@@ -52,16 +52,16 @@ public struct NitxProfile: Sendable, Hashable, Codable {
 }
 
 /// One `identify` call, normalised and hashed.
-public struct NitxProfileUpdate: Sendable, Hashable {
+package struct NitxProfileUpdate: Sendable, Hashable {
     /// New digests by field.
-    public var hashes: [String: String]
+    package var hashes: [String: String]
     /// Fields to delete.
-    public var removedKeys: Set<String>
+    package var removedKeys: Set<String>
     /// Whether every custom trait is deleted.
-    public var removeAllTraits: Bool
+    package var removeAllTraits: Bool
 
     /// Creates an update.
-    public init(hashes: [String: String], removedKeys: Set<String> = [], removeAllTraits: Bool = false) {
+    package init(hashes: [String: String], removedKeys: Set<String> = [], removeAllTraits: Bool = false) {
         self.hashes = hashes
         self.removedKeys = removedKeys
         self.removeAllTraits = removeAllTraits

@@ -8,14 +8,14 @@ public enum NitxRequestMode: String, Sendable, Hashable {
 
     /// The statuses of the POST endpoint that switch an `auto` client to GET for the rest of
     /// the process: 404, 405 and 501 (Nitx seed).
-    public static let fallbackStatuses: Set<Int> = [404, 405, 501]
+    package static let fallbackStatuses: Set<Int> = [404, 405, 501]
 
     /// The mode for the next request.
     /// - Parameters:
     ///   - override: the developer's override.
     ///   - adsEndpointAdvertised: whether the config advertised an on-origin ads endpoint.
     ///   - fellBack: whether the POST endpoint already answered 404, 405 or 501 in this process.
-    public static func select(override: NitxRequestModeOverride, adsEndpointAdvertised: Bool, fellBack: Bool) -> NitxRequestMode {
+    package static func select(override: NitxRequestModeOverride, adsEndpointAdvertised: Bool, fellBack: Bool) -> NitxRequestMode {
         switch override {
         case .get: .get
         case .post: adsEndpointAdvertised ? .post : .get
@@ -24,7 +24,7 @@ public enum NitxRequestMode: String, Sendable, Hashable {
     }
 
     /// Whether a POST answer with `status` makes the client fall back to GET (only under `auto`).
-    public static func fallsBack(status: Int, override: NitxRequestModeOverride) -> Bool {
+    package static func fallsBack(status: Int, override: NitxRequestModeOverride) -> Bool {
         override == .auto && fallbackStatuses.contains(status)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Mediation
 
 /// What one slot answer means.
-public enum NitxParsedAnswer: Sendable, Hashable {
+package enum NitxParsedAnswer: Sendable, Hashable {
     /// An ad: its creative id, the served format, the creative, and (POST mode) its impression id.
     case ad(creativeID: String, format: NitxFormat, creative: NitxCreative, impressionID: String?)
     /// No ad.
@@ -13,16 +13,16 @@ public enum NitxParsedAnswer: Sendable, Hashable {
 
 /// Turns a slot answer (GET or POST) into an ad, a no-fill or a failure. Untrusted input:
 /// anything malformed is a failure, never a crash.
-public enum NitxResponseParser {
+package enum NitxResponseParser {
     /// The no-fill reason of an empty answer (`204` or `"ad": null`).
-    public static let noAd = NoFillReason(code: "noAd", message: "the slot has no ad")
+    package static let noAd = NoFillReason(code: "noAd", message: "the slot has no ad")
 
     /// Parses `response` to a request for `requested`.
     /// - Parameters:
     ///   - response: the HTTP answer.
     ///   - requested: the format asked for.
     ///   - baseURL: the API base URL relative creative paths resolve against.
-    public static func parse(_ response: HTTPResponse, requested: NitxFormat, baseURL: URL) -> NitxParsedAnswer {
+    package static func parse(_ response: HTTPResponse, requested: NitxFormat, baseURL: URL) -> NitxParsedAnswer {
         switch response.statusCode {
         case 204:
             return .noFill(noAd)
@@ -34,9 +34,9 @@ public enum NitxResponseParser {
             return .failure(NitxErrorCode.server.error("HTTP \(response.statusCode)"))
         }
         if response.body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return .noFill(noAd) }
-        let wire: NitxSlotResponseWire
+        let wire: NitxWireSlotResponse
         do {
-            wire = try JSONDecoder().decode(NitxSlotResponseWire.self, from: response.body)
+            wire = try JSONDecoder().decode(NitxWireSlotResponse.self, from: response.body)
         } catch {
             return .failure(NitxErrorCode.invalidResponse.error("the slot answer is not valid JSON of the expected shape"))
         }
@@ -77,7 +77,7 @@ public enum NitxResponseParser {
 
     /// The native assets: the structured ones when sent, else (a path-only ad) headline = the
     /// ad's name and image (or video) = the creative path (Nitx seed, "Native").
-    static func assets(of ad: NitxAdWire, kind: String, path: String?) -> NitxNativeAssets {
+    static func assets(of ad: NitxWireAd, kind: String, path: String?) -> NitxNativeAssets {
         if let wire = ad.assets {
             return NitxNativeAssets(
                 headline: wire.headline ?? ad.name, body: wire.body, cta: wire.cta, advertiser: wire.advertiser,

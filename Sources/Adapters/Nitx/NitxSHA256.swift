@@ -7,9 +7,9 @@ import CCrypto
 
 /// SHA-256 from a well-kept library: CryptoKit on Apple platforms, OpenSSL's libcrypto
 /// (through the `CCrypto` system-library target) on Linux (Nitx seed: "SHA-256 via CryptoKit").
-public enum NitxSHA256 {
+package enum NitxSHA256 {
     /// The SHA-256 digest of `data`: 32 bytes.
-    public static func digest(_ data: Data) -> [UInt8] {
+    package static func digest(_ data: Data) -> [UInt8] {
         #if canImport(CryptoKit)
         return Array(SHA256.hash(data: data))
         #elseif canImport(CCrypto)
@@ -29,12 +29,12 @@ public enum NitxSHA256 {
     }
 
     /// The SHA-256 digest of `text`'s UTF-8 bytes as 64 lowercase hex digits.
-    public static func hexDigest(of text: String) -> String {
+    package static func hexDigest(of text: String) -> String {
         hex(digest(Data(text.utf8)))
     }
 
     /// The SHA-256 digest of `data` as 64 lowercase hex digits.
-    public static func hexDigest(of data: Data) -> String {
+    package static func hexDigest(of data: Data) -> String {
         hex(digest(data))
     }
 

@@ -56,11 +56,11 @@ public struct NitxSandboxServer: SandboxServer {
     }
 
     /// The paths the `sdk` block advertises.
-    public static let adsPath = "/api/sdk/ads"
+    package static let adsPath = "/api/sdk/ads"
     /// The events path.
-    public static let eventsPath = "/api/sdk/events"
+    package static let eventsPath = "/api/sdk/events"
     /// The forget path.
-    public static let forgetPath = "/api/sdk/forget"
+    package static let forgetPath = "/api/sdk/forget"
 
     /// The configuration.
     public let configuration: Configuration
@@ -82,8 +82,8 @@ public struct NitxSandboxServer: SandboxServer {
         case ("GET", 4) where path.hasPrefix("/api/ad-mobiles/show/"):
             state.withLock { $0.counts.configLoads += 1 }
             guard parts[3] == configuration.sourceCode else { return Self.json(#"{"error":"unknown source"}"#, status: 404) }
-            let sdk = configuration.sdkBlock ? NitxSDKBlockWire(adsEndpoint: Self.adsPath, eventsEndpoint: Self.eventsPath, forgetEndpoint: Self.forgetPath) : nil
-            return Self.encode(NitxSourceConfigWire(code: configuration.sourceCode, bundleID: configuration.bundleID, status: configuration.status, sdk: sdk))
+            let sdk = configuration.sdkBlock ? NitxWireSDKBlock(adsEndpoint: Self.adsPath, eventsEndpoint: Self.eventsPath, forgetEndpoint: Self.forgetPath) : nil
+            return Self.encode(NitxWireSourceConfig(code: configuration.sourceCode, bundleID: configuration.bundleID, status: configuration.status, sdk: sdk))
         case ("GET", 4) where path.hasPrefix("/api/ad-mobiles/init/"):
             state.withLock { $0.counts.initCalls += 1 }
             return Self.json(#"{"status":"pending_verification"}"#)
@@ -93,13 +93,13 @@ public struct NitxSandboxServer: SandboxServer {
         case ("POST", _) where path == Self.adsPath && configuration.sdkBlock:
             state.withLock { $0.counts.postRequests += 1 }
             if let status = configuration.postAdsStatus { return Self.json(#"{"error":"simulated"}"#, status: status) }
-            guard let body = request.body, let wire = try? JSONDecoder().decode(NitxAdsRequestWire.self, from: body),
+            guard let body = request.body, let wire = try? JSONDecoder().decode(NitxWireAdsRequest.self, from: body),
                   let format = NitxFormat(rawValue: wire.format) else {
                 return Self.json(#"{"error":"bad request"}"#, status: 400)
             }
             return answer(slot: wire.slot, format: format, impression: true)
         case ("POST", _) where path == Self.eventsPath && configuration.sdkBlock:
-            let count = request.body.flatMap { try? JSONDecoder().decode(NitxEventBatchWire.self, from: $0) }?.events.count
+            let count = request.body.flatMap { try? JSONDecoder().decode(NitxWireEventBatch.self, from: $0) }?.events.count
             guard let count else { return Self.json(#"{"error":"bad request"}"#, status: 400) }
             state.withLock { $0.counts.events += count }
             return HTTPResponse(statusCode: 204)
@@ -122,18 +122,18 @@ public struct NitxSandboxServer: SandboxServer {
         let type = upper.contains("HTML") ? "html" : upper.contains("VIDEO") ? "video" : "image"
         let ext = type == "html" ? "html" : type == "video" ? "mp4" : "png"
         let path = "/creatives/\(id).\(ext)"
-        var assets: NitxAssetsWire?
+        var assets: NitxNativeAssets?
         if format == .native, !upper.contains("PATHONLY") {
-            assets = NitxAssetsWire(headline: "Sandbox ad \(id)", body: "A Nitx sandbox native ad.", cta: "Learn more", advertiser: "Nitx Sandbox", icon: "/creatives/\(id)-icon.png", image: path, rating: 4.5, price: "Free")
+            assets = NitxNativeAssets(headline: "Sandbox ad \(id)", body: "A Nitx sandbox native ad.", cta: "Learn more", advertiser: "Nitx Sandbox", icon: "/creatives/\(id)-icon.png", image: path, rating: 4.5, price: "Free")
         }
         let size: (Double, Double)? = switch format {
         case .banner320x50: (320, 50)
         case .banner300x250: (300, 250)
         default: nil
         }
-        let ad = NitxAdWire(id: NitxIDWire(String(id)), name: "Sandbox ad \(id)", type: type, path: path, clickURL: "/api/clicks/\(id)", width: size?.0, height: size?.1, assets: assets)
-        let response = NitxSlotResponseWire(
-            slot: NitxSlotWire(code: slot, format: format?.rawValue),
+        let ad = NitxWireAd(id: NitxWireID(String(id)), name: "Sandbox ad \(id)", type: type, path: path, clickURL: "/api/clicks/\(id)", width: size?.0, height: size?.1, assets: assets)
+        let response = NitxWireSlotResponse(
+            slot: NitxWireSlot(code: slot, format: format?.rawValue),
             ad: ad,
             impressionID: impression ? "imp-\(configuration.seed)-\(served)" : nil
         )

@@ -38,7 +38,7 @@ public struct NitxTraits: Sendable, Hashable {
     /// Custom traits: at most 20 keys of `[a-z0-9_]{1,32}`.
     public var traits: [String: String]
     /// Fields to delete from the profile.
-    public private(set) var removals: Set<Field>
+    package private(set) var removals: Set<Field>
 
     /// Creates traits; every field is optional.
     public init(email: String? = nil, phone: String? = nil, gender: String? = nil, birthYear: Int? = nil, age: Int? = nil, city: String? = nil, country: String? = nil, traits: [String: String] = [:]) {

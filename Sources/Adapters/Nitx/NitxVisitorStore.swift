@@ -80,10 +80,10 @@ struct NitxVisitorStore {
     }
 
     /// The wire's visitor block: `nil` with personalization off; the profile only with consent.
-    var wireBlock: NitxVisitorWire? {
+    var wireBlock: NitxWireVisitor? {
         guard enabled, let visitorID else { return nil }
         let granted = consent == true && !profile.isEmpty
-        return NitxVisitorWire(id: visitorID, consent: consent, profile: granted ? profile.hashes : nil)
+        return NitxWireVisitor(id: visitorID, consent: consent, profile: granted ? profile.hashes : nil)
     }
 
     private func persistProfile() {

@@ -5,15 +5,15 @@ import Foundation
 // fails the decode, which the client turns into an `invalidResponse` failure.
 
 /// `GET /api/ad-mobiles/show/{code}`: the mobile source's configuration.
-public struct NitxSourceConfigWire: Codable, Sendable, Hashable {
+package struct NitxWireSourceConfig: Codable, Sendable, Hashable {
     /// The source code, e.g. `SDK-AM-DEMOI`.
-    public var code: String?
+    package var code: String?
     /// The bundle id the source was registered for.
-    public var bundleID: String?
+    package var bundleID: String?
     /// `active`, `pending_verification`, `paused` …
-    public var status: String?
+    package var status: String?
     /// The POST-mode endpoints, when the backend advertises them.
-    public var sdk: NitxSDKBlockWire?
+    package var sdk: NitxWireSDKBlock?
 
     enum CodingKeys: String, CodingKey {
         case code, status, sdk
@@ -21,7 +21,7 @@ public struct NitxSourceConfigWire: Codable, Sendable, Hashable {
     }
 
     /// Creates a source configuration.
-    public init(code: String? = nil, bundleID: String? = nil, status: String? = nil, sdk: NitxSDKBlockWire? = nil) {
+    package init(code: String? = nil, bundleID: String? = nil, status: String? = nil, sdk: NitxWireSDKBlock? = nil) {
         self.code = code
         self.bundleID = bundleID
         self.status = status
@@ -30,13 +30,13 @@ public struct NitxSourceConfigWire: Codable, Sendable, Hashable {
 }
 
 /// The config response's `sdk` block: relative paths of the POST-mode endpoints.
-public struct NitxSDKBlockWire: Codable, Sendable, Hashable {
+package struct NitxWireSDKBlock: Codable, Sendable, Hashable {
     /// Where ads are POSTed, e.g. `/api/sdk/ads`.
-    public var adsEndpoint: String?
+    package var adsEndpoint: String?
     /// Where event batches are POSTed, e.g. `/api/sdk/events`.
-    public var eventsEndpoint: String?
+    package var eventsEndpoint: String?
     /// Where the forget request is POSTed, e.g. `/api/sdk/forget`.
-    public var forgetEndpoint: String?
+    package var forgetEndpoint: String?
 
     enum CodingKeys: String, CodingKey {
         case adsEndpoint = "ads_endpoint"
@@ -45,7 +45,7 @@ public struct NitxSDKBlockWire: Codable, Sendable, Hashable {
     }
 
     /// Creates an sdk block.
-    public init(adsEndpoint: String? = nil, eventsEndpoint: String? = nil, forgetEndpoint: String? = nil) {
+    package init(adsEndpoint: String? = nil, eventsEndpoint: String? = nil, forgetEndpoint: String? = nil) {
         self.adsEndpoint = adsEndpoint
         self.eventsEndpoint = eventsEndpoint
         self.forgetEndpoint = forgetEndpoint
@@ -54,13 +54,13 @@ public struct NitxSDKBlockWire: Codable, Sendable, Hashable {
 
 /// The answer of both `GET /api/ad-slots/show/{code}` and the POST ads endpoint. A `204` or
 /// `"ad": null` is a no-fill.
-public struct NitxSlotResponseWire: Codable, Sendable, Hashable {
+package struct NitxWireSlotResponse: Codable, Sendable, Hashable {
     /// The slot, if the server echoes it.
-    public var slot: NitxSlotWire?
+    package var slot: NitxWireSlot?
     /// The ad, or `nil` for no fill.
-    public var ad: NitxAdWire?
+    package var ad: NitxWireAd?
     /// POST mode only: the id impression and viewable events refer to.
-    public var impressionID: String?
+    package var impressionID: String?
 
     enum CodingKeys: String, CodingKey {
         case slot, ad
@@ -68,7 +68,7 @@ public struct NitxSlotResponseWire: Codable, Sendable, Hashable {
     }
 
     /// Creates a slot response.
-    public init(slot: NitxSlotWire? = nil, ad: NitxAdWire? = nil, impressionID: String? = nil) {
+    package init(slot: NitxWireSlot? = nil, ad: NitxWireAd? = nil, impressionID: String? = nil) {
         self.slot = slot
         self.ad = ad
         self.impressionID = impressionID
@@ -76,14 +76,14 @@ public struct NitxSlotResponseWire: Codable, Sendable, Hashable {
 }
 
 /// A slot as the server describes it.
-public struct NitxSlotWire: Codable, Sendable, Hashable {
+package struct NitxWireSlot: Codable, Sendable, Hashable {
     /// The slot code, e.g. `SLOT-AB12CD`.
-    public var code: String?
+    package var code: String?
     /// The slot's format, e.g. `banner_320x50` (see ``NitxFormat``).
-    public var format: String?
+    package var format: String?
 
     /// Creates a slot.
-    public init(code: String? = nil, format: String? = nil) {
+    package init(code: String? = nil, format: String? = nil) {
         self.code = code
         self.format = format
     }
@@ -91,23 +91,23 @@ public struct NitxSlotWire: Codable, Sendable, Hashable {
 
 /// One ad. Until the backend ships structured assets an ad is "path-only": a name and a
 /// creative path.
-public struct NitxAdWire: Codable, Sendable, Hashable {
+package struct NitxWireAd: Codable, Sendable, Hashable {
     /// The ad's id (the creative id); a number or a string on the wire.
-    public var id: NitxIDWire?
+    package var id: NitxWireID?
     /// The ad's name (a native ad's headline when there are no assets).
-    public var name: String?
+    package var name: String?
     /// `image`, `video` or `html`.
-    public var type: String?
+    package var type: String?
     /// The creative's path or URL, e.g. `/creatives/42.png`.
-    public var path: String?
+    package var path: String?
     /// The backend click URL.
-    public var clickURL: String?
+    package var clickURL: String?
     /// The creative's width in points, if known.
-    public var width: Double?
+    package var width: Double?
     /// The creative's height in points, if known.
-    public var height: Double?
+    package var height: Double?
     /// Structured native assets, when the backend sends them.
-    public var assets: NitxAssetsWire?
+    package var assets: NitxNativeAssets?
 
     enum CodingKeys: String, CodingKey {
         case id, name, type, path, width, height, assets
@@ -115,7 +115,7 @@ public struct NitxAdWire: Codable, Sendable, Hashable {
     }
 
     /// Creates an ad.
-    public init(id: NitxIDWire? = nil, name: String? = nil, type: String? = nil, path: String? = nil, clickURL: String? = nil, width: Double? = nil, height: Double? = nil, assets: NitxAssetsWire? = nil) {
+    package init(id: NitxWireID? = nil, name: String? = nil, type: String? = nil, path: String? = nil, clickURL: String? = nil, width: Double? = nil, height: Double? = nil, assets: NitxNativeAssets? = nil) {
         self.id = id
         self.name = name
         self.type = type
@@ -128,15 +128,15 @@ public struct NitxAdWire: Codable, Sendable, Hashable {
 }
 
 /// An id written as a JSON number or string.
-public struct NitxIDWire: Codable, Sendable, Hashable {
+package struct NitxWireID: Codable, Sendable, Hashable {
     /// The id as text.
-    public var value: String
+    package var value: String
 
     /// Creates an id.
-    public init(_ value: String) { self.value = value }
+    package init(_ value: String) { self.value = value }
 
     /// Decodes a string or an integer.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             value = text
@@ -146,62 +146,27 @@ public struct NitxIDWire: Codable, Sendable, Hashable {
     }
 
     /// Encodes the text.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(value)
     }
 }
 
-/// Structured native assets (all optional, Nitx seed "Native").
-public struct NitxAssetsWire: Codable, Sendable, Hashable {
-    /// Headline text.
-    public var headline: String?
-    /// Body text.
-    public var body: String?
-    /// Call-to-action text.
-    public var cta: String?
-    /// Advertiser name.
-    public var advertiser: String?
-    /// Icon URL or path.
-    public var icon: String?
-    /// Main image URL or path.
-    public var image: String?
-    /// Video URL or path.
-    public var video: String?
-    /// Star rating, 0 to 5.
-    public var rating: Double?
-    /// Price text, e.g. `"Free"`.
-    public var price: String?
-
-    /// Creates assets.
-    public init(headline: String? = nil, body: String? = nil, cta: String? = nil, advertiser: String? = nil, icon: String? = nil, image: String? = nil, video: String? = nil, rating: Double? = nil, price: String? = nil) {
-        self.headline = headline
-        self.body = body
-        self.cta = cta
-        self.advertiser = advertiser
-        self.icon = icon
-        self.image = image
-        self.video = video
-        self.rating = rating
-        self.price = price
-    }
-}
-
 /// The POST ads request body.
-public struct NitxAdsRequestWire: Codable, Sendable, Hashable {
+package struct NitxWireAdsRequest: Codable, Sendable, Hashable {
     /// The slot code.
-    public var slot: String
+    package var slot: String
     /// The requested format, e.g. `banner_adaptive`.
-    public var format: String
+    package var format: String
     /// For adaptive banners, the requested size in points.
-    public var size: NitxSizeWire?
+    package var size: NitxWireSize?
     /// The visitor block; `nil` (JSON `null`) when personalization is off.
-    public var visitor: NitxVisitorWire?
+    package var visitor: NitxWireVisitor?
     /// The app context block.
-    public var context: NitxContextWire
+    package var context: NitxWireContext
 
     /// Creates a request body.
-    public init(slot: String, format: String, size: NitxSizeWire? = nil, visitor: NitxVisitorWire?, context: NitxContextWire) {
+    package init(slot: String, format: String, size: NitxWireSize? = nil, visitor: NitxWireVisitor?, context: NitxWireContext) {
         self.slot = slot
         self.format = format
         self.size = size
@@ -212,7 +177,7 @@ public struct NitxAdsRequestWire: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey { case slot, format, size, visitor, context }
 
     /// Encodes every key, writing `null` for a missing visitor or size.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(slot, forKey: .slot)
         try container.encode(format, forKey: .format)
@@ -223,14 +188,14 @@ public struct NitxAdsRequestWire: Codable, Sendable, Hashable {
 }
 
 /// A size in points.
-public struct NitxSizeWire: Codable, Sendable, Hashable {
+package struct NitxWireSize: Codable, Sendable, Hashable {
     /// Width in points.
-    public var width: Double
+    package var width: Double
     /// Height in points.
-    public var height: Double
+    package var height: Double
 
     /// Creates a size.
-    public init(width: Double, height: Double) {
+    package init(width: Double, height: Double) {
         self.width = width
         self.height = height
     }
@@ -238,17 +203,17 @@ public struct NitxSizeWire: Codable, Sendable, Hashable {
 
 /// The visitor block: the visitor id, the consent state, and the hashed profile only when
 /// consent was given.
-public struct NitxVisitorWire: Codable, Sendable, Hashable {
+package struct NitxWireVisitor: Codable, Sendable, Hashable {
     /// The visitor id (a random UUID, lowercased).
-    public var id: String
+    package var id: String
     /// `true` after consent(true), `false` after consent(false), `null` when not asked.
-    public var consent: Bool?
+    package var consent: Bool?
     /// SHA-256 hex digests by field (`email`, `phone`, `gender`, `birth_year`, `city`,
     /// `country`, `trait.<key>`); `null` without consent.
-    public var profile: [String: String]?
+    package var profile: [String: String]?
 
     /// Creates a visitor block.
-    public init(id: String, consent: Bool?, profile: [String: String]?) {
+    package init(id: String, consent: Bool?, profile: [String: String]?) {
         self.id = id
         self.consent = consent
         self.profile = profile
@@ -257,7 +222,7 @@ public struct NitxVisitorWire: Codable, Sendable, Hashable {
     enum CodingKeys: String, CodingKey { case id, consent, profile }
 
     /// Encodes every key, writing `null` for missing values.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(consent, forKey: .consent)
@@ -267,21 +232,21 @@ public struct NitxVisitorWire: Codable, Sendable, Hashable {
 
 /// The app context block (Nitx seed, "Request mode"). It never holds the IP address, the user
 /// agent or a location.
-public struct NitxContextWire: Codable, Sendable, Hashable {
+package struct NitxWireContext: Codable, Sendable, Hashable {
     /// The app.
-    public var app: NitxAppContextWire
+    package var app: NitxWireAppContext
     /// The OS.
-    public var os: NitxOSContextWire
+    package var os: NitxWireOSContext
     /// The device.
-    public var device: NitxDeviceContextWire
+    package var device: NitxWireDeviceContext
     /// Language, e.g. `en`.
-    public var language: String
+    package var language: String
     /// Time zone identifier, e.g. `Asia/Riyadh`.
-    public var timeZone: String
+    package var timeZone: String
     /// `ios-1.0.0`, or `rn-1.0.0/ios-1.0.0` behind a bridge.
-    public var sdk: String
+    package var sdk: String
     /// The advertising id, only when tracking is authorized; `null` otherwise.
-    public var adID: String?
+    package var adID: String?
 
     enum CodingKeys: String, CodingKey {
         case app, os, device, language, sdk
@@ -290,7 +255,7 @@ public struct NitxContextWire: Codable, Sendable, Hashable {
     }
 
     /// Creates a context block.
-    public init(app: NitxAppContextWire, os: NitxOSContextWire, device: NitxDeviceContextWire, language: String, timeZone: String, sdk: String, adID: String?) {
+    package init(app: NitxWireAppContext, os: NitxWireOSContext, device: NitxWireDeviceContext, language: String, timeZone: String, sdk: String, adID: String?) {
         self.app = app
         self.os = os
         self.device = device
@@ -301,7 +266,7 @@ public struct NitxContextWire: Codable, Sendable, Hashable {
     }
 
     /// Encodes every key, writing `null` for a missing advertising id.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(app, forKey: .app)
         try container.encode(os, forKey: .os)
@@ -314,15 +279,15 @@ public struct NitxContextWire: Codable, Sendable, Hashable {
 }
 
 /// `context.app`.
-public struct NitxAppContextWire: Codable, Sendable, Hashable {
+package struct NitxWireAppContext: Codable, Sendable, Hashable {
     /// Bundle id.
-    public var bundleID: String
+    package var bundleID: String
     /// Marketing version.
-    public var version: String
+    package var version: String
     /// Build number.
-    public var build: String
+    package var build: String
     /// The screen name set by the host, or `null`.
-    public var screen: String?
+    package var screen: String?
 
     enum CodingKeys: String, CodingKey {
         case version, build, screen
@@ -330,7 +295,7 @@ public struct NitxAppContextWire: Codable, Sendable, Hashable {
     }
 
     /// Creates an app block.
-    public init(bundleID: String, version: String, build: String, screen: String?) {
+    package init(bundleID: String, version: String, build: String, screen: String?) {
         self.bundleID = bundleID
         self.version = version
         self.build = build
@@ -339,29 +304,29 @@ public struct NitxAppContextWire: Codable, Sendable, Hashable {
 }
 
 /// `context.os`.
-public struct NitxOSContextWire: Codable, Sendable, Hashable {
+package struct NitxWireOSContext: Codable, Sendable, Hashable {
     /// OS name, e.g. `iOS`.
-    public var name: String
+    package var name: String
     /// OS version, e.g. `17.4`.
-    public var version: String
+    package var version: String
 
     /// Creates an OS block.
-    public init(name: String, version: String) {
+    package init(name: String, version: String) {
         self.name = name
         self.version = version
     }
 }
 
 /// `context.device`.
-public struct NitxDeviceContextWire: Codable, Sendable, Hashable {
+package struct NitxWireDeviceContext: Codable, Sendable, Hashable {
     /// `phone` or `tablet`.
-    public var type: String
+    package var type: String
     /// Screen width in points.
-    public var screenWidth: Double
+    package var screenWidth: Double
     /// Screen height in points.
-    public var screenHeight: Double
+    package var screenHeight: Double
     /// Pixels per point.
-    public var screenScale: Double
+    package var screenScale: Double
 
     enum CodingKeys: String, CodingKey {
         case type
@@ -371,7 +336,7 @@ public struct NitxDeviceContextWire: Codable, Sendable, Hashable {
     }
 
     /// Creates a device block.
-    public init(type: String, screenWidth: Double, screenHeight: Double, screenScale: Double) {
+    package init(type: String, screenWidth: Double, screenHeight: Double, screenScale: Double) {
         self.type = type
         self.screenWidth = screenWidth
         self.screenHeight = screenHeight
@@ -380,11 +345,11 @@ public struct NitxDeviceContextWire: Codable, Sendable, Hashable {
 }
 
 /// The events endpoint's request body: one batch.
-public struct NitxEventBatchWire: Codable, Sendable, Hashable {
+package struct NitxWireEventBatch: Codable, Sendable, Hashable {
     /// The visitor id, or `null` when personalization is off.
-    public var visitorID: String?
+    package var visitorID: String?
     /// The events, oldest first.
-    public var events: [NitxEventWire]
+    package var events: [NitxWireEvent]
 
     enum CodingKeys: String, CodingKey {
         case events
@@ -392,22 +357,22 @@ public struct NitxEventBatchWire: Codable, Sendable, Hashable {
     }
 
     /// Creates a batch.
-    public init(visitorID: String?, events: [NitxEventWire]) {
+    package init(visitorID: String?, events: [NitxWireEvent]) {
         self.visitorID = visitorID
         self.events = events
     }
 }
 
 /// One event.
-public struct NitxEventWire: Codable, Sendable, Hashable {
+package struct NitxWireEvent: Codable, Sendable, Hashable {
     /// `impression` or `viewable`.
-    public var type: String
+    package var type: String
     /// The impression id from the POST ads answer.
-    public var impressionID: String
+    package var impressionID: String
     /// The slot code.
-    public var slot: String
+    package var slot: String
     /// When it happened, milliseconds since 1970 (UTC).
-    public var timestamp: Int64
+    package var timestamp: Int64
 
     enum CodingKeys: String, CodingKey {
         case type, slot
@@ -416,7 +381,7 @@ public struct NitxEventWire: Codable, Sendable, Hashable {
     }
 
     /// Creates an event.
-    public init(type: String, impressionID: String, slot: String, timestamp: Int64) {
+    package init(type: String, impressionID: String, slot: String, timestamp: Int64) {
         self.type = type
         self.impressionID = impressionID
         self.slot = slot
@@ -425,12 +390,12 @@ public struct NitxEventWire: Codable, Sendable, Hashable {
 }
 
 /// The forget endpoint's request body.
-public struct NitxForgetRequestWire: Codable, Sendable, Hashable {
+package struct NitxWireForgetRequest: Codable, Sendable, Hashable {
     /// The visitor id being forgotten.
-    public var visitorID: String
+    package var visitorID: String
 
     enum CodingKeys: String, CodingKey { case visitorID = "visitor_id" }
 
     /// Creates a forget request.
-    public init(visitorID: String) { self.visitorID = visitorID }
+    package init(visitorID: String) { self.visitorID = visitorID }
 }

@@ -4,7 +4,7 @@ import Mediation
 /// The Qartvelo Ads adapter: banners only, priced by the line item (`fixed_price`; Qartvelo's
 /// answers carry no price), so a loaded ad is a ``AdLoadResult/fill(_:)``.
 ///
-/// One `loadAd(for:)`: plan the request (``QartveloRequestBuilder``), `POST /v1/banner`,
+/// One `loadAd(for:)`: plan the request (sizes in pixels), `POST /v1/banner`,
 /// decode and validate the answer, download an HTML5 bundle ahead (at most 2 MB), lay the
 /// creative out (``QartveloBannerLayout``) and hand back a ``QartveloBannerAd``.
 ///
@@ -25,7 +25,8 @@ public struct QartveloAdapter: AdNetworkAdapter {
     private let counter = Locked<UInt64>(0)
     private let idPrefix: String
 
-    /// Creates an adapter.
+    /// Creates an adapter that fires the network's tracking URLs through `transport`, with ad
+    /// ids `qv-1`, `qv-2` … (counting per adapter).
     /// - Parameters:
     ///   - network: the network id, e.g. `"qartvelo"`.
     ///   - appID: the app's Qartvelo registration id.
@@ -34,9 +35,6 @@ public struct QartveloAdapter: AdNetworkAdapter {
     ///   - transport: the HTTP transport.
     ///   - clock: the engine's clock (`tmax`, the HTML5 ready timer).
     ///   - logger: where warnings go.
-    ///   - tracker: where impressions and clicks go; `nil` fires the tracking URLs through
-    ///     `transport`.
-    ///   - idPrefix: the start of request and ad ids (ids are `prefix-n`, counting per adapter).
     public init(
         network: String = "qartvelo",
         appID: String,
@@ -44,8 +42,27 @@ public struct QartveloAdapter: AdNetworkAdapter {
         adaptive: Bool = true,
         transport: any HTTPTransport,
         clock: any MediationClock,
+        logger: any MediationLogger = SilentLogger()
+    ) {
+        self.init(network: network, appID: appID, baseURL: baseURL, adaptive: adaptive, transport: transport, clock: clock, logger: logger, tracker: nil)
+    }
+
+    /// Creates an adapter with its own tracking seam and id prefix (the factory's and the
+    /// tests' form).
+    /// - Parameters:
+    ///   - tracker: where impressions and clicks go; `nil` fires the tracking URLs through
+    ///     `transport`.
+    ///   - idPrefix: the start of request and ad ids (ids are `prefix-n`, counting per adapter).
+    ///   - others: as in ``init(network:appID:baseURL:adaptive:transport:clock:logger:)``.
+    package init(
+        network: String = "qartvelo",
+        appID: String,
+        baseURL: URL,
+        adaptive: Bool = true,
+        transport: any HTTPTransport,
+        clock: any MediationClock,
         logger: any MediationLogger = SilentLogger(),
-        tracker: (any QartveloEventTracking)? = nil,
+        tracker: (any QartveloEventTracking)?,
         idPrefix: String = "qv"
     ) {
         self.network = network
@@ -86,9 +103,9 @@ public struct QartveloAdapter: AdNetworkAdapter {
             return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus, message: "Qartvelo answered \(response.statusCode)"))
         }
 
-        let answer: QartveloBannerResponse
+        let answer: QartveloWireBannerResponse
         do {
-            answer = try JSONDecoder().decode(QartveloBannerResponse.self, from: response.body)
+            answer = try JSONDecoder().decode(QartveloWireBannerResponse.self, from: response.body)
         } catch {
             return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse, message: "the answer is not a Qartvelo banner response"))
         }
@@ -153,7 +170,7 @@ struct QartveloValidatedCreative: Sendable {
 
     /// Validates one response ad.
     /// - Returns: the creative, or `invalidResponse` code 31 naming the broken rule.
-    static func validate(_ ad: QartveloBannerResponse.Ad) -> Result<QartveloValidatedCreative, AdapterError> {
+    static func validate(_ ad: QartveloWireBannerResponse.Ad) -> Result<QartveloValidatedCreative, AdapterError> {
         func invalid(_ message: String) -> Result<QartveloValidatedCreative, AdapterError> {
             .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: message))
         }

@@ -55,6 +55,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
             transport: transport,
             clock: environment.clock,
             logger: environment.logger,
+            tracker: nil,
             idPrefix: "\(network.id)-\(environment.seed)"
         )
     }

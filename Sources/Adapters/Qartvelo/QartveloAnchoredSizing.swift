@@ -4,13 +4,13 @@ import Mediation
 /// container's full width, and without Google's adapter the height is
 /// `floor(width x 50 / 320)`, bounded to 50...90 pt and to 15% of the screen height, never under
 /// 50 pt. Pure functions; every value is in points.
-public enum QartveloAnchoredSizing {
+package enum QartveloAnchoredSizing {
     /// The smallest anchored height, 50 pt (also the floor under the screen-height cap).
-    public static let minimumHeight: Double = 50
+    package static let minimumHeight: Double = 50
     /// The largest anchored height, 90 pt.
-    public static let maximumHeight: Double = 90
+    package static let maximumHeight: Double = 90
     /// The screen-height cap, in percent of the screen height: 15.
-    public static let screenHeightCapPercent: Double = 15
+    package static let screenHeightCapPercent: Double = 15
 
     /// The width an anchored banner is laid out at: the slot's `maxWidth` (the container's
     /// width) when the placement gives one, else the screen's width.
@@ -18,7 +18,7 @@ public enum QartveloAnchoredSizing {
     ///   - slot: the placement's slot bounds, in points.
     ///   - screen: the device's screen, in points.
     /// - Returns: the banner width in points.
-    public static func slotWidth(for slot: SlotSize, screen: ScreenInfo) -> Double {
+    package static func slotWidth(for slot: SlotSize, screen: ScreenInfo) -> Double {
         slot.maxWidth ?? screen.width
     }
 
@@ -30,7 +30,7 @@ public enum QartveloAnchoredSizing {
     ///   - width: the banner width in points (finite, positive; other values give 50).
     ///   - screenHeight: the screen height in points.
     /// - Returns: the height in whole points, 50...90.
-    public static func height(forWidth width: Double, screenHeight: Double) -> Double {
+    package static func height(forWidth width: Double, screenHeight: Double) -> Double {
         guard width.isFinite, width > 0 else { return minimumHeight }
         let proportional = (width * 50 / 320).rounded(.down)
         var height = min(proportional, maximumHeight)
@@ -45,7 +45,7 @@ public enum QartveloAnchoredSizing {
     ///   - slot: the placement's slot bounds, in points.
     ///   - screen: the device's screen, in points.
     /// - Returns: the slot size in points.
-    public static func slotSize(for slot: SlotSize, screen: ScreenInfo) -> AdSize {
+    package static func slotSize(for slot: SlotSize, screen: ScreenInfo) -> AdSize {
         let width = slotWidth(for: slot, screen: screen)
         return AdSize(width: width, height: height(forWidth: width, screenHeight: screen.height))
     }

@@ -24,9 +24,9 @@ public final class QartveloBannerAd: LoadedAd {
     }
 
     /// How long an HTML5 ad may take to report ready after it rendered: 6 s.
-    public static let readyTimeout: Duration = .seconds(6)
+    package static let readyTimeout: Duration = .seconds(6)
     /// The page the "Ad" badge opens (the Qartvelo Ads website); a badge tap is not a click.
-    public static let badgeURL = URL(string: "https://qartvelo.ads")
+    package static let badgeURL = URL(string: "https://qartvelo.ads")
 
     /// Unique per showing.
     public let id: String
@@ -42,7 +42,7 @@ public final class QartveloBannerAd: LoadedAd {
     /// The image or HTML5 ad.
     public let creative: Creative
     /// The creative's natural size in points (artwork pixels / density).
-    public let creativePoints: AdSize
+    package let creativePoints: AdSize
     /// The advertiser's page, opened on a click.
     public let clickURL: URL?
 
@@ -142,16 +142,16 @@ public final class QartveloBannerAd: LoadedAd {
     public var html5Bundle: QartveloHTML5Bundle? { state.withLock { $0.bundle } }
 
     /// Whether the impression has been counted.
-    public var impressionRecorded: Bool { state.withLock { $0.impressionRecorded } }
+    package var impressionRecorded: Bool { state.withLock { $0.impressionRecorded } }
 
     /// The clicks counted (each after the impression).
-    public var clickCount: Int { state.withLock { $0.clickCount } }
+    package var clickCount: Int { state.withLock { $0.clickCount } }
 
     /// The render failure, once the HTML5 ad missed its 6 s ready deadline.
-    public var renderFailure: AdapterError? { state.withLock { $0.renderFailure } }
+    package var renderFailure: AdapterError? { state.withLock { $0.renderFailure } }
 
     /// Whether ``releaseResources()`` has run.
-    public var isReleased: Bool { state.withLock { $0.released } }
+    package var isReleased: Bool { state.withLock { $0.released } }
 
     /// Frees the HTML5 bundle and stops the ready timer. Idempotent; never blocks.
     public func releaseResources() {
@@ -250,7 +250,7 @@ public final class QartveloBannerAd: LoadedAd {
 
     /// The user tapped the small "Ad" badge: it opens the Qartvelo Ads website and is not a
     /// click (Qartvelo seed, "Behaviour"). Counts and tracks nothing.
-    /// - Returns: the page to open, ``badgeURL``.
+    /// - Returns: the page to open, `https://qartvelo.ads`.
     @discardableResult
     public func recordBadgeTap() -> URL? {
         Self.badgeURL

@@ -4,8 +4,9 @@ import Mediation
 /// ``BannerSizing`` and the network's `adaptive` option (Qartvelo seed, "Banner" and
 /// "Inline banners"; inline sizing wins over the adaptive option).
 public enum QartveloBannerLayout: Hashable, Sendable {
-    /// Anchored adaptive (the default): full width, height from ``QartveloAnchoredSizing``; the
-    /// creative is aspect-fit inside the slot and may leave space around it.
+    /// Anchored adaptive (the default): full width, `floor(width x 50 / 320)` pt high, bounded
+    /// to 50...90 pt and to 15% of the screen height (Qartvelo seed, "Banner"); the creative is
+    /// aspect-fit inside the slot and may leave space around it.
     case anchoredAdaptive
     /// Anchored with adaptive sizing off (`adaptive: false`): the creative's own size in points
     /// (the previous creative-height sizing), scaled down only when wider than the slot.
@@ -31,7 +32,7 @@ public enum QartveloBannerLayout: Hashable, Sendable {
     ///   - width: the view's width in points.
     ///   - screen: the device's screen (its height caps anchored heights).
     /// - Returns: the frame, or `nil` when a size is not finite and positive.
-    public func frame(creativePoints: AdSize, width: Double, screen: ScreenInfo) -> Frame? {
+    package func frame(creativePoints: AdSize, width: Double, screen: ScreenInfo) -> Frame? {
         guard width.isFinite, width > 0 else { return nil }
         switch self {
         case .anchoredAdaptive:

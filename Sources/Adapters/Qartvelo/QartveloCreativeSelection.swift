@@ -20,17 +20,17 @@ public struct QartveloCreativeArtwork: Hashable, Sendable {
     }
 
     /// `WIDTHxHEIGHT` in pixels, e.g. `960x150`.
-    public var name: String { "\(width)x\(height)" }
+    package var name: String { "\(width)x\(height)" }
 
     /// Width over height.
-    public var aspectRatio: Double { Double(width) / Double(height) }
+    package var aspectRatio: Double { Double(width) / Double(height) }
 
     /// The natural size in points: pixels / density.
-    public var points: AdSize { AdSize(width: Double(width) / density, height: Double(height) / density) }
+    package var points: AdSize { AdSize(width: Double(width) / density, height: Double(height) / density) }
 
     /// Whether it is an inline rectangle (narrower than twice its height, such as 300x250),
     /// which adaptive and widest-fit requests never get. Our threshold; the seed names 300x250.
-    public var isInlineRectangle: Bool { width < 2 * height }
+    package var isInlineRectangle: Bool { width < 2 * height }
 
     /// Every size advertisers may upload (Qartvelo seed, "Banner"): Retina adaptive artwork
     /// 960x150, 1320x204, 2184x270, and standard 320x50, 320x100, 300x250, 468x60, 728x90.
@@ -49,7 +49,7 @@ public struct QartveloCreativeArtwork: Hashable, Sendable {
 /// The Qartvelo server's creative choice (Qartvelo seed, "Banner", "Inline banners"), as the
 /// sandbox runs it. Every rule breaks ties by the sharper artwork (more pixels), then by the
 /// candidates' order.
-public enum QartveloCreativeSelection {
+package enum QartveloCreativeSelection {
     /// Adaptive requests: the horizontal creative (inline rectangles excluded) whose aspect
     /// ratio is closest to the slot's, measured as `|ln(creative ratio / slot ratio)|`.
     /// - Parameters:
@@ -57,7 +57,7 @@ public enum QartveloCreativeSelection {
     ///   - slotHeight: the slot's height.
     ///   - candidates: the approved creatives.
     /// - Returns: the choice, or `nil` when no candidate qualifies.
-    public static func adaptive(slotWidth: Double, slotHeight: Double, from candidates: [QartveloCreativeArtwork]) -> QartveloCreativeArtwork? {
+    package static func adaptive(slotWidth: Double, slotHeight: Double, from candidates: [QartveloCreativeArtwork]) -> QartveloCreativeArtwork? {
         guard slotWidth > 0, slotHeight > 0, slotWidth.isFinite, slotHeight.isFinite else { return nil }
         let slotRatio = slotWidth / slotHeight
         return best(candidates.filter { !$0.isInlineRectangle }) { abs(log($0.aspectRatio / slotRatio)) }
@@ -70,7 +70,7 @@ public enum QartveloCreativeSelection {
     ///   - maxHeight: the slot's maximum height.
     ///   - candidates: the approved creatives.
     /// - Returns: the choice, or `nil` when no candidate qualifies.
-    public static func inline(width: Double, maxHeight: Double, from candidates: [QartveloCreativeArtwork]) -> QartveloCreativeArtwork? {
+    package static func inline(width: Double, maxHeight: Double, from candidates: [QartveloCreativeArtwork]) -> QartveloCreativeArtwork? {
         best(candidates) { artwork in
             guard let fit = QartveloInlineSizing.fit(AdSize(width: Double(artwork.width), height: Double(artwork.height)), width: width, maxHeight: maxHeight) else {
                 return .infinity
@@ -85,7 +85,7 @@ public enum QartveloCreativeSelection {
     ///   - width: the slot's width in points.
     ///   - candidates: the approved creatives.
     /// - Returns: the choice, or `nil` when none fits.
-    public static func widestFit(width: Double, from candidates: [QartveloCreativeArtwork]) -> QartveloCreativeArtwork? {
+    package static func widestFit(width: Double, from candidates: [QartveloCreativeArtwork]) -> QartveloCreativeArtwork? {
         best(candidates.filter { !$0.isInlineRectangle && $0.points.width <= width + 0.5 }) { -$0.points.width }
     }
 

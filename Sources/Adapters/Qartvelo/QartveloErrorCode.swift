@@ -2,33 +2,33 @@ import Mediation
 
 /// The Qartvelo adapter's numbered error codes (``AdapterError/code``), documented in
 /// `docs/networks/qartvelo.md`.
-public enum QartveloErrorCode {
+package enum QartveloErrorCode {
     /// 1: a format other than banner was asked for (Qartvelo serves banners only). Kind `unsupported`.
-    public static let unsupportedFormat = 1
+    package static let unsupportedFormat = 1
     /// 2: the inline maximum height is under 32 pt or not finite. Kind `configuration`.
-    public static let invalidInlineMaxHeight = 2
+    package static let invalidInlineMaxHeight = 2
     /// 3: the slot width or the screen scale is not finite and positive. Kind `configuration`.
-    public static let invalidSlot = 3
+    package static let invalidSlot = 3
     /// 10: no HTTP response (connection refused, DNS, TLS). Kind `network`.
-    public static let network = 10
+    package static let network = 10
     /// 11: the request was cancelled. Kind `cancelled`.
-    public static let cancelled = 11
+    package static let cancelled = 11
     /// 12: the transport's backstop timeout fired. Kind `timeout`.
-    public static let timedOut = 12
+    package static let timedOut = 12
     /// 13: the request could not be built (bad URL). Kind `configuration`.
-    public static let invalidRequest = 13
+    package static let invalidRequest = 13
     /// 20: the server answered 401 or 403 (the app id is not registered). Kind `configuration`.
-    public static let unauthorized = 20
+    package static let unauthorized = 20
     /// 21: the server answered another error status. Kind `server`.
-    public static let serverStatus = 21
+    package static let serverStatus = 21
     /// 30: the answer is not valid JSON of the documented shape. Kind `invalidResponse`.
-    public static let malformedResponse = 30
+    package static let malformedResponse = 30
     /// 31: the ad breaks the rules (size not positive, unknown type, missing URL). Kind `invalidResponse`.
-    public static let invalidAd = 31
+    package static let invalidAd = 31
     /// 40: the HTML5 bundle is larger than 2 MB (2,097,152 bytes). Kind `creative`.
-    public static let bundleTooLarge = 40
+    package static let bundleTooLarge = 40
     /// 41: the HTML5 bundle download answered an error status. Kind `creative`.
-    public static let bundleUnavailable = 41
+    package static let bundleUnavailable = 41
     /// 50: the HTML5 ad was not ready within 6 s of rendering. Kind `creative`.
-    public static let renderTimeout = 50
+    package static let renderTimeout = 50
 }

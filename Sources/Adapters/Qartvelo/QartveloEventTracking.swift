@@ -2,9 +2,9 @@ import Foundation
 import Mediation
 
 /// One thing a Qartvelo ad tells the network about.
-public struct QartveloTrackedEvent: Hashable, Sendable {
+package struct QartveloTrackedEvent: Hashable, Sendable {
     /// What happened.
-    public enum Kind: String, Hashable, Sendable {
+    package enum Kind: String, Hashable, Sendable {
         /// The ad's impression (once).
         case impression
         /// A click after the impression.
@@ -14,16 +14,16 @@ public struct QartveloTrackedEvent: Hashable, Sendable {
     }
 
     /// What happened.
-    public var kind: Kind
+    package var kind: Kind
     /// The ad's id (unique per showing).
-    public var adID: String
+    package var adID: String
     /// Qartvelo's creative id.
-    public var creativeID: String
+    package var creativeID: String
     /// The tracking URL the network gave for this event, if any.
-    public var url: URL?
+    package var url: URL?
 
     /// Creates an event.
-    public init(kind: Kind, adID: String, creativeID: String, url: URL?) {
+    package init(kind: Kind, adID: String, creativeID: String, url: URL?) {
         self.kind = kind
         self.adID = adID
         self.creativeID = creativeID
@@ -35,7 +35,7 @@ public struct QartveloTrackedEvent: Hashable, Sendable {
 /// tracking URLs through the transport; tests record the events.
 ///
 /// Contract: ``track(_:)`` never blocks the caller (the ad's hooks run on the host's thread).
-public protocol QartveloEventTracking: Sendable {
+package protocol QartveloEventTracking: Sendable {
     /// Records one event.
     /// - Parameter event: the event, with the network's tracking URL when it gave one.
     func track(_ event: QartveloTrackedEvent)

@@ -4,26 +4,26 @@ import Mediation
 /// size that fits the view's width and the inline maximum height keeping its proportions, is
 /// centred horizontally, and the slot's height is exactly the ad's height. Pure functions;
 /// every value is in points.
-public enum QartveloInlineSizing {
+package enum QartveloInlineSizing {
     /// The default inline maximum height, 250 pt.
-    public static let defaultMaxHeight: Double = 250
+    package static let defaultMaxHeight: Double = 250
     /// The smallest inline maximum height allowed, 32 pt.
-    public static let minimumMaxHeight: Double = 32
+    package static let minimumMaxHeight: Double = 32
 
     /// The result of fitting a creative into an inline slot.
-    public struct Fit: Hashable, Sendable {
+    package struct Fit: Hashable, Sendable {
         /// The ad's size in points; also the slot's size (the slot is exactly as tall as the ad,
         /// and as wide as the ad).
-        public var size: AdSize
+        package var size: AdSize
         /// The ad's left edge inside the view, in points: `(viewWidth - size.width) / 2`.
-        public var originX: Double
+        package var originX: Double
     }
 
     /// The inline maximum height for a slot: its `maxHeight`, else 250 pt.
     /// - Parameter slot: the placement's slot bounds, in points.
     /// - Returns: the maximum height in points, or `nil` when it is under 32 pt or not finite
     ///   (a configuration error).
-    public static func maxHeight(for slot: SlotSize) -> Double? {
+    package static func maxHeight(for slot: SlotSize) -> Double? {
         let value = slot.maxHeight ?? defaultMaxHeight
         guard value.isFinite, value >= minimumMaxHeight else { return nil }
         return value
@@ -40,7 +40,7 @@ public enum QartveloInlineSizing {
     ///   - maxHeight: the inline maximum height in points.
     /// - Returns: the fitted size and its centred origin, or `nil` when a dimension is not
     ///   finite and positive.
-    public static func fit(_ creative: AdSize, width: Double, maxHeight: Double) -> Fit? {
+    package static func fit(_ creative: AdSize, width: Double, maxHeight: Double) -> Fit? {
         guard creative.width.isFinite, creative.height.isFinite, creative.width > 0, creative.height > 0,
               width.isFinite, maxHeight.isFinite, width > 0, maxHeight > 0
         else { return nil }

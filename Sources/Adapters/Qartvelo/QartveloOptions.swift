@@ -32,7 +32,7 @@ public struct QartveloOptions: Hashable, Sendable {
     ///   - path: the JSON path of that object, e.g. `networks.qartvelo.options`.
     /// - Throws: ``ConfigurationError`` naming the key's path for an unknown key, a
     ///   wrong type or an out-of-range value.
-    public init(parsing options: [String: JSONValue], path: String) throws(ConfigurationError) {
+    package init(parsing options: [String: JSONValue], path: String) throws(ConfigurationError) {
         self.init()
         for key in options.keys.sorted() {
             let value = options[key] ?? .null

@@ -9,7 +9,7 @@ struct QartveloRequestPlan: Sendable {
     /// The view width the banner is laid out at, in points.
     var width: Double
     /// The request body.
-    var body: QartveloBannerRequest
+    var body: QartveloWireBannerRequest
     /// The HTTP request (`POST {base}/v1/banner`, JSON body).
     var http: HTTPRequest
 }
@@ -62,7 +62,7 @@ struct QartveloRequestBuilder: Sendable {
         case .anchored:
             layout = .anchoredCreativeSize
         }
-        let body = QartveloBannerRequest(
+        let body = QartveloWireBannerRequest(
             id: requestID,
             placementID: request.adUnitID.isEmpty ? request.placementID : request.adUnitID,
             bannerMode: bannerMode,
@@ -98,11 +98,11 @@ struct QartveloRequestBuilder: Sendable {
         return Int(value)
     }
 
-    private static func device(_ request: AdRequest) -> QartveloBannerRequest.Device {
+    private static func device(_ request: AdRequest) -> QartveloWireBannerRequest.Device {
         let device = request.device
         let privacy = request.privacy
         let mayIdentify = device.trackingAuthorized && !privacy.limitAdTracking && !privacy.restrictsUserData
-        return QartveloBannerRequest.Device(
+        return QartveloWireBannerRequest.Device(
             make: device.make,
             model: device.model,
             os: device.osName,
@@ -118,8 +118,8 @@ struct QartveloRequestBuilder: Sendable {
         )
     }
 
-    private static func regs(_ privacy: PrivacySignals) -> QartveloBannerRequest.Regs {
-        QartveloBannerRequest.Regs(
+    private static func regs(_ privacy: PrivacySignals) -> QartveloWireBannerRequest.Regs {
+        QartveloWireBannerRequest.Regs(
             coppa: privacy.coppa ? 1 : 0,
             gdpr: privacy.gdprApplies.map { $0 ? 1 : 0 },
             usPrivacy: privacy.usPrivacyString,

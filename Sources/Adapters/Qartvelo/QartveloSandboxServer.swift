@@ -4,10 +4,10 @@ import Mediation
 /// Qartvelo's simulated ad server (host ``host``), answering the adapter's real requests with
 /// the real response format:
 /// - `POST /v1/banner`: 400 for a body that is not a banner request, 401 for an empty app id,
-///   else 200 with the creative ``QartveloCreativeSelection`` picks from the upload sizes
-///   (inline requests: ``QartveloCreativeSelection/inline(width:maxHeight:from:)``; requests
-///   with `banner_height`: ``QartveloCreativeSelection/adaptive(slotWidth:slotHeight:from:)``;
-///   others: ``QartveloCreativeSelection/widestFit(width:from:)``), or 204 when none fits.
+///   else 200 with a creative picked from ``creatives`` (inline requests: the one that shows
+///   biggest once aspect-fit into the width and `max_height`; requests with `banner_height`:
+///   the horizontal one closest in aspect ratio to the slot; others: the widest horizontal one
+///   whose width in points fits), or 204 when none fits.
 ///   The answer carries the dashboard's `banner_refresh_seconds` (option, default 60).
 /// - `GET /v1/bundles/{creative id}`: an HTML5 bundle of `sandbox_html5_bundle_bytes` bytes.
 /// - `GET /v1/events/...`: 204 (impression and click tracking).
@@ -47,7 +47,7 @@ public struct QartveloSandboxServer: SandboxServer {
     }
 
     private func banner(_ request: HTTPRequest) -> HTTPResponse {
-        guard let body = request.body, let wire = try? JSONDecoder().decode(QartveloBannerRequest.self, from: body) else {
+        guard let body = request.body, let wire = try? JSONDecoder().decode(QartveloWireBannerRequest.self, from: body) else {
             return HTTPResponse(statusCode: 400)
         }
         guard !wire.app.id.isEmpty else { return HTTPResponse(statusCode: 401) }
@@ -55,7 +55,7 @@ public struct QartveloSandboxServer: SandboxServer {
         let creativeID = "qv-sbx-\(artwork.name)"
         let base = "https://\(Self.host)"
         let html5 = options.sandboxHTML5
-        let ad = QartveloBannerResponse.Ad(
+        let ad = QartveloWireBannerResponse.Ad(
             creativeID: creativeID,
             type: html5 ? "html5" : "image",
             w: artwork.width,
@@ -69,13 +69,13 @@ public struct QartveloSandboxServer: SandboxServer {
             clickTrackingURL: URL(string: "\(base)/v1/events/click?creative=\(creativeID)"),
             ttlSeconds: nil
         )
-        let response = QartveloBannerResponse(id: wire.id, ad: ad, bannerRefreshSeconds: options.bannerRefreshSeconds, nofillReason: nil)
+        let response = QartveloWireBannerResponse(id: wire.id, ad: ad, bannerRefreshSeconds: options.bannerRefreshSeconds, nofillReason: nil)
         guard let data = try? JSONEncoder.qartvelo.encode(response) else { return HTTPResponse(statusCode: 500) }
         return .json(data)
     }
 
     /// The server's creative choice for a request (pixels in, as on the wire).
-    func select(for wire: QartveloBannerRequest) -> QartveloCreativeArtwork? {
+    func select(for wire: QartveloWireBannerRequest) -> QartveloCreativeArtwork? {
         let width = Double(wire.screenWidth)
         if wire.bannerMode == "inline" {
             guard let maxHeight = wire.bannerMaxHeight else { return nil }

@@ -6,7 +6,7 @@ import Foundation
 // OpenRTB-flavoured (`app`, `device`, `regs`, `user` keep OpenRTB 2.6 names and codes).
 
 /// `POST /v1/banner`: one banner request.
-struct QartveloBannerRequest: Codable, Hashable, Sendable {
+struct QartveloWireBannerRequest: Codable, Hashable, Sendable {
     /// The request id, unique per request; echoed in the response.
     var id: String
     /// Qartvelo's placement id (the line item's ad unit id).
@@ -110,7 +110,7 @@ struct QartveloBannerRequest: Codable, Hashable, Sendable {
 }
 
 /// The answer to `POST /v1/banner` (status 200). Status 204 means no fill.
-struct QartveloBannerResponse: Codable, Hashable, Sendable {
+struct QartveloWireBannerResponse: Codable, Hashable, Sendable {
     /// The request's id, echoed.
     var id: String?
     /// The ad, or absent for no fill.

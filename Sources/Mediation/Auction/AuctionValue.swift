@@ -1,14 +1,14 @@
 /// A price as the auction compares it: USD CPM in integer micros (eCPM x 1,000,000, rounded
 /// half away from zero), so `1.4999999999999998` and `1.50` are equal (engine rule R2).
-public struct AuctionValue: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct AuctionValue: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// USD CPM x 1,000,000.
-    public var micros: Int64
+    package var micros: Int64
 
     /// The largest eCPM the auction accepts (USD 1,000,000 CPM); larger prices are invalid.
-    public static let maximumECPM: Double = 1_000_000
+    package static let maximumECPM: Double = 1_000_000
 
     /// Creates a value from micros.
-    public init(micros: Int64) {
+    package init(micros: Int64) {
         self.micros = micros
     }
 
@@ -18,7 +18,7 @@ public struct AuctionValue: Hashable, Comparable, Sendable, CustomStringConverti
     ///   - usdRate: USD per unit of that currency (1 for USD).
     /// - Returns: the value, or `nil` when the price is NaN, infinite, zero, negative, or above
     ///   ``maximumECPM`` once converted (an invalid price, loss reason 3).
-    public init?(price: Double, usdRate: Double = 1) {
+    package init?(price: Double, usdRate: Double = 1) {
         let usd = price * usdRate
         guard usd.isFinite, usd > 0, usd <= AuctionValue.maximumECPM else { return nil }
         let micros = (usd * 1_000_000).rounded(.toNearestOrAwayFromZero)
@@ -27,11 +27,11 @@ public struct AuctionValue: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// The value in USD CPM.
-    public var eCPM: Double { Double(micros) / 1_000_000 }
+    package var eCPM: Double { Double(micros) / 1_000_000 }
 
     /// Orders by micros.
-    public static func < (lhs: AuctionValue, rhs: AuctionValue) -> Bool { lhs.micros < rhs.micros }
+    package static func < (lhs: AuctionValue, rhs: AuctionValue) -> Bool { lhs.micros < rhs.micros }
 
     /// The value in USD CPM, e.g. `1.2`.
-    public var description: String { String(eCPM) }
+    package var description: String { String(eCPM) }
 }

@@ -2,20 +2,20 @@
 /// `refresh_seconds` (default 60), replaced by a network's server-sent value (Qartvelo's
 /// `banner_refresh_seconds`) when the current ad carries one; a server value under 30 is raised
 /// to 30 with a warning. (A configured value under 30 is a config error, caught when loading.)
-public struct RefreshInterval: Hashable, Sendable {
+package struct RefreshInterval: Hashable, Sendable {
     /// The interval in whole seconds (at least 30).
-    public var seconds: Int
+    package var seconds: Int
     /// A warning to log when a server-sent value was raised, else `nil`.
-    public var warning: String?
+    package var warning: String?
 
     /// The interval as a `Duration`.
-    public var duration: Duration { .seconds(seconds) }
+    package var duration: Duration { .seconds(seconds) }
 
     /// Resolves the interval.
     /// - Parameters:
     ///   - configuredSeconds: the placement's `refresh_seconds`, or `nil` for the default (60).
     ///   - serverSeconds: the interval the current ad's server sent, in whole seconds, if any.
-    public init(configuredSeconds: Int?, serverSeconds: Int? = nil) {
+    package init(configuredSeconds: Int?, serverSeconds: Int? = nil) {
         let minimum = PlacementConfiguration.minimumRefreshSeconds
         if let serverSeconds {
             if serverSeconds < minimum {

@@ -12,15 +12,15 @@
 ///
 /// Example (scenario 7, refresh 60): ``start(at:interval:)`` at 0.100 s while visible, hidden
 /// at 20.100 s (20 s counted), visible again at 200.100 s: ``dueInstant`` is 240.100 s.
-public struct RefreshSchedule: Hashable, Sendable {
+package struct RefreshSchedule: Hashable, Sendable {
     /// The refresh interval.
-    public private(set) var interval: Duration
+    package private(set) var interval: Duration
     /// Whether some view of the placement is visible.
-    public private(set) var isVisible: Bool
+    package private(set) var isVisible: Bool
     /// Whether the app is in the foreground.
-    public private(set) var isForeground: Bool
+    package private(set) var isForeground: Bool
     /// Whether a count has been started (and not stopped).
-    public private(set) var isStarted = false
+    package private(set) var isStarted = false
     /// Time counted before the current counting stretch began.
     private var accumulated: Duration = .zero
     /// When the current counting stretch began; `nil` while not counting.
@@ -31,25 +31,25 @@ public struct RefreshSchedule: Hashable, Sendable {
     ///   - interval: the refresh interval (R13: whole seconds, at least 30; see ``RefreshInterval``).
     ///   - visible: whether some view of the placement is visible.
     ///   - foreground: whether the app is in the foreground.
-    public init(interval: Duration, visible: Bool = false, foreground: Bool = true) {
+    package init(interval: Duration, visible: Bool = false, foreground: Bool = true) {
         self.interval = interval
         self.isVisible = visible
         self.isForeground = foreground
     }
 
     /// Whether time is being counted right now: started, visible and in the foreground.
-    public var isCounting: Bool { isStarted && isVisible && isForeground }
+    package var isCounting: Bool { isStarted && isVisible && isForeground }
 
     /// The instant the refresh is due if nothing changes; `nil` while not counting (paused or
     /// not started), since then no refresh can become due.
-    public var dueInstant: MediationInstant? {
+    package var dueInstant: MediationInstant? {
         guard let countingSince else { return nil }
         return countingSince + (interval - accumulated)
     }
 
     /// The time counted by `now` in this cycle.
     /// - Parameter now: the current instant (not before the last change).
-    public func counted(at now: MediationInstant) -> Duration {
+    package func counted(at now: MediationInstant) -> Duration {
         guard let countingSince else { return accumulated }
         return accumulated + (now - countingSince)
     }
@@ -57,7 +57,7 @@ public struct RefreshSchedule: Hashable, Sendable {
     /// Whether the refresh is due at `now`: counting, and the counted time has reached the
     /// interval.
     /// - Parameter now: the current instant.
-    public func isDue(at now: MediationInstant) -> Bool {
+    package func isDue(at now: MediationInstant) -> Bool {
         guard let dueInstant else { return false }
         return now >= dueInstant
     }
@@ -68,7 +68,7 @@ public struct RefreshSchedule: Hashable, Sendable {
     ///   - now: the current instant.
     ///   - interval: a new interval for this and later cycles (a network's server-sent value,
     ///     already resolved by ``RefreshInterval``); `nil` keeps the current one.
-    public mutating func start(at now: MediationInstant, interval newInterval: Duration? = nil) {
+    package mutating func start(at now: MediationInstant, interval newInterval: Duration? = nil) {
         if let newInterval { interval = newInterval }
         isStarted = true
         accumulated = .zero
@@ -78,7 +78,7 @@ public struct RefreshSchedule: Hashable, Sendable {
     /// Ends the cycle without a new count: a refresh auction started, or the placement was
     /// destroyed or emptied.
     /// - Parameter now: the current instant.
-    public mutating func stop(at now: MediationInstant) {
+    package mutating func stop(at now: MediationInstant) {
         isStarted = false
         accumulated = .zero
         countingSince = nil
@@ -88,7 +88,7 @@ public struct RefreshSchedule: Hashable, Sendable {
     /// - Parameters:
     ///   - visible: the new visibility.
     ///   - now: the current instant.
-    public mutating func setVisible(_ visible: Bool, at now: MediationInstant) {
+    package mutating func setVisible(_ visible: Bool, at now: MediationInstant) {
         transition(at: now) { $0.isVisible = visible }
     }
 
@@ -96,7 +96,7 @@ public struct RefreshSchedule: Hashable, Sendable {
     /// - Parameters:
     ///   - foreground: the new state.
     ///   - now: the current instant.
-    public mutating func setForeground(_ foreground: Bool, at now: MediationInstant) {
+    package mutating func setForeground(_ foreground: Bool, at now: MediationInstant) {
         transition(at: now) { $0.isForeground = foreground }
     }
 

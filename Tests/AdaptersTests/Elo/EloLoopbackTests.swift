@@ -41,7 +41,7 @@ struct EloLoopbackTests {
         #expect(received.first?.method == "POST")
         #expect(received.first?.headers["content-type"] == "application/json")
         #expect(received.first?.headers["x-openrtb-version"] == "2.6")
-        let sent = try JSONDecoder().decode(EloBidRequest.self, from: Data((received.first?.body ?? "").utf8))
+        let sent = try JSONDecoder().decode(EloWireBidRequest.self, from: Data((received.first?.body ?? "").utf8))
         #expect(sent.id == "id-3")
         #expect(sent.imp.first?.tagid == "unit-chat")
         #expect(sent.ext.elo.messages.count == 2)

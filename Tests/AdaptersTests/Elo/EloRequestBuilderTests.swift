@@ -12,7 +12,7 @@ struct EloRequestBuilderTests {
         configuration: EloConfiguration = EloFixtures.configuration,
         userData: EloUserData? = nil,
         shareGeo: Bool = true
-    ) -> (request: EloBidRequest, warnings: [String]) {
+    ) -> (request: EloWireBidRequest, warnings: [String]) {
         EloRequestBuilder.build(EloRequestBuilder.Input(
             configuration: configuration,
             request: request,

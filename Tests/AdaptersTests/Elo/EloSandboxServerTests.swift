@@ -30,7 +30,7 @@ struct EloSandboxServerTests {
         let server = EloSandboxServer(seed: 1, noBidRate: 0)
         let response = await server.respond(to: try bidRequest(height: height))
         #expect(response.statusCode == 200)
-        let decoded = try JSONDecoder().decode(EloBidResponse.self, from: response.body)
+        let decoded = try JSONDecoder().decode(EloWireBidResponse.self, from: response.body)
         #expect(decoded.id == "req-1")
         #expect(decoded.seatbid?.first?.bid.first?.ext.elo.format == format)
     }
@@ -66,7 +66,7 @@ struct EloSandboxServerTests {
         let server = EloSandboxServer(seed: 9, noBidRate: 0, priceRange: 0.5...4.0)
         for _ in 0..<20 {
             let response = await server.respond(to: try bidRequest(height: 100))
-            let price = try #require(try JSONDecoder().decode(EloBidResponse.self, from: response.body).seatbid?.first?.bid.first?.price)
+            let price = try #require(try JSONDecoder().decode(EloWireBidResponse.self, from: response.body).seatbid?.first?.bid.first?.price)
             #expect(price >= 0.5 && price <= 4.0)
             #expect(abs((price * 100).rounded() - price * 100) < 1e-9)
         }

@@ -53,8 +53,8 @@ final class EloFakeTransport: HTTPTransport {
     var pings: [HTTPRequest] { requests.filter { !$0.url.path.hasSuffix("/v1/bid") } }
 
     /// The decoded bid requests.
-    func decodedBidRequests() throws -> [EloBidRequest] {
-        try bidRequests.map { try JSONDecoder().decode(EloBidRequest.self, from: $0.body ?? Data()) }
+    func decodedBidRequests() throws -> [EloWireBidRequest] {
+        try bidRequests.map { try JSONDecoder().decode(EloWireBidRequest.self, from: $0.body ?? Data()) }
     }
 }
 
@@ -150,7 +150,7 @@ enum EloFixtures {
 
     /// A bid response echoing the request id, for the format the slot decides.
     static func bidResponse(for request: HTTPRequest, price: Double, adID: String? = nil, format: String? = nil) -> HTTPResponse {
-        guard let body = request.body, let bidRequest = try? JSONDecoder().decode(EloBidRequest.self, from: body) else {
+        guard let body = request.body, let bidRequest = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else {
             return HTTPResponse(statusCode: 400)
         }
         let chosen = format ?? EloAdFormat.choose(forMaxHeight: bidRequest.imp.first?.native.h)?.rawValue ?? "card"

@@ -135,7 +135,7 @@ struct EloTrackingTests {
     @Test func invalidTrackingURLIsReportedNotPinged() async throws {
         let transport = EloFakeTransport { request in
             guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
-                  let bid = try? JSONDecoder().decode(EloBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
+                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
             let json = EloFixtures.bidJSON(requestID: bid.id, price: 1).replacingOccurrences(of: "https://t.elo.test/render?ad=ad-1", with: "not a url")
             return .success(EloFixtures.json(200, json))
         }

@@ -22,9 +22,9 @@ struct NitxContextBuilderTests {
 
     @Test func carriesTheSeedsFields() throws {
         let context = NitxContextBuilder.context(for: Self.request(), screenName: "HomeFeed", sdkTag: "ios-1.0.0")
-        #expect(context.app == NitxAppContextWire(bundleID: "com.example.chat", version: "2.4.0", build: "812", screen: "HomeFeed"))
-        #expect(context.os == NitxOSContextWire(name: "iOS", version: "17.4"))
-        #expect(context.device == NitxDeviceContextWire(type: "tablet", screenWidth: 820, screenHeight: 1180, screenScale: 2))
+        #expect(context.app == NitxWireAppContext(bundleID: "com.example.chat", version: "2.4.0", build: "812", screen: "HomeFeed"))
+        #expect(context.os == NitxWireOSContext(name: "iOS", version: "17.4"))
+        #expect(context.device == NitxWireDeviceContext(type: "tablet", screenWidth: 820, screenHeight: 1180, screenScale: 2))
         #expect(context.language == "ar")
         #expect(context.timeZone == "Asia/Riyadh")
         #expect(context.sdk == "ios-1.0.0")

@@ -23,7 +23,7 @@ struct NitxEndpointsTests {
     }
 
     @Test func offOriginAdsEndpointIsIgnoredOthersKept() {
-        let block = NitxSDKBlockWire(adsEndpoint: "https://evil.example/ads", eventsEndpoint: "/api/sdk/events", forgetEndpoint: "/api/sdk/forget")
+        let block = NitxWireSDKBlock(adsEndpoint: "https://evil.example/ads", eventsEndpoint: "/api/sdk/events", forgetEndpoint: "/api/sdk/forget")
         let (endpoints, ignored) = NitxEndpoints.resolve(block, base: Self.base)
         #expect(endpoints.ads == nil)
         #expect(endpoints.events?.absoluteString == "https://api.nitx.app/api/sdk/events")
