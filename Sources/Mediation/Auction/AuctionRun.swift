@@ -7,7 +7,7 @@
 /// or the deadline). All state sits in one ``Locked`` box; side effects (releases, the
 /// continuation, the late-answer handler) run outside the lock.
 ///
-/// Cost per auction (issue 7): one lock box and one task per source; the machine's actions go
+/// Cost per auction: one lock box and one task per source; the machine's actions go
 /// through one reused buffer.
 /// - The caller starts the sources and yields once: sources that answer at once have usually
 ///   decided the auction by then, and the caller takes the outcome without suspending on a
