@@ -18,8 +18,9 @@ struct HungAdapterTests {
         #expect(outcome.trace.source("Hung")?.outcome == .timeout)
         #expect(outcome.trace.durationMilliseconds >= 200)
         // The adapter never returns, so any answer at all proves the auction did not wait for
-        // it; the bound is generous so a loaded CI machine (or the thread sanitizer) passes.
+        // it; the upper bound only catches a wait on the adapter, and is far beyond what a
+        // loaded CI machine under the thread sanitizer needs (12 s was seen with four builds).
         #expect(elapsed >= .milliseconds(200))
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < .seconds(120))
     }
 }
