@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "MediationTestKit", targets: ["MediationTestKit"]),
         // The `mediate` command as a library, so a host can build it with its own networks.
         .library(name: "MediationCommandLine", targets: ["MediationCommandLine"]),
+        // What-if runs of a placement on the real engine in virtual time, against a market model.
+        .library(name: "MediationSimulation", targets: ["MediationSimulation"]),
         .executable(name: "mediate", targets: ["mediate"]),
         .executable(name: "chat-host-example", targets: ["ChatHostExample"]),
         .executable(name: "mediation-bench", targets: ["MediationBenchmarks"]),
@@ -49,6 +51,13 @@ let package = Package(
         .target(
             name: "MediationTestKit",
             dependencies: ["Mediation"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Simulation
+        .target(
+            name: "MediationSimulation",
+            dependencies: ["Mediation", "MediationTestKit"],
             swiftSettings: swiftSettings
         ),
 
