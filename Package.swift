@@ -100,6 +100,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MediationSimulationTests",
+            dependencies: ["MediationSimulation", "Mediation", "MediationTestKit", "Adapters"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "MediationCommandLineTests",
             dependencies: ["MediationCommandLine", "Mediation", "Adapters", "MediationTestKit"],
             swiftSettings: swiftSettings
