@@ -4,9 +4,10 @@ import MediationTestKit
 /// Runs one shard of auctions of one placement through a real ``MediationEngine`` built on the
 /// simulated networks, on a ``ManualClock`` of its own.
 ///
-/// The driver runs on the clock (`perform`): it keeps up to `concurrency` auctions in flight on
-/// the one virtual timeline (starting the next as soon as one ends), lets the work due at the
-/// current instant finish (`runUntilIdle`), and moves time to the next wake-up. Every auction
+/// The driver runs on the clock (`perform`): it starts `concurrency` worker tasks on the clock,
+/// each running auctions one after another on the one virtual timeline (so up to `concurrency`
+/// are in flight), lets the work due at the current instant finish (`runUntilIdle`), and moves
+/// time to the next wake-up. Every auction
 /// draws its sources' answers from streams keyed by its own index, so its outcome does not
 /// depend on which auctions run beside it or when it starts.
 enum ShardRunner {
@@ -29,21 +30,19 @@ enum ShardRunner {
         }
         let collector = ShardCollector(start: range.lowerBound, count: range.count, models: models, seed: networks.seed)
         let finished = await clock.perform { () -> Bool in
-            var next = range.lowerBound
-            while true {
-                let done = collector.finished
-                while next < range.upperBound, next - range.lowerBound - done < concurrency {
-                    let index = next
-                    clock.startTask {
+            // `concurrency` workers on the clock, each running one auction after another; an
+            // auction that ends lets its worker start the next one at the same instant.
+            for _ in 0..<min(concurrency, range.count) {
+                clock.startTask {
+                    while let index = collector.nextAuction() {
                         let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)))
                         collector.record(outcome, auction: index)
                     }
-                    next += 1
                 }
+            }
+            while true {
                 await clock.runUntilIdle()
-                let nowDone = collector.finished
-                if nowDone == range.count { return true }
-                if nowDone != done { continue } // room for more auctions at this instant
+                if collector.finished == range.count { return true }
                 guard let wakeUp = clock.nextDeadline else { return false }
                 await clock.advance(to: wakeUp)
             }
@@ -58,6 +57,7 @@ enum ShardRunner {
 /// Collects a shard's records and source counts as its auctions end (on the shard's clock).
 final class ShardCollector: Sendable {
     private struct State {
+        var next: Int
         var records: [AuctionRecord]
         var sources: [SourceCounts]
         var finished = 0
@@ -74,12 +74,22 @@ final class ShardCollector: Sendable {
         self.models = models
         self.seed = seed
         state = Locked(State(
+            next: start,
             records: Array(repeating: AuctionRecord(), count: count),
             sources: Array(repeating: SourceCounts(), count: models.count)
         ))
     }
 
     var finished: Int { state.withLock { $0.finished } }
+
+    /// The index of the next auction to start, or `nil` when every auction of the shard started.
+    func nextAuction() -> Int? {
+        state.withLock { state in
+            guard state.next < start + state.records.count else { return nil }
+            defer { state.next += 1 }
+            return state.next
+        }
+    }
     var missing: Int { state.withLock { $0.missing } }
     var result: (records: [AuctionRecord], sources: [SourceCounts]) { state.withLock { ($0.records, $0.sources) } }
 
