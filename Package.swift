@@ -26,6 +26,7 @@ let package = Package(
         .executable(name: "mediate", targets: ["mediate"]),
         .executable(name: "chat-host-example", targets: ["ChatHostExample"]),
         .executable(name: "mediation-bench", targets: ["MediationBenchmarks"]),
+        .executable(name: "simulation-speed", targets: ["SimulationSpeed"]),
     ],
     targets: [
         // MARK: Core
@@ -84,6 +85,13 @@ let package = Package(
             name: "MediationBenchmarks",
             dependencies: ["Mediation", "Adapters", "MediationTestKit"],
             path: "Benchmarks/MediationBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
+        .executableTarget(
+            name: "SimulationSpeed",
+            dependencies: ["Mediation", "Adapters", "MediationSimulation"],
+            path: "Benchmarks/SimulationSpeed",
             swiftSettings: swiftSettings
         ),
 
