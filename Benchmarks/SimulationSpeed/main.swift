@@ -3,6 +3,7 @@
 //   swift build -c release --product simulation-speed
 //   taskset -c 0 .build/release/simulation-speed --auctions 1000000
 //   .build/release/simulation-speed --auctions 1000000 --jobs 2
+//   .build/release/simulation-speed --auctions 100000 --sweep 'ecpm[home_banner_nitx]=1.0:2.0:0.2'
 // Prints the wall time, auctions per second and a digest of the report's JSON (equal digests:
 // byte-identical reports).
 import Adapters
@@ -13,6 +14,7 @@ import MediationSimulation
 var options = SimulationOptions(auctions: 100_000, seed: 1)
 var placementID = "home_banner"
 var printReport = false
+var sweep: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -30,6 +32,7 @@ while let argument = arguments.popFirst() {
     case "--shard-size": options.shardSize = Int(value) ?? 0
     case "--seed": options.seed = UInt64(value) ?? 0
     case "--placement": placementID = value
+    case "--sweep": sweep = value
     default:
         FileHandle.standardError.write(Data("simulation-speed: unknown option \(argument)\n".utf8))
         exit(64)
@@ -41,6 +44,22 @@ do {
     let market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
     let clock = ContinuousClock()
     let start = clock.now
+    if let sweep {
+        let result = try await Simulation.sweep(try SweepSpecification(parsing: sweep), configuration: configuration, market: market, placementID: placementID, options: options)
+        let elapsed = clock.now - start
+        print("\(placementID) sweep \(result.parameter), \(options.auctions) auctions per value (\(elapsed)):")
+        func line(_ label: String, _ report: SimulationReport) -> String {
+            let interval = report.revenuePer1000RequestsInterval.map { String(format: "[%.4f, %.4f]", $0.lower, $0.upper) } ?? "-"
+            return "  \(label): revenue/1000 \(String(format: "%.4f", report.revenuePer1000Requests)) \(interval), fill \(String(format: "%.4f", report.fillRate)), oracle ratio \(String(format: "%.4f", report.oracle.ratio ?? .nan)), time to ad p95 \(report.timeToAd.p95 ?? -1) ms"
+        }
+        print(line("baseline", result.baseline))
+        for point in result.points { print(line(String(point.value), point.report)) }
+        for difference in result.bestVersusBaseline + result.bestVersusRunnerUp where difference.figure == "revenue_per_1000_requests" {
+            let interval = difference.interval.map { String(format: "[%+.4f, %+.4f]", $0.lower, $0.upper) } ?? "-"
+            print("  best \(result.best.value): \(String(format: "%+.4f", difference.difference ?? .nan)) \(interval) over \(difference.a.map { String(format: "%.4f", $0) } ?? "-")")
+        }
+        exit(0)
+    }
     let report = try await Simulation.run(configuration: configuration, market: market, placementID: placementID, options: options)
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
