@@ -109,6 +109,21 @@ public enum Simulation {
         )
     }
 
+    /// ``sweep(_:configuration:market:placementID:options:)`` for a parameter and values given
+    /// directly.
+    /// - Parameters:
+    ///   - parameter: what to vary (`.floor`, `.deadline`, `.eCPM(lineItem:)`).
+    ///   - values: its values, in order.
+    ///   - configuration: the configuration the sweep starts from (also run, as the baseline).
+    ///   - market: how the networks answer.
+    ///   - placementID: the placement.
+    ///   - options: auctions, seed, jobs, shard size, concurrency, batches.
+    /// - Returns: the curve and the best value.
+    /// - Throws: ``SimulationError``.
+    public static func sweep(parameter: SweepParameter, values: [Double], configuration: MediationConfiguration, market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> SweepResult {
+        try await sweep(SweepSpecification(parameter: parameter, values: values), configuration: configuration, market: market, placementID: placementID, options: options)
+    }
+
     /// Runs `configurations` (the same placement in each) on the same shards and draws.
     private static func runTotals(_ configurations: [MediationConfiguration], market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> (MultiTotals, [[SourceModel]]) {
         try options.validate()

@@ -99,7 +99,8 @@ struct CompareAndSweepTests {
         #expect(deadlines.best.value == 401)
         // Floor 1.50: NetA (1.20) and NetB (0.80) are under it and never asked; the bid wins.
         // Floor 2.50: the bid is rejected too: no fill.
-        let floors = try await Simulation.sweep(try SweepSpecification(parsing: "floor=0,1.5,2.5"), configuration: configuration, market: market, placementID: "level_end", options: SimulationOptions(auctions: 50, seed: 1))
+        #expect(try SweepSpecification(parsing: "floor=0,1.5,2.5") == SweepSpecification(parameter: .floor, values: [0, 1.5, 2.5]))
+        let floors = try await Simulation.sweep(parameter: .floor, values: [0, 1.5, 2.5], configuration: configuration, market: market, placementID: "level_end", options: SimulationOptions(auctions: 50, seed: 1))
         #expect(floors.points.map(\.report.revenuePer1000Requests) == [2.0, 2.0, 0])
         #expect(floors.points[1].report.lineItem("neta")?.notAsked == 50)
         #expect(floors.points[2].report.fillRate == 0)

@@ -143,6 +143,33 @@ struct ExactFiguresTests {
         #expect(netB.asked == 100 && netB.wins == 100 && netB.winShare == 1)
     }
 
+    /// The waterfall order and the deadline cost a fill: tier 1 (2.00) has no fill at 800 ms,
+    /// so tier 2 (1.00, realised 1.00, 300 ms) is asked at 800 ms and would answer at 1100 ms,
+    /// past the 1000 ms deadline; the 0.50 bid (at 100 ms) wins at the deadline. Asked at 0,
+    /// tier 2 would have answered at 300 ms: the bounded oracle is 1.00 and the ratio 0.5.
+    @Test func waterfallOrderAndDeadlineCostAFill() async throws {
+        let market = Market(networks: [
+            SimulationFixture.fixed("bid", price: 0.50, latencyMilliseconds: 100),
+            SimulationFixture.fixed("neta", fills: false, price: 2.50, latencyMilliseconds: 800),
+            SimulationFixture.fixed("netb", price: 1.00, latencyMilliseconds: 300),
+        ])
+        let configuration = SimulationFixture.configuration(
+            sources: [.bidder("bid"), .fixedPrice("neta", eCPM: 2.00), .fixedPrice("netb", eCPM: 1.00)],
+            mode: .waterfall,
+            deadline: .milliseconds(1000)
+        )
+        let report = try await Simulation.run(configuration: configuration, market: market, placementID: "level_end", auctions: 100, seed: 12)
+
+        #expect(report.filled == 100)
+        #expect(report.revenueUSD == 0.05) // 100 × 0.50 / 1000
+        #expect(report.timeToAd == Percentiles(p50: 1000, p95: 1000, p99: 1000))
+        #expect(report.oracle.revenueUSD == 0.1) // 100 × 1.00 / 1000
+        #expect(report.oracle.ratio == 0.5)
+        #expect(report.oracle.unboundedRatio == 0.5)
+        let netB = try #require(report.lineItem("netb"))
+        #expect(netB.asked == 100 && netB.timeouts == 100)
+    }
+
     /// Errors and silence: NetA errs at 40 ms, NetB never answers; no fill, at the deadline
     /// (NetB could still have won).
     @Test func errorsAndSilence() async throws {
