@@ -21,9 +21,12 @@ let package = Package(
         .library(name: "MediationTestKit", targets: ["MediationTestKit"]),
         // The `mediate` command as a library, so a host can build it with its own networks.
         .library(name: "MediationCommandLine", targets: ["MediationCommandLine"]),
+        // What-if runs of a placement on the real engine in virtual time, against a market model.
+        .library(name: "MediationSimulation", targets: ["MediationSimulation"]),
         .executable(name: "mediate", targets: ["mediate"]),
         .executable(name: "chat-host-example", targets: ["ChatHostExample"]),
         .executable(name: "mediation-bench", targets: ["MediationBenchmarks"]),
+        .executable(name: "simulation-speed", targets: ["SimulationSpeed"]),
     ],
     targets: [
         // MARK: Core
@@ -49,6 +52,13 @@ let package = Package(
         .target(
             name: "MediationTestKit",
             dependencies: ["Mediation"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Simulation
+        .target(
+            name: "MediationSimulation",
+            dependencies: ["Mediation", "MediationTestKit"],
             swiftSettings: swiftSettings
         ),
 
@@ -78,6 +88,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .executableTarget(
+            name: "SimulationSpeed",
+            dependencies: ["Mediation", "Adapters", "MediationSimulation"],
+            path: "Benchmarks/SimulationSpeed",
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Tests
         .testTarget(
             name: "MediationTests",
@@ -88,6 +105,11 @@ let package = Package(
             name: "AdaptersTests",
             dependencies: ["Adapters", "Mediation", "MediationTestKit"],
             resources: [.copy("Loopback/loopback_server.py")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediationSimulationTests",
+            dependencies: ["MediationSimulation", "Mediation", "MediationTestKit", "Adapters"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,60 @@
+// A verbatim copy of Sources/Mediation/Configuration/JSONPath.swift (internal there), so the market file
+// is read by the same strict reader as the configuration, with the same JSON paths. Delete this
+// copy when the core declares the type `package` (see docs/simulation.md, "Open questions").
+import Mediation
+
+/// A path into a JSON document, written the way configuration errors name it:
+/// `placements.home_banner.sources[2].ecpm`; the document itself is `$`.
+struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+    /// One step: an object key or an array index.
+    enum Component: Hashable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    /// The steps from the document's root.
+    var components: [Component] = []
+
+    /// The document itself.
+    static let root = JSONPath()
+
+    /// The path of `key` inside this object.
+    func appending(_ key: String) -> JSONPath {
+        JSONPath(components: components + [.key(key)])
+    }
+
+    /// The path of element `index` inside this array.
+    func appending(index: Int) -> JSONPath {
+        JSONPath(components: components + [.index(index)])
+    }
+
+    /// Dotted keys and bracketed indices; a key that is not a plain identifier is written
+    /// `["key"]` so a path can always be read back.
+    var description: String {
+        if components.isEmpty { return "$" }
+        var text = ""
+        for component in components {
+            switch component {
+            case .key(let key):
+                if JSONPath.isPlain(key) {
+                    if !text.isEmpty { text += "." }
+                    text += key
+                } else {
+                    let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    text += "[\"\(escaped)\"]"
+                }
+            case .index(let index):
+                text += "[\(index)]"
+            }
+        }
+        return text
+    }
+
+    private static func isPlain(_ key: String) -> Bool {
+        guard !key.isEmpty, key.utf8.count <= 64 else { return false }
+        return key.utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                || byte == 0x5F || byte == 0x2D || byte == 0x24
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Mediation
+
+/// The simulated stand-ins for a configuration's networks: one ``NetworkAdapterFactory`` per
+/// configured network id, registered in place of the real kinds, so that the real
+/// ``MediationEngine`` (its auction, its placements, its rules) runs against the market model.
+///
+/// Two things of the configuration are rewritten, neither of which the engine's rules read:
+/// each network's `adapter` becomes `simulated.<network id>` (its own factory), and each line
+/// item's `ad_unit_id` becomes `<placement id>/<line item id>`, so that the adapter knows which
+/// line item a request is for even when two share an ad unit. Everything else (pricing, eCPMs,
+/// floors, timeouts, deadlines, modes, currencies) is the configuration's own.
+///
+/// Each request's answer is drawn from the source's own random stream, keyed by the run's seed,
+/// the auction's index and the line item id (``SplitMix64/forSource(seed:auction:lineItemKey:)``);
+/// the auction's index travels in the request's host context (``context(forAuction:)``).
+public struct SimulatedNetworks: Sendable {
+    /// The host-context object type that carries the auction index.
+    public static let auctionContextType = "mediation_simulation.auction"
+
+    /// The configuration to build the engine from (rewritten as described above).
+    public let configuration: MediationConfiguration
+    /// The registry with one simulated kind per network.
+    public let registry: NetworkRegistry
+    /// The run's seed.
+    public let seed: UInt64
+    /// The simulated placements' sources, by placement id.
+    let sourcesByPlacement: [String: [SourceModel]]
+
+    /// Builds the simulated networks of `configuration`.
+    /// - Parameters:
+    ///   - configuration: the configuration, as loaded.
+    ///   - market: how each network and line item answers.
+    ///   - seed: the run's seed.
+    ///   - placementIDs: the placements to simulate; their every line item must be in the
+    ///     market. A request for another placement's line item fails with an error.
+    /// - Throws: ``ConfigurationError`` with the market path of the first line item the market
+    ///   does not describe (see ``Market/behaviour(of:)``). Overrides of line items the
+    ///   configuration lacks are not looked for here: ``Market/check(against:placements:)`` does.
+    public init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String]) throws(ConfigurationError) {
+        var rewritten = configuration
+        var sourcesByPlacement: [String: [SourceModel]] = [:]
+        var sourcesByNetwork: [String: [String: SourceModel]] = [:]
+        for placementIndex in rewritten.placements.indices {
+            let placement = configuration.placements[placementIndex]
+            for sourceIndex in placement.sources.indices {
+                rewritten.placements[placementIndex].sources[sourceIndex].adUnitID = SimulatedNetworks.adUnitID(placement: placement.id, lineItem: placement.sources[sourceIndex].id)
+            }
+            guard placementIDs.contains(placement.id) else { continue }
+            var models: [SourceModel] = []
+            for (index, lineItem) in rewritten.placements[placementIndex].sources.enumerated() {
+                let model = SourceModel(
+                    index: index,
+                    lineItem: lineItem,
+                    behaviour: try market.behaviour(of: lineItem),
+                    placement: placement,
+                    networkTimeout: configuration.network(lineItem.network)?.timeout
+                )
+                models.append(model)
+                sourcesByNetwork[lineItem.network, default: [:]][lineItem.adUnitID] = model
+            }
+            sourcesByPlacement[placement.id] = models
+        }
+        var registry = NetworkRegistry()
+        for index in rewritten.networks.indices {
+            let network = configuration.networks[index]
+            let kind = "simulated.\(network.id)"
+            let pricing = configuration.placements.lazy.flatMap(\.sources).first { $0.network == network.id }?.pricing ?? .fixedPrice
+            registry.register(SimulatedNetworkFactory(kind: kind, pricing: pricing, seed: seed, sources: sourcesByNetwork[network.id] ?? [:]))
+            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout)
+        }
+        self.configuration = rewritten
+        self.registry = registry
+        self.seed = seed
+        self.sourcesByPlacement = sourcesByPlacement
+    }
+
+    /// The host context of auction `index`: what ``MediationEngine/runAuction(placementID:context:)``
+    /// (or the engine's host-context provider, for placements) must be given so that the
+    /// simulated networks draw that auction's answers.
+    /// - Parameter index: the auction's index in the run, from 0.
+    /// - Returns: the context.
+    public static func context(forAuction index: UInt64) -> HostContext {
+        HostContext(contextObjects: [ContextObject(type: auctionContextType, description: String(index))])
+    }
+
+    /// The auction index a request's context carries, if any.
+    static func auctionIndex(in context: HostContext) -> UInt64? {
+        for object in context.contextObjects where object.type == auctionContextType {
+            return UInt64(object.description)
+        }
+        return nil
+    }
+
+    /// The rewritten ad unit id of a line item.
+    static func adUnitID(placement: String, lineItem: String) -> String {
+        "\(placement)/\(lineItem)"
+    }
+}
+
+/// The factory of one simulated network: hands out an adapter that answers from the market.
+struct SimulatedNetworkFactory: NetworkAdapterFactory {
+    let kind: String
+    let pricing: AdSourcePricing
+    let seed: UInt64
+    let sources: [String: SourceModel]
+
+    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+        SimulatedNetworkAdapter(network: network.id, clock: environment.clock, seed: seed, sources: sources)
+    }
+}
+
+/// A simulated network's adapter: draws each request's answer from its source's random stream,
+/// waits the drawn latency on the engine's clock, and answers a bid, a fill, a no-fill or an
+/// error, or never answers. It honours cancellation at once (the engine has decided; an answer
+/// then would only be released), so a cancelled request costs no further wake-up.
+final class SimulatedNetworkAdapter: AdNetworkAdapter {
+    let network: String
+    private let clock: any MediationClock
+    private let seed: UInt64
+    private let sources: [String: SourceModel]
+
+    init(network: String, clock: any MediationClock, seed: UInt64, sources: [String: SourceModel]) {
+        self.network = network
+        self.clock = clock
+        self.seed = seed
+        self.sources = sources
+    }
+
+    func loadAd(for request: AdRequest) async -> AdLoadResult {
+        guard let source = sources[request.adUnitID] else {
+            return .failure(AdapterError(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))
+        }
+        guard let auction = SimulatedNetworks.auctionIndex(in: request.context) else {
+            return .failure(AdapterError(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
+        }
+        let draw = source.draw(seed: seed, auction: auction)
+        let start = clock.now
+        if draw.answer == .never {
+            // Waits past the request's limit, where the engine cancels it; should it not, the
+            // answer then is late and changes nothing.
+            try? await clock.sleep(until: max(request.deadline, start) + .seconds(1))
+            return .failure(AdapterError(kind: .cancelled, code: 3, message: "never answered"))
+        }
+        if draw.latencyMilliseconds > 0 {
+            do {
+                try await clock.sleep(until: start + .milliseconds(draw.latencyMilliseconds))
+            } catch {
+                return .failure(AdapterError(kind: .cancelled, code: 4, message: "cancelled"))
+            }
+        }
+        switch draw.answer {
+        case .never, .noFill:
+            return .noFill(.noInventory)
+        case .error:
+            return .failure(AdapterError(kind: .server, code: 500, message: "simulated error"))
+        case .ad:
+            let ad = SimulatedAd(network: network, lineItemID: source.lineItem.id, auction: auction, realisedPriceMicros: draw.priceMicros, request: request)
+            switch source.lineItem.pricing {
+            case .bidder: return .bid(ad, eCPM: source.bid(for: draw))
+            case .fixedPrice: return .fill(ad)
+            }
+        }
+    }
+}
+
+/// An ad of a simulated network: it knows the auction and line item it came from and the price
+/// it actually earns when shown.
+public final class SimulatedAd: LoadedAd {
+    /// The network id.
+    public let network: String
+    /// The line item that brought it.
+    public let lineItemID: String
+    /// The auction's index in the run.
+    public let auction: UInt64
+    /// What one thousand impressions of it earn, USD micros: the bid for a bidder, the drawn
+    /// realised eCPM for a fixed-price source.
+    public let realisedPriceMicros: Int64
+    /// The request's format.
+    public let format: AdFormat
+    /// 320 x 50 pt for banners, the screen for other formats, scaled down to fit the slot.
+    public let size: AdSize
+
+    init(network: String, lineItemID: String, auction: UInt64, realisedPriceMicros: Int64, request: AdRequest) {
+        self.network = network
+        self.lineItemID = lineItemID
+        self.auction = auction
+        self.realisedPriceMicros = realisedPriceMicros
+        format = request.format
+        let natural = request.format == .banner ? AdSize(width: 320, height: 50) : AdSize(width: request.screen.width, height: request.screen.height)
+        size = SimulatedAd.fit(natural, in: request.slot)
+    }
+
+    /// `<network>-<auction>-<line item>`: unique in a run.
+    public var id: String { "\(network)-\(auction)-\(lineItemID)" }
+    /// `<network>-<line item>`.
+    public var creativeID: String { "\(network)-\(lineItemID)" }
+    /// Holds nothing: does nothing.
+    public func releaseResources() {}
+
+    private static func fit(_ size: AdSize, in slot: SlotSize) -> AdSize {
+        var scale = 1.0
+        if let maxWidth = slot.maxWidth, maxWidth > 0, size.width > maxWidth { scale = min(scale, maxWidth / size.width) }
+        if let maxHeight = slot.maxHeight, maxHeight > 0, size.height > maxHeight { scale = min(scale, maxHeight / size.height) }
+        return AdSize(width: size.width * scale, height: size.height * scale)
+    }
+}

@@ -1,0 +1,79 @@
+import Mediation
+
+/// One source (line item) of a simulated placement: its market behaviour, the key of its random
+/// stream, and what the engine's rules make of its answers, for the oracles.
+struct SourceModel: Sendable {
+    /// Its position in the placement's `sources`.
+    let index: Int
+    /// The line item, as configured (its ad unit id is the rewritten one, see
+    /// ``SimulatedNetworks``).
+    let lineItem: LineItem
+    /// `SplitMix64.key(ofLineItem:)` of its id.
+    let key: UInt64
+    /// What its requests draw from.
+    let behaviour: SourceBehaviour
+    /// A fixed-price source whose configured eCPM is invalid or under the placement's floor is
+    /// never asked (R1, R2); bidders are always asked.
+    let eligible: Bool
+    /// The lowest bid the engine accepts from it, USD CPM micros: the larger of its own floor
+    /// and the placement's (R2). 1 for fixed-price sources.
+    let minimumBidMicros: Int64
+    /// Its effective limit from the moment it is asked (R3a): the earliest of its line item's
+    /// and its network's `timeout_ms` and the placement's deadline (at most 3000 ms).
+    let limit: Duration
+
+    init(index: Int, lineItem: LineItem, behaviour: SourceBehaviour, placement: PlacementConfiguration, networkTimeout: Duration?) {
+        self.index = index
+        self.lineItem = lineItem
+        self.behaviour = behaviour
+        key = SplitMix64.key(ofLineItem: lineItem.id)
+        let placementFloor = placement.floor.map { SourceModel.engineMicros(price: $0, usdRate: 1) ?? .max }
+        switch lineItem.pricing {
+        case .bidder:
+            eligible = true
+            let ownFloor = lineItem.floor.map { SourceModel.engineMicros(price: $0, usdRate: lineItem.usdRate) ?? .max }
+            minimumBidMicros = max(ownFloor ?? 1, placementFloor ?? 1)
+        case .fixedPrice:
+            let value = lineItem.eCPM.flatMap { SourceModel.engineMicros(price: $0, usdRate: lineItem.usdRate) }
+            eligible = value.map { value in placementFloor.map { value >= $0 } ?? true } ?? false
+            minimumBidMicros = 1
+        }
+        var limit = min(placement.deadline, PlacementConfiguration.defaultDeadline)
+        if let timeout = lineItem.timeout { limit = min(limit, timeout) }
+        if let networkTimeout { limit = min(limit, networkTimeout) }
+        self.limit = limit
+    }
+
+    /// Its draw in auction `auction` of a run seeded `seed`.
+    func draw(seed: UInt64, auction: UInt64) -> SourceDraw {
+        behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+    }
+
+    /// The bid this source sends for `draw`, in its line item's currency.
+    func bid(for draw: SourceDraw) -> Double {
+        draw.price / lineItem.usdRate
+    }
+
+    /// What a clairvoyant picker could take from this source's `draw` (USD CPM micros of the
+    /// realised price, 0 for nothing): `bounded` if the answer is a valid ad arriving strictly
+    /// before the source's limit, `unbounded` if it is a valid ad whenever it arrives.
+    func oracleValues(of draw: SourceDraw) -> (bounded: Int64, unbounded: Int64) {
+        guard eligible, draw.answer == .ad else { return (0, 0) }
+        if lineItem.pricing == .bidder {
+            // The bid as the engine values it (converted once and rounded, R2, R9).
+            guard let value = SourceModel.engineMicros(price: bid(for: draw), usdRate: lineItem.usdRate), value >= minimumBidMicros else { return (0, 0) }
+        }
+        let inTime = Duration.milliseconds(draw.latencyMilliseconds) < limit
+        return (inTime ? draw.priceMicros : 0, draw.priceMicros)
+    }
+
+    /// A price as the engine values it (R2): `price × usdRate` in micros, rounded half away from
+    /// zero; `nil` when invalid (not finite, not positive, over the maximum, under 1 micro).
+    static func engineMicros(price: Double, usdRate: Double) -> Int64? {
+        let usd = price * usdRate
+        guard usd.isFinite, usd > 0, usd <= SourceDraw.maximumPrice else { return nil }
+        let micros = (usd * 1_000_000).rounded(.toNearestOrAwayFromZero)
+        guard micros >= 1 else { return nil }
+        return Int64(micros)
+    }
+}

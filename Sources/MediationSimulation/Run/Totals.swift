@@ -1,0 +1,256 @@
+/// What one auction came to, for the totals: every amount in USD CPM micros, every time in
+/// whole milliseconds.
+struct AuctionRecord: Sendable {
+    /// The winning source's index, or -1 for no fill.
+    var winner: Int32 = -1
+    /// The winner's realised price (the bid, or the fill's drawn eCPM); 0 for no fill.
+    var realisedMicros: Int64 = 0
+    /// The winner's value as the engine knows it (the bid, or the configured eCPM); 0 for no fill.
+    var knownMicros: Int64 = 0
+    /// Auction end − start.
+    var durationMilliseconds: Int64 = 0
+    /// The best realised price among valid answers arriving before their source's limit.
+    var oracleMicros: Int64 = 0
+    /// The best realised price among valid answers, whenever they arrive.
+    var unboundedOracleMicros: Int64 = 0
+
+    var isFilled: Bool { winner >= 0 }
+}
+
+/// What became of one source over a run, counted from the engine's traces.
+struct SourceCounts: Hashable, Sendable {
+    /// Asked (its trace line has a start offset).
+    var asked = 0
+    /// Not asked (no start offset: a waterfall tier never reached, a line item under the floor).
+    var notAsked = 0
+    /// Brought an ad that took part: `won` or `lost`.
+    var fills = 0
+    /// `won`.
+    var wins = 0
+    /// `no_fill`.
+    var noFills = 0
+    /// `error`.
+    var errors = 0
+    /// `timeout`, or `late` (an answer at its limit instant: the engine calls it `late` or
+    /// `timeout` depending on which of the two it processes first, so they are counted together).
+    var timeouts = 0
+    /// Asked and `cancelled` (it could no longer win).
+    var cancelled = 0
+    /// Any other status (a future one).
+    var other = 0
+    /// Σ realised micros of its wins.
+    var revenue = WideSum()
+    /// Σ known micros of its wins.
+    var knownRevenue = WideSum()
+
+    mutating func add(_ other: SourceCounts) {
+        asked += other.asked
+        notAsked += other.notAsked
+        fills += other.fills
+        wins += other.wins
+        noFills += other.noFills
+        errors += other.errors
+        timeouts += other.timeouts
+        cancelled += other.cancelled
+        self.other += other.other
+        revenue.add(other.revenue)
+        knownRevenue.add(other.knownRevenue)
+    }
+}
+
+/// The sums of one batch of auctions (a contiguous range of indices), for batch-means intervals.
+struct BatchTotals: Hashable, Sendable {
+    var requests = 0
+    var filled = 0
+    var realised = WideSum()
+    var known = WideSum()
+    var oracle = WideSum()
+    var unboundedOracle = WideSum()
+
+    mutating func add(_ other: BatchTotals) {
+        requests += other.requests
+        filled += other.filled
+        realised.add(other.realised)
+        known.add(other.known)
+        oracle.add(other.oracle)
+        unboundedOracle.add(other.unboundedOracle)
+    }
+}
+
+/// Everything a report is built from, for one configuration: exact integer sums, so adding up
+/// shards in any order gives the same totals.
+struct RunTotals: Sendable {
+    /// The longest auction the histograms hold, in milliseconds (the engine's maximum deadline);
+    /// longer ones count in the last bucket.
+    static let histogramLimit = 3000
+
+    var realised = Moments()
+    var known = Moments()
+    var filled = Moments()
+    var duration = Moments()
+    var oracle = WideSum()
+    var unboundedOracle = WideSum()
+    /// Auctions by duration in whole milliseconds.
+    var durations = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+    /// Filled auctions by duration (time to ad).
+    var timesToAd = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+    var sources: [SourceCounts]
+    var batches: [BatchTotals]
+
+    init(sourceCount: Int, batchCount: Int) {
+        sources = Array(repeating: SourceCounts(), count: sourceCount)
+        batches = Array(repeating: BatchTotals(), count: batchCount)
+    }
+
+    var requests: Int { realised.count }
+
+    mutating func add(_ record: AuctionRecord, batch: Int) {
+        realised.add(record.realisedMicros)
+        known.add(record.knownMicros)
+        filled.add(record.isFilled ? 1 : 0)
+        duration.add(record.durationMilliseconds)
+        oracle.add(record.oracleMicros)
+        unboundedOracle.add(record.unboundedOracleMicros)
+        let bucket = Int(min(max(record.durationMilliseconds, 0), Int64(RunTotals.histogramLimit)))
+        durations[bucket] += 1
+        if record.isFilled { timesToAd[bucket] += 1 }
+        batches[batch].requests += 1
+        if record.isFilled { batches[batch].filled += 1 }
+        batches[batch].realised.add(record.realisedMicros)
+        batches[batch].known.add(record.knownMicros)
+        batches[batch].oracle.add(record.oracleMicros)
+        batches[batch].unboundedOracle.add(record.unboundedOracleMicros)
+    }
+
+    mutating func add(_ other: RunTotals) {
+        realised.add(other.realised)
+        known.add(other.known)
+        filled.add(other.filled)
+        duration.add(other.duration)
+        oracle.add(other.oracle)
+        unboundedOracle.add(other.unboundedOracle)
+        for index in durations.indices {
+            durations[index] += other.durations[index]
+            timesToAd[index] += other.timesToAd[index]
+        }
+        for index in sources.indices where index < other.sources.count {
+            sources[index].add(other.sources[index])
+        }
+        for index in batches.indices where index < other.batches.count {
+            batches[index].add(other.batches[index])
+        }
+    }
+}
+
+/// The per-auction figures compared across configurations run on the same draws.
+enum PairedMetric: Int, CaseIterable, Sendable {
+    case realised, known, filled, duration
+
+    func value(of record: AuctionRecord) -> Int64 {
+        switch self {
+        case .realised: record.realisedMicros
+        case .known: record.knownMicros
+        case .filled: record.isFilled ? 1 : 0
+        case .duration: record.durationMilliseconds
+        }
+    }
+}
+
+/// Σx_j·x_k over auctions for every pair of K configurations run on the same draws (the upper
+/// triangle, diagonal included), for the variance of any paired difference:
+/// Σ(x_k − x_j)² = Σx_k² − 2·Σx_j·x_k + Σx_j².
+struct CrossProducts: Sendable {
+    let configurations: Int
+    private(set) var products: [WideSum]
+
+    init(configurations: Int) {
+        self.configurations = configurations
+        products = Array(repeating: WideSum(), count: configurations * (configurations + 1) / 2)
+    }
+
+    private func slot(_ j: Int, _ k: Int) -> Int {
+        let (low, high) = j <= k ? (j, k) : (k, j)
+        return low * configurations - low * (low - 1) / 2 + (high - low)
+    }
+
+    mutating func add(_ row: [Int64]) {
+        for j in 0..<configurations {
+            for k in j..<configurations {
+                products[slot(j, k)].addProduct(row[j], row[k])
+            }
+        }
+    }
+
+    mutating func add(_ other: CrossProducts) {
+        for index in products.indices where index < other.products.count {
+            products[index].add(other.products[index])
+        }
+    }
+
+    func product(_ j: Int, _ k: Int) -> WideSum {
+        products[slot(j, k)]
+    }
+}
+
+/// The totals of K configurations run on the same auctions and draws.
+struct MultiTotals: Sendable {
+    var runs: [RunTotals]
+    /// Cross products by ``PairedMetric``.
+    var crossProducts: [CrossProducts]
+
+    init(configurations: Int, sourceCounts: [Int], batchCount: Int) {
+        runs = sourceCounts.map { RunTotals(sourceCount: $0, batchCount: batchCount) }
+        crossProducts = PairedMetric.allCases.map { _ in CrossProducts(configurations: configurations) }
+    }
+
+    /// Adds auction `index`'s records, one per configuration.
+    mutating func add(_ records: [AuctionRecord], batch: Int) {
+        for (configuration, record) in records.enumerated() {
+            runs[configuration].add(record, batch: batch)
+        }
+        guard runs.count > 1 else { return }
+        for metric in PairedMetric.allCases {
+            crossProducts[metric.rawValue].add(records.map { metric.value(of: $0) })
+        }
+    }
+
+    mutating func add(_ other: MultiTotals) {
+        for index in runs.indices where index < other.runs.count {
+            runs[index].add(other.runs[index])
+        }
+        for index in crossProducts.indices where index < other.crossProducts.count {
+            crossProducts[index].add(other.crossProducts[index])
+        }
+    }
+
+    /// The paired difference configuration `k` − configuration `j` of `metric`, per auction:
+    /// its n, Σd, Σd².
+    func difference(_ metric: PairedMetric, from j: Int, to k: Int) -> Moments {
+        let a = moments(metric, j)
+        let b = moments(metric, k)
+        var sum = b.sum
+        sum.add(negated(a.sum))
+        var squares = b.sumOfSquares
+        squares.add(a.sumOfSquares)
+        let cross = crossProducts[metric.rawValue].product(j, k)
+        squares.add(negated(cross))
+        squares.add(negated(cross))
+        return Moments(count: b.count, sum: sum, sumOfSquares: squares)
+    }
+
+    private func moments(_ metric: PairedMetric, _ configuration: Int) -> Moments {
+        let run = runs[configuration]
+        switch metric {
+        case .realised: return run.realised
+        case .known: return run.known
+        case .filled: return run.filled
+        case .duration: return run.duration
+        }
+    }
+
+    private func negated(_ sum: WideSum) -> WideSum {
+        var result = WideSum()
+        result.subtract(sum)
+        return result
+    }
+}
