@@ -89,7 +89,11 @@ struct StandardNetworksTests {
                 #expect(request.slot == placement.slot)
                 #expect(request.context.screenName == "Chat")
                 let auctionDeadline = start + placement.deadline
-                let answerBy = lineItem.timeout.map { min(load.askedAt + $0, auctionDeadline) } ?? auctionDeadline
+                // R3a: the earliest of the line item's and the network's timeout_ms (from when
+                // the source is asked) and the deadline.
+                let networkTimeout = configuration.network(lineItem.network)?.timeout
+                let limits = [lineItem.timeout, networkTimeout].compactMap { $0.map { load.askedAt + $0 } }
+                let answerBy = ([auctionDeadline] + limits).min() ?? auctionDeadline
                 #expect(request.deadline == answerBy, "\(lineItem.id)")
             }
             outcome.winner?.ad.releaseResources() // the winner belongs to the caller

@@ -112,4 +112,27 @@ public struct PlacementConfiguration: Hashable, Sendable {
         self.mode = mode
         self.sources = sources
     }
+
+    /// The JSON path of this placement, e.g. `placements.home_banner` (an id that is not a
+    /// plain identifier is written `placements["a.b"]`).
+    public var path: String {
+        JSONPath.root.appending("placements").appending(id).description
+    }
+
+    /// The JSON path of the source at `index`, e.g. `placements.level_end.sources[0]`.
+    /// - Parameter index: the source's position in ``sources``.
+    public func path(ofSourceAt index: Int) -> String {
+        JSONPath.root.appending("placements").appending(id).appending("sources").appending(index: index).description
+    }
+
+    /// The JSON path of `lineItem` (found by its id, unique in a placement), e.g.
+    /// `placements.level_end.sources[0]`; the placement's `sources` path when it is not one of
+    /// this placement's sources.
+    /// - Parameter lineItem: one of ``sources``.
+    public func path(of lineItem: LineItem) -> String {
+        guard let index = sources.firstIndex(where: { $0.id == lineItem.id }) else {
+            return JSONPath.root.appending("placements").appending(id).appending("sources").description
+        }
+        return path(ofSourceAt: index)
+    }
 }

@@ -39,6 +39,21 @@ public struct NetworkConfiguration: Hashable, Sendable {
         self.timeout = timeout
         self.options = options
     }
+
+    /// The JSON path of this network, e.g. `networks.elo` (an id that is not a plain
+    /// identifier is written `networks["a.b"]`).
+    public var path: String {
+        JSONPath.root.appending("networks").appending(id).description
+    }
+
+    /// The JSON path of `key` inside this network's entry, e.g. `networks.elo.options.share_geo`
+    /// for `path(of: "options", "share_geo")`.
+    /// - Parameter keys: the keys from the network's entry down.
+    public func path(of keys: String...) -> String {
+        var path = JSONPath.root.appending("networks").appending(id)
+        for key in keys { path = path.appending(key) }
+        return path.description
+    }
 }
 
 /// The whole engine configuration (the `Config/mediation.json` file, engine rule R15).
