@@ -36,13 +36,14 @@ enum WatchCommand {
             }
         }
         let printer = WatchPrinter(output: environment.standardOutput)
+        let logger = WatchLogger(output: environment.standardError)
         let hostContext = context
         let engine: MediationEngine
         switch MediateCommand.makeEngine(
             path,
             seed: options.seed ?? MediateCommand.defaultSeed,
             clock: clock,
-            logger: WatchLogger(output: environment.standardError),
+            logger: logger,
             hostContext: { _ in hostContext },
             onEvent: { event in printer.print(event) },
             environment: environment
@@ -57,6 +58,8 @@ enum WatchCommand {
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
+        MediateCommand.reportWarnings(of: engine, environment: environment)
+        logger.enable()
         let duration = options.duration ?? defaultDuration
         printer.header(placementConfiguration, duration: duration, fast: options.fast)
 
@@ -215,12 +218,24 @@ final class WatchPrinter: Sendable {
     }
 }
 
-/// Warnings from the engine and adapters, one line each on standard error.
+/// Warnings from the engine and adapters, one line each on standard error. Lines logged while
+/// the engine is being built are dropped: what a factory warns about then is among the
+/// engine's configuration warnings, which the command prints once (``enable()`` starts it).
 struct WatchLogger: MediationLogger {
     let output: any TextOutput
+    private let enabled = Locked(false)
+
+    init(output: any TextOutput) {
+        self.output = output
+    }
+
+    /// Starts writing lines (once the engine is built).
+    func enable() {
+        enabled.withLock { $0 = true }
+    }
 
     func log(_ level: LogLevel, _ message: String, source: String) {
-        guard level >= .warning else { return }
+        guard level >= .warning, enabled.withLock({ $0 }) else { return }
         output.write("mediate: \(level) [\(DisplayText.escaped(source))] \(DisplayText.escaped(message))\n")
     }
 }
