@@ -122,7 +122,7 @@ struct StandardNetworksTests {
     }
 
     @Test func aKindMissingFromTheRegistryFailsTheLoaderToo() {
-        let json = #"{ "networks": { "x": { "adapter": "acme" } }, "placements": {} }"#
+        let json = #"{ "networks": { "x": { "adapter": "acme", "endpoint": "sandbox" } }, "placements": {} }"#
         let error = #expect(throws: ConfigurationError.self) {
             _ = try ConfigurationLoader(registry: .standard).load(json: json)
         }
@@ -137,8 +137,8 @@ struct FallbackAuctionTests {
     private static let config = """
     {
       "networks": {
-        "slow_empty": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 100 } },
-        "quick_full": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 50 } }
+        "slow_empty": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0, "latency_ms": 100 } },
+        "quick_full": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 50 } }
       },
       "placements": {
         "level_end": {

@@ -91,9 +91,9 @@ final class Workspace {
     static let instantConfig = """
     {
       "networks": {
-        "always": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 0 } },
-        "never": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 0 } },
-        "coin": { "adapter": "fallback", "options": { "fill_rate": 0.5, "latency_ms": 0 } }
+        "always": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 0 } },
+        "never": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0, "latency_ms": 0 } },
+        "coin": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0.5, "latency_ms": 0 } }
       },
       "placements": {
         "home_banner": {
