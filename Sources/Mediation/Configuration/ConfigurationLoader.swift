@@ -323,12 +323,22 @@ public struct ConfigurationLoader: Sendable {
         guard let node else { return SlotSize() }
         let object = try ConfigurationObject(node, at: path, allowed: ["max_width", "max_height"])
         let maxWidth = try object["max_width"].map { (node) throws(ConfigurationError) -> Double in
-            try ConfigurationReading.positiveNumber(node, at: path.appending("max_width"), code: .invalidValue)
+            try ConfigurationLoader.slotBound(node, at: path.appending("max_width"))
         }
         let maxHeight = try object["max_height"].map { (node) throws(ConfigurationError) -> Double in
-            try ConfigurationReading.positiveNumber(node, at: path.appending("max_height"), code: .invalidValue)
+            try ConfigurationLoader.slotBound(node, at: path.appending("max_height"))
         }
         return SlotSize(maxWidth: maxWidth, maxHeight: maxHeight)
+    }
+
+    /// A slot bound: a positive number of points, at most ``NetworkValueBounds/maximumAdDimension``
+    /// (10,000; no ad is larger).
+    private static func slotBound(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> Double {
+        let value = try ConfigurationReading.positiveNumber(node, at: path, code: .invalidValue)
+        guard value <= NetworkValueBounds.maximumAdDimension else {
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be at most \(Int(NetworkValueBounds.maximumAdDimension)) points, found \(value)")
+        }
+        return value
     }
 
     // MARK: - Sources
