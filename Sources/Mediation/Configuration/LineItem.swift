@@ -20,7 +20,8 @@ public struct LineItem: Hashable, Sendable {
     public var eCPM: Double?
     /// For bidders, the lowest bid accepted, in ``currency`` CPM.
     public var floor: Double?
-    /// The source's own timeout from the auction's start (capped to the placement's deadline).
+    /// The source's own limit (`timeout_ms`), counted from the moment the source is asked (so a
+    /// waterfall tier asked later gets its full time) and never past the deadline (R3a).
     public var timeout: Duration?
     /// The ISO 4217 currency of the source's prices, `"USD"` by default.
     public var currency: String

@@ -18,7 +18,8 @@ public struct NetworkConfiguration: Hashable, Sendable {
     public var credentials: [String: String]
     /// Sandbox or a base URL.
     public var endpoint: NetworkEndpoint
-    /// The network's own request timeout (capped to each auction's deadline), if set.
+    /// The network's `timeout_ms`: the engine gives each of its sources at most this long from
+    /// the moment the source is asked, whatever the adapter does (R3a), if set.
     public var timeout: Duration?
     /// Adapter-specific options, validated by the adapter.
     public var options: [String: JSONValue]
