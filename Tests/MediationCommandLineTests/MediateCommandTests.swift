@@ -141,7 +141,7 @@ struct MediateCommandTests {
         #expect(result.code == .success, "\(result.error)")
         let object = try jsonObject(result.output)
         #expect(object["placement"] as? String == "home_banner")
-        #expect(object["filled"] as? Bool == true)
+        #expect(object["filled"] as? Bool == true, "\(result.output)")
         let winner = try #require(object["winner"] as? [String: Any])
         #expect(winner["line_item"] as? String == "low")
         #expect(winner["network"] as? String == "always")

@@ -21,8 +21,9 @@ struct UnwritableOutputTests {
     }
 
     /// Runs `/bin/sh -c script` with `$0` set to the `mediate` executable, in the repository's
-    /// root; returns the exit status and standard error.
-    static func run(_ script: String) throws -> (status: Int32, reason: Process.TerminationReason, error: String) {
+    /// root; returns the exit status and standard error. The process is awaited on a thread of
+    /// its own (``onOwnThread(_:)``).
+    static func run(_ script: String) async throws -> (status: Int32, reason: Process.TerminationReason, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script, try executable().path]
@@ -30,44 +31,49 @@ struct UnwritableOutputTests {
         let errorPipe = Pipe()
         process.standardError = errorPipe
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let error = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let error = try await TestGate.shared.with(exclusive: false) {
+            try process.run()
+            return await onOwnThread {
+                let error = errorPipe.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return error
+            }
+        }
         return (process.terminationStatus, process.terminationReason, String(decoding: error, as: UTF8.self))
     }
 
     @Test("mediate --placement home_banner --json > /dev/full exits 70 and says why on standard error")
-    func standardOutputOnAFullDevice() throws {
-        let result = try Self.run(#"exec "$0" --placement home_banner --json > /dev/full"#)
+    func standardOutputOnAFullDevice() async throws {
+        let result = try await Self.run(#"exec "$0" --placement home_banner --json > /dev/full"#)
         #expect(result.reason == .exit)
         #expect(result.status == 70)
         #expect(result.error.contains("mediate: cannot write to standard output: No space left on device"))
     }
 
     @Test("the human report to /dev/full, and validate to /dev/full, exit 70 too")
-    func otherCommandsOnAFullDevice() throws {
+    func otherCommandsOnAFullDevice() async throws {
         for command in [#"exec "$0" --placement home_banner > /dev/full"#, #"exec "$0" validate > /dev/full"#, #"exec "$0" --help > /dev/full"#] {
-            let result = try Self.run(command)
+            let result = try await Self.run(command)
             #expect(result.reason == .exit, "\(command)")
             #expect(result.status == 70, "\(command)")
         }
     }
 
     @Test("a closed standard output exits 70; closed standard output and error exit 70 without a crash")
-    func closedStandardOutput() throws {
-        let closed = try Self.run(#"exec "$0" --placement home_banner --json >&-"#)
+    func closedStandardOutput() async throws {
+        let closed = try await Self.run(#"exec "$0" --placement home_banner --json >&-"#)
         #expect(closed.reason == .exit)
         #expect(closed.status == 70)
         #expect(closed.error.contains("mediate: cannot write to standard output"))
-        let both = try Self.run(#"exec "$0" --placement home_banner --json >&- 2>&-"#)
+        let both = try await Self.run(#"exec "$0" --placement home_banner --json >&- 2>&-"#)
         #expect(both.reason == .exit)
         #expect(both.status == 70)
     }
 
     @Test("a reader that closes the pipe early does not kill mediate with SIGPIPE: it exits 70 (or 0 if the pipe took it all)")
-    func closedPipe() throws {
+    func closedPipe() async throws {
         // `true` exits at once without reading; the report then meets a closed pipe (EPIPE).
-        let result = try Self.run(#"{ "$0" --placement home_banner --json; echo "status=$?" >&2; } | true"#)
+        let result = try await Self.run(#"{ "$0" --placement home_banner --json; echo "status=$?" >&2; } | true"#)
         #expect(result.reason == .exit)
         let status = result.error.split(separator: "\n").last { $0.hasPrefix("status=") }
         #expect(status == "status=70" || status == "status=0", "\(result.error)")
