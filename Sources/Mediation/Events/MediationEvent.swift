@@ -210,7 +210,7 @@ enum USD {
     static func revenue(_ value: Double) -> String { "$" + fixed(value, digits: 6) }
 
     private static func fixed(_ value: Double, digits: Int) -> String {
-        guard value.isFinite else { return String(value) }
+        guard value.isFinite, abs(value) < 1e12 else { return String(value) } // never traps
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = Int64((abs(value) * scale).rounded(.toNearestOrAwayFromZero))
