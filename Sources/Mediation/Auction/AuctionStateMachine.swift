@@ -131,6 +131,12 @@ struct AuctionStateMachine {
     /// Whether the outcome has been decided.
     var isFinished: Bool { endedAt != nil }
 
+    /// An id a network sent, cut to ``NetworkValueBounds/maximumIdentifierLength`` characters
+    /// (R16); the usual short id costs one length check of its UTF-8 bytes.
+    static func bounded(_ identifier: String) -> String {
+        identifier.utf8.count <= NetworkValueBounds.maximumIdentifierLength ? identifier : NetworkValueBounds.identifier(identifier)
+    }
+
     /// The next instant at which ``tick(at:)`` must run (a source timeout or the deadline).
     var nextWakeup: MediationInstant? {
         guard !isFinished else { return nil }
@@ -208,8 +214,8 @@ struct AuctionStateMachine {
             entries[index].outcome = now >= deadline ? .late : .timeout(limit)
             if let ad = result.ad {
                 entries[index].released = true
-                entries[index].creativeID = NetworkValueBounds.identifier(ad.creativeID)
-                entries[index].adID = NetworkValueBounds.identifier(ad.id)
+                entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
+                entries[index].adID = AuctionStateMachine.bounded(ad.id)
                 actions.append(.release(ad))
             }
             tick(at: now, into: &actions)
@@ -353,8 +359,8 @@ struct AuctionStateMachine {
     /// of ``NetworkValueBounds`` makes the answer invalid (3); the ids the trace keeps are
     /// bounded in length.
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
-        entries[index].creativeID = NetworkValueBounds.identifier(ad.creativeID)
-        entries[index].adID = NetworkValueBounds.identifier(ad.id)
+        entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
+        entries[index].adID = AuctionStateMachine.bounded(ad.id)
         entries[index].rawPrice = price
         let usdRate = lineItems[index].usdRate
         let rejection: LossReason?

@@ -621,8 +621,8 @@ package struct PlacementStateMachine: Sendable {
     private func summary(of winner: AuctionWinner) -> AdSummary {
         AdSummary(
             placementID: placementID,
-            adID: NetworkValueBounds.identifier(winner.ad.id),
-            creativeID: NetworkValueBounds.identifier(winner.ad.creativeID),
+            adID: AuctionStateMachine.bounded(winner.ad.id),
+            creativeID: AuctionStateMachine.bounded(winner.ad.creativeID),
             network: winner.ad.network,
             lineItemID: winner.lineItem.id,
             format: winner.ad.format,
