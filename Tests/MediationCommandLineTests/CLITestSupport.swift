@@ -72,13 +72,14 @@ final class Workspace {
     }
 
     /// Runs `mediate arguments` in this directory, sharing ``TestGate`` (unless `gated` is
-    /// false: the caller holds it already).
+    /// false: the caller holds it already); a `--fast` watch, seconds of CPU work on virtual
+    /// time, takes it exclusively.
     func run(_ arguments: [String], registry: NetworkRegistry = .standard, gated: Bool = true) async -> (code: ExitCode, output: String, error: String) {
         let output = CapturedOutput()
         let error = CapturedOutput()
         let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: directory, clock: SystemClock(), registry: registry)
         let code = gated
-            ? await TestGate.shared.with(exclusive: false) { await MediateCommand.run(arguments: arguments, environment: environment) }
+            ? await TestGate.shared.with(exclusive: arguments.contains("--fast")) { await MediateCommand.run(arguments: arguments, environment: environment) }
             : await MediateCommand.run(arguments: arguments, environment: environment)
         return (code, output.contents, error.contents)
     }
@@ -88,7 +89,7 @@ final class Workspace {
         let output = CapturedOutput()
         let error = CapturedOutput()
         let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: repositoryRoot, clock: SystemClock(), registry: registry)
-        let code = await TestGate.shared.with(exclusive: false) { await MediateCommand.run(arguments: arguments, environment: environment) }
+        let code = await TestGate.shared.with(exclusive: arguments.contains("--fast")) { await MediateCommand.run(arguments: arguments, environment: environment) }
         return (code, output.contents, error.contents)
     }
 
@@ -150,9 +151,10 @@ func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) asy
     }
 }
 
-/// Keeps this target's CPU-heavy tests (a corpus of thousands of configs, 40,000 sources) apart
-/// from its real-clock runs of `mediate` (auctions with a 3000 ms deadline): a heavy test takes
-/// the gate exclusively, a real-clock run shares it. Waiters are served in arrival order.
+/// Keeps this target's CPU-heavy tests (a corpus of thousands of configs, 40,000 sources, a
+/// virtual hour of `--watch --fast`) apart from its real-clock runs of `mediate` (auctions with
+/// a 3000 ms deadline): a heavy test takes the gate exclusively, a real-clock run shares it.
+/// Waiters are served in arrival order.
 actor TestGate {
     /// The one gate of the test process.
     static let shared = TestGate()

@@ -144,7 +144,7 @@ struct ThirdPartyNetworkTests {
         let result = await workspace.run(["--placement", "chat_strip", "--config", path, "--json"], registry: NetworkRegistry.standard.registering(factory))
         #expect(result.code == .success, "\(result.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
-        let winner = try #require(object["winner"] as? [String: Any])
+        let winner = try #require(object["winner"] as? [String: Any], "\(result.output)")
         #expect(winner["network"] as? String == "house")
         #expect(winner["line_item"] as? String == "house_promo")
         #expect(winner["creative_id"] as? String == "pro-upgrade")
