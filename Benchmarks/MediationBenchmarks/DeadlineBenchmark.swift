@@ -31,7 +31,7 @@ enum DeadlineBenchmark {
             let elapsed = wall.now - start
             lateness.append((elapsed - deadline).microseconds / 1000)
             engineLateness.append(outcome.trace.endedAtMilliseconds - outcome.trace.deadlineMilliseconds)
-            if outcome.winner != nil || outcome.trace.sources.first?.outcome != .timeout { wrongOutcomes += 1 }
+            if outcome.winner != nil || outcome.trace.sources.first?.outcome != .timeout(.deadline) { wrongOutcomes += 1 }
         }
         let parked = hung.releaseAll()
 

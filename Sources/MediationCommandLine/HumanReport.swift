@@ -4,7 +4,9 @@ import Mediation
 /// The table `mediate --placement ID` prints: the placement, the winner (network, line item,
 /// eCPM, creative, format and size), the auction's start, end and deadline, and one row per
 /// source with its start offset, latency, outcome, eCPM, loss reason or detail, and whether
-/// its ad was released.
+/// its ad was released. Everything a network or the configuration supplied (ids, creative ids,
+/// reasons, messages) has its control characters escaped (`\u{1B}`, `\u{0A}` …), so each row
+/// stays one line and nothing reaches the terminal raw (R17).
 enum HumanReport {
     /// Renders the report.
     /// - Parameters:
@@ -14,29 +16,29 @@ enum HumanReport {
     static func render(placement: PlacementConfiguration, outcome: AuctionOutcome) -> String {
         let trace = outcome.trace
         var lines: [String] = []
-        lines.append("Placement \(placement.id): \(describe(placement))")
+        lines.append("Placement \(safe(placement.id)): \(describe(placement))")
         if let winner = outcome.winner {
             let ad = winner.ad
-            lines.append("Winner: \(winner.lineItem.network) / \(winner.lineItem.id), eCPM \(money(winner.eCPM)) USD, creative \(ad.creativeID), \(ad.format) \(ad.size) pt")
+            lines.append("Winner: \(safe(winner.lineItem.network)) / \(safe(winner.lineItem.id)), eCPM \(money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(ad.creativeID))), \(ad.format) \(ad.size) pt")
         } else {
-            lines.append("No fill: none of the \(placement.sources.count) sources filled \(placement.id)")
+            lines.append("No fill: none of the \(placement.sources.count) sources filled \(safe(placement.id))")
         }
-        lines.append("Auction \(trace.auctionID): started \(seconds(trace.startedAtMilliseconds)), ended \(seconds(trace.endedAtMilliseconds)) (\(millis(trace.durationMilliseconds))), deadline \(seconds(trace.deadlineMilliseconds))")
+        lines.append("Auction \(safe(trace.auctionID)): started \(seconds(trace.startedAtMilliseconds)), ended \(seconds(trace.endedAtMilliseconds)) (\(millis(trace.durationMilliseconds))), deadline \(seconds(trace.deadlineMilliseconds))")
         lines.append("")
 
         let header = ["LINE ITEM", "NETWORK", "PRICING", "START", "LATENCY", "OUTCOME", "ECPM", "RELEASED", "LOSS REASON / DETAIL"]
         var rows: [[String]] = []
         for source in trace.sources {
             rows.append([
-                source.lineItemID,
-                source.network,
+                safe(source.lineItemID),
+                safe(source.network),
                 source.pricing == .bidder ? "bidder" : "fixed",
                 source.startOffsetMilliseconds.map(millis) ?? "-",
                 source.latencyMilliseconds.map(millis) ?? "-",
                 source.outcome.status,
                 source.eCPM.map(money) ?? source.rawPrice.map { "(\($0))" } ?? "-",
                 source.adReleased ? "yes" : "-",
-                detail(source.outcome),
+                safe(detail(source.outcome)),
             ])
         }
         lines.append(contentsOf: table(header: header, rows: rows))
@@ -57,12 +59,27 @@ enum HumanReport {
         return parts.joined(separator: ", ")
     }
 
+    /// `text` with its control characters escaped.
+    static func safe(_ text: String) -> String {
+        DisplayText.escaped(text)
+    }
+
+    /// Which limit a timeout hit (R3a), for the detail column.
+    static func timeoutDetail(_ limit: TimeoutLimit) -> String {
+        switch limit {
+        case .source: "line item timeout_ms"
+        case .network: "network timeout_ms"
+        case .deadline: "auction deadline"
+        }
+    }
+
     private static func detail(_ outcome: SourceOutcome) -> String {
         switch outcome {
         case .lost(let reason): reason.description
         case .noFill(let reason): reason.description
         case .error(let error): error.description
-        case .won, .timeout, .cancelled, .late: ""
+        case .timeout(let limit): HumanReport.timeoutDetail(limit)
+        case .won, .cancelled, .late: ""
         }
     }
 
@@ -90,7 +107,7 @@ enum HumanReport {
     }
 
     private static func millis(_ value: Double) -> String {
-        value.isFinite ? "\(Int(value.rounded())) ms" : "-"
+        value.isFinite && abs(value) < 1e15 ? "\(Int(value.rounded())) ms" : "-"
     }
 
     private static func seconds(_ milliseconds: Double) -> String {

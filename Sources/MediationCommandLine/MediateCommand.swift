@@ -34,12 +34,23 @@ enum MediateCommand {
     /// The seed used when `--seed` is absent, so plain runs repeat.
     static let defaultSeed: UInt64 = 1
 
-    /// Runs one command line.
+    /// Runs one command line. When standard output could not be written (a full disk,
+    /// `/dev/full`, a closed descriptor or pipe), the command exits 70 (`EX_SOFTWARE`) and says so
+    /// on standard error, whatever it would have exited with.
     /// - Parameters:
     ///   - arguments: the arguments without the program name.
     ///   - environment: output streams, current directory, clock, adapter factories.
     /// - Returns: the exit code (see ``ExitCode``).
     static func run(arguments: [String], environment: CommandEnvironment) async -> ExitCode {
+        let code = await perform(arguments: arguments, environment: environment)
+        if let failure = environment.standardOutput.failure {
+            return fail(.software, "cannot write to standard output: \(failure)", environment: environment)
+        }
+        return code
+    }
+
+    /// Runs one command line without checking its output (see ``run(arguments:environment:)``).
+    private static func perform(arguments: [String], environment: CommandEnvironment) async -> ExitCode {
         let invocation: Invocation
         do {
             invocation = try InvocationParser.parse(arguments)
@@ -72,6 +83,7 @@ enum MediateCommand {
             return report(failure, environment: environment)
         case .success(let engine):
             await engine.shutdown()
+            reportWarnings(of: engine, environment: environment)
             let configuration = engine.configuration
             environment.standardOutput.write("\(path): valid (\(configuration.networks.count) networks, \(configuration.placements.count) placements: \(configuration.placements.map(\.id).joined(separator: ", ")))\n")
             return .success
@@ -99,6 +111,7 @@ enum MediateCommand {
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
+        reportWarnings(of: engine, environment: environment)
 
         guard let outcome = await engine.runAuction(placementID: placement.id, context: context) else {
             await engine.shutdown()
@@ -183,6 +196,20 @@ enum MediateCommand {
         }
     }
 
+    // MARK: - Warnings
+
+    /// Writes the configuration's warnings on standard error (engine rule R19), one line each,
+    /// and one line naming the networks answered by their sandbox: `mediate: warning: …`.
+    static func reportWarnings(of engine: MediationEngine, environment: CommandEnvironment) {
+        for warning in engine.configurationWarnings where warning.code != .sandboxEndpoint {
+            environment.standardError.write("mediate: warning: \(warning.path): \(warning.message) (\(warning.code))\n")
+        }
+        if !engine.sandboxNetworks.isEmpty {
+            let names = engine.sandboxNetworks.map(DisplayText.escaped).joined(separator: ", ")
+            environment.standardError.write("mediate: warning: sandbox endpoints: \(names) answer from their in-process simulated servers, not real ad servers (sandbox_endpoint)\n")
+        }
+    }
+
     // MARK: - Errors
 
     static func usageError(_ message: String, environment: CommandEnvironment) -> ExitCode {
@@ -191,8 +218,7 @@ enum MediateCommand {
 
     /// Writes `mediate: message` as one line on standard error and returns `code`.
     static func fail(_ code: ExitCode, _ message: String, environment: CommandEnvironment) -> ExitCode {
-        let oneLine = message.split(whereSeparator: \.isNewline).joined(separator: " ")
-        environment.standardError.write("mediate: \(oneLine)\n")
+        environment.standardError.write("mediate: \(DisplayText.escaped(message))\n")
         return code
     }
 }

@@ -36,13 +36,14 @@ enum WatchCommand {
             }
         }
         let printer = WatchPrinter(output: environment.standardOutput)
+        let logger = WatchLogger(output: environment.standardError)
         let hostContext = context
         let engine: MediationEngine
         switch MediateCommand.makeEngine(
             path,
             seed: options.seed ?? MediateCommand.defaultSeed,
             clock: clock,
-            logger: WatchLogger(output: environment.standardError),
+            logger: logger,
             hostContext: { _ in hostContext },
             onEvent: { event in printer.print(event) },
             environment: environment
@@ -57,6 +58,8 @@ enum WatchCommand {
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
         }
+        MediateCommand.reportWarnings(of: engine, environment: environment)
+        logger.enable()
         let duration = options.duration ?? defaultDuration
         printer.header(placementConfiguration, duration: duration, fast: options.fast)
 
@@ -138,11 +141,14 @@ final class WatchPrinter: Sendable {
             ? "refresh \(placement.refreshSeconds ?? PlacementConfiguration.defaultRefreshSeconds) s"
             : "no refresh"
         let time = fast ? "virtual time (--fast)" : "real time (Ctrl-C stops)"
-        output.write("watching \(placement.id) (\(placement.format), \(refresh)) as one visible view for \(Self.seconds(duration)) s on \(time)\n")
+        output.write("watching \(DisplayText.escaped(placement.id)) (\(placement.format), \(refresh)) as one visible view for \(Self.seconds(duration)) s on \(time)\n")
     }
 
-    /// One line per event worth showing (auctions, ads, impressions, clicks, refreshes, late answers).
+    /// One line per event worth showing (auctions, ads, impressions, clicks, refreshes, late
+    /// answers). Ids and outcomes from the configuration or a network have their control
+    /// characters escaped, so each event stays one line (R17).
     func print(_ event: MediationEvent) {
+        let safe: (String) -> String = DisplayText.escaped
         let line: String?
         switch event {
         case .auctionStarted(_, let reason, let at):
@@ -156,32 +162,32 @@ final class WatchPrinter: Sendable {
                 if trace.winner != nil { counts.filled += 1 }
                 return counts.auctions
             }
-            let result = trace.winner.map { "\($0) wins at $\(Self.money(trace.winningECPM ?? 0))" } ?? "no fill"
-            let sources = trace.sources.map { "\($0.lineItemID) \($0.outcome)" }.joined(separator: ", ")
+            let result = trace.winner.map { "\(safe($0)) wins at $\(Self.money(trace.winningECPM ?? 0))" } ?? "no fill"
+            let sources = trace.sources.map { "\(safe($0.lineItemID)) \(safe($0.outcome.description))" }.joined(separator: ", ")
             line = "[\(at)] auction \(number) ended after \(Self.millis(trace.durationMilliseconds)) ms: \(result) | \(sources)"
         case .adLoaded(let ad, let expiresAt, let at):
-            line = "[\(at)] ad loaded: \(ad.network)/\(ad.lineItemID) \(ad.adID) \(ad.size) @ $\(Self.money(ad.eCPM)), expires \(expiresAt)"
+            line = "[\(at)] ad loaded: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID)) \(ad.size) @ $\(Self.money(ad.eCPM)), expires \(expiresAt)"
         case .shown(let impression, let at):
             counts.withLock { counts in
                 counts.impressions += 1
                 counts.revenueUSD += impression.revenueUSD
             }
-            line = "[\(at)] impression: \(impression.network)/\(impression.lineItemID) @ $\(Self.money(impression.eCPM)) eCPM, revenue $\(Self.money(impression.revenueUSD, digits: 6))"
+            line = "[\(at)] impression: \(safe(impression.network))/\(safe(impression.lineItemID)) @ $\(Self.money(impression.eCPM)) eCPM, revenue $\(Self.money(impression.revenueUSD, digits: 6))"
         case .clicked(let ad, let at):
-            line = "[\(at)] click: \(ad.network)/\(ad.lineItemID)"
+            line = "[\(at)] click: \(safe(ad.network))/\(safe(ad.lineItemID))"
         case .retired(let ad, let at):
-            line = "[\(at)] retired: \(ad.network)/\(ad.lineItemID) \(ad.adID)"
+            line = "[\(at)] retired: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID))"
         case .released(let ad, let reason, let at):
-            line = "[\(at)] released: \(ad.network)/\(ad.lineItemID) \(ad.adID) (\(reason.rawValue))"
+            line = "[\(at)] released: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID)) (\(reason.rawValue))"
         case .expired(let ad, let at):
-            line = "[\(at)] expired: \(ad.network)/\(ad.lineItemID) \(ad.adID)"
+            line = "[\(at)] expired: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID))"
         case .renderFailed(let ad, let at):
-            line = "[\(at)] render failed: \(ad.network)/\(ad.lineItemID)"
+            line = "[\(at)] render failed: \(safe(ad.network))/\(safe(ad.lineItemID))"
         case .refreshScheduled(_, let dueAt, let at):
             line = "[\(at)] next refresh at \(dueAt) while visible"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
-            line = "[\(late.arrivedAt)] late answer: \(late.lineItemID)\(late.adReleased ? " (ad released)" : "")"
+            line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"
         }
         if let line { output.write(line + "\n") }
     }
@@ -195,15 +201,15 @@ final class WatchPrinter: Sendable {
 
     static func seconds(_ duration: Duration) -> String {
         let millis = duration.milliseconds
-        return millis.truncatingRemainder(dividingBy: 1000) == 0 ? String(Int64(millis / 1000)) : String(millis / 1000)
+        return millis.truncatingRemainder(dividingBy: 1000) == 0 && abs(millis) < 9e18 ? String(Int64(millis / 1000)) : String(millis / 1000)
     }
 
     static func millis(_ value: Double) -> String {
-        String(Int64(value.rounded()))
+        value.isFinite && abs(value) < 9e18 ? String(Int64(value.rounded())) : String(value)
     }
 
     static func money(_ value: Double, digits: Int = 2) -> String {
-        guard value.isFinite else { return String(value) }
+        guard value.isFinite, abs(value) < 1e12 else { return String(value) } // never traps
         var scale: Int64 = 1
         for _ in 0..<digits { scale *= 10 }
         let scaled = Int64((abs(value) * Double(scale)).rounded())
@@ -212,13 +218,25 @@ final class WatchPrinter: Sendable {
     }
 }
 
-/// Warnings from the engine and adapters, one line each on standard error.
+/// Warnings from the engine and adapters, one line each on standard error. Lines logged while
+/// the engine is being built are dropped: what a factory warns about then is among the
+/// engine's configuration warnings, which the command prints once (``enable()`` starts it).
 struct WatchLogger: MediationLogger {
     let output: any TextOutput
+    private let enabled = Locked(false)
+
+    init(output: any TextOutput) {
+        self.output = output
+    }
+
+    /// Starts writing lines (once the engine is built).
+    func enable() {
+        enabled.withLock { $0 = true }
+    }
 
     func log(_ level: LogLevel, _ message: String, source: String) {
-        guard level >= .warning else { return }
-        output.write("mediate: \(level) [\(source)] \(message)\n")
+        guard level >= .warning, enabled.withLock({ $0 }) else { return }
+        output.write("mediate: \(level) [\(DisplayText.escaped(source))] \(DisplayText.escaped(message))\n")
     }
 }
 

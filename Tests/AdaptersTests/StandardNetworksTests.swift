@@ -89,7 +89,11 @@ struct StandardNetworksTests {
                 #expect(request.slot == placement.slot)
                 #expect(request.context.screenName == "Chat")
                 let auctionDeadline = start + placement.deadline
-                let answerBy = lineItem.timeout.map { min(load.askedAt + $0, auctionDeadline) } ?? auctionDeadline
+                // R3a: the earliest of the line item's and the network's timeout_ms (from when
+                // the source is asked) and the deadline.
+                let networkTimeout = configuration.network(lineItem.network)?.timeout
+                let limits = [lineItem.timeout, networkTimeout].compactMap { $0.map { load.askedAt + $0 } }
+                let answerBy = ([auctionDeadline] + limits).min() ?? auctionDeadline
                 #expect(request.deadline == answerBy, "\(lineItem.id)")
             }
             outcome.winner?.ad.releaseResources() // the winner belongs to the caller
@@ -118,7 +122,7 @@ struct StandardNetworksTests {
     }
 
     @Test func aKindMissingFromTheRegistryFailsTheLoaderToo() {
-        let json = #"{ "networks": { "x": { "adapter": "acme" } }, "placements": {} }"#
+        let json = #"{ "networks": { "x": { "adapter": "acme", "endpoint": "sandbox" } }, "placements": {} }"#
         let error = #expect(throws: ConfigurationError.self) {
             _ = try ConfigurationLoader(registry: .standard).load(json: json)
         }
@@ -133,8 +137,8 @@ struct FallbackAuctionTests {
     private static let config = """
     {
       "networks": {
-        "slow_empty": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 100 } },
-        "quick_full": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 50 } }
+        "slow_empty": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0, "latency_ms": 100 } },
+        "quick_full": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 50 } }
       },
       "placements": {
         "level_end": {

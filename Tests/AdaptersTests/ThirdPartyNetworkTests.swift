@@ -154,8 +154,8 @@ struct ThirdPartyNetworkTests {
         """
         {
           "networks": {
-            "acme": { "adapter": "acme", "credentials": { "account_id": "acme-demo" }, "options": \(acmeOptions) },
-            "acme_remnant": { "adapter": "acme", "credentials": { "account_id": "acme-demo" }, "options": { "bid_ecpm": 0.8, "latency_ms": 20 } },
+            "acme": { "adapter": "acme", "endpoint": "sandbox", "credentials": { "account_id": "acme-demo" }, "options": \(acmeOptions) },
+            "acme_remnant": { "adapter": "acme", "endpoint": "sandbox", "credentials": { "account_id": "acme-demo" }, "options": { "bid_ecpm": 0.8, "latency_ms": 20 } },
             "elo": { "adapter": "elo", "credentials": { "publisher_id": "elo-pub-demo-0001" }, "endpoint": "sandbox" },
             "admob": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 50 } }
           },

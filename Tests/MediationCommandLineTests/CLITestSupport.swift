@@ -1,5 +1,8 @@
 import Adapters
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Mediation
 @testable import MediationCommandLine
 
@@ -68,12 +71,16 @@ final class Workspace {
         try Data(bytes).write(to: directory.appendingPathComponent(path))
     }
 
-    /// Runs `mediate arguments` in this directory.
-    func run(_ arguments: [String], registry: NetworkRegistry = .standard) async -> (code: ExitCode, output: String, error: String) {
+    /// Runs `mediate arguments` in this directory, sharing ``TestGate`` (unless `gated` is
+    /// false: the caller holds it already); a `--fast` watch, seconds of CPU work on virtual
+    /// time, takes it exclusively.
+    func run(_ arguments: [String], registry: NetworkRegistry = .standard, gated: Bool = true) async -> (code: ExitCode, output: String, error: String) {
         let output = CapturedOutput()
         let error = CapturedOutput()
         let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: directory, clock: SystemClock(), registry: registry)
-        let code = await MediateCommand.run(arguments: arguments, environment: environment)
+        let code = gated
+            ? await TestGate.shared.with(exclusive: arguments.contains("--fast")) { await MediateCommand.run(arguments: arguments, environment: environment) }
+            : await MediateCommand.run(arguments: arguments, environment: environment)
         return (code, output.contents, error.contents)
     }
 
@@ -82,7 +89,7 @@ final class Workspace {
         let output = CapturedOutput()
         let error = CapturedOutput()
         let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: repositoryRoot, clock: SystemClock(), registry: registry)
-        let code = await MediateCommand.run(arguments: arguments, environment: environment)
+        let code = await TestGate.shared.with(exclusive: arguments.contains("--fast")) { await MediateCommand.run(arguments: arguments, environment: environment) }
         return (code, output.contents, error.contents)
     }
 
@@ -91,9 +98,9 @@ final class Workspace {
     static let instantConfig = """
     {
       "networks": {
-        "always": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 0 } },
-        "never": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 0 } },
-        "coin": { "adapter": "fallback", "options": { "fill_rate": 0.5, "latency_ms": 0 } }
+        "always": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 0 } },
+        "never": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0, "latency_ms": 0 } },
+        "coin": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0.5, "latency_ms": 0 } }
       },
       "placements": {
         "home_banner": {
@@ -122,5 +129,72 @@ final class Workspace {
     /// The repository's root, found from this file's path.
     static var repositoryRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
+
+/// Runs `work` on a thread of its own and returns its result. Seconds of blocking or CPU work
+/// (a child process, a large corpus) go there, not onto the Swift concurrency pool or
+/// dispatch's global queues: on a two-core machine both have two worker threads, shared with
+/// the other tests, some of which run auctions on the real clock.
+/// The thread runs at the lowest scheduling priority (nice 19), so that the real-clock tests
+/// keep the CPU they need.
+func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        let thread = Thread {
+            #if os(Linux)
+            // On Linux the nice value is per thread: PRIO_PROCESS with 0 sets the calling thread's.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+            #endif
+            continuation.resume(returning: work())
+        }
+        thread.start()
+    }
+}
+
+/// Keeps this target's CPU-heavy tests (a corpus of thousands of configs, 40,000 sources, a
+/// virtual hour of `--watch --fast`) apart from its real-clock runs of `mediate` (auctions with
+/// a 3000 ms deadline): a heavy test takes the gate exclusively, a real-clock run shares it.
+/// Waiters are served in arrival order.
+actor TestGate {
+    /// The one gate of the test process.
+    static let shared = TestGate()
+
+    private var readers = 0
+    private var writing = false
+    private var queue: [(exclusive: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// Runs `body` holding the gate, exclusively or shared.
+    func with<Result: Sendable>(exclusive: Bool, _ body: @Sendable () async throws -> Result) async rethrows -> Result {
+        await acquire(exclusive: exclusive)
+        do {
+            let result = try await body()
+            release(exclusive: exclusive)
+            return result
+        } catch {
+            release(exclusive: exclusive)
+            throw error
+        }
+    }
+
+    private func acquire(exclusive: Bool) async {
+        if queue.isEmpty, !writing, !exclusive || readers == 0 {
+            if exclusive { writing = true } else { readers += 1 }
+            return
+        }
+        await withCheckedContinuation { queue.append((exclusive, $0)) }
+    }
+
+    private func release(exclusive: Bool) {
+        if exclusive { writing = false } else { readers -= 1 }
+        while let first = queue.first, !writing {
+            if first.exclusive {
+                guard readers == 0 else { return }
+                writing = true
+            } else {
+                readers += 1
+            }
+            queue.removeFirst()
+            first.continuation.resume()
+        }
     }
 }

@@ -99,7 +99,7 @@ struct MediateCommandTests {
     @Test func noNetworkIsBuiltOrAskedForAnInvalidConfig() async throws {
         let workspace = try Workspace()
         let factory = RecordingFactory()
-        try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"p": {"format": "native", "refresh_seconds": 30, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
+        try workspace.write(#"{"networks": {"r": {"adapter": "recorder", "endpoint": "sandbox"}}, "placements": {"p": {"format": "native", "refresh_seconds": 30, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
         let result = await workspace.run(["--placement", "p"], registry: NetworkRegistry([factory]))
         #expect(result.code == .dataError)
         #expect(result.error.contains("placements.p.refresh_seconds"))
@@ -141,7 +141,7 @@ struct MediateCommandTests {
         #expect(result.code == .success, "\(result.error)")
         let object = try jsonObject(result.output)
         #expect(object["placement"] as? String == "home_banner")
-        #expect(object["filled"] as? Bool == true)
+        #expect(object["filled"] as? Bool == true, "\(result.output)")
         let winner = try #require(object["winner"] as? [String: Any])
         #expect(winner["line_item"] as? String == "low")
         #expect(winner["network"] as? String == "always")
@@ -195,7 +195,7 @@ struct MediateCommandTests {
     @Test func messagesGoIntoTheRequestsHostContext() async throws {
         let workspace = try Workspace()
         let factory = RecordingFactory()
-        try workspace.write(#"{"networks": {"r": {"adapter": "recorder"}}, "placements": {"chat_strip": {"format": "native", "slot": {"max_height": 100}, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
+        try workspace.write(#"{"networks": {"r": {"adapter": "recorder", "endpoint": "sandbox"}}, "placements": {"chat_strip": {"format": "native", "slot": {"max_height": 100}, "sources": [{"id": "a", "network": "r", "ad_unit_id": "u", "ecpm": 1}]}}}"#, to: "Config/mediation.json")
         let sample = try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/sample-conversation.json"), encoding: .utf8)
         try workspace.write(sample, to: "chat.json")
         let result = await workspace.run(["--placement", "chat_strip", "--messages", "chat.json"], registry: NetworkRegistry([factory]))
@@ -236,7 +236,7 @@ struct MediateCommandTests {
         networks.add("fixed", pricing: .fixedPrice, adapter: fixed)
         try workspace.write("""
         {
-          "networks": { "bid": { "adapter": "prebuilt.bid" }, "fixed": { "adapter": "prebuilt.fixed" } },
+          "networks": { "bid": { "adapter": "prebuilt.bid", "endpoint": "sandbox" }, "fixed": { "adapter": "prebuilt.fixed", "endpoint": "sandbox" } },
           "placements": {
             "level_end": {
               "format": "interstitial",

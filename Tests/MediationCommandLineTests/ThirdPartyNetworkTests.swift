@@ -83,8 +83,8 @@ struct ThirdPartyNetworkTests {
     static let config = """
     {
       "networks": {
-        "house": { "adapter": "house_ads", "options": { "campaign": "pro-upgrade" } },
-        "backfill": { "adapter": "fallback", "options": { "fill_rate": 1, "latency_ms": 0 } }
+        "house": { "adapter": "house_ads", "endpoint": "sandbox", "options": { "campaign": "pro-upgrade" } },
+        "backfill": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 0 } }
       },
       "placements": {
         "chat_strip": {
@@ -112,7 +112,8 @@ struct ThirdPartyNetworkTests {
         let withHouse = await workspace.run(["validate", "--config", path], registry: NetworkRegistry.standard.registering(factory))
         #expect(withHouse.code == .success, "\(withHouse.error)")
         #expect(withHouse.output == "\(path): valid (2 networks, 1 placements: chat_strip)\n")
-        #expect(withHouse.error.isEmpty)
+        // The only line on standard error says which networks answer from their sandbox (R19).
+        #expect(withHouse.error == "mediate: warning: sandbox endpoints: house, backfill answer from their in-process simulated servers, not real ad servers (sandbox_endpoint)\n")
         #expect(factory.adapters.count == 1)
 
         let standard = await workspace.run(["validate", "--config", path], registry: .standard)
@@ -143,7 +144,7 @@ struct ThirdPartyNetworkTests {
         let result = await workspace.run(["--placement", "chat_strip", "--config", path, "--json"], registry: NetworkRegistry.standard.registering(factory))
         #expect(result.code == .success, "\(result.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
-        let winner = try #require(object["winner"] as? [String: Any])
+        let winner = try #require(object["winner"] as? [String: Any], "\(result.output)")
         #expect(winner["network"] as? String == "house")
         #expect(winner["line_item"] as? String == "house_promo")
         #expect(winner["creative_id"] as? String == "pro-upgrade")

@@ -11,7 +11,8 @@ struct WatchCommandTests {
         try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
         let result = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "130"])
         #expect(result.code == .success)
-        #expect(result.error.isEmpty)
+        // The only line on standard error says which networks answer from their sandbox.
+        #expect(result.error == "mediate: warning: sandbox endpoints: always, never, coin answer from their in-process simulated servers, not real ad servers (sandbox_endpoint)\n")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "watching home_banner (banner, refresh 60 s) as one visible view for 130 s on virtual time (--fast)")
         let starts = lines.filter { $0.contains("] auction ") && $0.contains(" started ") }
@@ -32,7 +33,7 @@ struct WatchCommandTests {
         let workspace = try Workspace()
         try workspace.write("""
         {
-          "networks": { "never": { "adapter": "fallback", "options": { "fill_rate": 0, "latency_ms": 0 } } },
+          "networks": { "never": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 0, "latency_ms": 0 } } },
           "placements": {
             "empty_banner": {
               "format": "banner", "sizing": "anchored", "refresh_seconds": 30,
@@ -55,7 +56,8 @@ struct WatchCommandTests {
         let second = await Workspace.runInRepository(arguments)
         #expect(first.code == .success, "\(first.error)")
         #expect(second.code == .success, "\(second.error)")
-        #expect(first.error.isEmpty, "\(first.error)")
+        // The only line on standard error says which networks answer from their sandbox.
+        #expect(first.error == "mediate: warning: sandbox endpoints: admob_premium, admob_standard, admob_backfill, elo, nitx, qartvelo answer from their in-process simulated servers, not real ad servers (sandbox_endpoint)\n", "\(first.error)")
         // Virtual time: the same inputs give the same run, line for line.
         #expect(first.output == second.output)
         #expect(first.error == second.error)

@@ -110,6 +110,35 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
         return EloAdapter(network: network.id, client: client)
     }
 
+    /// Whether `lineItem` can ever fill (engine rule R19): Elo serves banner and native ads
+    /// only, in a slot at least 72 pt high (its strip; 192 pt for its card), rounded down to
+    /// whole points. A banner or native slot from 72 to 191 pt gets only the strip: a warning
+    /// is not needed, the strip always fits.
+    /// - Returns: an `unfillable` error at the source's path, or valid.
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+        guard placement.format == .banner || placement.format == .native else {
+            return .unfillable(at: placement.path(of: lineItem), "Elo serves banner and native ads only; placement \(placement.id) is \(placement.format)")
+        }
+        let height = EloAdFormat.wholePoints(placement.slot.maxHeight)
+        guard EloAdFormat.choose(forMaxHeight: height) != nil else {
+            return .unfillable(at: placement.path(of: lineItem), "no Elo format fits a slot under \(EloAdFormat.stripMinimumSlotHeight) pt high (slot.max_height \(height ?? 0))")
+        }
+        return .valid
+    }
+
+    /// What the factory clamps or ignores: `geo_precision` outside 0 ... 6 is clamped
+    /// (`option_clamped`); `sandbox_no_bid_rate` with a URL endpoint is ignored (`option_ignored`).
+    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+        var warnings: [ConfigurationWarning] = []
+        if case .integer(let value)? = network.options["geo_precision"], EloConfiguration.clampPrecision(value) != value {
+            warnings.append(ConfigurationWarning(code: .optionClamped, path: network.path(of: "options", "geo_precision"), message: "geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))"))
+        }
+        if case .url = network.endpoint, network.options["sandbox_no_bid_rate"] != nil {
+            warnings.append(ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", "sandbox_no_bid_rate"), message: "sandbox_no_bid_rate applies to the sandbox only; this network's endpoint is a URL"))
+        }
+        return warnings
+    }
+
     private static func bool(_ value: JSONValue?, path: String) throws(ConfigurationError) -> Bool? {
         guard let value else { return nil }
         guard let bool = value.boolValue else { throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false") }

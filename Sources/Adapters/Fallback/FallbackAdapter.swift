@@ -142,4 +142,24 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
         let options = try FallbackOptions(parsing: network.options, networkID: network.id)
         return FallbackAdapter(network: network.id, options: options, timeout: network.timeout, clock: environment.clock, seed: environment.seed)
     }
+
+    /// Whether `lineItem` can ever fill (engine rule R19): the fallback serves every format, in
+    /// the sizes its `creative_sizes` (or the defaults) list for it; when none of them fits the
+    /// slot, every fill would be rejected (203). A `"screen"` size is taken to fit (the screen
+    /// is the host's). Options that cannot be parsed are reported by `makeAdapter`.
+    /// - Returns: an `unfillable` error at the source's path, or valid.
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+        guard let options = try? FallbackOptions(parsing: network.options, networkID: network.id) else { return .valid }
+        let sizes = options.sizes(for: placement.format)
+        let fits = sizes.contains { size in
+            switch size {
+            case .screen: true
+            case .points(let points): placement.slot.fits(points)
+            }
+        }
+        guard fits else {
+            return .unfillable(at: placement.path(of: lineItem), "none of the fallback's \(placement.format) sizes (\(sizes.map(\.description).joined(separator: ", "))) fits the slot")
+        }
+        return .valid
+    }
 }

@@ -86,6 +86,33 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
         return NitxAdapter(network: network.id, client: client)
     }
 
+    /// Whether `lineItem` can ever fill (engine rule R19): Nitx serves banner, interstitial,
+    /// app open and native ads; rewarded always fails (`unsupported(5)`, no request). A banner
+    /// needs a slot at least 1 pt wide and 50 pt high (its smallest size is 320x50, its adaptive
+    /// banner 50 to 90 pt high).
+    /// - Returns: an `unfillable` error at the source's path, or valid.
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+        switch placement.format {
+        case .rewarded:
+            return .unfillable(at: placement.path(of: lineItem), "Nitx serves no rewarded ads (rewarded is not available in v1); placement \(placement.id) is rewarded")
+        case .banner:
+            let slot = placement.slot
+            let fixedSizeFits = placement.bannerSizing != .anchored && (slot.fits(AdSize(width: 300, height: 250)) || slot.fits(AdSize(width: 320, height: 50)))
+            guard fixedSizeFits || NitxFormatChoice.adaptiveSize(slot: slot, screenWidth: 320) != nil else {
+                return .unfillable(at: placement.path(of: lineItem), "no Nitx banner fits a slot under \(Int(NitxFormatChoice.adaptiveMinimumHeight)) pt high or 1 pt wide")
+            }
+            return .valid
+        case .interstitial, .appOpen, .native:
+            return .valid
+        }
+    }
+
+    /// What the factory ignores: `sdk_block` with a URL endpoint (it shapes the sandbox only).
+    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+        guard case .url = network.endpoint, network.options["sdk_block"] != nil else { return [] }
+        return [ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", "sdk_block"), message: "sdk_block applies to the sandbox only; this network's endpoint is a URL")]
+    }
+
     /// Whether `code` is `SDK-AM-` followed by one or more letters, digits, `_` or `-`.
     package static func isValidSourceCode(_ code: String) -> Bool {
         guard code.hasPrefix("SDK-AM-") else { return false }

@@ -50,6 +50,43 @@ public struct SlotSize: Hashable, Sendable, Codable {
         if let maxHeight, size.height > maxHeight + tolerance { return false }
         return true
     }
+
+    /// This slot kept within `bounds` (engine rule R8a): each side is the smaller of the two;
+    /// a side `bounds` leaves unlimited keeps this slot's value, and a side this slot leaves
+    /// unlimited takes `bounds`'. A host's resize can thus shrink a placement's declared slot
+    /// but never grow it. A bound that is not a positive finite number is ignored.
+    /// - Parameter bounds: the outer bounds (a placement's declared slot).
+    /// - Returns: the clamped slot.
+    public func clamped(to bounds: SlotSize) -> SlotSize {
+        SlotSize(
+            maxWidth: SlotSize.smaller(SlotSize.usable(maxWidth), SlotSize.usable(bounds.maxWidth)),
+            maxHeight: SlotSize.smaller(SlotSize.usable(maxHeight), SlotSize.usable(bounds.maxHeight))
+        )
+    }
+
+    /// This slot with an unlimited width bounded by `screenWidth` (engine rule R8a: an ad is
+    /// never wider than the screen). A screen width that is not a positive finite number
+    /// leaves the slot as it is.
+    /// - Parameter screenWidth: the screen's width in points.
+    /// - Returns: the bounded slot.
+    public func boundingWidth(by screenWidth: Double) -> SlotSize {
+        guard maxWidth == nil, screenWidth.isFinite, screenWidth > 0 else { return self }
+        return SlotSize(maxWidth: screenWidth, maxHeight: maxHeight)
+    }
+
+    private static func usable(_ bound: Double?) -> Double? {
+        guard let bound, bound.isFinite, bound > 0 else { return nil }
+        return bound
+    }
+
+    private static func smaller(_ lhs: Double?, _ rhs: Double?) -> Double? {
+        switch (lhs, rhs) {
+        case (let lhs?, let rhs?): min(lhs, rhs)
+        case (let lhs?, nil): lhs
+        case (nil, let rhs?): rhs
+        case (nil, nil): nil
+        }
+    }
 }
 
 /// The device's screen.

@@ -4,11 +4,17 @@ package struct AuctionSource: Sendable {
     package var lineItem: LineItem
     /// The network's adapter.
     package var adapter: any AdNetworkAdapter
+    /// The network's `timeout_ms`, if any (R3a).
+    package var networkTimeout: Duration?
+    /// Whether the network's endpoint is its in-process sandbox.
+    package var usesSandbox: Bool
 
     /// Pairs a line item with its adapter.
-    package init(lineItem: LineItem, adapter: any AdNetworkAdapter) {
+    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false) {
         self.lineItem = lineItem
         self.adapter = adapter
+        self.networkTimeout = networkTimeout
+        self.usesSandbox = usesSandbox
     }
 }
 
@@ -23,11 +29,11 @@ package struct AuctionSource: Sendable {
 package struct Auction: Sendable {
     /// The placement.
     package var placement: PlacementConfiguration {
-        didSet { machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)) }
+        didSet { machine = Auction.machine(placement: placement, sources: sources) }
     }
     /// Its sources, in config order.
     package var sources: [AuctionSource] {
-        didSet { machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem)) }
+        didSet { machine = Auction.machine(placement: placement, sources: sources) }
     }
     /// The clock.
     package var clock: any MediationClock {
@@ -45,7 +51,23 @@ package struct Auction: Sendable {
         self.sources = sources
         self.clock = clock
         timer = AuctionTimer(clock: clock)
-        machine = AuctionStateMachine(placement: placement, sources: sources.map(\.lineItem))
+        machine = Auction.machine(placement: placement, sources: sources)
+    }
+
+    /// A machine for `sources` of `placement`, with their networks' timeouts and the
+    /// `sandbox_endpoint` warning when some of their networks use a sandbox.
+    private static func machine(placement: PlacementConfiguration, sources: [AuctionSource]) -> AuctionStateMachine {
+        var sandboxNetworks: [String] = []
+        var seen = Set<String>()
+        for source in sources where source.usesSandbox && seen.insert(source.lineItem.network).inserted {
+            sandboxNetworks.append(source.lineItem.network)
+        }
+        return AuctionStateMachine(
+            placement: placement,
+            sources: sources.map(\.lineItem),
+            networkTimeouts: sources.map(\.networkTimeout),
+            warnings: sandboxNetworks.isEmpty ? [] : [.sandboxEndpoint(sandboxNetworks)]
+        )
     }
 
     /// Runs one auction for `request` (engine rules R1 to R9).
@@ -78,7 +100,7 @@ package struct Auction: Sendable {
             machine = self.machine
         } else {
             included = sources.filter { !excludedLineItems.contains($0.lineItem.id) }
-            machine = AuctionStateMachine(placement: placement, sources: included.map(\.lineItem))
+            machine = Auction.machine(placement: placement, sources: included)
         }
         let run = AuctionRun(
             auctionID: auctionIDs.next(),

@@ -110,6 +110,12 @@ final class AuctionRun: Sendable {
         timer: AuctionTimer,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
+        var machine = machine
+        // R8a: the placement's declared slot decides; a request may narrow it (a host's resize),
+        // never widen it, and an unbounded width is bounded by the screen's.
+        machine.constrainSlot(to: request.slot, screenWidth: request.screen.width)
+        var request = request
+        request.slot = request.slot.clamped(to: machine.declaredSlot)
         self.auctionID = auctionID
         self.placementID = placementID
         self.sources = sources
@@ -117,8 +123,6 @@ final class AuctionRun: Sendable {
         self.clock = clock
         self.timer = timer
         self.onLateAnswer = onLateAnswer
-        var machine = machine
-        machine.slot = request.slot // ads must fit the request's slot (it follows `slotDidResize`)
         state = Locked(State(
             machine: machine,
             tasks: Array(repeating: .idle, count: sources.count)

@@ -23,7 +23,9 @@ struct AuctionStateMachine {
 
     private enum Phase {
         case waiting
-        case outstanding(startedAt: MediationInstant, answerBy: MediationInstant)
+        /// Asked at `startedAt`; its answer counts strictly before `answerBy`, the earliest of
+        /// its limits, `limit` naming which (R3a).
+        case outstanding(startedAt: MediationInstant, answerBy: MediationInstant, limit: TimeoutLimit)
         case done
     }
 
@@ -47,12 +49,18 @@ struct AuctionStateMachine {
     }
 
     private let placement: PlacementConfiguration
-    /// The slot this auction's ads must fit: the request's (it follows `slotDidResize`); set
-    /// by the driver on its copy of a prepared machine.
-    var slot: SlotSize
+    /// The slot this auction's ads must fit (R8a): the placement's declared slot, narrowed by
+    /// the request's (a host's `slotDidResize` may shrink it, never grow it), with an
+    /// unbounded width bounded by the screen's; set by the driver with
+    /// ``constrainSlot(to:screenWidth:)`` on its copy of a prepared machine.
+    private(set) var slot: SlotSize
     /// The placement's floor; a floor too large to represent admits nothing.
     private let placementFloor: AuctionValue?
     private let lineItems: [LineItem]
+    /// Each source's network `timeout_ms`, by source index (R3a).
+    private let networkTimeouts: [Duration?]
+    /// Trace warnings of every auction of this placement (e.g. `sandbox_endpoint`).
+    private let traceWarnings: [TraceWarning]
     private var entries: [Entry]
     /// Sources not yet done that have no fixed value (bidders): each can always still win (R4).
     private var unpricedNotDone = 0
@@ -70,12 +78,19 @@ struct AuctionStateMachine {
     private var best: Int?
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
-    /// - Parameter slot: the slot ads must fit (default: the placement's configured slot).
-    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil) {
+    /// - Parameters:
+    ///   - slot: the slot ads must fit (default: the placement's configured slot); it is
+    ///     clamped to the placement's declared slot (R8a).
+    ///   - networkTimeouts: each source's network `timeout_ms`, by source index (missing
+    ///     entries: none).
+    ///   - warnings: warnings every trace of this placement carries.
+    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = []) {
         self.placement = placement
-        self.slot = slot ?? placement.slot
+        self.slot = (slot ?? placement.slot).clamped(to: placement.slot)
         placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
         lineItems = sources
+        self.networkTimeouts = sources.indices.map { $0 < networkTimeouts.count ? networkTimeouts[$0] : nil }
+        traceWarnings = warnings
         entries = sources.map { item in
             Entry(
                 fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
@@ -100,8 +115,27 @@ struct AuctionStateMachine {
         AuctionValue(price: floor, usdRate: usdRate) ?? AuctionValue(micros: .max)
     }
 
+    /// Sets the slot of this auction from the request's (R8a): the placement's declared slot
+    /// narrowed by `requested` (never widened), with an unbounded width bounded by
+    /// `screenWidth` when that is a usable width.
+    /// - Parameters:
+    ///   - requested: the slot the request asks for (it follows `slotDidResize`).
+    ///   - screenWidth: the device's screen width in points.
+    mutating func constrainSlot(to requested: SlotSize, screenWidth: Double) {
+        slot = requested.clamped(to: placement.slot).boundingWidth(by: screenWidth)
+    }
+
+    /// The slot the placement declares (its configuration's).
+    var declaredSlot: SlotSize { placement.slot }
+
     /// Whether the outcome has been decided.
     var isFinished: Bool { endedAt != nil }
+
+    /// An id a network sent, cut to ``NetworkValueBounds/maximumIdentifierLength`` characters
+    /// (R16); the usual short id costs one length check of its UTF-8 bytes.
+    static func bounded(_ identifier: String) -> String {
+        identifier.utf8.count <= NetworkValueBounds.maximumIdentifierLength ? identifier : NetworkValueBounds.identifier(identifier)
+    }
 
     /// The next instant at which ``tick(at:)`` must run (a source timeout or the deadline).
     var nextWakeup: MediationInstant? {
@@ -109,7 +143,7 @@ struct AuctionStateMachine {
         var wakeup = deadline
         guard earlyTimeoutsOutstanding > 0 else { return wakeup }
         for entry in entries {
-            if case .outstanding(_, let answerBy) = entry.phase, answerBy < wakeup { wakeup = answerBy }
+            if case .outstanding(_, let answerBy, _) = entry.phase, answerBy < wakeup { wakeup = answerBy }
         }
         return wakeup
     }
@@ -142,9 +176,12 @@ struct AuctionStateMachine {
             }
         }
         if placement.mode == .waterfall {
-            let fixed = entries.indices.filter { lineItems[$0].pricing == .fixedPrice && entries[$0].outcome == nil }
-            let values = Set(fixed.compactMap { entries[$0].fixedValue }).sorted(by: >)
-            tiers = values.map { value in fixed.filter { entries[$0].fixedValue == value } }
+            // Sources grouped by value in one pass (config order within a tier), highest first.
+            var byValue: [AuctionValue: [Int]] = [:]
+            for index in entries.indices where lineItems[index].pricing == .fixedPrice && entries[index].outcome == nil {
+                if let value = entries[index].fixedValue { byValue[value, default: []].append(index) }
+            }
+            tiers = byValue.keys.sorted(by: >).compactMap { byValue[$0] }
             advanceWaterfall(at: now, into: &actions)
         }
         finishIfDecided(at: now, into: &actions)
@@ -161,7 +198,7 @@ struct AuctionStateMachine {
             if let ad = result.ad { actions.append(.release(ad)) }
             return
         }
-        guard !isFinished, case .outstanding(_, let answerBy) = entries[index].phase else {
+        guard !isFinished, case .outstanding(_, let answerBy, let limit) = entries[index].phase else {
             // After the end, or after this source was cancelled or timed out: late (R6, R7).
             // An adapter acknowledging its cancellation is not news and is not reported.
             if case .failure(let error) = result, error.kind == .cancelled { return }
@@ -172,12 +209,13 @@ struct AuctionStateMachine {
         markDone(index)
         entries[index].answeredAt = now
         if now >= answerBy {
-            // Arriving at the deadline instant is late (R3); at the source's own timeout, a timeout.
-            entries[index].outcome = now >= deadline ? .late : .timeout
+            // Arriving at the deadline instant is late (R3); at the source's own limit, a timeout
+            // naming that limit (R3a).
+            entries[index].outcome = now >= deadline ? .late : .timeout(limit)
             if let ad = result.ad {
                 entries[index].released = true
-                entries[index].creativeID = ad.creativeID
-                entries[index].adID = ad.id
+                entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
+                entries[index].adID = AuctionStateMachine.bounded(ad.id)
                 actions.append(.release(ad))
             }
             tick(at: now, into: &actions)
@@ -207,9 +245,9 @@ struct AuctionStateMachine {
     mutating func tick(at now: MediationInstant, into actions: inout [Action]) {
         guard !isFinished else { return }
         for index in entries.indices {
-            guard case .outstanding(_, let answerBy) = entries[index].phase, answerBy <= now else { continue }
+            guard case .outstanding(_, let answerBy, let limit) = entries[index].phase, answerBy <= now else { continue }
             markDone(index)
-            entries[index].outcome = .timeout
+            entries[index].outcome = .timeout(limit)
             actions.append(.cancel(index: index))
         }
         if now >= deadline {
@@ -287,30 +325,47 @@ struct AuctionStateMachine {
                 deadlineMilliseconds: deadline.milliseconds,
                 winner: winner?.lineItem.id,
                 winningECPM: winner?.eCPM,
-                sources: sources
+                sources: sources,
+                warnings: traceWarnings
             )
         )
     }
 
     // MARK: Steps
 
+    /// Asks source `index` at `now`. Its effective limit (R3a) is the earliest of its line
+    /// item's `timeout_ms` and its network's `timeout_ms`, both counted from now (the moment it
+    /// is asked, so a waterfall tier asked later gets its full time), and the deadline. On
+    /// equal instants the deadline is named, then the line item's limit.
     private mutating func ask(_ index: Int, at now: MediationInstant) -> Action {
-        let answerBy = lineItems[index].timeout.map { min(now + $0, deadline) } ?? deadline
+        var answerBy = deadline
+        var limit = TimeoutLimit.deadline
+        if let timeout = lineItems[index].timeout, now + timeout < answerBy {
+            answerBy = now + timeout
+            limit = .source
+        }
+        if let timeout = networkTimeouts[index], now + timeout < answerBy {
+            answerBy = now + timeout
+            limit = .network
+        }
         if answerBy < deadline { earlyTimeoutsOutstanding += 1 }
-        entries[index].phase = .outstanding(startedAt: now, answerBy: answerBy)
+        entries[index].phase = .outstanding(startedAt: now, answerBy: answerBy, limit: limit)
         entries[index].startedAt = now
         return .request(index: index, deadline: answerBy)
     }
 
-    /// Validates an ad and keeps it as a candidate, or rejects and releases it (R2, R7, R8).
+    /// Validates an ad and keeps it as a candidate, or rejects and releases it (R2, R7, R8,
+    /// R8a, R16): the engine's one boundary for what an answer carries. A price or a size out
+    /// of ``NetworkValueBounds`` makes the answer invalid (3); the ids the trace keeps are
+    /// bounded in length.
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
-        entries[index].creativeID = ad.creativeID
-        entries[index].adID = ad.id
+        entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
+        entries[index].adID = AuctionStateMachine.bounded(ad.id)
         entries[index].rawPrice = price
         let usdRate = lineItems[index].usdRate
         let rejection: LossReason?
         let value = price.flatMap { AuctionValue(price: $0, usdRate: usdRate) }
-        if value == nil {
+        if value == nil || !NetworkValueBounds.isValidAdSize(ad.size) {
             rejection = .invalidResponse
         } else if ad.format != placement.format {
             rejection = .incorrectFormat
@@ -372,7 +427,7 @@ struct AuctionStateMachine {
         switch entries[index].phase {
         case .done:
             return
-        case .outstanding(_, let answerBy):
+        case .outstanding(_, let answerBy, _):
             if answerBy < deadline { earlyTimeoutsOutstanding -= 1 }
         case .waiting:
             break
@@ -412,7 +467,7 @@ struct AuctionStateMachine {
         for index in entries.indices {
             if case .outstanding = entries[index].phase {
                 markDone(index)
-                entries[index].outcome = now >= deadline ? .timeout : .cancelled
+                entries[index].outcome = now >= deadline ? .timeout(.deadline) : .cancelled
                 actions.append(.cancel(index: index))
             } else if entries[index].outcome == nil, entries[index].candidate == nil {
                 markDone(index)

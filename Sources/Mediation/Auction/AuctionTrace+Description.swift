@@ -1,23 +1,26 @@
 extension AuctionTrace: CustomStringConvertible {
     /// The trace as a person reads it: a header line with the placement, times and winner,
     /// then one aligned row per source (line item, network, start, latency, outcome, eCPM,
-    /// released). Times are milliseconds from the auction's start.
+    /// released). Times are milliseconds from the auction's start (``warnings`` are in the
+    /// JSON form only).
+    /// Ids and reasons from the configuration or a network have their control characters
+    /// escaped (R17).
     public var description: String {
         var lines: [String] = []
-        let winnerText = winner.map { id in "winner \(id) at \(AuctionTrace.money(winningECPM)) USD CPM" } ?? "no fill"
+        let winnerText = winner.map { id in "winner \(DisplayText.escaped(id)) at \(AuctionTrace.money(winningECPM)) USD CPM" } ?? "no fill"
         lines.append(
-            "auction \(auctionID.prefix(8)) placement \(placementID) (\(mode.rawValue)): "
+            "auction \(DisplayText.escaped(String(auctionID.prefix(8)))) placement \(DisplayText.escaped(placementID)) (\(mode.rawValue)): "
                 + "\(winnerText); ended at \(AuctionTrace.millis(durationMilliseconds)) ms, "
                 + "deadline \(AuctionTrace.millis(deadlineMilliseconds - startedAtMilliseconds)) ms"
         )
         let header = ["line item", "network", "start ms", "latency ms", "outcome", "eCPM", "released"]
         let rows = sources.map { source in
             [
-                source.lineItemID,
-                source.network,
+                DisplayText.escaped(source.lineItemID),
+                DisplayText.escaped(source.network),
                 source.startOffsetMilliseconds.map(AuctionTrace.millis) ?? "-",
                 source.latencyMilliseconds.map(AuctionTrace.millis) ?? "-",
-                source.outcome.description,
+                DisplayText.escaped(source.outcome.description),
                 source.eCPM.map { AuctionTrace.money($0) } ?? "-",
                 source.adReleased ? "yes" : "no",
             ]
@@ -41,12 +44,12 @@ extension AuctionTrace: CustomStringConvertible {
     /// Milliseconds with at most one decimal, e.g. `150` or `2.5`.
     static func millis(_ value: Double) -> String {
         let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+        return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
     }
 
     /// A USD CPM with two to six decimals, e.g. `1.20`.
     static func money(_ value: Double?) -> String {
-        guard let value else { return "-" }
+        guard let value, value.isFinite, abs(value) < 1e12 else { return value.map { String($0) } ?? "-" }
         let micros = Int64((value * 1_000_000).rounded())
         let whole = micros / 1_000_000
         var fraction = String(micros % 1_000_000)

@@ -66,6 +66,40 @@ public struct SourceTrace: Hashable, Sendable, Codable {
     }
 }
 
+/// A warning every trace of a placement carries, with a stable code, e.g. `sandbox_endpoint`
+/// when some of its sources' networks use their in-process sandbox instead of a real server.
+public struct TraceWarning: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The stable code, e.g. `"sandbox_endpoint"`.
+    public var code: String
+    /// The networks it is about, in configuration order.
+    public var networks: [String]
+    /// What it means, for a person.
+    public var message: String
+
+    /// The code of the warning that some of the placement's networks use their sandbox.
+    public static let sandboxEndpointCode = "sandbox_endpoint"
+
+    /// Creates a warning.
+    public init(code: String, networks: [String], message: String) {
+        self.code = code
+        self.networks = networks
+        self.message = message
+    }
+
+    /// The `sandbox_endpoint` warning for `networks`.
+    /// - Parameter networks: the network ids whose endpoint is `"sandbox"`, in config order.
+    public static func sandboxEndpoint(_ networks: [String]) -> TraceWarning {
+        TraceWarning(
+            code: sandboxEndpointCode,
+            networks: networks,
+            message: "answered by in-process sandbox servers, not real ad servers: \(networks.joined(separator: ", "))"
+        )
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+}
+
 /// The record of one auction: what every source did, who won, and when it started and ended.
 /// Returned with every outcome; ``description`` reads well for a person and `Codable` gives
 /// JSON for a program (snake_case keys, times in milliseconds from the clock's origin).
@@ -88,6 +122,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var winningECPM: Double?
     /// One line per source, in config order.
     public var sources: [SourceTrace]
+    /// Warnings about how the auction ran, e.g. `sandbox_endpoint` (empty for none).
+    public var warnings: [TraceWarning]
 
     private enum CodingKeys: String, CodingKey {
         case auctionID = "auction_id"
@@ -99,6 +135,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         case winner
         case winningECPM = "winning_ecpm"
         case sources
+        case warnings
     }
 
     /// Creates a trace.
@@ -111,7 +148,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         deadlineMilliseconds: Double,
         winner: String?,
         winningECPM: Double?,
-        sources: [SourceTrace]
+        sources: [SourceTrace],
+        warnings: [TraceWarning] = []
     ) {
         self.auctionID = auctionID
         self.placementID = placementID
@@ -122,6 +160,23 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         self.winner = winner
         self.winningECPM = winningECPM
         self.sources = sources
+        self.warnings = warnings
+    }
+
+    /// Decodes the form the encoder writes; a trace without `warnings` has none.
+    /// - Throws: `DecodingError` for a missing or mistyped field.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        auctionID = try container.decode(String.self, forKey: .auctionID)
+        placementID = try container.decode(String.self, forKey: .placementID)
+        mode = try container.decode(AuctionMode.self, forKey: .mode)
+        startedAtMilliseconds = try container.decode(Double.self, forKey: .startedAtMilliseconds)
+        endedAtMilliseconds = try container.decode(Double.self, forKey: .endedAtMilliseconds)
+        deadlineMilliseconds = try container.decode(Double.self, forKey: .deadlineMilliseconds)
+        winner = try container.decodeIfPresent(String.self, forKey: .winner)
+        winningECPM = try container.decodeIfPresent(Double.self, forKey: .winningECPM)
+        sources = try container.decode([SourceTrace].self, forKey: .sources)
+        warnings = try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? []
     }
 
     /// The auction's length in milliseconds.

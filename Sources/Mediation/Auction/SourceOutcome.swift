@@ -1,3 +1,16 @@
+/// Which of a source's limits fired when it timed out (engine rule R3a). A source's effective
+/// limit is the earliest of its line item's `timeout_ms` and its network's `timeout_ms`, both
+/// counted from the moment the source is asked, and the auction's deadline. When two limits
+/// fall on the same instant, the deadline is named first, then the line item's own limit.
+public enum TimeoutLimit: String, Hashable, Sendable, Codable, CaseIterable {
+    /// The line item's own `timeout_ms`.
+    case source
+    /// The network's `timeout_ms`.
+    case network
+    /// The auction's deadline (`deadline_ms`, at most 3000 ms).
+    case deadline
+}
+
 /// What became of one source in one auction: exactly one per source (engine rule R6).
 public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     /// It won.
@@ -8,8 +21,8 @@ public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     case noFill(NoFillReason)
     /// The request failed.
     case error(AdapterError)
-    /// It had not answered by its timeout or the auction's deadline.
-    case timeout
+    /// It had not answered by its effective limit; the limit that fired (R3a).
+    case timeout(TimeoutLimit)
     /// It could no longer win and was cancelled (or, in waterfall mode, never asked).
     case cancelled
     /// It answered at or after the auction's end.
@@ -28,14 +41,21 @@ public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The status with its detail, e.g. `lost (102 lost to higher bid)`.
+    /// The status with its detail, e.g. `lost (102 lost to higher bid)` or `timeout (network)`.
     public var description: String {
         switch self {
         case .lost(let reason): "lost (\(reason))"
         case .noFill(let reason): "no fill (\(reason))"
         case .error(let error): "error (\(error))"
-        case .won, .timeout, .cancelled, .late: status
+        case .timeout(let limit): "timeout (\(limit.rawValue))"
+        case .won, .cancelled, .late: status
         }
+    }
+
+    /// Whether this is a timeout, whatever its limit.
+    public var isTimeout: Bool {
+        if case .timeout = self { return true }
+        return false
     }
 }
 
@@ -46,9 +66,11 @@ extension SourceOutcome: Codable {
         case lossReasonName = "loss_reason_name"
         case noFillReason = "no_fill_reason"
         case error
+        case limit
     }
 
-    /// Encodes as `{"status": …}` with `loss_reason`, `no_fill_reason` or `error` beside it.
+    /// Encodes as `{"status": …}` with `loss_reason`, `no_fill_reason`, `error` or `limit`
+    /// beside it, e.g. `{"status":"timeout","limit":"network"}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(status, forKey: .status)
@@ -60,7 +82,9 @@ extension SourceOutcome: Codable {
             try container.encode(reason, forKey: .noFillReason)
         case .error(let error):
             try container.encode(error, forKey: .error)
-        case .won, .timeout, .cancelled, .late:
+        case .timeout(let limit):
+            try container.encode(limit, forKey: .limit)
+        case .won, .cancelled, .late:
             break
         }
     }
@@ -75,7 +99,7 @@ extension SourceOutcome: Codable {
         case "lost": self = .lost(try container.decode(LossReason.self, forKey: .lossReason))
         case "no_fill": self = .noFill(try container.decode(NoFillReason.self, forKey: .noFillReason))
         case "error": self = .error(try container.decode(AdapterError.self, forKey: .error))
-        case "timeout": self = .timeout
+        case "timeout": self = .timeout(try container.decodeIfPresent(TimeoutLimit.self, forKey: .limit) ?? .deadline)
         case "cancelled": self = .cancelled
         case "late": self = .late
         default:

@@ -48,6 +48,10 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let invalidSizing = Code(rawValue: "invalid_sizing")
         /// Any other value outside what the field allows (an unknown format, mode or endpoint).
         public static let invalidValue = Code(rawValue: "invalid_value")
+        /// A line item (or a whole placement) that could never fill (engine rule R19): a
+        /// network that does not serve the placement's format or slot, or a floor above every
+        /// fixed eCPM of a placement without a bidder.
+        public static let unfillable = Code(rawValue: "unfillable")
 
         /// The name.
         public var description: String { rawValue }
@@ -61,15 +65,16 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     /// What is wrong, for a person; never contains credentials.
     public var message: String
 
-    /// Creates an error.
+    /// Creates an error. However long the path or the message, the error stays one short line:
+    /// control characters are escaped and each is cut (with `…`) past a few hundred characters.
     /// - Parameters:
     ///   - code: the kind of mistake.
     ///   - path: the JSON path of the offending value (`$` for the document).
     ///   - message: what is wrong.
     public init(code: Code, path: String, message: String) {
         self.code = code
-        self.path = path
-        self.message = message
+        self.path = ConfigurationText.excerpt(path, limit: ConfigurationText.maximumPathLength)
+        self.message = ConfigurationText.excerpt(message, limit: ConfigurationText.maximumMessageLength)
     }
 
     /// `path: message`, e.g. `placements.home_banner.refresh_seconds: must be at least 30, found 29`.

@@ -24,7 +24,7 @@ import Foundation
 /// }
 /// ```
 /// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
-///   `credentials` an object of strings; `endpoint` `"sandbox"` (the default) or an http(s)
+///   `credentials` an object of strings; `endpoint` (required) `"sandbox"` or an http(s)
 ///   URL; `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
 /// - `placements`: an object keyed by placement id, in file order. `format` (required) is
 ///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
@@ -105,7 +105,10 @@ public struct ConfigurationLoader: Sendable {
         }
         let currencyRates = try decodeCurrencyRates(object["currency_rates"])
         let networks = try decodeNetworks(try object.required("networks"))
-        let placements = try decodePlacements(try object.required("placements"), networks: networks, currencyRates: currencyRates)
+        var networksByID: [String: NetworkConfiguration] = [:]
+        networksByID.reserveCapacity(networks.count)
+        for network in networks { networksByID[network.id] = network }
+        let placements = try decodePlacements(try object.required("placements"), networks: Networks(list: networks, byID: networksByID), currencyRates: currencyRates)
         return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates)
     }
 
@@ -123,7 +126,7 @@ public struct ConfigurationLoader: Sendable {
                 throw ConfigurationError(code: .invalidValue, path: memberPath.description, message: "USD is the engine's currency and takes no rate")
             }
             guard rates[member.key] == nil else {
-                throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the currency \"\(member.key)\" appears twice")
+                throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the currency \(ConfigurationText.quoted(member.key)) appears twice")
             }
             rates[member.key] = try ConfigurationReading.positiveNumber(member.value, at: memberPath)
         }
@@ -138,13 +141,14 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by network id", at: path)
         }
         var networks: [NetworkConfiguration] = []
+        var ids = Set<String>()
         for member in members {
             let networkPath = path.appending(member.key)
             guard !member.key.isEmpty else {
                 throw ConfigurationError(code: .invalidValue, path: networkPath.description, message: "a network id must not be empty")
             }
-            guard !networks.contains(where: { $0.id == member.key }) else {
-                throw ConfigurationError(code: .duplicateID, path: networkPath.description, message: "the network id \"\(member.key)\" appears twice")
+            guard ids.insert(member.key).inserted else {
+                throw ConfigurationError(code: .duplicateID, path: networkPath.description, message: "the network id \(ConfigurationText.quoted(member.key)) appears twice")
             }
             networks.append(try decodeNetwork(id: member.key, member.value, at: networkPath))
         }
@@ -157,7 +161,7 @@ public struct ConfigurationLoader: Sendable {
         let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
         guard registry.pricing(forKind: adapter) != nil else {
             let known = registry.kinds.map { "\"\($0)\"" }.joined(separator: ", ")
-            throw ConfigurationError(code: .unknownAdapter, path: adapterPath.description, message: "unknown adapter kind \"\(adapter)\"; known kinds: \(known)")
+            throw ConfigurationError(code: .unknownAdapter, path: adapterPath.description, message: "unknown adapter kind \(ConfigurationText.quoted(adapter)); known kinds: \(known)")
         }
         var credentials: [String: String] = [:]
         if let node = object["credentials"] {
@@ -168,12 +172,12 @@ public struct ConfigurationLoader: Sendable {
             for member in members {
                 let memberPath = credentialsPath.appending(member.key)
                 guard credentials[member.key] == nil else {
-                    throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the key \"\(member.key)\" appears twice")
+                    throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the key \(ConfigurationText.quoted(member.key)) appears twice")
                 }
                 credentials[member.key] = try ConfigurationReading.string(member.value, at: memberPath, nonEmpty: false)
             }
         }
-        let endpoint = try decodeEndpoint(object["endpoint"], at: path.appending("endpoint"))
+        let endpoint = try decodeEndpoint(try object.required("endpoint"), at: path.appending("endpoint"))
         let timeout = try object["timeout_ms"].map { (node) throws(ConfigurationError) -> Duration in
             .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("timeout_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
         }
@@ -188,40 +192,84 @@ public struct ConfigurationLoader: Sendable {
         return NetworkConfiguration(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options)
     }
 
-    private func decodeEndpoint(_ node: JSONNode?, at path: JSONPath) throws(ConfigurationError) -> NetworkEndpoint {
-        guard let node else { return .sandbox }
+    /// Reads a network's `endpoint` (required, R15): `"sandbox"` said explicitly, or an
+    /// `http://` or `https://` URL (the scheme in lower case) whose host is letters, digits,
+    /// dots and hyphens, with an optional port of 1 to 5 digits and an optional path of
+    /// printable ASCII without spaces (``endpointURL(_:)``; the schema's pattern is the same).
+    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkEndpoint {
         let text = try ConfigurationReading.string(node, at: path)
         if text == "sandbox" { return .sandbox }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = url.host, !host.isEmpty
-        else {
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected \"sandbox\" or an http(s) URL, found \"\(text.prefix(80))\"")
+        guard let url = ConfigurationLoader.endpointURL(text) else {
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected \"sandbox\" or an http(s) URL such as \"https://ads.example.com/v1\", found \(ConfigurationText.quoted(text))")
         }
         return .url(url)
     }
 
+    /// `text` as an endpoint URL when it has the form
+    /// `^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!-~]*)?$`, else `nil`.
+    /// - Parameter text: the configured endpoint.
+    static func endpointURL(_ text: String) -> URL? {
+        let bytes = Array(text.utf8)
+        let prefix: [UInt8]
+        if bytes.starts(with: Array("https://".utf8)) {
+            prefix = Array("https://".utf8)
+        } else if bytes.starts(with: Array("http://".utf8)) {
+            prefix = Array("http://".utf8)
+        } else {
+            return nil
+        }
+        var index = prefix.count
+        let hostStart = index
+        while index < bytes.count, isHostByte(bytes[index]) { index += 1 }
+        guard index > hostStart else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+            index += 1
+            let portStart = index
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            guard (1...5).contains(index - portStart) else { return nil }
+        }
+        if index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "/") else { return nil }
+            guard bytes[index...].allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        }
+        guard let url = URL(string: text), url.host?.isEmpty == false else { return nil }
+        return url
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+    }
+
     // MARK: - Placements
 
-    private func decodePlacements(_ node: JSONNode, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> [PlacementConfiguration] {
+    /// The networks, in file order and by id.
+    private struct Networks {
+        var list: [NetworkConfiguration]
+        var byID: [String: NetworkConfiguration]
+    }
+
+    private func decodePlacements(_ node: JSONNode, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> [PlacementConfiguration] {
         let path = JSONPath.root.appending("placements")
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by placement id", at: path)
         }
         var placements: [PlacementConfiguration] = []
+        var ids = Set<String>()
         for member in members {
             let placementPath = path.appending(member.key)
             guard !member.key.isEmpty else {
                 throw ConfigurationError(code: .invalidValue, path: placementPath.description, message: "a placement id must not be empty")
             }
-            guard !placements.contains(where: { $0.id == member.key }) else {
-                throw ConfigurationError(code: .duplicateID, path: placementPath.description, message: "the placement id \"\(member.key)\" appears twice")
+            guard ids.insert(member.key).inserted else {
+                throw ConfigurationError(code: .duplicateID, path: placementPath.description, message: "the placement id \(ConfigurationText.quoted(member.key)) appears twice")
             }
             placements.append(try decodePlacement(id: member.key, member.value, at: placementPath, networks: networks, currencyRates: currencyRates))
         }
         return placements
     }
 
-    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> PlacementConfiguration {
+    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> PlacementConfiguration {
         let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "sources"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
@@ -267,6 +315,7 @@ public struct ConfigurationLoader: Sendable {
             mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": AuctionMode.parallel, "waterfall": .waterfall])
         }
         let sources = try decodeSources(try object.required("sources"), at: path.appending("sources"), networks: networks, currencyRates: currencyRates)
+        if let floor { try ConfigurationLoader.checkFloorCanBeMet(floor, sources: sources, at: path.appending("floor")) }
         return PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
     }
 
@@ -274,17 +323,27 @@ public struct ConfigurationLoader: Sendable {
         guard let node else { return SlotSize() }
         let object = try ConfigurationObject(node, at: path, allowed: ["max_width", "max_height"])
         let maxWidth = try object["max_width"].map { (node) throws(ConfigurationError) -> Double in
-            try ConfigurationReading.positiveNumber(node, at: path.appending("max_width"), code: .invalidValue)
+            try ConfigurationLoader.slotBound(node, at: path.appending("max_width"))
         }
         let maxHeight = try object["max_height"].map { (node) throws(ConfigurationError) -> Double in
-            try ConfigurationReading.positiveNumber(node, at: path.appending("max_height"), code: .invalidValue)
+            try ConfigurationLoader.slotBound(node, at: path.appending("max_height"))
         }
         return SlotSize(maxWidth: maxWidth, maxHeight: maxHeight)
     }
 
+    /// A slot bound: a positive number of points, at most ``NetworkValueBounds/maximumAdDimension``
+    /// (10,000; no ad is larger).
+    private static func slotBound(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> Double {
+        let value = try ConfigurationReading.positiveNumber(node, at: path, code: .invalidValue)
+        guard value <= NetworkValueBounds.maximumAdDimension else {
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be at most \(Int(NetworkValueBounds.maximumAdDimension)) points, found \(value)")
+        }
+        return value
+    }
+
     // MARK: - Sources
 
-    private func decodeSources(_ node: JSONNode, at path: JSONPath, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> [LineItem] {
+    private func decodeSources(_ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> [LineItem] {
         guard case .array(let elements) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an array of sources", at: path)
         }
@@ -292,25 +351,29 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationError(code: .emptySources, path: path.description, message: "a placement needs at least one source")
         }
         var sources: [LineItem] = []
+        sources.reserveCapacity(elements.count)
+        var ids = Set<String>()
+        ids.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
             let source = try decodeSource(element, at: path.appending(index: index), networks: networks, currencyRates: currencyRates)
-            guard !sources.contains(where: { $0.id == source.id }) else {
-                throw ConfigurationError(code: .duplicateID, path: path.appending(index: index).appending("id").description, message: "the source id \"\(source.id)\" appears twice in this placement")
+            guard ids.insert(source.id).inserted else {
+                throw ConfigurationError(code: .duplicateID, path: path.appending(index: index).appending("id").description, message: "the source id \(ConfigurationText.quoted(source.id)) appears twice in this placement")
             }
             sources.append(source)
         }
         return sources
     }
 
-    private func decodeSource(_ node: JSONNode, at path: JSONPath, networks: [NetworkConfiguration], currencyRates: [String: Double]) throws(ConfigurationError) -> LineItem {
+    private func decodeSource(_ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> LineItem {
         let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "floor", "timeout_ms", "currency"])
         let id = try ConfigurationReading.string(try object.required("id"), at: path.appending("id"))
         let networkPath = path.appending("network")
         let networkID = try ConfigurationReading.string(try object.required("network"), at: networkPath)
-        guard let network = networks.first(where: { $0.id == networkID }) else {
-            throw ConfigurationError(code: .unknownNetwork, path: networkPath.description, message: "unknown network \"\(networkID)\"; \"networks\" defines: \(networks.map(\.id).joined(separator: ", "))")
+        guard let network = networks.byID[networkID] else {
+            let defined = ConfigurationText.excerpt(networks.list.map(\.id).joined(separator: ", "), limit: 200)
+            throw ConfigurationError(code: .unknownNetwork, path: networkPath.description, message: "unknown network \(ConfigurationText.quoted(networkID)); \"networks\" defines: \(defined)")
         }
-        let adUnitID = try ConfigurationReading.string(try object.required("ad_unit_id"), at: path.appending("ad_unit_id"))
+        let adUnitID = try ConfigurationReading.nonBlankString(try object.required("ad_unit_id"), at: path.appending("ad_unit_id"))
         let pricing = registry.pricing(forKind: network.adapter) ?? .fixedPrice
 
         let eCPMPath = path.appending("ecpm")
@@ -319,9 +382,9 @@ public struct ConfigurationLoader: Sendable {
         case (.fixedPrice, let node?):
             eCPM = try ConfigurationReading.positiveNumber(node, at: eCPMPath)
         case (.fixedPrice, nil):
-            throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "missing \"ecpm\": the network \"\(networkID)\" (\(network.adapter)) is fixed-price, so each of its sources needs an eCPM")
+            throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "missing \"ecpm\": the network \(ConfigurationText.quoted(networkID)) (\(network.adapter)) is fixed-price, so each of its sources needs an eCPM")
         case (.bidder, _?):
-            throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "the network \"\(networkID)\" (\(network.adapter)) is a bidder: its price comes with each bid, so its sources take no \"ecpm\"")
+            throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "the network \(ConfigurationText.quoted(networkID)) (\(network.adapter)) is a bidder: its price comes with each bid, so its sources take no \"ecpm\"")
         case (.bidder, nil):
             eCPM = nil
         }
@@ -352,6 +415,26 @@ public struct ConfigurationLoader: Sendable {
         if let eCPM { try ConfigurationLoader.checkPriceRange(eCPM, usdRate: usdRate, currency: currency, at: eCPMPath) }
         if let floor { try ConfigurationLoader.checkPriceRange(floor, usdRate: usdRate, currency: currency, at: floorPath) }
         return LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate)
+    }
+
+    /// A placement's floor must be reachable (engine rule R19): with no bidder among its
+    /// sources, some fixed eCPM (in USD) must be at least the floor, or no source could ever
+    /// win (each would be `lost` 100 without being asked).
+    static func checkFloorCanBeMet(_ floor: Double, sources: [LineItem], at path: JSONPath) throws(ConfigurationError) {
+        guard let floorValue = AuctionValue(price: floor, usdRate: 1) else { return }
+        var best: AuctionValue?
+        for source in sources {
+            guard source.pricing == .fixedPrice else { return } // a bidder may bid over any floor
+            if let value = source.eCPM.flatMap({ AuctionValue(price: $0, usdRate: source.usdRate) }), best.map({ value > $0 }) ?? true {
+                best = value
+            }
+        }
+        guard let best, best < floorValue else { return }
+        throw ConfigurationError(
+            code: .unfillable,
+            path: path.description,
+            message: "the floor \(floor) USD CPM is above every source's eCPM (the highest is \(best.eCPM)) and no source is a bidder, so no source could ever win"
+        )
     }
 
     /// A price or floor must be one the auction can compare: once in USD, from one micro

@@ -5,6 +5,8 @@ struct ConfigurationObject {
     let members: [JSONMember]
     /// Where the object is.
     let path: JSONPath
+    /// Each key's member index: a lookup costs O(1), whatever the object's size.
+    private let indexByKey: [String: Int]
 
     /// Reads `node` as an object whose keys are all in `allowed` and appear once each.
     /// - Throws: `wrongType` when it is not an object, `unknownKey` for the first key not in
@@ -15,22 +17,24 @@ struct ConfigurationObject {
         }
         self.members = members
         self.path = path
-        var seen = Set<String>()
-        for member in members {
+        var indexByKey: [String: Int] = [:]
+        indexByKey.reserveCapacity(members.count)
+        for (index, member) in members.enumerated() {
             guard allowed.contains(member.key) else {
                 let known = allowed.sorted().joined(separator: ", ")
-                throw ConfigurationError(code: .unknownKey, path: path.appending(member.key).description, message: "unknown key \"\(member.key)\"; allowed here: \(known)")
+                throw ConfigurationError(code: .unknownKey, path: path.appending(member.key).description, message: "unknown key \(ConfigurationText.quoted(member.key)); allowed here: \(known)")
             }
-            guard seen.insert(member.key).inserted else {
-                throw ConfigurationError(code: .duplicateKey, path: path.appending(member.key).description, message: "the key \"\(member.key)\" appears twice")
+            guard indexByKey.updateValue(index, forKey: member.key) == nil else {
+                throw ConfigurationError(code: .duplicateKey, path: path.appending(member.key).description, message: "the key \(ConfigurationText.quoted(member.key)) appears twice")
             }
         }
+        self.indexByKey = indexByKey
     }
 
     /// The value of `key`, or `nil` when absent. A JSON `null` is a value like any other, so
     /// the reader of the field rejects it as the wrong type (R15: strict, and as the schema says).
     subscript(key: String) -> JSONNode? {
-        members.first(where: { $0.key == key })?.value
+        indexByKey[key].map { members[$0].value }
     }
 
     /// The value of a required `key`.
@@ -56,6 +60,17 @@ enum ConfigurationReading {
         guard case .string(let value) = node else { throw wrongType(node, expected: "a string", at: path) }
         if nonEmpty, value.isEmpty {
             throw ConfigurationError(code: .invalidValue, path: path.description, message: "must not be empty")
+        }
+        return value
+    }
+
+    /// Reads a string with at least one character that is not white space (an id a network
+    /// looks up, such as an ad unit id).
+    /// - Throws: `wrongType`; `invalidValue` when it is empty or only white space.
+    static func nonBlankString(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
+        let value = try string(node, at: path)
+        guard value.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must not be blank, found \(ConfigurationText.quoted(value))")
         }
         return value
     }
@@ -93,7 +108,7 @@ enum ConfigurationReading {
         let text = try string(node, at: path, nonEmpty: false)
         guard let value = choices.first(where: { $0.key == text })?.value else {
             let names = choices.map { "\"\($0.key)\"" }.joined(separator: ", ")
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected one of \(names), found \"\(text)\"")
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected one of \(names), found \(ConfigurationText.quoted(text))")
         }
         return value
     }
@@ -110,7 +125,7 @@ enum ConfigurationReading {
     /// - Throws: `invalidValue`.
     static func checkCurrencyCode(_ text: String, at path: JSONPath) throws(ConfigurationError) {
         guard text.utf8.count == 3, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected an ISO 4217 currency code such as \"EUR\", found \"\(text.prefix(16))\"")
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected an ISO 4217 currency code such as \"EUR\", found \(ConfigurationText.quoted(String(text.prefix(16))))")
         }
     }
 
@@ -134,7 +149,7 @@ enum ConfigurationReading {
             var values: [String: JSONValue] = [:]
             for member in members {
                 guard values[member.key] == nil else {
-                    throw ConfigurationError(code: .duplicateKey, path: path.appending(member.key).description, message: "the key \"\(member.key)\" appears twice")
+                    throw ConfigurationError(code: .duplicateKey, path: path.appending(member.key).description, message: "the key \(ConfigurationText.quoted(member.key)) appears twice")
                 }
                 values[member.key] = try jsonValue(member.value, at: path.appending(member.key))
             }

@@ -35,8 +35,9 @@ struct JSONPath: Hashable, Sendable, CustomStringConvertible {
                     if !text.isEmpty { text += "." }
                     text += key
                 } else {
+                    // A long key is cut to an excerpt, so a path stays short whatever the file holds.
                     let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                    text += "[\"\(escaped)\"]"
+                    text += "[\"\(ConfigurationText.excerpt(escaped))\"]"
                 }
             case .index(let index):
                 text += "[\(index)]"

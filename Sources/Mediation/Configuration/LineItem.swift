@@ -20,7 +20,8 @@ public struct LineItem: Hashable, Sendable {
     public var eCPM: Double?
     /// For bidders, the lowest bid accepted, in ``currency`` CPM.
     public var floor: Double?
-    /// The source's own timeout from the auction's start (capped to the placement's deadline).
+    /// The source's own limit (`timeout_ms`), counted from the moment the source is asked (so a
+    /// waterfall tier asked later gets its full time) and never past the deadline (R3a).
     public var timeout: Duration?
     /// The ISO 4217 currency of the source's prices, `"USD"` by default.
     public var currency: String
@@ -111,5 +112,28 @@ public struct PlacementConfiguration: Hashable, Sendable {
         self.floor = floor
         self.mode = mode
         self.sources = sources
+    }
+
+    /// The JSON path of this placement, e.g. `placements.home_banner` (an id that is not a
+    /// plain identifier is written `placements["a.b"]`).
+    public var path: String {
+        JSONPath.root.appending("placements").appending(id).description
+    }
+
+    /// The JSON path of the source at `index`, e.g. `placements.level_end.sources[0]`.
+    /// - Parameter index: the source's position in ``sources``.
+    public func path(ofSourceAt index: Int) -> String {
+        JSONPath.root.appending("placements").appending(id).appending("sources").appending(index: index).description
+    }
+
+    /// The JSON path of `lineItem` (found by its id, unique in a placement), e.g.
+    /// `placements.level_end.sources[0]`; the placement's `sources` path when it is not one of
+    /// this placement's sources.
+    /// - Parameter lineItem: one of ``sources``.
+    public func path(of lineItem: LineItem) -> String {
+        guard let index = sources.firstIndex(where: { $0.id == lineItem.id }) else {
+            return JSONPath.root.appending("placements").appending(id).appending("sources").description
+        }
+        return path(ofSourceAt: index)
     }
 }

@@ -18,7 +18,8 @@ public struct NetworkConfiguration: Hashable, Sendable {
     public var credentials: [String: String]
     /// Sandbox or a base URL.
     public var endpoint: NetworkEndpoint
-    /// The network's own request timeout (capped to each auction's deadline), if set.
+    /// The network's `timeout_ms`: the engine gives each of its sources at most this long from
+    /// the moment the source is asked, whatever the adapter does (R3a), if set.
     public var timeout: Duration?
     /// Adapter-specific options, validated by the adapter.
     public var options: [String: JSONValue]
@@ -38,6 +39,21 @@ public struct NetworkConfiguration: Hashable, Sendable {
         self.endpoint = endpoint
         self.timeout = timeout
         self.options = options
+    }
+
+    /// The JSON path of this network, e.g. `networks.elo` (an id that is not a plain
+    /// identifier is written `networks["a.b"]`).
+    public var path: String {
+        JSONPath.root.appending("networks").appending(id).description
+    }
+
+    /// The JSON path of `key` inside this network's entry, e.g. `networks.elo.options.share_geo`
+    /// for `path(of: "options", "share_geo")`.
+    /// - Parameter keys: the keys from the network's entry down.
+    public func path(of keys: String...) -> String {
+        var path = JSONPath.root.appending("networks").appending(id)
+        for key in keys { path = path.appending(key) }
+        return path.description
     }
 }
 

@@ -40,8 +40,7 @@ indirect enum JSONNode: Sendable {
         case .bool(let value): return "boolean \(value)"
         case .number(let number): return "number \(number.text.count > 24 ? String(number.text.prefix(24)) + "…" : number.text)"
         case .string(let value):
-            let shown = value.count > 40 ? String(value.prefix(40)) + "…" : value
-            return "string \"\(shown)\""
+            return "string \"\(ConfigurationText.excerpt(value, limit: 40))\""
         case .array: return "an array"
         case .object: return "an object"
         }
@@ -129,7 +128,7 @@ struct StrictJSONReader {
             let key = try parseString(path: path)
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else {
-                throw syntaxError("expected ':' after the key \"\(key)\"", path: path.appending(key))
+                throw syntaxError("expected ':' after the key \(ConfigurationText.quoted(key))", path: path.appending(key))
             }
             position += 1
             let value = try parseValue(path: path.appending(key), depth: depth + 1)

@@ -36,6 +36,15 @@ public final class MediationEngine: Sendable {
     /// Where log lines go (the environment's).
     public var logger: any MediationLogger { environment.logger }
 
+    /// What the configuration does that its author should know (engine rule R19), in order:
+    /// per network, what its factory clamps or ignores and whether it answers from its sandbox
+    /// (`sandbox_endpoint`); then per line item, what its network's factory warns about. Each
+    /// names its JSON path.
+    public let configurationWarnings: [ConfigurationWarning]
+    /// The ids of the networks whose endpoint is `"sandbox"` (their in-process simulated
+    /// servers answer, not real ad servers), in configuration order.
+    public let sandboxNetworks: [String]
+
     /// The adapters, in the configuration's network order.
     private let adapters: [(networkID: String, adapter: any AdNetworkAdapter)]
     /// The auction runner and configuration of each placement, by placement id (boxed: a
@@ -57,8 +66,10 @@ public final class MediationEngine: Sendable {
     ///     Never logged or put into events.
     ///   - onEvent: called synchronously for every event, in order; it must not block.
     /// - Throws: ``ConfigurationError`` naming the JSON path: `networks.<id>.adapter` when the
-    ///   registry has no factory for a kind, or whatever a factory rejects (a credential, an
-    ///   option, an endpoint). No network is asked anything when building fails.
+    ///   registry has no factory for a kind, whatever a factory rejects (a credential, an
+    ///   option, an endpoint), or a line item its network's factory says can never fill its
+    ///   placement (R19, `placements.<id>.sources[<n>]`). No network is asked anything when
+    ///   building fails.
     public init(
         configuration: MediationConfiguration,
         registry: NetworkRegistry,
@@ -67,27 +78,41 @@ public final class MediationEngine: Sendable {
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         var adapters: [(networkID: String, adapter: any AdNetworkAdapter)] = []
-        var byNetwork: [String: any AdNetworkAdapter] = [:]
+        var byNetwork: [String: (network: NetworkConfiguration, factory: any NetworkAdapterFactory, adapter: any AdNetworkAdapter)] = [:]
+        var warnings: [ConfigurationWarning] = []
+        var sandboxNetworks: [String] = []
         for network in configuration.networks {
             guard let factory = registry.factory(forKind: network.adapter) else {
                 let known = registry.kinds.map { "\"\($0)\"" }.joined(separator: ", ")
-                throw ConfigurationError(code: .unknownAdapter, path: "networks.\(network.id).adapter", message: "no network kind \"\(network.adapter)\" is registered; known kinds: \(known)")
+                throw ConfigurationError(code: .unknownAdapter, path: network.path(of: "adapter"), message: "no network kind \(ConfigurationText.quoted(network.adapter)) is registered; known kinds: \(known)")
             }
             let adapter = try factory.makeAdapter(for: network, environment: environment)
             adapters.append((network.id, adapter))
-            byNetwork[network.id] = adapter
+            byNetwork[network.id] = (network, factory, adapter)
+            warnings += factory.warnings(for: network)
+            if network.endpoint == .sandbox {
+                sandboxNetworks.append(network.id)
+                warnings.append(ConfigurationWarning(code: .sandboxEndpoint, path: network.path(of: "endpoint"), message: "\"sandbox\": this network's in-process simulated server answers, not a real ad server"))
+            }
         }
         var auctions: [String: PlacementEntry] = [:]
-        for (index, placement) in configuration.placements.enumerated() {
+        for placement in configuration.placements {
             var sources: [AuctionSource] = []
+            sources.reserveCapacity(placement.sources.count)
             for (sourceIndex, lineItem) in placement.sources.enumerated() {
-                guard let adapter = byNetwork[lineItem.network] else {
-                    throw ConfigurationError(code: .unknownNetwork, path: "placements.\(placement.id).sources[\(sourceIndex)].network", message: "no network \"\(lineItem.network)\" in this configuration (placement \(index + 1))")
+                guard let entry = byNetwork[lineItem.network] else {
+                    throw ConfigurationError(code: .unknownNetwork, path: placement.path(ofSourceAt: sourceIndex) + ".network", message: "no network \(ConfigurationText.quoted(lineItem.network)) in this configuration")
                 }
-                sources.append(AuctionSource(lineItem: lineItem, adapter: adapter))
+                // R19: the network says whether this line item could ever fill its placement.
+                let validation = entry.factory.validate(lineItem, in: placement, network: entry.network)
+                if let error = validation.errors.first { throw error }
+                warnings += validation.warnings
+                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.adapter, networkTimeout: entry.network.timeout, usesSandbox: entry.network.endpoint == .sandbox))
             }
             auctions[placement.id] = PlacementEntry(auction: Auction(placement: placement, sources: sources, clock: environment.clock), configuration: placement)
         }
+        configurationWarnings = warnings
+        self.sandboxNetworks = sandboxNetworks
         self.configuration = configuration
         self.environment = environment
         self.adapters = adapters

@@ -30,9 +30,10 @@ public struct AdSummary: Hashable, Sendable, Codable, CustomStringConvertible {
         self.eCPM = eCPM
     }
 
-    /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`.
+    /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`; control
+    /// characters in the ids are escaped (R17).
     public var description: String {
-        "\(network)/\(lineItemID) \(adID) \(size) @ \(USD.cpm(eCPM))"
+        "\(DisplayText.escaped(network))/\(DisplayText.escaped(lineItemID)) \(DisplayText.escaped(adID)) \(size) @ \(USD.cpm(eCPM))"
     }
 }
 
@@ -173,16 +174,18 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         }
     }
 
-    /// One line for a person: `[30.100s] home_banner auction_started (refresh)`.
+    /// One line for a person: `[30.100s] home_banner auction_started (refresh)`. Ids from the
+    /// configuration or a network have their control characters escaped, so the line stays
+    /// one line (R17); no instant, however far, can trap.
     public var description: String {
-        let head = "[\(instant)] \(placementID) \(name)"
+        let head = "[\(instant)] \(DisplayText.escaped(placementID)) \(name)"
         switch self {
         case .auctionStarted(_, let reason, _):
             return "\(head) (\(reason.rawValue))"
         case .auctionFinished(_, let trace, _):
-            let winner = trace.winner.map { "winner \($0) @ \(USD.cpm(trace.winningECPM ?? 0))" } ?? "no fill"
-            let length = MediationInstant(offset: .milliseconds(Int64(trace.durationMilliseconds.rounded())))
-            return "\(head) \(trace.auctionID): \(winner) after \(length)"
+            let winner = trace.winner.map { "winner \(DisplayText.escaped($0)) @ \(USD.cpm(trace.winningECPM ?? 0))" } ?? "no fill"
+            let length = MediationInstant(offset: .saturating(milliseconds: trace.durationMilliseconds))
+            return "\(head) \(DisplayText.escaped(trace.auctionID)): \(winner) after \(length)"
         case .adLoaded(let ad, let expiresAt, _):
             return "\(head) \(ad), expires \(expiresAt)"
         case .shown(let impression, _):
@@ -194,7 +197,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .refreshScheduled(_, let dueAt, _):
             return "\(head) due \(dueAt)"
         case .lateAnswer(let late):
-            return "\(head) \(late.lineItemID) in \(late.auctionID)\(late.adReleased ? ", ad released" : "")"
+            return "\(head) \(DisplayText.escaped(late.lineItemID)) in \(DisplayText.escaped(late.auctionID))\(late.adReleased ? ", ad released" : "")"
         }
     }
 }
@@ -207,7 +210,7 @@ enum USD {
     static func revenue(_ value: Double) -> String { "$" + fixed(value, digits: 6) }
 
     private static func fixed(_ value: Double, digits: Int) -> String {
-        guard value.isFinite else { return String(value) }
+        guard value.isFinite, abs(value) < 1e12 else { return String(value) } // never traps
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
         let scaled = Int64((abs(value) * scale).rounded(.toNearestOrAwayFromZero))

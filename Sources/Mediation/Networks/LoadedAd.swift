@@ -19,11 +19,11 @@ public protocol LoadedAd: AnyObject, Sendable {
     /// The ad's size in points.
     var size: AdSize { get }
     /// How long after loading the ad may be shown (the network's TTL); `nil` uses the
-    /// format's default (R14).
+    /// format's default (R14). The engine uses at most the format's default (R16).
     var timeToLive: Duration? { get }
     /// A refresh interval in whole seconds that the network's server asked for (Qartvelo's
-    /// `banner_refresh_seconds`); `nil` keeps the placement's own. Values under 30 are raised to
-    /// 30 by the placement, with a warning (R13).
+    /// `banner_refresh_seconds`); `nil` keeps the placement's own. The placement clamps it to
+    /// 30 s ... 1 day, with a warning (R13, R16).
     var serverRefreshSeconds: Int? { get }
 
     /// Frees what the ad holds (creative data, web views, cached files). Idempotent.

@@ -11,6 +11,11 @@
 /// - ``makeAdapter(for:environment:)`` validates every credential and option and throws a
 ///   ``ConfigurationError`` whose ``ConfigurationError/path`` names the JSON path of the first
 ///   mistake (e.g. `networks.elo.credentials.publisher_id`). It sends nothing over the network.
+/// - ``validate(_:in:network:)`` (optional) says whether a line item could ever fill its
+///   placement (engine rule R19): the network's formats, the slot's bounds, its options. The
+///   engine calls it for every line item when it is built, so `mediate validate` rejects a
+///   configuration that can never fill. ``warnings(for:)`` (optional) lists what the factory
+///   clamps or ignores in a network's configuration.
 public protocol NetworkAdapterFactory: Sendable {
     /// The config's `adapter` value, e.g. `"elo"`.
     var kind: String { get }
@@ -25,4 +30,34 @@ public protocol NetworkAdapterFactory: Sendable {
     /// - Throws: ``ConfigurationError`` naming the JSON path of a missing, unknown or invalid
     ///   credential, option or endpoint.
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter
+
+    /// Whether `lineItem` could ever fill `placement` with this network (engine rule R19).
+    /// Called once per line item when the engine is built, after ``makeAdapter(for:environment:)``
+    /// accepted the network. An error names the JSON path of the source
+    /// (``PlacementConfiguration/path(of:)``, e.g. `placements.level_end.sources[0]`) or of a
+    /// field inside it. Must be cheap and must not send anything. Default: ``LineItemValidation/valid``.
+    /// - Parameters:
+    ///   - lineItem: the line item.
+    ///   - placement: its placement (format, sizing, slot).
+    ///   - network: its network's configuration (endpoint, options).
+    /// - Returns: the errors (it can never fill) and warnings.
+    func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation
+
+    /// What this factory clamps or ignores in `network`'s configuration (engine rule R19), each
+    /// warning naming its JSON path (e.g. `networks.elo.options.geo_precision`). Called once per
+    /// network when the engine is built. Default: none.
+    /// - Parameter network: the network's configuration.
+    func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning]
+}
+
+extension NetworkAdapterFactory {
+    /// Every line item may fill.
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+        .valid
+    }
+
+    /// No warnings.
+    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+        []
+    }
 }

@@ -193,14 +193,17 @@ public actor Placement {
         return await result(of: reply)
     }
 
-    /// The slot changed size. The current ad is asked to refit (`LoadedAd.refit(to:)`); when it
-    /// cannot, it stays and the next auction asks for the new size.
+    /// The slot changed size. The new slot is kept within the slot the configuration declares
+    /// (engine rule R8a: a host may shrink its slot, never grow it past `slot.max_width` /
+    /// `slot.max_height`). The current ad is asked to refit (`LoadedAd.refit(to:)`) to that
+    /// slot; when it cannot, it stays and the next auction asks for the new size.
     /// - Parameter slot: the new slot bounds in points.
     /// - Returns: the current ad's refitted size in points, or `nil` when it did not refit.
     @discardableResult
     public func slotDidResize(_ slot: SlotSize) -> AdSize? {
         guard let ad = machine.slotDidResize(to: slot) else { return nil }
-        let (size, actions) = machine.adRefitted(ad, to: slot, size: ad.refit(to: slot))
+        let bounded = machine.slot // within the declared slot (R8a)
+        let (size, actions) = machine.adRefitted(ad, to: bounded, size: ad.refit(to: bounded))
         perform(actions)
         return size
     }

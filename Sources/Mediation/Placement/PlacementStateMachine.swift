@@ -143,8 +143,11 @@ package struct PlacementStateMachine: Sendable {
     package let configuredRefreshSeconds: Int?
     /// Whether it refreshes (banners, or any placement with `refresh_seconds`, R13).
     package let refreshes: Bool
-    /// The slot the next auction asks for, in points.
+    /// The slot the next auction asks for, in points: the declared slot, narrowed by the
+    /// host's last ``slotDidResize(to:)`` (R8a).
     package private(set) var slot: SlotSize
+    /// The slot the placement's configuration declares; a resize never goes beyond it (R8a).
+    package let declaredSlot: SlotSize
     /// Whether the app is in the foreground.
     package private(set) var isForeground: Bool
     /// The attached views and whether each is visible.
@@ -174,6 +177,7 @@ package struct PlacementStateMachine: Sendable {
         configuredRefreshSeconds = configuration.refreshSeconds
         refreshes = configuration.format == .banner || configuration.refreshSeconds != nil
         slot = configuration.slot
+        declaredSlot = configuration.slot
         isForeground = foreground
         if refreshes {
             let interval = RefreshInterval(configuredSeconds: configuration.refreshSeconds)
@@ -416,12 +420,14 @@ package struct PlacementStateMachine: Sendable {
         return (.wait(ticket), actions)
     }
 
-    /// The slot changed size: later auctions ask for `slot`. Returns the current ad to ask to
-    /// refit (`LoadedAd.refit(to:)`); report its answer with ``adRefitted(_:to:size:)``.
-    /// - Parameter slot: the new slot bounds in points.
+    /// The slot changed size: later auctions ask for `slot` kept within the declared slot
+    /// (R8a: a host may shrink the slot it configured, e.g. a narrower cell, never grow it).
+    /// Returns the current ad to ask to refit (`LoadedAd.refit(to:)`) to ``slot``; report its
+    /// answer with ``adRefitted(_:to:size:)``.
+    /// - Parameter slot: the new slot bounds in points, as the host reports them.
     /// - Returns: the ad to ask, or `nil` (no current ad, or destroyed).
     package mutating func slotDidResize(to slot: SlotSize) -> (any LoadedAd)? {
-        self.slot = slot
+        self.slot = slot.clamped(to: declaredSlot)
         guard !isDestroyed, case .ad(let current) = content else { return nil }
         return current.ad
     }
@@ -435,7 +441,7 @@ package struct PlacementStateMachine: Sendable {
     /// - Returns: the size it now has when it refitted (else `nil`), and the actions.
     package mutating func adRefitted(_ ad: any LoadedAd, to slot: SlotSize, size: AdSize?) -> (AdSize?, [Action]) {
         guard !isDestroyed, case .ad(var current) = content, current.ad === ad else { return (nil, []) }
-        guard let size, slot.fits(size) else {
+        guard let size, NetworkValueBounds.isValidAdSize(size), slot.clamped(to: declaredSlot).fits(size) else {
             return (nil, [.log(.debug, "slot resized; the current ad cannot refit, the next auction asks the new size")])
         }
         current.summary.size = size
@@ -488,13 +494,15 @@ package struct PlacementStateMachine: Sendable {
     }
 
     /// When a new ad expires (R14): its network's TTL from its arrival, else its format's
-    /// default. (The one place to bound a network's TTL, R16.)
+    /// default. The one place that bounds a network's TTL (R16): at most the format's default,
+    /// zero or less expired on arrival (``NetworkValueBounds/timeToLive(_:format:)``).
     private func expiry(of winner: AuctionWinner) -> AdExpiry {
-        AdExpiry(loadedAt: winner.arrivedAt, timeToLive: winner.ad.timeToLive, format: format)
+        AdExpiry(loadedAt: winner.arrivedAt, timeToLive: NetworkValueBounds.timeToLive(winner.ad.timeToLive, format: format), format: format)
     }
 
     /// The refresh interval while `winner` is the current ad (R13): the configured one, or the
-    /// network's server-sent value raised to 30 s. (The one place to bound it, R16.)
+    /// network's server-sent value clamped to 30 s ... 1 day with a warning. The one place that
+    /// bounds it (R16).
     private func refreshInterval(for winner: AuctionWinner) -> RefreshInterval {
         RefreshInterval(configuredSeconds: configuredRefreshSeconds, serverSeconds: winner.ad.serverRefreshSeconds)
     }
@@ -613,8 +621,8 @@ package struct PlacementStateMachine: Sendable {
     private func summary(of winner: AuctionWinner) -> AdSummary {
         AdSummary(
             placementID: placementID,
-            adID: winner.ad.id,
-            creativeID: winner.ad.creativeID,
+            adID: AuctionStateMachine.bounded(winner.ad.id),
+            creativeID: AuctionStateMachine.bounded(winner.ad.creativeID),
             network: winner.ad.network,
             lineItemID: winner.lineItem.id,
             format: winner.ad.format,

@@ -1,11 +1,13 @@
-/// Resolves a placement's refresh interval (engine rule R13): the placement's configured
+/// Resolves a placement's refresh interval (engine rules R13, R16): the placement's configured
 /// `refresh_seconds` (default 60), replaced by a network's server-sent value (Qartvelo's
-/// `banner_refresh_seconds`) when the current ad carries one; a server value under 30 is raised
-/// to 30 with a warning. (A configured value under 30 is a config error, caught when loading.)
+/// `banner_refresh_seconds`) when the current ad carries one. A server value is untrusted: one
+/// outside 30 s ... 1 day (``NetworkValueBounds/refreshSeconds``) is clamped into it, with a
+/// warning, so no network can make the placement refresh too often or stop it for good. (A
+/// configured value outside 30 ... 86,400 is a config error, caught when loading.)
 package struct RefreshInterval: Hashable, Sendable {
-    /// The interval in whole seconds (at least 30).
+    /// The interval in whole seconds (30 ... 86,400).
     package var seconds: Int
-    /// A warning to log when a server-sent value was raised, else `nil`.
+    /// A warning to log when a server-sent value was clamped, else `nil`.
     package var warning: String?
 
     /// The interval as a `Duration`.
@@ -16,18 +18,21 @@ package struct RefreshInterval: Hashable, Sendable {
     ///   - configuredSeconds: the placement's `refresh_seconds`, or `nil` for the default (60).
     ///   - serverSeconds: the interval the current ad's server sent, in whole seconds, if any.
     package init(configuredSeconds: Int?, serverSeconds: Int? = nil) {
-        let minimum = PlacementConfiguration.minimumRefreshSeconds
+        let bounds = NetworkValueBounds.refreshSeconds
         if let serverSeconds {
-            if serverSeconds < minimum {
-                seconds = minimum
-                warning = "server refresh interval \(serverSeconds) s is under \(minimum) s; raised to \(minimum) s"
-            } else {
-                seconds = serverSeconds
+            let (clamped, changed) = NetworkValueBounds.refreshSeconds(serverSeconds)
+            seconds = clamped
+            if !changed {
                 warning = nil
+            } else if serverSeconds < bounds.lowerBound {
+                warning = "server refresh interval \(serverSeconds) s is under \(bounds.lowerBound) s; raised to \(clamped) s"
+            } else {
+                warning = "server refresh interval \(serverSeconds) s is over \(bounds.upperBound) s; lowered to \(clamped) s"
             }
         } else {
-            // The loader rejects values under 30; keep the floor here too so no input can go lower.
-            seconds = max(minimum, configuredSeconds ?? PlacementConfiguration.defaultRefreshSeconds)
+            // The loader keeps configured values in range; clamp here too so no input can escape.
+            let configured = configuredSeconds ?? PlacementConfiguration.defaultRefreshSeconds
+            seconds = min(max(configured, bounds.lowerBound), bounds.upperBound)
             warning = nil
         }
     }

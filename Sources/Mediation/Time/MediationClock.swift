@@ -55,10 +55,24 @@ public struct SystemClock: MediationClock {
         MediationInstant(offset: ContinuousClock.now - origin)
     }
 
+    /// The longest single sleep on the system clock; a later deadline is reached in steps of
+    /// at most this, so an absurd deadline (an unbounded network value) never overflows the
+    /// system's timer arithmetic.
+    static let longestSleep: Duration = .seconds(86_400)
+
     /// Sleeps on `ContinuousClock` with no tolerance, so deadlines fire as close to exact as
-    /// the system allows.
+    /// the system allows. A deadline more than a day away is waited for a day at a time, so
+    /// no deadline, however far, can trap.
     /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(until deadline: MediationInstant) async throws {
-        try await ContinuousClock().sleep(until: origin + deadline.offset, tolerance: nil)
+        let clock = ContinuousClock()
+        while true {
+            let elapsed = clock.now - origin
+            if deadline.offset <= elapsed + SystemClock.longestSleep {
+                try await clock.sleep(until: origin + deadline.offset, tolerance: nil)
+                return
+            }
+            try await clock.sleep(until: origin + elapsed + SystemClock.longestSleep, tolerance: nil)
+        }
     }
 }

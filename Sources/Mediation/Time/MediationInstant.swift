@@ -39,13 +39,22 @@ public struct MediationInstant: Hashable, Comparable, Sendable, Codable, CustomS
     /// The offset in milliseconds, with sub-millisecond precision.
     public var milliseconds: Double { offset.milliseconds }
 
-    /// The offset in seconds with millisecond precision, e.g. `"30.100s"`.
+    /// The offset in seconds with millisecond precision, e.g. `"30.100s"`. Never traps: any
+    /// offset, however far (an unbounded network value), is written exactly to the millisecond.
     public var description: String {
-        let millis = Int64((offset.milliseconds).rounded(.toNearestOrAwayFromZero))
-        let sign = millis < 0 ? "-" : ""
-        let magnitude = millis.magnitude
-        let fraction = String(magnitude % 1000)
-        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
+        let (seconds, attoseconds) = offset.components
+        let negative = seconds < 0 || attoseconds < 0
+        var wholeSeconds = seconds.magnitude
+        // Round the fraction half away from zero to whole milliseconds (1 ms = 10^15 as).
+        var millis = (attoseconds.magnitude + 500_000_000_000_000) / 1_000_000_000_000_000
+        if millis == 1000 {
+            millis = 0
+            let (sum, overflow) = wholeSeconds.addingReportingOverflow(1)
+            wholeSeconds = overflow ? .max : sum
+        }
+        let sign = negative && (wholeSeconds > 0 || millis > 0) ? "-" : ""
+        let fraction = String(millis)
+        return "\(sign)\(wholeSeconds).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)s"
     }
 }
 
@@ -54,5 +63,15 @@ extension Duration {
     public var milliseconds: Double {
         let parts = components
         return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
+    }
+
+    /// `milliseconds` as a duration, saturating: NaN is zero, and values beyond what an
+    /// `Int64` of milliseconds holds are clamped to it, so no value can trap.
+    /// - Parameter milliseconds: a length of time in milliseconds (e.g. from a trace).
+    public static func saturating(milliseconds: Double) -> Duration {
+        guard !milliseconds.isNaN else { return .zero }
+        let limit = 9.2e18 // just under Int64.max
+        let clamped = min(max(milliseconds.rounded(), -limit), limit)
+        return .milliseconds(Int64(clamped))
     }
 }

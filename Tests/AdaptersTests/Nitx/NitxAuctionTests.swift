@@ -64,16 +64,21 @@ struct NitxAuctionTests {
         }
     }
 
+    /// R19: a Nitx line item on a rewarded placement can never fill, so the engine refuses the
+    /// configuration (naming the source); the adapter itself still fails a rewarded request
+    /// with its `unsupported` error, without a request.
     @Test func rewardedIsAnErrorOutcome() async throws {
         let clock = ManualClock()
         let placement = PlacementConfiguration(id: "r", format: .rewarded, sources: [.fixedPrice("nitx_r", network: "nitx", adUnitID: "SLOT-R", eCPM: 2.0)])
-        let engine = try Self.engine(clock: clock, placements: [placement])
-        let outcome = try await engine.runAuction(placementID: "r", on: clock)
-        #expect(outcome.winner == nil)
-        guard case .error(let error)? = outcome.trace.source("nitx_r")?.outcome else {
-            Issue.record("expected an error outcome")
+        let error = #expect(throws: ConfigurationError.self) { _ = try Self.engine(clock: clock, placements: [placement]) }
+        #expect(error?.code == .unfillable)
+        #expect(error?.path == "placements.r.sources[0]")
+        let adapter = try NitxAdapterFactory().makeAdapter(for: Self.nitxNetwork(), environment: MediationEnvironment(clock: clock))
+        let result = await clock.perform { await adapter.loadAd(for: AdRequest(placementID: "r", adUnitID: "SLOT-R", format: .rewarded)) }
+        guard case .failure(let failure) = result else {
+            Issue.record("expected an error outcome, got \(result)")
             return
         }
-        #expect(error.message == "Rewarded ads are not available in v1")
+        #expect(failure.message == "Rewarded ads are not available in v1")
     }
 }

@@ -163,7 +163,7 @@ struct AuctionRuleTests {
         )
         let outcome = await harness.run()
         #expect(outcome.endedAt == 500)
-        #expect(outcome.outcome(of: "NetA") == .timeout)
+        #expect(outcome.outcome(of: "NetA") == .timeout(.source))
         #expect(outcome.winner?.lineItem.id == "NetB")
         #expect(try #require(harness.netA.ads.first).releaseCount == 1)
         #expect(harness.netA.requests.first?.deadline == .origin + .milliseconds(500))

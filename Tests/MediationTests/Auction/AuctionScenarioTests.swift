@@ -19,7 +19,7 @@ struct AuctionScenarioTests {
         #expect(outcome.winner?.lineItem.id == "NetA")
         #expect(outcome.winner?.eCPM == 1.20)
         #expect(harness.requestCount == 3)
-        #expect(outcome.outcome(of: "Bid") == .timeout)
+        #expect(outcome.outcome(of: "Bid") == .timeout(.deadline))
         #expect(outcome.outcome(of: "NetB") == .noFill(.noInventory))
         // The bid arrives at 3400 ms: released once, on arrival.
         await harness.clock.advance(to: .origin + .milliseconds(3399))
@@ -103,7 +103,7 @@ struct AuctionScenarioTests {
         #expect(outcome.endedAt == 3000)
         #expect(outcome.winner?.lineItem.id == "NetB")
         #expect(outcome.winner?.eCPM == 0.80)
-        #expect(outcome.outcome(of: "NetA") == .timeout)
+        #expect(outcome.outcome(of: "NetA") == .timeout(.deadline))
         #expect(harness.requestCount == 3)
     }
 
@@ -123,7 +123,7 @@ struct AuctionScenarioTests {
         let firstOutcome = try #require(await first.value)
         #expect(firstOutcome.winner == nil)
         #expect(firstOutcome.endedAt == 3000)
-        #expect(firstOutcome.outcome(of: "NetA") == .timeout)
+        #expect(firstOutcome.outcome(of: "NetA") == .timeout(.deadline))
 
         let second = await engine.startAuction("level_end")
         #expect(netA.requestCount == 2)
@@ -170,7 +170,7 @@ struct AuctionScenarioTests {
         #expect(outcome.endedAt == 3000)
         #expect(outcome.outcome(of: "Bid") == .won)
         #expect(outcome.outcome(of: "NetB") == .noFill(.noInventory))
-        #expect(outcome.outcome(of: "NetA") == .timeout)
+        #expect(outcome.outcome(of: "NetA") == .timeout(.deadline))
         #expect(outcome.trace.sources.allSatisfy { !$0.adReleased })
         #expect(harness.bid.ads.map(\.releaseCount) == [0])
     }

@@ -44,11 +44,11 @@ struct AuctionTimerTests {
 
         #expect(a.trace.endedAtMilliseconds == 3000)
         #expect(a.winner == nil)
-        #expect(a.outcome(of: "Hung") == .timeout)
+        #expect(a.outcome(of: "Hung") == .timeout(.deadline))
         // Slow timed out at 1500 ms, so Low's fill at 1700 ms decides B at once.
         #expect(b.trace.endedAtMilliseconds == 1700)
         #expect(b.winner?.lineItem.id == "Low")
-        #expect(b.outcome(of: "Slow") == .timeout)
+        #expect(b.outcome(of: "Slow") == .timeout(.source))
         #expect(clock.sleeperCount == 0)
     }
 
@@ -89,7 +89,7 @@ struct AuctionTimerTests {
         first.cancel()
         await first.value
         #expect(a?.trace.endedAtMilliseconds == 3000)
-        #expect(a?.outcome(of: "Hung") == .timeout)
+        #expect(a?.outcome(of: "Hung") == .timeout(.deadline))
         #expect(clock.sleeperCount == 0)
     }
 

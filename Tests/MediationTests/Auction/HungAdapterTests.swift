@@ -15,7 +15,7 @@ struct HungAdapterTests {
         let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
         let elapsed = wall.now - started
         #expect(outcome.winner == nil)
-        #expect(outcome.trace.source("Hung")?.outcome == .timeout)
+        #expect(outcome.trace.source("Hung")?.outcome == .timeout(.deadline))
         #expect(outcome.trace.durationMilliseconds >= 200)
         // The adapter never returns, so any answer at all proves the auction did not wait for
         // it; the upper bound only catches a wait on the adapter, and is far beyond what a

@@ -164,6 +164,14 @@ struct ConfigurationLoaderTests {
         ErrorCase(name: "endpoint not sandbox or http(s)", old: #""endpoint": "sandbox""#, new: #""endpoint": "ftp://x.example""#, code: .invalidValue, path: "networks.fb.endpoint"),
         ErrorCase(name: "slot height 0", old: #""max_height": 90"#, new: #""max_height": 0"#, code: .invalidValue, path: "placements.home_banner.slot.max_height"),
         ErrorCase(name: "empty source id", old: #""id": "fb_b""#, new: #""id": """#, code: .invalidValue, path: "placements.home_banner.sources[2].id"),
+        ErrorCase(name: "missing endpoint (sandbox must be said)", old: #""endpoint": "sandbox", "#, new: "", code: .missingField, path: "networks.fb.endpoint"),
+        ErrorCase(name: "endpoint with a space", old: #""endpoint": "https://bid.example.com/v1""#, new: #""endpoint": "https://bid.example.com/v 1""#, code: .invalidValue, path: "networks.bid.endpoint"),
+        ErrorCase(name: "endpoint scheme in capitals", old: #""endpoint": "https://bid.example.com/v1""#, new: #""endpoint": "HTTPS://bid.example.com/v1""#, code: .invalidValue, path: "networks.bid.endpoint"),
+        ErrorCase(name: "endpoint without a host", old: #""endpoint": "https://bid.example.com/v1""#, new: #""endpoint": "https:///v1""#, code: .invalidValue, path: "networks.bid.endpoint"),
+        ErrorCase(name: "blank ad unit id", old: #""ad_unit_id": "u3""#, new: #""ad_unit_id": " ""#, code: .invalidValue, path: "placements.home_banner.sources[2].ad_unit_id"),
+        ErrorCase(name: "blank ad unit id (tab and newline)", old: #""ad_unit_id": "u3""#, new: #""ad_unit_id": "\t\n""#, code: .invalidValue, path: "placements.home_banner.sources[2].ad_unit_id"),
+        ErrorCase(name: "empty ad unit id", old: #""ad_unit_id": "u3""#, new: #""ad_unit_id": """#, code: .invalidValue, path: "placements.home_banner.sources[2].ad_unit_id"),
+        ErrorCase(name: "a floor above every fixed eCPM with no bidder (R19)", old: #""floor": 0.1"#, new: #""floor": 5.01"#, code: .unfillable, path: "placements.level_end.floor"),
         ErrorCase(name: "key with a dot is quoted", old: #""networks": {"#, new: #""net.works": 1, "networks": {"#, code: .unknownKey, path: #"["net.works"]"#),
     ]
 
