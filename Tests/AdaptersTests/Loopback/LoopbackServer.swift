@@ -141,10 +141,20 @@ final class LoopbackServer: Sendable {
         guard let script = Bundle.module.path(forResource: "loopback_server", ofType: "py") else {
             throw StartError.scriptMissing
         }
-        let routesJSON = String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)
+        var routesArgument = String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)
+        var routesFile: URL?
+        if routesArgument.utf8.count > 64 * 1024 {
+            // Linux caps one command-line argument at 128 KiB: large route tables go in a file,
+            // which the server reads before it prints its port.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-routes-\(UUID().uuidString).json")
+            try Data(routesArgument.utf8).write(to: file)
+            routesArgument = "@" + file.path
+            routesFile = file
+        }
+        defer { routesFile.map { try? FileManager.default.removeItem(at: $0) } }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, routesJSON]
+        process.arguments = ["python3", script, routesArgument]
         let stdout = Pipe()
         let stdin = Pipe()
         process.standardOutput = stdout

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A scripted HTTP server on loopback for the adapters' real-HTTP tests.
 
-Usage: loopback_server.py ROUTES_JSON
+Usage: loopback_server.py ROUTES_JSON | @ROUTES_FILE
   Binds 127.0.0.1 on a free port, prints "PORT <n>" on stdout, and serves until its standard
   input closes (the test process ended) or MAX_LIFETIME seconds pass, whichever comes first.
 
@@ -22,6 +22,7 @@ and, to script a misbehaving network (the hostile-network tests):
                                         of the body, then reset the connection (TCP RST)
   "no_length": true                     no Content-Length: the body ends when the connection
                                         closes (Connection: close)
+"$SELF" in any body becomes the server's own base URL (http://127.0.0.1:PORT).
 A connection the server holds (drip, never) is dropped when the server stops.
 GET /__requests returns every request received so far as JSON:
   [{"method", "path", "query", "headers", "body"}]
@@ -38,7 +39,14 @@ from urllib.parse import urlsplit
 
 MAX_LIFETIME = 300
 
-routes = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+def load_routes(argument):
+    if argument.startswith("@"):
+        with open(argument[1:], encoding="utf-8") as file:
+            return json.load(file)
+    return json.loads(argument)
+
+
+routes = load_routes(sys.argv[1]) if len(sys.argv) > 1 else {}
 counters = {}
 received = []
 lock = threading.Lock()
@@ -100,6 +108,7 @@ class Handler(BaseHTTPRequestHandler):
             payload = b"".join(str(text).encode() * int(count) for text, count in spec["body_parts"])
         else:
             payload = spec.get("body", "").encode()
+        payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
         if spec.get("echo_id"):
             try:
                 request_id = str(json.loads(body).get("id", ""))
@@ -114,10 +123,12 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
-            if spec.get("no_length"):
+            if spec.get("no_length") or "drip" in spec or "reset_after" in spec:
+                # The server closes these connections when done: it says so, so that no client
+                # reuses one that is about to close.
                 self.send_header("Connection", "close")
                 self.close_connection = True
-            else:
+            if not spec.get("no_length"):
                 self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
             if "reset_after" in spec:
