@@ -247,10 +247,11 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = entries.withLock { entries -> Bool in
-            guard var entry = entries[dataTask.taskIdentifier] else { return false }
-            guard entry.body.count + data.count <= maximumBytes else { return true }
-            entry.body.append(data)
-            entries[dataTask.taskIdentifier] = entry
+            guard let received = entries[dataTask.taskIdentifier]?.body.count else { return false }
+            guard received + data.count <= maximumBytes else { return true }
+            // Appended in place: copying the entry out and back would copy the whole body on
+            // every chunk (quadratic in the body's size).
+            entries[dataTask.taskIdentifier]?.body.append(data)
             return false
         }
         if overflow {
