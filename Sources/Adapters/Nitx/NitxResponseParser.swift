@@ -67,7 +67,7 @@ package enum NitxResponseParser {
         guard path != nil || ad.assets != nil else {
             return .failure(NitxErrorCode.invalidResponse.error("the ad has neither a creative path nor assets"))
         }
-        if let path, path.count > NetworkValueBounds.maximumURLLength {
+        if let path, !NetworkValueBounds.fits(path, limit: NetworkValueBounds.maximumURLLength) {
             return .failure(NitxErrorCode.invalidResponse.error("the creative path is longer than \(NetworkValueBounds.maximumURLLength) characters"))
         }
         for (name, value) in [("width", ad.width), ("height", ad.height)] {
@@ -89,7 +89,7 @@ package enum NitxResponseParser {
 
     /// `path` when it is at most `NetworkValueBounds.maximumURLLength` characters, else `nil`.
     private static func boundedPath(_ path: String) -> String? {
-        path.count <= NetworkValueBounds.maximumURLLength ? path : nil
+        NetworkValueBounds.fits(path, limit: NetworkValueBounds.maximumURLLength) ? path : nil
     }
 
     /// The native assets: the structured ones when sent, else (a path-only ad) headline = the

@@ -98,8 +98,19 @@ public enum NetworkValueBounds {
     ///   - text: a string a network sent.
     ///   - limit: the most characters kept (default ``maximumTextLength``).
     public static func text(_ text: String, limit: Int = maximumTextLength) -> String {
-        guard text.count > limit else { return text }
+        guard !fits(text, limit: limit) else { return text }
         return String(text.prefix(max(0, limit - 1))) + "…"
+    }
+
+    /// Whether `text` has at most `limit` characters, in time proportional to `limit`, not to
+    /// the text (a network may send megabytes).
+    /// - Parameters:
+    ///   - text: a string a network sent.
+    ///   - limit: the most characters allowed.
+    public static func fits(_ text: String, limit: Int) -> Bool {
+        if text.utf8.count <= limit { return true }
+        guard let end = text.index(text.startIndex, offsetBy: max(0, limit), limitedBy: text.endIndex) else { return true }
+        return end == text.endIndex
     }
 
     /// An identifier cut to ``maximumIdentifierLength`` characters.
@@ -134,7 +145,7 @@ extension NetworkValueBounds {
     /// characters, or `nil`.
     /// - Parameter text: a URL a network sent.
     public static func webURL(_ text: String) -> URL? {
-        guard text.count <= maximumURLLength, let url = URL(string: text) else { return nil }
+        guard fits(text, limit: maximumURLLength), let url = URL(string: text) else { return nil }
         return isWebURL(url) ? url : nil
     }
 
@@ -145,7 +156,7 @@ extension NetworkValueBounds {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty, url.user == nil, url.password == nil
         else { return false }
-        return url.absoluteString.count <= maximumURLLength
+        return fits(url.absoluteString, limit: maximumURLLength)
     }
 
     /// The first ``maximumCount`` items of a list a network sent; the rest are dropped.
