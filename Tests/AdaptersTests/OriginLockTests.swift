@@ -5,7 +5,7 @@ import Testing
 
 /// Engine rule R17: a network's transport is locked to its configured origin; URLs from its
 /// answers reach other origins only where its document says so, never a sandbox host.
-@Suite("Origin lock (R17)")
+@Suite("Origin lock (R17)", .serialized)
 struct OriginLockTests {
     /// Answers 200 to whatever reaches it, and remembers the URLs.
     final class RecordingTransport: HTTPTransport {

@@ -6,7 +6,7 @@ import Testing
 
 /// Engine rules R16 and R17 for Elo: every value of an answer is bounded with
 /// `NetworkValueBounds`, failures keep their detail, and nothing leaves the configured origin.
-@Suite("Elo: bounded answers and detailed failures")
+@Suite("Elo: bounded answers and detailed failures", .serialized)
 struct EloBoundsTests {
     /// A one-bid answer for request `id-3` with `patch` applied to the bid's JSON object.
     static func answer(_ patch: (inout [String: Any]) -> Void, top: (inout [String: Any]) -> Void = { _ in }) throws -> String {
@@ -158,7 +158,9 @@ struct EloBoundsTests {
     }
 
     @Test func aHugeTransportMessageIsCut() async throws {
-        let transport = EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: String(repeating: "m", count: 5_000_000))) }
+        // Long enough to show the cut; the hostile-network suite sends megabytes over HTTP.
+        let message = String(repeating: "m", count: 300_000)
+        let transport = EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: message)) }
         let (result, _) = await Self.load("", transport: transport)
         guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail.count == NetworkValueBounds.maximumTextLength)

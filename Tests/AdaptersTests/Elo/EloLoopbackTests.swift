@@ -4,7 +4,7 @@ import Testing
 @testable import Adapters
 
 /// Elo over real HTTP: the URLSession transport against the loopback server.
-@Suite("Elo over loopback HTTP")
+@Suite("Elo over loopback HTTP", .serialized)
 struct EloLoopbackTests {
     /// A client on the system clock whose base URL is `baseURL`; its first request id is `id-3`.
     func client(baseURL: URL, clock: SystemClock) -> EloClient {

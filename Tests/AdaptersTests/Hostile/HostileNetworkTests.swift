@@ -309,51 +309,56 @@ enum HostileRun {
     }
 }
 
-@Suite("Hostile networks, one-shot auctions: Elo", .serialized)
-struct HostileEloOneShotTests {
-    @Test(arguments: HostileRun.arguments(.elo))
-    func scenario(_ scenario: HostileScenario) async throws {
-        try await HostileRun.oneShot(scenario)
+/// The six suites run one scenario at a time (the parent is serialized): the suite holds
+/// connections open on purpose and its deadlines are on the wall clock, so it keeps its own
+/// load, and the load it puts on the rest of the test run, low.
+@Suite("Hostile networks (R16, R17)", .serialized)
+struct HostileNetworkTests {
+    @Suite("one-shot auctions: Elo")
+    struct EloOneShot {
+        @Test(arguments: HostileRun.arguments(.elo))
+        func scenario(_ scenario: HostileScenario) async throws {
+            try await HostileRun.oneShot(scenario)
+        }
+    }
+
+    @Suite("one-shot auctions: Nitx")
+    struct NitxOneShot {
+        @Test(arguments: HostileRun.arguments(.nitx))
+        func scenario(_ scenario: HostileScenario) async throws {
+            try await HostileRun.oneShot(scenario)
+        }
+    }
+
+    @Suite("one-shot auctions: Qartvelo")
+    struct QartveloOneShot {
+        @Test(arguments: HostileRun.arguments(.qartvelo))
+        func scenario(_ scenario: HostileScenario) async throws {
+            try await HostileRun.oneShot(scenario)
+        }
+    }
+
+    @Suite("refreshing placements: Elo")
+    struct EloPlacement {
+        @Test(arguments: HostileRun.arguments(.elo))
+        func scenario(_ scenario: HostileScenario) async throws {
+            try await HostileRun.placement(scenario)
+        }
+    }
+
+    @Suite("refreshing placements: Nitx")
+    struct NitxPlacement {
+        @Test(arguments: HostileRun.arguments(.nitx))
+        func scenario(_ scenario: HostileScenario) async throws {
+            try await HostileRun.placement(scenario)
+        }
+    }
+
+    @Suite("refreshing placements: Qartvelo")
+    struct QartveloPlacement {
+        @Test(arguments: HostileRun.arguments(.qartvelo))
+        func scenario(_ scenario: HostileScenario) async throws {
+            try await HostileRun.placement(scenario)
+        }
     }
 }
-
-@Suite("Hostile networks, one-shot auctions: Nitx", .serialized)
-struct HostileNitxOneShotTests {
-    @Test(arguments: HostileRun.arguments(.nitx))
-    func scenario(_ scenario: HostileScenario) async throws {
-        try await HostileRun.oneShot(scenario)
-    }
-}
-
-@Suite("Hostile networks, one-shot auctions: Qartvelo", .serialized)
-struct HostileQartveloOneShotTests {
-    @Test(arguments: HostileRun.arguments(.qartvelo))
-    func scenario(_ scenario: HostileScenario) async throws {
-        try await HostileRun.oneShot(scenario)
-    }
-}
-
-@Suite("Hostile networks, refreshing placements: Elo", .serialized)
-struct HostileEloPlacementTests {
-    @Test(arguments: HostileRun.arguments(.elo))
-    func scenario(_ scenario: HostileScenario) async throws {
-        try await HostileRun.placement(scenario)
-    }
-}
-
-@Suite("Hostile networks, refreshing placements: Nitx", .serialized)
-struct HostileNitxPlacementTests {
-    @Test(arguments: HostileRun.arguments(.nitx))
-    func scenario(_ scenario: HostileScenario) async throws {
-        try await HostileRun.placement(scenario)
-    }
-}
-
-@Suite("Hostile networks, refreshing placements: Qartvelo", .serialized)
-struct HostileQartveloPlacementTests {
-    @Test(arguments: HostileRun.arguments(.qartvelo))
-    func scenario(_ scenario: HostileScenario) async throws {
-        try await HostileRun.placement(scenario)
-    }
-}
-

@@ -84,7 +84,7 @@ struct QartveloLoopbackTests {
 
 /// Engine rule R17 over real HTTP: before, a redirect of the banner request to another port
 /// was followed and the other server's ad filled.
-@Suite("Qartvelo redirects over loopback HTTP")
+@Suite("Qartvelo redirects over loopback HTTP", .serialized)
 struct QartveloRedirectTests {
     @Test(arguments: [302, 307])
     func aRedirectToAnotherOriginIsRefusedWithItsStatus(status: Int) async throws {
