@@ -29,9 +29,10 @@ enum EloResponseParser {
 
     /// Interprets `response`. Every value that reaches the ad is bounded with
     /// `NetworkValueBounds` (engine rule R16): the price, the size (each side finite, positive
-    /// and at most 10,000 pt; the height within the slot, the width cut to the slot's), the TTL (`exp`, cut to one
-    /// day), the ids (cut to 128 characters), the text (cut to 256), the URLs (http(s), at most
-    /// 2048 characters, else dropped) and the tracking lists (at most 64 URLs each).
+    /// and at most 10,000 pt; the height within the slot, the width cut to the slot's), the TTL
+    /// (`exp`, cut to one day), the ids (cut to 128 characters), the text (cut to 256), the URLs
+    /// (http(s), at most 2048 characters, else dropped) and the tracking lists (at most 64 URLs
+    /// each).
     static func parse(_ response: HTTPResponse, context: Context) -> Answer {
         guard (200..<300).contains(response.statusCode) else { return .serverError(status: response.statusCode) }
         if response.statusCode == 204 || response.body.isEmpty { return .noBids }
