@@ -34,9 +34,25 @@ struct URLSessionTransportLimitTests {
         let server = try await LoopbackServer(single: ["GET /big": .json(String(repeating: "x", count: 5000))])
         defer { server.stop() }
         let transport = URLSessionTransport(maximumResponseBytes: 1000)
-        await #expect(throws: TransportError.self) {
+        let error = await #expect(throws: TransportError.self) {
             _ = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("big")))
         }
+        #expect(error?.kind == .responseTooLarge)
+        #expect(error?.message == "response body of 5000 bytes exceeds the 1000-byte limit")
+    }
+
+    @Test func aBodyOverTheLimitWithoutContentLengthIsRefusedAsItArrives() async throws {
+        // No Content-Length, the body trickled in chunks: the limit applies to the bytes received.
+        let server = try await LoopbackServer(single: [
+            "GET /drip": .init(bodyParts: [.init(text: "z", count: 3000)], drip: .init(bytes: 500, intervalMilliseconds: 1), noLength: true),
+        ])
+        defer { server.stop() }
+        let transport = URLSessionTransport(maximumResponseBytes: 1000)
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("drip")))
+        }
+        #expect(error?.kind == .responseTooLarge)
+        #expect(error?.message == "response body exceeds the 1000-byte limit")
     }
 
     @Test func aBodyAtTheLimitIsKept() async throws {
@@ -46,5 +62,102 @@ struct URLSessionTransportLimitTests {
         let response = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("fits")))
         #expect(response.body.count == 1000)
         #expect(response.statusCode == 200)
+    }
+}
+
+/// Engine rule R17: a redirect is followed only on the origin of the request's URL, at most
+/// three times; anything else fails with the redirect's status and the target's origin only.
+@Suite("URLSession transport redirects (R17)", .serialized)
+struct URLSessionTransportRedirectTests {
+    /// One transport for the suite (FoundationNetworking has faults with many sessions).
+    static let transport = URLSessionTransport()
+
+    /// Two servers for the suite's cross-origin cases (process launches are not free): `other`
+    /// serves an ad at `/ad<status>`, `server` redirects `/go<status>` to it.
+    static let servers = Task<(server: LoopbackServer, other: LoopbackServer), any Error> {
+        let statuses = [301, 302, 303, 307, 308]
+        let other = try await LoopbackServer(single: Dictionary(uniqueKeysWithValues: statuses.map { ("GET /ad\($0)", LoopbackServer.Response.json(#"{"ad":"from elsewhere"}"#)) }))
+        let server = try await LoopbackServer(single: Dictionary(uniqueKeysWithValues: statuses.map {
+            ("GET /go\($0)", LoopbackServer.Response.redirect($0, to: "\(other.baseURL.absoluteString)/ad\($0)?user=secret"))
+        }))
+        return (server, other)
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func aRedirectToAnotherPortIsRefusedWithItsStatus(status: Int) async throws {
+        let (server, other) = try await Self.servers.value
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("go\(status)")))
+        }
+        #expect(error?.kind == .redirectRefused)
+        #expect(error?.status == status)
+        #expect(error?.message == "HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)")
+        #expect(error?.message.contains("secret") == false, "the target's path and query never appear")
+        #expect(try await other.receivedRequests().filter { $0.path == "/ad\(status)" }.isEmpty, "the other origin is never asked")
+    }
+
+    @Test func aRedirectToAnotherHostOrSchemeIsRefused() async throws {
+        let server = try await LoopbackServer(single: [
+            "GET /host": .redirect(302, to: "http://localhost:1/x"),
+            "GET /scheme": .redirect(302, to: "ftp://127.0.0.1/x"),
+        ])
+        defer { server.stop() }
+        let host = await #expect(throws: TransportError.self) {
+            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("host")))
+        }
+        #expect(host?.kind == .redirectRefused)
+        #expect(host?.message == "HTTP 302 redirect to http://localhost:1 refused: it leaves http://127.0.0.1:\(server.port)")
+        let scheme = await #expect(throws: TransportError.self) {
+            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("scheme")))
+        }
+        #expect(scheme?.kind == .redirectRefused)
+        #expect(scheme?.status == 302)
+    }
+
+    @Test func threeSameOriginRedirectsAreFollowed() async throws {
+        let server = try await LoopbackServer(single: [
+            "GET /a": .redirect(302, to: "/b"),
+            "POST /b": .redirect(307, to: "/c"),
+            "GET /b": .redirect(307, to: "/c"),
+            "GET /c": .redirect(301, to: "/d"),
+            "GET /d": .json(#"{"ok":true}"#),
+        ])
+        defer { server.stop() }
+        let response = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("a")))
+        #expect(response.statusCode == 200)
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
+        #expect(try await server.receivedRequests().map(\.path) == ["/a", "/b", "/c", "/d"])
+    }
+
+    @Test func aFourthRedirectAndALoopAreRefused() async throws {
+        let server = try await LoopbackServer(single: [
+            "GET /a": .redirect(302, to: "/b"),
+            "GET /b": .redirect(302, to: "/c"),
+            "GET /c": .redirect(302, to: "/d"),
+            "GET /d": .redirect(307, to: "/e"),
+            "GET /e": .json(#"{"ok":true}"#),
+            "GET /loop": .redirect(302, to: "/loop"),
+        ])
+        defer { server.stop() }
+        let fourth = await #expect(throws: TransportError.self) {
+            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("a")))
+        }
+        #expect(fourth?.kind == .redirectRefused)
+        #expect(fourth?.status == 307)
+        #expect(fourth?.message == "HTTP 307 redirect refused: more than 3 redirects")
+        let loop = await #expect(throws: TransportError.self) {
+            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("loop")))
+        }
+        #expect(loop?.kind == .redirectRefused)
+        #expect(loop?.status == 302)
+        #expect(try await server.receivedRequests().map(\.path) == ["/a", "/b", "/c", "/d", "/loop", "/loop", "/loop", "/loop"])
+    }
+
+    @Test func aURLThatIsNotHTTPIsNotSent() async throws {
+        let url = try #require(URL(string: "file:///etc/passwd"))
+        let error = await #expect(throws: TransportError.self) {
+            _ = try await Self.transport.send(HTTPRequest(url: url))
+        }
+        #expect(error?.kind == .invalidRequest)
     }
 }

@@ -332,7 +332,9 @@ public actor EloClient {
 
         let race = EloDeadlineRace()
         inFlight[requestID] = race
-        let outcome = await race.run(httpRequest, over: transport, clock: clock, deadline: deadline)
+        // The bid request goes to the configured origin only, and so do its redirects (R17).
+        let locked = OriginLockedTransport(transport, endpoint: configuration.baseURL)
+        let outcome = await race.run(httpRequest, over: locked, clock: clock, deadline: deadline)
         inFlight[requestID] = nil
 
         switch outcome {
@@ -344,8 +346,9 @@ public actor EloClient {
             if error.kind == .cancelled {
                 return done(.error(EloError(.cancelled, "request cancelled")), requestID: requestID)
             }
-            log(.warn, "ad request failed: \(error.kind.rawValue)")
-            return done(.noFill(.networkError), requestID: requestID)
+            let detail = NetworkValueBounds.text("\(error.kind.rawValue): \(error.message)")
+            log(.warn, "ad request failed: \(detail)")
+            return done(.noFill(.networkError(detail: detail)), requestID: requestID)
         case .response(.success(let response)):
             // Payloads are captured only for requests that got an HTTP answer (Elo seed: cache
             // hits, disabled sessions and transport failures produce neither).
@@ -373,7 +376,7 @@ public actor EloClient {
                 return done(.noFill(.noBids), requestID: requestID)
             case .serverError(let status):
                 log(.warn, "ad server answered HTTP \(status)")
-                return done(.noFill(.networkError), requestID: requestID)
+                return done(.noFill(.networkError(detail: "HTTP \(status)")), requestID: requestID)
             case .invalid(let message):
                 log(.warn, "invalid ad response: \(message)")
                 return done(.error(EloError(.decoding, message)), requestID: requestID)

@@ -27,7 +27,12 @@ enum EloResponseParser {
         var tracker: EloTracker?
     }
 
-    /// Interprets `response`.
+    /// Interprets `response`. Every value that reaches the ad is bounded with
+    /// `NetworkValueBounds` (engine rule R16): the price, the size (each side finite, positive
+    /// and at most 10,000 pt; the height within the slot, the width cut to the slot's), the TTL
+    /// (`exp`, cut to one day), the ids (cut to 128 characters), the text (cut to 256), the URLs
+    /// (http(s), at most 2048 characters, else dropped) and the tracking lists (at most 64 URLs
+    /// each).
     static func parse(_ response: HTTPResponse, context: Context) -> Answer {
         guard (200..<300).contains(response.statusCode) else { return .serverError(status: response.statusCode) }
         if response.statusCode == 204 || response.body.isEmpty { return .noBids }
@@ -38,45 +43,63 @@ enum EloResponseParser {
             return .invalid("malformed bid response JSON")
         }
         guard decoded.id == context.requestID else { return .invalid("response id does not match the request id") }
-        let bids = (decoded.seatbid ?? []).flatMap(\.bid)
-        guard let bid = bids.first else { return .noBids }
+        guard let bid = (decoded.seatbid ?? []).lazy.flatMap(\.bid).first else { return .noBids }
         if let currency = decoded.cur, currency.uppercased() != "USD" {
-            return .invalid("currency \(currency) is not USD")
+            return .invalid("currency \(NetworkValueBounds.identifier(currency)) is not USD")
         }
-        guard bid.price.isFinite, bid.price >= 0 else { return .invalid("price must be a finite number >= 0") }
+        guard NetworkValueBounds.isValidPrice(bid.price) else {
+            return .invalid("price must be a finite number from 0 to \(Int(NetworkValueBounds.maximumPrice))")
+        }
         guard let adID = decoded.bidid, !adID.trimmingCharacters(in: .whitespaces).isEmpty else {
             return .invalid("missing bidid (ad opportunity id)")
         }
         guard !bid.crid.trimmingCharacters(in: .whitespaces).isEmpty else { return .invalid("missing creative id") }
         let creative = bid.ext.elo
         guard !creative.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return .invalid("blank title") }
-        guard let format = EloAdFormat(rawValue: creative.format) else { return .invalid("unknown format \(creative.format)") }
+        guard let format = EloAdFormat(rawValue: creative.format) else {
+            return .invalid("unknown format \(NetworkValueBounds.identifier(creative.format))")
+        }
         guard format.fits(maxHeight: context.maxHeight) else {
             return .invalid("format \(format.rawValue) does not fit a slot of \(context.maxHeight ?? 0) pt")
         }
         for dimension in [bid.w, bid.h] {
-            if let value = dimension, !(value.isFinite && value > 0) { return .invalid("ad size must be positive") }
+            if let value = dimension, !NetworkValueBounds.isValidDimension(value) {
+                return .invalid("ad size must be positive and at most \(Int(NetworkValueBounds.maximumAdDimension)) pt")
+            }
         }
+        if let height = bid.h, let maxHeight = context.maxHeight, height > Double(maxHeight) {
+            return .invalid("ad height \(height) pt is taller than the slot's \(maxHeight) pt")
+        }
+        // Cards and strips are laid out at any width (as `EloAd.refit(to:)` does): a width
+        // beyond the slot's (the screen's when the slot is unbounded) is cut to it.
+        let slotWidth = context.maxWidth.map(Double.init) ?? context.screenWidth
         let defaultHeight = format == .card ? EloAdFormat.defaultCardHeight : EloAdFormat.defaultStripHeight
         let size = AdSize(
-            width: bid.w ?? context.maxWidth.map(Double.init) ?? context.screenWidth,
+            width: bid.w.map { slotWidth > 0 ? min($0, slotWidth) : $0 } ?? slotWidth,
             height: bid.h ?? defaultHeight
         )
+        let tracking = creative.tracking ?? EloWireTracking()
+        func text(_ value: String?) -> String? { value.map { NetworkValueBounds.text($0) } }
+        func url(_ value: String?) -> String? { value.flatMap { NetworkValueBounds.webURL($0) != nil ? $0 : nil } }
         let ad = EloAd(
-            id: adID,
-            creativeID: bid.crid,
+            id: NetworkValueBounds.identifier(adID),
+            creativeID: NetworkValueBounds.identifier(bid.crid),
             network: context.network,
             format: context.engineFormat,
             eloFormat: format,
             size: size,
-            timeToLive: bid.exp.flatMap { $0 > 0 ? .seconds($0) : nil },
-            title: creative.title,
-            description: creative.description,
-            imageURL: creative.image_url,
-            ctaText: creative.cta_text,
-            clickURL: creative.click_url,
+            timeToLive: bid.exp.flatMap { $0 > 0 ? NetworkValueBounds.duration(wholeSeconds: $0) : nil },
+            title: NetworkValueBounds.text(creative.title),
+            description: text(creative.description),
+            imageURL: url(creative.image_url),
+            ctaText: text(creative.cta_text),
+            clickURL: url(creative.click_url),
             ctaEnabled: creative.cta_enabled,
-            tracking: creative.tracking ?? EloWireTracking(),
+            tracking: EloWireTracking(
+                render: tracking.render.map { NetworkValueBounds.prefix($0) },
+                impression: tracking.impression.map { NetworkValueBounds.prefix($0) },
+                click: tracking.click.map { NetworkValueBounds.prefix($0) }
+            ),
             tracker: context.tracker
         )
         return .bid(ad, eCPM: bid.price, response: decoded)

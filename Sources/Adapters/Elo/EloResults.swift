@@ -8,21 +8,23 @@ public enum EloNoFillReason: Sendable, Hashable {
     case timeout
     /// A load before configure, or after shutdown.
     case notConfigured
-    /// The request failed with a transport error or a server error status.
-    case networkError
+    /// The request failed with a transport error or a server error status; `detail` says which
+    /// (e.g. `HTTP 500`, `redirectRefused: HTTP 302 redirect to http://host:80 refused: …`),
+    /// at most `NetworkValueBounds.maximumTextLength` characters.
+    case networkError(detail: String)
     /// The client is disabled.
     case sessionDisabled
     /// Anything else, e.g. no format fits a slot under 72 pt.
     case other(String)
 
-    /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`,
-    /// `sessionDisabled` and `other` (with the message).
+    /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`
+    /// (with the detail as the message), `sessionDisabled` and `other` (with the message).
     package var engineReason: NoFillReason {
         switch self {
         case .noBids: NoFillReason(code: "noBids")
         case .timeout: NoFillReason(code: "timeout")
         case .notConfigured: NoFillReason(code: "notConfigured")
-        case .networkError: NoFillReason(code: "networkError")
+        case .networkError(let detail): NoFillReason(code: "networkError", message: detail)
         case .sessionDisabled: NoFillReason(code: "sessionDisabled")
         case .other(let message): NoFillReason(code: "other", message: message)
         }

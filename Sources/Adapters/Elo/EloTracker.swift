@@ -4,11 +4,19 @@ import Mediation
 /// Sends one ad's tracking: render, impression and click pings (GET to the ad's tracking URLs,
 /// with `visitor_id` appended, never user data), and browser open / close analytics
 /// (`POST <base>/v1/events`). Each operation is reported to the debug channel.
+///
+/// Engine rule R17: analytics go to the configured origin only; tracking URLs come from the
+/// answer (docs/networks/elo.md), so pings may go to another origin, but only to http(s) URLs
+/// off the in-process sandboxes' hosts (unless on Elo's own origin), and never follow a
+/// redirect off the ping URL's origin.
 final class EloTracker: Sendable {
     /// The longest dwell reported: 24 hours (Elo seed, `trackBrowserClosed`).
     static let maximumDwell: Duration = .seconds(24 * 3600)
 
-    private let transport: any HTTPTransport
+    /// Tracking pings: URLs from the answer.
+    private let transport: OriginLockedTransport
+    /// Analytics: the configured origin only.
+    private let eventsTransport: OriginLockedTransport
     private let eventsURL: URL
     private let visitorID: String
     private let clock: any MediationClock
@@ -28,7 +36,8 @@ final class EloTracker: Sendable {
         makeID: @escaping @Sendable () -> String,
         debug: EloDebugChannel
     ) {
-        self.transport = transport
+        self.transport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
+        self.eventsTransport = OriginLockedTransport(transport, endpoint: baseURL)
         self.eventsURL = baseURL.appendingPathComponent("v1").appendingPathComponent("events")
         self.visitorID = visitorID
         self.clock = clock
@@ -48,7 +57,7 @@ final class EloTracker: Sendable {
         start { [transport, debug, now] in
             var outcome: EloTrackingOutcome = urls.isEmpty ? .unobservable : .delivered
             for raw in urls {
-                guard let url = Self.pingURL(raw, visitorID: visitorID) else {
+                guard let url = Self.pingURL(raw, visitorID: visitorID), transport.permits(url) else {
                     outcome = .failed(.invalidURL)
                     break
                 }
@@ -69,8 +78,8 @@ final class EloTracker: Sendable {
         let capture = debug.capturesPayloads
         debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: capture ? EloDebugChannel.json(body) : nil, at: now()) }
         let request = HTTPRequest(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(body).utf8))
-        start { [transport, debug, now] in
-            let failure = await Self.send(request, over: transport)
+        start { [eventsTransport, debug, now] in
+            let failure = await Self.send(request, over: eventsTransport)
             let outcome: EloTrackingOutcome = failure.map { .failed($0) } ?? .delivered
             debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: outcome, at: now()) }
         }
@@ -101,9 +110,11 @@ final class EloTracker: Sendable {
         }
     }
 
-    /// `raw` with `visitor_id` appended to its query, or `nil` when it is not an http(s) URL.
+    /// `raw` with `visitor_id` appended to its query, or `nil` when it is not an http(s) URL
+    /// with a host and no user info, of at most `NetworkValueBounds.maximumURLLength`
+    /// characters.
     static func pingURL(_ raw: String, visitorID: String) -> URL? {
-        guard var components = URLComponents(string: raw),
+        guard NetworkValueBounds.webURL(raw) != nil, var components = URLComponents(string: raw),
               let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
               components.host?.isEmpty == false
         else { return nil }

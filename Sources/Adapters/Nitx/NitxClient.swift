@@ -62,6 +62,9 @@ public actor NitxClient {
         self.sourceCode = sourceCode
         self.options = options
         self.networkID = networkID
+        // Every request, event batch and forget stays on the API's origin (R17), whatever
+        // transport the client is given.
+        let transport = OriginLockedTransport(transport, endpoint: options.apiBaseURL)
         self.transport = transport
         self.clock = clock
         self.logger = logger
@@ -209,7 +212,7 @@ public actor NitxClient {
                 case .success(let answer): response = answer
                 }
             } else if NitxRequestMode.fallbackStatuses.contains(response.statusCode) {
-                return finish(.failure(NitxErrorCode.server.error("the POST ads endpoint answered HTTP \(response.statusCode) (request mode post: no fallback)")))
+                return finish(.failure(NitxErrorCode.server.error("the POST ads endpoint answered HTTP \(response.statusCode) (request mode post: no fallback)", httpStatus: response.statusCode)))
             }
         } else {
             counters.getRequests += 1
@@ -229,7 +232,7 @@ public actor NitxClient {
             var size = choice.size
             if format != choice.format, let fixed = Self.fixedSize(of: format) { size = fixed }
             let ad = NitxLoadedAd(
-                id: "\(networkID)-\(sequence)-\(creativeID)",
+                id: NetworkValueBounds.identifier("\(networkID)-\(sequence)-\(creativeID)"),
                 creativeID: creativeID,
                 network: networkID,
                 nitxFormat: format,
@@ -309,9 +312,9 @@ public actor NitxClient {
             return
         }
         started = true
-        sourceStatus = config.status
+        sourceStatus = config.status.map { NetworkValueBounds.identifier($0) }
         if let bundleID = config.bundleID, !bundleID.isEmpty, bundleID != app.bundleID {
-            logger.warning("Nitx source \(sourceCode) is registered for bundle id \(bundleID), but the app's is \(app.bundleID)", source: networkID)
+            logger.warning("Nitx source \(sourceCode) is registered for bundle id \(NetworkValueBounds.identifier(bundleID)), but the app's is \(app.bundleID)", source: networkID)
         }
         let (resolved, ignored) = NitxEndpoints.resolve(config.sdk, base: base)
         for name in ignored {
@@ -323,7 +326,7 @@ public actor NitxClient {
             logger.warning("Nitx request mode post, but the source advertises no ads endpoint; using GET", source: networkID)
         }
         if options.debug {
-            logger.debug("Nitx source \(sourceCode) status \(config.status ?? "unknown"), mode \(currentMode.rawValue)", source: networkID)
+            logger.debug("Nitx source \(sourceCode) status \(sourceStatus ?? "unknown"), mode \(currentMode.rawValue)", source: networkID)
         }
         if config.status == "pending_verification", !initCalled {
             initCalled = true
@@ -365,7 +368,9 @@ public actor NitxClient {
             switch error.kind {
             case .cancelled: return .failure(NitxErrorCode.cancelled.error(error.message))
             case .timedOut: return .failure(NitxErrorCode.timedOut.error(error.message))
-            case .connection, .invalidRequest: return .failure(NitxErrorCode.network.error(error.message))
+            case .redirectRefused: return .failure(NitxErrorCode.redirectRefused.error(error.message, httpStatus: error.status))
+            case .responseTooLarge: return .failure(NitxErrorCode.responseTooLarge.error(error.message, httpStatus: error.status))
+            default: return .failure(NitxErrorCode.network.error("\(error.kind.rawValue): \(error.message)"))
             }
         }
     }

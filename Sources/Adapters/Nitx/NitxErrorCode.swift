@@ -15,6 +15,8 @@ import Mediation
 /// | 9 | timeout | the transport's backstop timed out |
 /// | 10 | invalidResponse | the slot's format is not the requested one |
 /// | 11 | configuration | the line item has no slot code (`ad_unit_id`) |
+/// | 12 | server | a redirect was refused: off the API's origin, or past the transport's limit (R17) |
+/// | 13 | invalidResponse | the answer's body was larger than the transport accepts |
 package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     /// The API could not be reached.
     case network = 1
@@ -38,13 +40,17 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     case formatMismatch = 10
     /// The line item has no slot code.
     case missingSlot = 11
+    /// A redirect was refused (off the API's origin, or too many).
+    case redirectRefused = 12
+    /// The answer's body was too large.
+    case responseTooLarge = 13
 
     /// The engine's kind for this code.
     package var kind: AdapterError.Kind {
         switch self {
         case .network: .network
-        case .server: .server
-        case .invalidResponse, .formatMismatch: .invalidResponse
+        case .server, .redirectRefused: .server
+        case .invalidResponse, .formatMismatch, .responseTooLarge: .invalidResponse
         case .htmlCreative: .creative
         case .rewardedUnavailable, .noBannerSizeFits: .unsupported
         case .unknownSlot, .missingSlot: .configuration
@@ -54,9 +60,11 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     }
 
     /// An ``AdapterError`` with this code's kind and number.
-    /// - Parameter message: what happened (never user data).
-    package func error(_ message: String) -> AdapterError {
-        AdapterError(kind: kind, code: rawValue, message: message)
+    /// - Parameters:
+    ///   - message: what happened (never user data); cut to `NetworkValueBounds.text`.
+    ///   - httpStatus: the HTTP status behind it, if any.
+    package func error(_ message: String, httpStatus: Int? = nil) -> AdapterError {
+        AdapterError(kind: kind, code: rawValue, message: NetworkValueBounds.text(message), httpStatus: httpStatus)
     }
 }
 

@@ -12,13 +12,19 @@ import Mediation
 /// `nofill_reason`, else `noInventory`); 401/403 a `configuration` failure (code 20); other
 /// statuses a `server` failure (code 21); a malformed answer an `invalidResponse` failure
 /// (codes 30, 31); an HTML5 bundle over 2 MB a `creative` failure (code 40), so the next
-/// source fills. Other formats: `unsupported` failure (code 1). See
-/// `docs/networks/qartvelo.md`.
+/// source fills; a refused redirect a `server` failure (code 14) with its HTTP status. Other
+/// formats: `unsupported` failure (code 1). See `docs/networks/qartvelo.md`.
+///
+/// Network values are untrusted (engine rules R16, R17): the banner request goes only to the
+/// endpoint's origin; the bundle and tracking URLs of an answer only to http(s) URLs off the
+/// in-process sandboxes; every size, density, duration, URL and id of an answer is bounded with
+/// `NetworkValueBounds` (``QartveloValidatedCreative``).
 public struct QartveloAdapter: AdNetworkAdapter {
     /// The network id as the configuration names it.
     public let network: String
     private let builder: QartveloRequestBuilder
-    private let transport: any HTTPTransport
+    private let transport: OriginLockedTransport
+    private let answerTransport: OriginLockedTransport
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let tracker: any QartveloEventTracking
@@ -67,10 +73,11 @@ public struct QartveloAdapter: AdNetworkAdapter {
     ) {
         self.network = network
         builder = QartveloRequestBuilder(appID: appID, baseURL: baseURL, adaptive: adaptive)
-        self.transport = transport
+        self.transport = OriginLockedTransport(transport, endpoint: baseURL)
+        answerTransport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
         self.clock = clock
         self.logger = logger
-        self.tracker = tracker ?? QartveloTransportTracker(transport: transport, logger: logger, network: network, clock: clock)
+        self.tracker = tracker ?? QartveloTransportTracker(transport: answerTransport, logger: logger, network: network, clock: clock)
         self.idPrefix = idPrefix
     }
 
@@ -98,9 +105,9 @@ public struct QartveloAdapter: AdNetworkAdapter {
         case 200: break
         case 204: return .noFill(.noInventory)
         case 401, 403:
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.unauthorized, message: "Qartvelo refused the app id (\(response.statusCode))"))
+            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.unauthorized, message: "Qartvelo refused the app id (\(response.statusCode))", httpStatus: response.statusCode))
         default:
-            return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus, message: "Qartvelo answered \(response.statusCode)"))
+            return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus, message: "Qartvelo answered \(response.statusCode)", httpStatus: response.statusCode))
         }
 
         let answer: QartveloWireBannerResponse
@@ -110,7 +117,7 @@ public struct QartveloAdapter: AdNetworkAdapter {
             return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse, message: "the answer is not a Qartvelo banner response"))
         }
         guard let wireAd = answer.ad else {
-            return .noFill(answer.nofillReason.map { NoFillReason(code: $0) } ?? .noInventory)
+            return .noFill(answer.nofillReason.map { NoFillReason(code: NetworkValueBounds.identifier($0)) } ?? .noInventory)
         }
         let creative: QartveloValidatedCreative
         switch QartveloValidatedCreative.validate(wireAd) {
@@ -120,7 +127,7 @@ public struct QartveloAdapter: AdNetworkAdapter {
 
         var bundle: QartveloHTML5Bundle?
         if case .html5(let url) = creative.creative {
-            switch await QartveloHTML5BundleLoader(transport: transport).load(from: url, declaredSize: wireAd.bundleSize) {
+            switch await QartveloHTML5BundleLoader(transport: answerTransport).load(from: url, declaredSize: wireAd.bundleSize) {
             case .success(let value): bundle = value
             case .failure(let error): return .failure(error)
             }
@@ -136,10 +143,14 @@ public struct QartveloAdapter: AdNetworkAdapter {
         if let value = refresh, value <= 0 {
             logger.warning("ignored banner_refresh_seconds \(value) (not positive)", source: network)
             refresh = nil
+        } else if let value = refresh, value > NetworkValueBounds.refreshSeconds.upperBound {
+            // Values under 30 reach the placement as sent: it raises them to 30 (R13).
+            logger.warning("banner_refresh_seconds \(value) cut to \(NetworkValueBounds.refreshSeconds.upperBound)", source: network)
+            refresh = NetworkValueBounds.refreshSeconds.upperBound
         }
         let ad = QartveloBannerAd(
-            id: "\(requestID)-\(wireAd.creativeID)",
-            creativeID: wireAd.creativeID,
+            id: NetworkValueBounds.identifier("\(requestID)-\(creative.creativeID)"),
+            creativeID: creative.creativeID,
             network: network,
             creative: creative.creative,
             bundle: bundle,
@@ -149,9 +160,9 @@ public struct QartveloAdapter: AdNetworkAdapter {
             screen: request.screen,
             timeToLive: creative.timeToLive,
             serverRefreshSeconds: refresh,
-            clickURL: wireAd.clickURL,
-            impressionURL: wireAd.impressionURL,
-            clickTrackingURL: wireAd.clickTrackingURL,
+            clickURL: creative.clickURL,
+            impressionURL: creative.impressionURL,
+            clickTrackingURL: creative.clickTrackingURL,
             clock: clock,
             tracker: tracker
         )
@@ -159,14 +170,25 @@ public struct QartveloAdapter: AdNetworkAdapter {
     }
 }
 
-/// A response ad that passed the rules: positive size, a known type with its URL.
+/// A response ad that passed the rules (engine rule R16, bounds from `NetworkValueBounds`): a
+/// known type with its URL; artwork pixels and a density in 0.5...8 whose size in points is a
+/// valid ad size (at most 10,000 pt a side); every URL http(s), without user info and at most
+/// 2048 characters; the creative id cut to 128 characters; the TTL cut to one day.
 struct QartveloValidatedCreative: Sendable {
+    /// Qartvelo's creative id, cut to `NetworkValueBounds.maximumIdentifierLength`.
+    var creativeID: String
     /// Image or HTML5.
     var creative: QartveloBannerAd.Creative
     /// The natural size in points (pixels / density).
     var points: AdSize
-    /// The TTL, when the answer gave a positive one.
+    /// The TTL, when the answer gave a positive one (at most one day).
     var timeToLive: Duration?
+    /// The advertiser's page.
+    var clickURL: URL?
+    /// The impression tracking URL.
+    var impressionURL: URL?
+    /// The click tracking URL.
+    var clickTrackingURL: URL?
 
     /// Validates one response ad.
     /// - Returns: the creative, or `invalidResponse` code 31 naming the broken rule.
@@ -176,7 +198,19 @@ struct QartveloValidatedCreative: Sendable {
         }
         guard ad.w > 0, ad.h > 0 else { return invalid("ad size must be positive") }
         let density = ad.density ?? 1
-        guard density.isFinite, density > 0 else { return invalid("density must be positive") }
+        guard NetworkValueBounds.isValidPixelDensity(density) else {
+            return invalid("density must be from \(NetworkValueBounds.pixelDensity.lowerBound) to \(NetworkValueBounds.pixelDensity.upperBound)")
+        }
+        let points = AdSize(width: Double(ad.w) / density, height: Double(ad.h) / density)
+        guard NetworkValueBounds.isValidAdSize(points) else {
+            return invalid("ad size must be at most \(Int(NetworkValueBounds.maximumAdDimension)) pt a side")
+        }
+        for (name, url) in [("image_url", ad.imageURL), ("bundle_url", ad.bundleURL), ("click_url", ad.clickURL),
+                            ("impression_url", ad.impressionURL), ("click_tracking_url", ad.clickTrackingURL)] {
+            if let url, !NetworkValueBounds.isWebURL(url) {
+                return invalid("\(name) must be an http(s) URL of at most \(NetworkValueBounds.maximumURLLength) characters")
+            }
+        }
         let creative: QartveloBannerAd.Creative
         switch ad.type {
         case "image":
@@ -188,11 +222,15 @@ struct QartveloValidatedCreative: Sendable {
         default:
             return invalid("unknown ad type")
         }
-        let ttl = ad.ttlSeconds.flatMap { $0 > 0 ? Duration.seconds($0) : nil }
+        let ttl = ad.ttlSeconds.flatMap { $0 > 0 ? NetworkValueBounds.duration(wholeSeconds: $0) : nil }
         return .success(QartveloValidatedCreative(
+            creativeID: NetworkValueBounds.identifier(ad.creativeID),
             creative: creative,
-            points: AdSize(width: Double(ad.w) / density, height: Double(ad.h) / density),
-            timeToLive: ttl
+            points: points,
+            timeToLive: ttl,
+            clickURL: ad.clickURL,
+            impressionURL: ad.impressionURL,
+            clickTrackingURL: ad.clickTrackingURL
         ))
     }
 }

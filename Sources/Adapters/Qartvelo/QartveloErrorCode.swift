@@ -17,13 +17,19 @@ package enum QartveloErrorCode {
     package static let timedOut = 12
     /// 13: the request could not be built (bad URL). Kind `configuration`.
     package static let invalidRequest = 13
+    /// 14: a redirect was refused: off the origin of the request's URL, or past the transport's
+    /// limit (engine rule R17). Kind `server`, with the redirect's HTTP status.
+    package static let redirectRefused = 14
+    /// 15: the answer's body was larger than the transport accepts. Kind `invalidResponse`.
+    package static let responseTooLarge = 15
     /// 20: the server answered 401 or 403 (the app id is not registered). Kind `configuration`.
     package static let unauthorized = 20
     /// 21: the server answered another error status. Kind `server`.
     package static let serverStatus = 21
     /// 30: the answer is not valid JSON of the documented shape. Kind `invalidResponse`.
     package static let malformedResponse = 30
-    /// 31: the ad breaks the rules (size not positive, unknown type, missing URL). Kind `invalidResponse`.
+    /// 31: the ad breaks the rules (size out of bounds, density out of 0.5...8, unknown type,
+    /// missing, malformed or over-long URL, a URL the adapter may not fetch). Kind `invalidResponse`.
     package static let invalidAd = 31
     /// 40: the HTML5 bundle is larger than 2 MB (2,097,152 bytes). Kind `creative`.
     package static let bundleTooLarge = 40

@@ -17,8 +17,9 @@ struct QartveloHTML5BundleLoader: Sendable {
     /// The largest bundle accepted: 2 MB = 2 x 1024 x 1024 = 2,097,152 bytes.
     static let maximumBytes = 2 * 1024 * 1024
 
-    /// The transport the ad request went through.
-    var transport: any HTTPTransport
+    /// The adapter's transport for URLs from its answers (``OriginLockedTransport`` with
+    /// ``OriginLockedTransport/Reach/answerURLs(excludingHosts:)``).
+    var transport: OriginLockedTransport
 
     /// Downloads the bundle at `url`.
     ///
@@ -28,10 +29,15 @@ struct QartveloHTML5BundleLoader: Sendable {
     ///   - url: the bundle's URL.
     ///   - declaredSize: the size the ad response declared, in bytes, if any.
     /// - Returns: the bundle, or an ``AdapterError``: `creative` code 40 over 2 MB, `creative`
-    ///   code 41 for an error status, `network`/`cancelled`/`timeout` when no response came.
+    ///   code 41 for an error status, `invalidResponse` code 31 for a URL the transport does not
+    ///   permit, `network`/`cancelled`/`timeout`/`server` (a refused redirect) when no response
+    ///   came.
     func load(from url: URL, declaredSize: Int?) async -> Result<QartveloHTML5Bundle, AdapterError> {
         if let declaredSize, declaredSize > Self.maximumBytes {
             return .failure(Self.tooLarge(declaredSize))
+        }
+        guard transport.permits(url) else {
+            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: "bundle_url is not a URL the adapter may fetch"))
         }
         let response: HTTPResponse
         do {
@@ -40,7 +46,7 @@ struct QartveloHTML5BundleLoader: Sendable {
             return .failure(QartveloTransportErrors.adapterError(for: error))
         }
         guard (200...299).contains(response.statusCode) else {
-            return .failure(AdapterError(kind: .creative, code: QartveloErrorCode.bundleUnavailable, message: "HTML5 bundle download answered \(response.statusCode)"))
+            return .failure(AdapterError(kind: .creative, code: QartveloErrorCode.bundleUnavailable, message: "HTML5 bundle download answered \(response.statusCode)", httpStatus: response.statusCode))
         }
         if let length = Self.contentLength(response), length > Self.maximumBytes {
             return .failure(Self.tooLarge(length))
@@ -60,15 +66,19 @@ struct QartveloHTML5BundleLoader: Sendable {
     }
 }
 
-/// Maps the transport's errors to the adapter's.
+/// Maps the transport's errors to the adapter's (messages cut to `NetworkValueBounds.text`,
+/// the HTTP status kept for a refused redirect or an oversized answer).
 enum QartveloTransportErrors {
     /// The ``AdapterError`` for a request that got no response.
     static func adapterError(for error: TransportError) -> AdapterError {
+        let message = NetworkValueBounds.text(error.message)
         switch error.kind {
-        case .connection: AdapterError(kind: .network, code: QartveloErrorCode.network, message: error.message)
-        case .cancelled: AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: error.message)
-        case .timedOut: AdapterError(kind: .timeout, code: QartveloErrorCode.timedOut, message: error.message)
-        case .invalidRequest: AdapterError(kind: .configuration, code: QartveloErrorCode.invalidRequest, message: error.message)
+        case .cancelled: return AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: message)
+        case .timedOut: return AdapterError(kind: .timeout, code: QartveloErrorCode.timedOut, message: message)
+        case .invalidRequest: return AdapterError(kind: .configuration, code: QartveloErrorCode.invalidRequest, message: message)
+        case .redirectRefused: return AdapterError(kind: .server, code: QartveloErrorCode.redirectRefused, message: message, httpStatus: error.status)
+        case .responseTooLarge: return AdapterError(kind: .invalidResponse, code: QartveloErrorCode.responseTooLarge, message: message, httpStatus: error.status)
+        default: return AdapterError(kind: .network, code: QartveloErrorCode.network, message: message)
         }
     }
 }

@@ -12,9 +12,15 @@ import Mediation
 /// answers `.cancelled` at once and lets the underlying request finish or time out on its own.
 /// The session's own timeout is only a backstop against leaked connections.
 ///
-/// Network input is untrusted: a response body larger than `maximumResponseBytes` (announced
-/// or received) is cut off and answered as a `.connection` error, so a lying server cannot
-/// make the host buffer hundreds of megabytes.
+/// Network input is untrusted (engine rules R16, R17):
+/// - a response body larger than `maximumResponseBytes` (announced or received) is cut off and
+///   answered as a `.responseTooLarge` error, so a lying server cannot make the host buffer
+///   hundreds of megabytes;
+/// - a redirect is followed only when it stays on the origin (scheme, host and port) of the
+///   request's URL, and at most `maximumRedirects` times per request; any other redirect is
+///   answered as a `.redirectRefused` error carrying the redirect's status and naming only the
+///   target's origin. Combined with ``OriginLockedTransport``, a network's requests never
+///   leave its configured origin.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let collector: ResponseCollector
@@ -29,16 +35,21 @@ public final class URLSessionTransport: HTTPTransport {
     ///     auction deadline (default 30 s).
     ///   - maximumResponseBytes: the largest response body accepted (default 8 MiB, above the
     ///     largest creative bundle a network documents: Qartvelo's 2 MB).
-    public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20) {
+    ///   - maximumRedirects: the most same-origin redirects followed per request (default
+    ///     ``defaultMaximumRedirects``, 3); the next one is refused.
+    public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstopTimeout
         configuration.timeoutIntervalForResource = backstopTimeout
         configuration.httpMaximumConnectionsPerHost = 8
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        collector = ResponseCollector(maximumBytes: maximumResponseBytes)
+        collector = ResponseCollector(maximumBytes: maximumResponseBytes, maximumRedirects: max(0, maximumRedirects))
         session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
     }
+
+    /// The most same-origin redirects a request follows by default: 3.
+    public static let defaultMaximumRedirects = 3
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -46,8 +57,13 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Sends `request` over URLSession.
     /// - Throws: ``TransportError`` `.connection` when no response came, `.cancelled` when the
-    ///   calling task was cancelled, `.timedOut` when the backstop fired.
+    ///   calling task was cancelled, `.timedOut` when the backstop fired, `.redirectRefused`
+    ///   for a redirect off the request's origin or past the limit, `.responseTooLarge` for a
+    ///   body over the limit, `.invalidRequest` for a URL that is not http(s).
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        guard let origin = HTTPOrigin(request.url) else {
+            throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
+        }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers {
@@ -60,7 +76,7 @@ public final class URLSessionTransport: HTTPTransport {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
                 guard gate.install(continuation) else { return }
                 let task = session.dataTask(with: urlRequest)
-                collector.register(task, gate: gate)
+                collector.register(task, gate: gate, origin: origin)
                 gate.attach(task)
                 task.resume()
             }
@@ -156,25 +172,64 @@ private final class RequestGate: Sendable {
 }
 
 /// The session's delegate: collects each task's body, cuts off one that grows past the limit,
-/// and answers the task's gate when it completes.
+/// follows only same-origin redirects up to the limit, and answers the task's gate when it
+/// completes.
 ///
 /// `@unchecked Sendable`: an `NSObject` subclass cannot be checked; its only state is the
 /// `Locked` table, touched only inside `withLock`.
 private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Entry {
         var gate: RequestGate
+        /// The origin of the request's URL: every redirect must stay on it.
+        var origin: HTTPOrigin
+        var redirects = 0
         var body = Data()
     }
 
     private let maximumBytes: Int
+    private let maximumRedirects: Int
     private let entries = Locked<[Int: Entry]>([:])
 
-    init(maximumBytes: Int) {
+    init(maximumBytes: Int, maximumRedirects: Int) {
         self.maximumBytes = maximumBytes
+        self.maximumRedirects = maximumRedirects
     }
 
-    func register(_ task: URLSessionTask, gate: RequestGate) {
-        entries.withLock { $0[task.taskIdentifier] = Entry(gate: gate) }
+    func register(_ task: URLSessionTask, gate: RequestGate, origin: HTTPOrigin) {
+        entries.withLock { $0[task.taskIdentifier] = Entry(gate: gate, origin: origin) }
+    }
+
+    /// Follows a redirect only when it stays on the request's origin and the request has
+    /// followed fewer than `maximumRedirects`; otherwise answers the request at once with
+    /// `.redirectRefused` (the redirect's status, the target's origin only) and lets the task
+    /// end on the redirect response, which nobody reads.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        let status = response.statusCode
+        let target = request.url.flatMap { HTTPOrigin($0) }
+        let refusal = entries.withLock { entries -> (RequestGate, TransportError)? in
+            guard var entry = entries[task.taskIdentifier] else { return nil }
+            let error: TransportError
+            if let target, target == entry.origin {
+                guard entry.redirects >= maximumRedirects else {
+                    entry.redirects += 1
+                    entry.body = Data()
+                    entries[task.taskIdentifier] = entry
+                    return nil
+                }
+                error = TransportError(kind: .redirectRefused, message: "HTTP \(status) redirect refused: more than \(maximumRedirects) redirects", status: status)
+            } else {
+                let place = target.map { "to \($0)" } ?? "to a URL that is not http(s)"
+                error = TransportError(kind: .redirectRefused, message: "HTTP \(status) redirect \(place) refused: it leaves \(entry.origin)", status: status)
+            }
+            entries.removeValue(forKey: task.taskIdentifier)
+            return (entry.gate, error)
+        }
+        guard let refusal else {
+            completionHandler(request)
+            return
+        }
+        refusal.0.finish(.failure(refusal.1))
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse, completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
@@ -192,10 +247,11 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let overflow = entries.withLock { entries -> Bool in
-            guard var entry = entries[dataTask.taskIdentifier] else { return false }
-            guard entry.body.count + data.count <= maximumBytes else { return true }
-            entry.body.append(data)
-            entries[dataTask.taskIdentifier] = entry
+            guard let received = entries[dataTask.taskIdentifier]?.body.count else { return false }
+            guard received + data.count <= maximumBytes else { return true }
+            // Appended in place: copying the entry out and back would copy the whole body on
+            // every chunk (quadratic in the body's size).
+            entries[dataTask.taskIdentifier]?.body.append(data)
             return false
         }
         if overflow {
@@ -213,7 +269,8 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
 
     private func tooLarge(_ task: URLSessionTask, announced: Int64?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        let size = announced.map { "\($0) bytes" } ?? "more"
-        entry.gate.finish(.failure(TransportError(kind: .connection, message: "response body of \(size) exceeds the \(maximumBytes)-byte limit")))
+        let size = announced.map { " of \($0) bytes" } ?? ""
+        let status = (task.response as? HTTPURLResponse)?.statusCode
+        entry.gate.finish(.failure(TransportError(kind: .responseTooLarge, message: "response body\(size) exceeds the \(maximumBytes)-byte limit", status: status)))
     }
 }

@@ -76,12 +76,27 @@ public struct AdapterError: Error, Hashable, Sendable, Codable, CustomStringConv
     public var code: Int
     /// What happened, for a person.
     public var message: String
+    /// The HTTP status behind the failure, when the network answered one (an error status, a
+    /// refused redirect, engine rule R17); `nil` otherwise. JSON: `http_status`, omitted when
+    /// `nil`.
+    public var httpStatus: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case kind, code, message
+        case httpStatus = "http_status"
+    }
 
     /// Creates an error.
-    public init(kind: Kind, code: Int = 0, message: String) {
+    /// - Parameters:
+    ///   - kind: the broad kind.
+    ///   - code: the network's numbered code (default 0).
+    ///   - message: what happened (never user data, at most an origin of a URL).
+    ///   - httpStatus: the HTTP status behind the failure, if any (default none).
+    public init(kind: Kind, code: Int = 0, message: String, httpStatus: Int? = nil) {
         self.kind = kind
         self.code = code
         self.message = message
+        self.httpStatus = httpStatus
     }
 
     /// `kind(code): message`.

@@ -52,19 +52,36 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         case cancelled
         /// The transport's own backstop timeout fired.
         case timedOut
-        /// The request could not be built or sent (bad URL, unsupported scheme).
+        /// The request could not be built or sent (bad URL, unsupported scheme), or its URL is
+        /// not on the origin its transport is locked to (``OriginLockedTransport``).
         case invalidRequest
+        /// The server answered with a redirect the transport does not follow (engine rule R17):
+        /// one that leaves the request's origin, one to a URL that is not http(s), or one past
+        /// the transport's limit on same-origin redirects. ``TransportError/status`` is the
+        /// redirect's HTTP status; the message names the target's origin only (never its path
+        /// or query, which may carry user data).
+        case redirectRefused
+        /// The response body was larger than the transport accepts (announced or received).
+        case responseTooLarge
     }
 
     /// The broad cause.
     public var kind: Kind
-    /// What happened, for a person.
+    /// What happened, for a person (never a full URL: at most an origin).
     public var message: String
+    /// The HTTP status of the response that caused the error, when there was one (the
+    /// redirect's status for ``Kind/redirectRefused``).
+    public var status: Int?
 
     /// Creates an error.
-    public init(kind: Kind, message: String) {
+    /// - Parameters:
+    ///   - kind: the broad cause.
+    ///   - message: what happened.
+    ///   - status: the HTTP status involved, if any (default none).
+    public init(kind: Kind, message: String, status: Int? = nil) {
         self.kind = kind
         self.message = message
+        self.status = status
     }
 
     /// `kind: message`.
@@ -78,7 +95,9 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
 ///
 /// Contract: return any HTTP status as a response (status handling is the adapter's job);
 /// throw ``TransportError`` only when there is no response; when the calling task is cancelled,
-/// throw `.cancelled` promptly without waiting for the network.
+/// throw `.cancelled` promptly without waiting for the network. Never follow a redirect off the
+/// origin of the request's URL (``HTTPOrigin``; engine rule R17): answer it as
+/// ``TransportError/Kind/redirectRefused`` with the redirect's status.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the server's response.
     /// - Throws: ``TransportError`` when no response arrives.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The documented bounds on every value a network sends (engine rule R16: network values are
 /// untrusted). The engine checks the values an ad carries into it (size, price, time to live,
 /// refresh interval) here, and adapters check the values of their own wire formats (durations,
@@ -96,13 +98,70 @@ public enum NetworkValueBounds {
     ///   - text: a string a network sent.
     ///   - limit: the most characters kept (default ``maximumTextLength``).
     public static func text(_ text: String, limit: Int = maximumTextLength) -> String {
-        guard text.count > limit else { return text }
+        guard !fits(text, limit: limit) else { return text }
         return String(text.prefix(max(0, limit - 1))) + "…"
+    }
+
+    /// Whether `text` has at most `limit` characters, in time proportional to `limit`, not to
+    /// the text (a network may send megabytes).
+    /// - Parameters:
+    ///   - text: a string a network sent.
+    ///   - limit: the most characters allowed.
+    public static func fits(_ text: String, limit: Int) -> Bool {
+        if text.utf8.count <= limit { return true }
+        guard let end = text.index(text.startIndex, offsetBy: max(0, limit), limitedBy: text.endIndex) else { return true }
+        return end == text.endIndex
     }
 
     /// An identifier cut to ``maximumIdentifierLength`` characters.
     /// - Parameter identifier: an id a network sent.
     public static func identifier(_ identifier: String) -> String {
         text(identifier, limit: maximumIdentifierLength)
+    }
+}
+
+extension NetworkValueBounds {
+    // MARK: - Prices
+
+    /// The highest price a network may send, in USD per 1000 impressions: 1,000,000, the
+    /// auction's own maximum (R2). A higher price is an invalid answer.
+    public static let maximumPrice: Double = 1_000_000
+
+    /// Whether `price` is a price a network may send: finite, not negative and at most
+    /// ``maximumPrice``. Zero passes here (a network may document it as valid); the auction
+    /// then rejects it (R2).
+    /// - Parameter price: the price as sent, in the network's currency per 1000 impressions.
+    public static func isValidPrice(_ price: Double) -> Bool {
+        price.isFinite && price >= 0 && price <= maximumPrice
+    }
+
+    // MARK: - URLs
+
+    /// The longest URL (or URL path) accepted from a network, in characters: 2048. Unlike an
+    /// identifier, a longer URL is never cut (a cut URL points elsewhere): it is refused.
+    public static let maximumURLLength = 2048
+
+    /// `text` as an http(s) URL with a host, no user info and at most ``maximumURLLength``
+    /// characters, or `nil`.
+    /// - Parameter text: a URL a network sent.
+    public static func webURL(_ text: String) -> URL? {
+        guard fits(text, limit: maximumURLLength), let url = URL(string: text) else { return nil }
+        return isWebURL(url) ? url : nil
+    }
+
+    /// Whether `url` is http(s) with a host, has no user info and is at most
+    /// ``maximumURLLength`` characters long.
+    /// - Parameter url: a URL a network sent.
+    public static func isWebURL(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil
+        else { return false }
+        return fits(url.absoluteString, limit: maximumURLLength)
+    }
+
+    /// The first ``maximumCount`` items of a list a network sent; the rest are dropped.
+    /// - Parameter items: the list as sent.
+    public static func prefix<Item>(_ items: [Item]) -> [Item] {
+        items.count > maximumCount ? Array(items.prefix(maximumCount)) : items
     }
 }

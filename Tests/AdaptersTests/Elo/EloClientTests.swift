@@ -135,20 +135,23 @@ struct EloClientTests {
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: status)) }, logger: logger)
         let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.networkError) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(detail == "HTTP \(status)")
+        #expect(EloNoFillReason.networkError(detail: detail).engineReason == NoFillReason(code: "networkError", message: "HTTP \(status)"))
         #expect(logger.warnings == ["ad server answered HTTP \(status)"])
     }
 
     @Test func transportFailureIsNetworkError() async {
         let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: "refused")) })
         let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.networkError) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(detail == "connection: refused")
     }
 
     @Test(arguments: [
         ("not json", "malformed bid response JSON"),
         (#"{"id":"id-3","seatbid":[{"bid":[{"id":"b"}]}]}"#, "malformed bid response JSON"),
-        (EloFixtures.bidJSON(requestID: "id-3", price: -0.01), "price must be a finite number >= 0"),
+        (EloFixtures.bidJSON(requestID: "id-3", price: -0.01), "price must be a finite number from 0 to 1000000"),
         (EloFixtures.bidJSON(requestID: "id-3", price: 1).replacingOccurrences(of: #""price":1.0"#, with: #""price":1e999"#), "malformed bid response JSON"),
         (EloFixtures.bidJSON(requestID: "other", price: 1), "response id does not match the request id"),
         (EloFixtures.bidJSON(requestID: "id-3", price: 1, currency: "EUR"), "currency EUR is not USD"),

@@ -100,7 +100,7 @@ struct EloDebugEventTests {
         let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: "refused")) })
         client.setDebugObserver(recorder.observer, capturePayloads: true)
         _ = await client.loadAd(for: EloFixtures.request())
-        #expect(recorder.operations.map(\.outcome) == [.noFill(.networkError)])
+        #expect(recorder.operations.map(\.outcome) == [.noFill(.networkError(detail: "connection: refused"))])
         #expect(recorder.all.count == 1)
     }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import Adapters
 
 /// Elo over real HTTP: the URLSession transport against the loopback server.
-@Suite("Elo over loopback HTTP")
+@Suite("Elo over loopback HTTP", .serialized)
 struct EloLoopbackTests {
     /// A client on the system clock whose base URL is `baseURL`; its first request id is `id-3`.
     func client(baseURL: URL, clock: SystemClock) -> EloClient {
@@ -66,7 +66,53 @@ struct EloLoopbackTests {
         defer { server.stop() }
         let clock = SystemClock()
         let result = await client(baseURL: server.baseURL, clock: clock).loadAd(for: request(clock))
-        guard case .noFill(.networkError) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(detail == "HTTP 500")
+    }
+
+    /// Engine rule R17: a redirect off the configured origin is not followed (before, a 307 got
+    /// the other server's bid, which then won); the no fill names the status.
+    @Test(arguments: [302, 307])
+    func aRedirectToAnotherOriginIsRefused(status: Int) async throws {
+        let bid = EloFixtures.bidJSON(requestID: "id-3", price: 9)
+        let other = try await LoopbackServer(single: ["POST /v1/bid": .json(bid), "GET /v1/bid": .json(bid)])
+        defer { other.stop() }
+        let server = try await LoopbackServer(single: ["POST /v1/bid": .redirect(status, to: "\(other.baseURL.absoluteString)/v1/bid")])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let result = await client(baseURL: server.baseURL, clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(detail == "redirectRefused: HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)")
+        #expect(try await other.receivedRequests().isEmpty)
+    }
+
+    @Test func aRedirectLoopIsRefusedAfterThree() async throws {
+        let server = try await LoopbackServer(single: ["POST /v1/bid": .redirect(307, to: "/v1/bid")])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let result = await client(baseURL: server.baseURL, clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(detail == "redirectRefused: HTTP 307 redirect refused: more than 3 redirects")
+        #expect(try await server.receivedRequests().count == 4)
+    }
+
+    @Test func anOversizedBodyABadGzipAndAResetAreNetworkErrorsWithTheirKind() async throws {
+        let server = try await LoopbackServer(single: [
+            "POST /big/v1/bid": .init(bodyParts: [.init(text: "x", count: 9_000_000)]),
+            "POST /gzip/v1/bid": .init(status: 200, body: "this is not gzip", headers: ["Content-Encoding": "gzip", "Content-Type": "application/json"]),
+            "POST /reset/v1/bid": .init(body: EloFixtures.bidJSON(requestID: "id-3", price: 9), resetAfter: 20),
+        ])
+        defer { server.stop() }
+        let clock = SystemClock()
+        let big = await client(baseURL: server.baseURL.appendingPathComponent("big"), clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError(let bigDetail)) = big else { Issue.record("expected networkError, got \(big)"); return }
+        #expect(bigDetail == "responseTooLarge: response body of 9000000 bytes exceeds the 8388608-byte limit")
+        let gzip = await client(baseURL: server.baseURL.appendingPathComponent("gzip"), clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError(let gzipDetail)) = gzip else { Issue.record("expected networkError, got \(gzip)"); return }
+        #expect(gzipDetail.hasPrefix("connection: "))
+        let reset = await client(baseURL: server.baseURL.appendingPathComponent("reset"), clock: clock).loadAd(for: request(clock))
+        guard case .noFill(.networkError(let resetDetail)) = reset else { Issue.record("expected networkError, got \(reset)"); return }
+        #expect(resetDetail.hasPrefix("connection: "))
     }
 
     @Test func malformedJSONIsADecodingError() async throws {
@@ -97,6 +143,7 @@ struct EloLoopbackTests {
         let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
         let clock = SystemClock()
         let result = await client(baseURL: base, clock: clock).loadAd(for: request(clock))
-        guard case .noFill(.networkError) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(detail.hasPrefix("connection: "))
     }
 }

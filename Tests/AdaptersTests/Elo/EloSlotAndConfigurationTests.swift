@@ -95,7 +95,7 @@ struct EloSlotAndConfigurationTests {
         #expect(EloNoFillReason.noBids.engineReason == NoFillReason(code: "noBids"))
         #expect(EloNoFillReason.timeout.engineReason == NoFillReason(code: "timeout"))
         #expect(EloNoFillReason.notConfigured.engineReason == NoFillReason(code: "notConfigured"))
-        #expect(EloNoFillReason.networkError.engineReason == NoFillReason(code: "networkError"))
+        #expect(EloNoFillReason.networkError(detail: "HTTP 500").engineReason == NoFillReason(code: "networkError", message: "HTTP 500"))
         #expect(EloNoFillReason.sessionDisabled.engineReason == NoFillReason(code: "sessionDisabled"))
         #expect(EloNoFillReason.other("x").engineReason == NoFillReason(code: "other", message: "x"))
     }

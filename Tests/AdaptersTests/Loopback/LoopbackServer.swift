@@ -7,21 +7,85 @@ import FoundationNetworking
 /// library only). It starts on a free port and stops by itself when ``stop()`` is called, when
 /// the test process ends (its stdin closes), or after five minutes.
 final class LoopbackServer: Sendable {
-    /// One scripted response.
+    /// One scripted response (see `loopback_server.py` for each field's meaning on the wire).
     struct Response: Encodable, Sendable {
         var status: Int = 200
         var body: String = ""
         var headers: [String: String] = [:]
         var delayMilliseconds: Int = 0
+        /// The body as each text repeated its count of times, in order (a body too large for a
+        /// command line); replaces `body`.
+        var bodyParts: [BodyPart]?
+        /// `$REQUEST_ID` in the body becomes the `id` of the request's JSON body.
+        var echoRequestID = false
+        /// Trickle the body: `bytes` at a time, one chunk every `intervalMilliseconds`.
+        var drip: Drip?
+        /// Read the request and never answer; drop the connection after `holdMilliseconds`.
+        var never = false
+        /// How long a `never` connection is held (the server's default: 3000 ms).
+        var holdMilliseconds: Int?
+        /// Send this many bytes of the body (after headers announcing all of it), then reset
+        /// the connection.
+        var resetAfter: Int?
+        /// Send no `Content-Length`: the body ends when the server closes the connection.
+        var noLength = false
+
+        /// One piece of a generated body.
+        struct BodyPart: Encodable, Sendable {
+            var text: String
+            var count: Int
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.unkeyedContainer()
+                try container.encode(text)
+                try container.encode(count)
+            }
+        }
+
+        /// A trickled body.
+        struct Drip: Encodable, Sendable {
+            var bytes: Int
+            var intervalMilliseconds: Int
+
+            enum CodingKeys: String, CodingKey {
+                case bytes
+                case intervalMilliseconds = "interval_ms"
+            }
+        }
 
         enum CodingKeys: String, CodingKey {
-            case status, body, headers
+            case status, body, headers, drip, never
             case delayMilliseconds = "delay_ms"
+            case bodyParts = "body_parts"
+            case echoRequestID = "echo_id"
+            case holdMilliseconds = "hold_ms"
+            case resetAfter = "reset_after"
+            case noLength = "no_length"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(status, forKey: .status)
+            try container.encode(body, forKey: .body)
+            try container.encode(headers, forKey: .headers)
+            try container.encode(delayMilliseconds, forKey: .delayMilliseconds)
+            try container.encodeIfPresent(bodyParts, forKey: .bodyParts)
+            if echoRequestID { try container.encode(true, forKey: .echoRequestID) }
+            try container.encodeIfPresent(drip, forKey: .drip)
+            if never { try container.encode(true, forKey: .never) }
+            try container.encodeIfPresent(holdMilliseconds, forKey: .holdMilliseconds)
+            try container.encodeIfPresent(resetAfter, forKey: .resetAfter)
+            if noLength { try container.encode(true, forKey: .noLength) }
         }
 
         /// A JSON body (`application/json`) with `status`.
         static func json(_ body: String, status: Int = 200, delayMilliseconds: Int = 0) -> Response {
             Response(status: status, body: body, headers: ["Content-Type": "application/json"], delayMilliseconds: delayMilliseconds)
+        }
+
+        /// A redirect: `status` with `Location: location`.
+        static func redirect(_ status: Int, to location: String) -> Response {
+            Response(status: status, headers: ["Location": location])
         }
     }
 
@@ -77,10 +141,20 @@ final class LoopbackServer: Sendable {
         guard let script = Bundle.module.path(forResource: "loopback_server", ofType: "py") else {
             throw StartError.scriptMissing
         }
-        let routesJSON = String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)
+        var routesArgument = String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)
+        var routesFile: URL?
+        if routesArgument.utf8.count > 64 * 1024 {
+            // Linux caps one command-line argument at 128 KiB: large route tables go in a file,
+            // which the server reads before it prints its port.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-routes-\(UUID().uuidString).json")
+            try Data(routesArgument.utf8).write(to: file)
+            routesArgument = "@" + file.path
+            routesFile = file
+        }
+        defer { routesFile.map { try? FileManager.default.removeItem(at: $0) } }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, routesJSON]
+        process.arguments = ["python3", script, routesArgument]
         let stdout = Pipe()
         let stdin = Pipe()
         process.standardOutput = stdout

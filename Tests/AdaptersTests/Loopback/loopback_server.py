@@ -1,18 +1,36 @@
 #!/usr/bin/env python3
 """A scripted HTTP server on loopback for the adapters' real-HTTP tests.
 
-Usage: loopback_server.py ROUTES_JSON
+Usage: loopback_server.py ROUTES_JSON | @ROUTES_FILE
   Binds 127.0.0.1 on a free port, prints "PORT <n>" on stdout, and serves until its standard
   input closes (the test process ended) or MAX_LIFETIME seconds pass, whichever comes first.
 
 ROUTES_JSON maps "METHOD /path" (the query string is ignored; a trailing * matches a prefix)
 to a response or a list of responses served in turn (the last one repeats):
   {"status": 200, "body": "...", "json": {...}, "headers": {...}, "delay_ms": 0}
+and, to script a misbehaving network (the hostile-network tests):
+  "body_parts": [["text", count], ...]  the body is each text repeated count times, in order
+                                        (bodies too large for a command line)
+  "echo_id": true                       "$REQUEST_ID" in the body becomes the "id" of the
+                                        request's JSON body (an OpenRTB answer must echo it)
+  "drip": {"bytes": n, "interval_ms": m}
+                                        headers (with the full Content-Length) at once, then
+                                        the body n bytes at a time, one chunk every m ms
+  "never": true, "hold_ms": 3000        read the request and answer nothing; close the
+                                        connection after hold_ms (default 3000)
+  "reset_after": n                      announce the full Content-Length, send the first n bytes
+                                        of the body, then reset the connection (TCP RST)
+  "no_length": true                     no Content-Length: the body ends when the connection
+                                        closes (Connection: close)
+"$SELF" in any body becomes the server's own base URL (http://127.0.0.1:PORT).
+A connection the server holds (drip, never) is dropped when the server stops.
 GET /__requests returns every request received so far as JSON:
   [{"method", "path", "query", "headers", "body"}]
 Only the standard library is used.
 """
 import json
+import socket
+import struct
 import sys
 import threading
 import time
@@ -21,10 +39,18 @@ from urllib.parse import urlsplit
 
 MAX_LIFETIME = 300
 
-routes = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+def load_routes(argument):
+    if argument.startswith("@"):
+        with open(argument[1:], encoding="utf-8") as file:
+            return json.load(file)
+    return json.loads(argument)
+
+
+routes = load_routes(sys.argv[1]) if len(sys.argv) > 1 else {}
 counters = {}
 received = []
 lock = threading.Lock()
+stopping = threading.Event()
 
 
 def pick(method, path):
@@ -69,25 +95,70 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, b'{"error":"no route"}', {"Content-Type": "application/json"})
         delay = spec.get("delay_ms", 0)
         if delay:
-            time.sleep(min(delay, 30_000) / 1000.0)
+            stopping.wait(min(delay, 30_000) / 1000.0)
+        if spec.get("never"):
+            stopping.wait(min(spec.get("hold_ms", 3000), 30_000) / 1000.0)
+            self.close_connection = True
+            return
         headers = dict(spec.get("headers", {}))
         if "json" in spec:
             payload = json.dumps(spec["json"]).encode()
             headers.setdefault("Content-Type", "application/json")
+        elif "body_parts" in spec:
+            payload = b"".join(str(text).encode() * int(count) for text, count in spec["body_parts"])
         else:
             payload = spec.get("body", "").encode()
-        self.reply(spec.get("status", 200), payload, headers)
+        payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
+        if spec.get("echo_id"):
+            try:
+                request_id = str(json.loads(body).get("id", ""))
+            except (ValueError, AttributeError):
+                request_id = ""
+            payload = payload.replace(b"$REQUEST_ID", request_id.encode())
+        self.reply(spec.get("status", 200), payload, headers, spec)
 
-    def reply(self, status, payload, headers):
+    def reply(self, status, payload, headers, spec=None):
+        spec = spec or {}
         try:
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
-            self.send_header("Content-Length", str(len(payload)))
+            if spec.get("no_length") or "drip" in spec or "reset_after" in spec:
+                # The server closes these connections when done: it says so, so that no client
+                # reuses one that is about to close.
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            if not spec.get("no_length"):
+                self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
-            if payload:
+            if "reset_after" in spec:
+                self.wfile.write(payload[: int(spec["reset_after"])])
+                self.wfile.flush()
+                self.reset()
+            elif "drip" in spec:
+                step = max(1, int(spec["drip"].get("bytes", 1)))
+                interval = max(0, int(spec["drip"].get("interval_ms", 100))) / 1000.0
+                for start in range(0, len(payload), step):
+                    self.wfile.write(payload[start:start + step])
+                    self.wfile.flush()
+                    if stopping.wait(interval):
+                        break
+                self.close_connection = True
+            elif payload:
                 self.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def reset(self):
+        """Closes the connection with a TCP RST (SO_LINGER 0) instead of an orderly FIN."""
+        self.close_connection = True
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
+    def finish(self):
+        try:
+            super().finish()
+        except OSError:
             pass
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
@@ -108,6 +179,7 @@ def main():
     watcher.start()
     while watcher.is_alive() and time.monotonic() < deadline:
         watcher.join(timeout=0.5)
+    stopping.set()
     server.shutdown()
 
 

@@ -88,6 +88,28 @@ struct NitxLoopbackTests {
         ])
     }
 
+    /// Engine rule R17: before, the slot request followed a redirect to another port and the
+    /// other server's ad filled; now it fails with code 12 and the redirect's status.
+    @Test(arguments: [302, 307])
+    func aRedirectToAnotherOriginIsRefused(status: Int) async throws {
+        let other = try await LoopbackServer(single: ["GET /api/ad-slots/show/SLOT-A": .json(Self.slot)])
+        defer { other.stop() }
+        let server = try await LoopbackServer(single: [
+            "GET /api/ad-mobiles/show/SDK-AM-DEMOI": .json(Self.configWithoutSDK),
+            "GET /api/ad-slots/show/SLOT-A": .redirect(status, to: "\(other.baseURL.absoluteString)/api/ad-slots/show/SLOT-A"),
+        ])
+        defer { server.stop() }
+        let result = await Self.load(Self.client(server))
+        guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(error == AdapterError(
+            kind: .server,
+            code: NitxErrorCode.redirectRefused.rawValue,
+            message: "HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
+            httpStatus: status
+        ))
+        #expect(try await other.receivedRequests().isEmpty)
+    }
+
     @Test func offOriginPathIsIgnored() async throws {
         let other = try await LoopbackServer(single: ["POST /api/sdk/ads": .json(Self.postSlot)])
         defer { other.stop() }

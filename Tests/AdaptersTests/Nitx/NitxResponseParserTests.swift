@@ -87,3 +87,82 @@ struct NitxResponseParserTests {
         #expect(error.kind == kind)
     }
 }
+
+/// Engine rule R16 for Nitx: every value of a slot answer is bounded with `NetworkValueBounds`;
+/// error statuses keep their HTTP status.
+@Suite("Nitx: bounded slot answers", .serialized)
+struct NitxBoundsTests {
+    static func parse(_ body: String, status: Int = 200, format: NitxFormat = .banner320x50) -> NitxParsedAnswer {
+        NitxResponseParserTests.parse(body, status: status, format: format)
+    }
+
+    @Test(arguments: [500, 503, 418])
+    func anErrorStatusCarriesIt(status: Int) {
+        guard case .failure(let error) = Self.parse(#"{"error":"boom"}"#, status: status) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error == AdapterError(kind: .server, code: NitxErrorCode.server.rawValue, message: "HTTP \(status)", httpStatus: status))
+    }
+
+    @Test func anUnknownSlotCarriesItsStatus() {
+        guard case .failure(let error) = Self.parse("", status: 404) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.httpStatus == 404)
+        #expect(error.code == NitxErrorCode.unknownSlot.rawValue)
+    }
+
+    @Test func idsTextAndAssetsAreCut() {
+        let long = String(repeating: "q", count: 5000)
+        let longPath = "/c/" + String(repeating: "p", count: 3000)
+        let body = #"{"impression_id":"\#(long)","ad":{"id":"\#(long)","name":"\#(long)","type":"image","path":"/c/1.png","click_url":"\#(longPath)","assets":{"headline":"\#(long)","body":"\#(long)","cta":"\#(long)","advertiser":"\#(long)","icon":"\#(longPath)","image":"/m.png","video":"\#(longPath)","rating":1e308,"price":"\#(long)"}}}"#
+        guard case .ad(let id, _, let creative, let impression) = Self.parse(body, format: .native) else {
+            Issue.record("expected an ad")
+            return
+        }
+        #expect(id.count == NetworkValueBounds.maximumIdentifierLength)
+        #expect(impression?.count == NetworkValueBounds.maximumIdentifierLength)
+        #expect(creative.name?.count == NetworkValueBounds.maximumTextLength)
+        #expect(creative.clickURL == nil, "a path over 2048 characters is dropped")
+        let assets = creative.assets
+        for text in [assets.headline, assets.body, assets.cta, assets.advertiser, assets.price] {
+            #expect(text?.count == NetworkValueBounds.maximumTextLength)
+        }
+        #expect(assets.icon == nil)
+        #expect(assets.video == nil)
+        #expect(assets.image == "/m.png")
+        #expect(assets.rating == 5)
+    }
+
+    @Test(arguments: [
+        #"{"ad":{"id":1,"type":"image","path":"/c/1.png","width":1e308,"height":50}}"#,
+        #"{"ad":{"id":1,"type":"image","path":"/c/1.png","width":320,"height":-50}}"#,
+        #"{"ad":{"id":1,"type":"image","path":"/c/1.png","width":0,"height":50}}"#,
+        #"{"ad":{"id":1,"type":"image","path":"/c/1.png","width":10001,"height":50}}"#,
+        #"{"ad":{"id":1,"type":"image","path":"/c/PATH"}}"#,
+        #"{"ad":{"id":1e300,"type":"image","path":"/c/1.png"}}"#,
+        #"{"ad":{"id":1,"type":"image","path":"/c/1.png","width":"wide"}}"#,
+        "<html><body>Bad gateway</body></html>",
+    ])
+    func absurdValuesAreInvalid(body: String) {
+        let body = body.replacingOccurrences(of: "PATH", with: String(repeating: "p", count: 3000))
+        guard case .failure(let error) = Self.parse(body) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.kind == .invalidResponse)
+        #expect(error.code == NitxErrorCode.invalidResponse.rawValue)
+    }
+
+    @Test func aHugeFormatNameIsCutInTheMessage() {
+        let long = String(repeating: "f", count: 20_000)
+        guard case .failure(let error) = Self.parse(#"{"slot":{"format":"\#(long)"},"ad":{"id":1,"type":"image","path":"/c/1.png"}}"#) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(error.code == NitxErrorCode.formatMismatch.rawValue)
+        #expect(error.message.count <= NetworkValueBounds.maximumTextLength)
+    }
+}

@@ -82,6 +82,31 @@ struct QartveloLoopbackTests {
     }
 }
 
+/// Engine rule R17 over real HTTP: before, a redirect of the banner request to another port
+/// was followed and the other server's ad filled.
+@Suite("Qartvelo redirects over loopback HTTP", .serialized)
+struct QartveloRedirectTests {
+    @Test(arguments: [302, 307])
+    func aRedirectToAnotherOriginIsRefusedWithItsStatus(status: Int) async throws {
+        let other = try await LoopbackServer(single: [
+            "POST /v1/banner": .json(QartveloLoopbackTests.imageAnswer),
+            "GET /v1/banner": .json(QartveloLoopbackTests.imageAnswer),
+        ])
+        defer { other.stop() }
+        let server = try await LoopbackServer(single: ["POST /v1/banner": .redirect(status, to: "\(other.baseURL.absoluteString)/v1/banner")])
+        defer { server.stop() }
+        let adapter = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, transport: QartveloBaseRewritingTransport.session, clock: SystemClock(), tracker: QartveloRecordingTracker())
+        let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
+        #expect(result.qartveloError == AdapterError(
+            kind: .server,
+            code: QartveloErrorCode.redirectRefused,
+            message: "HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
+            httpStatus: status
+        ))
+        #expect(try await other.receivedRequests().isEmpty)
+    }
+}
+
 /// The suite's one URLSession transport, replacing `BASE` in response bodies with the loopback
 /// base URL so a scripted answer can point at the same server.
 struct QartveloBaseRewritingTransport: HTTPTransport {

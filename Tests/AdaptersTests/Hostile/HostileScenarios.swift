@@ -1,0 +1,255 @@
+import Foundation
+import Mediation
+import Testing
+@testable import Adapters
+
+/// One misbehaviour of one network's protocol, played by the loopback server, and what the
+/// engine must make of it (engine rules R16, R17). The fallback network has no HTTP (it accepts
+/// only its in-process sandbox), so it has no hostile scenarios: it is the well-behaved second
+/// source of every scenario instead.
+struct HostileScenario: Sendable, CustomTestStringConvertible {
+    /// The networks that speak HTTP.
+    enum Network: String, Sendable, CaseIterable {
+        case elo, nitx, qartvelo
+    }
+
+    /// What the hostile source's trace line must say. Outcomes are matched by their status word
+    /// and details, so that `SourceOutcome.timeout(limit)` (the engine's R3a work) keeps
+    /// matching `.timeout` here; tighten `.timeout` to the limit (`deadline`) once it lands.
+    enum Expected: Sendable {
+        /// The hostile source wins with a bounded ad (of `size`, when given).
+        case wins(size: AdSize?)
+        /// No fill with `code`, its message containing each of `message`.
+        case noFill(code: String, message: [String])
+        /// An error of `kind` and `code`, with `httpStatus`, its message containing each of
+        /// `message`.
+        case error(kind: AdapterError.Kind, code: Int, httpStatus: Int?, message: [String])
+        /// No answer by the deadline.
+        case timeout
+    }
+
+    var network: Network
+    var name: String
+    /// The hostile server's answers, by "METHOD path" below the scenario's endpoint path.
+    var routes: [String: [LoopbackServer.Response]]
+    var expected: Expected
+    /// Whether the other origin serves a valid answer this scenario redirects to.
+    var redirectsToOtherOrigin = false
+
+    /// `/elo-status500`: the path of the scenario's endpoint on the hostile server (and of its
+    /// redirect target on the other one).
+    var prefix: String { "/\(network.rawValue)-\(name)" }
+
+    var testDescription: String { "\(network.rawValue) \(name)" }
+}
+
+/// Every scenario, per network.
+enum HostileScenarios {
+    /// The other origin's tracking route (answers 204).
+    static let trackingPath = "/track"
+
+    static func all(otherBase: String) -> [HostileScenario] {
+        HostileScenario.Network.allCases.flatMap { scenarios(for: $0, otherBase: otherBase) }
+    }
+
+    static func scenarios(for network: HostileScenario.Network, otherBase: String) -> [HostileScenario] {
+        switch network {
+        case .elo: elo(otherBase: otherBase)
+        case .nitx: nitx(otherBase: otherBase)
+        case .qartvelo: qartvelo(otherBase: otherBase)
+        }
+    }
+
+    // MARK: - Building blocks
+
+    static let html = LoopbackServer.Response(status: 200, body: "<html><body><h1>502 Bad Gateway</h1></body></html>", headers: ["Content-Type": "text/html"])
+    static let status500 = LoopbackServer.Response.json(#"{"error":"internal"}"#, status: 500)
+    /// 9,000,000 bytes: over the transport's 8 MiB.
+    static let hugeBody = LoopbackServer.Response(headers: ["Content-Type": "application/json"], bodyParts: [.init(text: #"{"id":""#, count: 1), .init(text: "x", count: 9_000_000), .init(text: #""}"#, count: 1)])
+    static let badGzip = LoopbackServer.Response(status: 200, body: "this is not gzip at all", headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"])
+    static let never = LoopbackServer.Response(never: true, holdMilliseconds: 1500)
+
+    static func json(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
+        var response = LoopbackServer.Response.json(body)
+        response.echoRequestID = echo
+        return response
+    }
+
+    /// `body` trickled a byte at a time over about 2 s: well past an 800 ms deadline.
+    static func drip(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
+        var response = json(body, echo: echo)
+        response.drip = .init(bytes: 1, intervalMilliseconds: max(1, 2000 / max(1, body.utf8.count)))
+        return response
+    }
+
+    /// `body` cut off by a connection reset after 40 bytes.
+    static func reset(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
+        var response = json(body, echo: echo)
+        response.resetAfter = 40
+        return response
+    }
+
+    /// A body the server builds from `pieces`: each text repeated its count of times, in order
+    /// (huge bodies never cross the command line).
+    static func generated(_ pieces: [(String, Int)], echo: Bool = false) -> LoopbackServer.Response {
+        var response = LoopbackServer.Response(headers: ["Content-Type": "application/json"], bodyParts: pieces.map { .init(text: $0.0, count: $0.1) })
+        response.echoRequestID = echo
+        return response
+    }
+
+    static let long = 5000
+
+    // MARK: - Elo
+
+    /// An Elo bid for the echoed request id.
+    static func eloBid(price: String = "2.5", size: String = #""w":390,"h":72"#, exp: String = "1800", crid: String = "cr-ok", bidid: String = "opp-1", otherBase: String) -> String {
+        #"{"id":"$REQUEST_ID","bidid":"\#(bidid)","cur":"USD","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":\#(price),"crid":"\#(crid)",\#(size),"exp":\#(exp),"ext":{"elo":{"format":"strip","title":"Hello","tracking":{"impression":["\#(otherBase)\#(trackingPath)?e=imp"]}}}}]}]}"#
+    }
+
+    static func elo(otherBase: String) -> [HostileScenario] {
+        let bid = eloBid(otherBase: otherBase)
+        let route = "POST /v1/bid"
+        func scenario(_ name: String, _ response: LoopbackServer.Response, _ expected: HostileScenario.Expected, redirects: Bool = false) -> HostileScenario {
+            HostileScenario(network: .elo, name: name, routes: [route: [response]], expected: expected, redirectsToOtherOrigin: redirects)
+        }
+        let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: 1, httpStatus: nil, message: [])
+        let tracker = "\(otherBase)\(trackingPath)?e=imp"
+        // One valid bid with 5000 impression trackers, then 3000 more bids.
+        let manyBidsAndTrackers: [(String, Int)] = [
+            (#"{"id":"$REQUEST_ID","bidid":"opp-1","cur":"USD","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.5,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Hello","tracking":{"impression":["#, 1),
+            (#""\#(tracker)","#, 4999),
+            (#""\#(tracker)"]}}}},"#, 1),
+            (#"{"id":"b","impid":"1","price":9,"crid":"c","ext":{"elo":{"format":"strip","title":"t"}}},"#, 2999),
+            (#"{"id":"b","impid":"1","price":9,"crid":"c","ext":{"elo":{"format":"strip","title":"t"}}}]}]}"#, 1),
+        ]
+        let longIDs: [(String, Int)] = [
+            (#"{"id":"$REQUEST_ID","bidid":""#, 1), ("b", long),
+            (#"","cur":"USD","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.5,"crid":""#, 1), ("c", long),
+            (#"","w":390,"h":72,"ext":{"elo":{"format":"strip","title":""#, 1), ("t", long),
+            (#""}}}]}]}"#, 1),
+        ]
+        return [
+            scenario("ok", json(bid, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("status500", status500, .noFill(code: "networkError", message: ["HTTP 500"])),
+            scenario("redirect302", .redirect(302, to: "\(otherBase)/elo-redirect302/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused: HTTP 302 redirect to \(otherBase)", "refused"]), redirects: true),
+            scenario("redirect307", .redirect(307, to: "\(otherBase)/elo-redirect307/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused: HTTP 307 redirect to \(otherBase)", "refused"]), redirects: true),
+            scenario("redirectLoop", .redirect(307, to: "/elo-redirectLoop/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused: HTTP 307", "more than 3 redirects"])),
+            scenario("malformed", json(#"{"id":"$REQUEST_ID","seatbid":[{"bid":[{"price":"#, echo: true), invalid),
+            scenario("html", html, invalid),
+            scenario("wrongTypes", json(eloBid(price: #""2.5""#, otherBase: otherBase), echo: true), invalid),
+            scenario("hugeBody", hugeBody, .noFill(code: "networkError", message: ["responseTooLarge: response body of 9000009 bytes exceeds the 8388608-byte limit"])),
+            scenario("badGzip", badGzip, .noFill(code: "networkError", message: ["connection: "])),
+            scenario("reset", reset(bid, echo: true), .noFill(code: "networkError", message: ["connection: "])),
+            scenario("never", never, .timeout),
+            scenario("drip", drip(bid, echo: true), .timeout),
+            scenario("priceNaN", json(eloBid(price: "NaN", otherBase: otherBase), echo: true), invalid),
+            scenario("priceHuge", json(eloBid(price: "1e300", otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["price must be a finite number from 0 to 1000000"])),
+            scenario("priceNegative", json(eloBid(price: "-1", otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["price must be"])),
+            scenario("size1e308", json(eloBid(size: #""w":1e308,"h":72"#, otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["ad size must be positive and at most 10000 pt"])),
+            scenario("size2000", json(eloBid(size: #""w":2000,"h":72"#, otherBase: otherBase), echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("expHuge", json(eloBid(exp: "9223372036854775807", otherBase: otherBase), echo: true), .wins(size: nil)),
+            scenario("manyBidsAndTrackers", generated(manyBidsAndTrackers, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("longIDs", generated(longIDs, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+        ]
+    }
+
+    /// The redirect targets on the other origin: each serves a valid answer that would win.
+    static func otherOriginRoutes(otherBase: String) -> [String: [LoopbackServer.Response]] {
+        var routes: [String: [LoopbackServer.Response]] = ["GET \(trackingPath)": [LoopbackServer.Response(status: 204)]]
+        for scenario in all(otherBase: otherBase) where scenario.redirectsToOtherOrigin {
+            switch scenario.network {
+            case .elo:
+                for method in ["GET", "POST"] { routes["\(method) \(scenario.prefix)/v1/bid"] = [json(eloBid(price: "50", otherBase: otherBase), echo: true)] }
+            case .nitx:
+                routes["GET \(scenario.prefix)/api/ad-slots/show/SLOT-HOSTILE"] = [json(nitxAd)]
+            case .qartvelo:
+                for method in ["GET", "POST"] { routes["\(method) \(scenario.prefix)/v1/banner"] = [json(qartveloAd(otherBase: otherBase))] }
+                routes["GET \(scenario.prefix)/bundle"] = [LoopbackServer.Response(status: 200, body: "<html></html>")]
+            }
+        }
+        return routes
+    }
+
+    // MARK: - Nitx
+
+    static let nitxConfig = #"{"code":"SDK-AM-HOSTILE","bundle_id":"com.example.app","status":"active"}"#
+    static let nitxAd = #"{"slot":{"code":"SLOT-HOSTILE","format":"banner_adaptive"},"ad":{"id":7,"name":"Hello","type":"image","path":"/creatives/7.png"}}"#
+
+    static func nitxAd(_ ad: String) -> String {
+        #"{"slot":{"code":"SLOT-HOSTILE","format":"banner_adaptive"},"ad":{\#(ad)}}"#
+    }
+
+    static func nitx(otherBase: String) -> [HostileScenario] {
+        func scenario(_ name: String, _ response: LoopbackServer.Response, _ expected: HostileScenario.Expected, redirects: Bool = false) -> HostileScenario {
+            HostileScenario(network: .nitx, name: name, routes: [
+                "GET /api/ad-mobiles/show/SDK-AM-HOSTILE": [json(nitxConfig)],
+                "GET /api/ad-slots/show/SLOT-HOSTILE": [response],
+            ], expected: expected, redirectsToOtherOrigin: redirects)
+        }
+        let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: NitxErrorCode.invalidResponse.rawValue, httpStatus: nil, message: [])
+        let slot = "/api/ad-slots/show/SLOT-HOSTILE"
+        let redirect = NitxErrorCode.redirectRefused.rawValue
+        return [
+            scenario("ok", json(nitxAd), .wins(size: AdSize(width: 390, height: 61))),
+            scenario("status500", status500, .error(kind: .server, code: NitxErrorCode.server.rawValue, httpStatus: 500, message: ["HTTP 500"])),
+            scenario("redirect302", .redirect(302, to: "\(otherBase)/nitx-redirect302\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["HTTP 302 redirect to \(otherBase)"]), redirects: true),
+            scenario("redirect307", .redirect(307, to: "\(otherBase)/nitx-redirect307\(slot)"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["HTTP 307 redirect to \(otherBase)"]), redirects: true),
+            scenario("redirectLoop", .redirect(302, to: "/nitx-redirectLoop\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["more than 3 redirects"])),
+            scenario("malformed", json(#"{"slot":{"code":"SLOT-HOSTILE"},"ad":{"id":"#), invalid),
+            scenario("html", html, invalid),
+            scenario("wrongTypes", json(nitxAd(#""id":7,"type":["image"],"path":"/c/7.png""#)), invalid),
+            scenario("hugeBody", hugeBody, .error(kind: .invalidResponse, code: NitxErrorCode.responseTooLarge.rawValue, httpStatus: 200, message: ["exceeds the 8388608-byte limit"])),
+            scenario("badGzip", badGzip, .error(kind: .network, code: NitxErrorCode.network.rawValue, httpStatus: nil, message: ["connection: "])),
+            scenario("reset", reset(nitxAd), .error(kind: .network, code: NitxErrorCode.network.rawValue, httpStatus: nil, message: ["connection: "])),
+            scenario("never", never, .timeout),
+            scenario("drip", drip(nitxAd), .timeout),
+            scenario("sizeHuge", json(nitxAd(#""id":7,"type":"image","path":"/c/7.png","width":1e308,"height":50"#)), invalid),
+            scenario("sizeNegative", json(nitxAd(#""id":7,"type":"image","path":"/c/7.png","width":320,"height":-50"#)), invalid),
+            scenario("idHuge", json(nitxAd(#""id":1e300,"type":"image","path":"/c/7.png""#)), invalid),
+            scenario("longIDs", generated([(#"{"impression_id":""#, 1), ("m", long), (#"","ad":{"type":"image","path":"/c/7.png","name":""#, 1), ("n", long), (#"","id":""#, 1), ("i", long), (#""}}"#, 1)]), .wins(size: AdSize(width: 390, height: 61))),
+        ]
+    }
+
+    // MARK: - Qartvelo
+
+    static func qartveloAd(_ fields: String = #""w":1320,"h":204,"density":3"#, extra: String = "", refresh: String = "60", otherBase: String) -> String {
+        #"{"id":"qv","ad":{"creative_id":"cr-ok","type":"image",\#(fields),"image_url":"https://cdn.example/i.png","impression_url":"\#(otherBase)\#(trackingPath)?e=imp"\#(extra)},"banner_refresh_seconds":\#(refresh)}"#
+    }
+
+    static func qartvelo(otherBase: String) -> [HostileScenario] {
+        func scenario(_ name: String, _ response: LoopbackServer.Response, _ expected: HostileScenario.Expected, redirects: Bool = false, bundle: LoopbackServer.Response? = nil) -> HostileScenario {
+            var routes = ["POST /v1/banner": [response]]
+            if let bundle { routes["GET /bundle"] = [bundle] }
+            return HostileScenario(network: .qartvelo, name: name, routes: routes, expected: expected, redirectsToOtherOrigin: redirects)
+        }
+        let ad = qartveloAd(otherBase: otherBase)
+        let malformed = HostileScenario.Expected.error(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse, httpStatus: nil, message: [])
+        let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, httpStatus: nil, message: [])
+        let redirect = QartveloErrorCode.redirectRefused
+        // An HTML5 bundle on the hostile server itself: `$SELF` is the server's own base URL.
+        return [
+            scenario("ok", json(ad), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("status500", status500, .error(kind: .server, code: QartveloErrorCode.serverStatus, httpStatus: 500, message: ["500"])),
+            scenario("redirect302", .redirect(302, to: "\(otherBase)/qartvelo-redirect302/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["HTTP 302 redirect to \(otherBase)"]), redirects: true),
+            scenario("redirect307", .redirect(307, to: "\(otherBase)/qartvelo-redirect307/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["HTTP 307 redirect to \(otherBase)"]), redirects: true),
+            scenario("redirectLoop", .redirect(307, to: "/qartvelo-redirectLoop/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["more than 3 redirects"])),
+            scenario("malformed", json(#"{"id":"qv","ad":{"creative_id":"#), malformed),
+            scenario("html", html, malformed),
+            scenario("wrongTypes", json(qartveloAd(#""w":"1320","h":204"#, otherBase: otherBase)), malformed),
+            scenario("hugeBody", hugeBody, .error(kind: .invalidResponse, code: QartveloErrorCode.responseTooLarge, httpStatus: 200, message: ["exceeds the 8388608-byte limit"])),
+            scenario("badGzip", badGzip, .error(kind: .network, code: QartveloErrorCode.network, httpStatus: nil, message: [])),
+            scenario("reset", reset(ad), .error(kind: .network, code: QartveloErrorCode.network, httpStatus: nil, message: [])),
+            scenario("never", never, .timeout),
+            scenario("drip", drip(ad), .timeout),
+            scenario("densityTiny", json(qartveloAd(#""w":1320,"h":204,"density":1e-300"#, otherBase: otherBase)), invalid),
+            scenario("widthInt64Max", json(qartveloAd(#""w":9223372036854775807,"h":204,"density":3"#, otherBase: otherBase)), invalid),
+            scenario("widthNegative", json(qartveloAd(#""w":-1320,"h":204,"density":3"#, otherBase: otherBase)), invalid),
+            scenario("ttlHuge", json(qartveloAd(extra: #","ttl_seconds":9223372036854775807"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshHuge", json(qartveloAd(refresh: "9223372036854775807", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("hugeNoFillReason", generated([(#"{"id":"qv","nofill_reason":""#, 1), ("r", 5_000_000), (#""}"#, 1)]), .noFill(code: String(repeating: "r", count: 127) + "…", message: [])),
+            scenario("longIDs", generated([(#"{"id":"qv","banner_refresh_seconds":60,"ad":{"type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png","creative_id":""#, 1), ("c", long), (#""}}"#, 1)]), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("bundleRedirect", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleRedirect/bundle"}}"#), .error(kind: .server, code: redirect, httpStatus: 302, message: ["HTTP 302 redirect to \(otherBase)"]), redirects: true, bundle: .redirect(302, to: "\(otherBase)/qartvelo-bundleRedirect/bundle")),
+            scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
+        ]
+    }
+}
