@@ -15,6 +15,7 @@ import Mediation
 /// | 9 | timeout | the transport's backstop timed out |
 /// | 10 | invalidResponse | the slot's format is not the requested one |
 /// | 11 | configuration | the line item has no slot code (`ad_unit_id`) |
+/// | 12 | cancelled | the client was shut down: it sends nothing any more |
 package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     /// The API could not be reached.
     case network = 1
@@ -38,6 +39,8 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     case formatMismatch = 10
     /// The line item has no slot code.
     case missingSlot = 11
+    /// The client was shut down.
+    case shutDown = 12
 
     /// The engine's kind for this code.
     package var kind: AdapterError.Kind {
@@ -48,7 +51,7 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
         case .htmlCreative: .creative
         case .rewardedUnavailable, .noBannerSizeFits: .unsupported
         case .unknownSlot, .missingSlot: .configuration
-        case .cancelled: .cancelled
+        case .cancelled, .shutDown: .cancelled
         case .timedOut: .timeout
         }
     }
