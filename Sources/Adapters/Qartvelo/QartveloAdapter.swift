@@ -12,8 +12,9 @@ import Mediation
 /// `nofill_reason`, else `noInventory`); 401/403 a `configuration` failure (code 20); other
 /// statuses a `server` failure (code 21); a malformed answer an `invalidResponse` failure
 /// (codes 30, 31); an HTML5 bundle over 2 MB a `creative` failure (code 40), so the next
-/// source fills. Other formats: `unsupported` failure (code 1). See
-/// `docs/networks/qartvelo.md`.
+/// source fills. Other formats: `unsupported` failure (code 1). After ``shutdown()``: a
+/// `cancelled` failure (code 11) without a request, and no ad handed out earlier tracks anything
+/// (engine rule R18). See `docs/networks/qartvelo.md`.
 public struct QartveloAdapter: AdNetworkAdapter {
     /// The network id as the configuration names it.
     public let network: String
@@ -24,6 +25,8 @@ public struct QartveloAdapter: AdNetworkAdapter {
     private let tracker: any QartveloEventTracking
     private let counter = Locked<UInt64>(0)
     private let idPrefix: String
+    /// Open until ``shutdown()``: every ad's tracking goes through it.
+    private let gate = TrackingGate()
 
     /// Creates an adapter that fires the network's tracking URLs through `transport`, with ad
     /// ids `qv-1`, `qv-2` … (counting per adapter).
@@ -70,8 +73,18 @@ public struct QartveloAdapter: AdNetworkAdapter {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.tracker = tracker ?? QartveloTransportTracker(transport: transport, logger: logger, network: network, clock: clock)
+        let gate = gate
+        self.tracker = QartveloGatedTracker(
+            inner: tracker ?? QartveloTransportTracker(transport: transport, logger: logger, network: network, clock: clock, gate: gate),
+            gate: gate
+        )
         self.idPrefix = idPrefix
+    }
+
+    /// The engine is shutting down (R18): tracking of every ad handed out earlier stops (pings
+    /// under way are cancelled) and later loads fail without a request.
+    public func shutdown() async {
+        gate.close()
     }
 
 
@@ -82,6 +95,9 @@ public struct QartveloAdapter: AdNetworkAdapter {
             return value
         }
         let requestID = "\(idPrefix)-\(sequence)"
+        guard gate.isOpen else {
+            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: "the adapter was shut down"))
+        }
         let plan: QartveloRequestPlan
         switch builder.plan(for: request, requestID: requestID, now: clock.now) {
         case .success(let value): plan = value
