@@ -183,7 +183,7 @@ struct FallbackAuctionTests {
     @Test func parallelWaitsForTheHigherSourceThenReleasesTheLoser() async throws {
         let outcome = try await run("home_banner", until: .milliseconds(300))
         #expect(outcome.winner?.lineItem.id == "standard")
-        #expect(outcome.winner?.ad.size == AdSize(width: 320, height: 50))
+        #expect(outcome.winner?.ad.size == AdSize(width: 390, height: 60)) // anchored adaptive, 390 pt wide
         #expect(outcome.trace.endedAtMilliseconds == 100)
         #expect(outcome.trace.source("backfill")?.outcome == .lost(.lostToHigherBid))
         #expect(outcome.trace.source("backfill")?.adReleased == true)
