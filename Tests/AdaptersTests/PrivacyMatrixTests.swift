@@ -225,7 +225,9 @@ enum PrivacyMatrix {
 /// the bytes each network puts on the wire (ad requests, tracking pings, event batches) carry
 /// only what its document (and the engine's shared `PrivacyRules`) allows, and the engine's
 /// events and log lines never carry chat content, user data or identifiers.
-@Suite("Privacy matrix")
+/// The 1536 cases run one at a time (`.serialized`): in parallel they would take both cores
+/// from the suites that run on the system clock.
+@Suite("Privacy matrix", .serialized)
 struct PrivacyMatrixTests {
     @Test("every cell has its 384 combinations")
     func theMatrixIsTheFullProduct() {

@@ -121,7 +121,8 @@ struct EloTrackingTests {
         #expect(wire.requests.count == before)
     }
 
-    @Test func shutdownCancelsQueuedPings() async throws {
+    @Test(.timeLimit(.minutes(1)))
+    func shutdownCancelsQueuedPings() async throws {
         let clock = ManualClock()
         let never = ManualClock()
         let transport = EloFakeTransport { request in
