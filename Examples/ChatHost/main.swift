@@ -200,6 +200,8 @@ func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impre
             say(clock, "full-screen \(impression.network) interstitial \(ad.ad.id) shown; the user closes it")
         case .expired, .alreadyShown, .notCurrent:
             say(clock, "no interstitial to show")
+        case .refused(let refusal):
+            say(clock, "the interstitial may not count now (\(refusal)); it stays for later")
         }
     } else {
         say(clock, "no interstitial this time (no fill)")

@@ -39,6 +39,8 @@ public final class ScriptedAdapter: AdNetworkAdapter {
         case didEnterBackground
         /// ``AdNetworkAdapter/willEnterForeground()``.
         case willEnterForeground
+        /// ``AdNetworkAdapter/willResignActive()``.
+        case willResignActive
         /// ``AdNetworkAdapter/shutdown()``.
         case shutdown
     }
@@ -165,6 +167,11 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     /// Records the call.
     public func willEnterForeground() async {
         state.withLock { $0.lifeCycleCalls.append(.willEnterForeground) }
+    }
+
+    /// Records the call.
+    public func willResignActive() async {
+        state.withLock { $0.lifeCycleCalls.append(.willResignActive) }
     }
 
     /// Records the call.

@@ -38,6 +38,33 @@ struct StandardNetworksTests {
         }
     }
 
+    /// Building an engine (as `mediate validate` does) asks no network anything: Nitx loads its
+    /// source config with its first ad request, Elo and Qartvelo send only ad requests.
+    @Test func buildingTheEngineSendsNothing() async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: """
+        {
+          "networks": {
+            "elo": { "adapter": "elo", "credentials": { "publisher_id": "p" }, "endpoint": "\(WireRecorder.eloEndpoint)" },
+            "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\(WireRecorder.nitxEndpoint)" },
+            "qartvelo": { "adapter": "qartvelo", "credentials": { "app_id": "qv" }, "endpoint": "\(WireRecorder.qartveloEndpoint)" }
+          },
+          "placements": { "home_banner": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "sources": [
+            { "id": "e", "network": "elo", "ad_unit_id": "e" },
+            { "id": "n", "network": "nitx", "ad_unit_id": "SLOT-N", "ecpm": 1.0 },
+            { "id": "q", "network": "qartvelo", "ad_unit_id": "q", "ecpm": 1.0 } ] } }
+        }
+        """)
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire))
+        await clock.advance(by: .seconds(10))
+        #expect(wire.requests.isEmpty)
+        _ = try await engine.runAuction(placementID: "home_banner", on: clock)
+        // The first auction: Nitx's source config, then each network's ad request.
+        #expect(wire.requests.first { $0.url.host == NitxAdapterFactory.sandboxHost }?.url.path == "/api/ad-mobiles/show/SDK-AM-DEMOI")
+        await clock.perform { await engine.shutdown() }
+    }
+
     @Test func theEngineBuildsTheShippedConfigWithTheStandardRegistry() async throws {
         let clock = ManualClock(start: .origin + .seconds(5))
         let shipped = try shippedConfiguration()
@@ -187,7 +214,7 @@ struct FallbackAuctionTests {
     @Test func parallelWaitsForTheHigherSourceThenReleasesTheLoser() async throws {
         let outcome = try await run("home_banner", until: .milliseconds(300))
         #expect(outcome.winner?.lineItem.id == "standard")
-        #expect(outcome.winner?.ad.size == AdSize(width: 320, height: 50))
+        #expect(outcome.winner?.ad.size == AdSize(width: 390, height: 60)) // anchored adaptive, 390 pt wide
         #expect(outcome.trace.endedAtMilliseconds == 100)
         #expect(outcome.trace.source("backfill")?.outcome == .lost(.lostToHigherBid))
         #expect(outcome.trace.source("backfill")?.adReleased == true)

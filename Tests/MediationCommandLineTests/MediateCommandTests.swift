@@ -127,7 +127,7 @@ struct MediateCommandTests {
         #expect(result.code == .success, "\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "Placement home_banner: banner (anchored), slot max height 90 pt, parallel, deadline 3000 ms, refresh 60 s")
-        #expect(lines.contains { $0.hasPrefix("Winner: always / low, eCPM 0.50 USD, creative fallback-") && $0.hasSuffix(", banner 320x50 pt") })
+        #expect(lines.contains { $0.hasPrefix("Winner: always / low, eCPM 0.50 USD, creative fallback-") && $0.hasSuffix(", banner 390x60 pt") })
         #expect(lines.contains { $0.hasPrefix("Auction ") && $0.contains("deadline") })
         #expect(lines.contains { $0.hasPrefix("LINE ITEM") && $0.contains("LATENCY") && $0.contains("LOSS REASON") })
         #expect(lines.contains { $0.hasPrefix("high ") && $0.contains("no_fill") && $0.contains("noFill") })

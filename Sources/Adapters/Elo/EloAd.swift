@@ -3,10 +3,13 @@ import Mediation
 
 /// One Elo showing (Elo seed, `EloAd`): equality and hashing follow ``id``.
 ///
-/// The engine's hooks send its tracking once each: ``recordRender()``, ``recordImpression()`` and
-/// ``recordClick()`` ping the ad's tracking URLs the first time they are called and never after
-/// ``releaseResources()``. ``recordBrowserOpened()`` / ``recordBrowserClosed()`` report the
-/// host's own in-app browser with the dwell time (analytics only, never billed).
+/// The engine's hooks send its tracking once each: ``recordRender()`` and ``recordImpression()``
+/// ping the ad's tracking URLs the first time they are called (once per ad opportunity id in the
+/// client's session), never after ``releaseResources()`` and never after the client's
+/// `shutdown()`. ``recordClick()`` sends nothing (Elo-direct clicks are recorded server-side
+/// through the click URL; the debug observer sees the click resolve `.unobservable`).
+/// ``recordBrowserOpened()`` / ``recordBrowserClosed()`` report the host's own in-app browser
+/// with the dwell time (analytics only, never billed).
 public final class EloAd: LoadedAd, Hashable {
     /// The ad opportunity id the server assigned: one per showing.
     public let id: String
@@ -101,8 +104,8 @@ public final class EloAd: LoadedAd, Hashable {
     public func recordRender() { send(.render, urls: trackingURLs.render) }
     /// Sends the impression ping, once.
     public func recordImpression() { send(.impression, urls: trackingURLs.impression) }
-    /// Sends the click ping, once.
-    public func recordClick() { send(.click, urls: trackingURLs.click) }
+    /// Records the click, once: nothing is sent (the click resolves `.unobservable`).
+    public func recordClick() { send(.click, urls: nil) }
 
     /// The host's browser opened the click URL: sends `browser_open`. A second open before the
     /// close sends nothing.
@@ -150,6 +153,10 @@ public final class EloAd: LoadedAd, Hashable {
             return state.sent.insert(event).inserted
         }
         guard first else { return }
-        tracker.ping(event, urls: urls ?? [], adID: id)
+        if event == .click {
+            tracker.click(adID: id)
+        } else {
+            tracker.ping(event, urls: urls ?? [], adID: id)
+        }
     }
 }

@@ -36,7 +36,8 @@ public struct EloAdapter: AdNetworkAdapter {
     }
 
     /// The engine is shutting down (engine rule R18): the client cancels its requests in flight,
-    /// drops preloaded ads and erases the stored user identity (Elo seed, `shutdown()`).
+    /// drops preloaded ads, erases the stored user identity (Elo document, `shutdown()`) and
+    /// stops every ad it handed out from sending anything.
     public func shutdown() async {
         await client.shutdown()
     }

@@ -12,7 +12,11 @@ import Mediation
 /// - `endpoint`: `sandbox` uses ``EloSandboxServer`` at `https://sandbox.elo.test` over the
 ///   sandbox transport; a URL uses the live transport with that base URL.
 /// - `timeout`: the client's request timeout, at most 3 s.
-/// - The identity record is stored in `<storage>/elo/<network id>-identity.json`, or in memory.
+/// - The identity record (user identifier and user data) is kept in the environment's
+///   `secureStore` (the platform Keychain: encrypted at rest, this device only) under
+///   `elo.identity.<network id>`; without one, in memory for the process. It is never written in
+///   plaintext: a plaintext file of an earlier version (`<storage>/elo/<network id>-identity.json`)
+///   is moved into the store in use and deleted.
 public struct EloAdapterFactory: NetworkAdapterFactory {
     /// `"elo"`.
     public let kind = "elo"
@@ -96,9 +100,12 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
             geoLocationPrecision: precision,
             requestTimeout: network.timeout ?? EloConfiguration.maximumRequestTimeout
         )
-        let store: any EloIdentityStore = environment.storageDirectory.map {
-            FileEloIdentityStore(fileURL: $0.appendingPathComponent("elo").appendingPathComponent("\(network.id)-identity.json"))
+        let store: any EloIdentityStore = environment.secureStore.map {
+            SecureEloIdentityStore(store: $0, key: SecureEloIdentityStore.key(forNetwork: network.id))
         } ?? InMemoryEloIdentityStore()
+        if let directory = environment.storageDirectory {
+            EloLegacyIdentityFile.migrate(from: directory, network: network.id, into: store, logger: environment.logger)
+        }
         let client = EloClient(
             configuration: configuration,
             network: network.id,

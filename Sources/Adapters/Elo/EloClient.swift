@@ -7,8 +7,9 @@ import Mediation
 /// - ``disable()`` pauses new requests (a load answers no fill `sessionDisabled` without a
 ///   request) until ``enable()``.
 /// - Before configure and after ``shutdown()`` a load answers no fill `notConfigured`.
-/// - ``shutdown()`` cancels the requests in flight, drops preloaded ads and erases the stored
-///   user identifier and user data (a re-configure does not).
+/// - ``shutdown()`` cancels the requests in flight, drops preloaded ads, erases the stored
+///   user identifier and user data (a re-configure does not), and stops the tracking of every
+///   ad handed out before: nothing is sent afterwards (engine rule R18).
 /// - Each request stops at the earlier of its own deadline and 3 s, measured on the injected
 ///   clock: a server that has not answered by then gives no fill `timeout`.
 public actor EloClient {
@@ -31,6 +32,8 @@ public actor EloClient {
     private var identity: EloIdentityRecord
     private var inFlight: [String: EloDeadlineRace] = [:]
     private var cache = EloPreloadCache()
+    /// The tracking life of the ads handed out since the last shutdown.
+    private var tracking = EloTrackingSession()
 
     /// Creates a client, configured at once when `configuration` is given.
     /// - Parameters:
@@ -89,16 +92,16 @@ public actor EloClient {
         self.configuration = configuration
         currentSessionID = makeID()
         shareGeoLocation = configuration.shareGeoLocation
+        if !tracking.isOpen { tracking = EloTrackingSession() }
         let issues = configuration.validationIssues
         for issue in issues { log(.warn, "configuration: \(issue)") }
-        let timestamp = wallClock()
-        debug.emit {
+        debug.emit { [wallClock] in
             .configured(EloDebugConfiguration(
                 publisherID: configuration.publisherID,
                 adUnitID: configuration.adUnitID,
                 requestTimeout: Double(configuration.requestTimeout.milliseconds) / 1000,
                 validationIssues: issues,
-                timestamp: timestamp
+                timestamp: wallClock()
             ))
         }
     }
@@ -139,9 +142,11 @@ public actor EloClient {
     public var isSharingGeoLocation: Bool { shareGeoLocation }
 
     /// Cancels the requests in flight (they answer `.error(.cancelled)`), releases preloaded ads,
-    /// erases the stored user identifier and user data, and leaves the client unconfigured.
-    /// Emits `.shutdown`.
+    /// erases the stored user identifier and user data, stops the tracking of every ad handed
+    /// out before (no render, impression or browser event is sent afterwards, queued ones are
+    /// cancelled), and leaves the client unconfigured. Emits `.shutdown`.
     public func shutdown() {
+        tracking.close()
         for race in inFlight.values { race.cancel() }
         inFlight.removeAll()
         cache.removeAll()
@@ -192,6 +197,13 @@ public actor EloClient {
 
     /// The visitor id sent with requests and pings: the user identifier, else the install id.
     public var visitorID: String { identity.userIdentifier ?? identity.installID ?? "" }
+
+    /// The visitor id for a request with `privacy`: the install id when the user refused or
+    /// withdrew consent (the publisher's identifier is first-party identity), else
+    /// ``visitorID``.
+    private func visitorID(for privacy: PrivacySignals) -> String {
+        PrivacyRules.allowsIdentity(privacy) ? visitorID : (identity.installID ?? "")
+    }
 
     private func persist(_ record: EloIdentityRecord) {
         identity = record
@@ -253,11 +265,17 @@ public actor EloClient {
     /// The preloaded ads held (for inspection in tests).
     var preloadedAds: [EloAd] { cache.ads }
 
+    /// Fetches and files the ad under the key of the consent in force when the preload was
+    /// requested: the key and the request are built from the same configuration (no suspension
+    /// between them). An ad whose session ended meanwhile (a re-configure or a shutdown) is
+    /// released, never filed.
     private func runPreload(_ request: AdRequest) async {
         let started = clock.now
+        let key = preloadKey(for: request)
+        let session = currentSessionID
         let result = await fetch(request, started: started, isPreload: true)
         guard case .loaded(let ad, let eCPM) = result else { return }
-        guard configuration != nil, let key = preloadKey(for: request) else {
+        guard let key, session != nil, currentSessionID == session else {
             ad.releaseResources()
             return
         }
@@ -299,7 +317,7 @@ public actor EloClient {
         guard deadline > now else { return done(.noFill(.timeout)) }
 
         let requestID = makeID()
-        let visitorID = visitorID
+        let visitorID = visitorID(for: request.privacy)
         let (wire, warnings) = EloRequestBuilder.build(EloRequestBuilder.Input(
             configuration: configuration,
             request: request,
@@ -355,7 +373,7 @@ public actor EloClient {
             if debug.capturesPayloads {
                 debug.emit { .requestPayloadCaptured(requestID: requestID, json: EloDebugChannel.redactedJSON(wire)) }
             }
-            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: visitorID, clock: clock, now: wallClock, makeID: makeID, debug: debug)
+            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: visitorID, clock: clock, now: wallClock, makeID: makeID, debug: debug, session: tracking)
             let context = EloResponseParser.Context(
                 requestID: requestID,
                 network: network,

@@ -51,42 +51,95 @@ public final class InMemoryEloIdentityStore: EloIdentityStore {
     }
 }
 
-/// A store that keeps the record as one JSON file, replaced atomically on each write and
-/// readable by the owner only (0600). The iOS SDK's Keychain record has no Linux equivalent;
-/// the file lives in the host's storage directory.
-public struct FileEloIdentityStore: EloIdentityStore {
-    /// The file.
-    public let fileURL: URL
+/// A store that keeps the record in the host's ``SecureStore`` (the platform Keychain: encrypted
+/// at rest, this device only), as one value under one key, so the identifier and the user data
+/// are always written together (Elo document, "Persisted on the device, encrypted at rest").
+/// The record is never written anywhere else.
+public struct SecureEloIdentityStore: EloIdentityStore {
+    /// The host's secure store.
+    public let store: any SecureStore
+    /// The key of the record, e.g. `elo.identity.elo`.
+    public let key: String
 
-    /// Creates a store at `fileURL` (created on first write).
-    public init(fileURL: URL) {
-        self.fileURL = fileURL
+    /// Creates a store.
+    /// - Parameters:
+    ///   - store: the host's secure store.
+    ///   - key: the key of the record.
+    public init(store: any SecureStore, key: String) {
+        self.store = store
+        self.key = key
     }
 
-    /// Reads and decodes the file; an absent file is an empty record.
-    /// - Throws: ``EloStorageError`` when the file cannot be read or decoded.
+    /// The key of a network's record: `elo.identity.<network id>`.
+    /// - Parameter network: the network id.
+    /// - Returns: the key.
+    public static func key(forNetwork network: String) -> String {
+        "elo.identity.\(network)"
+    }
+
+    /// Reads and decodes the record; none stored is an empty record.
+    /// - Returns: the record.
+    /// - Throws: ``EloStorageError`` when the store cannot be read or holds a damaged record.
     public func read() throws(EloStorageError) -> EloIdentityRecord {
-        guard FileManager.default.fileExists(atPath: fileURL.path) else { return EloIdentityRecord() }
+        let data: Data?
         do {
-            let data = try Data(contentsOf: fileURL)
+            data = try store.data(forKey: key)
+        } catch {
+            throw EloStorageError(message: "cannot read the identity record: \(error.message)")
+        }
+        guard let data else { return EloIdentityRecord() }
+        do {
             return try JSONDecoder().decode(EloIdentityRecord.self, from: data)
         } catch {
-            throw EloStorageError(message: "cannot read the identity record: \(error)")
+            throw EloStorageError(message: "the stored identity record is damaged")
         }
     }
 
-    /// Encodes the record and replaces the file atomically.
-    /// - Throws: ``EloStorageError`` when the file cannot be written.
+    /// Encodes the record and replaces the stored one in one write.
+    /// - Parameter record: the record.
+    /// - Throws: ``EloStorageError`` when it cannot be written.
     public func write(_ record: EloIdentityRecord) throws(EloStorageError) {
+        let data: Data
         do {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(record)
-            try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: fileURL, options: [.atomic])
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: fileURL.path)
+            data = try encoder.encode(record)
         } catch {
-            throw EloStorageError(message: "cannot write the identity record: \(error)")
+            throw EloStorageError(message: "cannot encode the identity record")
+        }
+        do {
+            try store.setData(data, forKey: key)
+        } catch {
+            throw EloStorageError(message: "cannot write the identity record: \(error.message)")
+        }
+    }
+}
+
+/// The plaintext identity file that earlier versions wrote to the storage directory
+/// (`<storage>/elo/<network id>-identity.json`). It is never written any more: building the
+/// adapter moves its record into the identity store in use (when that store holds none) and
+/// deletes the file.
+enum EloLegacyIdentityFile {
+    /// The file's location for `network` under `directory`.
+    static func url(in directory: URL, network: String) -> URL {
+        directory.appendingPathComponent("elo").appendingPathComponent("\(network)-identity.json")
+    }
+
+    /// Moves the legacy file's record into `store` when the store is empty, then deletes the
+    /// file (also when it is damaged). A failure is logged without any value.
+    static func migrate(from directory: URL, network: String, into store: any EloIdentityStore, logger: any MediationLogger) {
+        let file = url(in: directory, network: network)
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        do {
+            let legacy = try JSONDecoder().decode(EloIdentityRecord.self, from: Data(contentsOf: file))
+            if try store.read() == EloIdentityRecord() { try store.write(legacy) }
+        } catch {
+            logger.warning("the plaintext identity file of an earlier version could not be moved; it is deleted", source: network)
+        }
+        do {
+            try FileManager.default.removeItem(at: file)
+        } catch {
+            logger.warning("the plaintext identity file of an earlier version could not be deleted", source: network)
         }
     }
 }

@@ -6,9 +6,12 @@ import Mediation
 /// Rules (Elo seed): the latest 30 messages with the id / createdAt rules of ``EloMessageRules``;
 /// the slot's max width and height in whole points; OpenRTB device signals (make, model, OS,
 /// language, connection type, screen, country, UTC offset in minutes); coordinates only when geo
-/// sharing is on, rounded to the configured precision; the advertising id only when tracking is
-/// authorized, else the vendor id; COPPA / TFUA flags (from the configuration or the host's
-/// privacy signals); the user data only when none of COPPA, TFUA and GDPR applies.
+/// sharing is on, rounded to the configured precision; the advertising id (with `lmt` 0) only when
+/// tracking is authorized, not limited by the OS (OpenRTB `lmt`) and allowed by the privacy signals
+/// (``PrivacyRules``), else `lmt` 1 and the vendor id; COPPA / TFUA flags (from the configuration or
+/// the host's privacy signals); the user data only when none of COPPA, TFUA and GDPR applies and
+/// the user has not withdrawn consent (the client then also sends the install id as the visitor
+/// id, never the publisher's user identifier).
 struct EloRequestBuilder {
     /// Everything one request is built from.
     struct Input {
@@ -39,7 +42,7 @@ struct EloRequestBuilder {
         let privacy = request.privacy
         let coppa = input.configuration.coppa || privacy.coppa
         let tfua = input.configuration.tfua || privacy.underAgeOfConsent
-        let userDataAllowed = !(coppa || tfua || privacy.gdprApplies == true)
+        let userDataAllowed = !(coppa || tfua || privacy.gdprApplies == true) && PrivacyRules.allowsIdentity(privacy)
 
         let imp = EloWireImp(
             id: "1",
@@ -75,7 +78,7 @@ struct EloRequestBuilder {
             cur: ["USD"],
             imp: [imp],
             app: EloWireApp(bundle: request.app.bundleID, ver: request.app.version, publisher: EloWirePublisher(id: input.configuration.publisherID)),
-            device: device(for: request, shareGeo: input.shareGeoLocation, precision: input.configuration.geoLocationPrecision),
+            device: device(for: request, shareGeo: input.shareGeoLocation, precision: input.configuration.geoLocationPrecision, coppa: coppa, tfua: tfua),
             user: user,
             regs: regs,
             ext: EloWireRequestExt(elo: EloWireChatContext(
@@ -89,7 +92,13 @@ struct EloRequestBuilder {
     }
 
     /// The device object.
-    static func device(for request: AdRequest, shareGeo: Bool, precision: Int?) -> EloWireDevice {
+    /// - Parameters:
+    ///   - request: the engine's request (device, screen, privacy signals).
+    ///   - shareGeo: whether coordinates are sent.
+    ///   - precision: decimal places of the coordinates, `nil` for full precision.
+    ///   - coppa: the request is child-directed (configuration or host).
+    ///   - tfua: the user is under the age of consent (configuration or host).
+    static func device(for request: AdRequest, shareGeo: Bool, precision: Int?, coppa: Bool = false, tfua: Bool = false) -> EloWireDevice {
         let info = request.device
         var geo = EloWireGeo(lat: nil, lon: nil, type: nil, country: info.country, utcoffset: info.utcOffsetMinutes)
         if shareGeo, let location = info.location,
@@ -99,12 +108,16 @@ struct EloRequestBuilder {
             geo.lon = round(location.longitude, precision: precision)
             geo.type = 1
         }
-        let ifa = info.trackingAuthorized ? info.advertisingID : nil
+        // Elo document: the device identifier is governed by App Tracking Transparency and
+        // limit-ad-tracking, with the vendor id sent when the advertising id is unavailable.
+        let tracking = PrivacyRules.allowsTracking(device: info, privacy: request.privacy, coppa: coppa, underAgeOfConsent: tfua)
+        let ifa = PrivacyRules.advertisingID(device: info, privacy: request.privacy, coppa: coppa, underAgeOfConsent: tfua)
         let ifv = ifa == nil ? info.vendorID : nil
         let screen = request.screen
         return EloWireDevice(
             make: info.make,
             model: info.model,
+            hwv: info.hardwareVersion,
             os: info.osName,
             osv: info.osVersion,
             devicetype: info.kind == .tablet ? 5 : 4,
@@ -113,7 +126,7 @@ struct EloRequestBuilder {
             w: pixels(screen.width * screen.scale),
             h: pixels(screen.height * screen.scale),
             pxratio: screen.scale.isFinite ? screen.scale : 1,
-            lmt: info.trackingAuthorized ? 0 : 1,
+            lmt: tracking ? 0 : 1,
             ifa: ifa,
             geo: geo,
             ext: ifv.map { EloWireDeviceExt(ifv: $0) }

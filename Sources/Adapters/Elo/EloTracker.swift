@@ -1,9 +1,68 @@
 import Foundation
 import Mediation
 
-/// Sends one ad's tracking: render, impression and click pings (GET to the ad's tracking URLs,
-/// with `visitor_id` appended, never user data), and browser open / close analytics
-/// (`POST <base>/v1/events`). Each operation is reported to the debug channel.
+/// The tracking life of one client between shutdowns, shared by the trackers of every ad the
+/// client handed out (Elo document, `shutdown()`; engine rule R18).
+///
+/// - While open, trackers send; ``close()`` (the client's shutdown) stops every tracker at
+///   once: nothing is sent afterwards, not even for ads handed out earlier, and operations that
+///   are queued or under way are cancelled (reported as `.failed(.cancelled)` to an observer).
+///   A later configure opens a new session; ads of a closed session stay silent.
+/// - The render / impression dedup keys on the ad opportunity id (Elo document, `EloAd.id`):
+///   the first render and the first impression of an id are sent, later ones (from another ad
+///   object with the same id) are not. The ledger keeps the newest ``ledgerCapacity`` entries.
+final class EloTrackingSession: Sendable {
+    /// How many (event, ad id) pairs the dedup ledger remembers.
+    static let ledgerCapacity = 4096
+
+    private struct LedgerKey: Hashable {
+        var event: EloTrackingEvent
+        var adID: String
+    }
+
+    private struct Ledger {
+        var sent: Set<LedgerKey> = []
+        var order: [LedgerKey] = []
+    }
+
+    /// Whether trackers may send; closed by the client's shutdown.
+    let gate = TrackingGate()
+    private let ledger = Locked(Ledger())
+
+    /// Creates an open session.
+    init() {}
+
+    /// Whether trackers may send.
+    var isOpen: Bool { gate.isOpen }
+
+    /// Stops every tracker of the session and cancels the operations queued or under way.
+    func close() {
+        gate.close()
+    }
+
+    /// Whether `event` of the ad opportunity `adID` is sent for the first time in this session
+    /// (it is recorded as sent); always `false` once the session is closed.
+    func claimFirst(_ event: EloTrackingEvent, adID: String) -> Bool {
+        guard gate.isOpen else { return false }
+        return ledger.withLock { ledger in
+            let key = LedgerKey(event: event, adID: adID)
+            guard ledger.sent.insert(key).inserted else { return false }
+            ledger.order.append(key)
+            if ledger.order.count > Self.ledgerCapacity {
+                let evicted = ledger.order.removeFirst()
+                ledger.sent.remove(evicted)
+            }
+            return true
+        }
+    }
+}
+
+/// Sends one ad's tracking: render and impression pings (GET to the ad's tracking URLs, with
+/// `visitor_id` appended, never user data), clicks (nothing is sent: Elo-direct click delivery
+/// is server-side, so a click resolves `.unobservable`), and browser open / close analytics
+/// (`POST <base>/v1/events`). Each operation is reported to the debug channel only while an
+/// observer is attached (no observer: no operation id is made, no event is built). Nothing is
+/// sent once the client's ``EloTrackingSession`` is closed.
 ///
 /// Engine rule R17: analytics go to the configured origin only; tracking URLs come from the
 /// answer (docs/networks/elo.md), so pings may go to another origin, but only to http(s) URLs
@@ -23,6 +82,8 @@ final class EloTracker: Sendable {
     private let now: @Sendable () -> Date
     private let makeID: @Sendable () -> String
     private let debug: EloDebugChannel
+    /// The client's tracking session (closed by its shutdown).
+    let session: EloTrackingSession
     /// Operations not yet drained, and the latest one (each waits for the one before, so
     /// pings leave in the order the engine reported them: render, impression, click).
     private let tasks = Locked<(pending: [Task<Void, Never>], last: Task<Void, Never>?)>(([], nil))
@@ -34,7 +95,8 @@ final class EloTracker: Sendable {
         clock: any MediationClock,
         now: @escaping @Sendable () -> Date,
         makeID: @escaping @Sendable () -> String,
-        debug: EloDebugChannel
+        debug: EloDebugChannel,
+        session: EloTrackingSession = EloTrackingSession()
     ) {
         self.transport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
         self.eventsTransport = OriginLockedTransport(transport, endpoint: baseURL)
@@ -44,21 +106,36 @@ final class EloTracker: Sendable {
         self.now = now
         self.makeID = makeID
         self.debug = debug
+        self.session = session
     }
 
     /// The tracker's clock (browser dwell is measured on it).
     var currentInstant: MediationInstant { clock.now }
 
-    /// Pings every URL of `event` in the background.
+    /// A new operation id when an observer is attached, else `nil` (no debug work).
+    private func operationID() -> String? {
+        debug.isObserved ? makeID() : nil
+    }
+
+    /// Pings every URL of `event` in the background (render and impression: the first of each
+    /// ad opportunity id in the session only). Sends nothing once the session is closed.
     func ping(_ event: EloTrackingEvent, urls: [String], adID: String) {
-        let operationID = makeID()
+        guard session.claimFirst(event, adID: adID) else { return }
+        let operationID = operationID()
         let visitorID = visitorID
-        debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: nil, at: now()) }
+        let session = session
+        if let operationID {
+            debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: nil, at: now()) }
+        }
         start { [transport, debug, now] in
             var outcome: EloTrackingOutcome = urls.isEmpty ? .unobservable : .delivered
             for raw in urls {
                 guard let url = Self.pingURL(raw, visitorID: visitorID), transport.permits(url) else {
                     outcome = .failed(.invalidURL)
+                    break
+                }
+                guard session.isOpen, !Task.isCancelled else {
+                    outcome = .failed(.cancelled)
                     break
                 }
                 if let failure = await Self.send(HTTPRequest(method: "GET", url: url), over: transport) {
@@ -67,21 +144,44 @@ final class EloTracker: Sendable {
                 }
             }
             let final = outcome
-            debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: final, at: now()) }
+            if let operationID {
+                debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: final, at: now()) }
+            }
         }
     }
 
-    /// Posts a browser analytics event in the background.
+    /// A click: Elo-direct clicks are recorded by the server when the user follows the ad's
+    /// click URL (client-side click delivery is disabled, Elo document), so nothing is sent and
+    /// the operation resolves `.unobservable`. Reports nothing once the session is closed.
+    func click(adID: String) {
+        guard session.isOpen, let operationID = operationID() else { return }
+        debug.emit { .trackingAttempted(operationID: operationID, event: .click, serverRequestID: adID, payloadJSON: nil, at: now()) }
+        debug.emit { .trackingCompleted(operationID: operationID, event: .click, outcome: .unobservable, at: now()) }
+    }
+
+    /// Posts a browser analytics event in the background. Sends nothing once the session is
+    /// closed.
     func postAnalytics(_ event: EloTrackingEvent, adID: String, creativeID: String, dwellMilliseconds: Int?) {
-        let operationID = makeID()
+        guard session.isOpen else { return }
+        let operationID = operationID()
         let body = EloWireAnalyticsEvent(event: event.rawValue, ad_id: adID, creative_id: creativeID, visitor_id: visitorID, dwell_ms: dwellMilliseconds)
-        let capture = debug.capturesPayloads
-        debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: capture ? EloDebugChannel.json(body) : nil, at: now()) }
+        if let operationID {
+            let capture = debug.capturesPayloads
+            debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: capture ? EloDebugChannel.json(body) : nil, at: now()) }
+        }
         let request = HTTPRequest(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(body).utf8))
+        let session = session
         start { [eventsTransport, debug, now] in
-            let failure = await Self.send(request, over: eventsTransport)
+            let failure: EloTrackingFailure?
+            if session.isOpen, !Task.isCancelled {
+                failure = await Self.send(request, over: eventsTransport)
+            } else {
+                failure = .cancelled
+            }
             let outcome: EloTrackingOutcome = failure.map { .failed($0) } ?? .delivered
-            debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: outcome, at: now()) }
+            if let operationID {
+                debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: outcome, at: now()) }
+            }
         }
     }
 
@@ -98,13 +198,20 @@ final class EloTracker: Sendable {
         }
     }
 
+    /// Starts `operation` after the tracker's previous one, as a task of the session (which
+    /// cancels it on shutdown). A closed session starts nothing.
     private func start(_ operation: @escaping @Sendable () async -> Void) {
         tasks.withLock { tasks in
             let previous = tasks.last
-            let task = clock.startTask {
-                await previous?.value
-                await operation()
+            let clock = clock
+            let task = session.gate.run { done in
+                clock.startTask {
+                    await previous?.value
+                    await operation()
+                    done()
+                }
             }
+            guard let task else { return }
             tasks.pending.append(task)
             tasks.last = task
         }

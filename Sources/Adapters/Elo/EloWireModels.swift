@@ -76,6 +76,8 @@ package struct EloWireDevice: Codable, Sendable, Hashable {
     package var make: String
     /// Model, e.g. `"iPhone15,2"`.
     package var model: String
+    /// Hardware version, when the host gives one.
+    package var hwv: String?
     /// OS, e.g. `"iOS"`.
     package var os: String
     /// OS version.
@@ -92,9 +94,10 @@ package struct EloWireDevice: Codable, Sendable, Hashable {
     package var h: Int
     /// Physical pixels per point.
     package var pxratio: Double
-    /// Limit ad tracking: 1 when tracking is not authorized.
+    /// Limit ad tracking: 1 unless tracking is authorized, not limited by the OS, and allowed by
+    /// the privacy signals (not COPPA, not TFUA, consent not withdrawn).
     package var lmt: Int
-    /// The advertising id (IDFA), only when tracking is authorized.
+    /// The advertising id (IDFA), only when ``lmt`` is 0.
     package var ifa: String?
     /// Location (rounded) and the settings-derived country and UTC offset.
     package var geo: EloWireGeo

@@ -12,8 +12,13 @@ import Mediation
 ///    `cancelled` failure. A latency longer than the network's `timeout_ms` answers a
 ///    `timeout` failure at the timeout.
 /// 3. No fill: `.noFill(noFill)` (AdMob's "No fill", error code 3).
-/// 4. Fill: the biggest (by area) of the format's sizes that fits the slot and the screen;
-///    when none fits, the smallest (which the auction rejects with loss reason 203, R8).
+/// 4. Fill: an anchored banner has the anchored adaptive size (``AnchoredAdaptiveSizing``: the
+///    slot's full width, `floor(width x 50 / 320)` pt high within 50...90 pt and 15% of the
+///    screen), the size Qartvelo gives the same slot (Qartvelo document: the two networks'
+///    heights match for the same width); an inline banner is an inline adaptive banner for the
+///    same width and max height (``inlineAdaptiveSize(_:slot:screen:)``); any other ad is the
+///    biggest (by area) of the format's sizes that fits the slot and the screen, or, when none
+///    fits, the smallest (which the auction rejects with loss reason 203, R8).
 public struct FallbackAdapter: AdNetworkAdapter {
     /// The network id as the config names it.
     public let network: String
@@ -76,7 +81,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
         }
         guard fills else { return .noFill(FallbackAdapter.noFillReason) }
 
-        let size = FallbackAdapter.chooseSize(options.sizes(for: request.format), slot: request.slot, screen: request.screen)
+        let size = FallbackAdapter.size(for: request, candidates: options.sizes(for: request.format))
         let unit = String(unitHash >> 32, radix: 16)
         let ad = FallbackAd(
             id: "\(network):\(request.adUnitID):\(number)",
@@ -86,6 +91,46 @@ public struct FallbackAdapter: AdNetworkAdapter {
             size: size
         )
         return .fill(ad)
+    }
+
+    /// The size of a fill for `request` (see the type's step 4).
+    /// - Parameters:
+    ///   - request: the request (format, banner sizing, slot, screen).
+    ///   - candidates: the sizes the network serves for the format.
+    /// - Returns: the size in points.
+    package static func size(for request: AdRequest, candidates: [FallbackCreativeSize]) -> AdSize {
+        guard request.format == .banner else { return chooseSize(candidates, slot: request.slot, screen: request.screen) }
+        switch request.bannerSizing {
+        case .anchored?:
+            return AnchoredAdaptiveSizing.slotSize(for: request.slot, screen: request.screen)
+        case .inline?:
+            return inlineAdaptiveSize(candidates, slot: request.slot, screen: request.screen)
+        case nil:
+            return chooseSize(candidates, slot: request.slot, screen: request.screen)
+        }
+    }
+
+    /// An inline adaptive banner for the slot's width and max height (Qartvelo document: the
+    /// fallback of an inline banner is an inline adaptive banner for the same width and max
+    /// height): as wide as the slot (its `maxWidth`, else the screen's width), and as tall as
+    /// the tallest of `candidates` scaled to that width that stays within the max height (the
+    /// slot's `maxHeight`, else 250 pt), in whole points; when every candidate is taller, the
+    /// max height.
+    /// - Parameters:
+    ///   - candidates: the sizes the network serves for banners (their proportions).
+    ///   - slot: the slot's bounds in points.
+    ///   - screen: the screen.
+    /// - Returns: the size in points.
+    package static func inlineAdaptiveSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: ScreenInfo) -> AdSize {
+        let width = AnchoredAdaptiveSizing.slotWidth(for: slot, screen: screen)
+        let maxHeight = slot.maxHeight ?? QartveloInlineSizing.defaultMaxHeight
+        var best: Double?
+        for candidate in candidates.map({ $0.resolved(on: screen) }) where candidate.width > 0 && candidate.height > 0 {
+            let height = (candidate.height * width / candidate.width).rounded(.down)
+            guard height.isFinite, height > 0, height <= maxHeight else { continue }
+            best = max(best ?? 0, height)
+        }
+        return AdSize(width: width, height: best ?? maxHeight)
     }
 
     /// The biggest of `candidates` (by area, the first on ties) that fits both the slot and

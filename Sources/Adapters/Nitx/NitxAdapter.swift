@@ -30,8 +30,20 @@ public struct NitxAdapter: AdNetworkAdapter {
     }
 
     /// The app went to the background (engine rule R18): queued impression and viewable events
-    /// are sent now (Nitx seed, "Events batching").
+    /// are sent now (Nitx document, "Request mode").
     public func didEnterBackground() async {
         await client.applicationDidEnterBackground()
+    }
+
+    /// The app is about to resign active (R18; it also comes before termination): queued events
+    /// are sent now (Nitx document: flushed when the app resigns active or enters the background).
+    public func willResignActive() async {
+        await client.applicationWillResignActive()
+    }
+
+    /// The engine is shutting down (R18): the client drops its queued events, stops its 2 s batch
+    /// timer and sends nothing afterwards, not even for ads handed out earlier.
+    public func shutdown() async {
+        await client.shutdown()
     }
 }

@@ -34,6 +34,7 @@ public actor NitxClient {
     private let appOpenLastShown = Locked<Date?>(nil)
     private var sequence = 0
     private var counters = NitxClientState.Counters()
+    private var isShutDown = false
 
     /// Creates a client; nothing is sent until the first ad request (or ``start(app:)``).
     /// - Parameters:
@@ -84,7 +85,7 @@ public actor NitxClient {
     /// Loads the source's config once (single flight; retried on the next call after a failure).
     /// - Parameter app: the host app, for the bundle id check.
     public func start(app: AppInfo) async {
-        if started { return }
+        if started || isShutDown { return }
         if let startTask {
             await startTask.value
             return
@@ -123,7 +124,7 @@ public actor NitxClient {
     /// best-effort forget request goes to the advertised forget endpoint. Does nothing with
     /// personalization off.
     public func reset() async {
-        guard options.personalization else { return }
+        guard options.personalization, !isShutDown else { return }
         await batcher.flush()
         let forgotten = visitor.reset()
         batcher.setVisitorID(visitor.visitorID)
@@ -142,10 +143,29 @@ public actor NitxClient {
         }
     }
 
-    /// The host went to the background (or resigned active): sends queued events now.
+    /// The host went to the background: sends queued events now (Nitx document, "Request
+    /// mode": events are flushed when the app resigns active or enters the background).
     public func applicationDidEnterBackground() async {
         await batcher.flush()
     }
+
+    /// The host is about to resign active (a call, the app switcher, or the way to
+    /// termination): sends queued events now.
+    public func applicationWillResignActive() async {
+        await batcher.flush()
+    }
+
+    /// Stops the client for good (the engine's shutdown, R18): queued events are dropped, the
+    /// batch timer stops, and nothing is sent afterwards, not even for ads handed out earlier;
+    /// later loads fail without a request (`cancelled`, code 12) and ``reset()`` sends no forget
+    /// request.
+    public func shutdown() {
+        isShutDown = true
+        batcher.close()
+    }
+
+    /// Whether ``shutdown()`` was called.
+    public var isStopped: Bool { isShutDown }
 
     /// Counters, mode, consent, visitor id and profile keys.
     public func state() async -> NitxClientState {
@@ -175,25 +195,24 @@ public actor NitxClient {
     ///   - choice: the Nitx format and size for this request.
     ///   - request: the engine's request (app, device, screen, host context).
     /// - Returns: `.fill(ad)` (Nitx answers carry no price), a no-fill, or a failure:
-    ///   rewarded always fails "Rewarded ads are not available in v1"; an app open request
-    ///   within the minimum interval of the last shown one is a no-fill `appOpenInterval`.
+    ///   rewarded always fails "Rewarded ads are not available in v1"; after ``shutdown()`` a
+    ///   `cancelled` failure (code 12) without a request. App open ads load at any time (the
+    ///   automatic mode preloads); the minimum interval is checked when one is shown, by the
+    ///   ad's ``NitxLoadedAd/impressionReadiness``.
     package func loadAd(slot: String, choice: NitxFormatChoice, request: AdRequest) async -> AdLoadResult {
         counters.adRequests += 1
+        if isShutDown {
+            return finish(.failure(NitxErrorCode.shutDown.error("the Nitx client was shut down")))
+        }
         if choice.format == .rewarded {
             return finish(.failure(NitxErrorCode.rewardedUnavailable.error(NitxErrorCode.rewardedMessage)))
-        }
-        if choice.format == .appOpen, let last = appOpenLastShown.withLock({ $0 }) {
-            let elapsed = wallNow.timeIntervalSince(last)
-            let interval = Double(options.appOpenMinimumInterval.components.seconds)
-            if elapsed < interval {
-                return finish(.noFill(NoFillReason(code: "appOpenInterval", message: "last app open ad shown \(Int(elapsed)) s ago, minimum interval \(Int(interval)) s")))
-            }
         }
         guard !slot.isEmpty else {
             return finish(.failure(NitxErrorCode.missingSlot.error("the line item has no ad_unit_id (the Nitx slot code)")))
         }
         await start(app: request.app)
         if Task.isCancelled { return finish(.failure(NitxErrorCode.cancelled.error("request cancelled"))) }
+        if isShutDown { return finish(.failure(NitxErrorCode.shutDown.error("the Nitx client was shut down"))) }
 
         var response: HTTPResponse
         let baseURL = options.apiBaseURL
@@ -242,6 +261,10 @@ public actor NitxClient {
                 creative: creative,
                 signal: { [weak self] signal in
                     self?.record(signal, format: format, slot: slot, impressionID: impressionID)
+                },
+                readiness: { [weak self] in
+                    guard format == .appOpen, let self else { return .ready }
+                    return self.appOpenReadiness()
                 }
             )
             return finish(.fill(ad))
@@ -262,6 +285,16 @@ public actor NitxClient {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         return calendar.component(.year, from: wallNow)
+    }
+
+    /// Whether an app open ad may be shown now (Nitx document, "App open": at most once per
+    /// minimum interval, measured from the last show kept under `nitx.app_open_last_shown`).
+    nonisolated func appOpenReadiness() -> ImpressionReadiness {
+        guard let last = appOpenLastShown.withLock({ $0 }) else { return .ready }
+        let elapsed = wallNow.timeIntervalSince(last)
+        let interval = Double(options.appOpenMinimumInterval.components.seconds)
+        guard elapsed < interval else { return .ready }
+        return .notAllowed("app open ad shown \(Int(elapsed.rounded(.down))) s ago; minimum interval \(Int(interval)) s")
     }
 
     private func finish(_ result: AdLoadResult) -> AdLoadResult {
@@ -348,7 +381,7 @@ public actor NitxClient {
             slot: slot,
             format: choice.format.rawValue,
             size: choice.format == .bannerAdaptive ? NitxWireSize(width: choice.size.width, height: choice.size.height) : nil,
-            visitor: visitor.wireBlock,
+            visitor: visitor.wireBlock(for: request.privacy),
             context: NitxContextBuilder.context(for: request, screenName: screenName, sdkTag: options.sdkTag)
         )
         let encoder = JSONEncoder()
@@ -359,6 +392,9 @@ public actor NitxClient {
     }
 
     private func send(_ request: HTTPRequest) async -> Result<HTTPResponse, AdapterError> {
+        if isShutDown {
+            return .failure(NitxErrorCode.shutDown.error("the Nitx client was shut down"))
+        }
         if options.debug {
             logger.debug("Nitx \(request.method) \(request.url.path)", source: networkID)
         }

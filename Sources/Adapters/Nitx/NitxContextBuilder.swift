@@ -4,10 +4,11 @@ import Mediation
 /// Transparency"): bundle id, app version and build, the screen name, OS name and version,
 /// phone or tablet, language, time zone, screen size and the SDK tag. Never the IP address,
 /// the user agent or a location; the advertising id only when the host says tracking is
-/// authorized (and it is not the all-zero id iOS returns otherwise).
+/// authorized (Nitx document) and the privacy signals allow it (``PrivacyRules``: not limited,
+/// not COPPA or TFUA, consent not withdrawn), and never the all-zero id iOS returns otherwise.
 package enum NitxContextBuilder {
     /// The all-zero advertising id iOS reports when tracking is not authorized.
-    package static let zeroAdvertisingID = "00000000-0000-0000-0000-000000000000"
+    package static let zeroAdvertisingID = PrivacyRules.zeroAdvertisingID
 
     /// The context block for `request`.
     /// - Parameters:
@@ -17,10 +18,8 @@ package enum NitxContextBuilder {
     ///   - sdkTag: `ios-1.0.0`, or `<bridge>/ios-1.0.0`.
     package static func context(for request: AdRequest, screenName: String?, sdkTag: String) -> NitxWireContext {
         let device = request.device
-        var adID: String?
-        if device.trackingAuthorized, let id = device.advertisingID, !id.isEmpty, id != zeroAdvertisingID {
-            adID = id
-        }
+        let privacy = request.privacy
+        let adID = PrivacyRules.advertisingID(device: device, privacy: privacy, coppa: privacy.coppa, underAgeOfConsent: privacy.underAgeOfConsent)
         return NitxWireContext(
             app: NitxWireAppContext(
                 bundleID: request.app.bundleID,

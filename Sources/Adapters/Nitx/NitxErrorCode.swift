@@ -17,6 +17,7 @@ import Mediation
 /// | 11 | configuration | the line item has no slot code (`ad_unit_id`) |
 /// | 12 | server | a redirect was refused: off the API's origin, or past the transport's limit (R17) |
 /// | 13 | invalidResponse | the answer's body was larger than the transport accepts |
+/// | 14 | cancelled | the client was shut down: it sends nothing any more |
 package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     /// The API could not be reached.
     case network = 1
@@ -44,6 +45,8 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     case redirectRefused = 12
     /// The answer's body was too large.
     case responseTooLarge = 13
+    /// The client was shut down.
+    case shutDown = 14
 
     /// The engine's kind for this code.
     package var kind: AdapterError.Kind {
@@ -54,7 +57,7 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
         case .htmlCreative: .creative
         case .rewardedUnavailable, .noBannerSizeFits: .unsupported
         case .unknownSlot, .missingSlot: .configuration
-        case .cancelled: .cancelled
+        case .cancelled, .shutDown: .cancelled
         case .timedOut: .timeout
         }
     }

@@ -3,8 +3,9 @@ import Mediation
 
 /// Queues impression and viewable events and sends them in batches (Nitx seed, "Request
 /// mode"): a batch leaves 2 s after the first event queued into it, on the injected clock, or at
-/// once on ``flush()`` (the host went to the background). Sending is best-effort: a failed
-/// batch is dropped with a warning, never retried.
+/// once on ``flush()`` (the host resigned active or went to the background). Sending is
+/// best-effort: a failed batch is dropped with a warning, never retried. After ``close()`` (the
+/// engine's shutdown) nothing is queued or sent: the timer is stopped and queued events dropped.
 ///
 /// Queueing is synchronous (the engine's ad hooks must not block and must not reorder), so the
 /// state sits in a ``Locked`` box; only sending is asynchronous.
@@ -20,6 +21,7 @@ package final class NitxEventBatcher: Sendable {
         var queuedCount = 0
         var sentCount = 0
         var batchCount = 0
+        var closed = false
     }
 
     private let transport: any HTTPTransport
@@ -59,7 +61,7 @@ package final class NitxEventBatcher: Sendable {
         let due = clock.now + Self.interval
         let clock = clock
         state.withLock { state in
-            guard state.endpoint != nil else { return }
+            guard state.endpoint != nil, !state.closed else { return }
             state.queue.append(event)
             state.queuedCount += 1
             guard state.timer == nil else { return }
@@ -70,10 +72,26 @@ package final class NitxEventBatcher: Sendable {
         }
     }
 
-    /// Sends whatever is queued now (the host went to the background, or a reset is coming).
+    /// Sends whatever is queued now (the host resigned active or went to the background, or a
+    /// reset is coming). Does nothing after ``close()``.
     package func flush() async {
         await send(fromTimer: false)
     }
+
+    /// Stops for good (the engine's shutdown, R18): the timer is cancelled, queued events are
+    /// dropped, and nothing is queued or sent afterwards.
+    package func close() {
+        let timer = state.withLock { state -> Task<Void, Never>? in
+            state.closed = true
+            state.queue.removeAll()
+            defer { state.timer = nil }
+            return state.timer
+        }
+        timer?.cancel()
+    }
+
+    /// Whether ``close()`` was called.
+    package var isClosed: Bool { state.withLock { $0.closed } }
 
     /// The number of events waiting.
     package var pendingCount: Int { state.withLock { $0.queue.count } }
@@ -88,7 +106,7 @@ package final class NitxEventBatcher: Sendable {
         let taken = state.withLock { state -> (URL, String?, [NitxWireEvent])? in
             if !fromTimer { state.timer?.cancel() }
             state.timer = nil
-            guard let endpoint = state.endpoint, !state.queue.isEmpty else { return nil }
+            guard !state.closed, let endpoint = state.endpoint, !state.queue.isEmpty else { return nil }
             defer { state.queue.removeAll() }
             return (endpoint, state.visitorID, state.queue)
         }

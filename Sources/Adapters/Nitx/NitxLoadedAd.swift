@@ -18,6 +18,9 @@ package enum NitxAdSignal: Sendable, Hashable {
 /// shown (Nitx seed, "Interstitial"). Events are sent by the client in POST mode only.
 /// ``recordClick()`` sends nothing: a Nitx click is recorded by the backend when the host opens
 /// ``NitxCreative/clickURL`` (Nitx seed: "clicks open the backend click URL").
+///
+/// An app open ad may be shown at most once per minimum interval (Nitx document, "App open"):
+/// inside it, ``impressionReadiness`` is `notAllowed` and the engine refuses the show (R12a).
 public final class NitxLoadedAd: LoadedAd {
     private struct State {
         var creative: NitxCreative?
@@ -44,6 +47,7 @@ public final class NitxLoadedAd: LoadedAd {
     package let impressionID: String?
     private let state: Locked<State>
     private let signal: @Sendable (NitxAdSignal) -> Void
+    private let readiness: @Sendable () -> ImpressionReadiness
 
     /// Creates an ad.
     /// - Parameters:
@@ -56,7 +60,8 @@ public final class NitxLoadedAd: LoadedAd {
     ///   - impressionID: the POST answer's impression id.
     ///   - creative: what the ad shows.
     ///   - signal: called (without blocking) for each hook's signal.
-    package init(id: String, creativeID: String, network: String, nitxFormat: NitxFormat, size: AdSize, slotCode: String, impressionID: String?, creative: NitxCreative, signal: @escaping @Sendable (NitxAdSignal) -> Void) {
+    ///   - readiness: whether a show may count now (the app open interval); default always.
+    package init(id: String, creativeID: String, network: String, nitxFormat: NitxFormat, size: AdSize, slotCode: String, impressionID: String?, creative: NitxCreative, signal: @escaping @Sendable (NitxAdSignal) -> Void, readiness: @escaping @Sendable () -> ImpressionReadiness = { .ready }) {
         self.id = id
         self.creativeID = creativeID
         self.network = network
@@ -67,7 +72,12 @@ public final class NitxLoadedAd: LoadedAd {
         self.impressionID = impressionID
         self.state = Locked(State(creative: creative))
         self.signal = signal
+        self.readiness = readiness
     }
+
+    /// Whether a show may count now: an app open ad inside the minimum interval since the last
+    /// app open ad was shown is `notAllowed`; everything else is `ready`.
+    public var impressionReadiness: ImpressionReadiness { readiness() }
 
     /// What the ad shows; `nil` after ``releaseResources()``.
     public var creative: NitxCreative? { state.withLock { $0.creative } }

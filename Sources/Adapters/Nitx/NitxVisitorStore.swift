@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 /// The visitor's id, consent and hashed profile, kept in ``NitxStorage`` (Nitx seed, "Consent
 /// and identify" and "Storage"). A value type owned by the client actor.
@@ -81,9 +82,18 @@ struct NitxVisitorStore {
 
     /// The wire's visitor block: `nil` with personalization off; the profile only with consent.
     var wireBlock: NitxWireVisitor? {
+        wireBlock(for: PrivacySignals(limitAdTracking: false))
+    }
+
+    /// The wire's visitor block for a request with `privacy`: `nil` with personalization off;
+    /// the profile only with the consent record (`consent(true)`), and never when the host says
+    /// the user refused or withdrew consent (then `consent` is `false` on the wire) or the
+    /// request is child-directed (COPPA) or for a user under the age of consent (TFUA).
+    func wireBlock(for privacy: PrivacySignals) -> NitxWireVisitor? {
         guard enabled, let visitorID else { return nil }
-        let granted = consent == true && !profile.isEmpty
-        return NitxWireVisitor(id: visitorID, consent: consent, profile: granted ? profile.hashes : nil)
+        let withdrawn = !PrivacyRules.allowsIdentity(privacy)
+        let granted = consent == true && !withdrawn && !privacy.coppa && !privacy.underAgeOfConsent && !profile.isEmpty
+        return NitxWireVisitor(id: visitorID, consent: withdrawn ? false : consent, profile: granted ? profile.hashes : nil)
     }
 
     private func persistProfile() {

@@ -13,7 +13,9 @@ import Mediation
 /// statuses a `server` failure (code 21); a malformed answer an `invalidResponse` failure
 /// (codes 30, 31); an HTML5 bundle over 2 MB a `creative` failure (code 40), so the next
 /// source fills; a refused redirect a `server` failure (code 14) with its HTTP status. Other
-/// formats: `unsupported` failure (code 1). See `docs/networks/qartvelo.md`.
+/// formats: `unsupported` failure (code 1). After ``shutdown()``: a `cancelled` failure
+/// (code 11) without a request, and no ad handed out earlier tracks anything (engine rule R18).
+/// See `docs/networks/qartvelo.md`.
 ///
 /// Network values are untrusted (engine rules R16, R17): the banner request goes only to the
 /// endpoint's origin; the bundle and tracking URLs of an answer only to http(s) URLs off the
@@ -30,6 +32,8 @@ public struct QartveloAdapter: AdNetworkAdapter {
     private let tracker: any QartveloEventTracking
     private let counter = Locked<UInt64>(0)
     private let idPrefix: String
+    /// Open until ``shutdown()``: every ad's tracking goes through it.
+    private let gate = TrackingGate()
 
     /// Creates an adapter that fires the network's tracking URLs through `transport`, with ad
     /// ids `qv-1`, `qv-2` … (counting per adapter).
@@ -77,8 +81,18 @@ public struct QartveloAdapter: AdNetworkAdapter {
         answerTransport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
         self.clock = clock
         self.logger = logger
-        self.tracker = tracker ?? QartveloTransportTracker(transport: answerTransport, logger: logger, network: network, clock: clock)
+        let gate = gate
+        self.tracker = QartveloGatedTracker(
+            inner: tracker ?? QartveloTransportTracker(transport: answerTransport, logger: logger, network: network, clock: clock, gate: gate),
+            gate: gate
+        )
         self.idPrefix = idPrefix
+    }
+
+    /// The engine is shutting down (R18): tracking of every ad handed out earlier stops (pings
+    /// under way are cancelled) and later loads fail without a request.
+    public func shutdown() async {
+        gate.close()
     }
 
 
@@ -89,6 +103,9 @@ public struct QartveloAdapter: AdNetworkAdapter {
             return value
         }
         let requestID = "\(idPrefix)-\(sequence)"
+        guard gate.isOpen else {
+            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: "the adapter was shut down"))
+        }
         let plan: QartveloRequestPlan
         switch builder.plan(for: request, requestID: requestID, now: clock.now) {
         case .success(let value): plan = value

@@ -12,8 +12,14 @@ import Mediation
 ///   impression is ignored. ``recordBadgeTap()`` (the "Ad" badge) is never a click.
 /// - Render failure hook (HTML5 only): ``recordRender()`` starts a 6 s timer on the engine's
 ///   clock; if ``recordCreativeReady()`` has not come by then, the ad fails with `creative`
-///   code 50, reports it once to the handler set with ``onRenderFailure(_:)`` (the placement's
-///   render-failure path), and counts no impression or click afterwards.
+///   code 50, reports it once to its placement's ``AdEventSink`` (given by the engine in
+///   ``attach(_:)``: the placement falls back to its next source, with no host wiring) and to
+///   the handler set with ``onRenderFailure(_:)``, and counts no impression or click afterwards.
+/// - In the engine (R12a): an HTML5 ad's ``impressionReadiness`` is `notReady` until it is ready,
+///   so the placement refuses the host's report, records the render (starting the timer) and
+///   counts the impression when the ad tells its sink it became ready while the banner is seen
+///   (Qartvelo document: "The impression counts when the ad reports it is ready and the banner
+///   is visible").
 public final class QartveloBannerAd: LoadedAd {
     /// What the ad shows.
     public enum Creative: Hashable, Sendable {
@@ -66,6 +72,7 @@ public final class QartveloBannerAd: LoadedAd {
         var renderTimer: Task<Void, Never>?
         var renderFailure: AdapterError?
         var renderFailureHandler: (@Sendable (AdapterError) -> Void)?
+        var eventSink: AdEventSink?
     }
 
     /// Creates an ad (the adapter does this from a validated response).
@@ -160,6 +167,7 @@ public final class QartveloBannerAd: LoadedAd {
             state.released = true
             state.bundle = nil
             state.renderFailureHandler = nil
+            state.eventSink = nil
             defer { state.renderTimer = nil }
             return state.renderTimer
         }
@@ -205,18 +213,46 @@ public final class QartveloBannerAd: LoadedAd {
     /// timer; counts the impression now if the banner was already visible. Ignored after a
     /// render failure.
     public func recordCreativeReady() {
-        let (timer, fireImpression) = state.withLock { state -> (Task<Void, Never>?, Bool) in
-            guard !state.ready, state.renderFailure == nil else { return (nil, false) }
+        let (timer, fireImpression, sink) = state.withLock { state -> (Task<Void, Never>?, Bool, AdEventSink?) in
+            guard !state.ready, state.renderFailure == nil else { return (nil, false, nil) }
             state.ready = true
             state.renderFailureHandler = nil  // no failure can come any more
+            let sink = state.released ? nil : state.eventSink
+            state.eventSink = nil
             let timer = state.renderTimer
             state.renderTimer = nil
-            guard state.visibleBeforeReady, !state.impressionRecorded else { return (timer, false) }
+            guard state.visibleBeforeReady, !state.impressionRecorded else { return (timer, false, sink) }
             state.impressionRecorded = true
-            return (timer, true)
+            return (timer, true, sink)
         }
         timer?.cancel()
         if fireImpression { trackImpression() }
+        sink?.impressionReady()
+    }
+
+    /// Whether the engine may count the impression now (R12a): an HTML5 ad is `notReady` until
+    /// ``recordCreativeReady()`` and `notAllowed` after it missed its 6 s deadline; an image is
+    /// always `ready`.
+    public var impressionReadiness: ImpressionReadiness {
+        guard isHTML5 else { return .ready }
+        return state.withLock { state in
+            if state.renderFailure != nil { return .notAllowed("the HTML5 ad was not ready within 6 s") }
+            return state.ready ? .ready : .notReady("the HTML5 ad is not ready yet")
+        }
+    }
+
+    /// Keeps the placement's sink: it is told when the HTML5 ad becomes ready and when it misses
+    /// its 6 s deadline (a failure that already happened is told at once). Dropped once the ad
+    /// is ready or released.
+    /// - Parameter events: the placement's sink for this ad.
+    public func attach(_ events: AdEventSink) {
+        let pending = state.withLock { state -> AdapterError? in
+            guard !state.released else { return nil }
+            if let failure = state.renderFailure { return failure }
+            if !state.ready { state.eventSink = events }
+            return nil
+        }
+        if let pending { events.renderFailed(pending) }
     }
 
     /// The banner is visible: counts the impression the first time (for an HTML5 ad, once it
@@ -256,10 +292,10 @@ public final class QartveloBannerAd: LoadedAd {
         Self.badgeURL
     }
 
-    /// Sets the handler told (once) when the HTML5 ad misses its 6 s ready deadline, with
-    /// `AdapterError(kind: .creative, code: 50)`. The host wires it to the placement's
-    /// render-failure path, e.g.
-    /// `ad.onRenderFailure { [weak ad] _ in if let ad { Task { await placement.reportRenderFailure(ad) } } }`.
+    /// Sets a handler told (once) when the HTML5 ad misses its 6 s ready deadline, with
+    /// `AdapterError(kind: .creative, code: 50)`. A placement needs no such wiring (the engine's
+    /// sink, ``attach(_:)``, already takes the ad to the render-failure path); this is for an ad
+    /// the host holds outside a placement (a one-shot auction's winner).
     /// A failure that happened before the handler was set is delivered at once. The handler is
     /// dropped once the ad is ready or released, so it may capture the placement.
     /// - Parameter handler: called at most once, on the timer's task; must not block.
@@ -300,15 +336,19 @@ public final class QartveloBannerAd: LoadedAd {
 
     private func readyDeadlinePassed() {
         let error = AdapterError(kind: .creative, code: QartveloErrorCode.renderTimeout, message: "HTML5 ad not ready within 6 s of rendering")
-        let handler = state.withLock { state -> (@Sendable (AdapterError) -> Void)?? in
-            guard !state.ready, !state.released, state.renderFailure == nil else { return .none }
+        let failed = state.withLock { state -> (handler: (@Sendable (AdapterError) -> Void)?, sink: AdEventSink?)? in
+            guard !state.ready, !state.released, state.renderFailure == nil else { return nil }
             state.renderFailure = error
             state.renderTimer = nil
-            defer { state.renderFailureHandler = nil }
-            return .some(state.renderFailureHandler)
+            defer {
+                state.renderFailureHandler = nil
+                state.eventSink = nil
+            }
+            return (state.renderFailureHandler, state.eventSink)
         }
-        guard case .some(let handler) = handler else { return }
+        guard let failed else { return }
         tracker.track(QartveloTrackedEvent(kind: .renderFailure, adID: id, creativeID: creativeID, url: nil))
-        handler?(error)
+        failed.sink?.renderFailed(error)
+        failed.handler?(error)
     }
 }

@@ -41,7 +41,22 @@ package protocol QartveloEventTracking: Sendable {
     func track(_ event: QartveloTrackedEvent)
 }
 
-/// Fires each event's tracking URL with a `GET` through the transport, in its own task, and
+/// Passes events on to `inner` only while the adapter's gate is open: after the adapter's
+/// shutdown nothing is tracked, not even for ads handed out earlier (engine rule R18).
+struct QartveloGatedTracker: QartveloEventTracking {
+    /// Where events go while the gate is open.
+    var inner: any QartveloEventTracking
+    /// The adapter's gate.
+    var gate: TrackingGate
+
+    func track(_ event: QartveloTrackedEvent) {
+        guard gate.isOpen else { return }
+        inner.track(event)
+    }
+}
+
+/// Fires each event's tracking URL with a `GET` through the transport, in its own task kept by
+/// the adapter's gate (its shutdown cancels it; nothing is sent once the gate is closed), and
 /// logs (without user data) when it fails.
 struct QartveloTransportTracker: QartveloEventTracking {
     /// The transport the ad came through.
@@ -52,20 +67,28 @@ struct QartveloTransportTracker: QartveloEventTracking {
     var network: String
     /// The engine's clock, on which the tracking task starts.
     var clock: any MediationClock
+    /// The adapter's gate: closed by its shutdown.
+    var gate: TrackingGate = TrackingGate()
 
     func track(_ event: QartveloTrackedEvent) {
         guard let url = event.url else { return }
         let transport = transport
         let logger = logger
         let network = network
-        clock.startTask {
-            do throws(TransportError) {
-                let response = try await transport.send(HTTPRequest(method: "GET", url: url))
-                if !(200...299).contains(response.statusCode) {
-                    logger.debug("\(event.kind.rawValue) tracking answered \(response.statusCode)", source: network)
+        let gate = gate
+        let clock = clock
+        gate.run { done in
+            clock.startTask {
+                defer { done() }
+                guard gate.isOpen, !Task.isCancelled else { return }
+                do throws(TransportError) {
+                    let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+                    if !(200...299).contains(response.statusCode) {
+                        logger.debug("\(event.kind.rawValue) tracking answered \(response.statusCode)", source: network)
+                    }
+                } catch {
+                    logger.debug("\(event.kind.rawValue) tracking failed: \(error.kind.rawValue)", source: network)
                 }
-            } catch {
-                logger.debug("\(event.kind.rawValue) tracking failed: \(error.kind.rawValue)", source: network)
             }
         }
     }

@@ -101,7 +101,10 @@ struct QartveloRequestBuilder: Sendable {
     private static func device(_ request: AdRequest) -> QartveloWireBannerRequest.Device {
         let device = request.device
         let privacy = request.privacy
-        let mayIdentify = device.trackingAuthorized && !privacy.limitAdTracking && !privacy.restrictsUserData
+        // PrivacyRules: authorized, not limited, not COPPA / TFUA, consent not withdrawn; and
+        // Qartvelo adds: never where GDPR applies.
+        let advertisingID = PrivacyRules.advertisingID(device: device, privacy: privacy, coppa: privacy.coppa, underAgeOfConsent: privacy.underAgeOfConsent)
+        let mayIdentify = advertisingID != nil && privacy.gdprApplies != true
         return QartveloWireBannerRequest.Device(
             make: device.make,
             model: device.model,
@@ -114,7 +117,7 @@ struct QartveloRequestBuilder: Sendable {
             language: device.language,
             connectiontype: device.connectionType.rawValue,
             lmt: privacy.limitAdTracking ? 1 : 0,
-            ifa: mayIdentify ? device.advertisingID : nil
+            ifa: mayIdentify ? advertisingID : nil
         )
     }
 

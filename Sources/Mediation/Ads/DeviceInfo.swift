@@ -49,6 +49,8 @@ public struct DeviceInfo: Hashable, Sendable {
     public var make: String
     /// Model, e.g. `"iPhone15,2"`.
     public var model: String
+    /// Hardware version, e.g. `"15,2"` (OpenRTB `device.hwv`), if the host has it.
+    public var hardwareVersion: String?
     /// OS name, e.g. `"iOS"`.
     public var osName: String
     /// OS version, e.g. `"17.4"`.
@@ -67,7 +69,8 @@ public struct DeviceInfo: Hashable, Sendable {
     public var connectionType: ConnectionType
     /// The device's location at full precision, if the host has it and may share it.
     public var location: GeoLocation?
-    /// The advertising id (IDFA); sent only when ``trackingAuthorized`` is `true`.
+    /// The advertising id (IDFA); sent only when ``trackingAuthorized`` is `true` and the privacy
+    /// signals allow it (not limited, not child-directed, consent not withdrawn).
     public var advertisingID: String?
     /// The vendor id (IDFV), sent in place of the advertising id when tracking is not allowed.
     public var vendorID: String?
@@ -78,6 +81,7 @@ public struct DeviceInfo: Hashable, Sendable {
     public init(
         make: String = "Apple",
         model: String = "iPhone15,2",
+        hardwareVersion: String? = nil,
         osName: String = "iOS",
         osVersion: String = "17.4",
         kind: DeviceKind = .phone,
@@ -93,6 +97,7 @@ public struct DeviceInfo: Hashable, Sendable {
     ) {
         self.make = make
         self.model = model
+        self.hardwareVersion = hardwareVersion
         self.osName = osName
         self.osVersion = osVersion
         self.kind = kind

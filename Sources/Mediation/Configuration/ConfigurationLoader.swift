@@ -28,8 +28,9 @@ import Foundation
 ///   URL; `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
 /// - `placements`: an object keyed by placement id, in file order. `format` (required) is
 ///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
-///   `inline`) is required on banners and forbidden elsewhere, and inline banners need
-///   `slot.max_height` (points, at least 32); `slot` has `max_width` / `max_height` in points;
+///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
+///   `slot.max_height` is at least 32 points and defaults to 250 (``inlineDefaultMaxHeight``, the
+///   Qartvelo document's inline default); `slot` has `max_width` / `max_height` in points;
 ///   `refresh_seconds` (banners only) a whole number 30...86400, default 60 (R13);
 ///   `deadline_ms` a whole number 1...3000, default 3000 (R3); `floor` a positive USD CPM;
 ///   `mode` `parallel` (default) or `waterfall` (R1); `sources` a non-empty array.
@@ -48,6 +49,11 @@ public struct ConfigurationLoader: Sendable {
 
     /// The deadline bounds in milliseconds (R3).
     static let deadlineRange = 1...3000
+    /// An inline banner's `slot.max_height` when the configuration gives none: 250 points (the
+    /// Qartvelo document's `inlineMaxHeight` default).
+    public static let inlineDefaultMaxHeight: Double = 250
+    /// The smallest `slot.max_height` of an inline banner: 32 points.
+    public static let inlineMinimumMaxHeight: Double = 32
     /// The refresh bounds in seconds (R13: at least 30; at most one day).
     static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
 
@@ -274,7 +280,7 @@ public struct ConfigurationLoader: Sendable {
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
-        let slot = try decodeSlot(object["slot"], at: path.appending("slot"))
+        var slot = try decodeSlot(object["slot"], at: path.appending("slot"))
 
         var sizing: BannerSizing?
         let sizingPath = path.appending("sizing")
@@ -283,8 +289,12 @@ public struct ConfigurationLoader: Sendable {
                 throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "a banner needs \"sizing\": \"anchored\" or \"inline\"")
             }
             sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": BannerSizing.anchored, "inline": .inline])
-            if sizing == .inline, (slot.maxHeight ?? 0) < 32 {
-                throw ConfigurationError(code: .invalidSizing, path: path.appending("slot").appending("max_height").description, message: "an inline banner needs slot.max_height of at least 32 points")
+            if sizing == .inline {
+                let maxHeight = slot.maxHeight ?? Self.inlineDefaultMaxHeight
+                guard maxHeight >= Self.inlineMinimumMaxHeight else {
+                    throw ConfigurationError(code: .invalidSizing, path: path.appending("slot").appending("max_height").description, message: "an inline banner's slot.max_height must be at least 32 points")
+                }
+                slot.maxHeight = maxHeight
             }
         } else if object["sizing"] != nil {
             throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "\"sizing\" applies to banners only; this placement is \(format)")

@@ -15,6 +15,7 @@ import Foundation
 /// let banner = engine.placement("home_banner")
 /// let view = await banner?.attachView(visible: true)   // loads, then refreshes while seen
 /// for await event in engine.events() { … }
+/// await engine.willResignActive()                      // a call, the app switcher, termination
 /// await engine.setForeground(false)                    // the app went to the background
 /// await engine.shutdown()                              // nothing is sent afterwards
 /// ```
@@ -222,6 +223,16 @@ public final class MediationEngine: Sendable {
                 await adapter.didEnterBackground()
             }
         }
+    }
+
+    /// The app is about to resign active (iOS `applicationWillResignActive`, which also comes
+    /// before termination): every network's adapter flushes its queued events
+    /// (`willResignActive()`, R18). Refresh counts are not affected (the app is still in the
+    /// foreground until ``setForeground(_:)`` says otherwise). Returns once every adapter has
+    /// handled it; does nothing after ``shutdown()``.
+    public func willResignActive() async {
+        guard !isShutDown else { return }
+        await forEachAdapter { await $0.willResignActive() }
     }
 
     /// Shuts the engine down (R18): every placement is destroyed (a running auction cancelled,

@@ -50,6 +50,12 @@ public protocol AdNetworkAdapter: Sendable {
     /// The app is returning to the foreground (R18). Default: does nothing.
     func willEnterForeground() async
 
+    /// The app is about to resign active (R18): an incoming call, the app switcher, or the way
+    /// to termination (an app is always made inactive before it is terminated). Flush queued
+    /// events now, as on background. The engine awaits this before its own
+    /// ``MediationEngine/willResignActive()`` returns. Default: does nothing.
+    func willResignActive() async
+
     /// The engine is shutting down (R18): stop timers, drop queued events that may no longer be
     /// sent, forget user identifiers, and send nothing afterwards, not even for ads handed out
     /// earlier. Called once. Default: does nothing.
@@ -63,6 +69,8 @@ extension AdNetworkAdapter {
     public func didEnterBackground() async {}
     /// Does nothing.
     public func willEnterForeground() async {}
+    /// Does nothing.
+    public func willResignActive() async {}
     /// Does nothing.
     public func shutdown() async {}
 }

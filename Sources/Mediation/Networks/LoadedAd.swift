@@ -7,6 +7,10 @@
 ///   an ad that was shown (engine rules R7, R12).
 /// - The hooks (``recordImpression()``, ``recordClick()`` …) are the engine telling the network
 ///   what happened, once each; adapters send their tracking from them. They must not block.
+/// - An ad whose impression cannot count yet (an HTML5 ad still loading) or may not count now (a
+///   frequency cap) says so in ``impressionReadiness`` (engine rule R12a); an ad that learns
+///   something later (it became ready, its creative failed) tells the ``AdEventSink`` the engine
+///   hands it in ``attach(_:)`` when it becomes a placement's current ad. Both are optional.
 public protocol LoadedAd: AnyObject, Sendable {
     /// Unique per showing.
     var id: String { get }
@@ -40,6 +44,19 @@ public protocol LoadedAd: AnyObject, Sendable {
     /// - Returns: the ad's refitted size when it can refit in place without a new request,
     ///   or `nil` when it cannot (the next refresh asks for the new size).
     func refit(to slot: SlotSize) -> AdSize?
+
+    /// Whether the ad's impression may count now (engine rule R12a), read each time the host
+    /// reports the ad shown. Must not block. Default: ``ImpressionReadiness/ready``.
+    var impressionReadiness: ImpressionReadiness { get }
+
+    /// The ad became its placement's current ad: `events` is where it tells the placement,
+    /// later and from any thread, that it became ready (``AdEventSink/impressionReady()``) or
+    /// that its creative failed (``AdEventSink/renderFailed(_:)``: the placement then falls back
+    /// to its next source, with no host wiring). Called at most once per placement that holds the
+    /// ad; must not block. An ad run outside a placement (a one-shot auction) is never attached.
+    /// Default: does nothing.
+    /// - Parameter events: the placement's sink for this ad.
+    func attach(_ events: AdEventSink)
 }
 
 extension LoadedAd {
@@ -55,4 +72,54 @@ extension LoadedAd {
     public func recordClick() {}
     /// Cannot refit.
     public func refit(to slot: SlotSize) -> AdSize? { nil }
+    /// Always ready.
+    public var impressionReadiness: ImpressionReadiness { .ready }
+    /// Does nothing.
+    public func attach(_ events: AdEventSink) {}
+}
+
+/// What an ad says when the host reports it shown (engine rule R12a).
+public enum ImpressionReadiness: Hashable, Sendable {
+    /// Its impression may count now.
+    case ready
+    /// It cannot count yet (e.g. an HTML5 ad still loading its files): the engine tells it it
+    /// was rendered (`recordRender()`), refuses the report with this reason, and counts the
+    /// impression when the ad calls ``AdEventSink/impressionReady()`` while its placement is
+    /// seen. The reason names no user data.
+    case notReady(String)
+    /// It may not count now (e.g. a frequency cap): the report is refused with this reason and
+    /// nothing is recorded; a later report may count. The reason names no user data.
+    case notAllowed(String)
+}
+
+/// Where a loaded ad tells its placement what happened to it after it was handed out (engine
+/// rule R12a), given by the engine in ``LoadedAd/attach(_:)``. Both calls return at once (the
+/// placement handles them on its own task) and may come from any thread; calls about an ad
+/// that is no longer its placement's current ad are ignored.
+public struct AdEventSink: Sendable {
+    private let ready: @Sendable () -> Void
+    private let failed: @Sendable (AdapterError) -> Void
+
+    /// Creates a sink (the engine makes one per placement and ad; tests may make their own).
+    /// - Parameters:
+    ///   - impressionReady: called by ``impressionReady()``.
+    ///   - renderFailed: called by ``renderFailed(_:)``.
+    public init(impressionReady: @escaping @Sendable () -> Void, renderFailed: @escaping @Sendable (AdapterError) -> Void) {
+        ready = impressionReady
+        failed = renderFailed
+    }
+
+    /// The ad became ready: an impression the host already reported (refused as not ready)
+    /// counts now if the placement is still seen.
+    public func impressionReady() {
+        ready()
+    }
+
+    /// The ad's creative cannot be shown (e.g. an HTML5 ad not ready in time): the placement
+    /// retires it and runs a new auction without its line item, as for
+    /// ``Placement/reportRenderFailure(_:)``.
+    /// - Parameter error: what failed (no user data).
+    public func renderFailed(_ error: AdapterError) {
+        failed(error)
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the host supplies to the engine and to every network's adapter: time, logging,
-/// randomness, HTTP, storage and the host's request signals.
+/// randomness, HTTP, storage (plain and secure) and the host's request signals.
 public struct MediationEnvironment: Sendable {
     /// The clock every auction, refresh, expiry and adapter waits on, and on which the engine
     /// and adapters start their tasks (``MediationClock/startTask(_:)``).
@@ -16,8 +16,12 @@ public struct MediationEnvironment: Sendable {
     /// The simulated round-trip time of in-process sandbox servers.
     public var sandboxLatency: Duration
     /// A directory where adapters may keep non-secret state (consent, last-shown times);
-    /// `nil` keeps it in memory for the process.
+    /// `nil` keeps it in memory for the process. Identity never goes there.
     public var storageDirectory: URL?
+    /// The host's secure store (the platform Keychain) where adapters keep identity (the Elo
+    /// user identifier and user data), encrypted at rest on this device only; `nil` keeps such
+    /// state in memory for the process.
+    public var secureStore: (any SecureStore)?
     /// The screen, device, app and privacy signals copied into every request; replace it at run
     /// time with ``MediationEngine/updateRequestTemplate(_:)``.
     public var requestTemplate: RequestTemplate
@@ -29,7 +33,8 @@ public struct MediationEnvironment: Sendable {
     ///   - seed: the seed of sandboxes and stub networks (default 1).
     ///   - transport: the HTTP transport for URL endpoints (default: each network's own).
     ///   - sandboxLatency: the sandboxes' simulated round trip (default zero).
-    ///   - storageDirectory: where adapters may keep state (default: memory only).
+    ///   - storageDirectory: where adapters may keep non-secret state (default: memory only).
+    ///   - secureStore: where adapters keep identity (default: memory only).
     ///   - requestTemplate: the host's request signals.
     public init(
         clock: any MediationClock = SystemClock(),
@@ -38,6 +43,7 @@ public struct MediationEnvironment: Sendable {
         transport: (any HTTPTransport)? = nil,
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
+        secureStore: (any SecureStore)? = nil,
         requestTemplate: RequestTemplate = RequestTemplate()
     ) {
         self.clock = clock
@@ -46,6 +52,7 @@ public struct MediationEnvironment: Sendable {
         self.transport = transport
         self.sandboxLatency = sandboxLatency
         self.storageDirectory = storageDirectory
+        self.secureStore = secureStore
         self.requestTemplate = requestTemplate
     }
 }

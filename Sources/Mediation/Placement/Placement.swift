@@ -5,9 +5,11 @@
 /// Get it from ``MediationEngine/placement(_:)``; there is one per placement id.
 ///
 /// Life cycle of an ad: an auction's winner becomes the **current** ad (the previous one is
-/// retired if it was shown, else released); the host renders it and reports
-/// ``reportShown(_:)`` (one impression, R12); a refresh, a render failure or ``destroy()``
-/// replaces it. The engine calls `releaseResources()` exactly once on every ad it held that was
+/// retired if it was shown, else released) and is handed an ``AdEventSink``
+/// (``LoadedAd/attach(_:)``); the host renders it and reports ``reportShown(_:)`` (one
+/// impression, R12, counted only while the placement is seen and the ad allows it, R12a); a
+/// refresh, a render failure (reported by the host, or by the ad through its sink) or
+/// ``destroy()`` replaces it. The engine calls `releaseResources()` exactly once on every ad it held that was
 /// never shown, and never on a shown ad.
 ///
 /// Decisions where the rules are silent:
@@ -54,6 +56,9 @@ public actor Placement {
     private var timer: (task: Task<Void, Never>, wakeAt: MediationInstant)?
     /// The callers waiting for the running auction, by ticket.
     private var waiting: [Machine.LoadTicket: CheckedContinuation<PlacementLoadResult, Never>] = [:]
+    /// The ad last handed an event sink (``LoadedAd/attach(_:)``); weak, so a new ad at a freed
+    /// ad's address is never taken for it.
+    private weak var attachedAd: (any LoadedAd)?
 
     init(
         configuration: PlacementConfiguration,
@@ -159,14 +164,22 @@ public actor Placement {
 
     // MARK: - Host reports
 
-    /// The host rendered `ad` in a visible view. The first report of the current ad counts its
-    /// one impression (`recordRender()`, `recordImpression()`, a `shown` event with revenue =
-    /// eCPM / 1000 USD); later reports count nothing (R12). Expiry is checked first: an expired
-    /// unshown ad is released and must not be shown (R14).
+    /// The host rendered `ad` in a visible view. The first report of the current ad that may
+    /// count counts its one impression (`recordRender()`, `recordImpression()`, a `shown` event
+    /// with revenue = eCPM / 1000 USD); later reports count nothing (R12). Expiry is checked
+    /// first: an expired unshown ad is released and must not be shown (R14).
+    ///
+    /// A report counts only while the app is in the foreground, some view of the placement is
+    /// visible (banners and natives; full-screen formats need only the foreground, the host
+    /// presents them over the app) and the ad's network allows it
+    /// (``LoadedAd/impressionReadiness``); otherwise it is refused with the reason and nothing is
+    /// counted (R12a). An ad refused as not ready yet (an HTML5 ad loading) is told it was
+    /// rendered, and its impression counts when it says it is ready, if the placement is still
+    /// seen then.
     /// - Parameter ad: the ad the host rendered.
     /// - Returns: what was decided.
     public func reportShown(_ ad: any LoadedAd) -> ShowResult {
-        let (result, actions) = machine.reportShown(ad, at: clock.now)
+        let (result, actions) = machine.reportShown(ad, readiness: ad.impressionReadiness, at: clock.now)
         perform(actions)
         return result
     }
@@ -233,6 +246,36 @@ public actor Placement {
     private func auctionDidFinish(_ outcome: AuctionOutcome) {
         auctionTask = nil
         perform(machine.auctionFinished(outcome, at: clock.now))
+        attachCurrentAd()
+    }
+
+    /// Hands the current ad, when it is new, the sink through which it reports becoming ready
+    /// and render failures (R12a). Its calls hop onto this actor in tasks on the clock; the sink
+    /// holds the ad and the placement weakly.
+    private func attachCurrentAd() {
+        guard let ad = machine.currentAd?.ad, ad !== attachedAd else { return }
+        attachedAd = ad
+        let clock = self.clock
+        ad.attach(AdEventSink(
+            impressionReady: { [weak self, weak ad] in
+                guard let ad else { return }
+                clock.startTask { await self?.adBecameReady(ad) }
+            },
+            renderFailed: { [weak self, weak ad] _ in
+                guard let ad else { return }
+                clock.startTask { await self?.adReportedRenderFailure(ad) }
+            }
+        ))
+    }
+
+    /// `ad` said it became ready: a report refused as not ready counts now if it may (R12a).
+    private func adBecameReady(_ ad: any LoadedAd) {
+        perform(machine.adBecameReady(ad, readiness: ad.impressionReadiness, at: clock.now))
+    }
+
+    /// `ad` said its creative failed: the render-failure path, if it is still current.
+    private func adReportedRenderFailure(_ ad: any LoadedAd) {
+        perform(machine.adReportedRenderFailure(ad, at: clock.now))
     }
 
     private func timerFired(for wakeUp: MediationInstant) {

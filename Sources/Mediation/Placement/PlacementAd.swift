@@ -53,6 +53,24 @@ public enum ShowResult: Sendable, Hashable {
     case expired
     /// The ad is not this placement's current ad (replaced, released, or never its ad).
     case notCurrent
+    /// The report was refused and nothing was counted (engine rule R12a): the reason says why.
+    /// The ad stays current; a later report (or, for ``ShowRefusal/notReady(_:)``, the ad
+    /// becoming ready while its placement is seen) may count its impression.
+    case refused(ShowRefusal)
+}
+
+/// Why a report that an ad was shown counted nothing (engine rule R12a).
+public enum ShowRefusal: Hashable, Sendable {
+    /// The app is in the background.
+    case background
+    /// No view of the placement is visible (banner and native placements; the host presents
+    /// full-screen formats itself, so for them the foreground is enough).
+    case noVisibleView
+    /// The ad's network says its impression cannot count yet (``ImpressionReadiness/notReady(_:)``);
+    /// it counts when the ad becomes ready while the placement is seen.
+    case notReady(String)
+    /// The ad's network does not allow it now (``ImpressionReadiness/notAllowed(_:)``).
+    case notAllowed(String)
 }
 
 /// A host view of a placement (e.g. one banner view in one feed row), from

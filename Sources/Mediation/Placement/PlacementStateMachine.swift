@@ -21,7 +21,8 @@
 /// - **Life**: active, or destroyed (every later event but a click on a retired ad does nothing).
 ///
 /// One place for each decision: whether an ad is offered (``isOffered(_:at:)``, R10, R14,
-/// full-screen ads used up), whether a show counts (``showVerdict(on:at:)``, R12), the expiry of a
+/// full-screen ads used up), whether a show counts (``showVerdict(on:readiness:at:)``, R12,
+/// R12a), the expiry of a
 /// new ad (``expiry(of:)``, R14) and its refresh interval (``refreshInterval(for:)``, R13), which
 /// ad leaves how (``retire(_:reason:at:into:)``, R12), and what the timer waits for
 /// (``settle(at:into:)``).
@@ -92,6 +93,11 @@ package struct PlacementStateMachine: Sendable {
         /// What events say of it; its size follows a refit.
         var summary: AdSummary
         var clicked = false
+        /// Whether `recordRender()` was called (once per ad).
+        var renderRecorded = false
+        /// The host reported it shown while its network said it was not ready (R12a): it counts
+        /// when the ad says it became ready while the placement is seen.
+        var awaitingReadiness = false
         var ad: any LoadedAd { placementAd.ad }
         var isShown: Bool { placementAd.isShown }
     }
@@ -115,6 +121,8 @@ package struct PlacementStateMachine: Sendable {
         case alreadyShown
         /// It expired unshown (R14): it is released, not shown.
         case expired
+        /// It may not count now (R12a): the report is refused with the reason.
+        case refused(ShowRefusal)
     }
 
     /// The running auction: who waits for its result (R11).
@@ -347,38 +355,67 @@ package struct PlacementStateMachine: Sendable {
     // MARK: Events: host reports
 
     /// The host reports it rendered `ad` in a visible view. The first report of the current ad
-    /// counts its one impression (R12): `recordRender()`, `recordImpression()`, a `shown` event
-    /// with revenue eCPM / 1000 USD. Expiry is checked first: an expired unshown ad is released
-    /// and must not be shown (R14). Later reports, and reports of ads that are not current,
+    /// that may count counts its one impression (R12): `recordRender()` (unless already called),
+    /// `recordImpression()`, a `shown` event with revenue eCPM / 1000 USD. Expiry is checked
+    /// first: an expired unshown ad is released and must not be shown (R14). A report counts only
+    /// while the app is in the foreground, some view of a banner or native placement is visible
+    /// (the host presents full-screen formats itself), and the ad's network allows it (R12a);
+    /// otherwise it is refused with the reason and nothing is counted. A refusal because the ad
+    /// is not ready yet records the render (`recordRender()`, once) and waits for
+    /// ``adBecameReady(_:readiness:at:)``. Later reports, and reports of ads that are not current,
     /// count nothing.
     /// - Parameters:
     ///   - ad: the ad the host rendered.
+    ///   - readiness: what the ad says of its impression now (``LoadedAd/impressionReadiness``).
     ///   - now: the current instant.
     /// - Returns: what was decided, and the actions.
-    package mutating func reportShown(_ ad: any LoadedAd, at now: MediationInstant) -> (ShowResult, [Action]) {
+    package mutating func reportShown(_ ad: any LoadedAd, readiness: ImpressionReadiness = .ready, at now: MediationInstant) -> (ShowResult, [Action]) {
         guard !isDestroyed, case .ad(var current) = content, current.ad === ad else {
             if retiredShown.contains(where: { $0.adID == ad.id }) { return (.alreadyShown, []) }
             return (recentlyExpired.contains(ad.id) ? .expired : .notCurrent, [])
         }
         var actions: [Action] = []
-        switch showVerdict(on: current, at: now) {
+        switch showVerdict(on: current, readiness: readiness, at: now) {
         case .alreadyShown:
             return (.alreadyShown, [])
         case .expired:
             expireIfNeeded(at: now, into: &actions)
             settle(at: now, into: &actions)
             return (.expired, actions)
+        case .refused(let refusal):
+            if case .notReady = refusal {
+                current.awaitingReadiness = true
+                if !current.renderRecorded {
+                    current.renderRecorded = true
+                    actions.append(.recordRender(ad))
+                }
+                content = .ad(current)
+            }
+            return (.refused(refusal), actions)
         case .counts:
             break
         }
-        current.placementAd.isShown = true
-        content = .ad(current)
-        let impression = Impression(ad: current.summary)
-        actions.append(.recordRender(ad))
-        actions.append(.recordImpression(ad))
-        actions.append(.emit(.shown(impression, at: now)))
-        settle(at: now, into: &actions)
+        let impression = countImpression(of: &current, at: now, into: &actions)
         return (.impression(impression), actions)
+    }
+
+    /// The current ad says it became ready (``AdEventSink/impressionReady()``, R12a): when the
+    /// host already reported it shown and was refused because it was not ready, its impression
+    /// counts now if the report would count now (foreground, a visible view for banners and
+    /// natives, unexpired, ready). Otherwise, or for an ad that is not current, nothing happens;
+    /// a later ``reportShown(_:readiness:at:)`` may still count it.
+    /// - Parameters:
+    ///   - ad: the ad that became ready.
+    ///   - readiness: what the ad says of its impression now.
+    ///   - now: the current instant.
+    /// - Returns: the actions.
+    package mutating func adBecameReady(_ ad: any LoadedAd, readiness: ImpressionReadiness, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed, case .ad(var current) = content, current.ad === ad, current.awaitingReadiness,
+              case .counts = showVerdict(on: current, readiness: readiness, at: now)
+        else { return [] }
+        var actions: [Action] = []
+        _ = countImpression(of: &current, at: now, into: &actions)
+        return actions
     }
 
     /// The user clicked a shown ad: the current one, or one this placement retired (even after
@@ -412,12 +449,29 @@ package struct PlacementStateMachine: Sendable {
         guard !isDestroyed else { return (.ready(.destroyed), []) }
         guard case .ad(let failed) = content, failed.ad === ad else { return load(at: now) }
         var actions: [Action] = []
-        content = .empty
-        actions.append(.emit(.renderFailed(failed.summary, at: now)))
-        retire(failed, reason: .renderFailure, at: now, into: &actions)
+        renderFailed(failed, at: now, into: &actions)
         let ticket = join(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
         settle(at: now, into: &actions)
         return (.wait(ticket), actions)
+    }
+
+    /// The current ad itself reported that its creative failed (``AdEventSink/renderFailed(_:)``,
+    /// R12a): as ``reportRenderFailure(_:at:)`` with no caller waiting: it leaves (released
+    /// unless shown) and a new auction runs without its line item (or the running one goes on).
+    /// A report from an ad that is not current (it was replaced, released or expired) is ignored.
+    /// - Parameters:
+    ///   - ad: the ad that failed.
+    ///   - now: the current instant.
+    /// - Returns: the actions.
+    package mutating func adReportedRenderFailure(_ ad: any LoadedAd, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed, case .ad(let failed) = content, failed.ad === ad else { return [] }
+        var actions: [Action] = []
+        renderFailed(failed, at: now, into: &actions)
+        if auction == nil {
+            startAuction(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
+        }
+        settle(at: now, into: &actions)
+        return actions
     }
 
     /// The slot changed size: later auctions ask for `slot` kept within the declared slot
@@ -480,11 +534,49 @@ package struct PlacementStateMachine: Sendable {
     }
 
     /// Whether a show of `current` at `now` counts: the one place where an impression is
-    /// allowed or refused (R12, R14).
-    private func showVerdict(on current: CurrentAd, at now: MediationInstant) -> ShowVerdict {
+    /// allowed or refused (R12, R12a, R14). Full-screen formats (interstitial, app open,
+    /// rewarded) are presented by the host over the whole app, so for them the app being in the
+    /// foreground stands for a visible view; banners and natives need a visible attached view.
+    private func showVerdict(on current: CurrentAd, readiness: ImpressionReadiness, at now: MediationInstant) -> ShowVerdict {
         if current.isShown { return .alreadyShown }
         guard current.placementAd.expiry.isUsable(at: now) else { return .expired }
-        return .counts
+        guard isForeground else { return .refused(.background) }
+        switch format {
+        case .banner, .native:
+            guard views.values.contains(true) else { return .refused(.noVisibleView) }
+        case .interstitial, .appOpen, .rewarded:
+            break
+        }
+        switch readiness {
+        case .ready: return .counts
+        case .notReady(let reason): return .refused(.notReady(reason))
+        case .notAllowed(let reason): return .refused(.notAllowed(reason))
+        }
+    }
+
+    /// Counts the current ad's one impression (R12): `recordRender()` unless already called,
+    /// `recordImpression()`, the `shown` event.
+    private mutating func countImpression(of current: inout CurrentAd, at now: MediationInstant, into actions: inout [Action]) -> Impression {
+        current.placementAd.isShown = true
+        current.awaitingReadiness = false
+        if !current.renderRecorded {
+            current.renderRecorded = true
+            actions.append(.recordRender(current.ad))
+        }
+        content = .ad(current)
+        let impression = Impression(ad: current.summary)
+        actions.append(.recordImpression(current.ad))
+        actions.append(.emit(.shown(impression, at: now)))
+        settle(at: now, into: &actions)
+        return impression
+    }
+
+    /// A current ad's creative failed: it leaves (the `render_failed` event; retired if shown,
+    /// else released) and the placement is empty.
+    private mutating func renderFailed(_ failed: CurrentAd, at now: MediationInstant, into actions: inout [Action]) {
+        content = .empty
+        actions.append(.emit(.renderFailed(failed.summary, at: now)))
+        retire(failed, reason: .renderFailure, at: now, into: &actions)
     }
 
     /// Whether there is a current ad and it is offered at `now`.

@@ -150,14 +150,70 @@ struct EloAdapterTests {
         #expect(try await prices(seed: 43) != first)
     }
 
-    @Test func identityIsStoredInTheStorageDirectory() async throws {
+    /// Every byte of every file under `directory`, as text.
+    static func filesText(under directory: URL) throws -> String {
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) else { return "" }
+        var text = ""
+        for case let url as URL in walker {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            text += String(decoding: try Data(contentsOf: url), as: UTF8.self)
+        }
+        return text
+    }
+
+    static let elo = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
+
+    @Test(arguments: [false, true])
+    func identityIsNeverWrittenInPlaintext(withSecureStore: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory, secureStore: withSecureStore ? MemorySecureStore() : nil)
+        let adapter = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
+        await adapter.client.setUserIdentity(userIdentifier: "alice-account-7", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567"))
+        let written = try Self.filesText(under: directory)
+        #expect(!written.contains("alice"))
+        #expect(!written.contains("15551234567"))
+    }
+
+    @Test func withoutASecureStoreTheIdentityLivesInMemoryOnly() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
-        let adapter = try #require(try make(network, environment: MediationEnvironment(clock: ManualClock(), storageDirectory: directory)) as? EloAdapter)
-        await adapter.client.setUserIdentifier("alice")
-        let stored = try FileEloIdentityStore(fileURL: directory.appendingPathComponent("elo/elo-identity.json")).read()
-        #expect(stored.userIdentifier == "alice")
+        let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory)
+        let first = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
+        await first.client.setUserIdentifier("alice")
+        let relaunched = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
+        #expect(await relaunched.client.userIdentifier == nil)
+        #expect(await first.client.userIdentifier == "alice")
+    }
+
+    @Test func identityIsKeptInTheHostsSecureStore() async throws {
+        let keychain = MemorySecureStore()
+        let environment = MediationEnvironment(clock: ManualClock(), secureStore: keychain)
+        let first = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
+        await first.client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(email: "alice@example.com"))
+        #expect(keychain.keys == ["elo.identity.elo"])
+        let relaunched = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
+        #expect(await relaunched.client.userIdentifier == "alice")
+        #expect(await relaunched.client.userData == EloUserData(email: "alice@example.com"))
+        await relaunched.shutdown()
+        #expect(try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read().userIdentifier == nil)
+    }
+
+    @Test func legacyPlaintextFileIsMigratedAndDeleted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let legacy = EloLegacyIdentityFile.url(in: directory, network: "elo")
+        try FileManager.default.createDirectory(at: legacy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONEncoder().encode(EloIdentityRecord(installID: "install-9", userIdentifier: "alice", userData: EloUserData(phone: "+15551234567"))).write(to: legacy)
+        let keychain = MemorySecureStore()
+        let adapter = try #require(try make(Self.elo, environment: MediationEnvironment(clock: ManualClock(), storageDirectory: directory, secureStore: keychain)) as? EloAdapter)
+        #expect(await adapter.client.userIdentifier == "alice")
+        #expect(await adapter.client.userData == EloUserData(phone: "+15551234567"))
+        #expect(!FileManager.default.fileExists(atPath: legacy.path))
+        #expect(keychain.keys == ["elo.identity.elo"])
+        #expect(try !Self.filesText(under: directory).contains("alice"))
     }
 }
 

@@ -122,4 +122,104 @@ struct EloDebugEventTests {
         await client.shutdown()
         #expect(recorder.all.isEmpty)
     }
+
+    @Test func noObserverNoDebugWork() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let client = EloFixtures.client(transport: transport, clock: clock) // ids: install id-1, session id-2
+        guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request()) else { Issue.record("no fill"); return }
+        ad.recordRender()
+        ad.recordImpression()
+        ad.recordClick()
+        ad.recordBrowserOpened()
+        await clock.advance(by: .milliseconds(5))
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        _ = await client.loadAd(for: EloFixtures.request(maxHeight: 200))
+        // No tracking operation made an operation id: the second request is id-4.
+        #expect(try transport.decodedBidRequests().map(\.id) == ["id-3", "id-4"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func observerCanCallBackIntoElo() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let client = EloFixtures.client(transport: transport, clock: clock, configuration: nil)
+        let recorder = EloEventRecorder()
+        let adBox = Locked<EloAd?>(nil)
+        let preloaded = Locked(false)
+        let me = Locked<(@Sendable (EloDebugEvent) -> Void)?>(nil)
+        let observer: @Sendable (EloDebugEvent) -> Void = { event in
+            recorder.observer(event)
+            switch event {
+            case .configured:
+                // Re-registering from inside the observer takes the channel's lock.
+                if let me = me.withLock({ $0 }) { client.setDebugObserver(me) }
+            case .adOperation:
+                if !preloaded.withLock({ let first = !$0; $0 = true; return first }) { break }
+                client.preloadAd(for: EloFixtures.request(maxHeight: 200))
+            case .trackingAttempted:
+                if let ad = adBox.withLock({ $0 }) {
+                    _ = ad.isReleased                 // the ad's lock
+                    client.trackBrowserClosed(ad)     // the ad's and the tracker's locks
+                }
+            default:
+                break
+            }
+        }
+        me.withLock { $0 = observer }
+        client.setDebugObserver(observer)
+        await client.configure(EloFixtures.configuration)
+        guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request()) else { Issue.record("no fill"); return }
+        adBox.withLock { $0 = ad }
+        ad.recordRender()
+        ad.recordImpression()
+        client.trackBrowserOpened(ad)
+        await ad.tracker?.drain()
+        await clock.runUntilIdle()
+        let completed = recorder.all.compactMap { event -> EloTrackingEvent? in
+            if case .trackingCompleted(_, let kind, _, _) = event { return kind }
+            return nil
+        }
+        // The close was sent from inside the open's `.trackingAttempted`, so it may finish first.
+        #expect(completed.count == 4)
+        #expect(Set(completed) == [.render, .impression, .browserOpen, .browserClose])
+        #expect(recorder.operations.map(\.isPreload) == [false, true])
+    }
+
+    @Test func observerSurvivesShutdownAndReconfigure() async {
+        let recorder = EloEventRecorder()
+        let client = EloFixtures.client(transport: EloFakeTransport())
+        client.setDebugObserver(recorder.observer)
+        await client.shutdown()
+        await client.configure(EloFixtures.configuration)
+        _ = await client.loadAd(for: EloFixtures.request())
+        let kinds = recorder.all.map { event -> String in
+            switch event {
+            case .shutdown: "shutdown"
+            case .configured: "configured"
+            case .adOperation: "adOperation"
+            default: "other"
+            }
+        }
+        #expect(kinds.filter { $0 != "other" } == ["shutdown", "configured", "adOperation"])
+    }
+
+    @Test func cacheHitsAndDisabledSessionsCaptureNoPayload() async {
+        let client = EloFixtures.client(transport: EloFakeTransport())
+        await client.preloadAd(for: EloFixtures.request()).value
+        let recorder = EloEventRecorder()
+        client.setDebugObserver(recorder.observer, capturePayloads: true)
+        guard case .loaded = await client.loadAd(for: EloFixtures.request()) else { Issue.record("expected the cached ad"); return }
+        await client.disable()
+        _ = await client.loadAd(for: EloFixtures.request())
+        #expect(recorder.operations.map(\.requestID) == [nil, nil])
+        #expect(recorder.operations.map(\.outcome) == [.loaded(eCPM: 2.35), .noFill(.sessionDisabled)])
+        #expect(!recorder.all.contains { event in
+            switch event {
+            case .requestPayloadCaptured, .responsePayloadCaptured: true
+            default: false
+            }
+        })
+    }
 }

@@ -102,10 +102,9 @@ struct EloIdentityTests {
         #expect(await client.userData == nil)
     }
 
-    @Test func identitySurvivesARelaunchThroughTheFileStore() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-identity-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = FileEloIdentityStore(fileURL: directory.appendingPathComponent("identity.json"))
+    @Test func identitySurvivesARelaunchThroughTheSecureStore() async throws {
+        let keychain = MemorySecureStore()
+        let store = SecureEloIdentityStore(store: keychain, key: "elo.identity.elo")
         let first = EloFixtures.client(transport: EloFakeTransport(), store: store)
         await first.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30, gender: .other))
         let installID = await first.visitorID
@@ -114,17 +113,24 @@ struct EloIdentityTests {
         #expect(await relaunched.userIdentifier == "alice")
         #expect(await relaunched.userData == EloUserData(age: 30, gender: .other))
         #expect(try store.read().installID == "id-1")
-        let attributes = try FileManager.default.attributesOfItem(atPath: store.fileURL.path)
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(keychain.keys == ["elo.identity.elo"]) // one record: identifier and data together
     }
 
-    @Test func damagedFileIsAStorageError() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-identity-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let file = directory.appendingPathComponent("identity.json")
-        try Data("{not json".utf8).write(to: file)
-        #expect(throws: EloStorageError.self) { try FileEloIdentityStore(fileURL: file).read() }
+    @Test func damagedRecordIsAStorageError() throws {
+        let keychain = MemorySecureStore()
+        try keychain.setData(Data("{not json".utf8), forKey: "elo.identity.elo")
+        #expect(throws: EloStorageError.self) { try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read() }
+    }
+
+    @Test func failingSecureStoreKeepsTheIdentityInMemoryWithAWarning() async {
+        let keychain = MemorySecureStore()
+        keychain.failAll(SecureStoreError(message: "Keychain write failed (status -25308)"))
+        let logger = RecordingLogger()
+        let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "k"))
+        await client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(email: "alice@example.com"))
+        #expect(await client.userIdentifier == "alice")
+        #expect(logger.warnings.allSatisfy { !$0.contains("alice") })
+        #expect(logger.warnings.contains("identity record not stored, kept in memory: cannot write the identity record: Keychain write failed (status -25308)"))
     }
 
     @Test func unwritableStoreKeepsTheIdentityInMemoryWithAWarning() async {
@@ -148,7 +154,7 @@ struct EloIdentityTests {
         ad.recordBrowserClosed()
         await ad.tracker?.drain()
         let pings = transport.pings
-        #expect(pings.count == 5)
+        #expect(pings.count == 4) // render, impression, browser open and close; a click sends nothing
         for ping in pings {
             let text = ping.url.absoluteString + String(decoding: ping.body ?? Data(), as: UTF8.self)
             #expect(!text.contains("alice@example.com"))

@@ -61,6 +61,8 @@ struct EloPreloadTests {
         EloFixtures.request(maxWidth: 320),
         EloFixtures.request(privacy: PrivacySignals(gdprApplies: true)),
         EloFixtures.request(privacy: PrivacySignals(usPrivacyString: "1YYN")),
+        EloFixtures.request(privacy: PrivacySignals(coppa: true)),
+        EloFixtures.request(privacy: PrivacySignals(underAgeOfConsent: true)),
         EloFixtures.request(adUnitID: "another-unit"),
     ])
     func anyOtherInputMakesANewRequest(other: AdRequest) async {
@@ -71,6 +73,45 @@ struct EloPreloadTests {
         guard case .loaded(_, let eCPM) = result else { Issue.record("expected a fill, got \(result)"); return }
         #expect(eCPM == 2.0)
         #expect(transport.bidRequests.count == 2)
+    }
+
+    @Test(arguments: [
+        EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", coppa: true),
+        EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", tfua: true),
+    ])
+    func reconfiguredCOPPAOrTFUAMakesANewRequest(reconfigured: EloConfiguration) async throws {
+        let transport = Self.risingPrices()
+        let client = EloFixtures.client(transport: transport)
+        await client.preloadAd(for: EloFixtures.request()).value
+        await client.configure(reconfigured)
+        _ = await client.loadAd(for: EloFixtures.request())
+        let requests = try transport.decodedBidRequests()
+        #expect(requests.count == 2)
+        #expect(requests.last?.regs.coppa == (reconfigured.coppa ? 1 : 0))
+        #expect(requests.last?.regs.ext.tfua == (reconfigured.tfua ? 1 : 0))
+    }
+
+    @Test func preloadIsFiledUnderTheConsentOfItsRequest() async throws {
+        let clock = ManualClock()
+        let count = Locked(0)
+        let transport = EloFakeTransport { request in
+            let n = count.withLock { $0 += 1; return $0 }
+            if n == 1 { try? await clock.sleep(until: .origin + .milliseconds(100)) } // the preload's answer is slow
+            return .success(EloFixtures.bidResponse(for: request, price: Double(n)))
+        }
+        let client = EloFixtures.client(transport: transport, clock: clock)
+        let preload = client.preloadAd(for: EloFixtures.request())
+        #expect(await clock.settle { transport.bidRequests.count == 1 })
+        // The publisher turns COPPA on while the preload (asked without it) is in flight.
+        await client.configure(EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", coppa: true))
+        await clock.advance(to: .origin + .milliseconds(100))
+        await preload.value
+        #expect(await client.preloadedAdCount == 0)
+        let result = await clock.perform { await client.loadAd(for: EloFixtures.request()) }
+        guard case .loaded(_, let eCPM) = result else { Issue.record("expected a fill, got \(result)"); return }
+        #expect(eCPM == 2.0) // a new request, not the preloaded non-COPPA ad
+        let requests = try transport.decodedBidRequests()
+        #expect(requests.map(\.regs.coppa) == [0, 1])
     }
 
     @Test func expiredPreloadIsReleasedAndNotServed() async throws {

@@ -120,12 +120,13 @@ struct EloRequestBuilderTests {
     }
 
     @Test func deviceSignalsFollowOpenRTB() {
-        let device = DeviceInfo(make: "Apple", model: "iPad13,4", osName: "iPadOS", osVersion: "17.5", kind: .tablet, language: "ka", utcOffsetMinutes: 240, country: "GEO", connectionType: .cellular5G)
+        let device = DeviceInfo(make: "Apple", model: "iPad13,4", hardwareVersion: "13,4", osName: "iPadOS", osVersion: "17.5", kind: .tablet, language: "ka", utcOffsetMinutes: 240, country: "GEO", connectionType: .cellular5G)
         var request = EloFixtures.request(device: device)
         request.screen = ScreenInfo(width: 820, height: 1180, scale: 2)
         let wire = build(request).request.device
         #expect(wire.make == "Apple")
         #expect(wire.model == "iPad13,4")
+        #expect(wire.hwv == "13,4")
         #expect(wire.os == "iPadOS")
         #expect(wire.osv == "17.5")
         #expect(wire.devicetype == 5)
@@ -179,7 +180,7 @@ struct EloRequestBuilderTests {
     @Test func advertisingIDOnlyWhenTrackingIsAuthorized() {
         let authorized = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
         let denied = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: false)
-        let sent = build(EloFixtures.request(device: authorized)).request.device
+        let sent = build(EloFixtures.request(device: authorized, privacy: PrivacySignals(limitAdTracking: false))).request.device
         #expect(sent.ifa == "IDFA-1")
         #expect(sent.ext == nil)
         #expect(sent.lmt == 0)
@@ -187,6 +188,64 @@ struct EloRequestBuilderTests {
         #expect(withheld.ifa == nil)
         #expect(withheld.ext?.ifv == "IDFV-1")
         #expect(withheld.lmt == 1)
+    }
+
+    @Test func limitAdTrackingWithholdsTheAdvertisingID() throws {
+        let device = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
+        let wire = build(EloFixtures.request(device: device, privacy: PrivacySignals(limitAdTracking: true))).request
+        #expect(wire.device.ifa == nil)
+        #expect(wire.device.lmt == 1)
+        #expect(wire.device.ext?.ifv == "IDFV-1")
+        #expect(!String(decoding: try JSONEncoder().encode(wire), as: UTF8.self).contains("IDFA-1"))
+    }
+
+    @Test(arguments: [
+        PrivacySignals(coppa: true, limitAdTracking: false),
+        PrivacySignals(underAgeOfConsent: true, limitAdTracking: false),
+        PrivacySignals(userConsent: false, limitAdTracking: false),
+    ])
+    func childDirectedOrWithdrawnConsentWithholdsTheAdvertisingID(privacy: PrivacySignals) {
+        let device = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
+        let wire = build(EloFixtures.request(device: device, privacy: privacy)).request.device
+        #expect(wire.ifa == nil)
+        #expect(wire.lmt == 1)
+        #expect(wire.ext?.ifv == "IDFV-1")
+    }
+
+    @Test func allZeroAdvertisingIDIsUnavailable() {
+        let device = DeviceInfo(advertisingID: PrivacyRules.zeroAdvertisingID, vendorID: "IDFV-1", trackingAuthorized: true)
+        let wire = build(EloFixtures.request(device: device, privacy: PrivacySignals(limitAdTracking: false))).request.device
+        #expect(wire.ifa == nil)
+        #expect(wire.ext?.ifv == "IDFV-1")
+    }
+
+    @Test func sdkVersionIsExposedAndSent() {
+        #expect(EloClient.sdkVersion == "1.0.0")
+        let wire = build().request
+        #expect(wire.imp.first?.displaymanager == "elo-swift-mediation")
+        #expect(wire.imp.first?.displaymanagerver == EloClient.sdkVersion)
+        #expect(wire.ext.elo.sdk_version == EloClient.sdkVersion)
+    }
+
+    @Test func ageDoesNotSetCOPPAOrTFUA() {
+        let wire = build(userData: EloUserData(age: 9)).request
+        #expect(wire.regs.coppa == 0)
+        #expect(wire.regs.ext.tfua == 0)
+        #expect(wire.user.ext?.data?.age == 9)
+    }
+
+    @Test func userDataIsForwardedAsSupplied() {
+        let data = EloUserData(email: "  Alice@Example.COM ", phone: "+1 (555) 123-4567")
+        let wire = build(userData: data).request
+        #expect(wire.user.ext?.data?.email == "  Alice@Example.COM ")
+        #expect(wire.user.ext?.data?.phone == "+1 (555) 123-4567")
+    }
+
+    @Test func withdrawnConsentSendsNoUserData() throws {
+        let data = EloUserData(age: 34, email: "a@example.com")
+        let wire = build(EloFixtures.request(privacy: PrivacySignals(userConsent: false)), userData: data).request
+        #expect(wire.user.ext == nil)
+        #expect(!String(decoding: try JSONEncoder().encode(wire), as: UTF8.self).contains("a@example.com"))
     }
 
     @Test func regsCarryTheHostsSignals() {

@@ -30,12 +30,163 @@ struct EloTrackingTests {
         }
         await ad.tracker?.drain()
         let adID = ad.id
+        // Render and impression are URL pings; an Elo-direct click sends nothing (Elo document).
         #expect(transport.pings.map(\.url.absoluteString) == [
             "https://t.elo.test/render?ad=\(adID)&visitor_id=id-1",
             "https://t.elo.test/imp?ad=\(adID)&visitor_id=id-1",
-            "https://t.elo.test/click?ad=\(adID)&visitor_id=id-1",
         ])
         #expect(transport.pings.allSatisfy { $0.method == "GET" })
+    }
+
+    @Test func eloDirectClickSendsNothingAndIsUnobservable() async throws {
+        let transport = EloFakeTransport()
+        let recorder = EloEventRecorder()
+        let (ad, _) = try await loadedAd(transport, recorder: recorder)
+        ad.recordImpression()
+        ad.recordClick()
+        ad.recordClick()
+        await ad.tracker?.drain()
+        #expect(transport.pings.map(\.url.path) == ["/imp"])
+        let clicks = recorder.all.compactMap { event -> EloTrackingOutcome? in
+            if case .trackingCompleted(_, .click, let outcome, _) = event { return outcome }
+            return nil
+        }
+        #expect(clicks == [.unobservable])
+    }
+
+    @Test func renderAndImpressionDedupKeysOnTheAdID() async throws {
+        let transport = EloFakeTransport { request in
+            if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1, adID: "opp-1")) }
+            return .success(HTTPResponse(statusCode: 204))
+        }
+        let client = EloFixtures.client(transport: transport)
+        var ads: [EloAd] = []
+        for _ in 0..<2 {
+            guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request()) else { Issue.record("no fill"); return }
+            ads.append(ad)
+        }
+        #expect(ads[0] !== ads[1])
+        for ad in ads {
+            ad.recordRender()
+            ad.recordImpression()
+            await ad.tracker?.drain()
+        }
+        #expect(transport.pings.map(\.url.path) == ["/render", "/imp"])
+    }
+
+    @Test func shutdownStopsTrackingOfAdsLoadedBefore() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let (ad, client) = try await loadedAd(transport, clock: clock)
+        await client.shutdown()
+        ad.recordRender()
+        ad.recordImpression()
+        ad.recordClick()
+        client.trackBrowserOpened(ad)
+        await clock.advance(by: .seconds(1))
+        client.trackBrowserClosed(ad)
+        await ad.tracker?.drain()
+        #expect(transport.pings.isEmpty)
+        // A new configuration does not wake the ads of the old one.
+        await client.configure(EloFixtures.configuration)
+        ad.recordRender()
+        ad.recordImpression()
+        client.trackBrowserOpened(ad)
+        await ad.tracker?.drain()
+        #expect(transport.pings.isEmpty)
+    }
+
+    @Test func theEngineShutdownSilencesEloAdsHandedOutBefore() async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let configuration = MediationConfiguration(
+            networks: [NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "pub-1"], endpoint: .url(try #require(URL(string: WireRecorder.eloEndpoint))))],
+            placements: [PlacementConfiguration(id: "chat_strip", format: .native, slot: SlotSize(maxHeight: 100), sources: [.bidder("chat_strip_elo", network: "elo", adUnitID: "elo-chat-strip")])]
+        )
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire))
+        let outcome = try await engine.runAuction(placementID: "chat_strip", on: clock)
+        let handedOut = try #require(outcome.winner?.ad as? EloAd)
+        handedOut.recordRender()
+        await handedOut.tracker?.drain()
+        #expect(wire.requests.filter { $0.url.path == "/t/render" }.count == 1)
+        let before = wire.requests.count
+        await clock.perform { await engine.shutdown() }
+        handedOut.recordImpression()
+        handedOut.recordClick()
+        handedOut.recordBrowserOpened()
+        await clock.advance(by: .seconds(3))
+        handedOut.recordBrowserClosed()
+        await handedOut.tracker?.drain()
+        await clock.advance(by: .seconds(60))
+        #expect(wire.requests.count == before)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func shutdownCancelsQueuedPings() async throws {
+        let clock = ManualClock()
+        let never = ManualClock()
+        let transport = EloFakeTransport { request in
+            if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1)) }
+            do { try await never.sleep(until: .origin + .seconds(1_000_000)) } catch {
+                return .failure(TransportError(kind: .cancelled, message: "cancelled"))
+            }
+            return .success(HTTPResponse(statusCode: 204))
+        }
+        let recorder = EloEventRecorder()
+        let (ad, client) = try await loadedAd(transport, clock: clock, recorder: recorder)
+        ad.recordRender()
+        ad.recordImpression()
+        #expect(await clock.settle { transport.pings.count == 1 })  // the render ping hangs; the impression waits
+        await client.shutdown()
+        let outcomes = { recorder.all.compactMap { event -> EloTrackingOutcome? in
+            if case .trackingCompleted(_, _, let outcome, _) = event { return outcome }
+            return nil
+        } }
+        // Not `drain()`: without the cancellation the render ping would never end.
+        #expect(await clock.settle { outcomes().count == 2 })
+        #expect(transport.pings.map(\.url.path) == ["/render"])
+        #expect(outcomes() == [.failed(.cancelled), .failed(.cancelled)])
+    }
+
+    @Test func trackingDebugEventsCarryNoURLsHeadersOrChat() async throws {
+        let clock = ManualClock()
+        let recorder = EloEventRecorder()
+        let (ad, _) = try await loadedAd(EloFakeTransport(), clock: clock, recorder: recorder, capture: true)
+        ad.recordRender()
+        ad.recordImpression()
+        ad.recordClick()
+        ad.recordBrowserOpened()
+        await clock.advance(by: .milliseconds(10))
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        let tracking = recorder.all.filter { event in
+            switch event {
+            case .trackingAttempted, .trackingCompleted: return true
+            default: return false
+            }
+        }
+        #expect(tracking.count == 10)
+        let text = "\(tracking)"
+        for forbidden in ["t.elo.test", "visitor_id=", "Content-Type", "Where should I fly", "Tbilisi has great food"] {
+            #expect(!text.contains(forbidden), "\(forbidden)")
+        }
+    }
+
+    @Test func browserPayloadIsNilWithoutCapture() async throws {
+        let clock = ManualClock()
+        let recorder = EloEventRecorder()
+        let (ad, _) = try await loadedAd(EloFakeTransport(), clock: clock, recorder: recorder)
+        ad.recordBrowserOpened()
+        await clock.advance(by: .milliseconds(250))
+        ad.recordBrowserClosed()
+        ad.recordRender()
+        await ad.tracker?.drain()
+        let payloads = recorder.all.compactMap { event -> String?? in
+            if case .trackingAttempted(_, _, _, let payload, _) = event { return payload }
+            return nil
+        }
+        #expect(payloads.count == 3)
+        #expect(payloads.allSatisfy { $0 == nil })
     }
 
     @Test func releasedAdSendsNoTracking() async throws {
@@ -127,7 +278,8 @@ struct EloTrackingTests {
             return nil
         }
         #expect(completed.map(\.0) == [.render, .impression, .click])
-        #expect(completed.map(\.1) == [.delivered, .failed(.httpStatus(503)), .failed(.network)])
+        // The click sends nothing (so the failing /click endpoint is never reached).
+        #expect(completed.map(\.1) == [.delivered, .failed(.httpStatus(503)), .unobservable])
         let attempted = recorder.all.filter { if case .trackingAttempted = $0 { return true } else { return false } }
         #expect(attempted.count == 3)
     }

@@ -45,7 +45,7 @@ struct FallbackAdapterTests {
         }
         #expect(ad.network == "admob")
         #expect(ad.format == .banner)
-        #expect(ad.size == AdSize(width: 320, height: 50))
+        #expect(ad.size == AdSize(width: 390, height: 60)) // anchored adaptive on the 390 pt phone
         #expect(ad.id == "admob:unit-1:1")
     }
 
@@ -162,8 +162,8 @@ struct FallbackAdapterTests {
     }
 
     @Test(arguments: [
-        SizeCase(name: "anchored banner, max height 90", format: .banner, slot: SlotSize(maxHeight: 90), expected: AdSize(width: 320, height: 50)),
-        SizeCase(name: "inline banner, max height 250", format: .banner, slot: SlotSize(maxHeight: 250), expected: AdSize(width: 300, height: 250)),
+        SizeCase(name: "banner without sizing, max height 90", format: .banner, slot: SlotSize(maxHeight: 90), expected: AdSize(width: 320, height: 50)),
+        SizeCase(name: "banner without sizing, max height 250", format: .banner, slot: SlotSize(maxHeight: 250), expected: AdSize(width: 300, height: 250)),
         SizeCase(name: "native strip, max height 100", format: .native, slot: SlotSize(maxHeight: 100), expected: AdSize(width: 320, height: 100)),
         SizeCase(name: "interstitial takes the screen", format: .interstitial, slot: SlotSize(), expected: AdSize(width: 390, height: 844)),
         SizeCase(name: "tablet-wide slot takes the leaderboard", format: .banner, slot: SlotSize(maxWidth: 800, maxHeight: 90), expected: AdSize(width: 320, height: 50)),
@@ -172,6 +172,49 @@ struct FallbackAdapterTests {
     func choosesTheBiggestSizeThatFits(_ sizeCase: SizeCase) {
         let size = FallbackAdapter.chooseSize(FallbackOptions().sizes(for: sizeCase.format), slot: sizeCase.slot, screen: .phone)
         #expect(size == sizeCase.expected)
+    }
+
+    @Test(arguments: [
+        (ScreenInfo(width: 320, height: 568, scale: 2), AdSize(width: 320, height: 50)),
+        (ScreenInfo(width: 390, height: 844, scale: 3), AdSize(width: 390, height: 60)),
+        (ScreenInfo(width: 768, height: 1024, scale: 2), AdSize(width: 768, height: 90)),
+        (ScreenInfo(width: 1024, height: 400, scale: 2), AdSize(width: 1024, height: 60)),
+    ])
+    func anchoredBannerMatchesQartvelosHeight(screen: ScreenInfo, expected: AdSize) async throws {
+        let slot = SlotSize(maxHeight: 90)
+        let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
+        let ad = try #require(await instantAdapter().loadAd(for: request).ad)
+        #expect(ad.size == expected)
+        #expect(ad.size == QartveloAnchoredSizing.slotSize(for: slot, screen: screen))
+    }
+
+    @Test func anchoredFallbackAndQartveloServeTheSameSizeForTheSameWidth() async throws {
+        let clock = ManualClock()
+        let environment = MediationEnvironment(clock: clock)
+        let qartvelo = try QartveloAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"]), environment: environment)
+        let fallback = try FallbackAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", options: ["latency_ms": .integer(0)]), environment: environment)
+        for screen in [ScreenInfo(width: 390, height: 844, scale: 3), ScreenInfo(width: 768, height: 1024, scale: 2)] {
+            for slot in [SlotSize(maxHeight: 90), SlotSize(maxWidth: 360, maxHeight: 90)] {
+                let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
+                let qartveloAd = try #require(await clock.run { await qartvelo.loadAd(for: request) }?.ad)
+                let fallbackAd = try #require(await clock.run { await fallback.loadAd(for: request) }?.ad)
+                #expect(fallbackAd.size == qartveloAd.size, "\(screen) \(slot)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (SlotSize(maxWidth: 390, maxHeight: 250), AdSize(width: 390, height: 121)),
+        (SlotSize(maxWidth: 390, maxHeight: 100), AdSize(width: 390, height: 60)),
+        (SlotSize(maxWidth: 768, maxHeight: 250), AdSize(width: 768, height: 240)),
+        (SlotSize(maxHeight: 250), AdSize(width: 390, height: 121)),
+    ])
+    func inlineBannerIsAnInlineAdaptiveSizeForTheSameWidthAndMaxHeight(slot: SlotSize, expected: AdSize) async throws {
+        let request = AdRequest(placementID: "feed_inline", adUnitID: "unit-1", format: .banner, bannerSizing: .inline, slot: slot, screen: .phone)
+        let ad = try #require(await instantAdapter().loadAd(for: request).ad)
+        #expect(ad.size == expected)
+        #expect(ad.size.width == (slot.maxWidth ?? ScreenInfo.phone.width))
+        #expect(ad.size.height <= (slot.maxHeight ?? 250))
     }
 
     @Test func aWideScreenAllowsTheLeaderboard() {

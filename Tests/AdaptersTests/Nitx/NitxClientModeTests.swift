@@ -87,6 +87,30 @@ struct NitxClientModeTests {
         #expect(await client.state().mode == .get)
     }
 
+    @Test(arguments: [true, false])
+    func debugLogsRequestsAndModeOnlyWhenOn(debug: Bool) async throws {
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: false)],
+            "GET \(Self.getPath)": [NitxFixtures.slotAnswer()],
+        ])
+        let logger = RecordingLogger()
+        let client = NitxFixtures.client(transport: transport, options: NitxOptions(apiBaseURL: NitxFixtures.base, debug: debug), logger: logger)
+        _ = try #require(await Self.load(client).ad)
+        let debugLines = logger.lines.filter { $0.level == .debug }
+        if debug {
+            #expect(debugLines.map(\.message) == [
+                "Nitx GET /api/ad-mobiles/show/SDK-AM-DEMOI",
+                "Nitx source SDK-AM-DEMOI status active, mode get",
+                "Nitx GET /api/ad-slots/show/SLOT-A",
+            ])
+            #expect(debugLines.allSatisfy { $0.source == "nitx" })
+        } else {
+            #expect(debugLines.isEmpty)
+        }
+        let visitor = try #require(await client.state().visitorID)
+        #expect(logger.lines.allSatisfy { !$0.message.contains(visitor) })
+    }
+
     @Test func postWithTheSdkBlock() async throws {
         let transport = NitxScriptedTransport([
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config()],

@@ -11,12 +11,15 @@ struct NitxContextBuilderTests {
         advertisingID: "6D92078A-8246-4BA4-AE5B-76104861E7DC", vendorID: "IDFV-1", trackingAuthorized: true
     )
 
-    static func request(device: DeviceInfo = device, screen: String? = nil) -> AdRequest {
+    /// A request whose privacy signals allow tracking (ATT authorized is in `device`; the OS does
+    /// not limit ad tracking) unless `privacy` says otherwise.
+    static func request(device: DeviceInfo = device, screen: String? = nil, privacy: PrivacySignals = PrivacySignals(limitAdTracking: false)) -> AdRequest {
         AdRequest(
             placementID: "p", adUnitID: "SLOT-A", format: .banner,
             screen: ScreenInfo(width: 820, height: 1180, scale: 2),
             context: HostContext(screenName: screen), device: device,
-            app: AppInfo(bundleID: "com.example.chat", version: "2.4.0", build: "812")
+            app: AppInfo(bundleID: "com.example.chat", version: "2.4.0", build: "812"),
+            privacy: privacy
         )
     }
 
@@ -43,6 +46,16 @@ struct NitxContextBuilderTests {
         device.trackingAuthorized = true
         device.advertisingID = NitxContextBuilder.zeroAdvertisingID
         #expect(NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
+    }
+
+    @Test(arguments: [
+        PrivacySignals(limitAdTracking: true),
+        PrivacySignals(coppa: true, limitAdTracking: false),
+        PrivacySignals(underAgeOfConsent: true, limitAdTracking: false),
+        PrivacySignals(userConsent: false, limitAdTracking: false),
+    ])
+    func adIDIsWithheldWhenThePrivacySignalsForbidIt(privacy: PrivacySignals) {
+        #expect(NitxContextBuilder.context(for: Self.request(privacy: privacy), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
     }
 
     @Test(arguments: [(nil as String?, "ios-1.0.0"), ("rn-1.0.0", "rn-1.0.0/ios-1.0.0"), ("", "ios-1.0.0"), ("flutter-2.1.0", "flutter-2.1.0/ios-1.0.0")])

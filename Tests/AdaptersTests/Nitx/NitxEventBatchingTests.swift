@@ -150,4 +150,88 @@ struct NitxEventBatchingTests {
         #expect(forget["visitor_id"] as? String == "visitor-1")
         #expect(await client.state().visitorID == "visitor-2")
     }
+
+    /// An engine with one Nitx banner placement (POST mode through `transport`).
+    static func engine(clock: ManualClock, transport: NitxScriptedTransport, logger: any MediationLogger = SilentLogger()) throws -> MediationEngine {
+        let json = """
+        {
+          "networks": {
+            "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\(NitxFixtures.base.absoluteString)" }
+          },
+          "placements": {
+            "feed_inline": {
+              "format": "banner", "sizing": "inline", "slot": { "max_width": 320, "max_height": 50 },
+              "sources": [ { "id": "feed_inline_nitx", "network": "nitx", "ad_unit_id": "SLOT-A", "ecpm": 0.9 } ]
+            }
+          }
+        }
+        """
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, logger: logger, transport: transport))
+    }
+
+    @Test func theEngineResigningActiveFlushesQueuedNitxEvents() async throws {
+        let clock = ManualClock()
+        let (_, transport) = Self.postClient(clock: clock)
+        let engine = try Self.engine(clock: clock, transport: transport)
+        let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
+        let ad = try #require(outcome.winner?.ad as? NitxLoadedAd)
+        ad.recordImpression()
+        let shownAt = clock.now
+        #expect(await clock.settle { transport.requests("POST", Self.eventsPath).isEmpty }, "queued for the 2 s batch")
+        await engine.willResignActive()
+        #expect(clock.now == shownAt)  // sent at once, not by the batch timer
+        #expect(engine.isForeground)   // resigning active is not the background
+        #expect(Self.events(transport).map { $0.map { $0["type"] as? String } } == [["impression", "viewable"]])
+        await clock.advance(by: .seconds(10))
+        #expect(Self.events(transport).count == 1)
+        await engine.shutdown()
+    }
+
+    @Test func theEngineShutdownStopsNitxSending() async throws {
+        let clock = ManualClock()
+        let (_, transport) = Self.postClient(clock: clock)
+        let engine = try Self.engine(clock: clock, transport: transport)
+        let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
+        let ad = try #require(outcome.winner?.ad as? NitxLoadedAd)
+        ad.recordRender()  // the impression is queued for the 2 s batch
+        let before = transport.requests.count
+        await clock.perform { await engine.shutdown() }
+        // The batch timer would have fired at 2 s, and the ad handed out before shutdown keeps
+        // reporting: nothing leaves.
+        ad.recordImpression()
+        await clock.advance(by: .seconds(10))
+        #expect(transport.requests.count == before)
+        #expect(Self.events(transport).isEmpty)
+    }
+
+    @Test func aShutDownClientSendsNothing() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let ad = try await Self.load(client)
+        ad.recordImpression()
+        await client.shutdown()
+        let before = transport.requests.count
+        await client.applicationWillResignActive()
+        await client.applicationDidEnterBackground()
+        await client.reset()
+        await clock.advance(by: .seconds(10))
+        let request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
+        let result = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
+        guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
+        #expect(error.kind == .cancelled)
+        #expect(error.code == NitxErrorCode.shutDown.rawValue)
+        #expect(transport.requests.count == before)
+    }
+
+    @Test func clickSendsNothing() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let ad = try await Self.load(client)
+        ad.recordImpression()
+        ad.recordClick()
+        await client.applicationDidEnterBackground()
+        #expect(Self.events(transport).map { $0.map { $0["type"] as? String } } == [["impression", "viewable"]])
+        #expect(transport.requests.map { "\($0.method) \($0.url.path)" } == ["GET \(NitxFixtures.showPath)", "POST /api/sdk/ads", "POST \(Self.eventsPath)"])
+    }
 }

@@ -44,8 +44,9 @@ struct QartveloPlacementTests {
         await clock.startTask { await engine.shutdown() }.value
     }
 
-    @Test func html5AdNotReadyWithin6SecondsFallsBackToTheNextSource() async throws {
-        let clock = ManualClock()
+    /// An engine with an HTML5 Qartvelo line item at 2.00 and a scripted backfill at 0.50 on
+    /// `home_banner`, and the placement with one visible view and its first (Qartvelo) ad.
+    static func html5Placement(clock: ManualClock, events: EventRecorder) async throws -> (MediationEngine, Placement, QartveloBannerAd, ScriptedAdapter) {
         let network = Self.network(["sandbox_html5": .bool(true), "sandbox_html5_bundle_bytes": .integer(1000)])
         let placementConfiguration = PlacementConfiguration(
             id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 60,
@@ -57,7 +58,10 @@ struct QartveloPlacementTests {
         let backfill = ScriptedAdapter(network: "backfill", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)], ads: .init(size: AdSize(width: 320, height: 50)))
         var others = PrebuiltNetworks()
         others.add("backfill", pricing: .fixedPrice, adapter: backfill)
-        let engine = try Self.engine(network, others: others, placement: placementConfiguration, environment: MediationEnvironment(clock: clock))
+        var registry = others.registry
+        for factory in standardNetworks { registry.register(factory) }
+        let configuration = MediationConfiguration(networks: [network] + others.networks, placements: [placementConfiguration])
+        let engine = try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: clock), onEvent: events.handler)
         let placement = try #require(engine.placement("home_banner"))
         // Calls that set off work on the placement are made from tasks on the clock.
         _ = await clock.startTask { await placement.attachView(visible: true) }.value
@@ -65,26 +69,108 @@ struct QartveloPlacementTests {
         let loaded = try #require(await clock.run { await placement.load() })
         let ad = try #require(loaded.ad?.ad as? QartveloBannerAd)
         #expect(ad.isHTML5)
-        // The host wires the ad's render-failure hook to the placement.
-        ad.onRenderFailure { [weak ad] _ in
-            guard let ad else { return }
-            clock.startTask { _ = await placement.reportRenderFailure(ad) }
-        }
+        return (engine, placement, ad, backfill)
+    }
+
+    @Test func html5AdNotReadyWithin6SecondsFallsBackWithoutHostWiring() async throws {
+        let clock = ManualClock()
+        let events = EventRecorder()
+        let (engine, placement, ad, backfill) = try await Self.html5Placement(clock: clock, events: events)
+        // The host only reports the ad shown; it wires nothing to the ad.
         let shownAt = clock.now
-        await clock.startTask { _ = await placement.reportShown(ad) }.value  // rendered in a visible view: the 6 s timer starts
+        let report = await clock.startTask { await placement.reportShown(ad) }.value  // rendered: the 6 s timer starts
+        #expect(report == .refused(.notReady("the HTML5 ad is not ready yet")))
         await clock.advance(to: shownAt + .milliseconds(5999))
         #expect(await placement.currentAd?.ad === ad)
         #expect(ad.renderFailure == nil)
         #expect(backfill.requestCount == 1)
         await clock.advance(to: shownAt + .seconds(6))
         #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout)
-        // The hook's task reported the failure; the new auction asked the backfill again.
+        // The ad told its placement through the engine's sink; the new auction asked the backfill again.
         #expect(await clock.settle { backfill.requestCount == 2 })
         #expect(backfill.requestInstants.last == shownAt + .seconds(6))
         await clock.advance(to: shownAt + .seconds(6) + .milliseconds(100))
         let next = try #require(await clock.run { await placement.load() }?.ad)
         #expect(next.lineItem.id == "home_banner_backfill")
         #expect(next.ad !== ad)
+        #expect(ad.isReleased)                 // never shown: released, not retired
+        #expect(events.count("shown") == 0)    // no impression and no revenue for the failed ad
+        #expect(events.count("render_failed") == 1)
         await clock.startTask { await engine.shutdown() }.value
+    }
+
+    @Test func html5ImpressionCountsWhenTheAdIsReadyWhileVisible() async throws {
+        let clock = ManualClock()
+        let events = EventRecorder()
+        let (engine, placement, ad, _) = try await Self.html5Placement(clock: clock, events: events)
+        let report = await clock.startTask { await placement.reportShown(ad) }.value
+        #expect(report == .refused(.notReady("the HTML5 ad is not ready yet")))
+        #expect(events.count("shown") == 0)
+        #expect(!ad.impressionRecorded)
+        await clock.advance(by: .seconds(2))
+        ad.recordCreativeReady()  // the web view loaded the bundle
+        #expect(await clock.settle { events.count("shown") == 1 })
+        #expect(ad.impressionRecorded)
+        #expect(events.impressions.first?.ad.adID == ad.id)
+        #expect(events.instants("shown") == [.origin + .seconds(2)])
+        // Later reports count nothing more (R12).
+        #expect(await clock.startTask { await placement.reportShown(ad) }.value == .alreadyShown)
+        await clock.advance(by: .seconds(10))
+        #expect(ad.renderFailure == nil)
+        #expect(events.count("shown") == 1)
+        await clock.startTask { await engine.shutdown() }.value
+    }
+
+    @Test func html5ReadyWhileHiddenCountsAtTheNextReport() async throws {
+        let clock = ManualClock()
+        let events = EventRecorder()
+        let (engine, placement, ad, _) = try await Self.html5Placement(clock: clock, events: events)
+        _ = await clock.startTask { await placement.reportShown(ad) }.value
+        let view = try #require(await placement.attachedViews.keys.first)
+        await clock.startTask { await placement.setVisible(false, for: view) }.value
+        ad.recordCreativeReady()
+        await clock.runUntilIdle()
+        #expect(events.count("shown") == 0)   // ready, but the banner is not visible
+        await clock.startTask { await placement.setVisible(true, for: view) }.value
+        guard case .impression = await clock.startTask({ await placement.reportShown(ad) }).value else {
+            Issue.record("expected the impression")
+            return
+        }
+        #expect(events.count("shown") == 1)
+        #expect(ad.impressionRecorded)
+        await clock.startTask { await engine.shutdown() }.value
+    }
+
+    @Test func theEngineShutdownSilencesQartveloAdsHandedOutBefore() async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let network = NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"], endpoint: .url(try #require(URL(string: WireRecorder.qartveloEndpoint))))
+        let placementConfiguration = PlacementConfiguration(
+            id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 60,
+            sources: [.fixedPrice("home_banner_qartvelo", network: "qartvelo", adUnitID: "qv-home-banner", eCPM: 1.5)]
+        )
+        let engine = try Self.engine(network, placement: placementConfiguration, environment: MediationEnvironment(clock: clock, transport: wire))
+        let outcome = try await engine.runAuction(placementID: "home_banner", on: clock)
+        let ad = try #require(outcome.winner?.ad as? QartveloBannerAd)
+        let shown = await clock.run { () -> Bool in
+            guard let placement = engine.placement("home_banner") else { return false }
+            _ = await placement.attachView(visible: true)
+            _ = await placement.load()
+            guard let current = await placement.currentAd?.ad as? QartveloBannerAd else { return false }
+            _ = await placement.reportShown(current)
+            return true
+        }
+        #expect(shown == true)
+        await clock.runUntilIdle()
+        let impressionsBefore = wire.requests.filter { $0.url.path == "/v1/events/impression" }.count
+        #expect(impressionsBefore == 1)
+        let before = wire.requests.count
+        await clock.perform { await engine.shutdown() }
+        // The one-shot auction's ad was handed out before shutdown: it must not track now.
+        ad.recordRender()
+        ad.recordImpression()
+        ad.recordClick()
+        await clock.advance(by: .seconds(60))
+        #expect(wire.requests.count == before)
     }
 }

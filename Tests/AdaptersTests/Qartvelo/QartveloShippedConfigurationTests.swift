@@ -25,6 +25,32 @@ struct QartveloShippedConfigurationTests {
         #expect(fallbackIndices.allSatisfy { $0 > qartvelo })
     }
 
+    @Test func configuredInlinePlacementWithoutMaxHeightAsks250Points() async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: """
+        {
+          "networks": { "qartvelo": { "adapter": "qartvelo", "credentials": { "app_id": "qv-demo-app" }, "endpoint": "\(WireRecorder.qartveloEndpoint)" } },
+          "placements": { "feed_inline": { "format": "banner", "sizing": "inline",
+            "sources": [ { "id": "feed_inline_qartvelo", "network": "qartvelo", "ad_unit_id": "qv-feed-inline", "ecpm": 1.9 } ] } }
+        }
+        """)
+        #expect(configuration.placement("feed_inline")?.slot.maxHeight == 250)
+        let template = RequestTemplate(screen: ScreenInfo(width: 390, height: 844, scale: 3))
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: template))
+        let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
+        let body = try #require(wire.requests.first { $0.url.path == "/v1/banner" }?.body)
+        let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(json["banner_mode"] as? String == "inline")
+        #expect(json["screen_width"] as? Int == 1170)
+        #expect(json["banner_max_height"] as? Int == 750)
+        #expect(json["banner_height"] == nil)
+        let ad = try #require(outcome.winner?.ad)
+        #expect(ad.size.height <= 250)
+        ad.releaseResources()
+        await clock.perform { await engine.shutdown() }
+    }
+
     @Test func feedInlineAuctionHasQartveloWithTheBiggestInlineFit() async throws {
         let clock = ManualClock()
         let engine = try MediationEngine(configuration: try Self.configuration(), registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))

@@ -113,5 +113,6 @@ private struct RecordingAdapter: AdNetworkAdapter {
     func auctionDidEnd(_ notice: AuctionNotice) { inner.auctionDidEnd(notice) }
     func didEnterBackground() async { await inner.didEnterBackground() }
     func willEnterForeground() async { await inner.willEnterForeground() }
+    func willResignActive() async { await inner.willResignActive() }
     func shutdown() async { await inner.shutdown() }
 }

@@ -157,7 +157,7 @@ struct ConfigurationLoaderTests {
         ErrorCase(name: "a rate for USD", old: #""EUR": 1.08"#, new: #""USD": 1"#, code: .invalidValue, path: "currency_rates.USD"),
         ErrorCase(name: "banner without sizing", old: #""sizing": "anchored", "#, new: "", code: .invalidSizing, path: "placements.home_banner.sizing"),
         ErrorCase(name: "sizing on an interstitial", old: #""format": "interstitial","#, new: #""format": "interstitial", "sizing": "inline","#, code: .invalidSizing, path: "placements.level_end.sizing"),
-        ErrorCase(name: "inline banner without max height", old: #""sizing": "anchored", "slot": { "max_height": 90 }"#, new: #""sizing": "inline""#, code: .invalidSizing, path: "placements.home_banner.slot.max_height"),
+        ErrorCase(name: "inline banner under 32 pt", old: #""sizing": "anchored", "slot": { "max_height": 90 }"#, new: #""sizing": "inline", "slot": { "max_height": 31 }"#, code: .invalidSizing, path: "placements.home_banner.slot.max_height"),
         ErrorCase(name: "unknown sizing", old: #""sizing": "anchored""#, new: #""sizing": "adaptive""#, code: .invalidValue, path: "placements.home_banner.sizing"),
         ErrorCase(name: "unknown format", old: #""format": "interstitial""#, new: #""format": "video""#, code: .invalidValue, path: "placements.level_end.format"),
         ErrorCase(name: "unknown mode", old: #""mode": "waterfall""#, new: #""mode": "serial""#, code: .invalidValue, path: "placements.level_end.mode"),
@@ -240,6 +240,20 @@ struct RefreshValueTests {
     func accepted(_ value: String, _ seconds: Int) throws {
         let json = ConfigurationFixture.edited(#""refresh_seconds": 60"#, #""refresh_seconds": \#(value)"#)
         #expect(try ConfigurationFixture.load(json).placement("home_banner")?.refreshSeconds == seconds)
+    }
+
+    @Test func inlineBannerWithoutMaxHeightLoadsWith250Points() throws {
+        let json = ConfigurationFixture.edited(#""sizing": "anchored", "slot": { "max_height": 90 }"#, #""sizing": "inline""#)
+        let placement = try #require(try ConfigurationFixture.load(json).placement("home_banner"))
+        #expect(placement.bannerSizing == .inline)
+        #expect(placement.slot.maxHeight == 250)
+        #expect(placement.slot.maxHeight == ConfigurationLoader.inlineDefaultMaxHeight)
+    }
+
+    @Test(arguments: [32.0, 90.0, 400.0])
+    func inlineBannerKeepsItsOwnMaxHeight(_ maxHeight: Double) throws {
+        let json = ConfigurationFixture.edited(#""sizing": "anchored", "slot": { "max_height": 90 }"#, #""sizing": "inline", "slot": { "max_height": \#(maxHeight) }"#)
+        #expect(try ConfigurationFixture.load(json).placement("home_banner")?.slot.maxHeight == maxHeight)
     }
 
     @Test func absentDefaultsTo60() throws {

@@ -66,6 +66,20 @@ struct MediationEngineTests {
         }
     }
 
+    @Test("R18: resigning active reaches every adapter (and leaves the foreground state alone); nothing after shutdown")
+    func resignActiveReachesEveryAdapter() async throws {
+        let clock = ManualClock()
+        let (bid, netA, netB) = Self.adapters(clock)
+        let engine = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: [bid, netA, netB], clock: clock)
+        await engine.engine.willResignActive()
+        #expect(engine.engine.isForeground)
+        await clock.startTask { await engine.engine.shutdown() }.value
+        await engine.engine.willResignActive()
+        for adapter in [bid, netA, netB] {
+            #expect(adapter.lifeCycleCalls == [.willResignActive, .shutdown])
+        }
+    }
+
     @Test("R18: shutdown destroys every placement (an unshown ad released once), tells every adapter once, and the engine then runs nothing")
     func shutdownStopsEverything() async throws {
         let clock = ManualClock()

@@ -49,6 +49,22 @@ extension PlacementStateMachine {
         return [text(result)] + actions.map(text)
     }
 
+    /// A show reported while the ad says `readiness`.
+    mutating func showing(_ ad: any LoadedAd, readiness: ImpressionReadiness, _ seconds: Double) -> [String] {
+        let (result, actions) = reportShown(ad, readiness: readiness, at: at(seconds))
+        return [text(result)] + actions.map(text)
+    }
+
+    /// `ad` tells its sink it became ready, and now says `readiness`.
+    mutating func becomingReady(_ ad: any LoadedAd, readiness: ImpressionReadiness = .ready, _ seconds: Double) -> [String] {
+        adBecameReady(ad, readiness: readiness, at: at(seconds)).map(text)
+    }
+
+    /// `ad` tells its sink its creative failed.
+    mutating func reportingRenderFailure(by ad: any LoadedAd, _ seconds: Double) -> [String] {
+        adReportedRenderFailure(ad, at: at(seconds)).map(text)
+    }
+
     mutating func clicking(_ ad: any LoadedAd, _ seconds: Double) -> [String] {
         let (counted, actions) = reportClick(ad, at: at(seconds))
         return ["= \(counted)"] + actions.map(text)
@@ -108,6 +124,16 @@ func text(_ result: ShowResult) -> String {
     case .alreadyShown: "= alreadyShown"
     case .expired: "= expired"
     case .notCurrent: "= notCurrent"
+    case .refused(let refusal): "= refused \(text(refusal))"
+    }
+}
+
+func text(_ refusal: ShowRefusal) -> String {
+    switch refusal {
+    case .background: "background"
+    case .noVisibleView: "noVisibleView"
+    case .notReady(let reason): "notReady: \(reason)"
+    case .notAllowed(let reason): "notAllowed: \(reason)"
     }
 }
 

@@ -22,7 +22,8 @@ struct PlacementStateMachineTests {
         case loading
         /// `a1` is current, unshown.
         case fresh
-        /// `a1` is current and shown at 0.1 s.
+        /// `a1` is current and shown at 0.1 s (a banner or native in a view attached, visible,
+        /// for that instant: an impression needs a visible view, R12a).
         case shown
         /// `a1` (TTL 0.5 s) is current, unshown, and expired at 0.6 s; no timer has fired.
         case expiredUnnoticed
@@ -39,7 +40,16 @@ struct PlacementStateMachineTests {
             _ = machine.loading(0)
             guard self != .loading else { return (machine, ad) }
             _ = machine.finishing(filled(ad, arrived: 0.1), 0.1)
-            if self == .shown { _ = machine.showing(ad, 0.1) }
+            if self == .shown {
+                switch configuration.format {
+                case .banner, .native:
+                    _ = machine.attaching(visible: true, 0.1)
+                    _ = machine.showing(ad, 0.1)
+                    _ = machine.detaching(view: 1, 0.1)
+                case .interstitial, .appOpen, .rewarded:
+                    _ = machine.showing(ad, 0.1)
+                }
+            }
             if self == .destroyed { _ = machine.destroying(0.5) }
             return (machine, ad)
         }
@@ -326,7 +336,7 @@ struct PlacementStateMachineTests {
     @Test("a view attaching when the shown banner has expired runs an auction")
     func attachWithExpiredShownBanner() {
         var (machine, _) = State.shown.machine(Self.banner30)
-        #expect(machine.attaching(visible: false, 3600.1) == ["= view#1", "auction_started load @3600.100s", "start load"])
+        #expect(machine.attaching(visible: false, 3600.1) == ["= view#2", "auction_started load @3600.100s", "start load"])
     }
 
     @Test("unknown views are ignored; a detached view keeps the ad and freezes the count")
@@ -402,6 +412,90 @@ struct PlacementStateMachineTests {
         #expect(machine.showing(testAd("x"), 2) == ["= notCurrent"])
     }
 
+    @Test("R12a: a banner's or a native's show counts only while some view is visible and the app is in the foreground", arguments: [banner30, feedNative])
+    func showNeedsAVisibleViewInTheForeground(_ configuration: PlacementConfiguration) {
+        var (machine, a1) = State.fresh.machine(configuration)
+        #expect(machine.showing(a1, 1) == ["= refused noVisibleView"])
+        _ = machine.attaching(visible: false, 1)
+        #expect(machine.showing(a1, 1) == ["= refused noVisibleView"])
+        _ = machine.visibility(true, view: 1, 2)
+        _ = machine.foreground(false, sequence: 1, 3)
+        #expect(machine.showing(a1, 3) == ["= refused background"])
+        #expect(machine.currentAd?.isShown == false)
+        _ = machine.foreground(true, sequence: 2, 4)
+        #expect(Array(machine.showing(a1, 4).prefix(4)) == ["= impression a1", "render a1", "impression a1", "shown a1 @4.000s"])
+        #expect(machine.currentAd?.isShown == true)
+    }
+
+    @Test("R12a: a full-screen ad is presented by the host over the app: its show needs the foreground, not a view")
+    func fullScreenShowNeedsTheForegroundOnly() {
+        var (machine, a1) = State.fresh.machine(Self.levelEnd)
+        _ = machine.foreground(false, sequence: 1, 1)
+        #expect(machine.showing(a1, 1) == ["= refused background"])
+        _ = machine.foreground(true, sequence: 2, 2)
+        #expect(machine.showing(a1, 2) == ["= impression a1", "render a1", "impression a1", "shown a1 @2.000s", "timer off"])
+    }
+
+    @Test("R12a: an ad not ready yet records its render once and counts when it says it is ready while seen")
+    func notReadyCountsWhenReady() {
+        var (machine, a1) = State.fresh.machine(Self.banner30)
+        _ = machine.attaching(visible: true, 1)
+        #expect(machine.becomingReady(a1, 1) == [])  // no report refused yet: nothing to count
+        #expect(machine.showing(a1, readiness: .notReady("loading"), 1) == ["= refused notReady: loading", "render a1"])
+        #expect(machine.showing(a1, readiness: .notReady("loading"), 2) == ["= refused notReady: loading"])
+        #expect(machine.becomingReady(a1, readiness: .notReady("loading"), 3) == [])
+        #expect(machine.becomingReady(testAd("x"), 3) == [])
+        #expect(machine.becomingReady(a1, 4) == ["impression a1", "shown a1 @4.000s"])
+        #expect(machine.currentAd?.isShown == true)
+        #expect(machine.becomingReady(a1, 5) == [])
+        #expect(machine.showing(a1, 5) == ["= alreadyShown"])
+    }
+
+    @Test("R12a: an ad that becomes ready while not seen counts at the host's next report, its render recorded once")
+    func readyWhileHiddenCountsAtTheNextReport() {
+        var (machine, a1) = State.fresh.machine(Self.banner30)
+        _ = machine.attaching(visible: true, 1)
+        #expect(machine.showing(a1, readiness: .notReady("loading"), 2) == ["= refused notReady: loading", "render a1"])
+        _ = machine.visibility(false, view: 1, 3)
+        #expect(machine.becomingReady(a1, 4) == [])
+        _ = machine.visibility(true, view: 1, 5)
+        #expect(Array(machine.showing(a1, 6).prefix(3)) == ["= impression a1", "impression a1", "shown a1 @6.000s"])
+    }
+
+    @Test("R12a: an ad its network does not allow now records nothing; a later report may count")
+    func notAllowedRecordsNothing() {
+        var (machine, a1) = State.fresh.machine(Self.levelEnd)
+        #expect(machine.showing(a1, readiness: .notAllowed("frequency cap"), 1) == ["= refused notAllowed: frequency cap"])
+        #expect(machine.becomingReady(a1, 2) == [])
+        #expect(machine.showing(a1, 3) == ["= impression a1", "render a1", "impression a1", "shown a1 @3.000s", "timer off"])
+    }
+
+    @Test("R12a: the ad's own render failure leaves like a host-reported one, with no caller; a stale report is ignored")
+    func adReportedRenderFailure() {
+        var (machine, a1) = State.fresh.machine(Self.banner30)
+        #expect(machine.reportingRenderFailure(by: testAd("x"), 1) == [])
+        #expect(machine.reportingRenderFailure(by: a1, 1) == [
+            "render_failed a1 @1.000s", "release a1", "released a1 render_failure @1.000s",
+            "auction_started render_failure @1.000s", "start render_failure without neta", "timer off",
+        ])
+        #expect(machine.currentAd == nil)
+        #expect(machine.reportingRenderFailure(by: a1, 2) == [])
+        let a2 = testAd("a2")
+        _ = machine.finishing(filled(a2, arrived: 2.1), 2.1)
+        #expect(machine.currentAd?.ad === a2)
+    }
+
+    @Test("R12a: the ad's own render failure during a refresh auction joins it")
+    func adReportedRenderFailureDuringAuction() {
+        var machine = Machine.of(Self.banner30)
+        let a1 = testAd("a1")
+        _ = machine.attaching(visible: true, 0)
+        _ = machine.finishing(filled(a1, arrived: 0.1), 0.1)
+        _ = machine.firing(30.1)
+        #expect(machine.reportingRenderFailure(by: a1, 30.15) == ["render_failed a1 @30.150s", "release a1", "released a1 render_failure @30.150s", "timer off"])
+        #expect(machine.isAuctionRunning)
+    }
+
     @Test("R14: a show at or after the expiry instant releases the ad; a later show of it says expired", arguments: [
         (120.099, true), (120.1, false), (121.1, false),
     ])
@@ -437,6 +531,7 @@ struct PlacementStateMachineTests {
     func clicks() {
         var (machine, a1) = State.fresh.machine(Self.banner30)
         #expect(machine.clicking(a1, 1) == ["= false"])
+        _ = machine.attaching(visible: true, 1)
         _ = machine.showing(a1, 1)
         #expect(machine.clicking(a1, 2) == ["= true", "click a1", "clicked a1 @2.000s"])
         #expect(machine.clicking(a1, 3) == ["= false"])
@@ -648,9 +743,10 @@ struct PlacementStateMachineTests {
             "= impression a1", "render a1", "impression a1", "shown a1 @0.100s",
             "auction_started refresh @30.100s", "start refresh",
             "auction_finished neta @32.100s", "ad_loaded a2 until 3632.100s @32.100s", "retired a1 @32.100s", "timer 3632.100s",
-            "= impression a2", "render a2", "impression a2", "shown a2 @32.100s", "timer off",
+            // The host's report while the app is in the background counts nothing (R12a).
+            "= refused background",
             "refresh_scheduled 630.000s @600.000s", "timer 630.000s",
-            "auction_started refresh @630.000s", "start refresh",
+            "auction_started refresh @630.000s", "start refresh", "timer 3632.100s",
         ])
     }
 

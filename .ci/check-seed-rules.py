@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Checks docs/seed-rules.md, the table of the three networks' off-device rules.
+
+For every row whose id is `E<n>`, `N<n>` or `Q<n>` (the Elo, Nitx and Qartvelo rules):
+- the row has five cells: id, rule, where, test, status;
+- ids are unique and numbered without gaps per network;
+- the status is `kept` or `kept by the engine` (no rule is left partly honoured or open);
+- the test cell cites at least one test as `File.swift › functionName`, and each cited function
+  is declared (`func functionName(`) in a file of that name under Tests/.
+Rows of the on-device table (ids such as `ED1`) are not checked against tests.
+
+Usage: .ci/check-seed-rules.py [ROOT]   (ROOT: the repository, default: the parent of .ci/)
+Exit status: 0 when every row passes, 1 otherwise (each problem is printed).
+"""
+
+import os
+import re
+import sys
+
+STATUSES = {"kept", "kept by the engine"}
+ROW_ID = re.compile(r"^([ENQ])(\d+)$")
+CITATION = re.compile(r"`([A-Za-z0-9_+]+\.swift) › ([A-Za-z_][A-Za-z0-9_]*)`")
+
+
+def test_functions(tests_root):
+    """{file name: set of function names declared in it} for every Swift file under Tests/."""
+    functions = {}
+    for directory, _, files in os.walk(tests_root):
+        for name in files:
+            if not name.endswith(".swift"):
+                continue
+            with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                declared = set(re.findall(r"\bfunc\s+([A-Za-z_][A-Za-z0-9_]*)\s*[(<]", handle.read()))
+            functions.setdefault(name, set()).update(declared)
+    return functions
+
+
+def cells(line):
+    """The cells of a Markdown table row (pipes inside backticks do not split)."""
+    parts, current, in_code = [], "", False
+    for char in line.strip()[1:-1] if line.strip().endswith("|") else line.strip()[1:]:
+        if char == "`":
+            in_code = not in_code
+        if char == "|" and not in_code:
+            parts.append(current.strip())
+            current = ""
+        else:
+            current += char
+    parts.append(current.strip())
+    return parts
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    document = os.path.join(root, "docs", "seed-rules.md")
+    functions = test_functions(os.path.join(root, "Tests"))
+    problems, seen, counts = [], {}, {"E": 0, "N": 0, "Q": 0}
+    with open(document, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.startswith("| "):
+            continue
+        row = cells(line)
+        match = ROW_ID.match(row[0])
+        if not match:
+            continue
+        rule_id, where = row[0], f"docs/seed-rules.md:{number} {row[0]}"
+        if rule_id in seen:
+            problems.append(f"{where}: duplicate id (first at line {seen[rule_id]})")
+        seen[rule_id] = number
+        counts[match.group(1)] += 1
+        if len(row) != 5:
+            problems.append(f"{where}: expected 5 cells (id, rule, where, test, status), found {len(row)}")
+            continue
+        _, rule, code, tests, status = row
+        if not rule or not code:
+            problems.append(f"{where}: the rule and where the code honours it must not be empty")
+        if status not in STATUSES:
+            problems.append(f"{where}: status is {status!r}; every rule must be 'kept' or 'kept by the engine'")
+        citations = CITATION.findall(tests)
+        if not citations:
+            problems.append(f"{where}: no test cited as `File.swift › functionName`")
+        for file_name, function in citations:
+            if file_name not in functions:
+                problems.append(f"{where}: no test file {file_name} under Tests/")
+            elif function not in functions[file_name]:
+                problems.append(f"{where}: no func {function} in {file_name}")
+    for prefix, count in counts.items():
+        for index in range(1, count + 1):
+            if f"{prefix}{index}" not in seen:
+                problems.append(f"docs/seed-rules.md: {prefix}{index} is not in the table (ids must run from {prefix}1 without gaps)")
+    for problem in problems:
+        print(problem)
+    total = sum(counts.values())
+    print(f"check-seed-rules: {total} rules (Elo {counts['E']}, Nitx {counts['N']}, Qartvelo {counts['Q']}), {len(problems)} problems")
+    return 1 if problems or total == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
