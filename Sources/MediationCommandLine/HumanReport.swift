@@ -38,7 +38,7 @@ enum HumanReport {
                 source.outcome.status,
                 source.eCPM.map(money) ?? source.rawPrice.map { "(\($0))" } ?? "-",
                 source.adReleased ? "yes" : "-",
-                safe(detail(source.outcome)),
+                safe(OutcomePresentation.detail(source.outcome)),
             ])
         }
         lines.append(contentsOf: table(header: header, rows: rows))
@@ -73,17 +73,8 @@ enum HumanReport {
         }
     }
 
-    private static func detail(_ outcome: SourceOutcome) -> String {
-        switch outcome {
-        case .lost(let reason): reason.description
-        case .noFill(let reason): reason.description
-        case .error(let error): error.description
-        case .timeout(let limit): HumanReport.timeoutDetail(limit)
-        case .won, .cancelled, .late: ""
-        }
-    }
-
-    private static func table(header: [String], rows: [[String]]) -> [String] {
+    /// Left-aligned columns two spaces apart, trailing spaces trimmed.
+    static func table(header: [String], rows: [[String]]) -> [String] {
         var widths = header.map(\.count)
         for row in rows {
             for (column, cell) in row.enumerated() where column < widths.count {

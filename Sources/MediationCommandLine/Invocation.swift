@@ -8,6 +8,24 @@ enum Invocation: Equatable, Sendable {
     case validate(ValidateOptions)
     /// `mediate --placement ID …`: run one auction.
     case run(RunOptions)
+    /// `mediate networks [--config FILE] [--json]`: each configured network's status.
+    case networks(NetworksOptions)
+}
+
+/// The options of `mediate networks`.
+struct NetworksOptions: Equatable, Sendable {
+    /// `--config FILE`; `nil` means `Config/mediation.json` in the current directory.
+    var configPath: String?
+    /// `--json`: print the networks as JSON.
+    var json = false
+}
+
+/// What `--debug` shows of each HTTP exchange.
+enum DebugMode: String, Equatable, Sendable {
+    /// `--debug`: user data and identifiers redacted (``HTTPExchangeRedactor``).
+    case redacted
+    /// `--debug=unredacted`: everything as it went over the wire.
+    case unredacted
 }
 
 /// The options of `mediate validate`.
@@ -28,12 +46,16 @@ struct RunOptions: Equatable, Sendable {
     var seed: UInt64?
     /// `--messages FILE`: a JSON conversation passed in the request's host context.
     var messagesPath: String?
-    /// `--watch`: keep the placement running (watch mode; not yet available).
+    /// `--watch`: keep the placement running as one visible view.
     var watch = false
-    /// `--duration SECONDS`: how long watch mode runs (not yet available).
+    /// `--duration SECONDS`: how long watch mode runs.
     var duration: Duration?
-    /// `--fast`: watch mode on virtual time (not yet available).
+    /// `--fast`: watch mode on virtual time, run as fast as the CPU allows.
     var fast = false
+    /// `--debug[=unredacted]`: print every HTTP exchange per source.
+    var debug: DebugMode?
+    /// `--report FILE`: write a self-contained HTML report of the run.
+    var reportPath: String?
 
     /// Whether any watch-mode option was given.
     var usesWatchMode: Bool { watch || duration != nil || fast }

@@ -3,8 +3,9 @@
 /// Grammar:
 /// ```
 /// mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
-///         [--watch] [--duration SECONDS] [--fast]
+///         [--watch] [--duration SECONDS] [--fast] [--debug[=unredacted]] [--report FILE]
 /// mediate validate [--config FILE]
+/// mediate networks [--config FILE] [--json]
 /// mediate --help | -h
 /// mediate --version | -V
 /// ```
@@ -20,11 +21,13 @@ enum InvocationParser {
         case watch = "--watch"
         case duration = "--duration"
         case fast = "--fast"
+        case debug = "--debug"
+        case report = "--report"
 
         var takesValue: Bool {
             switch self {
-            case .placement, .config, .seed, .messages, .duration: true
-            case .json, .watch, .fast: false
+            case .placement, .config, .seed, .messages, .duration, .report: true
+            case .json, .watch, .fast, .debug: false
             }
         }
     }
@@ -43,6 +46,10 @@ enum InvocationParser {
             let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config], command: "validate")
             return .validate(ValidateOptions(configPath: values[.config]))
         }
+        if arguments.first == "networks" {
+            let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config, .json], command: "networks")
+            return .networks(NetworksOptions(configPath: values[.config], json: values[.json] != nil))
+        }
         guard !arguments.isEmpty else {
             throw UsageError(message: "missing --placement ID")
         }
@@ -56,6 +63,13 @@ enum InvocationParser {
         options.messagesPath = values[.messages]
         options.watch = values[.watch] != nil
         options.fast = values[.fast] != nil
+        options.reportPath = values[.report]
+        if let debug = values[.debug] {
+            guard let mode: DebugMode = debug.isEmpty ? .redacted : DebugMode(rawValue: debug), debug != DebugMode.redacted.rawValue else {
+                throw UsageError(message: "--debug takes no value or =unredacted, got '\(debug)'")
+            }
+            options.debug = mode
+        }
         if let text = values[.seed] {
             guard let seed = UInt64(text) else {
                 throw UsageError(message: "--seed needs a whole number from 0 to \(UInt64.max), got '\(text)'")
@@ -122,6 +136,10 @@ enum InvocationParser {
                 }
                 values[option] = value
             } else {
+                if option == .debug, let inlineValue {
+                    values[option] = inlineValue // `--debug=unredacted`, checked by the caller
+                    continue
+                }
                 if inlineValue != nil {
                     throw UsageError(message: "\(name) takes no value")
                 }

@@ -35,9 +35,11 @@ struct JSONReport: Encodable {
     var filled: Bool
     var winner: Winner?
     var trace: AuctionTrace
+    /// `--debug`: `{"redacted", "body_cap", "dropped", "exchanges": [...]}`; absent otherwise.
+    var debug: DebugReport.JSON?
 
     enum CodingKeys: String, CodingKey {
-        case placement, filled, winner, trace
+        case placement, filled, winner, trace, debug
     }
 
     /// Builds the report of `outcome`.
@@ -61,6 +63,7 @@ struct JSONReport: Encodable {
             try container.encodeNil(forKey: .winner)
         }
         try container.encode(trace, forKey: .trace)
+        try container.encodeIfPresent(debug, forKey: .debug)
     }
 
     /// Pretty-printed JSON with sorted keys and a trailing newline.

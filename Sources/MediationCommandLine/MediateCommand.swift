@@ -66,6 +66,8 @@ enum MediateCommand {
             return .success
         case .validate(let options):
             return await validate(options, environment: environment)
+        case .networks(let options):
+            return await NetworksCommand.run(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)
@@ -99,8 +101,9 @@ enum MediateCommand {
             case .failure(let exit): return exit.code
             }
         }
+        let recorder = options.debug.map { _ in HTTPExchangeRecorder() }
         let engine: MediationEngine
-        switch makeEngine(path, seed: options.seed ?? defaultSeed, environment: environment) {
+        switch makeEngine(path, seed: options.seed ?? defaultSeed, exchangeRecorder: recorder, environment: environment) {
         case .failure(let failure):
             return report(failure, environment: environment)
         case .success(let built):
@@ -113,6 +116,7 @@ enum MediateCommand {
         }
         reportWarnings(of: engine, environment: environment)
 
+        let runStart = engine.clock.now
         guard let outcome = await engine.runAuction(placementID: placement.id, context: context) else {
             await engine.shutdown()
             return fail(.software, "cannot run an auction of \(placement.id)", environment: environment)
@@ -121,14 +125,24 @@ enum MediateCommand {
         outcome.winner?.ad.releaseResources()
         await engine.shutdown()
 
+        let debug = DebugReport.make(options.debug, recorder) { mode, recorder in
+            DebugReport(recorded: recorder.exchanges, calls: recorder.adapterCalls, dropped: recorder.droppedCount, traces: [outcome.trace], runStart: runStart, mode: mode)
+        }
         if options.json {
             do {
-                environment.standardOutput.write(try JSONReport(placementID: placement.id, outcome: outcome).rendered())
+                var report = JSONReport(placementID: placement.id, outcome: outcome)
+                report.debug = debug?.json
+                environment.standardOutput.write(try report.rendered())
             } catch {
                 return fail(.software, "cannot encode the trace as JSON", environment: environment)
             }
         } else {
             environment.standardOutput.write(HumanReport.render(placement: placement, outcome: outcome))
+            if let debug { environment.standardOutput.write(debug.rendered()) }
+        }
+        if let reportPath = options.reportPath {
+            let content = HTMLReport.Content(placement: placement, runDescription: "one-shot auction", traces: [outcome.trace], statistics: nil)
+            if let exit = writeReport(HTMLReport.render(content), to: reportPath, environment: environment) { return exit }
         }
         return outcome.isFilled ? .success : .noFill
     }
@@ -153,6 +167,7 @@ enum MediateCommand {
         logger: any MediationLogger = SilentLogger(),
         hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil,
+        exchangeRecorder: HTTPExchangeRecorder? = nil,
         environment: CommandEnvironment
     ) -> Result<MediationEngine, LoadFailure> {
         let loader = ConfigurationLoader(registry: environment.registry)
@@ -163,11 +178,22 @@ enum MediateCommand {
             return .failure(.configuration(path: path, error))
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
-        let engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90))
+        let engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
         do {
             return .success(try MediationEngine(configuration: configuration, registry: environment.registry, environment: engineEnvironment, hostContext: hostContext, onEvent: onEvent))
         } catch {
             return .failure(.configuration(path: path, error))
+        }
+    }
+
+    /// Writes the `--report` file; on failure says so on standard error and returns exit 73
+    /// (`EX_CANTCREAT`).
+    static func writeReport(_ html: String, to path: String, environment: CommandEnvironment) -> ExitCode? {
+        do {
+            try Data(html.utf8).write(to: environment.resolve(path), options: .atomic)
+            return nil
+        } catch {
+            return fail(.cannotCreate, "cannot write the report \(path): \(error.localizedDescription)", environment: environment)
         }
     }
 

@@ -22,9 +22,6 @@ enum WatchCommand {
     /// - Returns: success when the run completed or was stopped by Ctrl-C; a usage, data or
     ///   input error otherwise (the same codes as a one-shot run).
     static func run(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
-        if options.json {
-            return MediateCommand.usageError("--json is not available in watch mode", environment: environment)
-        }
         let path = options.configPath ?? MediateCommand.defaultConfigPath
         let manualClock: ManualClock? = options.fast ? ManualClock() : nil
         let clock: any MediationClock = manualClock ?? environment.clock
@@ -35,7 +32,8 @@ enum WatchCommand {
             case .failure(let exit): return exit.code
             }
         }
-        let printer = WatchPrinter(output: environment.standardOutput)
+        let printer = WatchPrinter(output: environment.standardOutput, quiet: options.json)
+        let recorder = options.debug.map { _ in HTTPExchangeRecorder() }
         let logger = WatchLogger(output: environment.standardError)
         let hostContext = context
         let engine: MediationEngine
@@ -46,6 +44,7 @@ enum WatchCommand {
             logger: logger,
             hostContext: { _ in hostContext },
             onEvent: { event in printer.print(event) },
+            exchangeRecorder: recorder,
             environment: environment
         ) {
         case .failure(let failure):
@@ -97,6 +96,32 @@ enum WatchCommand {
         renderer.cancel()
         opening.cancel()
         printer.summary(at: stoppedAt, interrupted: interruption.happened)
+        let traces = printer.traces
+        let debug = DebugReport.make(options.debug, recorder) { mode, recorder in
+            DebugReport(recorded: recorder.exchanges, calls: recorder.adapterCalls, dropped: recorder.droppedCount, traces: traces, runStart: start, mode: mode)
+        }
+        if options.json {
+            let document = WatchJSON(
+                placement: placementConfiguration.id,
+                durationSeconds: duration.milliseconds / 1000,
+                fast: options.fast,
+                interrupted: interruption.happened,
+                summary: WatchJSON.Summary(printer.statistics),
+                auctions: traces,
+                debug: debug?.json
+            )
+            guard let text = document.rendered() else {
+                return MediateCommand.fail(.software, "cannot encode the watch summary as JSON", environment: environment)
+            }
+            environment.standardOutput.write(text)
+        } else if let debug {
+            environment.standardOutput.write(debug.rendered())
+        }
+        if let reportPath = options.reportPath {
+            let how = "watch, \(WatchPrinter.seconds(duration)) s on \(options.fast ? "virtual time" : "real time")"
+            let content = HTMLReport.Content(placement: placementConfiguration, runDescription: how, traces: traces, statistics: printer.statistics)
+            if let exit = MediateCommand.writeReport(HTMLReport.render(content), to: reportPath, environment: environment) { return exit }
+        }
         return .success
     }
 }
@@ -125,15 +150,28 @@ final class WatchPrinter: Sendable {
         var revenueUSD = 0.0
         var lateAnswers = 0
         var auctionNumbers: [String: Int] = [:]
+        var statistics = MediationStatistics()
+        var traces: [AuctionTrace] = []
     }
 
     private let output: any TextOutput
+    private let quiet: Bool
     private let counts = Locked(Counts())
 
     /// Creates a printer writing to `output`.
-    init(output: any TextOutput) {
+    /// - Parameters:
+    ///   - output: where lines go.
+    ///   - quiet: count only, print nothing (`--watch --json` prints one document at the end).
+    init(output: any TextOutput, quiet: Bool = false) {
         self.output = output
+        self.quiet = quiet
     }
+
+    /// The per-network and per-line-item statistics so far.
+    var statistics: MediationStatistics { counts.withLock { $0.statistics } }
+
+    /// The traces of the auctions so far, in order.
+    var traces: [AuctionTrace] { counts.withLock { $0.traces } }
 
     /// The first line: what is watched, for how long, on which time.
     func header(_ placement: PlacementConfiguration, duration: Duration, fast: Bool) {
@@ -148,6 +186,10 @@ final class WatchPrinter: Sendable {
     /// answers). Ids and outcomes from the configuration or a network have their control
     /// characters escaped, so each event stays one line (R17).
     func print(_ event: MediationEvent) {
+        counts.withLock { counts in
+            counts.statistics.record(event)
+            if case .auctionFinished(_, let trace, _) = event { counts.traces.append(trace) }
+        }
         let safe: (String) -> String = DisplayText.escaped
         let line: String?
         switch event {
@@ -189,14 +231,26 @@ final class WatchPrinter: Sendable {
             counts.withLock { $0.lateAnswers += 1 }
             line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"
         }
-        if let line { output.write(line + "\n") }
+        if let line, !quiet { output.write(line + "\n") }
     }
 
     /// The last line: totals.
     func summary(at instant: MediationInstant, interrupted: Bool) {
+        guard !quiet else { return }
         let counts = counts.withLock { $0 }
         let how = interrupted ? "stopped by Ctrl-C" : "done"
         output.write("[\(instant)] \(how): \(counts.auctions) auctions (\(counts.filled) filled), \(counts.impressions) impressions, revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(counts.lateAnswers) late answers\n")
+        output.write(Self.statisticsText(counts.statistics))
+    }
+
+    /// The summary tables per network and per line item (nearest-rank latency percentiles).
+    static func statisticsText(_ statistics: MediationStatistics) -> String {
+        var lines = ["", "Per network (fill rate = fills / requests, win rate = wins / fills, latency percentiles nearest-rank):"]
+        lines.append(contentsOf: HumanReport.table(header: StatisticsTable.header, rows: StatisticsTable.rows(statistics.networks)))
+        lines.append("")
+        lines.append("Per line item:")
+        lines.append(contentsOf: HumanReport.table(header: StatisticsTable.header, rows: StatisticsTable.rows(statistics.lineItems)))
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static func seconds(_ duration: Duration) -> String {

@@ -109,7 +109,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
         let client = EloClient(
             configuration: configuration,
             network: network.id,
-            transport: transport,
+            transport: environment.instrumented(transport, networkID: network.id),
             clock: environment.clock,
             logger: environment.logger,
             identityStore: store

@@ -78,7 +78,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
             sourceCode: code,
             options: options,
             networkID: network.id,
-            transport: transport,
+            transport: environment.instrumented(transport, networkID: network.id),
             clock: environment.clock,
             logger: environment.logger,
             storage: storage

@@ -24,7 +24,7 @@ import Mediation
 public struct QartveloAdapter: AdNetworkAdapter {
     /// The network id as the configuration names it.
     public let network: String
-    private let builder: QartveloRequestBuilder
+    let builder: QartveloRequestBuilder
     private let transport: OriginLockedTransport
     private let answerTransport: OriginLockedTransport
     private let clock: any MediationClock

@@ -81,7 +81,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
             appID: appID,
             baseURL: baseURL,
             adaptive: options.adaptive,
-            transport: transport,
+            transport: environment.instrumented(transport, networkID: network.id),
             clock: environment.clock,
             logger: environment.logger,
             tracker: nil,

@@ -337,7 +337,11 @@ final class AuctionRun: Sendable {
                 sourceRequest.adUnitID = sources[index].lineItem.adUnitID
                 sourceRequest.deadline = deadline
                 sourceRequest.timeBudget = budget
-                let result = await sources[index].adapter.loadAd(for: sourceRequest)
+                // Exchanges the adapter makes are attributed to this source (`mediate --debug`).
+                let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
+                let result = await SourceAttribution.$current.withValue(attribution) {
+                    await sources[index].adapter.loadAd(for: sourceRequest)
+                }
                 deliver(index, result: result)
             }
             created.append((index, task))

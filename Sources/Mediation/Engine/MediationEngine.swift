@@ -87,7 +87,11 @@ public final class MediationEngine: Sendable {
                 let known = registry.kinds.map { "\"\($0)\"" }.joined(separator: ", ")
                 throw ConfigurationError(code: .unknownAdapter, path: network.path(of: "adapter"), message: "no network kind \(ConfigurationText.quoted(network.adapter)) is registered; known kinds: \(known)")
             }
-            let adapter = try factory.makeAdapter(for: network, environment: environment)
+            var adapter = try factory.makeAdapter(for: network, environment: environment)
+            if let recorder = environment.exchangeRecorder {
+                // Debugging (`mediate --debug`): every loadAd call is recorded too.
+                adapter = RecordingAdapter(base: adapter, networkID: network.id, clock: environment.clock, recorder: recorder)
+            }
             adapters.append((network.id, adapter))
             byNetwork[network.id] = (network, factory, adapter)
             warnings += factory.warnings(for: network)
@@ -259,6 +263,15 @@ public final class MediationEngine: Sendable {
     /// - Parameter template: the new signals.
     public func updateRequestTemplate(_ template: RequestTemplate) {
         state.withLock { $0.template = template }
+    }
+
+    /// The status of the adapter of `networkID` (``AdNetworkAdapter/status(for:)``) for the
+    /// current request template, or `nil` for an unknown network. Sends nothing.
+    /// - Parameter networkID: a key of the configuration's `networks`.
+    public func networkStatus(_ networkID: String) async -> NetworkStatus? {
+        guard let adapter = adapters.first(where: { $0.networkID == networkID })?.adapter else { return nil }
+        let template = state.withLock { $0.template }
+        return await adapter.status(for: template)
     }
 
     // MARK: - Building

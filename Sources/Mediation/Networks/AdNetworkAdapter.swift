@@ -60,6 +60,12 @@ public protocol AdNetworkAdapter: Sendable {
     /// sent, forget user identifiers, and send nothing afterwards, not even for ads handed out
     /// earlier. Called once. Default: does nothing.
     func shutdown() async
+
+    /// The adapter's status for diagnostics (`mediate networks`): version, request mode,
+    /// initialisation and the privacy it will apply to requests built from `template`. Must not
+    /// send anything. Default: an empty ``NetworkStatus``.
+    /// - Parameter template: the host's current request signals (privacy, device).
+    func status(for template: RequestTemplate) async -> NetworkStatus
 }
 
 extension AdNetworkAdapter {

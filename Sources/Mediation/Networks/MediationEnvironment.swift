@@ -25,6 +25,9 @@ public struct MediationEnvironment: Sendable {
     /// The screen, device, app and privacy signals copied into every request; replace it at run
     /// time with ``MediationEngine/updateRequestTemplate(_:)``.
     public var requestTemplate: RequestTemplate
+    /// Where every network's HTTP exchanges are recorded for debugging (`mediate --debug`);
+    /// `nil` (the default) records nothing. Factories opt in with ``instrumented(_:networkID:)``.
+    public var exchangeRecorder: HTTPExchangeRecorder?
 
     /// Creates an environment.
     /// - Parameters:
@@ -36,6 +39,7 @@ public struct MediationEnvironment: Sendable {
     ///   - storageDirectory: where adapters may keep non-secret state (default: memory only).
     ///   - secureStore: where adapters keep identity (default: memory only).
     ///   - requestTemplate: the host's request signals.
+    ///   - exchangeRecorder: where HTTP exchanges are recorded (default: nowhere).
     public init(
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
@@ -44,7 +48,8 @@ public struct MediationEnvironment: Sendable {
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
         secureStore: (any SecureStore)? = nil,
-        requestTemplate: RequestTemplate = RequestTemplate()
+        requestTemplate: RequestTemplate = RequestTemplate(),
+        exchangeRecorder: HTTPExchangeRecorder? = nil
     ) {
         self.clock = clock
         self.logger = logger
@@ -54,5 +59,6 @@ public struct MediationEnvironment: Sendable {
         self.storageDirectory = storageDirectory
         self.secureStore = secureStore
         self.requestTemplate = requestTemplate
+        self.exchangeRecorder = exchangeRecorder
     }
 }

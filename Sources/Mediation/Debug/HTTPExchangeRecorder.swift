@@ -1,0 +1,184 @@
+import Foundation
+
+/// Collects the HTTP exchanges of every network whose transport is wrapped in a
+/// ``RecordingTransport`` (see ``MediationEnvironment/exchangeRecorder``): a debugging aid,
+/// bounded so that a long run cannot grow it without limit.
+///
+/// Keeps the first ``capacity`` exchanges, each body cut to ``bodyLimit`` bytes; later exchanges
+/// are only counted (``droppedCount``). Safe to use from any task (one ``Locked`` box).
+public final class HTTPExchangeRecorder: Sendable {
+    /// The most bytes kept of each request or response body: 65,536.
+    public static let bodyLimit = 65_536
+
+    private struct State {
+        var exchanges: [HTTPExchange] = []
+        var calls: [AdapterCall] = []
+        var dropped = 0
+    }
+
+    /// The most exchanges kept.
+    public let capacity: Int
+    private let state = Locked(State())
+
+    /// Creates a recorder.
+    /// - Parameter capacity: the most exchanges kept (default 10,000; at least 1).
+    public init(capacity: Int = 10_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records one exchange (dropped and counted once ``capacity`` are kept).
+    /// - Parameter exchange: the exchange.
+    public func record(_ exchange: HTTPExchange) {
+        _ = begin(exchange)
+    }
+
+    /// Records an exchange that has started and returns its slot for ``finish(_:with:)``, or
+    /// `nil` when it was dropped (``capacity`` reached). Until it finishes it reads as in flight
+    /// (no status, ``HTTPExchange/error`` `"no response yet"`).
+    /// - Parameter exchange: the exchange as far as it is known.
+    public func begin(_ exchange: HTTPExchange) -> Int? {
+        state.withLock { state in
+            guard state.exchanges.count < capacity else {
+                state.dropped += 1
+                return nil
+            }
+            state.exchanges.append(exchange)
+            return state.exchanges.count - 1
+        }
+    }
+
+    /// Replaces the exchange in `slot` (from ``begin(_:)``) with its finished form.
+    /// - Parameters:
+    ///   - slot: the slot.
+    ///   - exchange: the finished exchange.
+    public func finish(_ slot: Int, with exchange: HTTPExchange) {
+        state.withLock { state in
+            if state.exchanges.indices.contains(slot) { state.exchanges[slot] = exchange }
+        }
+    }
+
+    /// Records one adapter call (dropped and counted once ``capacity`` calls are kept).
+    /// - Parameter call: the call.
+    public func record(_ call: AdapterCall) {
+        _ = begin(call)
+    }
+
+    /// Records an adapter call that has started; see ``begin(_:)-(HTTPExchange)``.
+    /// - Parameter call: the call as far as it is known.
+    public func begin(_ call: AdapterCall) -> Int? {
+        state.withLock { state in
+            guard state.calls.count < capacity else {
+                state.dropped += 1
+                return nil
+            }
+            state.calls.append(call)
+            return state.calls.count - 1
+        }
+    }
+
+    /// Replaces the adapter call in `slot` with its finished form.
+    /// - Parameters:
+    ///   - slot: the slot from ``begin(_:)-(AdapterCall)``.
+    ///   - call: the finished call.
+    public func finish(_ slot: Int, with call: AdapterCall) {
+        state.withLock { state in
+            if state.calls.indices.contains(slot) { state.calls[slot] = call }
+        }
+    }
+
+    /// The adapter calls kept so far, in the order they started.
+    public var adapterCalls: [AdapterCall] { state.withLock { $0.calls } }
+
+    /// The exchanges kept so far, in the order they started.
+    public var exchanges: [HTTPExchange] { state.withLock { $0.exchanges } }
+
+    /// How many exchanges and adapter calls were not kept because ``capacity`` was reached.
+    public var droppedCount: Int { state.withLock { $0.dropped } }
+
+    /// The exchanges of one auction, in the order they started.
+    /// - Parameter auctionID: the auction's id.
+    public func exchanges(ofAuction auctionID: String) -> [HTTPExchange] {
+        exchanges.filter { $0.source?.auctionID == auctionID }
+    }
+}
+
+/// A transport that records every exchange it carries into an ``HTTPExchangeRecorder``,
+/// attributed to its network and (through ``SourceAttribution/current``) to the auction source
+/// it was made for, then returns the response or rethrows the error unchanged.
+public struct RecordingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let networkID: String
+    private let clock: any MediationClock
+    private let recorder: HTTPExchangeRecorder
+
+    /// Wraps `base`.
+    /// - Parameters:
+    ///   - base: the transport that sends.
+    ///   - networkID: the network the exchanges belong to.
+    ///   - clock: the engine's clock, for the exchanges' instants.
+    ///   - recorder: where exchanges go.
+    public init(_ base: any HTTPTransport, networkID: String, clock: any MediationClock, recorder: HTTPExchangeRecorder) {
+        self.base = base
+        self.networkID = networkID
+        self.clock = clock
+        self.recorder = recorder
+    }
+
+    /// Sends `request` through the wrapped transport and records the exchange.
+    /// - Throws: whatever the wrapped transport throws.
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let limit = HTTPExchangeRecorder.bodyLimit
+        let startedAt = clock.now
+        var exchange = HTTPExchange(
+            networkID: networkID,
+            source: SourceAttribution.current,
+            method: request.method,
+            url: request.url,
+            requestHeaders: request.headers,
+            requestBody: request.body.map { Data($0.prefix(limit)) },
+            requestBodyBytes: request.body?.count ?? 0,
+            statusCode: nil,
+            responseHeaders: [:],
+            responseBody: Data(),
+            responseBodyBytes: 0,
+            error: "no response yet",
+            startedAt: startedAt,
+            endedAt: startedAt
+        )
+        let slot = recorder.begin(exchange)
+        let result: Result<HTTPResponse, TransportError>
+        do {
+            result = .success(try await base.send(request))
+        } catch {
+            result = .failure(error)
+        }
+        switch result {
+        case .success(let response):
+            exchange.statusCode = response.statusCode
+            exchange.responseHeaders = response.headers
+            exchange.responseBody = Data(response.body.prefix(limit))
+            exchange.responseBodyBytes = response.body.count
+            exchange.error = nil
+        case .failure(let error):
+            exchange.error = error.description
+        }
+        exchange.endedAt = clock.now
+        if let slot { recorder.finish(slot, with: exchange) }
+        return try result.get()
+    }
+}
+
+extension MediationEnvironment {
+    /// `transport` wrapped in a ``RecordingTransport`` for `networkID` when the environment has an
+    /// ``exchangeRecorder``, else `transport` itself. Every adapter factory that sends HTTP
+    /// should pass the transport it built (live or sandbox) through this, so that a debugging
+    /// host sees its exchanges.
+    /// - Parameters:
+    ///   - transport: the network's transport.
+    ///   - networkID: the network's id.
+    /// - Returns: the transport to use.
+    public func instrumented(_ transport: any HTTPTransport, networkID: String) -> any HTTPTransport {
+        guard let exchangeRecorder else { return transport }
+        return RecordingTransport(transport, networkID: networkID, clock: clock, recorder: exchangeRecorder)
+    }
+}

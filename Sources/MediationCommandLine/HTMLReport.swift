@@ -1,0 +1,218 @@
+import Foundation
+import Mediation
+
+/// `--report FILE.html`: a self-contained report of a one-shot auction or a watch run. It is
+/// well-formed XHTML (it parses as XML) with inline CSS and inline SVG, and needs no script,
+/// font or image from anywhere: it opens offline in any browser.
+///
+/// For each auction (a watch shows its first ``maximumAuctions``): a timeline with one bar per
+/// asked source (from when it was asked to when it answered, or to the auction's end when it
+/// did not), coloured by outcome (``OutcomePresentation``), against a dashed deadline line and
+/// the auction's end, with a legend; then the per-source table. A watch adds the summary
+/// tables per network and per line item (``MediationStatistics``). Every text from the config
+/// or a network is escaped (``HTMLReport/escaped(_:)``).
+enum HTMLReport {
+    /// The most auctions drawn in one report.
+    static let maximumAuctions = 50
+
+    /// What a report shows.
+    struct Content {
+        /// The placement.
+        var placement: PlacementConfiguration
+        /// `one-shot auction` or `watch, 300 s on virtual time`.
+        var runDescription: String
+        /// The auctions, in order.
+        var traces: [AuctionTrace]
+        /// The watch summary, if any.
+        var statistics: MediationStatistics?
+    }
+
+    /// Renders the report.
+    static func render(_ content: Content) -> String {
+        let title = "mediate report: \(content.placement.id)"
+        var html = """
+        <!DOCTYPE html>
+        <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        <title>\(escaped(title))</title>
+        <style>
+        \(css)
+        </style>
+        </head>
+        <body>
+        <h1>\(escaped(title))</h1>
+        <p class="meta">\(escaped(content.runDescription)); \(escaped(content.placement.format.description)), \(escaped(content.placement.mode.rawValue)), deadline \(Int(content.placement.deadline.milliseconds.rounded())) ms; \(content.traces.count) auction\(content.traces.count == 1 ? "" : "s")</p>
+
+        """
+        html += legend()
+        if let statistics = content.statistics {
+            html += "<h2>Summary</h2>\n"
+            html += "<p class=\"meta\">\(statistics.auctions) auctions (\(statistics.filledAuctions) filled), \(statistics.impressions) impressions, revenue $\(WatchPrinter.money(statistics.revenueUSD, digits: 6)) USD, \(statistics.lateAnswers) late answers. Latency percentiles are nearest-rank; fill rate = fills / requests, win rate = wins / fills.</p>\n"
+            html += "<h3>Per network</h3>\n" + statisticsTable(statistics.networks, kind: "networks")
+            html += "<h3>Per line item</h3>\n" + statisticsTable(statistics.lineItems, kind: "line-items")
+        }
+        for (number, trace) in content.traces.prefix(maximumAuctions).enumerated() {
+            html += auctionSection(trace, number: number + 1)
+        }
+        if content.traces.count > maximumAuctions {
+            html += "<p class=\"meta\">\(content.traces.count - maximumAuctions) later auctions not drawn.</p>\n"
+        }
+        html += "</body>\n</html>\n"
+        return html
+    }
+
+    // MARK: - Sections
+
+    private static func legend() -> String {
+        var html = "<ul class=\"legend\">\n"
+        for entry in OutcomePresentation.legend {
+            html += "<li><span class=\"swatch\" style=\"background:\(entry.colour)\"></span>\(escaped(entry.status)): \(escaped(entry.meaning))</li>\n"
+        }
+        html += "<li><span class=\"swatch deadline-swatch\"></span>deadline</li>\n"
+        html += "<li><span class=\"swatch end-swatch\"></span>auction end</li>\n"
+        return html + "</ul>\n"
+    }
+
+    private static func auctionSection(_ trace: AuctionTrace, number: Int) -> String {
+        let winner = trace.winner.map { "winner \($0) at $\(HumanReport.money(trace.winningECPM ?? 0))" } ?? "no fill"
+        var html = "<section class=\"auction\">\n"
+        html += "<h2>Auction \(number): \(escaped(trace.auctionID))</h2>\n"
+        html += "<p class=\"meta\">\(escaped(winner)); started at \(seconds(trace.startedAtMilliseconds)) s, ended after \(DebugReport.millis(trace.durationMilliseconds)) ms, deadline \(DebugReport.millis(trace.deadlineMilliseconds - trace.startedAtMilliseconds)) ms after the start</p>\n"
+        html += timeline(trace)
+        html += sourceTable(trace)
+        return html + "</section>\n"
+    }
+
+    /// The SVG timeline: one row per source, time from 0 to a little past the deadline.
+    static func timeline(_ trace: AuctionTrace) -> String {
+        let labelWidth = 240.0, chartWidth = 640.0, rowHeight = 26.0, top = 28.0
+        let deadline = max(trace.deadlineMilliseconds - trace.startedAtMilliseconds, 0)
+        let end = max(trace.durationMilliseconds, 0)
+        var span = max(deadline, end)
+        for source in trace.sources {
+            if let start = source.startOffsetMilliseconds { span = max(span, start + (source.latencyMilliseconds ?? 0)) }
+        }
+        span = finite(span) > 0 ? finite(span) * 1.05 : 1
+        func x(_ milliseconds: Double) -> Double { labelWidth + min(max(finite(milliseconds), 0), span) / span * chartWidth }
+        let height = top + Double(trace.sources.count) * rowHeight + 10
+        let width = labelWidth + chartWidth + 20
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"timeline of auction \(escaped(trace.auctionID))\">\n"
+        // Axis ticks.
+        let step = tickStep(span)
+        var tick = 0.0
+        while tick <= span {
+            svg += "<line class=\"tick\" x1=\"\(f(x(tick)))\" y1=\"\(f(top - 6))\" x2=\"\(f(x(tick)))\" y2=\"\(f(height - 10))\"/>\n"
+            svg += "<text class=\"axis\" x=\"\(f(x(tick)))\" y=\"\(f(top - 10))\" text-anchor=\"middle\">\(Int(tick)) ms</text>\n"
+            tick += step
+        }
+        for (row, source) in trace.sources.enumerated() {
+            let y = top + Double(row) * rowHeight
+            let status = source.outcome.status
+            svg += "<text class=\"label\" x=\"4\" y=\"\(f(y + 17))\">\(escaped(clip(source.lineItemID, 30)))</text>\n"
+            if let start = source.startOffsetMilliseconds {
+                let stop = source.latencyMilliseconds.map { start + $0 } ?? end
+                let x0 = x(start)
+                let barWidth = max(x(stop) - x0, 2)
+                let tip = "\(source.lineItemID) (\(source.network)): \(source.outcome.description), asked at \(DebugReport.millis(start)) ms" + (source.latencyMilliseconds.map { ", answered after \(DebugReport.millis($0)) ms" } ?? ", no answer")
+                svg += "<rect class=\"bar\" data-status=\"\(escaped(status))\" x=\"\(f(x0))\" y=\"\(f(y + 4))\" width=\"\(f(barWidth))\" height=\"\(f(rowHeight - 8))\" rx=\"3\" fill=\"\(OutcomePresentation.colour(status))\"><title>\(escaped(tip))</title></rect>\n"
+                svg += "<text class=\"status\" x=\"\(f(min(x0 + barWidth + 4, labelWidth + chartWidth - 60)))\" y=\"\(f(y + 17))\">\(escaped(status))</text>\n"
+            } else {
+                svg += "<text class=\"status not-asked\" x=\"\(f(labelWidth + 4))\" y=\"\(f(y + 17))\">\(escaped(status)), not asked</text>\n"
+            }
+        }
+        svg += "<line class=\"end\" x1=\"\(f(x(end)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(end)))\" y2=\"\(f(height - 8))\"><title>auction end \(DebugReport.millis(end)) ms</title></line>\n"
+        svg += "<line class=\"deadline\" x1=\"\(f(x(deadline)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(deadline)))\" y2=\"\(f(height - 8))\"><title>deadline \(DebugReport.millis(deadline)) ms</title></line>\n"
+        return svg + "</svg>\n"
+    }
+
+    private static func sourceTable(_ trace: AuctionTrace) -> String {
+        var html = "<table class=\"sources\">\n<thead><tr><th>Line item</th><th>Network</th><th>Pricing</th><th>Start</th><th>Latency</th><th>Outcome</th><th>eCPM</th><th>Released</th><th>Loss reason / detail</th></tr></thead>\n<tbody>\n"
+        for source in trace.sources {
+            let start: String = source.startOffsetMilliseconds.map { "\(DebugReport.millis($0)) ms" } ?? "-"
+            let latency: String = source.latencyMilliseconds.map { "\(DebugReport.millis($0)) ms" } ?? "-"
+            let raw: String = source.rawPrice.map { "(\($0))" } ?? "-"
+            let value: String = source.eCPM.map(HumanReport.money) ?? raw
+            let pricing = source.pricing == .bidder ? "bidder" : "fixed"
+            let status = source.outcome.status
+            var row = "<tr class=\"source\"><td>\(escaped(source.lineItemID))</td><td>\(escaped(source.network))</td><td>\(pricing)</td>"
+            row += "<td>\(escaped(start))</td><td>\(escaped(latency))</td>"
+            row += "<td><span class=\"swatch\" style=\"background:\(OutcomePresentation.colour(status))\"></span>\(escaped(status))</td>"
+            row += "<td>\(escaped(value))</td><td>\(source.adReleased ? "yes" : "-")</td><td>\(escaped(OutcomePresentation.detail(source.outcome)))</td></tr>\n"
+            html += row
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+
+    private static func statisticsTable(_ rows: [SourceStatistics], kind: String) -> String {
+        var html = "<table class=\"stats \(kind)\">\n<thead><tr>" + StatisticsTable.header.map { "<th>\(escaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        for row in StatisticsTable.rows(rows) {
+            html += "<tr class=\"stat\">" + row.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</tbody>\n</table>\n"
+    }
+
+    // MARK: - Text
+
+    /// `text` safe inside XHTML text and attribute values: control characters written as
+    /// visible escapes first (``DisplayText``), then `&`, `<`, `>`, `"` and `'` as entities.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in DisplayText.escaped(text) {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static func clip(_ text: String, _ length: Int) -> String {
+        text.count > length ? String(text.prefix(length - 1)) + "…" : text
+    }
+
+    private static func finite(_ value: Double) -> Double {
+        value.isFinite ? min(value, 1e9) : 0
+    }
+
+    private static func f(_ value: Double) -> String {
+        String(format: "%.1f", finite(value))
+    }
+
+    private static func seconds(_ milliseconds: Double) -> String {
+        String(format: "%.3f", finite(milliseconds) / 1000)
+    }
+
+    /// A round tick step giving 4 to 10 ticks over `span` ms.
+    private static func tickStep(_ span: Double) -> Double {
+        for step in [1.0, 2, 5, 10, 20, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000] where span / step <= 10 {
+            return step
+        }
+        return max(span / 10, 1)
+    }
+
+    private static let css = """
+    body { font: 14px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #212121; }
+    h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; } h3 { font-size: 14px; }
+    .meta { color: #555; }
+    table { border-collapse: collapse; margin: 8px 0 16px; }
+    th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; font-variant-numeric: tabular-nums; white-space: nowrap; }
+    th { background: #f5f5f5; }
+    .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 14px; }
+    .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
+    .deadline-swatch { border-left: 2px dashed #d32f2f; width: 0; border-radius: 0; }
+    .end-swatch { border-left: 2px solid #1565c0; width: 0; border-radius: 0; }
+    svg.timeline { display: block; background: #fafafa; border: 1px solid #e0e0e0; }
+    svg .label { font-size: 12px; fill: #212121; }
+    svg .status { font-size: 11px; fill: #424242; }
+    svg .not-asked { fill: #9e9e9e; font-style: italic; }
+    svg .axis { font-size: 10px; fill: #757575; }
+    svg .tick { stroke: #e0e0e0; stroke-width: 1; }
+    svg .deadline { stroke: #d32f2f; stroke-width: 2; stroke-dasharray: 6 4; }
+    svg .end { stroke: #1565c0; stroke-width: 2; }
+    """
+}
