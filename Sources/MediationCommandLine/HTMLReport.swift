@@ -95,14 +95,15 @@ enum HTMLReport {
         }
         span = finite(span) > 0 ? finite(span) * 1.05 : 1
         func x(_ milliseconds: Double) -> Double { labelWidth + min(max(finite(milliseconds), 0), span) / span * chartWidth }
-        let height = top + Double(trace.sources.count) * rowHeight + 10
+        let rowsBottom = top + Double(trace.sources.count) * rowHeight + 4
+        let height = rowsBottom + 20
         let width = labelWidth + chartWidth + 20
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"timeline of auction \(escaped(trace.auctionID))\">\n"
         // Axis ticks.
         let step = tickStep(span)
         var tick = 0.0
         while tick <= span {
-            svg += "<line class=\"tick\" x1=\"\(f(x(tick)))\" y1=\"\(f(top - 6))\" x2=\"\(f(x(tick)))\" y2=\"\(f(height - 10))\"/>\n"
+            svg += "<line class=\"tick\" x1=\"\(f(x(tick)))\" y1=\"\(f(top - 6))\" x2=\"\(f(x(tick)))\" y2=\"\(f(rowsBottom))\"/>\n"
             svg += "<text class=\"axis\" x=\"\(f(x(tick)))\" y=\"\(f(top - 10))\" text-anchor=\"middle\">\(Int(tick)) ms</text>\n"
             tick += step
         }
@@ -121,8 +122,10 @@ enum HTMLReport {
                 svg += "<text class=\"status not-asked\" x=\"\(f(labelWidth + 4))\" y=\"\(f(y + 17))\">\(escaped(status)), not asked</text>\n"
             }
         }
-        svg += "<line class=\"end\" x1=\"\(f(x(end)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(end)))\" y2=\"\(f(height - 8))\"><title>auction end \(DebugReport.millis(end)) ms</title></line>\n"
-        svg += "<line class=\"deadline\" x1=\"\(f(x(deadline)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(deadline)))\" y2=\"\(f(height - 8))\"><title>deadline \(DebugReport.millis(deadline)) ms</title></line>\n"
+        svg += "<line class=\"end\" x1=\"\(f(x(end)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(end)))\" y2=\"\(f(rowsBottom + 4))\"><title>auction end \(DebugReport.millis(end)) ms</title></line>\n"
+        svg += "<text class=\"marker end-label\" x=\"\(f(x(end)))\" y=\"\(f(height - 3))\" text-anchor=\"start\">end \(DebugReport.millis(end)) ms</text>\n"
+        svg += "<line class=\"deadline\" x1=\"\(f(x(deadline)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(deadline)))\" y2=\"\(f(rowsBottom + 4))\"><title>deadline \(DebugReport.millis(deadline)) ms</title></line>\n"
+        svg += "<text class=\"marker deadline-label\" x=\"\(f(x(deadline)))\" y=\"\(f(height - 3))\" text-anchor=\"end\">deadline \(DebugReport.millis(deadline)) ms</text>\n"
         return svg + "</svg>\n"
     }
 
@@ -214,5 +217,6 @@ enum HTMLReport {
     svg .tick { stroke: #e0e0e0; stroke-width: 1; }
     svg .deadline { stroke: #d32f2f; stroke-width: 2; stroke-dasharray: 6 4; }
     svg .end { stroke: #1565c0; stroke-width: 2; }
+    svg .marker { font-size: 11px; } svg .end-label { fill: #1565c0; } svg .deadline-label { fill: #d32f2f; }
     """
 }

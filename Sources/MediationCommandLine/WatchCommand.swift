@@ -175,6 +175,7 @@ final class WatchPrinter: Sendable {
 
     /// The first line: what is watched, for how long, on which time.
     func header(_ placement: PlacementConfiguration, duration: Duration, fast: Bool) {
+        guard !quiet else { return }
         let refresh = placement.format == .banner || placement.refreshSeconds != nil
             ? "refresh \(placement.refreshSeconds ?? PlacementConfiguration.defaultRefreshSeconds) s"
             : "no refresh"
@@ -234,23 +235,23 @@ final class WatchPrinter: Sendable {
         if let line, !quiet { output.write(line + "\n") }
     }
 
-    /// The last line: totals.
+    /// The summary tables per network and per line item, then the last line: totals.
     func summary(at instant: MediationInstant, interrupted: Bool) {
         guard !quiet else { return }
         let counts = counts.withLock { $0 }
         let how = interrupted ? "stopped by Ctrl-C" : "done"
-        output.write("[\(instant)] \(how): \(counts.auctions) auctions (\(counts.filled) filled), \(counts.impressions) impressions, revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(counts.lateAnswers) late answers\n")
         output.write(Self.statisticsText(counts.statistics))
+        output.write("[\(instant)] \(how): \(counts.auctions) auctions (\(counts.filled) filled), \(counts.impressions) impressions, revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(counts.lateAnswers) late answers\n")
     }
 
     /// The summary tables per network and per line item (nearest-rank latency percentiles).
     static func statisticsText(_ statistics: MediationStatistics) -> String {
-        var lines = ["", "Per network (fill rate = fills / requests, win rate = wins / fills, latency percentiles nearest-rank):"]
+        var lines = ["summary per network (fill rate = fills / requests, win rate = wins / fills, latency percentiles nearest-rank):"]
         lines.append(contentsOf: HumanReport.table(header: StatisticsTable.header, rows: StatisticsTable.rows(statistics.networks)))
         lines.append("")
-        lines.append("Per line item:")
+        lines.append("summary per line item:")
         lines.append(contentsOf: HumanReport.table(header: StatisticsTable.header, rows: StatisticsTable.rows(statistics.lineItems)))
-        return lines.joined(separator: "\n") + "\n"
+        return lines.joined(separator: "\n") + "\n\n"
     }
 
     static func seconds(_ duration: Duration) -> String {

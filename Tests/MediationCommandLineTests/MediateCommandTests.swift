@@ -29,7 +29,8 @@ struct MediateCommandTests {
     @Test(arguments: [
         ([String](), "mediate: missing --placement ID (see mediate --help)\n"),
         (["--placement", "home_banner", "--bogus"], "mediate: unknown option --bogus (see mediate --help)\n"),
-        (["--placement", "home_banner", "--watch", "--json"], "mediate: --json is not available in watch mode (see mediate --help)\n"),
+        (["--placement", "home_banner", "--debug=verbose"], "mediate: --debug takes no value or =unredacted, got 'verbose' (see mediate --help)\n"),
+        (["networks", "--placement", "home_banner"], "mediate: --placement does not apply to mediate networks (see mediate --help)\n"),
         (["--placement", "nope", "--watch", "--fast"], "mediate: unknown placement 'nope' in Config/mediation.json; it has: home_banner, empty_slot, coin_flips (see mediate --help)\n"),
     ])
     func usageErrorsExit64WithOneLine(_ arguments: [String], _ message: String) async throws {

@@ -8,7 +8,8 @@ import Foundation
 /// - device and advertising identifiers: `ifa`, `idfa`, `idfv`, `ifv`, `gaid`, `aaid`, `adid`,
 ///   `advertising_id`, `device_id`;
 /// - user identifiers and contact data: `user_id`, `uid`, `buyeruid`, `visitor_id`, `email`
-///   (and hashed forms), `phone`, `msisdn`;
+///   (and hashed forms), `phone`, `msisdn`, and any name ending in `visitor_id`, `user_id`,
+///   `email`, `phone`, `device_id`, `advertising_id` or `ip_address`;
 /// - network location: `ip`, `ipv6`, `ip_address`, `x-forwarded-for`;
 /// - precise location: `lat`, `lon`, `lng`, `latitude`, `longitude`;
 /// - consent strings: `consent`, `gdpr_consent`, `tc_string`, `gpp`, `us_privacy`;
@@ -36,6 +37,10 @@ public enum HTTPExchangeRedactor {
         "cookie", "setcookie", "authorization",
     ]
 
+    /// Endings that make a name sensitive whatever comes before, e.g. `echo_visitor_id`,
+    /// `hashed_user_id`, `contact_email`; normalised.
+    public static let sensitiveSuffixes: [String] = ["visitorid", "userid", "email", "phone", "deviceid", "advertisingid", "ipaddress"]
+
     /// Names that are sensitive inside an object named `user` or `visitor`, normalised.
     public static let sensitiveUserFields: Set<String> = ["id", "data", "keywords", "yob", "gender", "customdata"]
 
@@ -52,6 +57,7 @@ public enum HTTPExchangeRedactor {
     public static func isSensitive(_ name: String, parent: String? = nil) -> Bool {
         let key = normalized(name)
         if sensitiveNames.contains(key) { return true }
+        if sensitiveSuffixes.contains(where: { key.hasSuffix($0) }) { return true }
         guard let parent else { return false }
         switch normalized(parent) {
         case "user", "visitor": return sensitiveUserFields.contains(key)
@@ -60,16 +66,29 @@ public enum HTTPExchangeRedactor {
         }
     }
 
-    /// The URL as text with its sensitive query parameters' values redacted.
+    /// The URL as text with its sensitive query parameters' values redacted, e.g.
+    /// `https://t.example/ping?ad=7&visitor_id=[redacted]`.
     /// - Parameter url: a request URL.
     public static func url(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), let items = components.queryItems, !items.isEmpty else {
-            return url.absoluteString
+        let text = url.absoluteString
+        guard let question = text.firstIndex(of: "?") else { return text }
+        let head = text[..<question]
+        var rest = text[text.index(after: question)...]
+        var fragment = ""
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[hash...])
+            rest = rest[..<hash]
         }
-        components.queryItems = items.map { item in
-            isSensitive(item.name) && item.value != nil ? URLQueryItem(name: item.name, value: placeholder) : item
-        }
-        return components.string ?? url.absoluteString
+        return head + "?" + redactedParameters(String(rest)) + fragment
+    }
+
+    /// `a=1&b=2` with the values of sensitive names replaced (names compared percent-decoded).
+    private static func redactedParameters(_ query: String) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let name = String(pair[..<equals])
+            return isSensitive(name.removingPercentEncoding ?? name) ? name + "=" + placeholder : String(pair)
+        }.joined(separator: "&")
     }
 
     /// The headers with sensitive values redacted.
@@ -98,9 +117,8 @@ public enum HTTPExchangeRedactor {
             }
             return placeholder
         }
-        if looksLikeForm(text), var components = URLComponents(string: "?" + text), let items = components.queryItems {
-            components.queryItems = items.map { isSensitive($0.name) ? URLQueryItem(name: $0.name, value: placeholder) : $0 }
-            return String((components.string ?? text).dropFirst())
+        if looksLikeForm(text) {
+            return redactedParameters(text)
         }
         return text
     }

@@ -1,0 +1,85 @@
+import Adapters
+import Foundation
+import Mediation
+import Testing
+@testable import MediationCommandLine
+
+/// A host's network that answers the status hook.
+private struct HouseFactory: NetworkAdapterFactory {
+    var kind: String { "house" }
+    var pricing: AdSourcePricing { .fixedPrice }
+
+    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+        HouseAdapter()
+    }
+
+    private struct HouseAdapter: AdNetworkAdapter {
+        func loadAd(for request: AdRequest) async -> AdLoadResult { .noFill(NoFillReason(code: "none")) }
+
+        func status(for template: RequestTemplate) async -> NetworkStatus {
+            NetworkStatus(version: "house-2.1", mode: "in-house ad server", initialization: "ready", privacy: ["coppa": template.privacy.coppa ? "1" : "0"], notes: ["serves cross-promotion"])
+        }
+    }
+}
+
+@Suite("mediate networks")
+struct NetworksCommandTests {
+    @Test("the shipped config: versions, sandbox endpoints, Nitx's mode, effective timeouts and privacy")
+    func shipped() async throws {
+        let result = await Workspace.runInRepository(["networks"])
+        #expect(result.code == .success)
+        let output = result.output
+        #expect(output.hasPrefix("Networks of Config/mediation.json (6); host privacy signals: coppa 0, tfua 0, gdpr unknown, limit ad tracking on\n"))
+        #expect(output.contains("elo: adapter elo 1.0.0, bidder\n  endpoint:  sandbox (in-process simulated server)\n"))
+        #expect(output.contains("nitx: adapter nitx ios-1.0.0, fixed_price\n"))
+        #expect(output.contains("  mode:      GET until the source's config is loaded (POST once it advertises the sdk block); override auto\n"))
+        #expect(output.contains("  init:      config not loaded yet (loaded with the first request)\n"))
+        #expect(output.contains("    chat_strip / chat_strip_premium: line item timeout_ms 1200 ms, deadline 1500 ms -> effective 1200 ms (line item timeout_ms)\n"))
+        #expect(output.contains("    home_banner / home_banner_premium: line item timeout_ms none, deadline 3000 ms -> effective 2500 ms (network timeout_ms)\n"))
+        #expect(output.contains("advertising_id not sent (tracking not allowed)"))
+        #expect(output.contains("limit_ad_tracking on (lmt 1)"))
+        #expect(output.contains("admob_backfill: adapter fallback, fixed_price\n"))
+    }
+
+    @Test("--json: one entry per network with its status; a host's network answers through the status hook, one without it says nothing")
+    func json() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "networks": {
+            "house": { "adapter": "house", "endpoint": "https://ads.house.example/v1", "timeout_ms": 800 },
+            "recorder": { "adapter": "recorder", "endpoint": "sandbox" }
+          },
+          "placements": {
+            "p": { "format": "interstitial", "deadline_ms": 1000, "sources": [
+              { "id": "h", "network": "house", "ad_unit_id": "h1", "ecpm": 1 },
+              { "id": "r", "network": "recorder", "ad_unit_id": "r1", "ecpm": 1, "timeout_ms": 400 } ] }
+          }
+        }
+        """, to: "Config/mediation.json")
+        let registry = NetworkRegistry.standard.registering(HouseFactory()).registering(RecordingFactory())
+        let result = await workspace.run(["networks", "--json"], registry: registry)
+        #expect(result.code == .success)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let networks = try #require(object["networks"] as? [[String: Any]])
+        #expect(networks.map { $0["id"] as? String } == ["house", "recorder"])
+        let house = networks[0]
+        #expect(house["sandbox"] as? Bool == false)
+        #expect(house["endpoint"] as? String == "https://ads.house.example/v1")
+        #expect(house["timeout_ms"] as? Double == 800)
+        let status = try #require(house["status"] as? [String: Any])
+        #expect(status["version"] as? String == "house-2.1")
+        #expect(status["mode"] as? String == "in-house ad server")
+        #expect((status["privacy"] as? [String: String])?["coppa"] == "0")
+        let houseItems = try #require(house["line_items"] as? [[String: Any]])
+        #expect(houseItems.first?["effective_ms"] as? Double == 800)
+        #expect(houseItems.first?["limit"] as? String == "network timeout_ms")
+        let recorder = networks[1]
+        #expect(recorder["sandbox"] as? Bool == true)
+        let silent = try #require(recorder["status"] as? [String: Any])
+        #expect(silent["version"] == nil)
+        #expect((silent["notes"] as? [String])?.isEmpty == true)
+        let recorderItems = try #require(recorder["line_items"] as? [[String: Any]])
+        #expect(recorderItems.first?["effective_ms"] as? Double == 400)
+    }
+}
