@@ -147,8 +147,11 @@ enum HTMLReport {
         return html + "</tbody>\n</table>\n"
     }
 
+    /// The statistics columns (``StatisticsTable/header``), in words that fit a page.
+    private static let htmlStatisticsHeader = ["Id", "Network", "Requests", "Fills", "Fill rate", "Wins", "Win rate", "Timeouts", "Errors", "p50 ms", "p95 ms", "p99 ms", "Impressions", "Revenue USD"]
+
     private static func statisticsTable(_ rows: [SourceStatistics], kind: String) -> String {
-        var html = "<table class=\"stats \(kind)\">\n<thead><tr>" + StatisticsTable.header.map { "<th>\(escaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        var html = "<table class=\"stats \(kind)\">\n<thead><tr>" + htmlStatisticsHeader.map { "<th>\(escaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for row in StatisticsTable.rows(rows) {
             html += "<tr class=\"stat\">" + row.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
         }
@@ -205,6 +208,8 @@ enum HTMLReport {
     table { border-collapse: collapse; margin: 8px 0 16px; }
     th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; font-variant-numeric: tabular-nums; white-space: nowrap; }
     th { background: #f5f5f5; }
+    table.stats { font-size: 12px; } table.stats th, table.stats td { padding: 2px 6px; }
+    table.stats td:nth-child(n+3) { text-align: right; }
     .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 14px; }
     .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
     .deadline-swatch { border-left: 2px dashed #d32f2f; width: 0; border-radius: 0; }

@@ -5,26 +5,43 @@ enum HelpText {
 
     /// The usage text.
     static let usage = """
-    mediate: run one ad auction for a placement of the mediation engine's config.
+    mediate: run and debug ad auctions for a placement of the mediation engine's config.
 
     Usage:
       mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
-      mediate --placement ID --watch [--duration SECONDS] [--fast] [--config FILE] [--seed N]
+              [--debug[=unredacted]] [--report FILE.html]
+      mediate --placement ID --watch [--duration SECONDS] [--fast] [--json] [--config FILE]
+              [--seed N] [--messages FILE] [--debug[=unredacted]] [--report FILE.html]
+      mediate networks [--config FILE] [--json]
       mediate validate [--config FILE]
       mediate --help | --version
 
     Options:
       --placement ID     the placement to run (a key of the config's "placements")
       --config FILE      the configuration (default: Config/mediation.json)
-      --json             print the outcome and trace as JSON on standard output
+      --json             print the outcome and trace as JSON on standard output (--watch:
+                         one JSON document with the summary and every auction at the end)
       --seed N           seed for the sandboxes and the fallback network (default 1);
                          the same seed gives the same fills and creatives
       --messages FILE    a JSON conversation, [{"role", "content", "id"?, "created_at"?}],
                          sent as the request's chat context (see Config/sample-conversation.json)
       --watch            keep the placement running as one visible view; print each
-                         auction, impression and refresh as it happens (Ctrl-C stops)
+                         auction, impression and refresh as it happens, then a summary per
+                         network and line item (Ctrl-C stops)
       --duration SECONDS how long --watch runs (default 180)
-      --fast             run --watch on virtual time, at once, with virtual timestamps
+      --fast             run --watch on virtual time, as fast as the CPU allows, with
+                         virtual timestamps (the same lines every run)
+      --debug            print every source's adapter call and HTTP exchange (method, URL,
+                         status, headers, bodies cut at 8192 characters, times from the
+                         auction's start) with user data and identifiers shown as [redacted]
+      --debug=unredacted the same with user data and identifiers as sent
+      --report FILE      write a self-contained HTML report: a timeline per auction, the
+                         per-source table and, with --watch, the summary tables
+
+    Commands:
+      networks           each network's adapter version, endpoint, mode, initialisation,
+                         effective timeouts and the privacy it applies; sends nothing
+      validate           load the config and build every adapter
 
     Exit codes:
       0   filled (validate: the config is valid)
@@ -33,6 +50,7 @@ enum HelpText {
       65  invalid config (the message names the JSON path) or messages file
       66  missing config or messages file
       70  internal error
+      73  the --report file could not be written
 
     """
 }

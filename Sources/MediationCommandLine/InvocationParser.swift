@@ -65,7 +65,7 @@ enum InvocationParser {
         options.fast = values[.fast] != nil
         options.reportPath = values[.report]
         if let debug = values[.debug] {
-            guard let mode: DebugMode = debug.isEmpty ? .redacted : DebugMode(rawValue: debug), debug != DebugMode.redacted.rawValue else {
+            guard let mode: DebugMode = debug.isEmpty ? .redacted : DebugMode(rawValue: debug) else {
                 throw UsageError(message: "--debug takes no value or =unredacted, got '\(debug)'")
             }
             options.debug = mode

@@ -22,6 +22,11 @@ struct InvocationParserTests {
             expected: .run(RunOptions(placementID: "home_banner", watch: true, duration: .seconds(300), fast: true))
         ),
         Accepted(arguments: ["--placement", "p", "--watch", "--duration", "0.5"], expected: .run(RunOptions(placementID: "p", watch: true, duration: .milliseconds(500)))),
+        Accepted(arguments: ["--placement", "p", "--debug"], expected: .run(RunOptions(placementID: "p", debug: .redacted))),
+        Accepted(arguments: ["--placement", "p", "--debug=unredacted", "--report", "r.html"], expected: .run(RunOptions(placementID: "p", debug: .unredacted, reportPath: "r.html"))),
+        Accepted(arguments: ["--placement", "p", "--watch", "--json"], expected: .run(RunOptions(placementID: "p", json: true, watch: true))),
+        Accepted(arguments: ["networks"], expected: .networks(NetworksOptions(configPath: nil, json: false))),
+        Accepted(arguments: ["networks", "--json", "--config", "x.json"], expected: .networks(NetworksOptions(configPath: "x.json", json: true))),
         Accepted(arguments: ["validate"], expected: .validate(ValidateOptions(configPath: nil))),
         Accepted(arguments: ["validate", "--config", "x.json"], expected: .validate(ValidateOptions(configPath: "x.json"))),
         Accepted(arguments: ["--help"], expected: .help),
@@ -64,6 +69,9 @@ struct InvocationParserTests {
         Rejected(arguments: ["--placement", "a", "--duration", "nan"], message: "--duration needs a positive number of seconds (at most 604800), got 'nan'"),
         Rejected(arguments: ["validate", "--placement", "a"], message: "--placement does not apply to mediate validate"),
         Rejected(arguments: ["validate", "--json"], message: "--json does not apply to mediate validate"),
+        Rejected(arguments: ["--placement", "a", "--debug=all"], message: "--debug takes no value or =unredacted, got 'all'"),
+        Rejected(arguments: ["--placement", "a", "--report"], message: "--report needs a value"),
+        Rejected(arguments: ["networks", "--debug"], message: "--debug does not apply to mediate networks"),
         Rejected(arguments: ["--config", "x.json", "validate"], message: "'validate' must come first: mediate validate [--config FILE]"),
     ]
 

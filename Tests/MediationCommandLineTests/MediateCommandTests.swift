@@ -23,7 +23,7 @@ struct MediateCommandTests {
     }
 
     @Test func exitCodesHaveTheirSysexitsValues() {
-        #expect([ExitCode.success, .noFill, .usage, .dataError, .noInput, .software].map(\.rawValue) == [0, 2, 64, 65, 66, 70])
+        #expect([ExitCode.success, .noFill, .usage, .dataError, .noInput, .software, .cannotCreate].map(\.rawValue) == [0, 2, 64, 65, 66, 70, 73])
     }
 
     @Test(arguments: [
