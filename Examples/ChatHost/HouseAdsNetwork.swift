@@ -50,6 +50,10 @@ struct HouseAdsAdapter: AdNetworkAdapter {
         }
         return .fill(HouseAd(id: "\(network)-\(number)", creativeID: creative, network: network, format: request.format, size: size))
     }
+    /// What `mediate networks` shows for this network (the optional status hook).
+    func status(for template: RequestTemplate) async -> NetworkStatus {
+        NetworkStatus(version: "1.0", mode: "in-process house creative \(creative), no HTTP", initialization: "ready", notes: ["sends nothing; no user data leaves the device"])
+    }
 }
 
 /// Numbers the house ads.

@@ -179,7 +179,7 @@ struct DebugReport {
         var currentGroup: String?
         for exchange in exchanges {
             let group = exchange.lineItem.map { "\(safe(exchange.network)) / \(safe($0))" + (exchange.auctionID.map { " (auction \(safe($0)))" } ?? "") }
-                ?? "\(safe(exchange.network)) (outside an auction's request)"
+                ?? "\(safe(exchange.network)) (outside an auction's request; times from the run's start)"
             if group != currentGroup {
                 lines.append("== \(group)")
                 currentGroup = group
