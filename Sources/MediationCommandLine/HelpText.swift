@@ -10,7 +10,11 @@ enum HelpText {
     Usage:
       mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
       mediate --placement ID --watch [--duration SECONDS] [--fast] [--config FILE] [--seed N]
+                         [--events FILE.ndjson]
       mediate validate [--config FILE]
+      mediate simulate --placement ID [--config FILE] [--market FILE] [--auctions N] [--seed N]
+                       [--json] [--jobs K] [--report FILE.html]
+                       [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson]
       mediate --help | --version
 
     Options:
@@ -25,6 +29,17 @@ enum HelpText {
                          auction, impression and refresh as it happens (Ctrl-C stops)
       --duration SECONDS how long --watch runs (default 180)
       --fast             run --watch on virtual time, at once, with virtual timestamps
+      --events FILE      --watch writes every engine event to FILE, one JSON object a line
+
+    simulate (what-if runs of the real engine on virtual time against Config/market.json):
+      --market FILE      the market model (default: Config/market.json)
+      --auctions N       auctions to run (default 10000)
+      --compare FILE     run --config (A) and FILE (B) on the same draws; B - A with 95 % intervals
+      --sweep SPEC       floor=0.5:4.0:0.25, deadline_ms=500:3000:250 or LINE_ITEM.ecpm=1:2:0.2
+      --duration SECONDS a refreshing placement shown in a visible view over virtual time
+      --replay FILE      re-run the auctions of a --watch --events log under --config
+      --jobs K           shards run at once (the same output for any K)
+      --report FILE      also write a self-contained HTML report with charts
 
     Exit codes:
       0   filled (validate: the config is valid)

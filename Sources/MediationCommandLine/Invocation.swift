@@ -8,6 +8,8 @@ enum Invocation: Equatable, Sendable {
     case validate(ValidateOptions)
     /// `mediate --placement ID …`: run one auction.
     case run(RunOptions)
+    /// `mediate simulate --placement ID …`: what-if runs on the market model.
+    case simulate(SimulateOptions)
 }
 
 /// The options of `mediate validate`.
@@ -34,9 +36,11 @@ struct RunOptions: Equatable, Sendable {
     var duration: Duration?
     /// `--fast`: watch mode on virtual time (not yet available).
     var fast = false
+    /// `--events FILE`: watch mode writes every engine event there as NDJSON.
+    var eventsPath: String?
 
     /// Whether any watch-mode option was given.
-    var usesWatchMode: Bool { watch || duration != nil || fast }
+    var usesWatchMode: Bool { watch || duration != nil || fast || eventsPath != nil }
 }
 
 /// The command line is wrong: says what, for one line on standard error (exit 64).

@@ -20,10 +20,11 @@ enum InvocationParser {
         case watch = "--watch"
         case duration = "--duration"
         case fast = "--fast"
+        case events = "--events"
 
         var takesValue: Bool {
             switch self {
-            case .placement, .config, .seed, .messages, .duration: true
+            case .placement, .config, .seed, .messages, .duration, .events: true
             case .json, .watch, .fast: false
             }
         }
@@ -39,6 +40,9 @@ enum InvocationParser {
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
         if arguments.contains(where: { $0 == "--version" || $0 == "-V" }) { return .version }
+        if arguments.first == "simulate" {
+            return .simulate(try SimulateOptionsParser.parse(Array(arguments.dropFirst())))
+        }
         if arguments.first == "validate" {
             let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config], command: "validate")
             return .validate(ValidateOptions(configPath: values[.config]))
@@ -56,6 +60,7 @@ enum InvocationParser {
         options.messagesPath = values[.messages]
         options.watch = values[.watch] != nil
         options.fast = values[.fast] != nil
+        options.eventsPath = values[.events]
         if let text = values[.seed] {
             guard let seed = UInt64(text) else {
                 throw UsageError(message: "--seed needs a whole number from 0 to \(UInt64.max), got '\(text)'")
@@ -68,8 +73,8 @@ enum InvocationParser {
             }
             options.duration = .milliseconds(Int64((seconds * 1000).rounded()))
         }
-        if !options.watch, values[.duration] != nil || options.fast {
-            throw UsageError(message: "\(values[.duration] != nil ? "--duration" : "--fast") applies to --watch only")
+        if !options.watch, values[.duration] != nil || options.fast || options.eventsPath != nil {
+            throw UsageError(message: "\(values[.duration] != nil ? "--duration" : options.fast ? "--fast" : "--events") applies to --watch only")
         }
         return .run(options)
     }

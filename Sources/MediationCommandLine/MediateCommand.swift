@@ -66,6 +66,8 @@ enum MediateCommand {
             return .success
         case .validate(let options):
             return await validate(options, environment: environment)
+        case .simulate(let options):
+            return await SimulateCommand.run(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)

@@ -35,6 +35,14 @@ enum WatchCommand {
             case .failure(let exit): return exit.code
             }
         }
+        var eventLog: EventLogFile?
+        if let eventsPath = options.eventsPath {
+            switch EventLogFile.create(at: environment.resolve(eventsPath)) {
+            case .success(let log): eventLog = log
+            case .failure(let reason): return MediateCommand.fail(.software, "events file \(eventsPath): \(reason.message)", environment: environment)
+            }
+        }
+        let eventWriter = eventLog?.writer
         let printer = WatchPrinter(output: environment.standardOutput)
         let logger = WatchLogger(output: environment.standardError)
         let hostContext = context
@@ -45,7 +53,10 @@ enum WatchCommand {
             clock: clock,
             logger: logger,
             hostContext: { _ in hostContext },
-            onEvent: { event in printer.print(event) },
+            onEvent: { event in
+                printer.print(event)
+                eventWriter?.record(event)
+            },
             environment: environment
         ) {
         case .failure(let failure):
@@ -97,6 +108,9 @@ enum WatchCommand {
         renderer.cancel()
         opening.cancel()
         printer.summary(at: stoppedAt, interrupted: interruption.happened)
+        if let eventLog, let failure = eventLog.close(), let eventsPath = options.eventsPath {
+            return MediateCommand.fail(.software, "cannot write the events file \(eventsPath): \(failure)", environment: environment)
+        }
         return .success
     }
 }

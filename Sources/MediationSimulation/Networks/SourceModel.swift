@@ -21,6 +21,9 @@ struct SourceModel: Sendable {
     /// Its effective limit from the moment it is asked (R3a): the earliest of its line item's
     /// and its network's `timeout_ms` and the placement's deadline (at most 3000 ms).
     let limit: Duration
+    /// In a replay, the answers the recording holds for this source, by auction index (empty
+    /// otherwise): they take the place of the market's draws.
+    var recorded: [UInt64: RecordedAnswer] = [:]
 
     init(index: Int, lineItem: LineItem, behaviour: SourceBehaviour, placement: PlacementConfiguration, networkTimeout: Duration?) {
         self.index = index
@@ -46,7 +49,8 @@ struct SourceModel: Sendable {
 
     /// Its draw in auction `auction` of a run seeded `seed`.
     func draw(seed: UInt64, auction: UInt64) -> SourceDraw {
-        behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+        if !recorded.isEmpty, let answer = recorded[auction] { return answer.draw }
+        return behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
     }
 
     /// The bid this source sends for `draw`, in its line item's currency.

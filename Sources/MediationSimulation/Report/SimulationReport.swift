@@ -52,6 +52,12 @@ public struct SourceFigures: Hashable, Sendable, Codable {
     public var revenueUSD: Double
     /// The revenue of its wins at the prices the engine knows (bids, configured eCPMs), USD.
     public var knownRevenueUSD: Double
+    /// Its time to answer (any answer that came, whatever it was), whole milliseconds.
+    public var answerLatency: Percentiles
+    /// Its answers by time to answer: element `ms` counts answers that took `ms` whole
+    /// milliseconds (the last, 3000, also those beyond). Not in the JSON (the report's charts
+    /// draw from it); empty in a decoded report.
+    public var latencyHistogram: [Int] = []
 
     private enum CodingKeys: String, CodingKey {
         case lineItemID = "line_item"
@@ -67,6 +73,7 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         case cancelled
         case revenueUSD = "revenue_usd"
         case knownRevenueUSD = "known_revenue_usd"
+        case answerLatency = "answer_latency_ms"
     }
 
     init(lineItemID: String?, network: String, counts: SourceCounts, filledAuctions: Int) {
@@ -83,6 +90,8 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         cancelled = counts.cancelled
         revenueUSD = Money.usd(counts.revenue)
         knownRevenueUSD = Money.usd(counts.knownRevenue)
+        answerLatency = Percentiles(histogram: counts.latencies)
+        latencyHistogram = counts.latencies
     }
 }
 

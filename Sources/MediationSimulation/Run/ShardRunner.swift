@@ -144,6 +144,7 @@ final class ShardCollector: Sendable {
             return
         }
         counts.asked += 1
+        if let latency = line.latencyMilliseconds { counts.addLatency(latency) }
         switch line.outcome.status {
         case "won":
             counts.wins += 1

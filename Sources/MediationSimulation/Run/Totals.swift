@@ -42,6 +42,16 @@ struct SourceCounts: Hashable, Sendable {
     var revenue = WideSum()
     /// Σ known micros of its wins.
     var knownRevenue = WideSum()
+    /// Answers (any outcome with a latency) by time to answer in whole milliseconds, the last
+    /// bucket holding ``RunTotals/histogramLimit`` and beyond.
+    var latencies = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+
+    /// Counts one answer that took `milliseconds`.
+    mutating func addLatency(_ milliseconds: Double) {
+        guard milliseconds.isFinite else { return }
+        let bucket = Int(min(max(milliseconds.rounded(), 0), Double(RunTotals.histogramLimit)))
+        latencies[bucket] += 1
+    }
 
     mutating func add(_ other: SourceCounts) {
         asked += other.asked
@@ -55,6 +65,9 @@ struct SourceCounts: Hashable, Sendable {
         self.other += other.other
         revenue.add(other.revenue)
         knownRevenue.add(other.knownRevenue)
+        for index in latencies.indices where index < other.latencies.count {
+            latencies[index] += other.latencies[index]
+        }
     }
 }
 
