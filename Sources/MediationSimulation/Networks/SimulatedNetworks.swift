@@ -94,6 +94,19 @@ public struct SimulatedNetworks: Sendable {
         HostContext(contextObjects: [ContextObject(type: auctionContextType, description: String(index))])
     }
 
+    /// What the simulated adapter of a line item answers in one auction: the draw it takes (the
+    /// same function the adapter calls), for code that drives the simulated networks another
+    /// way than the engine does (a benchmark's classic waterfall, say).
+    /// - Parameters:
+    ///   - placementID: a simulated placement.
+    ///   - lineItemID: one of its line items.
+    ///   - auction: the auction's index in the run.
+    /// - Returns: the draw (answer, realised price in USD CPM micros, latency in whole
+    ///   milliseconds), or `nil` for a line item not simulated here.
+    public func answer(placementID: String, lineItemID: String, auction: UInt64) -> SourceDraw? {
+        sourcesByPlacement[placementID]?.first { $0.lineItem.id == lineItemID }?.draw(seed: seed, auction: auction)
+    }
+
     /// The auction index a request's context carries, if any.
     static func auctionIndex(in context: HostContext) -> UInt64? {
         for object in context.contextObjects where object.type == auctionContextType {

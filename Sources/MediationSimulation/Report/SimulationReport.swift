@@ -112,6 +112,12 @@ public struct OracleFigures: Hashable, Sendable, Codable {
     public var unboundedRatio: Double?
     /// Its 95 % interval by batch means.
     public var unboundedRatioInterval: ConfidenceInterval?
+    /// The bounded oracle valued at the prices the engine knows (bids and configured eCPMs):
+    /// the best *known* value among valid answers that arrived before their source's limit, USD.
+    public var knownRevenueUSD: Double
+    /// Known revenue captured ÷ ``knownRevenueUSD``: 1 when the engine always took the best
+    /// answer it could know of in time (parallel mode should); `nil` when it is 0.
+    public var knownRatio: Double?
 
     private enum CodingKeys: String, CodingKey {
         case revenueUSD = "revenue_usd"
@@ -120,6 +126,8 @@ public struct OracleFigures: Hashable, Sendable, Codable {
         case ratioInterval = "ratio_interval"
         case unboundedRatio = "unbounded_ratio"
         case unboundedRatioInterval = "unbounded_ratio_interval"
+        case knownRevenueUSD = "known_revenue_usd"
+        case knownRatio = "known_ratio"
     }
 }
 
@@ -228,7 +236,9 @@ public struct SimulationReport: Hashable, Sendable, Codable {
             ratio: ratio,
             ratioInterval: ratio.flatMap { Estimators.batchInterval(center: $0, batchValues: Ratios.batchValues(totals, Ratios.oracleRatio)) },
             unboundedRatio: unboundedRatio,
-            unboundedRatioInterval: unboundedRatio.flatMap { Estimators.batchInterval(center: $0, batchValues: Ratios.batchValues(totals, Ratios.unboundedOracleRatio)) }
+            unboundedRatioInterval: unboundedRatio.flatMap { Estimators.batchInterval(center: $0, batchValues: Ratios.batchValues(totals, Ratios.unboundedOracleRatio)) },
+            knownRevenueUSD: Money.usd(Ratios.overall(totals).knownOracle),
+            knownRatio: Ratios.knownOracleRatio(Ratios.overall(totals))
         )
         lineItems = models.map { model in
             SourceFigures(lineItemID: model.lineItem.id, network: model.lineItem.network, counts: totals.sources[model.index], filledAuctions: filled)
@@ -282,6 +292,11 @@ enum Ratios {
     /// Σ realised ÷ Σ unbounded oracle.
     static func unboundedOracleRatio(_ totals: BatchTotals) -> Double? {
         totals.unboundedOracle.value > 0 ? totals.realised.value / totals.unboundedOracle.value : nil
+    }
+
+    /// Σ known ÷ Σ known-price oracle.
+    static func knownOracleRatio(_ totals: BatchTotals) -> Double? {
+        totals.knownOracle.value > 0 ? totals.known.value / totals.knownOracle.value : nil
     }
 
     static func meanWinningECPM(_ totals: RunTotals) -> Double? { meanWinningECPM(overall(totals)) }

@@ -13,6 +13,9 @@ struct AuctionRecord: Sendable {
     var oracleMicros: Int64 = 0
     /// The best realised price among valid answers, whenever they arrive.
     var unboundedOracleMicros: Int64 = 0
+    /// The best value *as the engine knows it* (bid, configured eCPM) among valid answers
+    /// arriving before their source's limit.
+    var knownOracleMicros: Int64 = 0
 
     var isFilled: Bool { winner >= 0 }
 }
@@ -79,6 +82,7 @@ struct BatchTotals: Hashable, Sendable {
     var known = WideSum()
     var oracle = WideSum()
     var unboundedOracle = WideSum()
+    var knownOracle = WideSum()
 
     mutating func add(_ other: BatchTotals) {
         requests += other.requests
@@ -87,6 +91,7 @@ struct BatchTotals: Hashable, Sendable {
         known.add(other.known)
         oracle.add(other.oracle)
         unboundedOracle.add(other.unboundedOracle)
+        knownOracle.add(other.knownOracle)
     }
 }
 
@@ -133,6 +138,7 @@ struct RunTotals: Sendable {
         batches[batch].known.add(record.knownMicros)
         batches[batch].oracle.add(record.oracleMicros)
         batches[batch].unboundedOracle.add(record.unboundedOracleMicros)
+        batches[batch].knownOracle.add(record.knownOracleMicros)
     }
 
     mutating func add(_ other: RunTotals) {
