@@ -45,8 +45,8 @@ enum HelpText {
       0   filled (validate: the config is valid)
       2   no fill: the auction ran and no source filled
       64  usage error
-      65  invalid config (the message names the JSON path) or messages file
-      66  missing config or messages file
+      65  invalid config (the message names the JSON path), messages file, market or recording
+      66  missing config, messages, market or recording file
       70  internal error
 
     """
