@@ -217,6 +217,12 @@ struct SimulateCommandTests {
         }
     }
 
+    @Test func progressBarLine() {
+        #expect(ProgressBar.line(done: 0, total: 1000, elapsed: .seconds(2)) == "[------------------------------]   0%  0 / 1000 auctions")
+        #expect(ProgressBar.line(done: 250, total: 1000, elapsed: .seconds(2)) == "[#######-----------------------]  25%  250 / 1000 auctions, about 6 s left")
+        #expect(ProgressBar.line(done: 1000, total: 1000, elapsed: .seconds(9)) == "[##############################] 100%  1000 / 1000 auctions")
+    }
+
     @Test func badFlagsAndMarketsSayWhatAndWhere() async throws {
         let workspace = try pairWorkspace()
         let cases: [([String], ExitCode, String)] = [
