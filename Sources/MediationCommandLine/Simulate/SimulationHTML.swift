@@ -180,7 +180,7 @@ enum SimulationHTML {
             band: band,
             highlight: (sweep.best.value, sweep.best.report.revenuePer1000Requests),
             xLabel: sweep.parameter, yLabel: "revenue / 1000 requests, USD",
-            xRange: (xLow, xHigh), yRange: (max(0, yLow - pad), yHigh + pad), xDigits: xs.allSatisfy { $0 == $0.rounded() } ? 0 : 2, yDigits: 3,
+            xRange: (xLow, xHigh), yRange: (max(0, yLow - pad), yHigh + pad),
             title: "revenue per 1000 requests against \(sweep.parameter)"
         )
     }
@@ -218,7 +218,7 @@ enum SimulationHTML {
                 series.append(SVGChart.Series(name: network.network, points: points, color: color, dashed: dashed, legend: !dashed))
             }
         }
-        return SVGChart.lines(series, xLabel: "time to answer, ms (virtual)", yLabel: "share of answers", xRange: (0, Double(xMax)), yRange: (0, 1), xDigits: 0, yDigits: 1, title: "time to answer per network")
+        return SVGChart.lines(series, xLabel: "time to answer, ms (virtual)", yLabel: "share of answers", xRange: (0, Double(xMax)), yRange: (0, 1), title: "time to answer per network")
     }
 
     private static func winShares(_ runs: [(String, SimulationReport)]) -> String {
