@@ -245,6 +245,10 @@ struct SimulateCommandTests {
             #expect(result.code == code, "\(arguments): \(result.error)")
             #expect(result.error.contains(message), "\(arguments): \(result.error)")
         }
+        let unwritable = await workspace.run(["simulate", "--placement", "level_end", "--auctions", "10", "--report", "no/such/dir/r.html"])
+        #expect(unwritable.code == .software)
+        #expect(unwritable.error.contains("cannot write the report no/such/dir/r.html"), "\(unwritable.error)")
+        #expect(unwritable.output.isEmpty)
         try workspace.write(Self.pairMarket.replacingOccurrences(of: "\"spread\": 0 }, \"latency\": { \"median_ms\": 80", with: "\"spread\": 9 }, \"latency\": { \"median_ms\": 80"), to: "bad-market.json")
         let bad = await workspace.run(["simulate", "--placement", "level_end", "--market", "bad-market.json"])
         #expect(bad.code == .dataError)
