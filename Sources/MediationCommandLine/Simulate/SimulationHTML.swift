@@ -190,7 +190,7 @@ enum SimulationHTML {
         var reach = 100
         for (_, report) in runs {
             for network in report.networks {
-                if let p99 = Estimators99.percentile(network.latencyHistogram) { reach = max(reach, p99) }
+                if let p99 = Estimators99.percentile(network.latencyHistogram) { reach = max(reach, (p99 + 1) * 10) }
             }
         }
         let xMax = min(3000, ((reach + 99) / 100) * 100)
@@ -201,17 +201,14 @@ enum SimulationHTML {
                 let histogram = network.latencyHistogram
                 let total = histogram.reduce(0, +)
                 guard total > 0 else { continue }
-                let step = max(1, xMax / 300)
-                var points: [(x: Double, y: Double)] = []
+                // Bucket k holds 10k to 10k + 9 ms: by 10(k + 1) ms that share has answered.
+                var points: [(x: Double, y: Double)] = [(0, 0)]
                 var seen = 0
-                var next = 0
-                for (ms, count) in histogram.enumerated() {
+                for (bucket, count) in histogram.enumerated() {
                     seen += count
-                    if ms >= next || ms == histogram.count - 1 {
-                        if ms > xMax { break }
-                        points.append((Double(ms), Double(seen) / Double(total)))
-                        next = ms + step
-                    }
+                    let ms = (bucket + 1) * 10
+                    if ms > xMax { break }
+                    points.append((Double(ms), Double(seen) / Double(total)))
                 }
                 let color = SVGChart.palette[(names.firstIndex(of: network.network) ?? 0) % SVGChart.palette.count]
                 let dashed = runs.count > 1 && runIndex == 0

@@ -52,11 +52,12 @@ public struct SourceFigures: Hashable, Sendable, Codable {
     public var revenueUSD: Double
     /// The revenue of its wins at the prices the engine knows (bids, configured eCPMs), USD.
     public var knownRevenueUSD: Double
-    /// Its time to answer (any answer that came, whatever it was), whole milliseconds.
+    /// Its time to answer (any answer the engine saw, whatever it was), in 10 ms steps: `180`
+    /// means 180 to 189 ms.
     public var answerLatency: Percentiles
-    /// Its answers by time to answer: element `ms` counts answers that took `ms` whole
-    /// milliseconds (the last, 3000, also those beyond). Not in the JSON (the report's charts
-    /// draw from it); empty in a decoded report.
+    /// Its answers by time to answer in 10 ms buckets: element `k` counts answers that took
+    /// `10k` to `10k + 9` milliseconds (the last, 3000, also those beyond). Not in the JSON (the
+    /// report's charts draw from it); empty in a decoded report.
     public var latencyHistogram: [Int] = []
 
     private enum CodingKeys: String, CodingKey {
@@ -90,7 +91,12 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         cancelled = counts.cancelled
         revenueUSD = Money.usd(counts.revenue)
         knownRevenueUSD = Money.usd(counts.knownRevenue)
-        answerLatency = Percentiles(histogram: counts.latencies)
+        let step = SourceCounts.latencyBucketMilliseconds
+        answerLatency = Percentiles(
+            p50: Estimators.percentile(0.50, of: counts.latencies).map { $0 * step },
+            p95: Estimators.percentile(0.95, of: counts.latencies).map { $0 * step },
+            p99: Estimators.percentile(0.99, of: counts.latencies).map { $0 * step }
+        )
         latencyHistogram = counts.latencies
     }
 }

@@ -45,15 +45,18 @@ struct SourceCounts: Hashable, Sendable {
     var revenue = WideSum()
     /// Σ known micros of its wins.
     var knownRevenue = WideSum()
-    /// Answers (any outcome with a latency) by time to answer in whole milliseconds, the last
-    /// bucket holding ``RunTotals/histogramLimit`` and beyond.
-    var latencies = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+    /// The width of a bucket of ``latencies``, in milliseconds.
+    static let latencyBucketMilliseconds = 10
+    /// Answers (any outcome with a latency) by time to answer in 10 ms buckets (bucket k: 10k to
+    /// 10k + 9 ms), the last holding ``RunTotals/histogramLimit`` and beyond. (10 ms keeps a
+    /// sweep of many values small: 301 counts per source and configuration.)
+    var latencies = [Int](repeating: 0, count: RunTotals.histogramLimit / SourceCounts.latencyBucketMilliseconds + 1)
 
     /// Counts one answer that took `milliseconds`.
     mutating func addLatency(_ milliseconds: Double) {
         guard milliseconds.isFinite else { return }
-        let bucket = Int(min(max(milliseconds.rounded(), 0), Double(RunTotals.histogramLimit)))
-        latencies[bucket] += 1
+        let whole = Int(min(max(milliseconds.rounded(.down), 0), Double(RunTotals.histogramLimit)))
+        latencies[whole / SourceCounts.latencyBucketMilliseconds] += 1
     }
 
     mutating func add(_ other: SourceCounts) {
