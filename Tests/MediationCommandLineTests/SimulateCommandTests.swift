@@ -235,6 +235,7 @@ struct SimulateCommandTests {
             (["simulate", "--placement", "level_end", "--sweep", "floor=1", "--compare", "x.json"], .usage, "do not combine"),
             (["simulate", "--placement", "level_end", "--duration", "-3"], .usage, "--duration needs a positive number"),
             (["simulate", "--placement", "level_end", "--bogus"], .usage, "unknown option --bogus"),
+            (["simulate", "--placement", "level_end", "--duration", "60"], .usage, "level_end is interstitial and does not refresh: use --auctions N"),
             (["simulate", "--placement", "nowhere"], .usage, "no placement \"nowhere\""),
             (["simulate", "--placement", "level_end", "--market", "missing.json"], .noInput, "market file not found: missing.json"),
             (["simulate", "--placement", "level_end", "--compare", "missing.json"], .noInput, "config file not found: missing.json"),

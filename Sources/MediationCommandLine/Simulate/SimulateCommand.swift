@@ -81,6 +81,9 @@ enum SimulateCommand {
                 let sweep = try await Simulation.sweep(specification, configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
                 return .success(Rendered(text: SimulationText.sweep(sweep, header: header), json: try SimulationText.json(sweep), html: wantsHTML ? SimulationHTML.sweep(sweep, header: header) : nil))
             case .duration(let duration):
+                if let placement = configuration.placement(options.placementID), placement.format != .banner, placement.refreshSeconds == nil {
+                    return .failure(MediateCommand.Exit(code: MediateCommand.usageError("--duration runs a refreshing placement (a banner); \(options.placementID) is \(placement.format) and does not refresh: use --auctions N", environment: environment)))
+                }
                 let report = try await Simulation.runPlacement(configuration: configuration, market: market, placementID: options.placementID, duration: duration, seed: options.seed)
                 return .success(Rendered(text: SimulationText.placement(report, header: header), json: try SimulationText.json(report), html: nil))
             case .replay(let recordingPath):
