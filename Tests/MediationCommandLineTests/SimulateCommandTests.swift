@@ -84,7 +84,7 @@ struct SimulateCommandTests {
             try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
         }
         try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json"), encoding: .utf8), to: "copy.json")
-        let result = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "600", "--compare", "copy.json", "--json"])
+        let result = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "400", "--compare", "copy.json", "--json"])
         #expect(result.code == .success, "\(result.error)")
         let comparison = try json(result.output)
         let differences = try #require(comparison["differences"] as? [[String: Any]])
@@ -94,7 +94,7 @@ struct SimulateCommandTests {
             let interval = try #require(difference["interval"] as? [String: Any], "\(difference)")
             #expect(interval["lower"] as? Double == 0 && interval["upper"] as? Double == 0, "\(difference)")
         }
-        let text = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "600", "--compare", "copy.json"])
+        let text = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "400", "--compare", "copy.json"])
         #expect(text.output.contains("revenue / 1000 requests"))
         #expect(text.output.contains("+0.0000") == false)
     }
@@ -104,7 +104,7 @@ struct SimulateCommandTests {
         for file in ["mediation.json", "market.json"] {
             try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
         }
-        let arguments = ["simulate", "--placement", "home_banner", "--auctions", "1500", "--seed", "7"]
+        let arguments = ["simulate", "--placement", "home_banner", "--auctions", "800", "--seed", "7"]
         let first = await workspace.run(arguments)
         let second = await workspace.run(arguments)
         let twoJobs = await workspace.run(arguments + ["--jobs", "2"])
@@ -112,7 +112,7 @@ struct SimulateCommandTests {
         #expect(first.output == second.output)
         #expect(first.output == twoJobs.output)
         #expect(!first.output.isEmpty)
-        let otherSeed = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "1500", "--seed", "8"])
+        let otherSeed = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "800", "--seed", "8"])
         #expect(otherSeed.output != first.output)
         // Standard error is not a terminal here: no progress bar.
         #expect(!first.error.contains("["))
