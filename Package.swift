@@ -65,7 +65,7 @@ let package = Package(
         // MARK: Command line
         .target(
             name: "MediationCommandLine",
-            dependencies: ["Mediation", "Adapters", "MediationTestKit"],
+            dependencies: ["Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -83,7 +83,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MediationBenchmarks",
-            dependencies: ["Mediation", "Adapters", "MediationTestKit"],
+            dependencies: ["Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
             path: "Benchmarks/MediationBenchmarks",
             swiftSettings: swiftSettings
         ),
@@ -114,7 +114,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediationCommandLineTests",
-            dependencies: ["MediationCommandLine", "Mediation", "Adapters", "MediationTestKit"],
+            dependencies: ["MediationCommandLine", "Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
             // The schema check is a Python script the tests run from the source tree.
             exclude: ["Schema/check_schema.py"],
             swiftSettings: swiftSettings

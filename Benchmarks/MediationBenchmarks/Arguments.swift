@@ -62,4 +62,6 @@ enum BenchmarkName: String, CaseIterable {
     case memory
     case placements
     case http
+    case revenue
+    case simulation
 }

@@ -41,6 +41,8 @@ func runAll(_ arguments: Arguments) async -> RunReport {
         case .placements: result = await PlacementsBenchmark.run(quick: arguments.quick)
         case .memory: result = await MemoryBenchmark.run(quick: arguments.quick)
         case .http: result = await HTTPBenchmark.run(quick: arguments.quick)
+        case .revenue: result = await RevenueBenchmark.run(quick: arguments.quick)
+        case .simulation: result = await SimulationSpeedBenchmark.run(quick: arguments.quick)
         }
         if !arguments.json {
             emit(TablePrinter.render(result))

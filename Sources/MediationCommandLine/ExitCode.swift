@@ -9,7 +9,7 @@
 /// | 65 | invalid input data (`EX_DATAERR`): the config (the message names the JSON path) or the messages file |
 /// | 66 | missing input (`EX_NOINPUT`): the config or messages file does not exist or cannot be read |
 /// | 70 | internal software error (`EX_SOFTWARE`): the report could not be written |
-/// | 73 | cannot create output (`EX_CANTCREAT`): the `--report` file could not be written |
+/// | 73 | cannot create output (`EX_CANTCREAT`): the `--report` or `--events` file could not be created |
 struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The process exit status.
     var rawValue: Int32
@@ -29,7 +29,7 @@ struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     static let noInput = ExitCode(rawValue: 66)
     /// 70 (`EX_SOFTWARE`): an internal error.
     static let software = ExitCode(rawValue: 70)
-    /// 73 (`EX_CANTCREAT`): the `--report` file could not be written.
+    /// 73 (`EX_CANTCREAT`): the `--report` or `--events` file could not be created.
     static let cannotCreate = ExitCode(rawValue: 73)
 
     /// The number.

@@ -12,8 +12,12 @@ enum HelpText {
               [--debug[=unredacted]] [--report FILE.html]
       mediate --placement ID --watch [--duration SECONDS] [--fast] [--json] [--config FILE]
               [--seed N] [--messages FILE] [--debug[=unredacted]] [--report FILE.html]
+              [--events FILE.ndjson]
       mediate networks [--config FILE] [--json]
       mediate validate [--config FILE]
+      mediate simulate --placement ID [--config FILE] [--market FILE] [--auctions N] [--seed N]
+                       [--json] [--jobs K] [--report FILE.html]
+                       [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson]
       mediate --help | --version
 
     Options:
@@ -37,20 +41,31 @@ enum HelpText {
       --debug=unredacted the same with user data and identifiers as sent
       --report FILE      write a self-contained HTML report: a timeline per auction, the
                          per-source table and, with --watch, the summary tables
+      --events FILE      --watch writes every engine event to FILE, one JSON object a line
 
     Commands:
       networks           each network's adapter version, endpoint, mode, initialisation,
                          effective timeouts and the privacy it applies; sends nothing
       validate           load the config and build every adapter
 
+    simulate (what-if runs of the real engine on virtual time against Config/market.json):
+      --market FILE      the market model (default: Config/market.json)
+      --auctions N       auctions to run (default 10000)
+      --compare FILE     run --config (A) and FILE (B) on the same draws; B - A with 95 % intervals
+      --sweep SPEC       floor=0.5:4.0:0.25, deadline_ms=500:3000:250 or LINE_ITEM.ecpm=1:2:0.2
+      --duration SECONDS a refreshing placement shown in a visible view over virtual time
+      --replay FILE      re-run the auctions of a --watch --events log under --config
+      --jobs K           shards run at once (the same output for any K)
+      --report FILE      also write a self-contained HTML report with charts
+
     Exit codes:
       0   filled (validate: the config is valid)
       2   no fill: the auction ran and no source filled
       64  usage error
-      65  invalid config (the message names the JSON path) or messages file
-      66  missing config or messages file
+      65  invalid config (the message names the JSON path), messages file, market or recording
+      66  missing config, messages, market or recording file
       70  internal error
-      73  the --report file could not be written
+      73  the --report or --events file could not be created
 
     """
 }

@@ -10,6 +10,8 @@ enum Invocation: Equatable, Sendable {
     case run(RunOptions)
     /// `mediate networks [--config FILE] [--json]`: each configured network's status.
     case networks(NetworksOptions)
+    /// `mediate simulate --placement ID …`: what-if runs on the market model.
+    case simulate(SimulateOptions)
 }
 
 /// The options of `mediate networks`.
@@ -56,9 +58,11 @@ struct RunOptions: Equatable, Sendable {
     var debug: DebugMode?
     /// `--report FILE`: write a self-contained HTML report of the run.
     var reportPath: String?
+    /// `--events FILE`: watch mode writes every engine event there as NDJSON.
+    var eventsPath: String?
 
     /// Whether any watch-mode option was given.
-    var usesWatchMode: Bool { watch || duration != nil || fast }
+    var usesWatchMode: Bool { watch || duration != nil || fast || eventsPath != nil }
 }
 
 /// The command line is wrong: says what, for one line on standard error (exit 64).

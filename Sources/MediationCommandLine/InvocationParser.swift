@@ -23,10 +23,11 @@ enum InvocationParser {
         case fast = "--fast"
         case debug = "--debug"
         case report = "--report"
+        case events = "--events"
 
         var takesValue: Bool {
             switch self {
-            case .placement, .config, .seed, .messages, .duration, .report: true
+            case .placement, .config, .seed, .messages, .duration, .report, .events: true
             case .json, .watch, .fast, .debug: false
             }
         }
@@ -42,6 +43,9 @@ enum InvocationParser {
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
         if arguments.contains(where: { $0 == "--version" || $0 == "-V" }) { return .version }
+        if arguments.first == "simulate" {
+            return .simulate(try SimulateOptionsParser.parse(Array(arguments.dropFirst())))
+        }
         if arguments.first == "validate" {
             let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config], command: "validate")
             return .validate(ValidateOptions(configPath: values[.config]))
@@ -70,6 +74,7 @@ enum InvocationParser {
             }
             options.debug = mode
         }
+        options.eventsPath = values[.events]
         if let text = values[.seed] {
             guard let seed = UInt64(text) else {
                 throw UsageError(message: "--seed needs a whole number from 0 to \(UInt64.max), got '\(text)'")
@@ -82,8 +87,8 @@ enum InvocationParser {
             }
             options.duration = .milliseconds(Int64((seconds * 1000).rounded()))
         }
-        if !options.watch, values[.duration] != nil || options.fast {
-            throw UsageError(message: "\(values[.duration] != nil ? "--duration" : "--fast") applies to --watch only")
+        if !options.watch, values[.duration] != nil || options.fast || options.eventsPath != nil {
+            throw UsageError(message: "\(values[.duration] != nil ? "--duration" : options.fast ? "--fast" : "--events") applies to --watch only")
         }
         return .run(options)
     }

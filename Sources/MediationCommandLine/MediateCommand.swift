@@ -68,6 +68,8 @@ enum MediateCommand {
             return await validate(options, environment: environment)
         case .networks(let options):
             return await NetworksCommand.run(options, environment: environment)
+        case .simulate(let options):
+            return await SimulateCommand.run(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)

@@ -32,6 +32,14 @@ enum WatchCommand {
             case .failure(let exit): return exit.code
             }
         }
+        var eventLog: EventLogFile?
+        if let eventsPath = options.eventsPath {
+            switch EventLogFile.create(at: environment.resolve(eventsPath)) {
+            case .success(let log): eventLog = log
+            case .failure(let reason): return MediateCommand.fail(.cannotCreate, "events file \(eventsPath): \(reason.message)", environment: environment)
+            }
+        }
+        let eventWriter = eventLog?.writer
         let printer = WatchPrinter(output: environment.standardOutput, quiet: options.json)
         let recorder = options.debug.map { _ in HTTPExchangeRecorder() }
         let logger = WatchLogger(output: environment.standardError)
@@ -43,7 +51,10 @@ enum WatchCommand {
             clock: clock,
             logger: logger,
             hostContext: { _ in hostContext },
-            onEvent: { event in printer.print(event) },
+            onEvent: { event in
+                printer.print(event)
+                eventWriter?.record(event)
+            },
             exchangeRecorder: recorder,
             environment: environment
         ) {
@@ -96,6 +107,9 @@ enum WatchCommand {
         renderer.cancel()
         opening.cancel()
         printer.summary(at: stoppedAt, interrupted: interruption.happened)
+        if let eventLog, let failure = eventLog.close(), let eventsPath = options.eventsPath {
+            return MediateCommand.fail(.software, "cannot write the events file \(eventsPath): \(failure)", environment: environment)
+        }
         let traces = printer.traces
         let debug = DebugReport.make(options.debug, recorder) { mode, recorder in
             DebugReport(recorded: recorder.exchanges, calls: recorder.adapterCalls, dropped: recorder.droppedCount, traces: traces, runStart: start, mode: mode)

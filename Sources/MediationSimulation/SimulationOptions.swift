@@ -26,6 +26,9 @@ public struct SimulationOptions: Hashable, Sendable {
     /// The number of batches (contiguous ranges of auction indices) for the intervals of ratios
     /// (default 20; at most one per auction).
     public var batches: Int
+    /// Where the run counts the auctions it has finished, for a progress bar (default none;
+    /// it never changes a report).
+    public var progress: SimulationProgress?
 
     /// Creates options.
     /// - Parameters:
@@ -41,7 +44,8 @@ public struct SimulationOptions: Hashable, Sendable {
         jobs: Int = 1,
         shardSize: Int = SimulationOptions.defaultShardSize,
         concurrency: Int = SimulationOptions.defaultConcurrency,
-        batches: Int = SimulationOptions.defaultBatches
+        batches: Int = SimulationOptions.defaultBatches,
+        progress: SimulationProgress? = nil
     ) {
         self.auctions = auctions
         self.seed = seed
@@ -49,6 +53,7 @@ public struct SimulationOptions: Hashable, Sendable {
         self.shardSize = shardSize
         self.concurrency = concurrency
         self.batches = batches
+        self.progress = progress
     }
 
     /// The number of shards.

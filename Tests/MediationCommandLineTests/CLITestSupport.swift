@@ -72,14 +72,14 @@ final class Workspace {
     }
 
     /// Runs `mediate arguments` in this directory, sharing ``TestGate`` (unless `gated` is
-    /// false: the caller holds it already); a `--fast` watch, seconds of CPU work on virtual
-    /// time, takes it exclusively.
+    /// false: the caller holds it already); a `--fast` watch or a `simulate`, seconds of CPU
+    /// work on virtual time, takes it exclusively.
     func run(_ arguments: [String], registry: NetworkRegistry = .standard, gated: Bool = true) async -> (code: ExitCode, output: String, error: String) {
         let output = CapturedOutput()
         let error = CapturedOutput()
         let environment = CommandEnvironment(standardOutput: output, standardError: error, currentDirectory: directory, clock: SystemClock(), registry: registry)
         let code = gated
-            ? await TestGate.shared.with(exclusive: arguments.contains("--fast")) { await MediateCommand.run(arguments: arguments, environment: environment) }
+            ? await TestGate.shared.with(exclusive: arguments.contains("--fast") || arguments.first == "simulate") { await MediateCommand.run(arguments: arguments, environment: environment) }
             : await MediateCommand.run(arguments: arguments, environment: environment)
         return (code, output.contents, error.contents)
     }

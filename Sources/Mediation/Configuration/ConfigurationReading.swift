@@ -1,17 +1,17 @@
 /// Typed, strict access to the parsed configuration: every accessor names the JSON path of the
 /// value it rejects (R15). Shared by ``ConfigurationLoader``'s parts.
-struct ConfigurationObject {
+package struct ConfigurationObject {
     /// The members, in file order.
-    let members: [JSONMember]
+    package let members: [JSONMember]
     /// Where the object is.
-    let path: JSONPath
+    package let path: JSONPath
     /// Each key's member index: a lookup costs O(1), whatever the object's size.
     private let indexByKey: [String: Int]
 
     /// Reads `node` as an object whose keys are all in `allowed` and appear once each.
     /// - Throws: `wrongType` when it is not an object, `unknownKey` for the first key not in
     ///   `allowed`, `duplicateKey` for the first repeated key.
-    init(_ node: JSONNode, at path: JSONPath, allowed: Set<String>) throws(ConfigurationError) {
+    package init(_ node: JSONNode, at path: JSONPath, allowed: Set<String>) throws(ConfigurationError) {
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object", at: path)
         }
@@ -33,13 +33,13 @@ struct ConfigurationObject {
 
     /// The value of `key`, or `nil` when absent. A JSON `null` is a value like any other, so
     /// the reader of the field rejects it as the wrong type (R15: strict, and as the schema says).
-    subscript(key: String) -> JSONNode? {
+    package subscript(key: String) -> JSONNode? {
         indexByKey[key].map { members[$0].value }
     }
 
     /// The value of a required `key`.
     /// - Throws: `missingField` when absent.
-    func required(_ key: String) throws(ConfigurationError) -> JSONNode {
+    package func required(_ key: String) throws(ConfigurationError) -> JSONNode {
         guard let value = self[key] else {
             throw ConfigurationError(code: .missingField, path: path.appending(key).description, message: "missing required field \"\(key)\"")
         }
@@ -48,15 +48,15 @@ struct ConfigurationObject {
 }
 
 /// The typed readers of single values.
-enum ConfigurationReading {
+package enum ConfigurationReading {
     /// The `wrongType` error for `node` at `path`.
-    static func wrongType(_ node: JSONNode, expected: String, at path: JSONPath) -> ConfigurationError {
+    package static func wrongType(_ node: JSONNode, expected: String, at path: JSONPath) -> ConfigurationError {
         ConfigurationError(code: .wrongType, path: path.description, message: "expected \(expected), found \(node.summary)")
     }
 
     /// Reads a string.
     /// - Throws: `wrongType`; `invalidValue` when `nonEmpty` and it is empty.
-    static func string(_ node: JSONNode, at path: JSONPath, nonEmpty: Bool = true) throws(ConfigurationError) -> String {
+    package static func string(_ node: JSONNode, at path: JSONPath, nonEmpty: Bool = true) throws(ConfigurationError) -> String {
         guard case .string(let value) = node else { throw wrongType(node, expected: "a string", at: path) }
         if nonEmpty, value.isEmpty {
             throw ConfigurationError(code: .invalidValue, path: path.description, message: "must not be empty")
@@ -67,7 +67,7 @@ enum ConfigurationReading {
     /// Reads a string with at least one character that is not white space (an id a network
     /// looks up, such as an ad unit id).
     /// - Throws: `wrongType`; `invalidValue` when it is empty or only white space.
-    static func nonBlankString(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
+    package static func nonBlankString(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
         let value = try string(node, at: path)
         guard value.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             throw ConfigurationError(code: .invalidValue, path: path.description, message: "must not be blank, found \(ConfigurationText.quoted(value))")
@@ -78,7 +78,7 @@ enum ConfigurationReading {
     /// Reads a whole number (written without fraction or exponent) in `range`.
     /// - Throws: `wrongType` for a string, a fraction (`30.5`) or any non-number; `rangeCode`
     ///   when outside `range` (or too large for `Int`).
-    static func wholeNumber(_ node: JSONNode, at path: JSONPath, in range: ClosedRange<Int>, unit: String, rangeCode: ConfigurationError.Code) throws(ConfigurationError) -> Int {
+    package static func wholeNumber(_ node: JSONNode, at path: JSONPath, in range: ClosedRange<Int>, unit: String, rangeCode: ConfigurationError.Code) throws(ConfigurationError) -> Int {
         guard case .number(let number) = node, number.isWhole else {
             throw wrongType(node, expected: "a whole number of \(unit)", at: path)
         }
@@ -91,7 +91,7 @@ enum ConfigurationReading {
     /// Reads a positive finite number (a price, a rate, a size).
     /// - Throws: `wrongType` for a non-number (a number written as a string included);
     ///   `code` when it is zero, negative or not finite (e.g. `1e400`).
-    static func positiveNumber(_ node: JSONNode, at path: JSONPath, code: ConfigurationError.Code = .invalidPrice) throws(ConfigurationError) -> Double {
+    package static func positiveNumber(_ node: JSONNode, at path: JSONPath, code: ConfigurationError.Code = .invalidPrice) throws(ConfigurationError) -> Double {
         guard case .number(let number) = node else {
             throw wrongType(node, expected: "a number", at: path)
         }
@@ -104,7 +104,7 @@ enum ConfigurationReading {
 
     /// Reads one of `choices` (a string), e.g. a format or a mode.
     /// - Throws: `wrongType` for a non-string, `invalidValue` for another string.
-    static func choice<Value>(_ node: JSONNode, at path: JSONPath, _ choices: KeyValuePairs<String, Value>) throws(ConfigurationError) -> Value {
+    package static func choice<Value>(_ node: JSONNode, at path: JSONPath, _ choices: KeyValuePairs<String, Value>) throws(ConfigurationError) -> Value {
         let text = try string(node, at: path, nonEmpty: false)
         guard let value = choices.first(where: { $0.key == text })?.value else {
             let names = choices.map { "\"\($0.key)\"" }.joined(separator: ", ")
@@ -115,7 +115,7 @@ enum ConfigurationReading {
 
     /// Reads an ISO 4217 currency code: three capital letters, e.g. `"EUR"`.
     /// - Throws: `wrongType` for a non-string, `invalidValue` for another shape.
-    static func currencyCode(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
+    package static func currencyCode(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
         let text = try string(node, at: path, nonEmpty: false)
         try checkCurrencyCode(text, at: path)
         return text
@@ -123,7 +123,7 @@ enum ConfigurationReading {
 
     /// Checks that `text` is three capital ASCII letters.
     /// - Throws: `invalidValue`.
-    static func checkCurrencyCode(_ text: String, at path: JSONPath) throws(ConfigurationError) {
+    package static func checkCurrencyCode(_ text: String, at path: JSONPath) throws(ConfigurationError) {
         guard text.utf8.count == 3, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
             throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected an ISO 4217 currency code such as \"EUR\", found \(ConfigurationText.quoted(String(text.prefix(16))))")
         }
@@ -131,7 +131,7 @@ enum ConfigurationReading {
 
     /// Converts a parsed value to ``JSONValue`` (for a network's `options`).
     /// - Throws: `duplicateKey` for a repeated key anywhere inside.
-    static func jsonValue(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> JSONValue {
+    package static func jsonValue(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> JSONValue {
         switch node {
         case .null: return .null
         case .bool(let value): return .bool(value)

@@ -1,31 +1,31 @@
 /// A path into a JSON document, written the way configuration errors name it:
 /// `placements.home_banner.sources[2].ecpm`; the document itself is `$`.
-struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+package struct JSONPath: Hashable, Sendable, CustomStringConvertible {
     /// One step: an object key or an array index.
-    enum Component: Hashable, Sendable {
+    package enum Component: Hashable, Sendable {
         case key(String)
         case index(Int)
     }
 
     /// The steps from the document's root.
-    var components: [Component] = []
+    package var components: [Component] = []
 
     /// The document itself.
-    static let root = JSONPath()
+    package static let root = JSONPath()
 
     /// The path of `key` inside this object.
-    func appending(_ key: String) -> JSONPath {
+    package func appending(_ key: String) -> JSONPath {
         JSONPath(components: components + [.key(key)])
     }
 
     /// The path of element `index` inside this array.
-    func appending(index: Int) -> JSONPath {
+    package func appending(index: Int) -> JSONPath {
         JSONPath(components: components + [.index(index)])
     }
 
     /// Dotted keys and bracketed indices; a key that is not a plain identifier is written
     /// `["key"]` so a path can always be read back.
-    var description: String {
+    package var description: String {
         if components.isEmpty { return "$" }
         var text = ""
         for component in components {

@@ -1,31 +1,31 @@
 /// A JSON number as written: its text, so a whole number (`30`) and a fraction (`30.5`,
 /// `3e1`) stay apart and huge values are never silently rounded into range.
-struct JSONNumberLiteral: Hashable, Sendable, CustomStringConvertible {
+package struct JSONNumberLiteral: Hashable, Sendable, CustomStringConvertible {
     /// The number's text, e.g. `"30.5"`.
-    var text: String
+    package var text: String
 
     /// Whether it was written without a fraction or exponent.
-    var isWhole: Bool { !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
+    package var isWhole: Bool { !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
 
     /// The value as `Int`, when it is whole and fits.
-    var intValue: Int? { isWhole ? Int(text) : nil }
+    package var intValue: Int? { isWhole ? Int(text) : nil }
 
     /// The value as `Double` (infinite when out of range, e.g. `1e400`).
-    var doubleValue: Double { Double(text) ?? .nan }
+    package var doubleValue: Double { Double(text) ?? .nan }
 
-    var description: String { text }
+    package var description: String { text }
 }
 
 /// One member of a JSON object, in file order (duplicates are kept so the reader of the
 /// configuration can name them).
-struct JSONMember: Sendable {
-    var key: String
-    var value: JSONNode
+package struct JSONMember: Sendable {
+    package var key: String
+    package var value: JSONNode
 }
 
 /// A parsed JSON value that keeps what the configuration needs to be strict: number text,
 /// member order and duplicate keys.
-indirect enum JSONNode: Sendable {
+package indirect enum JSONNode: Sendable {
     case null
     case bool(Bool)
     case number(JSONNumberLiteral)
@@ -34,7 +34,7 @@ indirect enum JSONNode: Sendable {
     case object([JSONMember])
 
     /// The JSON type's name with the value, for error messages: `string "60"`, `number 30.5`.
-    var summary: String {
+    package var summary: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return "boolean \(value)"
@@ -51,11 +51,11 @@ indirect enum JSONNode: Sendable {
 /// commas, no leading zeros, no bare control characters, valid UTF-8 only, at most
 /// ``maximumDepth`` levels of nesting and ``maximumSize`` bytes. Every syntax error names the
 /// JSON path where it happened and the line and column. Never traps on any input.
-struct StrictJSONReader {
+package struct StrictJSONReader {
     /// The deepest nesting accepted.
-    static let maximumDepth = 64
+    package static let maximumDepth = 64
     /// The largest document accepted, in bytes (4 MiB).
-    static let maximumSize = 4 * 1024 * 1024
+    package static let maximumSize = 4 * 1024 * 1024
 
     private let bytes: [UInt8]
     private var position = 0
@@ -68,7 +68,7 @@ struct StrictJSONReader {
     /// - Parameter bytes: the file's bytes (UTF-8; a leading byte-order mark is skipped).
     /// - Returns: the root value.
     /// - Throws: ``ConfigurationError`` with code `syntax`.
-    static func parse(_ bytes: [UInt8]) throws(ConfigurationError) -> JSONNode {
+    package static func parse(_ bytes: [UInt8]) throws(ConfigurationError) -> JSONNode {
         guard bytes.count <= maximumSize else {
             throw ConfigurationError(code: .syntax, path: "$", message: "the file is larger than \(maximumSize / 1024 / 1024) MiB")
         }

@@ -37,6 +37,14 @@ public struct SimulatedNetworks: Sendable {
     ///   does not describe (see ``Market/behaviour(of:)``). Overrides of line items the
     ///   configuration lacks are not looked for here: ``Market/check(against:placements:)`` does.
     public init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String]) throws(ConfigurationError) {
+        try self.init(configuration: configuration, market: market, seed: seed, placements: placementIDs, recording: nil)
+    }
+
+    /// Builds the simulated networks; with a `recording` (a replay of one placement), each
+    /// source answers auction `i` as recording `i` says when it holds an answer for it, and
+    /// counts in `recording.counters` how many requests took a recorded answer and how many a
+    /// market draw.
+    init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String], recording: ReplaySources?) throws(ConfigurationError) {
         var rewritten = configuration
         var sourcesByPlacement: [String: [SourceModel]] = [:]
         var sourcesByNetwork: [String: [String: SourceModel]] = [:]
@@ -48,13 +56,16 @@ public struct SimulatedNetworks: Sendable {
             guard placementIDs.contains(placement.id) else { continue }
             var models: [SourceModel] = []
             for (index, lineItem) in rewritten.placements[placementIndex].sources.enumerated() {
-                let model = SourceModel(
+                var model = SourceModel(
                     index: index,
                     lineItem: lineItem,
                     behaviour: try market.behaviour(of: lineItem),
                     placement: placement,
                     networkTimeout: configuration.network(lineItem.network)?.timeout
                 )
+                if let recording, recording.placementID == placement.id {
+                    model.recorded = recording.answers(of: lineItem)
+                }
                 models.append(model)
                 sourcesByNetwork[lineItem.network, default: [:]][lineItem.adUnitID] = model
             }
@@ -65,7 +76,7 @@ public struct SimulatedNetworks: Sendable {
             let network = configuration.networks[index]
             let kind = "simulated.\(network.id)"
             let pricing = configuration.placements.lazy.flatMap(\.sources).first { $0.network == network.id }?.pricing ?? .fixedPrice
-            registry.register(SimulatedNetworkFactory(kind: kind, pricing: pricing, seed: seed, sources: sourcesByNetwork[network.id] ?? [:]))
+            registry.register(SimulatedNetworkFactory(kind: kind, pricing: pricing, seed: seed, sources: sourcesByNetwork[network.id] ?? [:], counters: recording?.counters))
             rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout)
         }
         self.configuration = rewritten
@@ -81,6 +92,19 @@ public struct SimulatedNetworks: Sendable {
     /// - Returns: the context.
     public static func context(forAuction index: UInt64) -> HostContext {
         HostContext(contextObjects: [ContextObject(type: auctionContextType, description: String(index))])
+    }
+
+    /// What the simulated adapter of a line item answers in one auction: the draw it takes (the
+    /// same function the adapter calls), for code that drives the simulated networks another
+    /// way than the engine does (a benchmark's classic waterfall, say).
+    /// - Parameters:
+    ///   - placementID: a simulated placement.
+    ///   - lineItemID: one of its line items.
+    ///   - auction: the auction's index in the run.
+    /// - Returns: the draw (answer, realised price in USD CPM micros, latency in whole
+    ///   milliseconds), or `nil` for a line item not simulated here.
+    public func answer(placementID: String, lineItemID: String, auction: UInt64) -> SourceDraw? {
+        sourcesByPlacement[placementID]?.first { $0.lineItem.id == lineItemID }?.draw(seed: seed, auction: auction)
     }
 
     /// The auction index a request's context carries, if any.
@@ -103,9 +127,10 @@ struct SimulatedNetworkFactory: NetworkAdapterFactory {
     let pricing: AdSourcePricing
     let seed: UInt64
     let sources: [String: SourceModel]
+    let counters: ReplayCounters?
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-        SimulatedNetworkAdapter(network: network.id, clock: environment.clock, seed: seed, sources: sources)
+        SimulatedNetworkAdapter(network: network.id, clock: environment.clock, seed: seed, sources: sources, counters: counters)
     }
 }
 
@@ -118,12 +143,14 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
     private let clock: any MediationClock
     private let seed: UInt64
     private let sources: [String: SourceModel]
+    private let counters: ReplayCounters?
 
-    init(network: String, clock: any MediationClock, seed: UInt64, sources: [String: SourceModel]) {
+    init(network: String, clock: any MediationClock, seed: UInt64, sources: [String: SourceModel], counters: ReplayCounters?) {
         self.network = network
         self.clock = clock
         self.seed = seed
         self.sources = sources
+        self.counters = counters
     }
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
@@ -133,7 +160,10 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
         guard let auction = SimulatedNetworks.auctionIndex(in: request.context) else {
             return .failure(AdapterError(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
         }
-        let draw = source.draw(seed: seed, auction: auction)
+        let recorded = source.recorded.isEmpty ? nil : source.recorded[auction]
+        counters?.count(recorded: recorded != nil)
+        let draw = recorded?.draw ?? source.draw(seed: seed, auction: auction)
+        let latency = recorded?.latency ?? .milliseconds(draw.latencyMilliseconds)
         let start = clock.now
         if draw.answer == .never {
             // Waits past the request's limit, where the engine cancels it; should it not, the
@@ -141,9 +171,9 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
             try? await clock.sleep(until: max(request.deadline, start) + .seconds(1))
             return .failure(AdapterError(kind: .cancelled, code: 3, message: "never answered"))
         }
-        if draw.latencyMilliseconds > 0 {
+        if latency > .zero {
             do {
-                try await clock.sleep(until: start + .milliseconds(draw.latencyMilliseconds))
+                try await clock.sleep(until: start + latency)
             } catch {
                 return .failure(AdapterError(kind: .cancelled, code: 4, message: "cancelled"))
             }

@@ -21,6 +21,9 @@ struct SourceModel: Sendable {
     /// Its effective limit from the moment it is asked (R3a): the earliest of its line item's
     /// and its network's `timeout_ms` and the placement's deadline (at most 3000 ms).
     let limit: Duration
+    /// In a replay, the answers the recording holds for this source, by auction index (empty
+    /// otherwise): they take the place of the market's draws.
+    var recorded: [UInt64: RecordedAnswer] = [:]
 
     init(index: Int, lineItem: LineItem, behaviour: SourceBehaviour, placement: PlacementConfiguration, networkTimeout: Duration?) {
         self.index = index
@@ -46,7 +49,8 @@ struct SourceModel: Sendable {
 
     /// Its draw in auction `auction` of a run seeded `seed`.
     func draw(seed: UInt64, auction: UInt64) -> SourceDraw {
-        behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+        if !recorded.isEmpty, let answer = recorded[auction] { return answer.draw }
+        return behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
     }
 
     /// The bid this source sends for `draw`, in its line item's currency.
@@ -56,15 +60,26 @@ struct SourceModel: Sendable {
 
     /// What a clairvoyant picker could take from this source's `draw` (USD CPM micros of the
     /// realised price, 0 for nothing): `bounded` if the answer is a valid ad arriving strictly
-    /// before the source's limit, `unbounded` if it is a valid ad whenever it arrives.
-    func oracleValues(of draw: SourceDraw) -> (bounded: Int64, unbounded: Int64) {
-        guard eligible, draw.answer == .ad else { return (0, 0) }
+    /// before the source's limit, `unbounded` if it is a valid ad whenever it arrives; `known`
+    /// is the bounded one valued as the engine knows it (the bid, or the configured eCPM).
+    func oracleValues(of draw: SourceDraw) -> (bounded: Int64, unbounded: Int64, known: Int64) {
+        guard eligible, draw.answer == .ad else { return (0, 0, 0) }
+        let known: Int64
         if lineItem.pricing == .bidder {
             // The bid as the engine values it (converted once and rounded, R2, R9).
-            guard let value = SourceModel.engineMicros(price: bid(for: draw), usdRate: lineItem.usdRate), value >= minimumBidMicros else { return (0, 0) }
+            guard let value = SourceModel.engineMicros(price: bid(for: draw), usdRate: lineItem.usdRate), value >= minimumBidMicros else { return (0, 0, 0) }
+            known = value
+        } else {
+            known = knownFixedMicros
         }
         let inTime = Duration.milliseconds(draw.latencyMilliseconds) < limit
-        return (inTime ? draw.priceMicros : 0, draw.priceMicros)
+        return (inTime ? draw.priceMicros : 0, draw.priceMicros, inTime ? known : 0)
+    }
+
+    /// A fixed-price source's configured eCPM as the engine values it, USD CPM micros (0 when
+    /// invalid or for a bidder).
+    var knownFixedMicros: Int64 {
+        lineItem.eCPM.flatMap { SourceModel.engineMicros(price: $0, usdRate: lineItem.usdRate) } ?? 0
     }
 
     /// A price as the engine values it (R2): `price × usdRate` in micros, rounded half away from

@@ -52,6 +52,13 @@ public struct SourceFigures: Hashable, Sendable, Codable {
     public var revenueUSD: Double
     /// The revenue of its wins at the prices the engine knows (bids, configured eCPMs), USD.
     public var knownRevenueUSD: Double
+    /// Its time to answer (any answer the engine saw, whatever it was), in 10 ms steps: `180`
+    /// means 180 to 189 ms.
+    public var answerLatency: Percentiles
+    /// Its answers by time to answer in 10 ms buckets: element `k` counts answers that took
+    /// `10k` to `10k + 9` milliseconds (the last, 3000, also those beyond). Not in the JSON (the
+    /// report's charts draw from it); empty in a decoded report.
+    public var latencyHistogram: [Int] = []
 
     private enum CodingKeys: String, CodingKey {
         case lineItemID = "line_item"
@@ -67,6 +74,7 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         case cancelled
         case revenueUSD = "revenue_usd"
         case knownRevenueUSD = "known_revenue_usd"
+        case answerLatency = "answer_latency_ms"
     }
 
     init(lineItemID: String?, network: String, counts: SourceCounts, filledAuctions: Int) {
@@ -83,6 +91,13 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         cancelled = counts.cancelled
         revenueUSD = Money.usd(counts.revenue)
         knownRevenueUSD = Money.usd(counts.knownRevenue)
+        let step = SourceCounts.latencyBucketMilliseconds
+        answerLatency = Percentiles(
+            p50: Estimators.percentile(0.50, of: counts.latencies).map { $0 * step },
+            p95: Estimators.percentile(0.95, of: counts.latencies).map { $0 * step },
+            p99: Estimators.percentile(0.99, of: counts.latencies).map { $0 * step }
+        )
+        latencyHistogram = counts.latencies
     }
 }
 
@@ -103,6 +118,12 @@ public struct OracleFigures: Hashable, Sendable, Codable {
     public var unboundedRatio: Double?
     /// Its 95 % interval by batch means.
     public var unboundedRatioInterval: ConfidenceInterval?
+    /// The bounded oracle valued at the prices the engine knows (bids and configured eCPMs):
+    /// the best *known* value among valid answers that arrived before their source's limit, USD.
+    public var knownRevenueUSD: Double
+    /// Known revenue captured ÷ ``knownRevenueUSD``: 1 when the engine always took the best
+    /// answer it could know of in time (parallel mode should); `nil` when it is 0.
+    public var knownRatio: Double?
 
     private enum CodingKeys: String, CodingKey {
         case revenueUSD = "revenue_usd"
@@ -111,6 +132,8 @@ public struct OracleFigures: Hashable, Sendable, Codable {
         case ratioInterval = "ratio_interval"
         case unboundedRatio = "unbounded_ratio"
         case unboundedRatioInterval = "unbounded_ratio_interval"
+        case knownRevenueUSD = "known_revenue_usd"
+        case knownRatio = "known_ratio"
     }
 }
 
@@ -219,7 +242,9 @@ public struct SimulationReport: Hashable, Sendable, Codable {
             ratio: ratio,
             ratioInterval: ratio.flatMap { Estimators.batchInterval(center: $0, batchValues: Ratios.batchValues(totals, Ratios.oracleRatio)) },
             unboundedRatio: unboundedRatio,
-            unboundedRatioInterval: unboundedRatio.flatMap { Estimators.batchInterval(center: $0, batchValues: Ratios.batchValues(totals, Ratios.unboundedOracleRatio)) }
+            unboundedRatioInterval: unboundedRatio.flatMap { Estimators.batchInterval(center: $0, batchValues: Ratios.batchValues(totals, Ratios.unboundedOracleRatio)) },
+            knownRevenueUSD: Money.usd(Ratios.overall(totals).knownOracle),
+            knownRatio: Ratios.knownOracleRatio(Ratios.overall(totals))
         )
         lineItems = models.map { model in
             SourceFigures(lineItemID: model.lineItem.id, network: model.lineItem.network, counts: totals.sources[model.index], filledAuctions: filled)
@@ -273,6 +298,11 @@ enum Ratios {
     /// Σ realised ÷ Σ unbounded oracle.
     static func unboundedOracleRatio(_ totals: BatchTotals) -> Double? {
         totals.unboundedOracle.value > 0 ? totals.realised.value / totals.unboundedOracle.value : nil
+    }
+
+    /// Σ known ÷ Σ known-price oracle.
+    static func knownOracleRatio(_ totals: BatchTotals) -> Double? {
+        totals.knownOracle.value > 0 ? totals.known.value / totals.knownOracle.value : nil
     }
 
     static func meanWinningECPM(_ totals: RunTotals) -> Double? { meanWinningECPM(overall(totals)) }

@@ -113,6 +113,7 @@ final class ShardCollector: Sendable {
             let values = model.oracleValues(of: model.draw(seed: seed, auction: UInt64(auction)))
             record.oracleMicros = max(record.oracleMicros, values.bounded)
             record.unboundedOracleMicros = max(record.unboundedOracleMicros, values.unbounded)
+            record.knownOracleMicros = max(record.knownOracleMicros, values.known)
         }
         let trace = outcome.trace
         record.durationMilliseconds = Int64(trace.durationMilliseconds.rounded())
@@ -144,6 +145,7 @@ final class ShardCollector: Sendable {
             return
         }
         counts.asked += 1
+        if let latency = line.latencyMilliseconds { counts.addLatency(latency) }
         switch line.outcome.status {
         case "won":
             counts.wins += 1

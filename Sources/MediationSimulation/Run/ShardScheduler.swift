@@ -14,6 +14,7 @@ enum ShardScheduler {
         let shardCount = options.shardCount
         let next = Locked(0)
         let jobs = max(1, min(options.jobs, shardCount))
+        options.progress?.begin(total: options.auctions * networks.count)
         let results = await withTaskGroup(of: [(Int, Result<MultiTotals, SimulationError>)].self) { group in
             for _ in 0..<jobs {
                 group.addTask {
@@ -53,6 +54,7 @@ enum ShardScheduler {
         for (configuration, simulated) in networks.enumerated() {
             switch await ShardRunner.run(simulated, placementID: placementID, range: range, concurrency: options.concurrency) {
             case .success(let output):
+                options.progress?.advance(by: range.count)
                 records.append(output.records)
                 for index in output.sources.indices {
                     totals.runs[configuration].sources[index].add(output.sources[index])

@@ -13,6 +13,9 @@ struct AuctionRecord: Sendable {
     var oracleMicros: Int64 = 0
     /// The best realised price among valid answers, whenever they arrive.
     var unboundedOracleMicros: Int64 = 0
+    /// The best value *as the engine knows it* (bid, configured eCPM) among valid answers
+    /// arriving before their source's limit.
+    var knownOracleMicros: Int64 = 0
 
     var isFilled: Bool { winner >= 0 }
 }
@@ -42,6 +45,19 @@ struct SourceCounts: Hashable, Sendable {
     var revenue = WideSum()
     /// Σ known micros of its wins.
     var knownRevenue = WideSum()
+    /// The width of a bucket of ``latencies``, in milliseconds.
+    static let latencyBucketMilliseconds = 10
+    /// Answers (any outcome with a latency) by time to answer in 10 ms buckets (bucket k: 10k to
+    /// 10k + 9 ms), the last holding ``RunTotals/histogramLimit`` and beyond. (10 ms keeps a
+    /// sweep of many values small: 301 counts per source and configuration.)
+    var latencies = [Int](repeating: 0, count: RunTotals.histogramLimit / SourceCounts.latencyBucketMilliseconds + 1)
+
+    /// Counts one answer that took `milliseconds`.
+    mutating func addLatency(_ milliseconds: Double) {
+        guard milliseconds.isFinite else { return }
+        let whole = Int(min(max(milliseconds.rounded(.down), 0), Double(RunTotals.histogramLimit)))
+        latencies[whole / SourceCounts.latencyBucketMilliseconds] += 1
+    }
 
     mutating func add(_ other: SourceCounts) {
         asked += other.asked
@@ -55,6 +71,9 @@ struct SourceCounts: Hashable, Sendable {
         self.other += other.other
         revenue.add(other.revenue)
         knownRevenue.add(other.knownRevenue)
+        for index in latencies.indices where index < other.latencies.count {
+            latencies[index] += other.latencies[index]
+        }
     }
 }
 
@@ -66,6 +85,7 @@ struct BatchTotals: Hashable, Sendable {
     var known = WideSum()
     var oracle = WideSum()
     var unboundedOracle = WideSum()
+    var knownOracle = WideSum()
 
     mutating func add(_ other: BatchTotals) {
         requests += other.requests
@@ -74,6 +94,7 @@ struct BatchTotals: Hashable, Sendable {
         known.add(other.known)
         oracle.add(other.oracle)
         unboundedOracle.add(other.unboundedOracle)
+        knownOracle.add(other.knownOracle)
     }
 }
 
@@ -120,6 +141,7 @@ struct RunTotals: Sendable {
         batches[batch].known.add(record.knownMicros)
         batches[batch].oracle.add(record.oracleMicros)
         batches[batch].unboundedOracle.add(record.unboundedOracleMicros)
+        batches[batch].knownOracle.add(record.knownOracleMicros)
     }
 
     mutating func add(_ other: RunTotals) {

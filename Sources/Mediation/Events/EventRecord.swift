@@ -1,0 +1,79 @@
+/// One ``MediationEvent`` as a `Codable` record, for logs and replays: the event's name, its
+/// instant and placement, and the fields of its kind. Like the events, it carries ids, prices,
+/// instants and traces only: never chat content, context, device or user data.
+///
+/// JSON (snake_case, instants in milliseconds on the engine's clock):
+/// `{"event": "auction_finished", "at_ms": 60090, "placement": "home_banner", "trace": {…}}`;
+/// other kinds carry `reason` (`auction_started`: `load`, `refresh`, …; `released`: `replaced`,
+/// `expired`, …), `ad` (an ``AdSummary``), `expires_at_ms`, `due_at_ms`, `revenue_usd` (`shown`)
+/// or, for `late_answer`, `auction_id`, `line_item` and `ad_released`.
+public struct EventRecord: Hashable, Sendable, Codable {
+    /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
+    public var event: String
+    /// When it happened, milliseconds on the engine's clock.
+    public var atMilliseconds: Double
+    /// The placement id.
+    public var placementID: String
+    /// Why an auction started, or why an ad was released.
+    public var reason: String?
+    /// An auction's trace (`auction_finished`).
+    public var trace: AuctionTrace?
+    /// The ad (ad events).
+    public var ad: AdSummary?
+    /// When a loaded ad expires, milliseconds on the engine's clock (`ad_loaded`).
+    public var expiresAtMilliseconds: Double?
+    /// When the next refresh is due, milliseconds on the engine's clock (`refresh_scheduled`).
+    public var dueAtMilliseconds: Double?
+    /// An impression's revenue, USD (`shown`).
+    public var revenueUSD: Double?
+    /// The auction of a late answer.
+    public var auctionID: String?
+    /// The line item of a late answer.
+    public var lineItemID: String?
+    /// Whether a late answer's ad was released.
+    public var adReleased: Bool?
+
+    private enum CodingKeys: String, CodingKey {
+        case event
+        case atMilliseconds = "at_ms"
+        case placementID = "placement"
+        case reason
+        case trace
+        case ad
+        case expiresAtMilliseconds = "expires_at_ms"
+        case dueAtMilliseconds = "due_at_ms"
+        case revenueUSD = "revenue_usd"
+        case auctionID = "auction_id"
+        case lineItemID = "line_item"
+        case adReleased = "ad_released"
+    }
+
+    /// The record of `event`.
+    /// - Parameter event: an engine event.
+    public init(_ event: MediationEvent) {
+        self.event = event.name
+        atMilliseconds = event.instant.milliseconds
+        placementID = event.placementID
+        ad = event.ad
+        switch event {
+        case .auctionStarted(_, let reason, _):
+            self.reason = reason.rawValue
+        case .auctionFinished(_, let trace, _):
+            self.trace = trace
+        case .adLoaded(_, let expiresAt, _):
+            expiresAtMilliseconds = expiresAt.milliseconds
+        case .shown(let impression, _):
+            revenueUSD = impression.revenueUSD
+        case .released(_, let reason, _):
+            self.reason = reason.rawValue
+        case .refreshScheduled(_, let dueAt, _):
+            dueAtMilliseconds = dueAt.milliseconds
+        case .lateAnswer(let late):
+            auctionID = late.auctionID
+            lineItemID = late.lineItemID
+            adReleased = late.adReleased
+        case .clicked, .retired, .expired, .renderFailed:
+            break
+        }
+    }
+}

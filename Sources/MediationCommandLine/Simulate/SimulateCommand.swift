@@ -1,0 +1,140 @@
+import Foundation
+import Mediation
+import MediationSimulation
+
+/// `mediate simulate`: what-if runs of a placement on the real engine in virtual time against
+/// the market model (`docs/simulation.md`): a run of N auctions, a comparison of two
+/// configurations on the same draws, a sweep of one parameter, a refreshing placement over
+/// virtual time, or the replay of a recorded event log. The same arguments print the same
+/// bytes; `--jobs` changes only how fast.
+enum SimulateCommand {
+    /// The market used when `--market` is absent, relative to the current directory.
+    static let defaultMarketPath = "Config/market.json"
+
+    /// Runs `mediate simulate`.
+    /// - Returns: success, or usage (64: an unknown placement, a sweep that does not apply),
+    ///   data (65: an invalid config, market or recording), no input (66: a missing file) or
+    ///   software (70: the HTML report could not be written, an internal error).
+    static func run(_ options: SimulateOptions, environment: CommandEnvironment) async -> ExitCode {
+        let configPath = options.configPath ?? MediateCommand.defaultConfigPath
+        let marketPath = options.marketPath ?? defaultMarketPath
+        let configuration: MediationConfiguration
+        switch loadConfiguration(configPath, environment: environment) {
+        case .success(let loaded): configuration = loaded
+        case .failure(let exit): return exit.code
+        }
+        let market: Market
+        do {
+            market = try Market.load(contentsOf: environment.resolve(marketPath))
+        } catch {
+            switch error.code {
+            case .fileNotFound: return MediateCommand.fail(.noInput, "market file not found: \(marketPath)", environment: environment)
+            case .unreadableFile: return MediateCommand.fail(.noInput, "cannot read market file \(marketPath): \(error.message)", environment: environment)
+            default: return MediateCommand.fail(.dataError, "invalid market \(marketPath): \(error.path): \(error.message)", environment: environment)
+            }
+        }
+        let progress = SimulationProgress()
+        let simulationOptions = SimulationOptions(auctions: options.auctions, seed: options.seed, jobs: options.jobs, progress: progress)
+        let bar = ProgressBar.start(progress, environment: environment)
+        let outcome = await simulate(options, configuration: configuration, configPath: configPath, market: market, marketPath: marketPath, simulationOptions: simulationOptions, environment: environment)
+        await bar?.finish()
+        switch outcome {
+        case .failure(let exit):
+            return exit.code
+        case .success(let result):
+            if let reportPath = options.reportPath, let html = result.html {
+                if let exit = MediateCommand.writeReport(html, to: reportPath, environment: environment) { return exit }
+            }
+            environment.standardOutput.write(options.json ? result.json : result.text)
+            return .success
+        }
+    }
+
+    /// What a simulation printed and drew.
+    private struct Rendered {
+        var text: String
+        var json: String
+        var html: String?
+    }
+
+    private static func simulate(_ options: SimulateOptions, configuration: MediationConfiguration, configPath: String, market: Market, marketPath: String, simulationOptions: SimulationOptions, environment: CommandEnvironment) async -> Result<Rendered, MediateCommand.Exit> {
+        let header = SimulationHeader(placementID: options.placementID, configPath: configPath, marketPath: marketPath, seed: options.seed)
+        let wantsHTML = options.reportPath != nil
+        do {
+            switch options.mode {
+            case .run:
+                let report = try await Simulation.run(configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
+                return .success(Rendered(text: SimulationText.run(report, header: header), json: try SimulationText.json(report), html: wantsHTML ? SimulationHTML.run(report, header: header) : nil))
+            case .compare(let otherPath):
+                let other: MediationConfiguration
+                switch loadConfiguration(otherPath, environment: environment) {
+                case .success(let loaded): other = loaded
+                case .failure(let exit): return .failure(exit)
+                }
+                let comparison = try await Simulation.compare(configuration, other, market: market, placementID: options.placementID, options: simulationOptions)
+                return .success(Rendered(text: SimulationText.compare(comparison, header: header, otherPath: otherPath), json: try SimulationText.json(comparison), html: wantsHTML ? SimulationHTML.compare(comparison, header: header, otherPath: otherPath) : nil))
+            case .sweep(let specification):
+                let sweep = try await Simulation.sweep(specification, configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
+                return .success(Rendered(text: SimulationText.sweep(sweep, header: header), json: try SimulationText.json(sweep), html: wantsHTML ? SimulationHTML.sweep(sweep, header: header) : nil))
+            case .duration(let duration):
+                if let placement = configuration.placement(options.placementID), placement.format != .banner, placement.refreshSeconds == nil {
+                    return .failure(MediateCommand.Exit(code: MediateCommand.usageError("--duration runs a refreshing placement (a banner); \(options.placementID) is \(placement.format) and does not refresh: use --auctions N", environment: environment)))
+                }
+                let report = try await Simulation.runPlacement(configuration: configuration, market: market, placementID: options.placementID, duration: duration, seed: options.seed)
+                return .success(Rendered(text: SimulationText.placement(report, header: header), json: try SimulationText.json(report), html: nil))
+            case .replay(let recordingPath):
+                let recording: Recording
+                do {
+                    recording = try Recording.load(contentsOf: environment.resolve(recordingPath))
+                } catch {
+                    return .failure(MediateCommand.Exit(code: report(error, recordingPath: recordingPath, configPath: configPath, marketPath: marketPath, environment: environment)))
+                }
+                let replay = try await Simulation.replay(recording, configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
+                return .success(Rendered(text: SimulationText.replay(replay, header: header, recordingPath: recordingPath), json: try SimulationText.json(replay), html: wantsHTML ? SimulationHTML.replay(replay, header: header, recordingPath: recordingPath) : nil))
+            }
+        } catch let error as SimulationError {
+            let recordingPath: String? = if case .replay(let path) = options.mode { path } else { nil }
+            return .failure(MediateCommand.Exit(code: report(error, recordingPath: recordingPath, configPath: configPath, marketPath: marketPath, environment: environment)))
+        } catch {
+            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.software, "cannot encode the report as JSON: \(error)", environment: environment)))
+        }
+    }
+
+    /// Loads a configuration file with the registry's pricing, reporting a failure.
+    private static func loadConfiguration(_ path: String, environment: CommandEnvironment) -> Result<MediationConfiguration, MediateCommand.Exit> {
+        do {
+            return .success(try ConfigurationLoader(registry: environment.registry).load(contentsOf: environment.resolve(path)))
+        } catch {
+            return .failure(MediateCommand.Exit(code: MediateCommand.report(.configuration(path: path, error), environment: environment)))
+        }
+    }
+
+    /// Reports a simulation error on standard error with its exit code.
+    private static func report(_ error: SimulationError, recordingPath: String?, configPath: String, marketPath: String, environment: CommandEnvironment) -> ExitCode {
+        let located = error.path.map { "\($0): \(error.message)" } ?? error.message
+        switch error.code {
+        case .unknownPlacement, .invalidOptions:
+            return MediateCommand.usageError(error.message, environment: environment)
+        case .invalidSweep:
+            return MediateCommand.usageError("--sweep \(error.message)", environment: environment)
+        case .invalidMarket:
+            return MediateCommand.fail(.dataError, "invalid market \(marketPath): \(located)", environment: environment)
+        case .invalidConfiguration:
+            return MediateCommand.fail(.dataError, "invalid config \(configPath): \(located)", environment: environment)
+        case .invalidRecording:
+            return MediateCommand.fail(.dataError, "invalid recording \(recordingPath ?? "-"): \(located)", environment: environment)
+        case .unreadableRecording:
+            return MediateCommand.fail(.noInput, "recording \(recordingPath ?? "-"): \(error.message)", environment: environment)
+        default:
+            return MediateCommand.fail(.software, "simulation failed: \(located)", environment: environment)
+        }
+    }
+}
+
+/// What every rendering names: the placement, the files and the seed.
+struct SimulationHeader: Sendable {
+    var placementID: String
+    var configPath: String
+    var marketPath: String
+    var seed: UInt64
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Mediation
+import MediationSimulation
+
+/// The text `mediate simulate` prints: fixed formats, no wall-clock figure, so the same
+/// arguments print the same bytes. Ids from the configuration are escaped (R17).
+enum SimulationText {
+    // MARK: - Run
+
+    static func run(_ report: SimulationReport, header: SimulationHeader) -> String {
+        var lines = ["\(safe(report.placementID)): \(report.requests) auctions, seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))", ""]
+        lines += summary(report)
+        lines.append("")
+        lines += networkTable(report)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The summary figures of one report.
+    static func summary(_ report: SimulationReport) -> [String] {
+        [
+            row("requests", String(report.requests)),
+            row("fill rate", fixed(report.fillRate, 4), report.fillRateInterval, 4),
+            row("revenue / 1000 requests", "$" + fixed(report.revenuePer1000Requests, 4), report.revenuePer1000RequestsInterval, 4),
+            row("known revenue / 1000", "$" + fixed(report.knownRevenuePer1000Requests, 4)),
+            row("mean winning eCPM", report.meanWinningECPM.map { "$" + fixed($0, 4) } ?? "-", report.meanWinningECPMInterval, 4),
+            row("time to ad p50 / p95 / p99", "\(ms(report.timeToAd.p50)) / \(ms(report.timeToAd.p95)) / \(ms(report.timeToAd.p99)) ms"),
+            row("oracle ratio, deadline", report.oracle.ratio.map { fixed($0, 4) } ?? "-", report.oracle.ratioInterval, 4),
+            row("oracle ratio, unbounded", report.oracle.unboundedRatio.map { fixed($0, 4) } ?? "-", report.oracle.unboundedRatioInterval, 4),
+            row("revenue, USD", fixed(report.revenueUSD, 6) + " (oracle " + fixed(report.oracle.revenueUSD, 6) + ", unbounded " + fixed(report.oracle.unboundedRevenueUSD, 6) + ")"),
+        ]
+    }
+
+    /// One line per network: asked, fills, wins, win share, timeouts, errors, revenue.
+    static func networkTable(_ report: SimulationReport) -> [String] {
+        let width = max(8, report.networks.map { safe($0.network).count }.max() ?? 0) + 2
+        var lines = [pad("network", width) + lpad("asked", 10) + lpad("fills", 10) + lpad("wins", 10) + lpad("win share", 11) + lpad("timeouts", 10) + lpad("errors", 9) + lpad("p50 ms", 8) + lpad("revenue USD", 14)]
+        for network in report.networks {
+            lines.append(pad(safe(network.network), width) + lpad(String(network.asked), 10) + lpad(String(network.fills), 10) + lpad(String(network.wins), 10)
+                + lpad(fixed(network.winShare * 100, 1) + " %", 11) + lpad(String(network.timeouts), 10) + lpad(String(network.errors), 9)
+                + lpad(ms(network.answerLatency.p50), 8) + lpad(fixed(network.revenueUSD, 6), 14))
+        }
+        return lines
+    }
+
+    // MARK: - Compare
+
+    static func compare(_ comparison: SimulationComparison, header: SimulationHeader, otherPath: String) -> String {
+        var lines = [
+            "\(safe(comparison.a.placementID)): A = \(safe(header.configPath)), B = \(safe(otherPath)); \(comparison.a.requests) paired auctions on the same draws, seed \(header.seed) (market \(safe(header.marketPath)))",
+            "",
+        ]
+        lines += differenceTable(comparison.differences)
+        lines.append("")
+        lines.append(pad("time to ad p50 / p95 / p99", 28) + "A " + "\(ms(comparison.a.timeToAd.p50)) / \(ms(comparison.a.timeToAd.p95)) / \(ms(comparison.a.timeToAd.p99)) ms" + ", B \(ms(comparison.b.timeToAd.p50)) / \(ms(comparison.b.timeToAd.p95)) / \(ms(comparison.b.timeToAd.p99)) ms")
+        lines.append("")
+        let names = uniqueNetworks(comparison.a, comparison.b)
+        let width = max(8, names.map { safe($0).count }.max() ?? 0) + 2
+        lines.append(pad("network", width) + lpad("wins A", 10) + lpad("wins B", 10) + lpad("share A", 10) + lpad("share B", 10) + lpad("revenue A", 13) + lpad("revenue B", 13))
+        for name in names {
+            let a = comparison.a.network(name)
+            let b = comparison.b.network(name)
+            lines.append(pad(safe(name), width) + lpad(a.map { String($0.wins) } ?? "-", 10) + lpad(b.map { String($0.wins) } ?? "-", 10)
+                + lpad(a.map { fixed($0.winShare * 100, 1) + " %" } ?? "-", 10) + lpad(b.map { fixed($0.winShare * 100, 1) + " %" } ?? "-", 10)
+                + lpad(a.map { fixed($0.revenueUSD, 6) } ?? "-", 13) + lpad(b.map { fixed($0.revenueUSD, 6) } ?? "-", 13))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `figure  A  B  B − A  (interval)` lines.
+    static func differenceTable(_ differences: [FigureDifference]) -> [String] {
+        var lines = [pad("figure", 26) + lpad("A", 11) + lpad("B", 11) + lpad("B - A", 12) + "   95 % interval"]
+        for difference in differences {
+            let digits = difference.figure == "mean_auction_ms" ? 2 : 4
+            let interval = difference.interval.map { "(\(signed($0.lower, digits)) to \(signed($0.upper, digits)))" } ?? "-"
+            let mark = difference.isSignificant ? "  *" : ""
+            lines.append(pad(label(difference.figure), 26) + lpad(difference.a.map { fixed($0, digits) } ?? "-", 11) + lpad(difference.b.map { fixed($0, digits) } ?? "-", 11)
+                + lpad(difference.difference.map { signed($0, digits) } ?? "-", 12) + "   " + interval + mark)
+        }
+        lines.append("(* the interval excludes 0; paired per-auction differences for means, batch means for ratios)")
+        return lines
+    }
+
+    // MARK: - Sweep
+
+    static func sweep(_ sweep: SweepResult, header: SimulationHeader) -> String {
+        var lines = [
+            "\(safe(sweep.baseline.placementID)): sweep of \(safe(sweep.parameter)) over \(sweep.points.count) values, \(sweep.baseline.requests) auctions each on the same draws, seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))",
+            "",
+            pad(safe(sweep.parameter), 14) + lpad("revenue/1000", 13) + "  " + pad("95 % interval", 20) + lpad("fill", 8) + lpad("mean eCPM", 11) + lpad("oracle", 8) + lpad("p95 ms", 8),
+        ]
+        func line(_ label: String, _ report: SimulationReport, best: Bool) -> String {
+            let interval = report.revenuePer1000RequestsInterval.map { "\(fixed($0.lower, 4)) to \(fixed($0.upper, 4))" } ?? "-"
+            return pad(label, 14) + lpad(fixed(report.revenuePer1000Requests, 4), 13) + "  " + pad(interval, 20) + lpad(fixed(report.fillRate, 4), 8)
+                + lpad(report.meanWinningECPM.map { fixed($0, 4) } ?? "-", 11) + lpad(report.oracle.ratio.map { fixed($0, 4) } ?? "-", 8) + lpad(ms(report.timeToAd.p95), 8) + (best ? "  <- best" : "")
+        }
+        lines.append(line("as configured", sweep.baseline, best: false))
+        for (index, point) in sweep.points.enumerated() {
+            lines.append(line(value(point.value), point.report, best: index == sweep.bestIndex))
+        }
+        lines.append("")
+        lines.append("best: \(safe(sweep.parameter))=\(value(sweep.best.value)), revenue / 1000 requests \(fixed(sweep.best.report.revenuePer1000Requests, 4))")
+        if let difference = sweep.bestVersusBaseline.first(where: { $0.figure == "revenue_per_1000_requests" }) {
+            lines.append("  vs as configured: " + describe(difference))
+        }
+        if let difference = sweep.bestVersusRunnerUp.first(where: { $0.figure == "revenue_per_1000_requests" }) {
+            let runnerUp = sweep.points.first { $0.report.revenuePer1000Requests == difference.a }.map { value($0.value) } ?? "-"
+            lines.append("  vs the runner-up (\(runnerUp)): " + describe(difference) + (difference.isSignificant ? "" : "; not distinguishable from it at this number of auctions"))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func describe(_ difference: FigureDifference) -> String {
+        let interval = difference.interval.map { " (95 %: \(signed($0.lower, 4)) to \(signed($0.upper, 4)))" } ?? ""
+        return (difference.difference.map { signed($0, 4) } ?? "-") + interval
+    }
+
+    // MARK: - Duration
+
+    static func placement(_ report: PlacementRunReport, header: SimulationHeader) -> String {
+        var lines = [
+            "\(safe(report.placementID)): \(value(report.durationSeconds)) s of virtual time in one visible view, seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))",
+            "",
+            row("auctions (filled)", "\(report.auctions) (\(report.filledAuctions))"),
+            row("impressions", String(report.impressions)),
+            row("revenue, USD", fixed(report.revenueUSD, 6) + " (known " + fixed(report.knownRevenueUSD, 6) + ")"),
+            row("impressions per hour", fixed(report.impressionsPerHour, 2)),
+            row("revenue per hour, USD", fixed(report.revenuePerHourUSD, 6)),
+            "",
+        ]
+        let width = max(10, report.lineItems.map { safe($0.lineItemID).count }.max() ?? 0) + 1
+        lines.append(pad("line item", width) + "  " + pad("network", 16) + lpad("impressions", 12) + lpad("revenue USD", 14))
+        for item in report.lineItems {
+            lines.append(pad(safe(item.lineItemID), width) + "  " + pad(safe(item.network), 16) + lpad(String(item.impressions), 12) + lpad(fixed(item.revenueUSD, 6), 14))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Replay
+
+    static func replay(_ replay: ReplayReport, header: SimulationHeader, recordingPath: String) -> String {
+        let report = replay.report
+        var lines = [
+            "\(safe(report.placementID)): replay of \(replay.recordedAuctions) recorded auctions from \(safe(recordingPath)) under \(safe(header.configPath)), seed \(header.seed) (market \(safe(header.marketPath)))",
+            "answers: \(replay.recordedAnswers) as recorded, \(replay.drawnAnswers) drawn from the market (not in the recording: tiers it never reached, sources it cancelled, late answers)",
+            "recorded: \(replay.recordedFilled) filled, revenue \(fixed(replay.recordedRevenueUSD, 6)) USD; replayed: \(report.filled) filled, revenue \(fixed(report.knownRevenueUSD, 6)) USD at the engine's values (\(signed(report.knownRevenueUSD - replay.recordedRevenueUSD, 6)))",
+            "",
+        ]
+        lines += summary(report)
+        lines.append("")
+        lines += networkTable(report)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - JSON
+
+    /// Pretty JSON with sorted keys, newline-terminated.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
+    // MARK: - Formatting
+
+    static func safe(_ text: String) -> String { DisplayText.escaped(text) }
+
+    static func label(_ figure: String) -> String {
+        switch figure {
+        case "fill_rate": "fill rate"
+        case "revenue_per_1000_requests": "revenue / 1000 requests"
+        case "known_revenue_per_1000_requests": "known revenue / 1000"
+        case "mean_auction_ms": "mean auction ms"
+        case "mean_winning_ecpm": "mean winning eCPM"
+        case "oracle_ratio": "oracle ratio, deadline"
+        case "unbounded_oracle_ratio": "oracle ratio, unbounded"
+        default: figure
+        }
+    }
+
+    static func row(_ label: String, _ value: String, _ interval: ConfidenceInterval? = nil, _ digits: Int = 4) -> String {
+        pad(label, 28) + value + (interval.map { "  (95 %: \(fixed($0.lower, digits)) to \(fixed($0.upper, digits)))" } ?? "")
+    }
+
+    static func ms(_ value: Int?) -> String { value.map(String.init) ?? "-" }
+
+    /// `value` with `digits` decimals (never traps; a non-finite value prints as Swift does).
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return String(value) }
+        let text = String(format: "%.\(digits)f", value)
+        return text == "-" + String(format: "%.\(digits)f", 0.0) ? String(format: "%.\(digits)f", 0.0) : text
+    }
+
+    /// `fixed` with a sign: `+0.0123`, `-0.0040`, `0.0000`.
+    static func signed(_ value: Double, _ digits: Int) -> String {
+        let text = fixed(value, digits)
+        return text.hasPrefix("-") || text == fixed(0, digits) ? text : "+" + text
+    }
+
+    /// A sweep value as short as it reads: `0.75`, `1500`.
+    static func value(_ value: Double) -> String {
+        guard value.isFinite else { return String(value) }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        var text = String(format: "%.6f", value)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count > width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func lpad(_ text: String, _ width: Int) -> String {
+        text.count > width ? " " + text : String(repeating: " ", count: width - text.count) + text
+    }
+
+    private static func uniqueNetworks(_ a: SimulationReport, _ b: SimulationReport) -> [String] {
+        var names: [String] = []
+        for network in a.networks.map(\.network) + b.networks.map(\.network) where !names.contains(network) {
+            names.append(network)
+        }
+        return names
+    }
+}

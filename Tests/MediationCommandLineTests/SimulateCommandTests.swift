@@ -1,0 +1,273 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+@testable import MediationCommandLine
+import Testing
+
+/// `mediate simulate` end to end through the command's library entry point, on markets of fixed
+/// draws (exact figures) and on the shipped config and market.
+@Suite("mediate simulate")
+struct SimulateCommandTests {
+    /// NetA is configured at 1.20 but realises 1.00 after 50 ms; NetB is configured at 0.80 but
+    /// realises 1.50 after 80 ms. The engine takes NetA (the higher configured value) at 50 ms;
+    /// a clairvoyant picker takes NetB: oracle ratio 2/3.
+    static let pairConfig = """
+    {
+      "networks": {
+        "neta": { "adapter": "fallback", "endpoint": "sandbox" },
+        "netb": { "adapter": "fallback", "endpoint": "sandbox" }
+      },
+      "placements": {
+        "level_end": {
+          "format": "interstitial",
+          "sources": [
+            { "id": "neta_li", "network": "neta", "ad_unit_id": "a", "ecpm": 1.20 },
+            { "id": "netb_li", "network": "netb", "ad_unit_id": "b", "ecpm": 0.80 }
+          ]
+        }
+      }
+    }
+    """
+
+    static let pairMarket = """
+    {
+      "networks": {
+        "neta": { "fill_rate": 1, "price": { "median": 1.00, "spread": 0 }, "latency": { "median_ms": 50, "spread": 0 } },
+        "netb": { "fill_rate": 1, "price": { "median": 1.50, "spread": 0 }, "latency": { "median_ms": 80, "spread": 0 } }
+      }
+    }
+    """
+
+    private func pairWorkspace() throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.write(Self.pairConfig, to: "Config/mediation.json")
+        try workspace.write(Self.pairMarket, to: "Config/market.json")
+        return workspace
+    }
+
+    private func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func fixedDrawsGiveExactFiguresThroughTheCommandLine() async throws {
+        let workspace = try pairWorkspace()
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--auctions", "400", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let report = try json(result.output)
+        #expect(report["requests"] as? Int == 400)
+        #expect(report["filled"] as? Int == 400)
+        #expect(report["fill_rate"] as? Double == 1)
+        #expect(report["revenue_usd"] as? Double == 0.4) // 400 × 1.00 / 1000
+        #expect(report["revenue_per_1000_requests"] as? Double == 1.0)
+        #expect(report["known_revenue_per_1000_requests"] as? Double == 1.2)
+        let oracle = try #require(report["oracle"] as? [String: Any])
+        #expect(oracle["revenue_usd"] as? Double == 0.6) // 400 × 1.50 / 1000
+        let ratio = try #require(oracle["ratio"] as? Double)
+        #expect(abs(ratio - 2.0 / 3.0) < 1e-12)
+        let timeToAd = try #require(report["time_to_ad_ms"] as? [String: Any])
+        #expect(timeToAd["p50"] as? Int == 50 && timeToAd["p99"] as? Int == 50)
+        let networks = try #require(report["networks"] as? [[String: Any]])
+        #expect(networks.map { $0["network"] as? String } == ["neta", "netb"])
+        #expect(networks[0]["wins"] as? Int == 400 && networks[0]["win_share"] as? Double == 1)
+
+        let text = await workspace.run(["simulate", "--placement", "level_end", "--auctions", "400"])
+        #expect(text.code == .success)
+        #expect(text.output.contains("revenue / 1000 requests     $1.0000  (95 %: 1.0000 to 1.0000)"))
+        #expect(text.output.contains("oracle ratio, deadline      0.6667  (95 %: 0.6667 to 0.6667)"))
+        #expect(text.output.contains("time to ad p50 / p95 / p99  50 / 50 / 50 ms"))
+    }
+
+    @Test func compareOfIdenticalConfigsIsExactlyZeroWithZeroWidthIntervals() async throws {
+        let workspace = try Workspace()
+        for file in ["mediation.json", "market.json"] {
+            try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
+        }
+        try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json"), encoding: .utf8), to: "copy.json")
+        let result = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "400", "--compare", "copy.json", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let comparison = try json(result.output)
+        let differences = try #require(comparison["differences"] as? [[String: Any]])
+        #expect(differences.count == 7)
+        for difference in differences {
+            #expect(difference["difference"] as? Double == 0, "\(difference)")
+            let interval = try #require(difference["interval"] as? [String: Any], "\(difference)")
+            #expect(interval["lower"] as? Double == 0 && interval["upper"] as? Double == 0, "\(difference)")
+        }
+        let text = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "400", "--compare", "copy.json"])
+        #expect(text.output.contains("revenue / 1000 requests"))
+        #expect(text.output.contains("+0.0000") == false)
+    }
+
+    @Test func sameSeedSameBytesAndJobsChangeNothing() async throws {
+        let workspace = try Workspace()
+        for file in ["mediation.json", "market.json"] {
+            try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
+        }
+        let arguments = ["simulate", "--placement", "home_banner", "--auctions", "800", "--seed", "7"]
+        let first = await workspace.run(arguments)
+        let second = await workspace.run(arguments)
+        let twoJobs = await workspace.run(arguments + ["--jobs", "2"])
+        #expect(first.code == .success, "\(first.error)")
+        #expect(first.output == second.output)
+        #expect(first.output == twoJobs.output)
+        #expect(!first.output.isEmpty)
+        let otherSeed = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "800", "--seed", "8"])
+        #expect(otherSeed.output != first.output)
+        // Standard error is not a terminal here: no progress bar.
+        #expect(!first.error.contains("["))
+
+        let sweep = ["simulate", "--placement", "home_banner", "--auctions", "300", "--sweep", "floor=0.5:1.5:0.5", "--json"]
+        let sweepOne = await workspace.run(sweep)
+        let sweepTwo = await workspace.run(sweep + ["--jobs", "2"])
+        #expect(sweepOne.code == .success && sweepOne.output == sweepTwo.output)
+    }
+
+    @Test func sweepPrintsTheCurveAndTheBestValue() async throws {
+        let workspace = try pairWorkspace()
+        // An eCPM sweep of NetB: above 1.20 it wins (realised 1.50), at or below it NetA wins.
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--auctions", "200", "--sweep", "netb_li.ecpm=1.0:1.4:0.2"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains("sweep of ecpm[netb_li] over 3 values"))
+        #expect(result.output.contains("best: ecpm[netb_li]=1.4, revenue / 1000 requests 1.5000"))
+        #expect(result.output.contains("vs as configured: +0.5000 (95 %: +0.5000 to +0.5000)"))
+    }
+
+    @Test func replayOfAWatchRunUnderTheSameConfigReproducesItsRevenue() async throws {
+        let workspace = try Workspace()
+        for file in ["mediation.json", "market.json"] {
+            try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
+        }
+        let watch = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "900", "--events", "run.ndjson"])
+        #expect(watch.code == .success, "\(watch.error)")
+        let summary = try #require(watch.output.split(separator: "\n").last.map(String.init))
+        let revenue = try #require(summary.split(separator: "$").last?.split(separator: " ").first.map(String.init), "\(summary)")
+        let log = try String(contentsOf: workspace.directory.appendingPathComponent("run.ndjson"), encoding: .utf8)
+        for line in log.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["event"] is String && object?["at_ms"] is Double, "\(line)")
+        }
+        #expect(!log.contains("\"content\""))
+
+        let replay = await workspace.run(["simulate", "--placement", "home_banner", "--replay", "run.ndjson", "--json"])
+        #expect(replay.code == .success, "\(replay.error)")
+        let report = try json(replay.output)
+        #expect(report["recorded_auctions"] as? Int == 15)
+        let recorded = try #require(report["recorded_revenue_usd"] as? Double)
+        let inner = try #require(report["report"] as? [String: Any])
+        let replayed = try #require(inner["known_revenue_usd"] as? Double)
+        #expect(abs(recorded - replayed) < 1e-12)
+        #expect(SimulationText.fixed(replayed, 6) == revenue)
+        #expect((report["drawn_answers"] as? Int ?? -1) >= 0 && (report["recorded_answers"] as? Int ?? 0) > 0)
+
+        let text = await workspace.run(["simulate", "--placement", "home_banner", "--replay", "run.ndjson"])
+        #expect(text.output.contains("revenue \(revenue) USD at the engine's values (0.000000)"), "\(text.output)")
+    }
+
+    @Test func recordingsWithNewStatusesAndFieldsStillRead() async throws {
+        let workspace = try pairWorkspace()
+        let lines = [
+            #"{"event":"auction_started","at_ms":0,"placement":"level_end","reason":"load"}"#,
+            #"{"event":"auction_finished","at_ms":50,"placement":"level_end","trace":{"placement":"level_end","winner":"neta_li","winning_ecpm":1.2,"new_field":[1,2],"sources":[{"line_item":"neta_li","network":"neta","start_ms":0,"latency_ms":50,"outcome":{"status":"won"},"ecpm":1.2},{"line_item":"netb_li","network":"netb","start_ms":0,"outcome":{"status":"cancelled","value":0.8},"extra":true}]}}"#,
+            #"{"event":"auction_finished","at_ms":90,"placement":"level_end","trace":{"placement":"level_end","sources":[{"line_item":"neta_li","network":"neta","outcome":{"status":"not_asked"}},{"line_item":"netb_li","network":"netb","start_ms":0,"latency_ms":40,"outcome":{"status":"late"}}]}}"#,
+            "",
+        ]
+        try workspace.write(lines.joined(separator: "\n"), to: "log.ndjson")
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--replay", "log.ndjson"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains("replay of 2 recorded auctions"))
+        // Auction 0: NetA as recorded, NetB cancelled (drawn); auction 1: both drawn.
+        #expect(result.output.contains("answers: 1 as recorded, 3 drawn from the market"), "\(result.output)")
+
+        try workspace.write("{\"event\":\"auction_finished\",\"trace\":{}}\n", to: "bad.ndjson")
+        let bad = await workspace.run(["simulate", "--placement", "level_end", "--replay", "bad.ndjson"])
+        #expect(bad.code == .dataError)
+        #expect(bad.error.contains("invalid recording bad.ndjson: line 1:"), "\(bad.error)")
+        let missing = await workspace.run(["simulate", "--placement", "level_end", "--replay", "none.ndjson"])
+        #expect(missing.code == .noInput)
+    }
+
+    @Test func reportIsOneWellFormedPageWithItsCharts() async throws {
+        let workspace = try Workspace()
+        for file in ["mediation.json", "market.json"] {
+            try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
+        }
+        let result = await workspace.run(["simulate", "--placement", "home_banner", "--auctions", "400", "--sweep", "floor=0.5:2.0:0.5", "--report", "sim.html"])
+        #expect(result.code == .success, "\(result.error)")
+        let html = try Data(contentsOf: workspace.directory.appendingPathComponent("sim.html"))
+        let counter = ElementCounter()
+        let parser = XMLParser(data: html)
+        parser.delegate = counter
+        #expect(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+        // The revenue curve, the latency CDFs, the win share bars.
+        #expect(counter.counts["svg"] == 3)
+        // Curve: the revenue line and the baseline; CDF: six networks as configured, five at the
+        // best floor (0.5: the 0.35 backfill is under it, never asked, so it never answers).
+        #expect(counter.counts["path"] == 2 + 6 + 5)
+        #expect(counter.counts["polygon"] == 1)
+        // Win shares: six networks, two runs each.
+        #expect(counter.counts["rect", default: 0] >= 12)
+        // Sweep table: the configuration as given and 4 values; one best row.
+        #expect(counter.bestRows == 1)
+        // The sweep, best vs as configured, the networks at the best value.
+        #expect(counter.counts["table"] == 3)
+        let text = String(decoding: html, as: UTF8.self)
+        for forbidden in ["<script", "http://", "https://", "<link", "<img", "@import", "url("] {
+            #expect(!text.contains(forbidden), "\(forbidden)")
+        }
+    }
+
+    @Test func progressBarLine() {
+        #expect(ProgressBar.line(done: 0, total: 1000, elapsed: .seconds(2)) == "[------------------------------]   0%  0 / 1000 auctions")
+        #expect(ProgressBar.line(done: 250, total: 1000, elapsed: .seconds(2)) == "[#######-----------------------]  25%  250 / 1000 auctions, about 6 s left")
+        #expect(ProgressBar.line(done: 1000, total: 1000, elapsed: .seconds(9)) == "[##############################] 100%  1000 / 1000 auctions")
+    }
+
+    @Test func badFlagsAndMarketsSayWhatAndWhere() async throws {
+        let workspace = try pairWorkspace()
+        let cases: [([String], ExitCode, String)] = [
+            (["simulate"], .usage, "needs --placement"),
+            (["simulate", "--placement", "level_end", "--auctions", "0"], .usage, "--auctions needs a whole number from 1"),
+            (["simulate", "--placement", "level_end", "--jobs", "x"], .usage, "--jobs needs a whole number"),
+            (["simulate", "--placement", "level_end", "--sweep", "tier=1:2:1"], .usage, "unknown parameter \"tier\""),
+            (["simulate", "--placement", "level_end", "--sweep", "floor=2:1:0.5"], .usage, "TO must not be less than FROM"),
+            (["simulate", "--placement", "level_end", "--sweep", "nope.ecpm=1:2:1"], .usage, "no line item \"nope\""),
+            (["simulate", "--placement", "level_end", "--sweep", "floor=1", "--compare", "x.json"], .usage, "do not combine"),
+            (["simulate", "--placement", "level_end", "--duration", "-3"], .usage, "--duration needs a positive number"),
+            (["simulate", "--placement", "level_end", "--bogus"], .usage, "unknown option --bogus"),
+            (["simulate", "--placement", "level_end", "--duration", "60"], .usage, "level_end is interstitial and does not refresh: use --auctions N"),
+            (["simulate", "--placement", "nowhere"], .usage, "no placement \"nowhere\""),
+            (["simulate", "--placement", "level_end", "--market", "missing.json"], .noInput, "market file not found: missing.json"),
+            (["simulate", "--placement", "level_end", "--compare", "missing.json"], .noInput, "config file not found: missing.json"),
+            (["--placement", "level_end", "--events", "x.ndjson"], .usage, "--events applies to --watch only"),
+        ]
+        for (arguments, code, message) in cases {
+            let result = await workspace.run(arguments)
+            #expect(result.code == code, "\(arguments): \(result.error)")
+            #expect(result.error.contains(message), "\(arguments): \(result.error)")
+        }
+        let unwritable = await workspace.run(["simulate", "--placement", "level_end", "--auctions", "10", "--report", "no/such/dir/r.html"])
+        #expect(unwritable.code == .cannotCreate)
+        #expect(unwritable.error.contains("cannot write the report no/such/dir/r.html"), "\(unwritable.error)")
+        #expect(unwritable.output.isEmpty)
+        try workspace.write(Self.pairMarket.replacingOccurrences(of: "\"spread\": 0 }, \"latency\": { \"median_ms\": 80", with: "\"spread\": 9 }, \"latency\": { \"median_ms\": 80"), to: "bad-market.json")
+        let bad = await workspace.run(["simulate", "--placement", "level_end", "--market", "bad-market.json"])
+        #expect(bad.code == .dataError)
+        #expect(bad.error.contains("invalid market bad-market.json: networks.netb.price.spread: must be from 0 to 4"), "\(bad.error)")
+        try workspace.write(#"{ "networks": { "neta": { "fill_rate": 1, "price": { "median": 1 }, "latency": { "median_ms": 5 } } } }"#, to: "short-market.json")
+        let short = await workspace.run(["simulate", "--placement", "level_end", "--market", "short-market.json"])
+        #expect(short.code == .dataError)
+        #expect(short.error.contains("invalid market short-market.json: networks.netb:"), "\(short.error)")
+    }
+}
+
+/// Counts elements of an XHTML page.
+private final class ElementCounter: NSObject, XMLParserDelegate {
+    var counts: [String: Int] = [:]
+    var bestRows = 0
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        counts[elementName, default: 0] += 1
+        if elementName == "tr", attributes["class"] == "best" { bestRows += 1 }
+    }
+}
