@@ -174,6 +174,10 @@ package struct PlacementStateMachine: Sendable {
     private var foregroundSequence: UInt64 = 0
     private var retiredShown: [RetiredShown] = []
     private var recentlyExpired: [String] = []
+    /// Whether the running or last auction was the immediate reload after an expiry: a second
+    /// expiry in a row waits for the refresh count, so a network whose ads expire at once
+    /// (a TTL of a few milliseconds) cannot make the placement ask it once per round trip.
+    private var lastAuctionReloadedAfterExpiry = false
 
     /// Creates the machine of one placement: empty, no view, no auction, no timer.
     /// - Parameters:
@@ -642,6 +646,7 @@ package struct PlacementStateMachine: Sendable {
     /// Starts an auction now; the refresh count stops while it runs (R13).
     private mutating func startAuction(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) {
         schedule?.stop(at: now)
+        lastAuctionReloadedAfterExpiry = false
         if case .expired = content { content = .empty }
         actions.append(.emit(.auctionStarted(placementID: placementID, reason: reason, at: now)))
         actions.append(.startAuction(AuctionStart(reason: reason, excludedLineItems: excluded, slot: slot, startedAt: now)))
@@ -660,8 +665,9 @@ package struct PlacementStateMachine: Sendable {
 
     /// A refreshing placement emptied by expiry loads as soon as it is seen again.
     private mutating func reloadIfSeenAndEmptied(at now: MediationInstant, into actions: inout [Action]) {
-        guard refreshes, case .expired = content, auction == nil, isSeen else { return }
+        guard refreshes, case .expired = content, auction == nil, isSeen, !lastAuctionReloadedAfterExpiry else { return }
         startAuction(reason: .load, excluding: [], at: now, into: &actions)
+        lastAuctionReloadedAfterExpiry = true
     }
 
     /// An ad stops being the current one: a shown ad is retired (never released, R12), an
