@@ -212,7 +212,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// `text` as an endpoint URL when it has the form
-    /// `^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!-~]*)?$`, else `nil`.
+    /// `^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!-~]*)?$` with a port from 1 to 65535, else `nil`.
     /// - Parameter text: the configured endpoint.
     static func endpointURL(_ text: String) -> URL? {
         let bytes = Array(text.utf8)
@@ -233,6 +233,8 @@ public struct ConfigurationLoader: Sendable {
             let portStart = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard (1...5).contains(index - portStart) else { return nil }
+            // A TCP port: 1 to 65535 (`:0` and `:99999` would fail only at the first request).
+            guard let port = Int(String(decoding: bytes[portStart..<index], as: UTF8.self)), (1...65_535).contains(port) else { return nil }
         }
         if index < bytes.count {
             guard bytes[index] == UInt8(ascii: "/") else { return nil }
