@@ -241,6 +241,8 @@ enum HostileRun {
                 break
             }
         }
+        // R17: whatever a network sent, the trace's text has no raw control character.
+        #expect(!trace.description.unicodeScalars.contains { DisplayText.needsEscape($0) && $0 != "\n" }, "raw control character in\n\(trace)", sourceLocation: sourceLocation)
         guard let hostile = trace.source(hostileSource) else {
             Issue.record("no trace line for the hostile source", sourceLocation: sourceLocation)
             return
@@ -269,6 +271,11 @@ enum HostileRun {
             #expect(error.httpStatus == httpStatus, sourceLocation: sourceLocation)
             for part in message {
                 #expect(error.message.contains(part), "\(error) lacks \(part)", sourceLocation: sourceLocation)
+            }
+        case .lost:
+            guard case .lost = hostile.outcome else {
+                Issue.record("expected the auction to refuse the answer, got \(hostile.outcome) in\n\(trace)", sourceLocation: sourceLocation)
+                return
             }
         case .timeout:
             // Tighten to `.timeout(.deadline)` when the engine's R3a limits land. Until then, Elo

@@ -26,6 +26,9 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
         case error(kind: AdapterError.Kind, code: Int, httpStatus: Int?, message: [String])
         /// No answer by the deadline.
         case timeout
+        /// The answer was refused by the auction (R2: a price it cannot compare), with any loss
+        /// reason; the well-behaved source wins.
+        case lost
     }
 
     var network: Network
@@ -99,6 +102,24 @@ enum HostileScenarios {
 
     static let long = 5000
 
+    /// An escape sequence that would recolour a terminal and start a fake line: it must reach
+    /// no trace description, log line or CLI output raw (R17).
+    static let terminalEscape = #"\u001b[31mRED\u001b]0;pwned\u0007\nFAKE-LINE"#
+
+    /// `body` sent `milliseconds` after the request: past an 800 ms deadline.
+    static func late(_ body: String, milliseconds: Int = 1200, echo: Bool = false) -> LoopbackServer.Response {
+        var response = json(body, echo: echo)
+        response.delayMilliseconds = milliseconds
+        return response
+    }
+
+    /// `body` encoded as Latin-1: each `\u{FF}` in it is the invalid UTF-8 byte 0xFF.
+    static func latin1(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
+        var response = json(body, echo: echo)
+        response.latin1 = true
+        return response
+    }
+
     // MARK: - Elo
 
     /// An Elo bid for the echoed request id.
@@ -150,6 +171,22 @@ enum HostileScenarios {
             scenario("expHuge", json(eloBid(exp: "9223372036854775807", otherBase: otherBase), echo: true), .wins(size: nil)),
             scenario("manyBidsAndTrackers", generated(manyBidsAndTrackers, echo: true), .wins(size: AdSize(width: 390, height: 72))),
             scenario("longIDs", generated(longIDs, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            // Red-team additions.
+            scenario("lateAnswer", late(bid, echo: true), .timeout),
+            scenario("priceMaxDouble", json(eloBid(price: "1.7976931348623157e308", otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["price must be"])),
+            scenario("priceZero", json(eloBid(price: "0", otherBase: otherBase), echo: true), .lost),
+            scenario("priceNegativeZero", json(eloBid(price: "-0.0", otherBase: otherBase), echo: true), .lost),
+            scenario("sizeZero", json(eloBid(size: #""w":0,"h":0"#, otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["ad size must be positive"])),
+            scenario("expZero", json(eloBid(exp: "0", otherBase: otherBase), echo: true), .wins(size: nil)),
+            scenario("expNegative", json(eloBid(exp: "-86400", otherBase: otherBase), echo: true), .wins(size: nil)),
+            // OpenRTB's `exp` is whole seconds: a fraction makes the answer malformed.
+            scenario("expFraction", json(eloBid(exp: "0.0001", otherBase: otherBase), echo: true), invalid),
+            scenario("terminalEscapes", json(eloBid(crid: "cr" + terminalEscape, bidid: "opp" + terminalEscape, otherBase: otherBase), echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("duplicateBidIDs", json(#"{"id":"$REQUEST_ID","bidid":"opp-1","cur":"USD","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.5,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"One"}}},{"id":"b1","impid":"1","price":3.0,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Two"}}}]},{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.0,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Three"}}}]}]}"#, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("invalidUTF8", latin1(eloBid(crid: "cr-\u{FF}\u{FE}", otherBase: otherBase), echo: true), invalid),
+            scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/elo-redirectSchemeChange/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
+            scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/elo-redirectUserInfo/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
+            scenario("redirectOtherPortSameHost", .redirect(307, to: "\(otherBase)/elo-redirectOtherPortSameHost/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"]), redirects: true),
         ]
     }
 
@@ -207,6 +244,12 @@ enum HostileScenarios {
             scenario("sizeNegative", json(nitxAd(#""id":7,"type":"image","path":"/c/7.png","width":320,"height":-50"#)), invalid),
             scenario("idHuge", json(nitxAd(#""id":1e300,"type":"image","path":"/c/7.png""#)), invalid),
             scenario("longIDs", generated([(#"{"impression_id":""#, 1), ("m", long), (#"","ad":{"type":"image","path":"/c/7.png","name":""#, 1), ("n", long), (#"","id":""#, 1), ("i", long), (#""}}"#, 1)]), .wins(size: AdSize(width: 390, height: 61))),
+            // Red-team additions.
+            scenario("lateAnswer", late(nitxAd), .timeout),
+            scenario("terminalEscapes", json(#"{"impression_id":"imp\#(terminalEscape)","ad":{"id":"ad\#(terminalEscape)","name":"n\#(terminalEscape)","type":"image","path":"/c/7.png"}}"#), .wins(size: AdSize(width: 390, height: 61))),
+            scenario("invalidUTF8", latin1(nitxAd(#""id":7,"name":"caf\#u{FF}","type":"image","path":"/c/7.png""#)), invalid),
+            scenario("redirectSchemeChange", .redirect(302, to: "https://$HOSTPORT/nitx-redirectSchemeChange\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
+            scenario("redirectUserInfo", .redirect(302, to: "http://$HOSTPORT@evil.invalid/nitx-redirectUserInfo\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
         ]
     }
 
@@ -249,6 +292,19 @@ enum HostileScenarios {
             scenario("hugeNoFillReason", generated([(#"{"id":"qv","nofill_reason":""#, 1), ("r", 5_000_000), (#""}"#, 1)]), .noFill(code: String(repeating: "r", count: 127) + "…", message: [])),
             scenario("longIDs", generated([(#"{"id":"qv","banner_refresh_seconds":60,"ad":{"type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png","creative_id":""#, 1), ("c", long), (#""}}"#, 1)]), .wins(size: AdSize(width: 390, height: 60))),
             scenario("bundleRedirect", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleRedirect/bundle"}}"#), .error(kind: .server, code: redirect, httpStatus: 302, message: ["HTTP 302 redirect to \(otherBase)"]), redirects: true, bundle: .redirect(302, to: "\(otherBase)/qartvelo-bundleRedirect/bundle")),
+            // Red-team additions.
+            scenario("lateAnswer", late(ad), .timeout),
+            scenario("ttlZero", json(qartveloAd(extra: #","ttl_seconds":0"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("ttlNegative", json(qartveloAd(extra: #","ttl_seconds":-5"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("ttlTrillion", json(qartveloAd(extra: #","ttl_seconds":1000000000000"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshZero", json(qartveloAd(refresh: "0", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshTrillion", json(qartveloAd(refresh: "1000000000000", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshNegative", json(qartveloAd(refresh: "-60", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("terminalEscapes", json(#"{"id":"qv","ad":{"creative_id":"cr\#(terminalEscape)","type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png"},"banner_refresh_seconds":60}"#), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("noFillReasonEscapes", json(#"{"id":"qv","nofill_reason":"no\#(terminalEscape)"}"#), .noFill(code: "no\u{1B}[31mRED\u{1B}]0;pwned\u{07}\nFAKE-LINE", message: [])),
+            scenario("invalidUTF8", latin1(#"{"id":"qv","ad":{"creative_id":"cr-\#u{FF}\#u{FE}","type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png"},"banner_refresh_seconds":60}"#), malformed),
+            scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/qartvelo-redirectSchemeChange/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
+            scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/qartvelo-redirectUserInfo/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
             scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
         ]
     }

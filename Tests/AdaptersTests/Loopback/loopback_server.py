@@ -22,7 +22,11 @@ and, to script a misbehaving network (the hostile-network tests):
                                         of the body, then reset the connection (TCP RST)
   "no_length": true                     no Content-Length: the body ends when the connection
                                         closes (Connection: close)
-"$SELF" in any body becomes the server's own base URL (http://127.0.0.1:PORT).
+"$SELF" in any body or header value becomes the server's own base URL (http://127.0.0.1:PORT),
+"$HOSTPORT" its host and port (127.0.0.1:PORT), for redirects that change only the scheme or
+carry user info.
+  "latin1": true                        the body is encoded as Latin-1, not UTF-8: "\u00ff"
+                                        is the single byte 0xFF (invalid UTF-8 on the wire)
 A connection the server holds (drip, never) is dropped when the server stops.
 GET /__requests returns every request received so far as JSON:
   [{"method", "path", "query", "headers", "body"}]
@@ -100,14 +104,17 @@ class Handler(BaseHTTPRequestHandler):
             stopping.wait(min(spec.get("hold_ms", 3000), 30_000) / 1000.0)
             self.close_connection = True
             return
-        headers = dict(spec.get("headers", {}))
+        own = f"http://127.0.0.1:{self.server.server_address[1]}"
+        hostport = f"127.0.0.1:{self.server.server_address[1]}"
+        headers = {k: str(v).replace("$SELF", own).replace("$HOSTPORT", hostport) for k, v in spec.get("headers", {}).items()}
+        encoding = "latin-1" if spec.get("latin1") else "utf-8"
         if "json" in spec:
             payload = json.dumps(spec["json"]).encode()
             headers.setdefault("Content-Type", "application/json")
         elif "body_parts" in spec:
-            payload = b"".join(str(text).encode() * int(count) for text, count in spec["body_parts"])
+            payload = b"".join(str(text).encode(encoding) * int(count) for text, count in spec["body_parts"])
         else:
-            payload = spec.get("body", "").encode()
+            payload = spec.get("body", "").encode(encoding)
         payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
         if spec.get("echo_id"):
             try:
