@@ -178,6 +178,10 @@ package struct PlacementStateMachine: Sendable {
     /// expiry in a row waits for the refresh count, so a network whose ads expire at once
     /// (a TTL of a few milliseconds) cannot make the placement ask it once per round trip.
     private var lastAuctionReloadedAfterExpiry = false
+    /// The line items whose ads failed to render since the last auction started for another
+    /// reason: each render-failure auction excludes them all, so a chain of failures tries each
+    /// line item once and ends (without it, two failing line items would alternate forever).
+    private var renderFailedLineItems: Set<String> = []
 
     /// Creates the machine of one placement: empty, no view, no auction, no timer.
     /// - Parameters:
@@ -454,7 +458,8 @@ package struct PlacementStateMachine: Sendable {
         guard case .ad(let failed) = content, failed.ad === ad else { return load(at: now) }
         var actions: [Action] = []
         renderFailed(failed, at: now, into: &actions)
-        let ticket = join(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
+        renderFailedLineItems.insert(failed.placementAd.lineItem.id)
+        let ticket = join(reason: .renderFailure, excluding: renderFailedLineItems, at: now, into: &actions)
         settle(at: now, into: &actions)
         return (.wait(ticket), actions)
     }
@@ -471,8 +476,9 @@ package struct PlacementStateMachine: Sendable {
         guard !isDestroyed, case .ad(let failed) = content, failed.ad === ad else { return [] }
         var actions: [Action] = []
         renderFailed(failed, at: now, into: &actions)
+        renderFailedLineItems.insert(failed.placementAd.lineItem.id)
         if auction == nil {
-            startAuction(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
+            startAuction(reason: .renderFailure, excluding: renderFailedLineItems, at: now, into: &actions)
         }
         settle(at: now, into: &actions)
         return actions
@@ -647,6 +653,7 @@ package struct PlacementStateMachine: Sendable {
     private mutating func startAuction(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) {
         schedule?.stop(at: now)
         lastAuctionReloadedAfterExpiry = false
+        if reason != .renderFailure { renderFailedLineItems.removeAll() }
         if case .expired = content { content = .empty }
         actions.append(.emit(.auctionStarted(placementID: placementID, reason: reason, at: now)))
         actions.append(.startAuction(AuctionStart(reason: reason, excludedLineItems: excluded, slot: slot, startedAt: now)))

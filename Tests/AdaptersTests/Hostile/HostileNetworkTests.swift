@@ -272,6 +272,8 @@ enum HostileRun {
             for part in message {
                 #expect(error.message.contains(part), "\(error) lacks \(part)", sourceLocation: sourceLocation)
             }
+        case .fails:
+            #expect(hostile.outcome != .won, "got \(hostile.outcome)", sourceLocation: sourceLocation)
         case .lost:
             guard case .lost = hostile.outcome else {
                 Issue.record("expected the auction to refuse the answer, got \(hostile.outcome) in\n\(trace)", sourceLocation: sourceLocation)

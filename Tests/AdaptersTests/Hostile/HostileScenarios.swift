@@ -29,6 +29,9 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
         /// The answer was refused by the auction (R2: a price it cannot compare), with any loss
         /// reason; the well-behaved source wins.
         case lost
+        /// Anything but a win (no fill, error, timeout, refused), bounded; the well-behaved
+        /// source wins. For misbehaviour whose exact error the platform's HTTP stack decides.
+        case fails
     }
 
     var network: Network
@@ -113,6 +116,37 @@ enum HostileScenarios {
         return response
     }
 
+    /// 20,000,000 bytes that gzip to about 20 KB: a decompression bomb.
+    static var gzipBomb: LoopbackServer.Response {
+        var response = hugeBody
+        response.bodyParts = [.init(text: #"{"id":""#, count: 1), .init(text: "0", count: 20_000_000), .init(text: #""}"#, count: 1)]
+        response.gzip = true
+        return response
+    }
+
+    /// 9,000,000 bytes with no Content-Length: the body ends when the connection closes.
+    static var hugeBodyNoLength: LoopbackServer.Response {
+        var response = hugeBody
+        response.noLength = true
+        return response
+    }
+
+    /// A 200 with a 64 KB header and an empty body.
+    static let hugeHeaderEmptyBody = LoopbackServer.Response(status: 200, headers: ["Content-Type": "application/json", "X-Padding": String(repeating: "p", count: 65_536)])
+    /// A redirect status with no Location.
+    static let redirectWithoutLocation = LoopbackServer.Response(status: 302, body: "", headers: [:])
+    /// 204 No Content.
+    static let noContent = LoopbackServer.Response(status: 204)
+
+    /// The transport-level attacks every HTTP network gets, with their scenario names.
+    static let transportAttacks: [(String, LoopbackServer.Response)] = [
+        ("gzipBomb", gzipBomb),
+        ("hugeBodyNoLength", hugeBodyNoLength),
+        ("hugeHeaderEmptyBody", hugeHeaderEmptyBody),
+        ("redirectWithoutLocation", redirectWithoutLocation),
+        ("status418", LoopbackServer.Response.json(#"{"teapot":true}"#, status: 418)),
+    ]
+
     /// `body` encoded as Latin-1: each `\u{FF}` in it is the invalid UTF-8 byte 0xFF.
     static func latin1(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
         var response = json(body, echo: echo)
@@ -186,6 +220,8 @@ enum HostileScenarios {
             scenario("invalidUTF8", latin1(eloBid(crid: "cr-\u{FF}\u{FE}", otherBase: otherBase), echo: true), invalid),
             scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/elo-redirectSchemeChange/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
             scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/elo-redirectUserInfo/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
+            scenario("noContent", noContent, .fails),
+        ] + transportAttacks.map { scenario($0.0, $0.1, .fails) } + [
             scenario("redirectOtherPortSameHost", .redirect(307, to: "\(otherBase)/elo-redirectOtherPortSameHost/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"]), redirects: true),
         ]
     }
@@ -250,7 +286,8 @@ enum HostileScenarios {
             scenario("invalidUTF8", latin1(nitxAd(#""id":7,"name":"caf\#u{FF}","type":"image","path":"/c/7.png""#)), invalid),
             scenario("redirectSchemeChange", .redirect(302, to: "https://$HOSTPORT/nitx-redirectSchemeChange\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
             scenario("redirectUserInfo", .redirect(302, to: "http://$HOSTPORT@evil.invalid/nitx-redirectUserInfo\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
-        ]
+            scenario("noContent", noContent, .fails),
+        ] + transportAttacks.map { scenario($0.0, $0.1, .fails) }
     }
 
     // MARK: - Qartvelo
@@ -305,6 +342,8 @@ enum HostileScenarios {
             scenario("invalidUTF8", latin1(#"{"id":"qv","ad":{"creative_id":"cr-\#u{FF}\#u{FE}","type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png"},"banner_refresh_seconds":60}"#), malformed),
             scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/qartvelo-redirectSchemeChange/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
             scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/qartvelo-redirectUserInfo/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
+            scenario("noContent", noContent, .fails),
+        ] + transportAttacks.map { scenario($0.0, $0.1, .fails) } + [
             scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
         ]
     }

@@ -25,6 +25,8 @@ and, to script a misbehaving network (the hostile-network tests):
 "$SELF" in any body or header value becomes the server's own base URL (http://127.0.0.1:PORT),
 "$HOSTPORT" its host and port (127.0.0.1:PORT), for redirects that change only the scheme or
 carry user info.
+  "gzip": true                          the body is sent gzip-compressed with Content-Encoding:
+                                        gzip (a small body that inflates to its full size)
   "latin1": true                        the body is encoded as Latin-1, not UTF-8: "\u00ff"
                                         is the single byte 0xFF (invalid UTF-8 on the wire)
 A connection the server holds (drip, never) is dropped when the server stops.
@@ -116,6 +118,10 @@ class Handler(BaseHTTPRequestHandler):
         else:
             payload = spec.get("body", "").encode(encoding)
         payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
+        if spec.get("gzip"):
+            import gzip as gzip_module
+            payload = gzip_module.compress(payload, 9)
+            headers["Content-Encoding"] = "gzip"
         if spec.get("echo_id"):
             try:
                 request_id = str(json.loads(body).get("id", ""))
