@@ -275,4 +275,61 @@ struct HostileHostEventTests {
         #expect(outcome.winner?.lineItem.id == "high")
         #expect(shared.releaseCount == 0, "the winner's ad was released \(shared.releaseCount) times because a loser carried the same object")
     }
+
+    @Test("host calls from 64 concurrent tasks on the system clock, shutdown in the middle: every ad shown or released exactly once")
+    func concurrentHostCallsAndShutdown() async throws {
+        let clock = SystemClock()
+        let instant = ScriptedAdapter(network: "instant", pricing: .fixedPrice, clock: clock) { index, _ in
+            index % 4 == 3 ? .after(.zero, .noFill) : .after(.zero, .fill)
+        }
+        let bidder = ScriptedAdapter(network: "bidder", pricing: .bidder, clock: clock) { index, _ in
+            .after(.zero, .bid(Double(index % 5) + 0.25))
+        }
+        let placements = (0..<8).map { index in
+            PlacementConfiguration(id: "p\(index)", format: index % 2 == 0 ? .banner : .interstitial, bannerSizing: index % 2 == 0 ? .anchored : nil, slot: SlotSize(maxHeight: 90), refreshSeconds: index % 2 == 0 ? 30 : nil, deadline: .milliseconds(500), sources: [
+                .bidder("b\(index)", network: "bidder", floor: 0.1),
+                .fixedPrice("f\(index)", network: "instant", eCPM: 1),
+            ])
+        }
+        var networks = PrebuiltNetworks()
+        networks.add("instant", pricing: .fixedPrice, adapter: instant)
+        networks.add("bidder", pricing: .bidder, adapter: bidder)
+        let live = try MediationEngine(configuration: networks.configuration(placements: placements), registry: networks.registry, environment: MediationEnvironment(clock: clock))
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<64 {
+                group.addTask {
+                    for step in 0..<40 {
+                        if worker == 17, step == 20 {
+                            await live.shutdown()
+                            continue
+                        }
+                        let id = "p\((worker + step) % 8)"
+                        if step % 9 == 4 {
+                            if let outcome = await live.runAuction(placementID: id) { outcome.winner?.ad.releaseResources() }
+                            continue
+                        }
+                        guard let placement = live.placement(id) else { continue }
+                        switch (worker + step) % 5 {
+                        case 0: _ = await placement.load()
+                        case 1: if let ad = await placement.currentAd?.ad { _ = await placement.reportShown(ad) }
+                        case 2: let view = await placement.attachView(visible: true); await placement.setVisible(false, for: view)
+                        case 3: await live.setForeground(step % 2 == 0)
+                        default: if step % 13 == 0 { await placement.destroy() } else { _ = await placement.load() }
+                        }
+                    }
+                }
+            }
+        }
+        await live.shutdown()
+        // Every answer is immediate; let any task still finishing its release run (no wall-clock sleep).
+        for _ in 0..<10_000 where !Self.accounted([instant, bidder]) {
+            await Task.yield()
+        }
+        Self.expectEveryAdAccountedFor([instant, bidder])
+    }
+
+    /// Whether every ad is shown or released (the condition ``expectEveryAdAccountedFor`` checks).
+    static func accounted(_ adapters: [ScriptedAdapter]) -> Bool {
+        adapters.allSatisfy { $0.ads.allSatisfy { $0.impressionCount > 0 || $0.releaseCount > 0 } }
+    }
 }
