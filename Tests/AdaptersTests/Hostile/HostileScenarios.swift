@@ -145,6 +145,11 @@ enum HostileScenarios {
         ("hugeHeaderEmptyBody", hugeHeaderEmptyBody),
         ("redirectWithoutLocation", redirectWithoutLocation),
         ("status418", LoopbackServer.Response.json(#"{"teapot":true}"#, status: 418)),
+        // 1,000,000 nested arrays (2 MB): a recursive JSON parser without a depth limit would
+        // overflow its stack and crash the app.
+        ("deepNesting", generated([(#"{"id":"$REQUEST_ID","ext":"#, 1), ("[", 1_000_000), ("]", 1_000_000), ("}", 1)], echo: true)),
+        // A price, size or TTL written with a million digits.
+        ("millionDigitNumbers", generated([(#"{"id":"$REQUEST_ID","seatbid":[{"bid":[{"price":"#, 1), ("9", 1_000_000), (#","w":"#, 1), ("9", 1_000_000), ("}]}],\"ad\":{\"w\":1e999999,\"ttl_seconds\":-1e999999},\"slot\":{\"code\":\"SLOT-HOSTILE\"}}", 1)], echo: true)),
     ]
 
     /// `body` encoded as Latin-1: each `\u{FF}` in it is the invalid UTF-8 byte 0xFF.
@@ -344,6 +349,16 @@ enum HostileScenarios {
             scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/qartvelo-redirectUserInfo/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
             scenario("noContent", noContent, .fails),
         ] + transportAttacks.map { scenario($0.0, $0.1, .fails) } + [
+            scenario("bundleTooLargeNoLength", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLargeNoLength/bundle"}}"#), .fails, bundle: {
+                var bundle = LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])
+                bundle.noLength = true
+                return bundle
+            }()),
+            scenario("bundleGzipBomb", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleGzipBomb/bundle"}}"#), .fails, bundle: {
+                var bundle = LoopbackServer.Response(bodyParts: [.init(text: "<html>", count: 1), .init(text: "0", count: 30_000_000)])
+                bundle.gzip = true
+                return bundle
+            }()),
             scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
         ]
     }
