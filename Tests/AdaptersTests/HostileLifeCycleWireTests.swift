@@ -206,4 +206,61 @@ struct HostileLifeCycleWireTests {
         }
         await clock.perform { await engine.shutdown() }
     }
+
+    /// The recorder's sandboxes, with Nitx's event batches held `hold` on the clock before they
+    /// are answered (a slow network), so a call waiting on one can meet a shutdown.
+    final class SlowEventsTransport: HTTPTransport {
+        let inner: WireRecorder
+        let clock: ManualClock
+        let hold: Duration
+
+        init(inner: WireRecorder, clock: ManualClock, hold: Duration) {
+            self.inner = inner
+            self.clock = clock
+            self.hold = hold
+        }
+
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            let response = try await inner.send(request) // sent (and recorded) now, answered later
+            if request.url.path.hasSuffix("/events") {
+                do { try await clock.sleep(until: clock.now + hold) } catch { throw TransportError(kind: .cancelled, message: "cancelled") }
+            }
+            return response
+        }
+    }
+
+    @Test("Nitx reset() waiting on a slow event batch when the engine shuts down sends no forget request afterwards")
+    func resetRacingShutdown() async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let transport = SlowEventsTransport(inner: wire, clock: clock, hold: .seconds(1))
+        let capturing = PrivacyMatrix.CapturingRegistry()
+        let json = #"{ "networks": { "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\#(WireRecorder.nitxEndpoint)" } }, "placements": { "b": { "format": "banner", "sizing": "inline", "slot": { "max_width": 320, "max_height": 50 }, "sources": [ { "id": "n", "network": "nitx", "ad_unit_id": "SLOT-RACE", "ecpm": 1.0 } ] } } }"#
+        let engine = try MediationEngine(
+            configuration: ConfigurationLoader(registry: .standard).load(json: json),
+            registry: capturing.registry,
+            environment: MediationEnvironment(clock: clock, transport: transport, requestTemplate: RequestTemplate(privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
+        )
+        let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
+        await nitx.client.consent(true)
+        await nitx.client.identify(NitxTraits(email: Self.email))
+        let placement = try #require(engine.placement("b"))
+        let shown = await clock.run { () -> Bool in
+            _ = await placement.attachView(visible: true)
+            guard let ad = await placement.load().ad?.ad else { return false }
+            guard case .impression = await placement.reportShown(ad) else { return false }
+            return true
+        }
+        #expect(shown == true)
+        // The impression is queued (batches go every 2 s): reset flushes it and waits on the
+        // slow batch; the engine shuts down meanwhile.
+        let reset = clock.startTask { await nitx.client.reset() }
+        await clock.runUntilIdle()
+        await clock.perform { await engine.shutdown() }
+        let atShutdown = wire.requests.count
+        await clock.advance(by: .seconds(10))
+        await reset.value
+        let late = Array(wire.requests.dropFirst(atShutdown))
+        #expect(late.isEmpty, "sent after shutdown: \(late.map(\.url.path))")
+    }
 }
