@@ -263,4 +263,50 @@ struct HostileLifeCycleWireTests {
         let late = Array(wire.requests.dropFirst(atShutdown))
         #expect(late.isEmpty, "sent after shutdown: \(late.map(\.url.path))")
     }
+
+    @Test("each network alone: an ad won before shutdown sends nothing when the host renders, shows and clicks it afterwards", arguments: ["elo", "nitx", "qartvelo"])
+    func eachNetworkSilentAfterShutdown(_ network: String) async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let source: String
+        switch network {
+        case "elo": source = #"{ "id": "s", "network": "elo", "ad_unit_id": "elo-red" }"#
+        case "nitx": source = #"{ "id": "s", "network": "nitx", "ad_unit_id": "SLOT-RED", "ecpm": 1.0 }"#
+        default: source = #"{ "id": "s", "network": "qartvelo", "ad_unit_id": "qv-red", "ecpm": 1.0 }"#
+        }
+        let json = Self.configuration.replacingOccurrences(of: #""placements": {"#, with: #""placements": { "solo": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "sources": [ \#(source) ] },"#)
+        let engine = try MediationEngine(
+            configuration: ConfigurationLoader(registry: .standard).load(json: json),
+            registry: .standard,
+            environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
+        )
+        var kept: [any LoadedAd] = []
+        for _ in 0..<3 {
+            let outcome = try await engine.runAuction(placementID: "solo", on: clock)
+            if let ad = outcome.winner?.ad { kept.append(ad) }
+        }
+        #expect(!kept.isEmpty, "\(network) never filled")
+        // One ad is rendered and shown before shutdown (its events may be queued).
+        if let first = kept.first {
+            first.recordRender()
+            first.recordImpression()
+        }
+        await clock.perform { await engine.shutdown() }
+        await clock.runUntilIdle()
+        let atShutdown = wire.requests.count
+        for ad in kept {
+            ad.recordRender()
+            ad.recordImpression()
+            ad.recordClick()
+        }
+        await clock.perform {
+            await engine.willResignActive()
+            await engine.setForeground(false)
+        }
+        await clock.advance(by: .seconds(600))
+        for ad in kept { ad.releaseResources() }
+        await clock.advance(by: .seconds(10))
+        let late = Array(wire.requests.dropFirst(atShutdown))
+        #expect(late.isEmpty, "\(network) sent after shutdown: \(late.map(\.url.path))")
+    }
 }
