@@ -292,6 +292,12 @@ enum HostileScenarios {
             scenario("redirectSchemeChange", .redirect(302, to: "https://$HOSTPORT/nitx-redirectSchemeChange\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
             scenario("redirectUserInfo", .redirect(302, to: "http://$HOSTPORT@evil.invalid/nitx-redirectUserInfo\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
             scenario("noContent", noContent, .fails),
+            // A relative redirect on the same origin is followed (at most 3 times) and fills.
+            HostileScenario(network: .nitx, name: "redirectRelativeSameOrigin", routes: [
+                "GET /api/ad-mobiles/show/SDK-AM-HOSTILE": [json(nitxConfig)],
+                "GET /api/ad-slots/show/SLOT-HOSTILE": [.redirect(302, to: "/nitx-redirectRelativeSameOrigin/api/ad-slots/show/SLOT-MOVED")],
+                "GET /api/ad-slots/show/SLOT-MOVED": [json(nitxAd)],
+            ], expected: .wins(size: AdSize(width: 390, height: 61))),
         ] + transportAttacks.map { scenario($0.0, $0.1, .fails) }
     }
 
@@ -348,6 +354,11 @@ enum HostileScenarios {
             scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/qartvelo-redirectSchemeChange/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
             scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/qartvelo-redirectUserInfo/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
             scenario("noContent", noContent, .fails),
+            // A relative 307 on the same origin keeps the method and body, is followed and fills.
+            HostileScenario(network: .qartvelo, name: "redirectRelativeSameOrigin", routes: [
+                "POST /v1/banner": [.redirect(307, to: "/qartvelo-redirectRelativeSameOrigin/v1/banner-moved")],
+                "POST /v1/banner-moved": [json(ad)],
+            ], expected: .wins(size: AdSize(width: 390, height: 60))),
         ] + transportAttacks.map { scenario($0.0, $0.1, .fails) } + [
             scenario("bundleTooLargeNoLength", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLargeNoLength/bundle"}}"#), .fails, bundle: {
                 var bundle = LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])
