@@ -76,9 +76,17 @@ public struct ConfigurationLoader: Sendable {
         guard !isDirectory.boolValue else {
             throw ConfigurationError(code: .unreadableFile, path: "$", message: "\(url.path) is a directory")
         }
+        // Only a regular file is read (a device such as /dev/zero never ends, a FIFO blocks), and
+        // at most one byte past the size limit: a 50 MB file costs 4 MiB, not 50 MB, to refuse.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
+            throw ConfigurationError(code: .unreadableFile, path: "$", message: "cannot read \(url.path)")
+        }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: StrictJSONReader.maximumSize + 1) ?? Data()
         } catch {
             throw ConfigurationError(code: .unreadableFile, path: "$", message: "cannot read \(url.path)")
         }

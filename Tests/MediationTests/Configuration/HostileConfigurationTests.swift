@@ -17,6 +17,12 @@ struct HostileConfigurationTests {
         }
     }
 
+    /// ``error(_:)`` on a thread of its own: parsing megabytes in a debug build stays off the
+    /// concurrency pool that the real-clock tests share.
+    private static func errorOffPool(_ json: String) async -> ConfigurationError? {
+        await onOwnThread { error(json) }
+    }
+
     private static func error(contentsOf url: URL) -> ConfigurationError? {
         do {
             _ = try ConfigurationLoader(registry: ConfigurationFixture.registry).load(contentsOf: url)
@@ -36,14 +42,14 @@ struct HostileConfigurationTests {
     }
 
     @Test("a 50 MB file is refused at the root as too large")
-    func fiftyMegabyteFile() throws {
+    func fiftyMegabyteFile() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-50mb-\(UUID().uuidString).json")
         #expect(FileManager.default.createFile(atPath: url.path, contents: Data()))
         defer { try? FileManager.default.removeItem(at: url) }
         let handle = try FileHandle(forWritingTo: url)
         try handle.truncate(atOffset: 50 * 1024 * 1024) // a sparse file of NUL bytes
         try handle.close()
-        let error = try #require(Self.error(contentsOf: url))
+        let error = try #require(await onOwnThread { Self.error(contentsOf: url) })
         #expect(error.code == .syntax)
         #expect(error.path == "$")
         #expect(error.message.contains("larger than 4 MiB"))
@@ -118,14 +124,14 @@ struct HostileConfigurationTests {
     }
 
     @Test("a number of 100,000 digits is out of range, quickly, and quoted short")
-    func hundredThousandDigits() throws {
+    func hundredThousandDigits() async throws {
         let digits = String(repeating: "9", count: 100_000)
         for (old, new, code) in [
             (#""refresh_seconds": 60"#, #""refresh_seconds": \#(digits)"#, ConfigurationError.Code.invalidRefresh),
             (#""ecpm": 0.8"#, #""ecpm": \#(digits)"#, .invalidPrice),
             (#""ecpm": 0.8"#, #""ecpm": 0.\#(String(repeating: "0", count: 100_000))1"#, .invalidPrice),
         ] {
-            let error = try #require(Self.error(ConfigurationFixture.edited(old, new)))
+            let error = try #require(await Self.errorOffPool(ConfigurationFixture.edited(old, new)))
             #expect(error.code == code, "\(new.prefix(30))")
             #expect(error.description.count < 800)
         }
@@ -141,14 +147,14 @@ struct HostileConfigurationTests {
     }
 
     @Test("a 600 KB placement id and network id (a 3.6 MB file) load; an error inside them stays one short line")
-    func hugeIDs() throws {
+    func hugeIDs() async throws {
         let long = String(repeating: "p", count: 600_000)
         let json = ConfigurationFixture.edited(#""level_end": {"#, #""\#(long)": {"#)
             .replacingOccurrences(of: #""fb": {"#, with: #""fb\#(long)": {"#)
             .replacingOccurrences(of: #""network": "fb""#, with: #""network": "fb\#(long)""#)
-        let configuration = try ConfigurationFixture.load(json)
-        #expect(configuration.placement(long) != nil)
-        let error = try #require(Self.error(json.replacingOccurrences(of: #""mode": "waterfall""#, with: #""mode": "\#(long)""#)))
+        let loaded = await onOwnThread { () -> Bool in (try? ConfigurationFixture.load(json))?.placement(long) != nil }
+        #expect(loaded)
+        let error = try #require(await Self.errorOffPool(json.replacingOccurrences(of: #""mode": "waterfall""#, with: #""mode": "\#(long)""#)))
         #expect(error.code == .invalidValue)
         #expect(error.description.count < 800)
     }

@@ -276,7 +276,7 @@ struct HostileHostEventTests {
         #expect(shared.releaseCount == 0, "the winner's ad was released \(shared.releaseCount) times because a loser carried the same object")
     }
 
-    @Test("host calls from 64 concurrent tasks on the system clock, shutdown in the middle: every ad shown or released exactly once")
+    @Test("host calls from 32 concurrent tasks on the system clock, shutdown in the middle: every ad shown or released exactly once")
     func concurrentHostCallsAndShutdown() async throws {
         let clock = SystemClock()
         let instant = ScriptedAdapter(network: "instant", pricing: .fixedPrice, clock: clock) { index, _ in
@@ -296,9 +296,9 @@ struct HostileHostEventTests {
         networks.add("bidder", pricing: .bidder, adapter: bidder)
         let live = try MediationEngine(configuration: networks.configuration(placements: placements), registry: networks.registry, environment: MediationEnvironment(clock: clock))
         await withTaskGroup(of: Void.self) { group in
-            for worker in 0..<64 {
+            for worker in 0..<32 {
                 group.addTask {
-                    for step in 0..<40 {
+                    for step in 0..<25 {
                         if worker == 17, step == 20 {
                             await live.shutdown()
                             continue
