@@ -78,7 +78,7 @@ public struct ConfigurationLoader: Sendable {
         }
         // Only a regular file is read (a device such as /dev/zero never ends, a FIFO blocks), and
         // at most one byte past the size limit: a 50 MB file costs 4 MiB, not 50 MB, to refuse.
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
         guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
             throw ConfigurationError(code: .unreadableFile, path: "$", message: "cannot read \(url.path)")
         }

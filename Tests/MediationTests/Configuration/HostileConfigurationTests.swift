@@ -55,6 +55,19 @@ struct HostileConfigurationTests {
         #expect(error.message.contains("larger than 4 MiB"))
     }
 
+    @Test("a config reached through a symbolic link loads (only devices, FIFOs and directories are refused)")
+    func symbolicLinkLoads() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("real.json")
+        try Data(ConfigurationFixture.base.utf8).write(to: target)
+        let link = directory.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let configuration = try ConfigurationLoader(registry: ConfigurationFixture.registry).load(contentsOf: link)
+        #expect(configuration.placements.count == 2)
+    }
+
     @Test("UTF-16 with a byte-order mark, Latin-1 and NUL bytes are not UTF-8 JSON", arguments: [
         [0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00] as [UInt8],
         Array(#"{"networks": {"caf"#.utf8) + [0xE9] + Array(#"": {}}}"#.utf8),
