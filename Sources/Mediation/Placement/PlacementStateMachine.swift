@@ -174,10 +174,13 @@ package struct PlacementStateMachine: Sendable {
     private var foregroundSequence: UInt64 = 0
     private var retiredShown: [RetiredShown] = []
     private var recentlyExpired: [String] = []
-    /// Whether the running or last auction was the immediate reload after an expiry: a second
-    /// expiry in a row waits for the refresh count, so a network whose ads expire at once
-    /// (a TTL of a few milliseconds) cannot make the placement ask it once per round trip.
+    /// Whether the running or last auction was the immediate reload after an expiry: when that
+    /// reload's ad expires unshown too, after a TTL shorter than the shortest refresh interval
+    /// (30 s), the placement waits for its refresh count, so a network whose ads expire at once
+    /// (a TTL of a few milliseconds) cannot make it ask once per round trip.
     private var lastAuctionReloadedAfterExpiry = false
+    /// The TTL of the last ad that expired unshown.
+    private var lastExpiredTimeToLive: Duration = .zero
     /// The line items whose ads failed to render since the last auction started for another
     /// reason: each render-failure auction excludes them all, so a chain of failures tries each
     /// line item once and ends (without it, two failing line items would alternate forever).
@@ -665,6 +668,7 @@ package struct PlacementStateMachine: Sendable {
     private mutating func expireIfNeeded(at now: MediationInstant, into actions: inout [Action]) {
         guard case .ad(let expired) = content, !expired.isShown, !expired.placementAd.expiry.isUsable(at: now) else { return }
         content = .expired
+        lastExpiredTimeToLive = expired.placementAd.expiry.timeToLive
         remember(&recentlyExpired, expired.ad.id)
         actions.append(.emit(.expired(expired.summary, at: now)))
         release(expired, reason: .expired, at: now, into: &actions)
@@ -672,7 +676,9 @@ package struct PlacementStateMachine: Sendable {
 
     /// A refreshing placement emptied by expiry loads as soon as it is seen again.
     private mutating func reloadIfSeenAndEmptied(at now: MediationInstant, into actions: inout [Action]) {
-        guard refreshes, case .expired = content, auction == nil, isSeen, !lastAuctionReloadedAfterExpiry else { return }
+        guard refreshes, case .expired = content, auction == nil, isSeen else { return }
+        let shortLived = lastExpiredTimeToLive < .seconds(PlacementConfiguration.minimumRefreshSeconds)
+        guard !(lastAuctionReloadedAfterExpiry && shortLived) else { return }
         startAuction(reason: .load, excluding: [], at: now, into: &actions)
         lastAuctionReloadedAfterExpiry = true
     }

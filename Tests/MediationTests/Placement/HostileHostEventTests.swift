@@ -40,6 +40,19 @@ struct HostileHostEventTests {
         Self.expectEveryAdAccountedFor([fixture.bid, fixture.netA, fixture.netB])
     }
 
+    @Test("ads that live 40 s (at least the shortest refresh) still reload at once after each expiry")
+    func fortySecondTTLReloadsAtOnce() async throws {
+        let fixture = try PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 60), netAAds: .init(timeToLive: .seconds(40)))
+        try await fixture.clock.perform {
+            let placement = try fixture.placement
+            _ = await placement.attachView(visible: true)
+            await fixture.advance(to: at(85))
+            #expect(fixture.auctionStarts == [at(0), at(40.1), at(80.2)])
+            await fixture.engine.shutdown()
+        }
+        Self.expectEveryAdAccountedFor([fixture.bid, fixture.netA, fixture.netB])
+    }
+
     @Test("a TTL of 0 (expired on arrival) counts as no fill and waits for the refresh")
     func zeroTTLIsNoFillAndWaits() async throws {
         let fixture = try PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 30), netAAds: .init(timeToLive: .zero))
