@@ -41,7 +41,7 @@ struct HostileLifeCycleWireTests {
         let engine: MediationEngine
     }
 
-    static func setUp(privacy: PrivacySignals, trackingAuthorized: Bool = true) async throws -> Setup {
+    static func setUp(privacy: PrivacySignals, trackingAuthorized: Bool = true, configuration: String = configuration) async throws -> Setup {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
@@ -308,5 +308,40 @@ struct HostileLifeCycleWireTests {
         await clock.advance(by: .seconds(10))
         let late = Array(wire.requests.dropFirst(atShutdown))
         #expect(late.isEmpty, "\(network) sent after shutdown: \(late.map(\.url.path))")
+    }
+
+    @Test("with Elo's log level at verbose and Nitx's debug on, no log line or event carries the conversation, user data or ids", arguments: [
+        PrivacySignals(userConsent: true, limitAdTracking: false),
+        PrivacySignals(coppa: true, userConsent: false, limitAdTracking: true),
+    ])
+    func verboseLogsStayClean(_ privacy: PrivacySignals) async throws {
+        let verbose = Self.configuration
+            .replacingOccurrences(of: #""endpoint": "\#(WireRecorder.eloEndpoint)" }"#, with: #""endpoint": "\#(WireRecorder.eloEndpoint)", "options": { "log_level": "verbose" } }"#)
+            .replacingOccurrences(of: #""endpoint": "\#(WireRecorder.nitxEndpoint)" }"#, with: #""endpoint": "\#(WireRecorder.nitxEndpoint)", "options": { "debug": true } }"#)
+        #expect(verbose.contains("verbose") && verbose.contains(#""debug": true"#))
+        let setup = try await Self.setUp(privacy: privacy, configuration: verbose)
+        let banner = try #require(setup.engine.placement("home_banner"))
+        let strip = try #require(setup.engine.placement("chat_strip"))
+        _ = await setup.clock.run { () -> Void in
+            for placement in [banner, strip] {
+                _ = await placement.attachView(visible: true)
+                if let ad = await placement.load().ad?.ad {
+                    _ = await placement.reportShown(ad)
+                    _ = await placement.reportClick(ad)
+                }
+            }
+        }
+        await setup.clock.advance(by: .seconds(70))
+        await setup.clock.perform {
+            await setup.engine.willResignActive()
+            await setup.engine.shutdown()
+        }
+        #expect(!setup.logger.lines.isEmpty, "verbose logging logged nothing")
+        let logs = setup.logger.lines.map { "\($0)" }.joined(separator: "\n")
+        let events = setup.events.events.map { "\($0)" }.joined(separator: "\n")
+        for forbidden in [Self.chat, "vault", Self.email, Self.phone, "15550001111", Self.identifier, Self.idfa, "Kutaisi"] {
+            #expect(!logs.contains(forbidden), "\(forbidden) in a log line")
+            #expect(!events.contains(forbidden), "\(forbidden) in an event")
+        }
     }
 }
