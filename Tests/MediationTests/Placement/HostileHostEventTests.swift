@@ -345,4 +345,25 @@ struct HostileHostEventTests {
     static func accounted(_ adapters: [ScriptedAdapter]) -> Bool {
         adapters.allSatisfy { $0.ads.allSatisfy { $0.impressionCount > 0 || $0.releaseCount > 0 } }
     }
+
+    @Test("a host's loop over events() ends at shutdown; a stream asked for after shutdown is already finished", .timeLimit(.minutes(1)))
+    func eventStreamsEndAtShutdown() async throws {
+        let fixture = try PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 30))
+        let stream = fixture.engine.events()
+        let consumer = Task { () -> Int in
+            var count = 0
+            for await _ in stream { count += 1 }
+            return count
+        }
+        try await fixture.clock.perform {
+            _ = try await fixture.placement.attachView(visible: true)
+            await fixture.advance(to: at(65))
+            await fixture.engine.shutdown()
+        }
+        let received = await consumer.value
+        #expect(received >= 6, "the stream saw the auctions before shutdown: \(received) events")
+        var after = 0
+        for await _ in fixture.engine.events() { after += 1 }
+        #expect(after == 0)
+    }
 }
