@@ -54,6 +54,7 @@ def load_routes(argument):
 
 routes = load_routes(sys.argv[1]) if len(sys.argv) > 1 else {}
 counters = {}
+gzip_cache = {}
 received = []
 lock = threading.Lock()
 stopping = threading.Event()
@@ -119,8 +120,15 @@ class Handler(BaseHTTPRequestHandler):
             payload = spec.get("body", "").encode(encoding)
         payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
         if spec.get("gzip"):
-            import gzip as gzip_module
-            payload = gzip_module.compress(payload, 9)
+            # Compressed once per distinct body (fast level): a bomb costs the server little CPU.
+            with lock:
+                cached = gzip_cache.get(payload)
+            if cached is None:
+                import gzip as gzip_module
+                cached = gzip_module.compress(payload, 1)
+                with lock:
+                    gzip_cache[payload] = cached
+            payload = cached
             headers["Content-Encoding"] = "gzip"
         if spec.get("echo_id"):
             try:
