@@ -126,6 +126,8 @@ public actor NitxClient {
     public func reset() async {
         guard options.personalization, !isShutDown else { return }
         await batcher.flush()
+        // The flush waits on the network: a shutdown meanwhile means nothing more is sent (R18).
+        guard !isShutDown else { return }
         let forgotten = visitor.reset()
         batcher.setVisitorID(visitor.visitorID)
         guard let forgotten, let url = endpoints.forget else { return }

@@ -76,9 +76,17 @@ public struct ConfigurationLoader: Sendable {
         guard !isDirectory.boolValue else {
             throw ConfigurationError(code: .unreadableFile, path: "$", message: "\(url.path) is a directory")
         }
+        // Only a regular file is read (a device such as /dev/zero never ends, a FIFO blocks), and
+        // at most one byte past the size limit: a 50 MB file costs 4 MiB, not 50 MB, to refuse.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
+            throw ConfigurationError(code: .unreadableFile, path: "$", message: "cannot read \(url.path)")
+        }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: StrictJSONReader.maximumSize + 1) ?? Data()
         } catch {
             throw ConfigurationError(code: .unreadableFile, path: "$", message: "cannot read \(url.path)")
         }
@@ -212,7 +220,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// `text` as an endpoint URL when it has the form
-    /// `^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!-~]*)?$`, else `nil`.
+    /// `^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!-~]*)?$` with a port from 1 to 65535, else `nil`.
     /// - Parameter text: the configured endpoint.
     static func endpointURL(_ text: String) -> URL? {
         let bytes = Array(text.utf8)
@@ -233,6 +241,8 @@ public struct ConfigurationLoader: Sendable {
             let portStart = index
             while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
             guard (1...5).contains(index - portStart) else { return nil }
+            // A TCP port: 1 to 65535 (`:0` and `:99999` would fail only at the first request).
+            guard let port = Int(String(decoding: bytes[portStart..<index], as: UTF8.self)), (1...65_535).contains(port) else { return nil }
         }
         if index < bytes.count {
             guard bytes[index] == UInt8(ascii: "/") else { return nil }

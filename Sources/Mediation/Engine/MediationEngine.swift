@@ -148,9 +148,13 @@ public final class MediationEngine: Sendable {
     }
 
     /// A new stream of every event from now on, in order (buffering the newest 10,000 for a
-    /// slow consumer). Each call makes an independent stream.
+    /// slow consumer). Each call makes an independent stream. Every stream finishes when
+    /// ``shutdown()`` has finished (a stream asked for afterwards is finished at once), so a
+    /// host's `for await` loop over it ends instead of waiting forever.
     public func events() -> AsyncStream<MediationEvent> {
-        eventHub.stream()
+        let stream = eventHub.stream()
+        if isShutDown { eventHub.finish() } // shutdown may already have finished the others
+        return stream
     }
 
     // MARK: - Placements and auctions
@@ -256,6 +260,7 @@ public final class MediationEngine: Sendable {
             await placement.destroy()
         }
         await forEachAdapter { await $0.shutdown() }
+        eventHub.finish() // the streams end; the `onEvent` handler still hears late releases
     }
 
     /// Replaces the host's request signals (e.g. after the user answered a consent prompt); they

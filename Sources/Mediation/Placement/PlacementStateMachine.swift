@@ -174,6 +174,17 @@ package struct PlacementStateMachine: Sendable {
     private var foregroundSequence: UInt64 = 0
     private var retiredShown: [RetiredShown] = []
     private var recentlyExpired: [String] = []
+    /// Whether the running or last auction was the immediate reload after an expiry: when that
+    /// reload's ad expires unshown too, after a TTL shorter than the shortest refresh interval
+    /// (30 s), the placement waits for its refresh count, so a network whose ads expire at once
+    /// (a TTL of a few milliseconds) cannot make it ask once per round trip.
+    private var lastAuctionReloadedAfterExpiry = false
+    /// The TTL of the last ad that expired unshown.
+    private var lastExpiredTimeToLive: Duration = .zero
+    /// The line items whose ads failed to render since the last auction started for another
+    /// reason: each render-failure auction excludes them all, so a chain of failures tries each
+    /// line item once and ends (without it, two failing line items would alternate forever).
+    private var renderFailedLineItems: Set<String> = []
 
     /// Creates the machine of one placement: empty, no view, no auction, no timer.
     /// - Parameters:
@@ -450,7 +461,8 @@ package struct PlacementStateMachine: Sendable {
         guard case .ad(let failed) = content, failed.ad === ad else { return load(at: now) }
         var actions: [Action] = []
         renderFailed(failed, at: now, into: &actions)
-        let ticket = join(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
+        renderFailedLineItems.insert(failed.placementAd.lineItem.id)
+        let ticket = join(reason: .renderFailure, excluding: renderFailedLineItems, at: now, into: &actions)
         settle(at: now, into: &actions)
         return (.wait(ticket), actions)
     }
@@ -467,8 +479,9 @@ package struct PlacementStateMachine: Sendable {
         guard !isDestroyed, case .ad(let failed) = content, failed.ad === ad else { return [] }
         var actions: [Action] = []
         renderFailed(failed, at: now, into: &actions)
+        renderFailedLineItems.insert(failed.placementAd.lineItem.id)
         if auction == nil {
-            startAuction(reason: .renderFailure, excluding: [failed.placementAd.lineItem.id], at: now, into: &actions)
+            startAuction(reason: .renderFailure, excluding: renderFailedLineItems, at: now, into: &actions)
         }
         settle(at: now, into: &actions)
         return actions
@@ -642,6 +655,8 @@ package struct PlacementStateMachine: Sendable {
     /// Starts an auction now; the refresh count stops while it runs (R13).
     private mutating func startAuction(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) {
         schedule?.stop(at: now)
+        lastAuctionReloadedAfterExpiry = false
+        if reason != .renderFailure { renderFailedLineItems.removeAll() }
         if case .expired = content { content = .empty }
         actions.append(.emit(.auctionStarted(placementID: placementID, reason: reason, at: now)))
         actions.append(.startAuction(AuctionStart(reason: reason, excludedLineItems: excluded, slot: slot, startedAt: now)))
@@ -653,6 +668,7 @@ package struct PlacementStateMachine: Sendable {
     private mutating func expireIfNeeded(at now: MediationInstant, into actions: inout [Action]) {
         guard case .ad(let expired) = content, !expired.isShown, !expired.placementAd.expiry.isUsable(at: now) else { return }
         content = .expired
+        lastExpiredTimeToLive = expired.placementAd.expiry.timeToLive
         remember(&recentlyExpired, expired.ad.id)
         actions.append(.emit(.expired(expired.summary, at: now)))
         release(expired, reason: .expired, at: now, into: &actions)
@@ -661,7 +677,10 @@ package struct PlacementStateMachine: Sendable {
     /// A refreshing placement emptied by expiry loads as soon as it is seen again.
     private mutating func reloadIfSeenAndEmptied(at now: MediationInstant, into actions: inout [Action]) {
         guard refreshes, case .expired = content, auction == nil, isSeen else { return }
+        let shortLived = lastExpiredTimeToLive < .seconds(PlacementConfiguration.minimumRefreshSeconds)
+        guard !(lastAuctionReloadedAfterExpiry && shortLived) else { return }
         startAuction(reason: .load, excluding: [], at: now, into: &actions)
+        lastAuctionReloadedAfterExpiry = true
     }
 
     /// An ad stops being the current one: a shown ad is retired (never released, R12), an

@@ -26,6 +26,12 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
         case error(kind: AdapterError.Kind, code: Int, httpStatus: Int?, message: [String])
         /// No answer by the deadline.
         case timeout
+        /// The answer was refused by the auction (R2: a price it cannot compare), with any loss
+        /// reason; the well-behaved source wins.
+        case lost
+        /// Anything but a win (no fill, error, timeout, refused), bounded; the well-behaved
+        /// source wins. For misbehaviour whose exact error the platform's HTTP stack decides.
+        case fails
     }
 
     var network: Network
@@ -35,6 +41,9 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
     var expected: Expected
     /// Whether the other origin serves a valid answer this scenario redirects to.
     var redirectsToOtherOrigin = false
+    /// Whether the scenario moves megabytes (a body past the 8 MiB limit without a length):
+    /// on a loaded two-core machine its trace may end later past the deadline than others'.
+    var heavy = false
 
     /// `/elo-status500`: the path of the scenario's endpoint on the hostile server (and of its
     /// redirect target on the other one).
@@ -99,6 +108,60 @@ enum HostileScenarios {
 
     static let long = 5000
 
+    /// An escape sequence that would recolour a terminal and start a fake line: it must reach
+    /// no trace description, log line or CLI output raw (R17).
+    static let terminalEscape = #"\u001b[31mRED\u001b]0;pwned\u0007\nFAKE-LINE"#
+
+    /// `body` sent `milliseconds` after the request: past an 800 ms deadline.
+    static func late(_ body: String, milliseconds: Int = 1200, echo: Bool = false) -> LoopbackServer.Response {
+        var response = json(body, echo: echo)
+        response.delayMilliseconds = milliseconds
+        return response
+    }
+
+    /// 9,000,000 bytes (over the transport's 8 MiB) that gzip to about 9 KB: a decompression bomb.
+    static var gzipBomb: LoopbackServer.Response {
+        var response = hugeBody
+        response.bodyParts = [.init(text: #"{"id":""#, count: 1), .init(text: "0", count: 9_000_000), .init(text: #""}"#, count: 1)]
+        response.gzip = true
+        return response
+    }
+
+    /// 9,000,000 bytes with no Content-Length: the body ends when the connection closes.
+    static var hugeBodyNoLength: LoopbackServer.Response {
+        var response = hugeBody
+        response.noLength = true
+        return response
+    }
+
+    /// A 200 with a 64 KB header and an empty body.
+    static let hugeHeaderEmptyBody = LoopbackServer.Response(status: 200, headers: ["Content-Type": "application/json", "X-Padding": String(repeating: "p", count: 65_536)])
+    /// A redirect status with no Location.
+    static let redirectWithoutLocation = LoopbackServer.Response(status: 302, body: "", headers: [:])
+    /// 204 No Content.
+    static let noContent = LoopbackServer.Response(status: 204)
+
+    /// The transport-level attacks every HTTP network gets, with their scenario names.
+    static let transportAttacks: [(String, LoopbackServer.Response)] = [
+        ("gzipBomb", gzipBomb),
+        ("hugeBodyNoLength", hugeBodyNoLength),
+        ("hugeHeaderEmptyBody", hugeHeaderEmptyBody),
+        ("redirectWithoutLocation", redirectWithoutLocation),
+        ("status418", LoopbackServer.Response.json(#"{"teapot":true}"#, status: 418)),
+        // 200,000 nested arrays (400 KB): a recursive JSON parser without a depth limit would
+        // overflow its stack and crash the app.
+        ("deepNesting", generated([(#"{"id":"$REQUEST_ID","ext":"#, 1), ("[", 200_000), ("]", 200_000), ("}", 1)], echo: true)),
+        // A price, size or TTL written with 200,000 digits.
+        ("hugeDigitNumbers", generated([(#"{"id":"$REQUEST_ID","seatbid":[{"bid":[{"price":"#, 1), ("9", 200_000), (#","w":"#, 1), ("9", 200_000), ("}]}],\"ad\":{\"w\":1e999999,\"ttl_seconds\":-1e999999},\"slot\":{\"code\":\"SLOT-HOSTILE\"}}", 1)], echo: true)),
+    ]
+
+    /// `body` encoded as Latin-1: each `\u{FF}` in it is the invalid UTF-8 byte 0xFF.
+    static func latin1(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
+        var response = json(body, echo: echo)
+        response.latin1 = true
+        return response
+    }
+
     // MARK: - Elo
 
     /// An Elo bid for the echoed request id.
@@ -113,6 +176,11 @@ enum HostileScenarios {
             HostileScenario(network: .elo, name: name, routes: [route: [response]], expected: expected, redirectsToOtherOrigin: redirects)
         }
         let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: 1, httpStatus: nil, message: [])
+        func heavyScenario(_ attack: (String, LoopbackServer.Response)) -> HostileScenario {
+            var made = scenario(attack.0, attack.1, .fails)
+            made.heavy = true
+            return made
+        }
         let tracker = "\(otherBase)\(trackingPath)?e=imp"
         // One valid bid with 5000 impression trackers, then 3000 more bids.
         let manyBidsAndTrackers: [(String, Int)] = [
@@ -150,6 +218,24 @@ enum HostileScenarios {
             scenario("expHuge", json(eloBid(exp: "9223372036854775807", otherBase: otherBase), echo: true), .wins(size: nil)),
             scenario("manyBidsAndTrackers", generated(manyBidsAndTrackers, echo: true), .wins(size: AdSize(width: 390, height: 72))),
             scenario("longIDs", generated(longIDs, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            // Red-team additions.
+            scenario("lateAnswer", late(bid, echo: true), .timeout),
+            scenario("priceMaxDouble", json(eloBid(price: "1.7976931348623157e308", otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["price must be"])),
+            scenario("priceZero", json(eloBid(price: "0", otherBase: otherBase), echo: true), .lost),
+            scenario("priceNegativeZero", json(eloBid(price: "-0.0", otherBase: otherBase), echo: true), .lost),
+            scenario("sizeZero", json(eloBid(size: #""w":0,"h":0"#, otherBase: otherBase), echo: true), .error(kind: .invalidResponse, code: 1, httpStatus: nil, message: ["ad size must be positive"])),
+            scenario("expZero", json(eloBid(exp: "0", otherBase: otherBase), echo: true), .wins(size: nil)),
+            scenario("expNegative", json(eloBid(exp: "-86400", otherBase: otherBase), echo: true), .wins(size: nil)),
+            // OpenRTB's `exp` is whole seconds: a fraction makes the answer malformed.
+            scenario("expFraction", json(eloBid(exp: "0.0001", otherBase: otherBase), echo: true), invalid),
+            scenario("terminalEscapes", json(eloBid(crid: "cr" + terminalEscape, bidid: "opp" + terminalEscape, otherBase: otherBase), echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("duplicateBidIDs", json(#"{"id":"$REQUEST_ID","bidid":"opp-1","cur":"USD","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.5,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"One"}}},{"id":"b1","impid":"1","price":3.0,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Two"}}}]},{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.0,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Three"}}}]}]}"#, echo: true), .wins(size: AdSize(width: 390, height: 72))),
+            scenario("invalidUTF8", latin1(eloBid(crid: "cr-\u{FF}\u{FE}", otherBase: otherBase), echo: true), invalid),
+            scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/elo-redirectSchemeChange/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
+            scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/elo-redirectUserInfo/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
+            scenario("noContent", noContent, .fails),
+        ] + transportAttacks.map(heavyScenario) + [
+            scenario("redirectOtherPortSameHost", .redirect(307, to: "\(otherBase)/elo-redirectOtherPortSameHost/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"]), redirects: true),
         ]
     }
 
@@ -207,7 +293,24 @@ enum HostileScenarios {
             scenario("sizeNegative", json(nitxAd(#""id":7,"type":"image","path":"/c/7.png","width":320,"height":-50"#)), invalid),
             scenario("idHuge", json(nitxAd(#""id":1e300,"type":"image","path":"/c/7.png""#)), invalid),
             scenario("longIDs", generated([(#"{"impression_id":""#, 1), ("m", long), (#"","ad":{"type":"image","path":"/c/7.png","name":""#, 1), ("n", long), (#"","id":""#, 1), ("i", long), (#""}}"#, 1)]), .wins(size: AdSize(width: 390, height: 61))),
-        ]
+            // Red-team additions.
+            scenario("lateAnswer", late(nitxAd), .timeout),
+            scenario("terminalEscapes", json(#"{"impression_id":"imp\#(terminalEscape)","ad":{"id":"ad\#(terminalEscape)","name":"n\#(terminalEscape)","type":"image","path":"/c/7.png"}}"#), .wins(size: AdSize(width: 390, height: 61))),
+            scenario("invalidUTF8", latin1(nitxAd(#""id":7,"name":"caf\#u{FF}","type":"image","path":"/c/7.png""#)), invalid),
+            scenario("redirectSchemeChange", .redirect(302, to: "https://$HOSTPORT/nitx-redirectSchemeChange\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
+            scenario("redirectUserInfo", .redirect(302, to: "http://$HOSTPORT@evil.invalid/nitx-redirectUserInfo\(slot)"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["redirect"])),
+            scenario("noContent", noContent, .fails),
+            // A relative redirect on the same origin is followed (at most 3 times) and fills.
+            HostileScenario(network: .nitx, name: "redirectRelativeSameOrigin", routes: [
+                "GET /api/ad-mobiles/show/SDK-AM-HOSTILE": [json(nitxConfig)],
+                "GET /api/ad-slots/show/SLOT-HOSTILE": [.redirect(302, to: "/nitx-redirectRelativeSameOrigin/api/ad-slots/show/SLOT-MOVED")],
+                "GET /api/ad-slots/show/SLOT-MOVED": [json(nitxAd)],
+            ], expected: .wins(size: AdSize(width: 390, height: 61))),
+        ] + transportAttacks.map { attack in
+            var made = scenario(attack.0, attack.1, .fails)
+            made.heavy = true
+            return made
+        }
     }
 
     // MARK: - Qartvelo
@@ -249,6 +352,40 @@ enum HostileScenarios {
             scenario("hugeNoFillReason", generated([(#"{"id":"qv","nofill_reason":""#, 1), ("r", 5_000_000), (#""}"#, 1)]), .noFill(code: String(repeating: "r", count: 127) + "…", message: [])),
             scenario("longIDs", generated([(#"{"id":"qv","banner_refresh_seconds":60,"ad":{"type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png","creative_id":""#, 1), ("c", long), (#""}}"#, 1)]), .wins(size: AdSize(width: 390, height: 60))),
             scenario("bundleRedirect", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleRedirect/bundle"}}"#), .error(kind: .server, code: redirect, httpStatus: 302, message: ["HTTP 302 redirect to \(otherBase)"]), redirects: true, bundle: .redirect(302, to: "\(otherBase)/qartvelo-bundleRedirect/bundle")),
+            // Red-team additions.
+            scenario("lateAnswer", late(ad), .timeout),
+            scenario("ttlZero", json(qartveloAd(extra: #","ttl_seconds":0"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("ttlNegative", json(qartveloAd(extra: #","ttl_seconds":-5"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("ttlTrillion", json(qartveloAd(extra: #","ttl_seconds":1000000000000"#, otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshZero", json(qartveloAd(refresh: "0", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshTrillion", json(qartveloAd(refresh: "1000000000000", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("refreshNegative", json(qartveloAd(refresh: "-60", otherBase: otherBase)), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("terminalEscapes", json(#"{"id":"qv","ad":{"creative_id":"cr\#(terminalEscape)","type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png"},"banner_refresh_seconds":60}"#), .wins(size: AdSize(width: 390, height: 60))),
+            scenario("noFillReasonEscapes", json(#"{"id":"qv","nofill_reason":"no\#(terminalEscape)"}"#), .noFill(code: "no\u{1B}[31mRED\u{1B}]0;pwned\u{07}\nFAKE-LINE", message: [])),
+            scenario("invalidUTF8", latin1(#"{"id":"qv","ad":{"creative_id":"cr-\#u{FF}\#u{FE}","type":"image","w":1320,"h":204,"density":3,"image_url":"https://cdn.example/i.png"},"banner_refresh_seconds":60}"#), malformed),
+            scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/qartvelo-redirectSchemeChange/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
+            scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/qartvelo-redirectUserInfo/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["redirect"])),
+            scenario("noContent", noContent, .fails),
+            // A relative 307 on the same origin keeps the method and body, is followed and fills.
+            HostileScenario(network: .qartvelo, name: "redirectRelativeSameOrigin", routes: [
+                "POST /v1/banner": [.redirect(307, to: "/qartvelo-redirectRelativeSameOrigin/v1/banner-moved")],
+                "POST /v1/banner-moved": [json(ad)],
+            ], expected: .wins(size: AdSize(width: 390, height: 60))),
+        ] + transportAttacks.map { attack in
+            var made = scenario(attack.0, attack.1, .fails)
+            made.heavy = true
+            return made
+        } + [
+            scenario("bundleTooLargeNoLength", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLargeNoLength/bundle"}}"#), .fails, bundle: {
+                var bundle = LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])
+                bundle.noLength = true
+                return bundle
+            }()),
+            scenario("bundleGzipBomb", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleGzipBomb/bundle"}}"#), .fails, bundle: {
+                var bundle = LoopbackServer.Response(bodyParts: [.init(text: "<html>", count: 1), .init(text: "0", count: 3_000_000)])
+                bundle.gzip = true
+                return bundle
+            }()),
             scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
         ]
     }

@@ -29,6 +29,12 @@ final class LoopbackServer: Sendable {
         var resetAfter: Int?
         /// Send no `Content-Length`: the body ends when the server closes the connection.
         var noLength = false
+        /// Encode the body as Latin-1 instead of UTF-8 (`"\u{FF}"` is the byte 0xFF: invalid
+        /// UTF-8 on the wire).
+        var latin1 = false
+        /// Send the body gzip-compressed (`Content-Encoding: gzip`): a few kilobytes on the wire
+        /// that inflate to the whole body.
+        var gzip = false
 
         /// One piece of a generated body.
         struct BodyPart: Encodable, Sendable {
@@ -61,6 +67,7 @@ final class LoopbackServer: Sendable {
             case holdMilliseconds = "hold_ms"
             case resetAfter = "reset_after"
             case noLength = "no_length"
+            case latin1, gzip
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -76,6 +83,8 @@ final class LoopbackServer: Sendable {
             try container.encodeIfPresent(holdMilliseconds, forKey: .holdMilliseconds)
             try container.encodeIfPresent(resetAfter, forKey: .resetAfter)
             if noLength { try container.encode(true, forKey: .noLength) }
+            if latin1 { try container.encode(true, forKey: .latin1) }
+            if gzip { try container.encode(true, forKey: .gzip) }
         }
 
         /// A JSON body (`application/json`) with `status`.

@@ -22,7 +22,13 @@ and, to script a misbehaving network (the hostile-network tests):
                                         of the body, then reset the connection (TCP RST)
   "no_length": true                     no Content-Length: the body ends when the connection
                                         closes (Connection: close)
-"$SELF" in any body becomes the server's own base URL (http://127.0.0.1:PORT).
+"$SELF" in any body or header value becomes the server's own base URL (http://127.0.0.1:PORT),
+"$HOSTPORT" its host and port (127.0.0.1:PORT), for redirects that change only the scheme or
+carry user info.
+  "gzip": true                          the body is sent gzip-compressed with Content-Encoding:
+                                        gzip (a small body that inflates to its full size)
+  "latin1": true                        the body is encoded as Latin-1, not UTF-8: "\u00ff"
+                                        is the single byte 0xFF (invalid UTF-8 on the wire)
 A connection the server holds (drip, never) is dropped when the server stops.
 GET /__requests returns every request received so far as JSON:
   [{"method", "path", "query", "headers", "body"}]
@@ -48,6 +54,7 @@ def load_routes(argument):
 
 routes = load_routes(sys.argv[1]) if len(sys.argv) > 1 else {}
 counters = {}
+gzip_cache = {}
 received = []
 lock = threading.Lock()
 stopping = threading.Event()
@@ -100,15 +107,29 @@ class Handler(BaseHTTPRequestHandler):
             stopping.wait(min(spec.get("hold_ms", 3000), 30_000) / 1000.0)
             self.close_connection = True
             return
-        headers = dict(spec.get("headers", {}))
+        own = f"http://127.0.0.1:{self.server.server_address[1]}"
+        hostport = f"127.0.0.1:{self.server.server_address[1]}"
+        headers = {k: str(v).replace("$SELF", own).replace("$HOSTPORT", hostport) for k, v in spec.get("headers", {}).items()}
+        encoding = "latin-1" if spec.get("latin1") else "utf-8"
         if "json" in spec:
             payload = json.dumps(spec["json"]).encode()
             headers.setdefault("Content-Type", "application/json")
         elif "body_parts" in spec:
-            payload = b"".join(str(text).encode() * int(count) for text, count in spec["body_parts"])
+            payload = b"".join(str(text).encode(encoding) * int(count) for text, count in spec["body_parts"])
         else:
-            payload = spec.get("body", "").encode()
+            payload = spec.get("body", "").encode(encoding)
         payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
+        if spec.get("gzip"):
+            # Compressed once per distinct body (fast level): a bomb costs the server little CPU.
+            with lock:
+                cached = gzip_cache.get(payload)
+            if cached is None:
+                import gzip as gzip_module
+                cached = gzip_module.compress(payload, 1)
+                with lock:
+                    gzip_cache[payload] = cached
+            payload = cached
+            headers["Content-Encoding"] = "gzip"
         if spec.get("echo_id"):
             try:
                 request_id = str(json.loads(body).get("id", ""))

@@ -196,6 +196,7 @@ struct ConfigMutator {
     static let oddStrings = [
         "", " ", "\t", "\n", "x y", "sandbox ", " sandbox", "SANDBOX", "HTTP://ads.example.com", "https://ads.example.com/ v1",
         "https://", "ftp://ads.example.com", "https://ads.example.com:8080/v1", "http://127.0.0.1:9", "https://a_b.example",
+        "http://127.0.0.1:0", "https://ads.example.com:65536/v1", "https://ads.example.com:65535/v1", "http://127.0.0.1:00080",
         "\u{1B}[31mRED", "🙂", String(repeating: "x", count: 300), String(repeating: "y", count: 5000), "SDK-AM-", "SDK-AM-A B", "SDK-AM-OK_1", "EUR", "USD", "eur",
         "null", "60", "-", ".", "a\u{0}b",
     ]
