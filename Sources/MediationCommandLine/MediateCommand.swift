@@ -89,7 +89,9 @@ enum MediateCommand {
             await engine.shutdown()
             reportWarnings(of: engine, environment: environment)
             let configuration = engine.configuration
-            environment.standardOutput.write("\(path): valid (\(configuration.networks.count) networks, \(configuration.placements.count) placements: \(configuration.placements.map(\.id).joined(separator: ", ")))\n")
+            let networks = configuration.networks.count, placements = configuration.placements.count
+            let ids = configuration.placements.map { DisplayText.escaped($0.id) }.joined(separator: ", ")
+            environment.standardOutput.write("\(DisplayText.escaped(path)): valid (\(networks) network\(networks == 1 ? "" : "s"), \(placements) placement\(placements == 1 ? "" : "s"): \(ids))\n")
             return .success
         }
     }

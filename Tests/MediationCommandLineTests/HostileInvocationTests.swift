@@ -46,8 +46,7 @@ struct HostileInvocationTests {
     }
 
     @Test(
-        "validate names a placement id made of escape sequences escaped",
-        .disabled("known bug (Sources/MediationCommandLine): `mediate validate` prints its summary `valid (N networks, M placements: ids)` with the placement ids raw, so a config's ESC sequences reach the terminal (R17); the one-shot and watch reports escape them")
+        "validate names a placement id made of escape sequences escaped"
     )
     func validateEscapesPlacementIDs() async throws {
         let workspace = try Workspace()

@@ -111,7 +111,7 @@ struct ThirdPartyNetworkTests {
 
         let withHouse = await workspace.run(["validate", "--config", path], registry: NetworkRegistry.standard.registering(factory))
         #expect(withHouse.code == .success, "\(withHouse.error)")
-        #expect(withHouse.output == "\(path): valid (2 networks, 1 placements: chat_strip)\n")
+        #expect(withHouse.output == "\(path): valid (2 networks, 1 placement: chat_strip)\n")
         // The only line on standard error says which networks answer from their sandbox (R19).
         #expect(withHouse.error == "mediate: warning: sandbox endpoints: house, backfill answer from their in-process simulated servers, not real ad servers (sandbox_endpoint)\n")
         #expect(factory.adapters.count == 1)
