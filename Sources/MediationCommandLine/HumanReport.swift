@@ -79,7 +79,9 @@ enum HumanReport {
         case .noFill(let reason): reason.description
         case .error(let error): error.description
         case .timeout(let limit): HumanReport.timeoutDetail(limit)
-        case .won, .cancelled, .late: ""
+        case .cancelled(let value): value.map { "could not beat \(money($0)) USD" } ?? "the caller gave up"
+        case .notAsked(let reason): reason.rawValue
+        case .won: ""
         }
     }
 

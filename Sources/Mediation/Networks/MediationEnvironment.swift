@@ -25,6 +25,9 @@ public struct MediationEnvironment: Sendable {
     /// The screen, device, app and privacy signals copied into every request; replace it at run
     /// time with ``MediationEngine/updateRequestTemplate(_:)``.
     public var requestTemplate: RequestTemplate
+    /// The wall clock, read once per auction for its trace's `started_at` (ISO 8601 UTC);
+    /// tests fix it. Never used for deadlines or timers (those are ``clock``'s).
+    public var wallClock: @Sendable () -> Date
 
     /// Creates an environment.
     /// - Parameters:
@@ -36,6 +39,7 @@ public struct MediationEnvironment: Sendable {
     ///   - storageDirectory: where adapters may keep non-secret state (default: memory only).
     ///   - secureStore: where adapters keep identity (default: memory only).
     ///   - requestTemplate: the host's request signals.
+    ///   - wallClock: the wall clock for traces' `started_at` (default `Date()`).
     public init(
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
@@ -44,7 +48,8 @@ public struct MediationEnvironment: Sendable {
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
         secureStore: (any SecureStore)? = nil,
-        requestTemplate: RequestTemplate = RequestTemplate()
+        requestTemplate: RequestTemplate = RequestTemplate(),
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clock = clock
         self.logger = logger
@@ -54,5 +59,6 @@ public struct MediationEnvironment: Sendable {
         self.storageDirectory = storageDirectory
         self.secureStore = secureStore
         self.requestTemplate = requestTemplate
+        self.wallClock = wallClock
     }
 }
