@@ -232,4 +232,76 @@ struct OutcomeRuleTests {
         }
         #expect(Set(traces).count == 1)
     }
+    @Test("the JSON trace: per-line ad unit, pricing, position, tier, configured eCPM, currency and rate, limit, ids; per-auction wall-clock start, deadline length and instant, placement summary")
+    func traceJSONFields() async throws {
+        let clock = ManualClock()
+        let eur = ScriptedAdapter(network: "eur", pricing: .bidder, clock: clock, script: [.after(.milliseconds(40), .bid(1.00))], ads: .init(format: .interstitial, size: AdSize(width: 390, height: 844)))
+        let tierOne = ScriptedAdapter(network: "one", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(30), .noFill)])
+        let tierTwo = ScriptedAdapter(network: "two", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .bid(0.01))], ads: .init(format: .interstitial, size: AdSize(width: 390, height: 844)))
+        var eurItem = LineItem.bidder("Eur", network: "eur", adUnitID: "eur-unit", floor: 0.50)
+        eurItem.currency = "EUR"
+        eurItem.usdRate = 1.10
+        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(2000), floor: 0.10, mode: .waterfall, sources: [
+            eurItem,
+            .fixedPrice("One", network: "one", adUnitID: "one-unit", eCPM: 1.50, timeout: .milliseconds(800)),
+            .fixedPrice("Two", network: "two", adUnitID: "two-unit", eCPM: 0.90),
+        ])
+        var networks = PrebuiltNetworks()
+        networks.add("eur", pricing: .bidder, adapter: eur)
+        networks.add("one", pricing: .fixedPrice, adapter: tierOne)
+        networks.add("two", pricing: .fixedPrice, adapter: tierTwo)
+        let engine = try MediationEngine(
+            configuration: networks.configuration(placements: [placement], currencyRates: ["EUR": 1.10]),
+            registry: networks.registry,
+            environment: MediationEnvironment(clock: clock, wallClock: { OutcomeRuleTests.fixedTime })
+        )
+        await clock.advance(to: .origin + .milliseconds(1000)) // the auction starts at 1000 ms
+        let outcome = try await Self.run(engine, "level_end", clock: clock)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(outcome.trace)
+        let trace = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(trace["started_at"] as? String == "2025-12-01T12:00:00.000Z")
+        #expect(trace["started_at_ms"] as? Double == 1000)
+        #expect(trace["deadline_ms"] as? Double == 2000)
+        #expect(trace["deadline_at_ms"] as? Double == 3000)
+        #expect(trace["ended_at_ms"] as? Double == 1040)
+        #expect(trace["duration_ms"] as? Double == 40)
+        let summary = try #require(trace["placement_config"] as? [String: Any])
+        #expect(summary["format"] as? String == "interstitial")
+        #expect(summary["floor"] as? Double == 0.10)
+        #expect(summary["mode"] as? String == "waterfall")
+        #expect(summary["deadline_ms"] as? Double == 2000)
+        let lines = try #require(trace["sources"] as? [[String: Any]])
+        let eurLine = lines[0]
+        #expect(eurLine["ad_unit_id"] as? String == "eur-unit")
+        #expect(eurLine["pricing"] as? String == "bidder")
+        #expect(eurLine["position"] as? Int == 0)
+        #expect(eurLine["tier"] == nil)
+        #expect(eurLine["floor"] as? Double == 0.50)
+        #expect(eurLine["currency"] as? String == "EUR")
+        #expect(eurLine["usd_rate"] as? Double == 1.10)
+        #expect(eurLine["raw_price"] as? Double == 1.00)
+        #expect(eurLine["ecpm"] as? Double == 1.10)
+        #expect(eurLine["limit_ms"] as? Double == 2000)
+        #expect(eurLine["start_ms"] as? Double == 0)
+        #expect(eurLine["latency_ms"] as? Double == 40)
+        #expect((eurLine["outcome"] as? [String: Any])?["status"] as? String == "won")
+        let one = lines[1]
+        #expect(one["tier"] as? Int == 1)
+        #expect(one["configured_ecpm"] as? Double == 1.50)
+        #expect(one["currency"] as? String == "USD")
+        #expect(one["usd_rate"] == nil)
+        #expect(one["limit_ms"] as? Double == 800)
+        let two = lines[2]
+        #expect(two["tier"] as? Int == 2)
+        #expect(two["start_ms"] as? Double == 30) // asked when tier 1 answered without a fill
+        // Its 0.90 could not beat the converted bid (1.10) that came at 40 ms: cancelled then.
+        let cancelled = try #require(two["outcome"] as? [String: Any])
+        #expect(cancelled["status"] as? String == "cancelled")
+        #expect(cancelled["could_not_beat"] as? Double == 1.10)
+        #expect(two["errors"] as? [Any] != nil)
+        // Decoding gives the same trace back.
+        #expect(try JSONDecoder().decode(AuctionTrace.self, from: data) == outcome.trace)
+    }
 }
