@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 @testable import MediationCommandLine
 import Testing
 
