@@ -70,6 +70,11 @@ enum HumanReport {
         return "started\(wallClock) (\(millis(trace.startedAtMilliseconds)) on the engine's clock); from its start: \(ended), deadline \(millis(deadline))"
     }
 
+    /// `1 auction`, `2 auctions`: a count with its noun, singular for one.
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     /// A size in whole points, e.g. `259x32` for 258.84 x 32.
     static func wholePoints(_ size: AdSize) -> String {
         func whole(_ value: Double) -> String {

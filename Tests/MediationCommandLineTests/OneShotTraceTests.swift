@@ -111,4 +111,11 @@ struct OneShotTraceTests {
         #expect(banner.output.contains("could not beat 3.11 USD"))
         #expect(banner.output.contains("banner 390x72 pt"))
     }
+
+    @Test func countsReadSingularForOne() {
+        #expect(HumanReport.counted(1, "auction") == "1 auction")
+        #expect(HumanReport.counted(0, "late answer") == "0 late answers")
+        #expect(HumanReport.counted(60, "impression") == "60 impressions")
+        #expect(HumanReport.wholePoints(AdSize(width: 258.84, height: 32)) == "259x32")
+    }
 }
