@@ -88,12 +88,13 @@ final class OneShotRun: Sendable {
         }
         guard var outcome else { return nil }
         let (lateAnswers, warnings) = state.withLock { ($0.lateAnswers, $0.warnings) }
-        for late in lateAnswers { outcome.trace.record(late) }
+        // The adapters' warnings first (logged while the auction ran), then the late answers.
         for (network, message) in warnings {
             for index in outcome.trace.sources.indices where outcome.trace.sources[index].network == network {
                 outcome.trace.sources[index].warnings.append(TraceIssue(code: TraceIssues.adapterWarningCode, message: message))
             }
         }
+        for late in lateAnswers { outcome.trace.record(late) }
         return outcome
     }
 }
