@@ -71,6 +71,7 @@ enum HTMLReport {
         }
         html += "<li><span class=\"swatch deadline-swatch\"></span>deadline</li>\n"
         html += "<li><span class=\"swatch end-swatch\"></span>auction end</li>\n"
+        html += "<li><span class=\"swatch late-swatch\"></span>late answer (after its outcome was set; its ad released)</li>\n"
         return html + "</ul>\n"
     }
 
@@ -118,8 +119,12 @@ enum HTMLReport {
                 let tip = "\(source.lineItemID) (\(source.network)): \(source.outcome.description), asked at \(DebugReport.millis(start)) ms" + (source.latencyMilliseconds.map { ", answered after \(DebugReport.millis($0)) ms" } ?? ", no answer")
                 svg += "<rect class=\"bar\" data-status=\"\(escaped(status))\" x=\"\(f(x0))\" y=\"\(f(y + 4))\" width=\"\(f(barWidth))\" height=\"\(f(rowHeight - 8))\" rx=\"3\" fill=\"\(OutcomePresentation.colour(status))\"><title>\(escaped(tip))</title></rect>\n"
                 svg += "<text class=\"status\" x=\"\(f(min(x0 + barWidth + 4, labelWidth + chartWidth - 60)))\" y=\"\(f(y + 17))\">\(escaped(status))</text>\n"
+                if let late = source.lateAnswer {
+                    let lateX = x(late.atOffsetMilliseconds)
+                    svg += "<circle class=\"late\" cx=\"\(f(lateX))\" cy=\"\(f(y + rowHeight / 2))\" r=\"5\"><title>late answer at \(DebugReport.millis(late.atOffsetMilliseconds)) ms\(late.released ? ", ad released" : "")</title></circle>\n"
+                }
             } else {
-                svg += "<text class=\"status not-asked\" x=\"\(f(labelWidth + 4))\" y=\"\(f(y + 17))\">\(escaped(status)), not asked</text>\n"
+                svg += "<text class=\"status not-asked\" x=\"\(f(labelWidth + 4))\" y=\"\(f(y + 17))\">\(escaped(status))</text>\n"
             }
         }
         svg += "<line class=\"end\" x1=\"\(f(x(end)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(end)))\" y2=\"\(f(rowsBottom + 4))\"><title>auction end \(DebugReport.millis(end)) ms</title></line>\n"
@@ -141,7 +146,7 @@ enum HTMLReport {
             var row = "<tr class=\"source\"><td>\(escaped(source.lineItemID))</td><td>\(escaped(source.network))</td><td>\(pricing)</td>"
             row += "<td>\(escaped(start))</td><td>\(escaped(latency))</td>"
             row += "<td><span class=\"swatch\" style=\"background:\(OutcomePresentation.colour(status))\"></span>\(escaped(status))</td>"
-            row += "<td>\(escaped(value))</td><td>\(source.adReleased ? "yes" : "-")</td><td>\(escaped(OutcomePresentation.detail(source.outcome)))</td></tr>\n"
+            row += "<td>\(escaped(value))</td><td>\(source.adReleased || source.lateAnswer?.released == true ? "yes" : "-")</td><td>\(escaped(OutcomePresentation.detail(source)))</td></tr>\n"
             html += row
         }
         return html + "</tbody>\n</table>\n"
@@ -222,6 +227,8 @@ enum HTMLReport {
     svg .tick { stroke: #e0e0e0; stroke-width: 1; }
     svg .deadline { stroke: #d32f2f; stroke-width: 2; stroke-dasharray: 6 4; }
     svg .end { stroke: #1565c0; stroke-width: 2; }
+    .late-swatch { background: #ef6c00; border-radius: 6px; }
+    svg .late { fill: #ef6c00; stroke: #fff; stroke-width: 1; }
     svg .marker { font-size: 11px; } svg .end-label { fill: #1565c0; } svg .deadline-label { fill: #d32f2f; }
     """
 }

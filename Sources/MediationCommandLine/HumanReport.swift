@@ -2,9 +2,11 @@ import Foundation
 import Mediation
 
 /// The table `mediate --placement ID` prints: the placement, the winner (network, line item,
-/// eCPM, creative, format and size), the auction's start, end and deadline, and one row per
-/// source with its start offset, latency, outcome, eCPM, loss reason or detail, and whether
-/// its ad was released. Everything a network or the configuration supplied (ids, creative ids,
+/// eCPM, creative, format and size in whole points), the auction's start, end and deadline in
+/// whole milliseconds from its start, and one row per source with its start offset, latency,
+/// outcome, eCPM, loss reason or detail (a timeout's limit, the value a cancelled source could
+/// not beat, why a source was not asked, a late answer), and whether its ad was released;
+/// then a legend for rejected prices and the sources' warnings and errors. Everything a network or the configuration supplied (ids, creative ids,
 /// reasons, messages) has its control characters escaped (`\u{1B}`, `\u{0A}` …), so each row
 /// stays one line and nothing reaches the terminal raw (R17).
 enum HumanReport {
@@ -19,11 +21,12 @@ enum HumanReport {
         lines.append("Placement \(safe(placement.id)): \(describe(placement))")
         if let winner = outcome.winner {
             let ad = winner.ad
-            lines.append("Winner: \(safe(winner.lineItem.network)) / \(safe(winner.lineItem.id)), eCPM \(money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(ad.creativeID))), \(ad.format) \(ad.size) pt")
+            lines.append("Winner: \(safe(winner.lineItem.network)) / \(safe(winner.lineItem.id)), eCPM \(money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(ad.creativeID))), \(ad.format) \(wholePoints(ad.size)) pt")
         } else {
-            lines.append("No fill: none of the \(placement.sources.count) sources filled \(safe(placement.id))")
+            let count = placement.sources.count
+            lines.append("No fill: none of the \(count) \(count == 1 ? "source" : "sources") filled \(safe(placement.id))")
         }
-        lines.append("Auction \(safe(trace.auctionID)): started \(seconds(trace.startedAtMilliseconds)), ended \(seconds(trace.endedAtMilliseconds)) (\(millis(trace.durationMilliseconds))), deadline \(seconds(trace.deadlineMilliseconds))")
+        lines.append("Auction \(safe(trace.auctionID)): \(timing(trace))")
         lines.append("")
 
         let header = ["LINE ITEM", "NETWORK", "PRICING", "START", "LATENCY", "OUTCOME", "ECPM", "RELEASED", "LOSS REASON / DETAIL"]
@@ -32,17 +35,57 @@ enum HumanReport {
             rows.append([
                 safe(source.lineItemID),
                 safe(source.network),
-                source.pricing == .bidder ? "bidder" : "fixed",
+                source.pricing == .bidder ? "bidder" : source.tier.map { "fixed, tier \($0)" } ?? "fixed",
                 source.startOffsetMilliseconds.map(millis) ?? "-",
                 source.latencyMilliseconds.map(millis) ?? "-",
                 source.outcome.status,
-                source.eCPM.map(money) ?? source.rawPrice.map { "(\($0))" } ?? "-",
-                source.adReleased ? "yes" : "-",
-                safe(OutcomePresentation.detail(source.outcome)),
+                source.eCPM.map(money) ?? source.rawPrice.map { "raw \(rawPrice($0))" } ?? "-",
+                source.adReleased || source.lateAnswer?.released == true ? "yes" : "-",
+                safe(OutcomePresentation.detail(source)),
             ])
         }
         lines.append(contentsOf: table(header: header, rows: rows))
+        if trace.sources.contains(where: { $0.eCPM == nil && $0.rawPrice != nil }) {
+            lines.append("")
+            lines.append("raw X: the price as the network sent it (in the line item's currency), rejected: see the loss reason")
+        }
+        // The errors are in the detail column already; the warnings are listed here.
+        let notes = trace.sources.flatMap { source in
+            source.warnings.map { issue in "warning: \(safe(source.lineItemID)): \(safe(issue.code)): \(safe(issue.message))" }
+        }
+        if !notes.isEmpty {
+            lines.append("")
+            lines += notes
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The auction's start, end and deadline in whole milliseconds from its start, rounded the
+    /// same way, so an auction decided at its deadline never reads as an overrun.
+    static func timing(_ trace: AuctionTrace) -> String {
+        let deadline = trace.deadlineLengthMilliseconds
+        let duration = trace.durationMilliseconds
+        let ended = duration >= deadline ? "ended at the deadline, \(millis(deadline))" : "ended at \(millis(duration))"
+        let wallClock = trace.startedAtWallClock.map { " \($0)" } ?? ""
+        return "started\(wallClock) (\(millis(trace.startedAtMilliseconds)) on the engine's clock); from its start: \(ended), deadline \(millis(deadline))"
+    }
+
+    /// `1 auction`, `2 auctions`: a count with its noun, singular for one.
+    static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
+    /// A size in whole points, e.g. `259x32` for 258.84 x 32.
+    static func wholePoints(_ size: AdSize) -> String {
+        func whole(_ value: Double) -> String {
+            value.isFinite && abs(value) < 1e9 ? String(Int(value.rounded())) : "\(value)"
+        }
+        return "\(whole(size.width))x\(whole(size.height))"
+    }
+
+    /// A raw price as the network sent it, e.g. `1.5` or `nan`.
+    private static func rawPrice(_ value: Double) -> String {
+        "\(value)"
     }
 
     private static func describe(_ placement: PlacementConfiguration) -> String {
@@ -97,12 +140,8 @@ enum HumanReport {
         value.isFinite ? String(format: "%.2f", value) : "\(value)"
     }
 
-    private static func millis(_ value: Double) -> String {
+    static func millis(_ value: Double) -> String {
         value.isFinite && abs(value) < 1e15 ? "\(Int(value.rounded())) ms" : "-"
-    }
-
-    private static func seconds(_ milliseconds: Double) -> String {
-        milliseconds.isFinite ? String(format: "%.3fs", milliseconds / 1000) : "-"
     }
 
     private static func number(_ value: Double) -> String {

@@ -107,7 +107,8 @@ enum MediateCommand {
         }
         let recorder = options.debug.map { _ in HTTPExchangeRecorder() }
         let engine: MediationEngine
-        switch makeEngine(path, seed: options.seed ?? defaultSeed, exchangeRecorder: recorder, environment: environment) {
+        let run = OneShotRun(environment: environment)
+        switch makeEngine(path, seed: options.seed ?? defaultSeed, logger: run.logger, onEvent: run.onEvent, exchangeRecorder: recorder, clockFor: run.clock(for:), environment: environment) {
         case .failure(let failure):
             return report(failure, environment: environment)
         case .success(let built):
@@ -121,13 +122,9 @@ enum MediateCommand {
         reportWarnings(of: engine, environment: environment)
 
         let runStart = engine.clock.now
-        guard let outcome = await engine.runAuction(placementID: placement.id, context: context) else {
-            await engine.shutdown()
+        guard let outcome = await run.auction(of: placement.id, on: engine, context: context) else {
             return fail(.software, "cannot run an auction of \(placement.id)", environment: environment)
         }
-        // The CLI is the host: it never shows the winner, so it gives the ad back (R7).
-        outcome.winner?.ad.releaseResources()
-        await engine.shutdown()
 
         let debug = DebugReport.make(options.debug, recorder) { mode, recorder in
             DebugReport(recorded: recorder.exchanges, calls: recorder.adapterCalls, dropped: recorder.droppedCount, traces: [outcome.trace], runStart: runStart, mode: mode)
@@ -163,7 +160,8 @@ enum MediateCommand {
     }
 
     /// Loads the config at `path` and builds the engine (every network's adapter) on `clock`
-    /// (default: the environment's clock), with the sandboxes' phone-like round trip.
+    /// (default: what `clockFor` chooses for the loaded config, else the environment's
+    /// clock), with the sandboxes' phone-like round trip.
     static func makeEngine(
         _ path: String,
         seed: UInt64,
@@ -172,6 +170,7 @@ enum MediateCommand {
         hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil,
         exchangeRecorder: HTTPExchangeRecorder? = nil,
+        clockFor: ((MediationConfiguration) -> (any MediationClock)?)? = nil,
         environment: CommandEnvironment
     ) -> Result<MediationEngine, LoadFailure> {
         let loader = ConfigurationLoader(registry: environment.registry)
@@ -182,7 +181,7 @@ enum MediateCommand {
             return .failure(.configuration(path: path, error))
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
-        let engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
+        let engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
         do {
             return .success(try MediationEngine(configuration: configuration, registry: environment.registry, environment: engineEnvironment, hostContext: hostContext, onEvent: onEvent))
         } catch {

@@ -12,8 +12,8 @@ enum OutcomePresentation {
         ("no_fill", "#90a4ae", "answered without an ad"),
         ("error", "#c62828", "the request failed"),
         ("timeout", "#6a1b9a", "no answer by its limit"),
-        ("cancelled", "#bdbdbd", "cancelled or never asked"),
-        ("late", "#ef6c00", "answered after the auction ended"),
+        ("cancelled", "#8d6e63", "asked, cancelled when it could no longer win"),
+        ("not_asked", "#e0e0e0", "never asked (tier not reached, under the floor)"),
     ]
 
     /// The colour (CSS hex) of `status`; grey for a status not in ``legend``.
@@ -21,16 +21,25 @@ enum OutcomePresentation {
         legend.first { $0.status == status }?.colour ?? "#757575"
     }
 
-    /// The detail column: the loss reason, the no-fill reason, the error or the limit a
-    /// timeout hit (empty for the others). Not escaped: callers escape for their medium.
-    static func detail(_ outcome: SourceOutcome) -> String {
-        switch outcome {
-        case .lost(let reason): reason.description
-        case .noFill(let reason): reason.description
-        case .error(let error): error.description
-        case .timeout(let limit): HumanReport.timeoutDetail(limit)
-        case .won, .cancelled, .late: ""
+    /// The detail column: the outcome's reason (loss reason, no-fill reason, error, the limit
+    /// a timeout hit and its length, the value a cancelled source could not beat, why a
+    /// source was not asked), then its late answer if any. Not escaped: callers escape for
+    /// their medium.
+    static func detail(_ source: SourceTrace) -> String {
+        var text: String
+        switch source.outcome {
+        case .lost(let reason): text = reason.description
+        case .noFill(let reason): text = reason.description
+        case .error(let error): text = error.description
+        case .timeout(let limit): text = HumanReport.timeoutDetail(limit) + (source.limitMilliseconds.map { " (\(HumanReport.millis($0)))" } ?? "")
+        case .cancelled(let value): text = value.map { "could not beat \(HumanReport.money($0)) USD" } ?? "the caller gave up"
+        case .notAsked(let reason): text = reason == .tierNotReached ? "waterfall tier not reached" : reason == .underFloor ? "eCPM under the placement's floor" : reason.rawValue
+        case .won: text = ""
         }
+        if let late = source.lateAnswer {
+            text += (text.isEmpty ? "" : "; ") + "late answer at \(HumanReport.millis(late.atOffsetMilliseconds))" + (late.released ? ", ad released" : "")
+        }
+        return text
     }
 }
 

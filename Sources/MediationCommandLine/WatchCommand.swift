@@ -255,7 +255,7 @@ final class WatchPrinter: Sendable {
         let counts = counts.withLock { $0 }
         let how = interrupted ? "stopped by Ctrl-C" : "done"
         output.write(Self.statisticsText(counts.statistics))
-        output.write("[\(instant)] \(how): \(counts.auctions) auctions (\(counts.filled) filled), \(counts.impressions) impressions, revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(counts.lateAnswers) late answers\n")
+        output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")
     }
 
     /// The summary tables per network and per line item (nearest-rank latency percentiles).

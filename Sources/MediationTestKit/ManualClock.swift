@@ -128,12 +128,58 @@ public final class ManualClock: MediationClock {
     /// Returns once every task on this clock is suspended (sleeping on the clock, waiting for
     /// something no task on the clock will do, or finished): all the work due at the current
     /// instant is done. Time does not move.
+    ///
+    /// The end of the instant is part of that work: the work asked for with
+    /// ``atEndOfInstant(_:)`` runs once every task is suspended, one piece at a time.
     public func runUntilIdle() async {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {
             await executor.whenIdle()
             return
         }
         for _ in 0..<1000 { await Task.yield() }
+    }
+
+    /// Queues `work` for the end of the current instant: it runs on this clock's executor once
+    /// every task on this clock is suspended and every sleeper due now has been woken (so
+    /// ``runUntilIdle()`` and ``advance(to:)`` wait for it), before time moves on. An auction
+    /// takes its decisions there, so answers due at one instant count alike in whatever order
+    /// they ran (engine rule R6a). Without task executors (Apple platforms before macOS 15 /
+    /// iOS 18) it runs at once.
+    /// - Parameter work: the decision to take at the end of the instant.
+    public func atEndOfInstant(_ work: @escaping @Sendable () -> Void) {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {
+            executor.atEndOfInstant(work)
+            return
+        }
+        work()
+    }
+
+    /// How many pieces of work wait for the end of the current instant.
+    public var endOfInstantCount: Int {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {
+            return executor.endOfInstantCount
+        }
+        return 0
+    }
+
+    /// Wakes `sleeper`, then every other sleeper due at the same instant, each followed by the
+    /// jobs it sets off, holding the end-of-instant work back until all of them have run; then
+    /// runs that work (``runUntilIdle()``).
+    private func wakeInstant(startingWith sleeper: Sleeper) async {
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor else {
+            sleeper.continuation.resume()
+            await runUntilIdle()
+            return
+        }
+        executor.hold()
+        sleeper.continuation.resume()
+        await executor.whenIdle()
+        while let next = popSleeper(dueBy: now) {
+            next.continuation.resume()
+            await executor.whenIdle()
+        }
+        executor.release()
+        await executor.whenIdle()
     }
 
     /// ``runUntilIdle()``: runs the work due now; time does not move.
@@ -217,14 +263,15 @@ public final class ManualClock: MediationClock {
 
     /// Runs the work due now, then wakes every sleeper due by `target` one at a time, earliest
     /// first (ties in the order their sleeps began): ``now`` becomes the sleeper's deadline, the
-    /// sleeper wakes, and everything it sets off runs (``runUntilIdle()``) before the next one.
-    /// The clock then stands at `target` (or where it was, if later).
+    /// sleeper wakes, and every job it sets off runs before the next one. Once every sleeper
+    /// due at that instant has run, the instant's end-of-instant work runs
+    /// (``atEndOfInstant(_:)``), then time moves on. The clock then stands at `target` (or
+    /// where it was, if later).
     /// - Parameter target: the instant to stop at.
     public func advance(to target: MediationInstant) async {
         await runUntilIdle()
         while let sleeper = popSleeper(dueBy: target) {
-            sleeper.continuation.resume()
-            await runUntilIdle()
+            await wakeInstant(startingWith: sleeper)
         }
         state.withLock { state in
             if target > state.now { state.now = target }

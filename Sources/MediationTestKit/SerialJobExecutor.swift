@@ -9,10 +9,16 @@ import Mediation
 /// when its queue is empty, every such task is suspended: on the clock, on a continuation no
 /// job will resume, or finished. That is a fact, not a guess from a quiet period, and it is how
 /// ``ManualClock/advance(to:)`` knows that the work due at an instant is done.
+///
+/// It also runs the clock's end-of-instant work (``ManualClock/atEndOfInstant(_:)``): once its
+/// queue is empty, and unless the clock holds it back while it wakes the other sleepers due
+/// at the same instant (``hold()``), it runs that work one piece at a time, each followed by
+/// every job it queues.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class SerialJobExecutor: TaskExecutor {
     private enum Step {
         case run(UnownedJob)
+        case endOfInstant(@Sendable () -> Void)
         case resume(CheckedContinuation<Void, Never>)
         case stop
     }
@@ -25,6 +31,14 @@ final class SerialJobExecutor: TaskExecutor {
         /// Tasks waiting for the queue to be empty, first come first served.
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var jobsRun: UInt64 = 0
+        /// End-of-instant work, in the order it was asked for.
+        var endOfInstant: [@Sendable () -> Void] = []
+        /// While positive, end-of-instant work waits (the clock is still waking sleepers due
+        /// at the current instant); idle waiters are told when the jobs alone are done.
+        var holds = 0
+
+        /// Whether end-of-instant work may run now.
+        var endOfInstantDue: Bool { holds == 0 && !endOfInstant.isEmpty }
 
         mutating func popJob() -> UnownedJob? {
             guard head < jobs.count else { return nil }
@@ -53,6 +67,36 @@ final class SerialJobExecutor: TaskExecutor {
         if startDrain { queue.async { self.drain() } }
     }
 
+    /// Queues end-of-instant work: it runs once no job is left and no hold is in place.
+    func atEndOfInstant(_ work: @escaping @Sendable () -> Void) {
+        let startDrain = state.withLock { state -> Bool in
+            state.endOfInstant.append(work)
+            guard !state.draining, state.holds == 0 else { return false }
+            state.draining = true
+            return true
+        }
+        if startDrain { queue.async { self.drain() } }
+    }
+
+    /// Holds end-of-instant work back until the matching ``release()``.
+    func hold() {
+        state.withLock { $0.holds += 1 }
+    }
+
+    /// Ends a ``hold()``: end-of-instant work held back runs now (``whenIdle()`` waits for it).
+    func release() {
+        let startDrain = state.withLock { state -> Bool in
+            state.holds -= 1
+            guard !state.draining, state.endOfInstantDue else { return false }
+            state.draining = true
+            return true
+        }
+        if startDrain { queue.async { self.drain() } }
+    }
+
+    /// How many pieces of end-of-instant work are waiting.
+    var endOfInstantCount: Int { state.withLock { $0.endOfInstant.count } }
+
     /// The number of jobs run so far.
     var jobsRun: UInt64 { state.withLock { $0.jobsRun } }
 
@@ -78,6 +122,7 @@ final class SerialJobExecutor: TaskExecutor {
                     state.jobsRun &+= 1
                     return .run(job)
                 }
+                if state.endOfInstantDue { return .endOfInstant(state.endOfInstant.removeFirst()) }
                 if !state.idleWaiters.isEmpty { return .resume(state.idleWaiters.removeFirst()) }
                 state.draining = false
                 return .stop
@@ -85,6 +130,8 @@ final class SerialJobExecutor: TaskExecutor {
             switch step {
             case .run(let job):
                 job.runSynchronously(on: asUnownedTaskExecutor())
+            case .endOfInstant(let work):
+                work()
             case .resume(let waiter):
                 waiter.resume()
             case .stop:

@@ -113,6 +113,6 @@ struct WatchCommandTests {
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "watching coin_flips (interstitial, no refresh) as one visible view for 100 s on virtual time (--fast)")
         #expect(lines.filter { $0.contains(" started ") } == ["[0.000s] auction 1 started (load)"])
-        #expect(lines.last?.hasPrefix("[100.000s] done: 1 auctions") == true)
+        #expect(lines.last?.hasPrefix("[100.000s] done: 1 auction (") == true)
     }
 }

@@ -45,8 +45,8 @@ struct DeterminismTests {
         }
     }
 
-    /// Answers landing exactly on the deadline instant (the engine may call them `late` or
-    /// `timeout` depending on which it processes first) are counted the same either way.
+    /// Answers landing exactly on the deadline instant count as arrived (engine rule R6a),
+    /// whatever the order the engine processes them in: the 3.00 source wins every auction.
     @Test func answersAtTheDeadlineInstantCountTheSame() async throws {
         let market = Market(networks: [
             SimulationFixture.fixed("bid", price: 3.00, latencyMilliseconds: 600),
@@ -56,9 +56,9 @@ struct DeterminismTests {
         var reports: [Data] = []
         for concurrency in [1, 5, 64] {
             let report = try await Simulation.run(configuration: configuration, market: market, placementID: "level_end", options: SimulationOptions(auctions: 300, seed: 1, concurrency: concurrency))
-            #expect(report.lineItem("bid")?.timeouts == 300)
-            #expect(report.lineItem("neta")?.timeouts == 300)
-            #expect(report.revenuePer1000Requests == 0.9)
+            #expect(report.lineItem("bid")?.timeouts == 0)
+            #expect(report.lineItem("neta")?.timeouts == 0)
+            #expect(report.revenuePer1000Requests == 3.0)
             reports.append(try SimulationFixture.json(report))
         }
         #expect(Set(reports).count == 1)

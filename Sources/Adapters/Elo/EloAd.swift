@@ -15,6 +15,10 @@ public final class EloAd: LoadedAd, Hashable {
     public let id: String
     /// The creative id (stable across showings).
     public let creativeID: String
+    /// The OpenRTB request id the bid answered (the response's `id`), bounded (R16).
+    public let requestID: String?
+    /// The OpenRTB bid id (`seatbid[].bid[].id`), bounded (R16).
+    public let bidID: String?
     /// The network id from the configuration, e.g. `"elo"`.
     public let network: String
     /// The engine format: the placement's (`banner` or `native`).
@@ -67,10 +71,14 @@ public final class EloAd: LoadedAd, Hashable {
         clickURL: String?,
         ctaEnabled: Bool?,
         tracking: EloWireTracking,
-        tracker: EloTracker?
+        tracker: EloTracker?,
+        requestID: String? = nil,
+        bidID: String? = nil
     ) {
         self.id = id
         self.creativeID = creativeID
+        self.requestID = requestID.map(NetworkValueBounds.identifier)
+        self.bidID = bidID.map(NetworkValueBounds.identifier)
         self.network = network
         self.format = format
         self.eloFormat = eloFormat

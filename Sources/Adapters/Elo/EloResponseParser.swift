@@ -100,7 +100,9 @@ enum EloResponseParser {
                 impression: tracking.impression.map { NetworkValueBounds.prefix($0) },
                 click: tracking.click.map { NetworkValueBounds.prefix($0) }
             ),
-            tracker: context.tracker
+            tracker: context.tracker,
+            requestID: decoded.id,
+            bidID: bid.id
         )
         return .bid(ad, eCPM: bid.price, response: decoded)
     }

@@ -45,6 +45,8 @@ public final class NitxLoadedAd: LoadedAd {
     package let slotCode: String
     /// POST mode: the impression id events refer to; `nil` in GET mode.
     package let impressionID: String?
+    /// The impression id of Nitx's POST answer (the trace's `request_id`), `nil` for GET.
+    public var requestID: String? { impressionID }
     private let state: Locked<State>
     private let signal: @Sendable (NitxAdSignal) -> Void
     private let readiness: @Sendable () -> ImpressionReadiness

@@ -181,7 +181,8 @@ public struct QartveloAdapter: AdNetworkAdapter {
             impressionURL: creative.impressionURL,
             clickTrackingURL: creative.clickTrackingURL,
             clock: clock,
-            tracker: tracker
+            tracker: tracker,
+            requestID: requestID
         )
         return .fill(ad)
     }

@@ -38,6 +38,8 @@ public final class QartveloBannerAd: LoadedAd {
     public let id: String
     /// Qartvelo's creative id.
     public let creativeID: String
+    /// The id of the request this ad answered (the adapter's `request_id`), bounded (R16).
+    public let requestID: String?
     /// The network id as the configuration names it.
     public let network: String
     /// The network's TTL, if it sent one.
@@ -93,6 +95,7 @@ public final class QartveloBannerAd: LoadedAd {
     ///   - clickTrackingURL: the click tracking URL.
     ///   - clock: the engine's clock (the 6 s ready timer runs on it).
     ///   - tracker: where impressions, clicks and render failures go.
+    ///   - requestID: the id of the request the ad answered.
     init(
         id: String,
         creativeID: String,
@@ -109,10 +112,12 @@ public final class QartveloBannerAd: LoadedAd {
         impressionURL: URL?,
         clickTrackingURL: URL?,
         clock: any MediationClock,
-        tracker: any QartveloEventTracking
+        tracker: any QartveloEventTracking,
+        requestID: String? = nil
     ) {
         self.id = id
         self.creativeID = creativeID
+        self.requestID = requestID.map(NetworkValueBounds.identifier)
         self.network = network
         self.creative = creative
         self.creativePoints = creativePoints

@@ -39,6 +39,8 @@ package struct Auction: Sendable {
     package var clock: any MediationClock {
         didSet { timer = AuctionTimer(clock: clock) }
     }
+    /// The wall clock that stamps each trace's `started_at` (``MediationEnvironment/wallClock``).
+    package var wallClock: @Sendable () -> WallClockTime
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
@@ -46,7 +48,8 @@ package struct Auction: Sendable {
     private var machine: AuctionStateMachine
 
     /// Creates an auction runner.
-    package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock) {
+    package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow) {
+        self.wallClock = wallClock
         self.placement = placement
         self.sources = sources
         self.clock = clock
@@ -110,6 +113,7 @@ package struct Auction: Sendable {
             request: request,
             clock: clock,
             timer: timer,
+            wallClock: wallClock,
             onLateAnswer: onLateAnswer
         )
         return await run.outcome()

@@ -89,6 +89,10 @@ final class AuctionRun: Sendable {
         var timerDeadline: MediationInstant?
         /// The machine's actions for the event being handled (reused between events).
         var actions: [AuctionStateMachine.Action] = []
+        /// A decision at the end of the current instant was asked of the clock and has not run.
+        var decisionPending = false
+        /// The wall-clock time the auction started.
+        var startedAtWallClock: WallClockTime?
     }
 
     private let auctionID: String
@@ -98,6 +102,7 @@ final class AuctionRun: Sendable {
     private let clock: any MediationClock
     private let timer: AuctionTimer
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
+    private let wallClock: @Sendable () -> WallClockTime
     private let state: Locked<State>
 
     init(
@@ -108,6 +113,7 @@ final class AuctionRun: Sendable {
         request: AdRequest,
         clock: any MediationClock,
         timer: AuctionTimer,
+        wallClock: @escaping @Sendable () -> WallClockTime,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
         var machine = machine
@@ -123,6 +129,7 @@ final class AuctionRun: Sendable {
         self.clock = clock
         self.timer = timer
         self.onLateAnswer = onLateAnswer
+        self.wallClock = wallClock
         state = Locked(State(
             machine: machine,
             tasks: Array(repeating: .idle, count: sources.count)
@@ -132,7 +139,9 @@ final class AuctionRun: Sendable {
     /// Starts the auction and waits for its outcome.
     func outcome() async -> AuctionOutcome {
         await withTaskCancellationHandler {
+            let startedAtWallClock = wallClock()
             let effects = state.withLock { state -> Effects in
+                state.startedAtWallClock = startedAtWallClock
                 let now = clock.now
                 switch state.life {
                 case .notStarted:
@@ -224,13 +233,31 @@ final class AuctionRun: Sendable {
         perform(effects)
     }
 
-    /// The timer reached `wakeup`.
+    /// The timer reached `wakeup`: the machine decides at the end of this instant, once the
+    /// answers due now have arrived (an answer at a limit's instant counts, R6a).
     func wake(for wakeup: MediationInstant) {
-        let effects = state.withLock { state -> Effects in
-            guard state.timerDeadline == wakeup else { return Effects() } // a stale wake-up
+        let ask = state.withLock { state -> Bool in
+            guard state.timerDeadline == wakeup else { return false } // a stale wake-up
             state.timerDeadline = nil
+            guard !state.decisionPending else { return false }
+            state.decisionPending = true
+            return true
+        }
+        if ask { askForDecision() }
+    }
+
+    /// Asks the clock to run ``decide()`` at the end of the current instant.
+    private func askForDecision() {
+        clock.atEndOfInstant { [self] in decide() }
+    }
+
+    /// The end of the instant: the machine times out sources past their limit, moves the
+    /// waterfall on, and ends the auction when it is decided (R3, R4).
+    private func decide() {
+        let effects = state.withLock { state -> Effects in
+            state.decisionPending = false
             let now = clock.now
-            state.machine.tick(at: now, into: &state.actions)
+            state.machine.endOfInstant(at: now, into: &state.actions)
             return apply(at: now, to: &state)
         }
         perform(effects)
@@ -249,6 +276,8 @@ final class AuctionRun: Sendable {
         var decided: DecidedOutcome?
         var cancelled: [Task<Void, Never>] = []
         var timer = AuctionTimer.Change()
+        /// Ask the clock for a decision at the end of this instant.
+        var askForDecision = false
     }
 
     /// Applies the machine's actions for an event at `now` in `state.actions` (and empties
@@ -273,9 +302,14 @@ final class AuctionRun: Sendable {
                     arrivedAt: now,
                     adReleased: adReleased
                 ))
+            case .decideAtEndOfInstant:
+                if !state.decisionPending, !state.machine.isFinished {
+                    state.decisionPending = true
+                    effects.askForDecision = true
+                }
             case .finish:
                 if case .running(let caller) = state.life {
-                    let outcome = DecidedOutcome(state.machine.outcome(auctionID: auctionID))
+                    let outcome = DecidedOutcome(state.machine.outcome(auctionID: auctionID, startedAtWallClock: state.startedAtWallClock))
                     state.life = .decided(outcome, caller)
                     effects.decided = outcome
                 }
@@ -408,5 +442,6 @@ final class AuctionRun: Sendable {
         if let onLateAnswer {
             for answer in effects.lateAnswers { onLateAnswer(answer) }
         }
+        if effects.askForDecision { askForDecision() }
     }
 }

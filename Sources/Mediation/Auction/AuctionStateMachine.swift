@@ -1,7 +1,13 @@
 /// The auction's decisions as a pure state machine (engine rules R1 to R9): events in
-/// (start, an answer, a tick of the clock, an abort), actions out (ask a source, cancel it,
+/// (start, an answer, the end of an instant, an abort), actions out (ask a source, cancel it,
 /// release an ad, finish). It never reads a clock or touches a task; ``AuctionRun`` performs
-/// its actions. Every source ends with exactly one ``SourceOutcome`` (R6).
+/// its actions. Every source ends with exactly one ``SourceOutcome`` (R6, R6a).
+///
+/// Answers only record what arrived; decisions (timeouts, the next waterfall tier, the early
+/// end of R4, the deadline) are taken in ``endOfInstant(at:)``, which the driver runs once all
+/// the work due at an instant has run (``MediationClock/atEndOfInstant(_:)``). So answers due
+/// at the same instant get the same outcomes in whatever order they are processed, and an
+/// answer at the very instant of a limit or of the decision counts as arrived (R6a).
 ///
 /// Each event costs O(1) amortised, so an auction of n sources costs O(n) (not O(n^2)): whether
 /// any source can still win (R4) and the next wake-up are kept as counters rather than scans.
@@ -15,8 +21,12 @@ struct AuctionStateMachine {
         case cancel(index: Int)
         /// Call `releaseResources()` on this ad, once.
         case release(any LoadedAd)
-        /// A source answered after the end (or after it was cancelled or timed out).
+        /// A source answered after its outcome was set (the end, its cancellation or its
+        /// timeout); it is recorded on its line as a late answer.
         case late(index: Int, adReleased: Bool)
+        /// Something arrived: run ``endOfInstant(at:)`` once the work due at this instant is
+        /// done.
+        case decideAtEndOfInstant
         /// The outcome is decided: build it with ``outcome(auctionID:)`` and deliver it.
         case finish
     }
@@ -45,7 +55,16 @@ struct AuctionStateMachine {
         var rawPrice: Double?
         var creativeID: String?
         var adID: String?
+        var requestID: String?
+        var bidID: String?
+        /// Its effective limit, from when it was asked (R3a).
+        var limit: Duration?
+        /// Waterfall: its tier, 1 for the highest eCPM.
+        var tier: Int?
         var released = false
+        /// The first answer that came after its outcome was set, and whether it brought an ad
+        /// (released on arrival).
+        var lateAnswer: (at: MediationInstant, released: Bool)?
     }
 
     private let placement: PlacementConfiguration
@@ -137,7 +156,7 @@ struct AuctionStateMachine {
         identifier.utf8.count <= NetworkValueBounds.maximumIdentifierLength ? identifier : NetworkValueBounds.identifier(identifier)
     }
 
-    /// The next instant at which ``tick(at:)`` must run (a source timeout or the deadline).
+    /// The next instant at which ``endOfInstant(at:)`` must run (a source timeout or the deadline).
     var nextWakeup: MediationInstant? {
         guard !isFinished else { return nil }
         var wakeup = deadline
@@ -165,8 +184,9 @@ struct AuctionStateMachine {
             let isBidder = lineItems[index].pricing == .bidder
             if !isBidder {
                 guard let value = entries[index].fixedValue, placementFloor.map({ value >= $0 }) ?? true else {
-                    // A fixed price that is invalid or under the placement's floor can never win.
-                    entries[index].outcome = entries[index].fixedValue == nil ? .lost(.invalidResponse) : .lost(.belowFloor)
+                    // A fixed price that is invalid or under the placement's floor can never win:
+                    // it is not asked (R6a).
+                    entries[index].outcome = .notAsked(entries[index].fixedValue == nil ? .invalidECPM : .underFloor)
                     markDone(index)
                     continue
                 }
@@ -182,6 +202,9 @@ struct AuctionStateMachine {
                 if let value = entries[index].fixedValue { byValue[value, default: []].append(index) }
             }
             tiers = byValue.keys.sorted(by: >).compactMap { byValue[$0] }
+            for (number, tier) in tiers.enumerated() {
+                for index in tier { entries[index].tier = number + 1 }
+            }
             advanceWaterfall(at: now, into: &actions)
         }
         finishIfDecided(at: now, into: &actions)
@@ -192,35 +215,33 @@ struct AuctionStateMachine {
         collecting { $0.answer(index, result: result, at: now, into: &$1) }
     }
 
-    /// ``answer(_:result:at:)``, appending the actions to `actions`.
+    /// ``answer(_:result:at:)``, appending the actions to `actions`. It records the answer
+    /// (or rejects and releases its ad) and asks for ``endOfInstant(at:)``; it decides nothing
+    /// else, so the order of same-instant answers does not matter (R6a).
     mutating func answer(_ index: Int, result: AdLoadResult, at now: MediationInstant, into actions: inout [Action]) {
         guard entries.indices.contains(index) else {
             if let ad = result.ad { actions.append(.release(ad)) }
             return
         }
-        guard !isFinished, case .outstanding(_, let answerBy, let limit) = entries[index].phase else {
-            // After the end, or after this source was cancelled or timed out: late (R6, R7).
-            // An adapter acknowledging its cancellation is not news and is not reported.
+        guard case .outstanding(_, let answerBy, let limit) = entries[index].phase else {
+            // After its outcome was set (the end, its cancellation or its timeout): not a new
+            // outcome, a late answer on its line (R6a); its ad is released on arrival (R7). An
+            // adapter acknowledging its cancellation is not news and is not recorded.
             if case .failure(let error) = result, error.kind == .cancelled { return }
-            if let ad = result.ad { actions.append(.release(ad)) }
-            actions.append(.late(index: index, adReleased: result.ad != nil))
+            recordLate(index, result: result, at: now, into: &actions)
             return
         }
         markDone(index)
-        entries[index].answeredAt = now
-        if now >= answerBy {
-            // Arriving at the deadline instant is late (R3); at the source's own limit, a timeout
-            // naming that limit (R3a).
-            entries[index].outcome = now >= deadline ? .late : .timeout(limit)
-            if let ad = result.ad {
-                entries[index].released = true
-                entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
-                entries[index].adID = AuctionStateMachine.bounded(ad.id)
-                actions.append(.release(ad))
-            }
-            tick(at: now, into: &actions)
+        if now > answerBy {
+            // On continuous time an answer may be stamped after its limit before the timer
+            // fires: a timeout naming that limit, and the answer recorded as late (R3a).
+            entries[index].outcome = .timeout(limit)
+            recordLate(index, result: result, at: now, into: &actions)
+            actions.append(.decideAtEndOfInstant)
             return
         }
+        // An answer at its limit's instant itself counts as arrived (R6a).
+        entries[index].answeredAt = now
         switch result {
         case .noFill(let reason):
             entries[index].outcome = .noFill(reason)
@@ -231,18 +252,29 @@ struct AuctionStateMachine {
         case .fill(let ad):
             admit(index, ad: ad, price: lineItems[index].pricing == .fixedPrice ? lineItems[index].eCPM : nil, at: now, into: &actions)
         }
-        if placement.mode == .waterfall { advanceWaterfall(at: now, into: &actions) }
-        finishIfDecided(at: now, into: &actions)
+        actions.append(.decideAtEndOfInstant)
     }
 
-    /// The clock reached `now`: sources past their timeout time out; at the deadline the
-    /// auction ends with what it has (R3).
-    mutating func tick(at now: MediationInstant) -> [Action] {
-        collecting { $0.tick(at: now, into: &$1) }
+    /// Records the first answer of source `index` after its outcome was set and releases its
+    /// ad; a further answer only has its ad released.
+    private mutating func recordLate(_ index: Int, result: AdLoadResult, at now: MediationInstant, into actions: inout [Action]) {
+        if let ad = result.ad { actions.append(.release(ad)) }
+        guard entries[index].lateAnswer == nil else { return }
+        entries[index].lateAnswer = (now, result.ad != nil)
+        if let ad = result.ad, entries[index].creativeID == nil { keepIDs(of: ad, for: index) }
+        actions.append(.late(index: index, adReleased: result.ad != nil))
     }
 
-    /// ``tick(at:)``, appending the actions to `actions`.
-    mutating func tick(at now: MediationInstant, into actions: inout [Action]) {
+    /// The end of the instant `now`, once every answer due at it has been recorded: sources
+    /// whose limit is `now` or earlier time out; at the deadline the auction ends with what it
+    /// has (R3); otherwise the next waterfall tier is asked (R1) and the auction ends if no
+    /// outstanding source can still win (R4).
+    mutating func endOfInstant(at now: MediationInstant) -> [Action] {
+        collecting { $0.endOfInstant(at: now, into: &$1) }
+    }
+
+    /// ``endOfInstant(at:)``, appending the actions to `actions`.
+    mutating func endOfInstant(at now: MediationInstant, into actions: inout [Action]) {
         guard !isFinished else { return }
         for index in entries.indices {
             guard case .outstanding(_, let answerBy, let limit) = entries[index].phase, answerBy <= now else { continue }
@@ -268,13 +300,17 @@ struct AuctionStateMachine {
     mutating func abort(at now: MediationInstant, into actions: inout [Action]) {
         guard !isFinished else { return }
         for index in entries.indices {
-            if case .outstanding = entries[index].phase { actions.append(.cancel(index: index)) }
-            if entries[index].outcome == nil { entries[index].outcome = .cancelled }
+            if case .outstanding = entries[index].phase {
+                actions.append(.cancel(index: index))
+                entries[index].outcome = .cancelled(couldNotBeat: nil)
+            } else if entries[index].outcome == nil, entries[index].candidate == nil {
+                entries[index].outcome = .notAsked(.tierNotReached)
+            }
             markDone(index)
             if let ad = entries[index].candidate {
                 entries[index].candidate = nil
                 entries[index].released = true
-                entries[index].outcome = .cancelled
+                entries[index].outcome = .cancelled(couldNotBeat: nil)
                 actions.append(.release(ad))
             }
         }
@@ -293,25 +329,44 @@ struct AuctionStateMachine {
     // MARK: Outcome
 
     /// The outcome once finished: the winner (not released) and the trace.
-    func outcome(auctionID: String) -> AuctionOutcome {
+    /// - Parameters:
+    ///   - auctionID: the auction's id.
+    ///   - startedAtWallClock: the wall-clock time the auction started, if known.
+    func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
         let winner: AuctionWinner? = best.flatMap { index in
             guard let ad = entries[index].candidate, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
             return AuctionWinner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
         let sources = entries.indices.map { index in
             let entry = entries[index]
+            let item = lineItems[index]
+            let outcome = entry.outcome ?? .notAsked(.tierNotReached)
+            let late = entry.lateAnswer.map { LateAnswerRecord(atOffsetMilliseconds: ($0.at - startedAt).milliseconds, released: $0.released) }
             return SourceTrace(
-                lineItemID: lineItems[index].id,
-                network: lineItems[index].network,
-                pricing: lineItems[index].pricing,
+                lineItemID: item.id,
+                network: item.network,
+                adUnitID: item.adUnitID,
+                pricing: item.pricing,
+                position: index,
+                tier: entry.tier,
+                configuredECPM: item.pricing == .fixedPrice ? item.eCPM : nil,
+                floor: item.floor,
+                currency: item.currency,
+                usdRate: item.currency == "USD" ? nil : item.usdRate,
+                limitMilliseconds: entry.limit?.milliseconds,
                 startOffsetMilliseconds: entry.startedAt.map { ($0 - startedAt).milliseconds },
                 latencyMilliseconds: entry.answeredAt.flatMap { answeredAt in entry.startedAt.map { (answeredAt - $0).milliseconds } },
-                outcome: entry.outcome ?? .cancelled,
+                outcome: outcome,
                 eCPM: entry.value?.eCPM,
                 rawPrice: entry.rawPrice,
+                requestID: entry.requestID,
+                bidID: entry.bidID,
                 creativeID: entry.creativeID,
                 adID: entry.adID,
-                adReleased: entry.released
+                adReleased: entry.released,
+                lateAnswer: late,
+                errors: TraceIssues.errors(for: outcome, limit: entry.limit),
+                warnings: late.map { [TraceIssues.lateAnswer($0)] } ?? []
             )
         }
         return AuctionOutcome(
@@ -320,9 +375,11 @@ struct AuctionStateMachine {
                 auctionID: auctionID,
                 placementID: placement.id,
                 mode: placement.mode,
+                startedAtWallClock: startedAtWallClock,
                 startedAtMilliseconds: startedAt.milliseconds,
                 endedAtMilliseconds: (endedAt ?? startedAt).milliseconds,
                 deadlineMilliseconds: deadline.milliseconds,
+                placement: PlacementSummary(placement),
                 winner: winner?.lineItem.id,
                 winningECPM: winner?.eCPM,
                 sources: sources,
@@ -351,6 +408,7 @@ struct AuctionStateMachine {
         if answerBy < deadline { earlyTimeoutsOutstanding += 1 }
         entries[index].phase = .outstanding(startedAt: now, answerBy: answerBy, limit: limit)
         entries[index].startedAt = now
+        entries[index].limit = answerBy - now
         return .request(index: index, deadline: answerBy)
     }
 
@@ -359,8 +417,7 @@ struct AuctionStateMachine {
     /// of ``NetworkValueBounds`` makes the answer invalid (3); the ids the trace keeps are
     /// bounded in length.
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
-        entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
-        entries[index].adID = AuctionStateMachine.bounded(ad.id)
+        keepIDs(of: ad, for: index)
         entries[index].rawPrice = price
         let usdRate = lineItems[index].usdRate
         let rejection: LossReason?
@@ -393,6 +450,14 @@ struct AuctionStateMachine {
         } else {
             best = index
         }
+    }
+
+    /// Keeps the ids an ad carries on its source's line, bounded in length (R16).
+    private mutating func keepIDs(of ad: any LoadedAd, for index: Int) {
+        entries[index].creativeID = AuctionStateMachine.bounded(ad.creativeID)
+        entries[index].adID = AuctionStateMachine.bounded(ad.id)
+        entries[index].requestID = ad.requestID.map(AuctionStateMachine.bounded)
+        entries[index].bidID = ad.bidID.map(AuctionStateMachine.bounded)
     }
 
     /// Equal values: the earlier arrival, then the source listed first (R5).
@@ -437,7 +502,7 @@ struct AuctionStateMachine {
     }
 
     /// Waterfall: when the current tier has answered without a fill, asks the next tier that
-    /// could still win; tiers that can no longer win are cancelled unasked (R1).
+    /// could still win; tiers that can no longer win are skipped, never asked (R1, R6a).
     private mutating func advanceWaterfall(at now: MediationInstant, into actions: inout [Action]) {
         while true {
             if currentTier >= 0 {
@@ -461,17 +526,19 @@ struct AuctionStateMachine {
     }
 
     /// Ends the auction: the best wins, other candidates lose (102) and are released,
-    /// outstanding sources are cancelled, unasked ones too.
+    /// outstanding sources are cancelled with the value they could not beat (at the deadline
+    /// they time out), and sources never asked are `not_asked` (R6a).
     private mutating func finish(at now: MediationInstant, into actions: inout [Action]) {
         endedAt = now
+        let bestValue = best.flatMap { entries[$0].value?.eCPM }
         for index in entries.indices {
             if case .outstanding = entries[index].phase {
                 markDone(index)
-                entries[index].outcome = now >= deadline ? .timeout(.deadline) : .cancelled
+                entries[index].outcome = now >= deadline ? .timeout(.deadline) : .cancelled(couldNotBeat: bestValue)
                 actions.append(.cancel(index: index))
             } else if entries[index].outcome == nil, entries[index].candidate == nil {
                 markDone(index)
-                entries[index].outcome = .cancelled
+                entries[index].outcome = .notAsked(.tierNotReached)
             }
             if index == best {
                 entries[index].outcome = .won

@@ -1,8 +1,8 @@
 extension AuctionTrace: CustomStringConvertible {
     /// The trace as a person reads it: a header line with the placement, times and winner,
-    /// then one aligned row per source (line item, network, start, latency, outcome, eCPM,
-    /// released). Times are milliseconds from the auction's start (``warnings`` are in the
-    /// JSON form only).
+    /// then one aligned row per source (line item, network, start, latency, outcome with a
+    /// late answer if any, eCPM, released). Times are milliseconds from the auction's start
+    /// (``warnings`` are in the JSON form only).
     /// Ids and reasons from the configuration or a network have their control characters
     /// escaped (R17).
     public var description: String {
@@ -11,7 +11,7 @@ extension AuctionTrace: CustomStringConvertible {
         lines.append(
             "auction \(DisplayText.escaped(String(auctionID.prefix(8)))) placement \(DisplayText.escaped(placementID)) (\(mode.rawValue)): "
                 + "\(winnerText); ended at \(AuctionTrace.millis(durationMilliseconds)) ms, "
-                + "deadline \(AuctionTrace.millis(deadlineMilliseconds - startedAtMilliseconds)) ms"
+                + "deadline \(AuctionTrace.millis(deadlineLengthMilliseconds)) ms"
         )
         let header = ["line item", "network", "start ms", "latency ms", "outcome", "eCPM", "released"]
         let rows = sources.map { source in
@@ -20,7 +20,8 @@ extension AuctionTrace: CustomStringConvertible {
                 DisplayText.escaped(source.network),
                 source.startOffsetMilliseconds.map(AuctionTrace.millis) ?? "-",
                 source.latencyMilliseconds.map(AuctionTrace.millis) ?? "-",
-                DisplayText.escaped(source.outcome.description),
+                DisplayText.escaped(source.outcome.description)
+                    + (source.lateAnswer.map { "; late answer at \(AuctionTrace.millis($0.atOffsetMilliseconds)) ms" + ($0.released ? ", released" : "") } ?? ""),
                 source.eCPM.map { AuctionTrace.money($0) } ?? "-",
                 source.adReleased ? "yes" : "no",
             ]

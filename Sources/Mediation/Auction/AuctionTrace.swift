@@ -4,65 +4,166 @@ public struct SourceTrace: Hashable, Sendable, Codable {
     public var lineItemID: String
     /// The network id.
     public var network: String
+    /// The network's ad unit id the request carried.
+    public var adUnitID: String
     /// Bidder or fixed price.
     public var pricing: AdSourcePricing
+    /// Its position in the placement's `sources` (0-based, config order).
+    public var position: Int
+    /// Waterfall mode: the fixed-price tier it belongs to (1 is the highest eCPM); `nil` for
+    /// bidders and in parallel mode.
+    public var tier: Int?
+    /// The configured eCPM of a fixed-price line item, in ``currency`` CPM; `nil` for bidders.
+    public var configuredECPM: Double?
+    /// The line item's own floor (bidders), in ``currency`` CPM, if any.
+    public var floor: Double?
+    /// The ISO 4217 currency of its prices (`"USD"` by default).
+    public var currency: String
+    /// The USD rate applied once to its prices when ``currency`` is not USD; `nil` for USD.
+    public var usdRate: Double?
+    /// Its effective limit in milliseconds from when it was asked (R3a); `nil` if never asked.
+    public var limitMilliseconds: Double?
     /// When it was asked, in milliseconds from the auction's start; `nil` if never asked.
     public var startOffsetMilliseconds: Double?
-    /// How long it took to answer, in milliseconds; `nil` if it had not answered by the end.
+    /// How long it took to answer, in milliseconds; `nil` if it had not answered by its
+    /// outcome (a late answer is in ``lateAnswer``).
     public var latencyMilliseconds: Double?
     /// Its one outcome.
     public var outcome: SourceOutcome
     /// Its value in USD CPM: the bid converted to USD, or the configured eCPM of a fill;
     /// `nil` when it brought no ad (or an invalid price, kept in ``rawPrice``).
     public var eCPM: Double?
-    /// The price as the network gave it, before validation and conversion, for a bid.
+    /// The price as the network gave it (bids) or as configured (fills), in ``currency``
+    /// CPM, before validation and conversion.
     public var rawPrice: Double?
+    /// The network's id of the request it answered (bounded), if its answer carried one.
+    public var requestID: String?
+    /// The network's bid id (bounded), if its answer carried one.
+    public var bidID: String?
     /// The creative id of the ad it brought, if any.
     public var creativeID: String?
     /// The id of the ad it brought (``LoadedAd/id``, unique per showing), if any.
     public var adID: String?
     /// Whether the engine released its ad (by the time the trace was taken).
     public var adReleased: Bool
+    /// An answer that came after its outcome was set, if any (R6a).
+    public var lateAnswer: LateAnswerRecord?
+    /// Errors about this source in this auction (a failed request, an invalid price, a
+    /// timeout), in the order they happened.
+    public var errors: [TraceIssue]
+    /// Warnings about this source in this auction (what its adapter logged as a warning while
+    /// the auction ran, a late answer).
+    public var warnings: [TraceIssue]
 
     private enum CodingKeys: String, CodingKey {
         case lineItemID = "line_item"
         case network
+        case adUnitID = "ad_unit_id"
         case pricing
+        case position
+        case tier
+        case configuredECPM = "configured_ecpm"
+        case floor
+        case currency
+        case usdRate = "usd_rate"
+        case limitMilliseconds = "limit_ms"
         case startOffsetMilliseconds = "start_ms"
         case latencyMilliseconds = "latency_ms"
         case outcome
         case eCPM = "ecpm"
         case rawPrice = "raw_price"
+        case requestID = "request_id"
+        case bidID = "bid_id"
         case creativeID = "creative_id"
         case adID = "ad_id"
         case adReleased = "released"
+        case lateAnswer = "late_answer"
+        case errors
+        case warnings
     }
 
     /// Creates a trace line.
     public init(
         lineItemID: String,
         network: String,
+        adUnitID: String = "",
         pricing: AdSourcePricing,
+        position: Int = 0,
+        tier: Int? = nil,
+        configuredECPM: Double? = nil,
+        floor: Double? = nil,
+        currency: String = "USD",
+        usdRate: Double? = nil,
+        limitMilliseconds: Double? = nil,
         startOffsetMilliseconds: Double? = nil,
         latencyMilliseconds: Double? = nil,
         outcome: SourceOutcome,
         eCPM: Double? = nil,
         rawPrice: Double? = nil,
+        requestID: String? = nil,
+        bidID: String? = nil,
         creativeID: String? = nil,
         adID: String? = nil,
-        adReleased: Bool = false
+        adReleased: Bool = false,
+        lateAnswer: LateAnswerRecord? = nil,
+        errors: [TraceIssue] = [],
+        warnings: [TraceIssue] = []
     ) {
         self.lineItemID = lineItemID
         self.network = network
+        self.adUnitID = adUnitID
         self.pricing = pricing
+        self.position = position
+        self.tier = tier
+        self.configuredECPM = configuredECPM
+        self.floor = floor
+        self.currency = currency
+        self.usdRate = usdRate
+        self.limitMilliseconds = limitMilliseconds
         self.startOffsetMilliseconds = startOffsetMilliseconds
         self.latencyMilliseconds = latencyMilliseconds
         self.outcome = outcome
         self.eCPM = eCPM
         self.rawPrice = rawPrice
+        self.requestID = requestID
+        self.bidID = bidID
         self.creativeID = creativeID
         self.adID = adID
         self.adReleased = adReleased
+        self.lateAnswer = lateAnswer
+        self.errors = errors
+        self.warnings = warnings
+    }
+
+    /// Decodes the form the encoder writes; fields added after the first release default
+    /// (`ad_unit_id` empty, `position` 0, `currency` USD, no errors or warnings).
+    /// - Throws: `DecodingError` for a missing or mistyped required field.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        lineItemID = try container.decode(String.self, forKey: .lineItemID)
+        network = try container.decode(String.self, forKey: .network)
+        adUnitID = try container.decodeIfPresent(String.self, forKey: .adUnitID) ?? ""
+        pricing = try container.decode(AdSourcePricing.self, forKey: .pricing)
+        position = try container.decodeIfPresent(Int.self, forKey: .position) ?? 0
+        tier = try container.decodeIfPresent(Int.self, forKey: .tier)
+        configuredECPM = try container.decodeIfPresent(Double.self, forKey: .configuredECPM)
+        floor = try container.decodeIfPresent(Double.self, forKey: .floor)
+        currency = try container.decodeIfPresent(String.self, forKey: .currency) ?? "USD"
+        usdRate = try container.decodeIfPresent(Double.self, forKey: .usdRate)
+        limitMilliseconds = try container.decodeIfPresent(Double.self, forKey: .limitMilliseconds)
+        startOffsetMilliseconds = try container.decodeIfPresent(Double.self, forKey: .startOffsetMilliseconds)
+        latencyMilliseconds = try container.decodeIfPresent(Double.self, forKey: .latencyMilliseconds)
+        outcome = try container.decode(SourceOutcome.self, forKey: .outcome)
+        eCPM = try container.decodeIfPresent(Double.self, forKey: .eCPM)
+        rawPrice = try container.decodeIfPresent(Double.self, forKey: .rawPrice)
+        requestID = try container.decodeIfPresent(String.self, forKey: .requestID)
+        bidID = try container.decodeIfPresent(String.self, forKey: .bidID)
+        creativeID = try container.decodeIfPresent(String.self, forKey: .creativeID)
+        adID = try container.decodeIfPresent(String.self, forKey: .adID)
+        adReleased = try container.decodeIfPresent(Bool.self, forKey: .adReleased) ?? false
+        lateAnswer = try container.decodeIfPresent(LateAnswerRecord.self, forKey: .lateAnswer)
+        errors = try container.decodeIfPresent([TraceIssue].self, forKey: .errors) ?? []
+        warnings = try container.decodeIfPresent([TraceIssue].self, forKey: .warnings) ?? []
     }
 }
 
@@ -102,7 +203,8 @@ public struct TraceWarning: Hashable, Sendable, Codable, CustomStringConvertible
 
 /// The record of one auction: what every source did, who won, and when it started and ended.
 /// Returned with every outcome; ``description`` reads well for a person and `Codable` gives
-/// JSON for a program (snake_case keys, times in milliseconds from the clock's origin).
+/// JSON for a program (snake_case keys; instants in milliseconds on the engine's clock, named
+/// `..._at_ms`; lengths in milliseconds, named `..._ms`).
 public struct AuctionTrace: Hashable, Sendable, Codable {
     /// A unique id for the auction (OpenRTB `${AUCTION_ID}`).
     public var auctionID: String
@@ -110,28 +212,38 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var placementID: String
     /// Parallel or waterfall.
     public var mode: AuctionMode
+    /// The wall-clock time it started (from ``MediationEnvironment/wallClock``), if known.
+    /// JSON: `started_at`, ISO 8601 in UTC with milliseconds.
+    public var startedAtWallClock: WallClockTime?
     /// When it started, in milliseconds on the engine's clock.
     public var startedAtMilliseconds: Double
     /// When it ended (decided), in milliseconds on the engine's clock.
     public var endedAtMilliseconds: Double
-    /// Its deadline, in milliseconds on the engine's clock.
+    /// Its deadline instant, in milliseconds on the engine's clock (JSON `deadline_at_ms`).
     public var deadlineMilliseconds: Double
+    /// The placement's configuration as this auction ran it, if known.
+    public var placement: PlacementSummary?
     /// The winning line item id, if any.
     public var winner: String?
     /// The winning value in USD CPM, if any.
     public var winningECPM: Double?
     /// One line per source, in config order.
     public var sources: [SourceTrace]
-    /// Warnings about how the auction ran, e.g. `sandbox_endpoint` (empty for none).
+    /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
+    /// about one source are on its line (``SourceTrace/warnings``).
     public var warnings: [TraceWarning]
 
     private enum CodingKeys: String, CodingKey {
         case auctionID = "auction_id"
         case placementID = "placement"
         case mode
+        case startedAtWallClock = "started_at"
         case startedAtMilliseconds = "started_at_ms"
         case endedAtMilliseconds = "ended_at_ms"
-        case deadlineMilliseconds = "deadline_ms"
+        case deadlineLength = "deadline_ms"
+        case deadlineMilliseconds = "deadline_at_ms"
+        case durationMilliseconds = "duration_ms"
+        case placement = "placement_config"
         case winner
         case winningECPM = "winning_ecpm"
         case sources
@@ -143,9 +255,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         auctionID: String,
         placementID: String,
         mode: AuctionMode,
+        startedAtWallClock: WallClockTime? = nil,
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
         deadlineMilliseconds: Double,
+        placement: PlacementSummary? = nil,
         winner: String?,
         winningECPM: Double?,
         sources: [SourceTrace],
@@ -154,9 +268,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         self.auctionID = auctionID
         self.placementID = placementID
         self.mode = mode
+        self.startedAtWallClock = startedAtWallClock
         self.startedAtMilliseconds = startedAtMilliseconds
         self.endedAtMilliseconds = endedAtMilliseconds
         self.deadlineMilliseconds = deadlineMilliseconds
+        self.placement = placement
         self.winner = winner
         self.winningECPM = winningECPM
         self.sources = sources
@@ -170,21 +286,59 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         auctionID = try container.decode(String.self, forKey: .auctionID)
         placementID = try container.decode(String.self, forKey: .placementID)
         mode = try container.decode(AuctionMode.self, forKey: .mode)
+        startedAtWallClock = try container.decodeIfPresent(WallClockTime.self, forKey: .startedAtWallClock)
         startedAtMilliseconds = try container.decode(Double.self, forKey: .startedAtMilliseconds)
         endedAtMilliseconds = try container.decode(Double.self, forKey: .endedAtMilliseconds)
         deadlineMilliseconds = try container.decode(Double.self, forKey: .deadlineMilliseconds)
+        placement = try container.decodeIfPresent(PlacementSummary.self, forKey: .placement)
         winner = try container.decodeIfPresent(String.self, forKey: .winner)
         winningECPM = try container.decodeIfPresent(Double.self, forKey: .winningECPM)
         sources = try container.decode([SourceTrace].self, forKey: .sources)
         warnings = try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? []
     }
 
+    /// Encodes with snake_case keys: `auction_id`, `placement`, `mode`, `started_at` (wall
+    /// clock, ISO 8601 UTC), `started_at_ms`, `ended_at_ms`, `deadline_at_ms` (instants on the
+    /// engine's clock), `duration_ms` and `deadline_ms` (lengths), `placement_config`,
+    /// `winner`, `winning_ecpm`, `sources`, `warnings`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(auctionID, forKey: .auctionID)
+        try container.encode(placementID, forKey: .placementID)
+        try container.encode(mode, forKey: .mode)
+        try container.encodeIfPresent(startedAtWallClock, forKey: .startedAtWallClock)
+        try container.encode(startedAtMilliseconds, forKey: .startedAtMilliseconds)
+        try container.encode(endedAtMilliseconds, forKey: .endedAtMilliseconds)
+        try container.encode(deadlineMilliseconds, forKey: .deadlineMilliseconds)
+        try container.encode(deadlineLengthMilliseconds, forKey: .deadlineLength)
+        try container.encode(durationMilliseconds, forKey: .durationMilliseconds)
+        try container.encodeIfPresent(placement, forKey: .placement)
+        try container.encodeIfPresent(winner, forKey: .winner)
+        try container.encodeIfPresent(winningECPM, forKey: .winningECPM)
+        try container.encode(sources, forKey: .sources)
+        try container.encode(warnings, forKey: .warnings)
+    }
+
     /// The auction's length in milliseconds.
     public var durationMilliseconds: Double { endedAtMilliseconds - startedAtMilliseconds }
+
+    /// The deadline as a length from the start, in milliseconds (the config's `deadline_ms`).
+    public var deadlineLengthMilliseconds: Double { deadlineMilliseconds - startedAtMilliseconds }
 
     /// The trace line of `lineItemID`.
     public func source(_ lineItemID: String) -> SourceTrace? {
         sources.first { $0.lineItemID == lineItemID }
+    }
+
+    /// Records `late`, an answer reported after this trace was taken, on its source's line
+    /// (R6a): the first late answer of a line is kept, later ones are ignored. A late answer of
+    /// another auction is ignored.
+    /// - Parameter late: the late answer, as the auction's late-answer handler got it.
+    public mutating func record(_ late: LateAnswer) {
+        guard late.auctionID == auctionID, let index = sources.firstIndex(where: { $0.lineItemID == late.lineItemID }), sources[index].lateAnswer == nil else { return }
+        let record = LateAnswerRecord(atOffsetMilliseconds: late.arrivedAt.milliseconds - startedAtMilliseconds, released: late.adReleased)
+        sources[index].lateAnswer = record
+        sources[index].warnings.append(TraceIssues.lateAnswer(record))
     }
 }
 

@@ -11,7 +11,43 @@ public enum TimeoutLimit: String, Hashable, Sendable, Codable, CaseIterable {
     case deadline
 }
 
-/// What became of one source in one auction: exactly one per source (engine rule R6).
+/// Why a source was never asked in an auction (engine rule R6a). An open set of stable
+/// snake_case codes, so adding one breaks no caller.
+public struct NotAskedReason: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The stable code, e.g. `"tier_not_reached"`.
+    public var rawValue: String
+
+    /// Creates a reason from its code.
+    /// - Parameter rawValue: a stable snake_case code.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Waterfall mode: the auction was decided (a higher tier filled, a bid beat the tier, or
+    /// the deadline came) before this source's tier was asked.
+    public static let tierNotReached = NotAskedReason(rawValue: "tier_not_reached")
+    /// A fixed-price line item whose configured eCPM is under the placement's floor: it can
+    /// never win, so it is not asked.
+    public static let underFloor = NotAskedReason(rawValue: "under_floor")
+    /// A fixed-price line item whose configured eCPM is not a usable value (R2).
+    public static let invalidECPM = NotAskedReason(rawValue: "invalid_ecpm")
+
+    /// The code.
+    public var description: String { rawValue }
+
+    /// Decodes from the bare code.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes as the bare code.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// What became of one source in one auction: exactly one per source (engine rules R6, R6a).
+/// An answer that comes after the outcome was set is not an outcome: the source's trace line
+/// records it as a late answer (``SourceTrace/lateAnswer``).
 public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     /// It won.
     case won
@@ -19,16 +55,20 @@ public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     case lost(LossReason)
     /// The network had no ad.
     case noFill(NoFillReason)
-    /// The request failed.
+    /// The request failed (the error's kind, numbered code, message and HTTP status, if any).
     case error(AdapterError)
-    /// It had not answered by its effective limit; the limit that fired (R3a).
+    /// It had not answered by its effective limit; the limit that fired (R3a). An answer at
+    /// the limit's instant itself counts as arrived.
     case timeout(TimeoutLimit)
-    /// It could no longer win and was cancelled (or, in waterfall mode, never asked).
-    case cancelled
-    /// It answered at or after the auction's end.
-    case late
+    /// It was asked and still outstanding when the auction was decided: `couldNotBeat` is the
+    /// value it could not beat, in USD CPM (the best value then); `nil` when the caller gave up
+    /// on the auction instead.
+    case cancelled(couldNotBeat: Double?)
+    /// It was never asked (R6a).
+    case notAsked(NotAskedReason)
 
-    /// A short status word: `won`, `lost`, `no_fill`, `error`, `timeout`, `cancelled`, `late`.
+    /// A short status word: `won`, `lost`, `no_fill`, `error`, `timeout`, `cancelled`,
+    /// `not_asked`.
     public var status: String {
         switch self {
         case .won: "won"
@@ -37,24 +77,39 @@ public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
         case .error: "error"
         case .timeout: "timeout"
         case .cancelled: "cancelled"
-        case .late: "late"
+        case .notAsked: "not_asked"
         }
     }
 
-    /// The status with its detail, e.g. `lost (102 lost to higher bid)` or `timeout (network)`.
+    /// The status with its detail, e.g. `lost (102 lost to higher bid)`, `timeout (network)`,
+    /// `cancelled (could not beat 1.80)` or `not_asked (tier_not_reached)`.
     public var description: String {
         switch self {
         case .lost(let reason): "lost (\(reason))"
         case .noFill(let reason): "no fill (\(reason))"
         case .error(let error): "error (\(error))"
         case .timeout(let limit): "timeout (\(limit.rawValue))"
-        case .won, .cancelled, .late: status
+        case .cancelled(let value): value.map { "cancelled (could not beat \(AuctionTrace.money($0)))" } ?? "cancelled"
+        case .notAsked(let reason): "not_asked (\(reason))"
+        case .won: status
         }
     }
 
     /// Whether this is a timeout, whatever its limit.
     public var isTimeout: Bool {
         if case .timeout = self { return true }
+        return false
+    }
+
+    /// Whether this is a cancellation, whatever the value it could not beat.
+    public var isCancelled: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
+    /// Whether the source was never asked, whatever the reason.
+    public var isNotAsked: Bool {
+        if case .notAsked = self { return true }
         return false
     }
 }
@@ -67,10 +122,14 @@ extension SourceOutcome: Codable {
         case noFillReason = "no_fill_reason"
         case error
         case limit
+        case couldNotBeat = "could_not_beat"
+        case reason
     }
 
-    /// Encodes as `{"status": …}` with `loss_reason`, `no_fill_reason`, `error` or `limit`
-    /// beside it, e.g. `{"status":"timeout","limit":"network"}`.
+    /// Encodes as `{"status": …}` with `loss_reason`, `no_fill_reason`, `error`, `limit`,
+    /// `could_not_beat` (USD CPM) or `reason` beside it, e.g.
+    /// `{"status":"timeout","limit":"network"}`, `{"status":"cancelled","could_not_beat":1.8}`,
+    /// `{"status":"not_asked","reason":"tier_not_reached"}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(status, forKey: .status)
@@ -84,7 +143,11 @@ extension SourceOutcome: Codable {
             try container.encode(error, forKey: .error)
         case .timeout(let limit):
             try container.encode(limit, forKey: .limit)
-        case .won, .cancelled, .late:
+        case .cancelled(let value):
+            try container.encodeIfPresent(value, forKey: .couldNotBeat)
+        case .notAsked(let reason):
+            try container.encode(reason, forKey: .reason)
+        case .won:
             break
         }
     }
@@ -100,8 +163,8 @@ extension SourceOutcome: Codable {
         case "no_fill": self = .noFill(try container.decode(NoFillReason.self, forKey: .noFillReason))
         case "error": self = .error(try container.decode(AdapterError.self, forKey: .error))
         case "timeout": self = .timeout(try container.decodeIfPresent(TimeoutLimit.self, forKey: .limit) ?? .deadline)
-        case "cancelled": self = .cancelled
-        case "late": self = .late
+        case "cancelled": self = .cancelled(couldNotBeat: try container.decodeIfPresent(Double.self, forKey: .couldNotBeat))
+        case "not_asked": self = .notAsked(try container.decode(NotAskedReason.self, forKey: .reason))
         default:
             throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: "unknown status \(status)")
         }

@@ -114,7 +114,7 @@ public final class MediationEngine: Sendable {
                 warnings += validation.warnings
                 sources.append(AuctionSource(lineItem: lineItem, adapter: entry.adapter, networkTimeout: entry.network.timeout, usesSandbox: entry.network.endpoint == .sandbox))
             }
-            auctions[placement.id] = PlacementEntry(auction: Auction(placement: placement, sources: sources, clock: environment.clock), configuration: placement)
+            auctions[placement.id] = PlacementEntry(auction: Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) }), configuration: placement)
         }
         configurationWarnings = warnings
         self.sandboxNetworks = sandboxNetworks

@@ -37,8 +37,8 @@ public struct AuctionNotice: Sendable, Hashable {
     /// The line item whose request this was.
     public var lineItemID: String { line?.lineItemID ?? "" }
     /// What became of the request: `won`, `lost` (with the OpenRTB loss reason), `noFill`,
-    /// `error`, `timeout` or `cancelled`.
-    public var outcome: SourceOutcome { line?.outcome ?? .cancelled }
+    /// `error`, `timeout` or `cancelled` (with the value it could not beat).
+    public var outcome: SourceOutcome { line?.outcome ?? .cancelled(couldNotBeat: record.trace.winningECPM) }
     /// This source's value in USD CPM when it brought an ad with a valid price; `nil` otherwise.
     public var eCPM: Double? { line?.eCPM }
     /// The winning value in USD CPM, or `nil` when the auction did not fill. For a loser this

@@ -16,6 +16,12 @@ public protocol LoadedAd: AnyObject, Sendable {
     var id: String { get }
     /// The network's creative id (the same for every showing of one creative).
     var creativeID: String { get }
+    /// The network's id of the request this ad answered, when its answer carries one (the
+    /// trace's `request_id`, bounded by the engine, R16). Default `nil`.
+    var requestID: String? { get }
+    /// The network's id of the bid, when its answer carries one (the trace's `bid_id`,
+    /// bounded by the engine). Default `nil`.
+    var bidID: String? { get }
     /// The network's id as the config names it, e.g. `"elo"`.
     var network: String { get }
     /// The ad's format.
@@ -60,6 +66,10 @@ public protocol LoadedAd: AnyObject, Sendable {
 }
 
 extension LoadedAd {
+    /// No request id in the network's answer.
+    public var requestID: String? { nil }
+    /// No bid id in the network's answer.
+    public var bidID: String? { nil }
     /// No network TTL: the format's default applies.
     public var timeToLive: Duration? { nil }
     /// No server-side refresh interval.

@@ -28,6 +28,9 @@ public struct MediationEnvironment: Sendable {
     /// Where every network's HTTP exchanges are recorded for debugging (`mediate --debug`);
     /// `nil` (the default) records nothing. Factories opt in with ``instrumented(_:networkID:)``.
     public var exchangeRecorder: HTTPExchangeRecorder?
+    /// The wall clock, read once per auction for its trace's `started_at` (ISO 8601 UTC);
+    /// tests fix it. Never used for deadlines or timers (those are ``clock``'s).
+    public var wallClock: @Sendable () -> Date
 
     /// Creates an environment.
     /// - Parameters:
@@ -40,6 +43,7 @@ public struct MediationEnvironment: Sendable {
     ///   - secureStore: where adapters keep identity (default: memory only).
     ///   - requestTemplate: the host's request signals.
     ///   - exchangeRecorder: where HTTP exchanges are recorded (default: nowhere).
+    ///   - wallClock: the wall clock for traces' `started_at` (default `Date()`).
     public init(
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
@@ -49,7 +53,8 @@ public struct MediationEnvironment: Sendable {
         storageDirectory: URL? = nil,
         secureStore: (any SecureStore)? = nil,
         requestTemplate: RequestTemplate = RequestTemplate(),
-        exchangeRecorder: HTTPExchangeRecorder? = nil
+        exchangeRecorder: HTTPExchangeRecorder? = nil,
+        wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.clock = clock
         self.logger = logger
@@ -60,5 +65,6 @@ public struct MediationEnvironment: Sendable {
         self.secureStore = secureStore
         self.requestTemplate = requestTemplate
         self.exchangeRecorder = exchangeRecorder
+        self.wallClock = wallClock
     }
 }

@@ -30,6 +30,17 @@ public protocol MediationClock: Sendable {
     /// - Returns: the task.
     @discardableResult
     func startTask<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async -> Success) -> Task<Success, Never>
+
+    /// Runs `work` once every other piece of work due at the current instant has run: the
+    /// "end of the instant", where an auction takes its decisions, so that answers due at the
+    /// same instant count alike whatever order they were processed in (engine rule R6a).
+    ///
+    /// A virtual clock (the test kit's `ManualClock`) runs it when its executor is idle and no
+    /// sleeper is due at the current instant. On continuous time (``SystemClock``, the
+    /// default) every arrival is an instant of its own, so `work` runs at once, on the
+    /// calling thread. `work` must not block.
+    /// - Parameter work: the decision to take; it reads ``now`` itself.
+    func atEndOfInstant(_ work: @escaping @Sendable () -> Void)
 }
 
 extension MediationClock {
@@ -37,6 +48,11 @@ extension MediationClock {
     @discardableResult
     public func startTask<Success: Sendable>(_ operation: sending @escaping @isolated(any) () async -> Success) -> Task<Success, Never> {
         Task(operation: operation)
+    }
+
+    /// Runs `work` at once: on continuous time every arrival is its own instant.
+    public func atEndOfInstant(_ work: @escaping @Sendable () -> Void) {
+        work()
     }
 }
 

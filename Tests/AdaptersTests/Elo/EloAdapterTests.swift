@@ -261,7 +261,7 @@ struct EloShippedConfigurationTests {
         #expect(outcome.winner?.ad.network == "elo")
         // The others could no longer win: cancelled, or (Nitx's sandbox also answers at 0 ms,
         // so it may arrive first at the same instant) lost to the higher bid (R4, R5).
-        #expect(outcome.trace.sources.filter { $0.network != "elo" }.allSatisfy { $0.outcome == .cancelled || $0.outcome == .lost(.lostToHigherBid) })
+        #expect(outcome.trace.sources.filter { $0.network != "elo" }.allSatisfy { $0.outcome == .cancelled(couldNotBeat: 3.11) || $0.outcome == .lost(.lostToHigherBid) })
         outcome.winner?.ad.releaseResources()
     }
 }

@@ -49,6 +49,8 @@ struct NitxShippedConfigurationTests {
         #expect(outcome.winner?.ad.network == "nitx")
         #expect(outcome.winner?.ad.size == AdSize(width: 390, height: 844))
         #expect(outcome.trace.source("level_end_standard")?.startOffsetMilliseconds == nil)
-        #expect(outcome.trace.source("level_end_backfill")?.outcome == .cancelled)
+        // R6a: tiers never reached are `not_asked`.
+        #expect(outcome.trace.source("level_end_standard")?.outcome == .notAsked(.tierNotReached))
+        #expect(outcome.trace.source("level_end_backfill")?.outcome == .notAsked(.tierNotReached))
     }
 }

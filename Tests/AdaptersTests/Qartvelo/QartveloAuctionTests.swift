@@ -50,7 +50,7 @@ struct QartveloAuctionTests {
         #expect(ad.serverRefreshSeconds == 60)
         // The backfill could no longer win: cancelled, and its ad (it still came, at 100 ms)
         // released once.
-        #expect(outcome.trace.source("backfill")?.outcome == .cancelled)
+        #expect(outcome.trace.source("backfill")?.outcome == .cancelled(couldNotBeat: 2.0))
         #expect(backfill.ads.count == 1)
         #expect(backfill.ads.allSatisfy { $0.releaseCount == 1 })
     }

@@ -40,8 +40,12 @@ struct AuctionRuleTests {
         #expect(outcome.endedAt == 100)
         #expect(outcome.winner?.lineItem.id == "NetA")
         #expect(harness.netB.requestCount == 0)
-        #expect(outcome.outcome(of: "NetB") == .cancelled)
+        // R6a: a tier never reached is `not_asked`, not `cancelled`.
+        #expect(outcome.outcome(of: "NetB") == .notAsked(.tierNotReached))
         #expect(outcome.trace.source("NetB")?.startOffsetMilliseconds == nil)
+        #expect(outcome.trace.source("NetA")?.tier == 1)
+        #expect(outcome.trace.source("NetB")?.tier == 2)
+        #expect(outcome.trace.source("Bid")?.tier == nil)
     }
 
     @Test("R1 waterfall: a bid above a tier's eCPM means the tier is never asked")
@@ -82,7 +86,7 @@ struct AuctionRuleTests {
         #expect(second.outcome(of: "Bid") == .lost(.belowFloor))
         // NetB's fixed 0.80 is under the placement floor: never asked, it cannot win.
         #expect(belowPlacementFloor.netB.requestCount == 0)
-        #expect(second.outcome(of: "NetB") == .lost(.belowFloor))
+        #expect(second.outcome(of: "NetB") == .notAsked(.underFloor))
         #expect(second.endedAt == 20)
     }
 
@@ -122,8 +126,10 @@ struct AuctionRuleTests {
             let bidAd = ScriptedAd(id: "b", network: "Bid", format: .interstitial, size: AdSize(width: 390, height: 844))
             let first = machine.answer(1, result: .fill(netAAd), at: at)
             #expect(!machine.isFinished)
-            #expect(first.isEmpty)
+            #expect(first.count == 1) // the decision waits for the end of the instant
             _ = machine.answer(0, result: .bid(bidAd, eCPM: 1.1999999999999999), at: at)
+            _ = machine.endOfInstant(at: at)
+            #expect(machine.isFinished)
             let outcome = machine.outcome(auctionID: "t")
             #expect(outcome.winner?.lineItem.id == "Bid")
             #expect(outcome.outcome(of: "NetA") == .lost(.lostToHigherBid))
@@ -169,7 +175,7 @@ struct AuctionRuleTests {
         #expect(harness.netA.requests.first?.deadline == .origin + .milliseconds(500))
     }
 
-    @Test("R3 a shorter placement deadline ends the auction sooner; an answer at the deadline instant is late")
+    @Test("R3 a shorter placement deadline ends the auction sooner; an answer at the deadline instant counts (R6a)")
     func shorterDeadlineAndAnswerAtTheDeadline() async throws {
         let harness = AuctionHarness(
             bid: [.after(.milliseconds(1000), .bid(4.0))],
@@ -180,8 +186,14 @@ struct AuctionRuleTests {
         let outcome = await harness.run()
         #expect(outcome.endedAt == 1000)
         #expect(outcome.trace.deadlineMilliseconds == 1000)
-        #expect(outcome.winner?.lineItem.id == "NetA")
-        #expect(try #require(harness.bid.ads.first).releaseCount == 1)
+        #expect(outcome.trace.deadlineLengthMilliseconds == 1000)
+        // The 4.00 bid arriving at exactly 1000 ms counts as arrived and wins; NetA loses.
+        #expect(outcome.winner?.lineItem.id == "Bid")
+        #expect(outcome.outcome(of: "Bid") == .won)
+        #expect(outcome.trace.source("Bid")?.latencyMilliseconds == 1000)
+        #expect(outcome.outcome(of: "NetA") == .lost(.lostToHigherBid))
+        #expect(try #require(harness.bid.ads.first).releaseCount == 0)
+        #expect(try #require(harness.netA.ads.first).releaseCount == 1)
     }
 
     @Test("R9 a source priced in another currency is converted once")

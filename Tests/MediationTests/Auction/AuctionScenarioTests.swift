@@ -61,7 +61,8 @@ struct AuctionScenarioTests {
         let outcome = await harness.run()
         #expect(outcome.endedAt == 150)
         #expect(outcome.winner?.lineItem.id == "NetA")
-        #expect(outcome.outcome(of: "NetB") == .cancelled)
+        // R6a: cancelled with the value it could not beat.
+        #expect(outcome.outcome(of: "NetB") == .cancelled(couldNotBeat: 1.20))
         #expect(outcome.outcome(of: "Bid").map { if case .error = $0 { true } else { false } } == true)
         // NetB's scripted adapter ignores cancellation: its ad arrives at 250 ms anyway.
         #expect(try #require(harness.netB.ads.first).releaseCount == 1)
@@ -78,8 +79,8 @@ struct AuctionScenarioTests {
         let outcome = await harness.run()
         #expect(outcome.endedAt == 0)
         #expect(outcome.winner?.lineItem.id == "Bid")
-        #expect(outcome.outcome(of: "NetA") == .cancelled)
-        #expect(outcome.outcome(of: "NetB") == .cancelled)
+        #expect(outcome.outcome(of: "NetA") == .cancelled(couldNotBeat: 2.00))
+        #expect(outcome.outcome(of: "NetB") == .cancelled(couldNotBeat: 2.00))
         #expect(harness.netA.ads.map(\.releaseCount) == [1])
         #expect(harness.netB.ads.map(\.releaseCount) == [1])
     }

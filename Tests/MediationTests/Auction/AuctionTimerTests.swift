@@ -150,22 +150,27 @@ struct AuctionTimerTests {
         let at = MediationInstant.origin + .milliseconds(10)
         let ad = ScriptedAd(id: "a", network: "S", format: .interstitial, size: AdSize(width: 390, height: 844))
         if highestFirst {
-            let actions = machine.answer(count - 1, result: .fill(ad), at: at)
+            // The answer only records; the decision is the end of the instant's (R6a).
+            #expect(machine.answer(count - 1, result: .fill(ad), at: at).count == 1)
+            #expect(!machine.isFinished)
+            let actions = machine.endOfInstant(at: at)
             #expect(machine.isFinished)
             #expect(actions.count == count) // 255 cancels and the finish
         } else {
-            // Lowest first: each fill is beaten by the next, so the auction ends with the last.
+            // Lowest first, all at one instant: each fill is beaten by the next; the end of the
+            // instant ends the auction with the last.
             for index in 0..<count {
-                #expect(!machine.isFinished)
                 _ = machine.answer(index, result: .fill(ScriptedAd(id: "a\(index)", network: "S", format: .interstitial, size: AdSize(width: 390, height: 844))), at: at)
+                #expect(!machine.isFinished)
             }
+            _ = machine.endOfInstant(at: at)
             #expect(machine.isFinished)
         }
         let outcome = machine.outcome(auctionID: "t")
         #expect(outcome.winner?.lineItem.id == "S\(count - 1)")
         #expect(outcome.trace.sources.filter { $0.outcome == .won }.count == 1)
         let others = outcome.trace.sources.dropLast()
-        #expect(others.allSatisfy { $0.outcome == (highestFirst ? .cancelled : .lost(.lostToHigherBid)) })
+        #expect(others.allSatisfy { $0.outcome == (highestFirst ? .cancelled(couldNotBeat: 3.55) : .lost(.lostToHigherBid)) })
     }
 }
 

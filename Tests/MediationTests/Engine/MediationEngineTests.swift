@@ -123,7 +123,7 @@ struct MediationEngineTests {
 
         // NetA (fixed 1.20) answers at 100 ms, after the bid decided the auction at 50 ms.
         let cancelled = try #require(netA.notices.first)
-        #expect(cancelled.outcome == .cancelled)
+        #expect(cancelled.outcome == .cancelled(couldNotBeat: 2.00))
         #expect(cancelled.winningECPM == 2.00)
         let noFill = try #require(netB.notices.first)
         #expect(noFill.outcome == .noFill(.noInventory))

@@ -37,13 +37,13 @@ struct MediationStatisticsTests {
             .auctionFinished(placementID: "p", trace: trace("a1", winner: "bid", [
                 line("bid", "elo", latency: 90, .won, ad: true),
                 line("fix", "nitx", latency: 120, .lost(.lostToHigherBid), ad: true),
-                line("tail", "admob", latency: nil, .cancelled),
+                line("tail", "admob", latency: nil, .cancelled(couldNotBeat: 2)),
             ]), at: MediationInstant(offset: .milliseconds(90))),
             .shown(impression("bid", "elo", eCPM: 2.5), at: MediationInstant(offset: .milliseconds(100))),
             .auctionFinished(placementID: "p", trace: trace("a2", winner: "fix", [
                 line("bid", "elo", latency: 200, .noFill(NoFillReason(code: "nobid", message: "no bid"))),
                 line("fix", "nitx", latency: 60, .won, ad: true),
-                line("tail", "admob", latency: nil, .cancelled),
+                line("tail", "admob", latency: nil, .cancelled(couldNotBeat: 2)),
             ]), at: MediationInstant(offset: .seconds(60))),
             .shown(impression("fix", "nitx", eCPM: 1.2), at: MediationInstant(offset: .seconds(61))),
             .auctionFinished(placementID: "p", trace: trace("a3", winner: "tail", [
@@ -53,7 +53,7 @@ struct MediationStatisticsTests {
             ]), at: MediationInstant(offset: .seconds(120))),
             .auctionFinished(placementID: "p", trace: trace("a4", winner: nil, [
                 line("bid", "elo", latency: 10, .noFill(NoFillReason(code: "nobid", message: "no bid"))),
-                line("fix", "nitx", start: nil, latency: nil, .cancelled),
+                line("fix", "nitx", start: nil, latency: nil, .notAsked(.tierNotReached)),
                 line("tail", "admob", latency: 20, .noFill(NoFillReason(code: "nofill", message: "none"))),
             ]), at: MediationInstant(offset: .seconds(180))),
             .lateAnswer(LateAnswer(auctionID: "a3", placementID: "p", lineItemID: "bid", arrivedAt: MediationInstant(offset: .seconds(121)), adReleased: false)),

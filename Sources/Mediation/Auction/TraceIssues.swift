@@ -1,0 +1,41 @@
+/// The stable codes of the errors and warnings on a source's trace line (Prebid-style, one
+/// list of each per source), and how an outcome maps to them.
+///
+/// Codes: `http_error` (the network answered an error status), `request_failed` (any other
+/// failed request; the message names the error's kind and code), `invalid_price` (loss reason
+/// 3), `timeout` (no answer by the source's limit), `late_answer` (a warning: an answer after
+/// the source's outcome was set), `adapter_warning` (what the adapter logged as a warning
+/// while the auction ran; added by the host that collects its log, e.g. `mediate`).
+public enum TraceIssues {
+    /// The code of a warning an adapter logged while the auction ran.
+    public static let adapterWarningCode = "adapter_warning"
+
+    /// The errors an outcome implies: a failed request, an invalid price, a timeout.
+    /// - Parameters:
+    ///   - outcome: the source's outcome.
+    ///   - limit: the source's effective limit (R3a), if it was asked.
+    /// - Returns: at most one issue.
+    public static func errors(for outcome: SourceOutcome, limit: Duration?) -> [TraceIssue] {
+        switch outcome {
+        case .error(let error):
+            if let status = error.httpStatus {
+                return [TraceIssue(code: "http_error", message: "HTTP \(status): \(error.kind)(\(error.code)): \(error.message)")]
+            }
+            return [TraceIssue(code: "request_failed", message: error.description)]
+        case .lost(let reason) where reason == .invalidResponse:
+            return [TraceIssue(code: "invalid_price", message: reason.description)]
+        case .timeout(let which):
+            let length = limit.map { " (\(Int64($0.milliseconds.rounded())) ms)" } ?? ""
+            return [TraceIssue(code: "timeout", message: "no answer by the \(which.rawValue) limit\(length)")]
+        case .won, .lost, .noFill, .cancelled, .notAsked:
+            return []
+        }
+    }
+
+    /// The warning of a late answer.
+    /// - Parameter late: the late answer on the line.
+    public static func lateAnswer(_ late: LateAnswerRecord) -> TraceIssue {
+        let at = Int64(late.atOffsetMilliseconds.isFinite ? min(max(late.atOffsetMilliseconds.rounded(), -9e18), 9e18) : 0)
+        return TraceIssue(code: "late_answer", message: late.released ? "answered at \(at) ms, after its outcome; its ad was released" : "answered at \(at) ms, after its outcome")
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Mediation
+import MediationTestKit
+
+/// One auction of `mediate --placement ID` (the one-shot mode), run the way the trace can be
+/// trusted: when every network of the config answers from its sandbox, on virtual time (a
+/// ``ManualClock`` driven one wake-up at a time, as `--watch --fast` does), so the same seed
+/// gives the same trace, line for line, whatever the machine's load; otherwise on the
+/// environment's clock (real endpoints answer in real time).
+///
+/// It also completes the trace: the warnings the adapters log while the auction runs go on
+/// their sources' lines (`adapter_warning`), and on virtual time the answers that come after
+/// the decision, up to the auction's deadline, are recorded on their lines as late answers.
+final class OneShotRun: Sendable {
+    private struct State {
+        var clock: ManualClock?
+        var lateAnswers: [LateAnswer] = []
+        /// Warnings the adapters logged, by network id (the log line's source), in order.
+        var warnings: [(network: String, message: String)] = []
+        var collecting = false
+    }
+
+    /// The most warnings kept per run, and the most characters of each (network text is
+    /// untrusted, R16).
+    static let maximumWarnings = 50
+    static let maximumWarningLength = 300
+
+    private let environment: CommandEnvironment
+    private let state = Locked(State())
+
+    init(environment: CommandEnvironment) {
+        self.environment = environment
+    }
+
+    /// The logger the engine gets: it keeps the warnings logged while the auction runs.
+    var logger: any MediationLogger { WarningCollector(run: self) }
+
+    /// The event handler the engine gets: it keeps the late answers.
+    var onEvent: @Sendable (MediationEvent) -> Void {
+        { [self] event in
+            guard case .lateAnswer(let late) = event else { return }
+            state.withLock { $0.lateAnswers.append(late) }
+        }
+    }
+
+    /// Virtual time when every network of `configuration` is a sandbox and the environment's
+    /// clock is the real one; `nil` (the environment's clock) otherwise.
+    func clock(for configuration: MediationConfiguration) -> (any MediationClock)? {
+        guard environment.clock is SystemClock, !configuration.networks.isEmpty, configuration.networks.allSatisfy({ $0.endpoint == .sandbox }) else { return nil }
+        let clock = ManualClock()
+        state.withLock { $0.clock = clock }
+        return clock
+    }
+
+    fileprivate func collect(_ level: LogLevel, _ message: String, source: String) {
+        guard level >= .warning else { return }
+        state.withLock { state in
+            guard state.collecting, state.warnings.count < OneShotRun.maximumWarnings else { return }
+            state.warnings.append((source, String(message.prefix(OneShotRun.maximumWarningLength))))
+        }
+    }
+
+    /// Runs one auction of `placementID` on `engine`, gives the winner's ad back (the CLI never
+    /// shows it, R7), shuts the engine down and returns the completed outcome.
+    func auction(of placementID: String, on engine: MediationEngine, context: HostContext) async -> AuctionOutcome? {
+        state.withLock { $0.collecting = true }
+        let virtualClock = state.withLock { $0.clock }
+        let outcome: AuctionOutcome?
+        if let clock = virtualClock {
+            outcome = await clock.run { await engine.runAuction(placementID: placementID, context: context) } ?? nil
+            if let outcome {
+                // Answers after the decision, up to the deadline, are recorded as late answers.
+                let deadline = MediationInstant.origin + .saturating(milliseconds: outcome.trace.deadlineMilliseconds)
+                await clock.advance(to: max(deadline, clock.now))
+            }
+        } else {
+            outcome = await engine.runAuction(placementID: placementID, context: context)
+        }
+        state.withLock { $0.collecting = false }
+        // The CLI is the host: it never shows the winner, so it gives the ad back (R7).
+        outcome?.winner?.ad.releaseResources()
+        if let clock = virtualClock {
+            let shutdown = clock.startTask { await engine.shutdown() }
+            await clock.runUntilIdle()
+            await shutdown.value
+        } else {
+            await engine.shutdown()
+        }
+        guard var outcome else { return nil }
+        let (lateAnswers, warnings) = state.withLock { ($0.lateAnswers, $0.warnings) }
+        // The adapters' warnings first (logged while the auction ran), then the late answers.
+        for (network, message) in warnings {
+            for index in outcome.trace.sources.indices where outcome.trace.sources[index].network == network {
+                outcome.trace.sources[index].warnings.append(TraceIssue(code: TraceIssues.adapterWarningCode, message: message))
+            }
+        }
+        for late in lateAnswers { outcome.trace.record(late) }
+        return outcome
+    }
+}
+
+/// The one-shot run's logger: keeps warnings for the trace, drops the rest.
+private struct WarningCollector: MediationLogger {
+    let run: OneShotRun
+
+    func log(_ level: LogLevel, _ message: String, source: String) {
+        run.collect(level, message, source: source)
+    }
+}
