@@ -20,9 +20,7 @@ enum RevenueBenchmark {
 
     static func run(quick: Bool) async -> BenchmarkResult {
         var result = BenchmarkResult(name: "revenue", title: "Oracle ratios on the shipped config and market: engine parallel, engine waterfall, classic waterfall (home_banner)")
-        // 50,000: the engine's waterfall mode traps at auction 95,627 of seed 1 (a bid arriving
-        // after the last tier failed; see WaterfallBidderAfterLastTierTests). Raise it once fixed.
-        let auctions = quick ? 20_000 : 50_000
+        let auctions = quick ? 20_000 : 200_000
         let configuration: MediationConfiguration
         let market: Market
         do {

@@ -10,7 +10,7 @@ import Testing
 /// `currentTier < tiers.count` before indexing); enable it then.
 @Suite("Waterfall: a bid after the last tier failed")
 struct WaterfallBidderAfterLastTierTests {
-    @Test(.disabled("traps in AuctionStateMachine.advanceWaterfall (index out of range): engine fix pending"))
+    @Test
     func bidAfterTheLastTierFailedWins() async throws {
         // The one tier has no fill at 100 ms; the bid (2.00) comes at 500 ms and wins.
         let market = Market(networks: [

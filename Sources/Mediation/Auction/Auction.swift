@@ -41,6 +41,9 @@ package struct Auction: Sendable {
     }
     /// The wall clock that stamps each trace's `started_at` (``MediationEnvironment/wallClock``).
     package var wallClock: @Sendable () -> WallClockTime
+    /// Whether each adapter call runs with its ``SourceAttribution`` set (debug recording,
+    /// ``MediationEnvironment/exchangeRecorder``); off, the auction pays nothing for it.
+    package var attributesSources = false
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
@@ -114,6 +117,7 @@ package struct Auction: Sendable {
             clock: clock,
             timer: timer,
             wallClock: wallClock,
+            attributesSources: attributesSources,
             onLateAnswer: onLateAnswer
         )
         return await run.outcome()

@@ -103,6 +103,7 @@ final class AuctionRun: Sendable {
     private let timer: AuctionTimer
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     private let wallClock: @Sendable () -> WallClockTime
+    private let attributesSources: Bool
     private let state: Locked<State>
 
     init(
@@ -114,8 +115,10 @@ final class AuctionRun: Sendable {
         clock: any MediationClock,
         timer: AuctionTimer,
         wallClock: @escaping @Sendable () -> WallClockTime,
+        attributesSources: Bool = false,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
+        self.attributesSources = attributesSources
         var machine = machine
         // R8a: the placement's declared slot decides; a request may narrow it (a host's resize),
         // never widen it, and an unbounded width is bounded by the screen's.
@@ -372,9 +375,14 @@ final class AuctionRun: Sendable {
                 sourceRequest.deadline = deadline
                 sourceRequest.timeBudget = budget
                 // Exchanges the adapter makes are attributed to this source (`mediate --debug`).
-                let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
-                let result = await SourceAttribution.$current.withValue(attribution) {
-                    await sources[index].adapter.loadAd(for: sourceRequest)
+                let result: AdLoadResult
+                if attributesSources {
+                    let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
+                    result = await SourceAttribution.$current.withValue(attribution) {
+                        await sources[index].adapter.loadAd(for: sourceRequest)
+                    }
+                } else {
+                    result = await sources[index].adapter.loadAd(for: sourceRequest)
                 }
                 deliver(index, result: result)
             }

@@ -95,6 +95,11 @@ struct AuctionStateMachine {
     private(set) var deadline: MediationInstant = .origin
     private(set) var endedAt: MediationInstant?
     private var best: Int?
+    /// Which line item holds each ad object answers of this auction carried, so an object a
+    /// network hands to two line items is admitted once (and released at most once, R7). The
+    /// ads are kept (strongly) for the auction's life so that an identity is never reused by a
+    /// new object at the address of a freed one.
+    private var adHolders: [ObjectIdentifier: (index: Int, ad: any LoadedAd)] = [:]
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
     /// - Parameters:
@@ -419,6 +424,21 @@ struct AuctionStateMachine {
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
         keepIDs(of: ad, for: index)
         entries[index].rawPrice = price
+        let identity = ObjectIdentifier(ad)
+        if let holder = adHolders[identity]?.index {
+            // The network handed the same ad object to two line items of this auction: an
+            // invalid answer (3) for the one listed later, whatever the order they arrived in.
+            // The object is never released here: its holder wins it or releases it, once.
+            guard index < holder, entries[holder].candidate === ad else {
+                entries[index].outcome = .lost(.invalidResponse)
+                return
+            }
+            entries[holder].candidate = nil
+            entries[holder].value = nil
+            entries[holder].outcome = .lost(.invalidResponse)
+            if best == holder { best = bestCandidate() }
+        }
+        adHolders[identity] = (index, ad)
         let usdRate = lineItems[index].usdRate
         let rejection: LossReason?
         let value = price.flatMap { AuctionValue(price: $0, usdRate: usdRate) }
@@ -458,6 +478,17 @@ struct AuctionStateMachine {
         entries[index].adID = AuctionStateMachine.bounded(ad.id)
         entries[index].requestID = ad.requestID.map(AuctionStateMachine.bounded)
         entries[index].bidID = ad.bidID.map(AuctionStateMachine.bounded)
+    }
+
+    /// The best candidate held now (R5), or `nil`.
+    private func bestCandidate() -> Int? {
+        var found: Int?
+        for index in entries.indices where entries[index].candidate != nil {
+            guard let value = entries[index].value else { continue }
+            if let current = found, let currentValue = entries[current].value, !(value > currentValue || (value == currentValue && ranksFirst(index, over: current))) { continue }
+            found = index
+        }
+        return found
     }
 
     /// Equal values: the earlier arrival, then the source listed first (R5).
@@ -505,6 +536,9 @@ struct AuctionStateMachine {
     /// could still win; tiers that can no longer win are skipped, never asked (R1, R6a).
     private mutating func advanceWaterfall(at now: MediationInstant, into actions: inout [Action]) {
         while true {
+            // Every tier was asked: nothing more to ask (a bidder answering after the last
+            // tier failed lands here).
+            guard currentTier < tiers.count else { return }
             if currentTier >= 0 {
                 let tier = tiers[currentTier]
                 let answered = tier.allSatisfy { if case .done = entries[$0].phase { true } else { false } }

@@ -114,7 +114,9 @@ public final class MediationEngine: Sendable {
                 warnings += validation.warnings
                 sources.append(AuctionSource(lineItem: lineItem, adapter: entry.adapter, networkTimeout: entry.network.timeout, usesSandbox: entry.network.endpoint == .sandbox))
             }
-            auctions[placement.id] = PlacementEntry(auction: Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) }), configuration: placement)
+            var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) })
+            auction.attributesSources = environment.exchangeRecorder != nil
+            auctions[placement.id] = PlacementEntry(auction: auction, configuration: placement)
         }
         configurationWarnings = warnings
         self.sandboxNetworks = sandboxNetworks

@@ -153,7 +153,7 @@ final class ShardCollector: Sendable {
         case "lost": counts.fills += 1
         case "no_fill": counts.noFills += 1
         case "error": counts.errors += 1
-        case "timeout", "late": counts.timeouts += 1
+        case "timeout": counts.timeouts += 1
         case "cancelled": counts.cancelled += 1
         default: counts.other += 1
         }

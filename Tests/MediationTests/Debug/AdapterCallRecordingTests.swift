@@ -53,4 +53,20 @@ struct AdapterCallRecordingTests {
         #expect(summary["time_budget_ms"] as? Double == 3000)
         await engine.shutdown()
     }
+
+    @Test("without a recorder the auction sets no source attribution (it costs nothing when not debugging)")
+    func noRecorderNoAttribution() async throws {
+        let clock = ManualClock()
+        let seen = Locked<[SourceAttribution?]>([])
+        var networks = PrebuiltNetworks()
+        networks.add("bidnet", pricing: .bidder, adapter: AttributionProbe(base: ScriptedAdapter(network: "bidnet", pricing: .bidder, clock: clock) { _, _ in .after(.milliseconds(50), .bid(2)) }, seen: seen))
+        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [.bidder("b", network: "bidnet", adUnitID: "unit-b")])
+        let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
+        let task = clock.startTask { await engine.runAuction(placementID: "p") }
+        await clock.runUntilIdle()
+        await clock.advance(by: .milliseconds(100))
+        let outcome = try #require(await task.value)
+        #expect(outcome.trace.winner == "b")
+        #expect(seen.withLock { $0 } == [nil])
+    }
 }

@@ -272,8 +272,7 @@ struct HostileHostEventTests {
     }
 
     @Test(
-        "a network that hands the same ad object to two line items: the winner's ad is never released",
-        .disabled("known bug (Sources/Mediation/Auction): a loser whose ad is the winner's own object is released, so the winner handed to the caller is already released (R7); the auction should skip releasing an ad identical (===) to the winner's")
+        "a network that hands the same ad object to two line items: the second is an invalid answer (3), the winner's ad is never released"
     )
     func sameAdObjectForTwoLineItems() async throws {
         let clock = ManualClock()
@@ -287,6 +286,28 @@ struct HostileHostEventTests {
         let outcome = try await clock.perform { try await test.runAuction("p") }
         #expect(outcome.winner?.lineItem.id == "high")
         #expect(shared.releaseCount == 0, "the winner's ad was released \(shared.releaseCount) times because a loser carried the same object")
+        #expect(outcome.trace.sources.map(\.outcome) == [.won, .lost(.invalidResponse)])
+        outcome.winner?.ad.releaseResources()
+        #expect(shared.releaseCount == 1)
+    }
+
+    @Test("the same ad object for two line items, the later-listed one answering first: the earlier-listed line item still holds it and wins; released once")
+    func sameAdObjectArrivingInReverseOrder() async throws {
+        let clock = ManualClock()
+        let shared = ScriptedAd(id: "shared-ad", network: "net", format: .interstitial, size: AdSize(width: 390, height: 844))
+        // Asked in config order: "high" answers at 20 ms, "low" at 10 ms.
+        let net = ScriptedAdapter(network: "net", pricing: .fixedPrice, clock: clock, script: [.after(ms(20), .fillWith(shared)), .after(ms(10), .fillWith(shared))])
+        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [
+            .fixedPrice("high", network: "net", eCPM: 2),
+            .fixedPrice("low", network: "net", eCPM: 1),
+        ])
+        let test = try TestEngine(placements: [placement], adapters: [net], clock: clock)
+        let outcome = try await clock.perform { try await test.runAuction("p") }
+        #expect(outcome.winner?.lineItem.id == "high")
+        #expect(outcome.trace.sources.map(\.outcome) == [.won, .lost(.invalidResponse)])
+        #expect(shared.releaseCount == 0)
+        outcome.winner?.ad.releaseResources()
+        #expect(shared.releaseCount == 1)
     }
 
     @Test("host calls from 32 concurrent tasks on the system clock, shutdown in the middle: every ad shown or released exactly once")
