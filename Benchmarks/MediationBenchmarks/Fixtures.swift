@@ -62,14 +62,16 @@ final class BenchAd: LoadedAd {
 
     init(network: String, format: AdFormat, size: AdSize = AdSize(width: 320, height: 50), ledger: AdLedger) {
         self.network = network
+        self.id = network
         self.format = format
         self.size = size
         self.ledger = ledger
         ledger.recordLoad()
     }
 
-    /// Unique per showing (the object's address is unique while it lives).
-    var id: String { "\(network)-\(UInt(bitPattern: ObjectIdentifier(self).hashValue))" }
+    /// A stored id, as every real ad keeps the one its network gave it (the engine reads it
+    /// into each trace line). Not unique: nothing here tells ads apart by id.
+    let id: String
     var creativeID: String { network }
 
     func releaseResources() {
@@ -100,12 +102,14 @@ final class CountingAd: LoadedAd {
 
     init(network: String, format: AdFormat, ledger: AdLedger) {
         self.network = network
+        self.id = network
         self.format = format
         self.ledger = ledger
         ledger.recordLoad()
     }
 
-    var id: String { "\(network)-\(UInt(bitPattern: ObjectIdentifier(self).hashValue))" }
+    /// A stored id, as every real ad keeps the one its network gave it.
+    let id: String
     var creativeID: String { network }
 
     func releaseResources() {

@@ -154,6 +154,15 @@ public final class ManualClock: MediationClock {
         work()
     }
 
+    /// `true` where ``atEndOfInstant(_:)`` queues its work for the end of the instant (with task
+    /// executors), `false` where it runs it at once.
+    public var defersEndOfInstant: Bool {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), executor is SerialJobExecutor {
+            return true
+        }
+        return false
+    }
+
     /// How many pieces of work wait for the end of the current instant.
     public var endOfInstantCount: Int {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {

@@ -104,6 +104,9 @@ final class AuctionRun: Sendable {
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     private let wallClock: @Sendable () -> WallClockTime
     private let attributesSources: Bool
+    /// Whether the clock's end of an instant is now (continuous time): the decision due after
+    /// an answer is then taken under the same lock as recording it.
+    private let decidesInline: Bool
     private let state: Locked<State>
 
     init(
@@ -119,6 +122,7 @@ final class AuctionRun: Sendable {
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
         self.attributesSources = attributesSources
+        self.decidesInline = !clock.defersEndOfInstant
         var machine = machine
         // R8a: the placement's declared slot decides; a request may narrow it (a host's resize),
         // never widen it, and an unbounded width is bounded by the screen's.
@@ -231,6 +235,12 @@ final class AuctionRun: Sendable {
             state.tasks[index] = .idle // it has answered: nothing left to cancel
             let now = clock.now
             state.machine.answer(index, result: result, at: now, into: &state.actions)
+            if decidesInline, !state.decisionPending, case .decideAtEndOfInstant? = state.actions.last {
+                // Continuous time: the end of this instant is now (what `atEndOfInstant`
+                // would do at once), without a second round trip through the lock.
+                state.actions.removeLast()
+                if !state.machine.isFinished { state.machine.endOfInstant(at: now, into: &state.actions) }
+            }
             return apply(at: now, to: &state)
         }
         perform(effects)

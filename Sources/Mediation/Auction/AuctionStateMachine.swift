@@ -51,6 +51,10 @@ struct AuctionStateMachine {
         var answeredAt: MediationInstant?
         var outcome: SourceOutcome?
         var candidate: (any LoadedAd)?
+        /// The ad object its answer carried and it holds (as candidate or released by it), so
+        /// an object a network hands to two line items is admitted once (R7). Kept for the
+        /// auction's life, so an identity is never reused by a new object at a freed address.
+        var admittedAd: (any LoadedAd)?
         var value: AuctionValue?
         var rawPrice: Double?
         var creativeID: String?
@@ -80,6 +84,13 @@ struct AuctionStateMachine {
     private let networkTimeouts: [Duration?]
     /// Trace warnings of every auction of this placement (e.g. `sandbox_endpoint`).
     private let traceWarnings: [TraceWarning]
+    /// Many sources: the line item holding each admitted ad object, by identity (the entries'
+    /// ``Entry/admittedAd`` keep the objects alive, so an identity is not reused meanwhile).
+    private var adHolders: [ObjectIdentifier: Int] = [:]
+    /// Up to this many sources the holder of an ad object is found by a linear search.
+    private static let linearHolderSearchLimit = 16
+    /// The placement's configuration as every trace shows it (made once).
+    private let placementSummary: PlacementSummary
     private var entries: [Entry]
     /// Sources not yet done that have no fixed value (bidders): each can always still win (R4).
     private var unpricedNotDone = 0
@@ -95,11 +106,6 @@ struct AuctionStateMachine {
     private(set) var deadline: MediationInstant = .origin
     private(set) var endedAt: MediationInstant?
     private var best: Int?
-    /// Which line item holds each ad object answers of this auction carried, so an object a
-    /// network hands to two line items is admitted once (and released at most once, R7). The
-    /// ads are kept (strongly) for the auction's life so that an identity is never reused by a
-    /// new object at the address of a freed one.
-    private var adHolders: [ObjectIdentifier: (index: Int, ad: any LoadedAd)] = [:]
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
     /// - Parameters:
@@ -115,6 +121,7 @@ struct AuctionStateMachine {
         lineItems = sources
         self.networkTimeouts = sources.indices.map { $0 < networkTimeouts.count ? networkTimeouts[$0] : nil }
         traceWarnings = warnings
+        placementSummary = PlacementSummary(placement)
         entries = sources.map { item in
             Entry(
                 fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
@@ -384,7 +391,7 @@ struct AuctionStateMachine {
                 startedAtMilliseconds: startedAt.milliseconds,
                 endedAtMilliseconds: (endedAt ?? startedAt).milliseconds,
                 deadlineMilliseconds: deadline.milliseconds,
-                placement: PlacementSummary(placement),
+                placement: placementSummary,
                 winner: winner?.lineItem.id,
                 winningECPM: winner?.eCPM,
                 sources: sources,
@@ -424,8 +431,7 @@ struct AuctionStateMachine {
     private mutating func admit(_ index: Int, ad: any LoadedAd, price: Double?, at now: MediationInstant, into actions: inout [Action]) {
         keepIDs(of: ad, for: index)
         entries[index].rawPrice = price
-        let identity = ObjectIdentifier(ad)
-        if let holder = adHolders[identity]?.index {
+        if let holder = holder(of: ad) {
             // The network handed the same ad object to two line items of this auction: an
             // invalid answer (3) for the one listed later, whatever the order they arrived in.
             // The object is never released here: its holder wins it or releases it, once.
@@ -434,11 +440,13 @@ struct AuctionStateMachine {
                 return
             }
             entries[holder].candidate = nil
+            entries[holder].admittedAd = nil
             entries[holder].value = nil
             entries[holder].outcome = .lost(.invalidResponse)
             if best == holder { best = bestCandidate() }
         }
-        adHolders[identity] = (index, ad)
+        entries[index].admittedAd = ad
+        if entries.count > AuctionStateMachine.linearHolderSearchLimit { adHolders[ObjectIdentifier(ad)] = index }
         let usdRate = lineItems[index].usdRate
         let rejection: LossReason?
         let value = price.flatMap { AuctionValue(price: $0, usdRate: usdRate) }
@@ -478,6 +486,15 @@ struct AuctionStateMachine {
         entries[index].adID = AuctionStateMachine.bounded(ad.id)
         entries[index].requestID = ad.requestID.map(AuctionStateMachine.bounded)
         entries[index].bidID = ad.bidID.map(AuctionStateMachine.bounded)
+    }
+
+    /// The line item that holds `ad` (admitted it first), if any.
+    private func holder(of ad: any LoadedAd) -> Int? {
+        if entries.count > AuctionStateMachine.linearHolderSearchLimit {
+            guard let index = adHolders[ObjectIdentifier(ad)], entries[index].admittedAd === ad else { return nil }
+            return index
+        }
+        return entries.firstIndex { $0.admittedAd === ad }
     }
 
     /// The best candidate held now (R5), or `nil`.

@@ -41,6 +41,12 @@ public protocol MediationClock: Sendable {
     /// calling thread. `work` must not block.
     /// - Parameter work: the decision to take; it reads ``now`` itself.
     func atEndOfInstant(_ work: @escaping @Sendable () -> Void)
+
+    /// Whether ``atEndOfInstant(_:)`` defers its work (a virtual clock's barrier) rather than
+    /// running it at once. When it does not (continuous time, the default `false`), an auction
+    /// takes the decision due after an answer in the same step as recording it, without a
+    /// second round trip: the outcome is the same, it is only cheaper.
+    var defersEndOfInstant: Bool { get }
 }
 
 extension MediationClock {
@@ -54,6 +60,9 @@ extension MediationClock {
     public func atEndOfInstant(_ work: @escaping @Sendable () -> Void) {
         work()
     }
+
+    /// `false`: ``atEndOfInstant(_:)`` runs its work at once.
+    public var defersEndOfInstant: Bool { false }
 }
 
 /// The wall clock: a `ContinuousClock` (monotonic; it keeps counting while the system sleeps)
