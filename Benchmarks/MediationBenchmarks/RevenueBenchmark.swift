@@ -21,15 +21,7 @@ enum RevenueBenchmark {
     static func run(quick: Bool) async -> BenchmarkResult {
         var result = BenchmarkResult(name: "revenue", title: "Oracle ratios on the shipped config and market: engine parallel, engine waterfall, classic waterfall (home_banner)")
         let auctions = quick ? 20_000 : 200_000
-        let configuration: MediationConfiguration
-        let market: Market
-        do {
-            configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: URL(fileURLWithPath: "Config/mediation.json"))
-            market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
-        } catch {
-            result.failures.append("cannot load Config/mediation.json or Config/market.json from the current directory: \(error)")
-            return result
-        }
+        guard let (configuration, market) = ShippedSimulationFiles.load(into: &result) else { return result }
         var waterfall = configuration
         if let index = waterfall.placements.firstIndex(where: { $0.id == placementID }) {
             waterfall.placements[index].mode = .waterfall
@@ -82,15 +74,7 @@ enum SimulationSpeedBenchmark {
     static func run(quick: Bool) async -> BenchmarkResult {
         var result = BenchmarkResult(name: "simulation", title: "Simulated auctions per second, home_banner on the shipped market (jobs 1, jobs 2)")
         let auctions = quick ? 100_000 : 1_000_000
-        let configuration: MediationConfiguration
-        let market: Market
-        do {
-            configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: URL(fileURLWithPath: "Config/mediation.json"))
-            market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
-        } catch {
-            result.failures.append("cannot load Config/mediation.json or Config/market.json: \(error)")
-            return result
-        }
+        guard let (configuration, market) = ShippedSimulationFiles.load(into: &result) else { return result }
         var digests: [UInt64] = []
         var seconds: [Double] = []
         for jobs in [1, 2] {
@@ -205,5 +189,21 @@ enum ClassicWaterfall {
     /// A fixed-price line item's configured eCPM in USD CPM micros.
     private static func micros(_ lineItem: LineItem) -> Int64 {
         Int64(((lineItem.eCPM ?? 0) * lineItem.usdRate * 1_000_000).rounded())
+    }
+}
+
+/// The shipped config and market, read from the current directory (the package root).
+enum ShippedSimulationFiles {
+    /// `Config/mediation.json` and `Config/market.json`, or `nil` with the failure noted in
+    /// `result`.
+    static func load(into result: inout BenchmarkResult) -> (MediationConfiguration, Market)? {
+        do {
+            let configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: URL(fileURLWithPath: "Config/mediation.json"))
+            let market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
+            return (configuration, market)
+        } catch {
+            result.failures.append("cannot load Config/mediation.json or Config/market.json from the current directory: \(error)")
+            return nil
+        }
     }
 }

@@ -37,14 +37,7 @@ public final class HTTPExchangeRecorder: Sendable {
     /// (no status, ``HTTPExchange/error`` `"no response yet"`).
     /// - Parameter exchange: the exchange as far as it is known.
     public func begin(_ exchange: HTTPExchange) -> Int? {
-        state.withLock { state in
-            guard state.exchanges.count < capacity else {
-                state.dropped += 1
-                return nil
-            }
-            state.exchanges.append(exchange)
-            return state.exchanges.count - 1
-        }
+        begin(exchange, in: \.exchanges)
     }
 
     /// Replaces the exchange in `slot` (from ``begin(_:)``) with its finished form.
@@ -52,9 +45,7 @@ public final class HTTPExchangeRecorder: Sendable {
     ///   - slot: the slot.
     ///   - exchange: the finished exchange.
     public func finish(_ slot: Int, with exchange: HTTPExchange) {
-        state.withLock { state in
-            if state.exchanges.indices.contains(slot) { state.exchanges[slot] = exchange }
-        }
+        finish(slot, with: exchange, in: \.exchanges)
     }
 
     /// Records one adapter call (dropped and counted once ``capacity`` calls are kept).
@@ -66,14 +57,7 @@ public final class HTTPExchangeRecorder: Sendable {
     /// Records an adapter call that has started; see ``begin(_:)-(HTTPExchange)``.
     /// - Parameter call: the call as far as it is known.
     public func begin(_ call: AdapterCall) -> Int? {
-        state.withLock { state in
-            guard state.calls.count < capacity else {
-                state.dropped += 1
-                return nil
-            }
-            state.calls.append(call)
-            return state.calls.count - 1
-        }
+        begin(call, in: \.calls)
     }
 
     /// Replaces the adapter call in `slot` with its finished form.
@@ -81,8 +65,26 @@ public final class HTTPExchangeRecorder: Sendable {
     ///   - slot: the slot from ``begin(_:)-(AdapterCall)``.
     ///   - call: the finished call.
     public func finish(_ slot: Int, with call: AdapterCall) {
+        finish(slot, with: call, in: \.calls)
+    }
+
+    /// Appends `item` to the list at `list` unless ``capacity`` is reached (then counts it
+    /// dropped); returns its slot.
+    private func begin<Item>(_ item: Item, in list: WritableKeyPath<State, [Item]>) -> Int? {
         state.withLock { state in
-            if state.calls.indices.contains(slot) { state.calls[slot] = call }
+            guard state[keyPath: list].count < capacity else {
+                state.dropped += 1
+                return nil
+            }
+            state[keyPath: list].append(item)
+            return state[keyPath: list].count - 1
+        }
+    }
+
+    /// Replaces the item in `slot` of the list at `list`.
+    private func finish<Item>(_ slot: Int, with item: Item, in list: WritableKeyPath<State, [Item]>) {
+        state.withLock { state in
+            if state[keyPath: list].indices.contains(slot) { state[keyPath: list][slot] = item }
         }
     }
 
