@@ -4,7 +4,7 @@ import Testing
 @testable import Adapters
 
 /// Elo over real HTTP: the URLSession transport against the loopback server.
-@Suite("Elo over loopback HTTP", .serialized)
+@Suite("Elo over loopback HTTP", .serialized, .enabled(if: !ThreadSanitizer.isOn, "wall-clock deadlines: the plain pass runs these (see ThreadSanitizer)"))
 struct EloLoopbackTests {
     /// A client on the system clock whose base URL is `baseURL`; its first request id is `id-3`.
     func client(baseURL: URL, clock: SystemClock) -> EloClient {

@@ -323,7 +323,7 @@ enum HostileRun {
 /// The six suites run one scenario at a time (the parent is serialized): the suite holds
 /// connections open on purpose and its deadlines are on the wall clock, so it keeps its own
 /// load, and the load it puts on the rest of the test run, low.
-@Suite("Hostile networks (R16, R17)", .serialized)
+@Suite("Hostile networks (R16, R17)", .serialized, .enabled(if: !ThreadSanitizer.isOn, "wall-clock deadlines: the plain pass runs these (see ThreadSanitizer)"))
 struct HostileNetworkTests {
     @Suite("one-shot auctions: Elo")
     struct EloOneShot {
