@@ -27,13 +27,10 @@ final class EventLogFile: Sendable {
     /// Creates (or truncates) the file at `url`.
     /// - Returns: the log, or why the file cannot be written.
     static func create(at url: URL) -> Result<EventLogFile, MediateCommand.Exit.Reason> {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            return .failure(.init(message: "cannot create \(url.path)"))
-        }
-        do {
-            return .success(EventLogFile(handle: try FileHandle(forWritingTo: url)))
+        do throws(OutputFile.Failure) {
+            return .success(EventLogFile(handle: try OutputFile.open(url)))
         } catch {
-            return .failure(.init(message: "cannot open \(url.path): \((error as NSError).localizedDescription)"))
+            return .failure(.init(message: "cannot create \(url.path): \(error.message)"))
         }
     }
 

@@ -192,11 +192,11 @@ enum MediateCommand {
     /// Writes the `--report` file; on failure says so on standard error and returns exit 73
     /// (`EX_CANTCREAT`).
     static func writeReport(_ html: String, to path: String, environment: CommandEnvironment) -> ExitCode? {
-        do {
-            try Data(html.utf8).write(to: environment.resolve(path), options: .atomic)
+        do throws(OutputFile.Failure) {
+            try OutputFile.write(html, to: environment.resolve(path))
             return nil
         } catch {
-            return fail(.cannotCreate, "cannot write the report \(path): \(error.localizedDescription)", environment: environment)
+            return fail(.cannotCreate, "cannot write the report \(path): \(error.message)", environment: environment)
         }
     }
 

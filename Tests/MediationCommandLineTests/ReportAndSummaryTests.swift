@@ -95,6 +95,27 @@ struct ReportAndSummaryTests {
         #expect(result.error.contains("mediate: cannot write the report missing-dir/r.html"))
     }
 
+    @Test("the report and the event log are written in place, never renamed over their path: a symbolic link stays a link and its target gets the content (so /dev/full fails with 73 rather than being replaced)")
+    func outputFilesAreWrittenInPlace() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        try workspace.write("", to: "target.html")
+        try workspace.write("", to: "target.ndjson")
+        let manager = FileManager.default
+        try manager.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("r.html").path, withDestinationPath: "target.html")
+        try manager.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("ev.ndjson").path, withDestinationPath: "target.ndjson")
+        let report = await workspace.run(["--placement", "home_banner", "--report", "r.html"])
+        #expect(report.code == .success, "\(report.error)")
+        let watch = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "61", "--events", "ev.ndjson"])
+        #expect(watch.code == .success, "\(watch.error)")
+        for (link, target) in [("r.html", "target.html"), ("ev.ndjson", "target.ndjson")] {
+            let attributes = try manager.attributesOfItem(atPath: workspace.directory.appendingPathComponent(link).path)
+            #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink, "\(link) was replaced")
+            let written = try String(contentsOf: workspace.directory.appendingPathComponent(target), encoding: .utf8)
+            #expect(!written.isEmpty, "\(target) got nothing")
+        }
+    }
+
     @Test("the watch summary: exact figures per network and line item, in the text and in --json")
     func watchSummary() async throws {
         let workspace = try Workspace()
