@@ -48,7 +48,7 @@ enum HTMLReport {
         html += legend()
         if let statistics = content.statistics {
             html += "<h2>Summary</h2>\n"
-            html += "<p class=\"meta\">\(statistics.auctions) auctions (\(statistics.filledAuctions) filled), \(statistics.impressions) impressions, revenue $\(WatchPrinter.money(statistics.revenueUSD, digits: 6)) USD, \(statistics.lateAnswers) late answers. Latency percentiles are nearest-rank; fill rate = fills / requests, win rate = wins / fills.</p>\n"
+            html += "<p class=\"meta\">\(HumanReport.counted(statistics.auctions, "auction")) (\(statistics.filledAuctions) filled), \(HumanReport.counted(statistics.impressions, "impression")), revenue $\(WatchPrinter.money(statistics.revenueUSD, digits: 6)) USD, \(HumanReport.counted(statistics.lateAnswers, "late answer")). Latency percentiles are nearest-rank; fill rate = fills / requests, win rate = wins / fills.</p>\n"
             html += "<h3>Per network</h3>\n" + statisticsTable(statistics.networks, kind: "networks")
             html += "<h3>Per line item</h3>\n" + statisticsTable(statistics.lineItems, kind: "line-items")
         }

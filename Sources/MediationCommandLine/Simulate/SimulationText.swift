@@ -8,7 +8,7 @@ enum SimulationText {
     // MARK: - Run
 
     static func run(_ report: SimulationReport, header: SimulationHeader) -> String {
-        var lines = ["\(safe(report.placementID)): \(report.requests) auctions, seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))", ""]
+        var lines = ["\(safe(report.placementID)): \(HumanReport.counted(report.requests, "auction")), seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))", ""]
         lines += summary(report)
         lines.append("")
         lines += networkTable(report)
@@ -46,7 +46,7 @@ enum SimulationText {
 
     static func compare(_ comparison: SimulationComparison, header: SimulationHeader, otherPath: String) -> String {
         var lines = [
-            "\(safe(comparison.a.placementID)): A = \(safe(header.configPath)), B = \(safe(otherPath)); \(comparison.a.requests) paired auctions on the same draws, seed \(header.seed) (market \(safe(header.marketPath)))",
+            "\(safe(comparison.a.placementID)): A = \(safe(header.configPath)), B = \(safe(otherPath)); \(HumanReport.counted(comparison.a.requests, "paired auction")) on the same draws, seed \(header.seed) (market \(safe(header.marketPath)))",
             "",
         ]
         lines += differenceTable(comparison.differences)
@@ -84,7 +84,7 @@ enum SimulationText {
 
     static func sweep(_ sweep: SweepResult, header: SimulationHeader) -> String {
         var lines = [
-            "\(safe(sweep.baseline.placementID)): sweep of \(safe(sweep.parameter)) over \(sweep.points.count) values, \(sweep.baseline.requests) auctions each on the same draws, seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))",
+            "\(safe(sweep.baseline.placementID)): sweep of \(safe(sweep.parameter)) over \(HumanReport.counted(sweep.points.count, "value")), \(HumanReport.counted(sweep.baseline.requests, "auction")) each on the same draws, seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))",
             "",
             pad(safe(sweep.parameter), 14) + lpad("revenue/1000", 13) + "  " + pad("95 % interval", 20) + lpad("fill", 8) + lpad("mean eCPM", 11) + lpad("oracle", 8) + lpad("p95 ms", 8),
         ]
@@ -140,7 +140,7 @@ enum SimulationText {
     static func replay(_ replay: ReplayReport, header: SimulationHeader, recordingPath: String) -> String {
         let report = replay.report
         var lines = [
-            "\(safe(report.placementID)): replay of \(replay.recordedAuctions) recorded auctions from \(safe(recordingPath)) under \(safe(header.configPath)), seed \(header.seed) (market \(safe(header.marketPath)))",
+            "\(safe(report.placementID)): replay of \(HumanReport.counted(replay.recordedAuctions, "recorded auction")) from \(safe(recordingPath)) under \(safe(header.configPath)), seed \(header.seed) (market \(safe(header.marketPath)))",
             "answers: \(replay.recordedAnswers) as recorded, \(replay.drawnAnswers) drawn from the market (not in the recording: tiers it never reached, sources it cancelled, late answers)",
             "recorded: \(replay.recordedFilled) filled, revenue \(fixed(replay.recordedRevenueUSD, 6)) USD; replayed: \(report.filled) filled, revenue \(fixed(report.knownRevenueUSD, 6)) USD at the engine's values (\(signed(report.knownRevenueUSD - replay.recordedRevenueUSD, 6)))",
             "",
