@@ -29,7 +29,7 @@ import Mediation
 /// executor and ``runUntilIdle()`` can only yield; runs there are not deterministic.
 public final class ManualClock: MediationClock {
     private struct Sleeper {
-        var continuation: CheckedContinuation<Void, any Error>
+        var continuation: UnsafeContinuation<Void, any Error>
         var deadline: MediationInstant
     }
 
@@ -174,21 +174,28 @@ public final class ManualClock: MediationClock {
     /// Wakes `sleeper`, then every other sleeper due at the same instant, each followed by the
     /// jobs it sets off, holding the end-of-instant work back until all of them have run; then
     /// runs that work (``runUntilIdle()``).
+    /// Without task executors: wakes `sleeper`, then every other sleeper due at its instant,
+    /// yielding between them.
     private func wakeInstant(startingWith sleeper: Sleeper) async {
-        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor else {
-            sleeper.continuation.resume()
-            await runUntilIdle()
-            return
-        }
-        executor.hold()
         sleeper.continuation.resume()
-        await executor.whenIdle()
+        await runUntilIdle()
         while let next = popSleeper(dueBy: now) {
             next.continuation.resume()
-            await executor.whenIdle()
+            await runUntilIdle()
         }
-        executor.release()
-        await executor.whenIdle()
+    }
+
+    /// Wakes one sleeper, as a time run of the executor asks (``SerialJobExecutor/runTime(_:)``):
+    /// one due at the current instant, or the earliest due by `target` (moving ``now`` to its
+    /// deadline). Returns whether it woke one.
+    private func wake(_ wake: SerialJobExecutor.Wake, target: MediationInstant) -> Bool {
+        let sleeper: Sleeper? = switch wake {
+        case .dueNow: popSleeper(dueBy: nil)
+        case .dueByTarget: popSleeper(dueBy: target)
+        }
+        guard let sleeper else { return false }
+        sleeper.continuation.resume()
+        return true
     }
 
     /// ``runUntilIdle()``: runs the work due now; time does not move.
@@ -214,7 +221,7 @@ public final class ManualClock: MediationClock {
     public func sleep(until deadline: MediationInstant) async throws {
         let id = newSleepID()
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
                 let outcome: Result<Void, any Error>? = state.withLock { state in
                     if state.cancelledBeforeRegistration.remove(id) != nil { return .failure(CancellationError()) }
                     if deadline <= state.now { return .success(()) }
@@ -231,15 +238,18 @@ public final class ManualClock: MediationClock {
             }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
-        // A cancellation that raced with the wake-up leaves a marker: drop it.
-        state.withLock { _ = $0.cancelledBeforeRegistration.remove(id) }
+        // A cancellation that raced with the wake-up leaves a marker: drop it. Only a cancelled
+        // task's handler leaves one.
+        if Task.isCancelled {
+            state.withLock { _ = $0.cancelledBeforeRegistration.remove(id) }
+        }
     }
 
     /// Suspends until the clock is advanced to `deadline`, whatever happens to the calling task:
     /// a test double for a network that ignores cancellation.
     public func sleepIgnoringCancellation(until deadline: MediationInstant) async {
         let id = newSleepID()
-        try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        try? await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             let due: Bool = state.withLock { state in
                 if deadline <= state.now { return true }
                 register(id, continuation, until: deadline, in: &state)
@@ -256,7 +266,7 @@ public final class ManualClock: MediationClock {
         }
     }
 
-    private func register(_ id: UInt64, _ continuation: CheckedContinuation<Void, any Error>, until deadline: MediationInstant, in state: inout State) {
+    private func register(_ id: UInt64, _ continuation: UnsafeContinuation<Void, any Error>, until deadline: MediationInstant, in state: inout State) {
         state.sleepers[id] = Sleeper(continuation: continuation, deadline: deadline)
         state.queue.push(deadline, id)
         state.sleepsBegun += 1
@@ -278,9 +288,14 @@ public final class ManualClock: MediationClock {
     /// where it was, if later).
     /// - Parameter target: the instant to stop at.
     public func advance(to target: MediationInstant) async {
-        await runUntilIdle()
-        while let sleeper = popSleeper(dueBy: target) {
-            await wakeInstant(startingWith: sleeper)
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {
+            // The executor's drain loop wakes the sleepers itself, in the same order.
+            await executor.runTime { [self] in wake($0, target: target) }
+        } else {
+            await runUntilIdle()
+            while let sleeper = popSleeper(dueBy: target) {
+                await wakeInstant(startingWith: sleeper)
+            }
         }
         state.withLock { state in
             if target > state.now { state.now = target }
@@ -312,10 +327,12 @@ public final class ManualClock: MediationClock {
         }
     }
 
-    private func popSleeper(dueBy target: MediationInstant) -> Sleeper? {
+    /// Takes the earliest sleeper due by `target` (`nil`: the current instant), moving ``now``
+    /// to its deadline.
+    private func popSleeper(dueBy target: MediationInstant?) -> Sleeper? {
         state.withLock { state in
             state.pruneQueue()
-            guard let deadline = state.queue.firstKey, deadline <= target, let (_, id) = state.queue.pop(),
+            guard let deadline = state.queue.firstKey, deadline <= (target ?? state.now), let (_, id) = state.queue.pop(),
                   let sleeper = state.sleepers.removeValue(forKey: id)
             else { return nil }
             if deadline > state.now { state.now = deadline }

@@ -10,16 +10,33 @@ import Mediation
 /// job will resume, or finished. That is a fact, not a guess from a quiet period, and it is how
 /// ``ManualClock/advance(to:)`` knows that the work due at an instant is done.
 ///
-/// It also runs the clock's end-of-instant work (``ManualClock/atEndOfInstant(_:)``): once its
-/// queue is empty, and unless the clock holds it back while it wakes the other sleepers due
-/// at the same instant (``hold()``), it runs that work one piece at a time, each followed by
-/// every job it queues.
+/// It also runs the clock's end-of-instant work (``ManualClock/atEndOfInstant(_:)``) once its
+/// queue is empty, one piece at a time, each followed by every job it queues.
+///
+/// While the clock moves time (``runTime(_:)``), the drain loop itself wakes the clock's
+/// sleepers whenever its queue is empty, in this order: a sleeper due at the current instant
+/// (every job the last one set off has run); else the instant's end-of-instant work, one piece
+/// at a time; else the next sleeper due by the clock's target, which moves the clock to its
+/// deadline. Time thus runs without a round trip through the task that moves it for every
+/// sleeper, and in exactly the order that stepping one sleeper at a time would give.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class SerialJobExecutor: TaskExecutor {
+    /// Which sleeper a ``Waker`` should wake.
+    enum Wake {
+        /// One due at the clock's current instant.
+        case dueNow
+        /// The earliest due by the target of the run (moving the clock to its deadline).
+        case dueByTarget
+    }
+
+    /// Wakes one sleeper of the clock, if one is due as asked; returns whether it woke one.
+    typealias Waker = @Sendable (Wake) -> Bool
+
     private enum Step {
         case run(UnownedJob)
+        case moveTime(Waker, generation: UInt64)
         case endOfInstant(@Sendable () -> Void)
-        case resume(CheckedContinuation<Void, Never>)
+        case resume(UnsafeContinuation<Void, Never>)
         case stop
     }
 
@@ -29,16 +46,14 @@ final class SerialJobExecutor: TaskExecutor {
         /// A drain loop is scheduled or running.
         var draining = false
         /// Tasks waiting for the queue to be empty, first come first served.
-        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var idleWaiters: [UnsafeContinuation<Void, Never>] = []
         var jobsRun: UInt64 = 0
         /// End-of-instant work, in the order it was asked for.
         var endOfInstant: [@Sendable () -> Void] = []
-        /// While positive, end-of-instant work waits (the clock is still waking sleepers due
-        /// at the current instant); idle waiters are told when the jobs alone are done.
-        var holds = 0
-
-        /// Whether end-of-instant work may run now.
-        var endOfInstantDue: Bool { holds == 0 && !endOfInstant.isEmpty }
+        /// The waker of the time run in progress (``runTime(_:)``), if any.
+        var waker: Waker?
+        /// Tells time runs apart, so that one ending clears only its own waker.
+        var wakerGeneration: UInt64 = 0
 
         mutating func popJob() -> UnownedJob? {
             guard head < jobs.count else { return nil }
@@ -50,6 +65,13 @@ final class SerialJobExecutor: TaskExecutor {
             }
             return job
         }
+
+        /// Marks a drain loop as needed; returns whether one must be started.
+        mutating func startDraining() -> Bool {
+            guard !draining else { return false }
+            draining = true
+            return true
+        }
     }
 
     private let state = Locked(State())
@@ -60,36 +82,17 @@ final class SerialJobExecutor: TaskExecutor {
         let job = UnownedJob(job)
         let startDrain = state.withLock { state -> Bool in
             state.jobs.append(job)
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
+            return state.startDraining()
         }
         if startDrain { queue.async { self.drain() } }
     }
 
-    /// Queues end-of-instant work: it runs once no job is left and no hold is in place.
+    /// Queues end-of-instant work: it runs once no job is left and no sleeper due at the
+    /// current instant is left to wake.
     func atEndOfInstant(_ work: @escaping @Sendable () -> Void) {
         let startDrain = state.withLock { state -> Bool in
             state.endOfInstant.append(work)
-            guard !state.draining, state.holds == 0 else { return false }
-            state.draining = true
-            return true
-        }
-        if startDrain { queue.async { self.drain() } }
-    }
-
-    /// Holds end-of-instant work back until the matching ``release()``.
-    func hold() {
-        state.withLock { $0.holds += 1 }
-    }
-
-    /// Ends a ``hold()``: end-of-instant work held back runs now (``whenIdle()`` waits for it).
-    func release() {
-        let startDrain = state.withLock { state -> Bool in
-            state.holds -= 1
-            guard !state.draining, state.endOfInstantDue else { return false }
-            state.draining = true
-            return true
+            return state.startDraining()
         }
         if startDrain { queue.async { self.drain() } }
     }
@@ -103,7 +106,7 @@ final class SerialJobExecutor: TaskExecutor {
     /// Suspends until the executor has no job left to run. Called from a task of this executor,
     /// it returns once every other job queued (and every job those queue) has run.
     func whenIdle() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             let idle = state.withLock { state -> Bool in
                 guard state.draining else { return true }
                 state.idleWaiters.append(continuation)
@@ -113,8 +116,22 @@ final class SerialJobExecutor: TaskExecutor {
         }
     }
 
-    /// Runs jobs until none is left, then wakes one idle waiter at a time (a waiter on this
-    /// executor queues its own job, which runs before the next waiter is told).
+    /// Moves time with `waker` (see the type's description) until no job, no end-of-instant
+    /// work and no sleeper it may wake is left; returns then.
+    /// - Parameter waker: wakes the clock's next sleeper as asked.
+    func runTime(_ waker: @escaping Waker) async {
+        let startDrain = state.withLock { state -> Bool in
+            state.wakerGeneration &+= 1
+            state.waker = waker
+            return state.startDraining()
+        }
+        if startDrain { queue.async { self.drain() } }
+        await whenIdle()
+    }
+
+    /// Runs jobs until none is left, moving time while a time run is in progress; then wakes
+    /// one idle waiter at a time (a waiter on this executor queues its own job, which runs
+    /// before the next waiter is told).
     private func drain() {
         while true {
             let step = state.withLock { state -> Step in
@@ -122,7 +139,8 @@ final class SerialJobExecutor: TaskExecutor {
                     state.jobsRun &+= 1
                     return .run(job)
                 }
-                if state.endOfInstantDue { return .endOfInstant(state.endOfInstant.removeFirst()) }
+                if let waker = state.waker { return .moveTime(waker, generation: state.wakerGeneration) }
+                if !state.endOfInstant.isEmpty { return .endOfInstant(state.endOfInstant.removeFirst()) }
                 if !state.idleWaiters.isEmpty { return .resume(state.idleWaiters.removeFirst()) }
                 state.draining = false
                 return .stop
@@ -130,6 +148,8 @@ final class SerialJobExecutor: TaskExecutor {
             switch step {
             case .run(let job):
                 job.runSynchronously(on: asUnownedTaskExecutor())
+            case .moveTime(let waker, let generation):
+                moveTime(waker, generation: generation)
             case .endOfInstant(let work):
                 work()
             case .resume(let waiter):
@@ -137,6 +157,24 @@ final class SerialJobExecutor: TaskExecutor {
             case .stop:
                 return
             }
+        }
+    }
+
+    /// One step of a time run, the queue being empty: wakes a sleeper due now, else runs one
+    /// piece of end-of-instant work, else wakes the next sleeper due by the target, else ends
+    /// the run.
+    private func moveTime(_ waker: Waker, generation: UInt64) {
+        if waker(.dueNow) { return }
+        let work = state.withLock { state -> (@Sendable () -> Void)? in
+            state.endOfInstant.isEmpty ? nil : state.endOfInstant.removeFirst()
+        }
+        if let work {
+            work()
+            return
+        }
+        if waker(.dueByTarget) { return }
+        state.withLock { state in
+            if state.wakerGeneration == generation { state.waker = nil }
         }
     }
 }

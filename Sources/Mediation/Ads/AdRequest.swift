@@ -14,15 +14,30 @@ public struct AdRequest: Hashable, Sendable {
     /// The slot's bounds in points.
     public var slot: SlotSize
     /// The device's screen.
-    public var screen: ScreenInfo
+    public var screen: ScreenInfo {
+        get { signals.screen }
+        set { signals.screen = newValue }
+    }
     /// The conversation and screen context.
     public var context: HostContext
     /// Device signals.
-    public var device: DeviceInfo
+    public var device: DeviceInfo {
+        get { signals.device }
+        set { signals.device = newValue }
+    }
     /// The host app.
-    public var app: AppInfo
+    public var app: AppInfo {
+        get { signals.app }
+        set { signals.app = newValue }
+    }
     /// Privacy signals.
-    public var privacy: PrivacySignals
+    public var privacy: PrivacySignals {
+        get { signals.privacy }
+        set { signals.privacy = newValue }
+    }
+    /// The host's screen, device, app and privacy signals, shared with the template the request
+    /// was made from (one reference, so the engine's copy per source costs no string copies).
+    package var signals: RequestTemplate
     /// The instant by which the answer must arrive (the earlier of the auction's deadline and
     /// the source's own timeout), on the engine's clock. Adapters may use it as `tmax`.
     public var deadline: MediationInstant
@@ -49,11 +64,30 @@ public struct AdRequest: Hashable, Sendable {
         self.format = format
         self.bannerSizing = bannerSizing
         self.slot = slot
-        self.screen = screen
         self.context = context
-        self.device = device
-        self.app = app
-        self.privacy = privacy
+        signals = RequestTemplate(screen: screen, device: device, app: app, privacy: privacy)
+        self.deadline = deadline
+        self.timeBudget = timeBudget
+    }
+
+    /// Creates a request that shares `signals` (the engine's form: no copy of the signals).
+    package init(
+        placementID: String,
+        format: AdFormat,
+        bannerSizing: BannerSizing?,
+        slot: SlotSize,
+        context: HostContext,
+        signals: RequestTemplate,
+        deadline: MediationInstant,
+        timeBudget: Duration
+    ) {
+        self.placementID = placementID
+        adUnitID = ""
+        self.format = format
+        self.bannerSizing = bannerSizing
+        self.slot = slot
+        self.context = context
+        self.signals = signals
         self.deadline = deadline
         self.timeBudget = timeBudget
     }

@@ -419,9 +419,9 @@ final class AuctionRun: Sendable {
     /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
     /// winning value).
     private func notifyAdapters(of decided: DecidedOutcome) {
-        let record = AuctionRecord(trace: decided.outcome.trace)
-        let lines = decided.outcome.trace.sources
-        for index in sources.indices where index < lines.count && lines[index].startOffsetMilliseconds != nil {
+        let trace = decided.outcome.trace
+        let record = AuctionRecord(trace: trace)
+        for index in sources.indices where index < trace.sourceCount && trace.sourceWasAsked(at: index) {
             sources[index].adapter.auctionDidEnd(AuctionNotice(record: record, index: index, adUnitID: sources[index].lineItem.adUnitID))
         }
     }

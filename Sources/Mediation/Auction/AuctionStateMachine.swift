@@ -71,31 +71,56 @@ struct AuctionStateMachine {
         var lateAnswer: (at: MediationInstant, released: Bool)?
     }
 
-    private let placement: PlacementConfiguration
+    /// What every auction of the placement shares and never changes, in one shared box, so that
+    /// starting an auction from a prepared machine copies one reference, not every string of the
+    /// configuration.
+    private final class Plan: Sendable {
+        let placement: PlacementConfiguration
+        /// The placement's floor; a floor too large to represent admits nothing.
+        let placementFloor: AuctionValue?
+        let lineItems: [LineItem]
+        /// Each source's network `timeout_ms`, by source index (R3a).
+        let networkTimeouts: [Duration?]
+        /// Trace warnings of every auction of this placement (e.g. `sandbox_endpoint`).
+        let traceWarnings: [TraceWarning]
+        /// The placement's configuration as every trace shows it (made once).
+        let placementSummary: PlacementSummary
+        /// Sources with a fixed value, highest value first.
+        let fixedByValue: [Int]
+
+        init(placement: PlacementConfiguration, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [TraceWarning], fixedByValue: [Int]) {
+            self.placement = placement
+            placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
+            self.lineItems = lineItems
+            self.networkTimeouts = networkTimeouts
+            self.traceWarnings = traceWarnings
+            placementSummary = PlacementSummary(placement)
+            self.fixedByValue = fixedByValue
+        }
+    }
+
+    private let plan: Plan
+    private var placement: PlacementConfiguration { plan.placement }
+    private var placementFloor: AuctionValue? { plan.placementFloor }
+    private var lineItems: [LineItem] { plan.lineItems }
+    private var networkTimeouts: [Duration?] { plan.networkTimeouts }
+    private var traceWarnings: [TraceWarning] { plan.traceWarnings }
+    private var placementSummary: PlacementSummary { plan.placementSummary }
+    private var fixedByValue: [Int] { plan.fixedByValue }
     /// The slot this auction's ads must fit (R8a): the placement's declared slot, narrowed by
     /// the request's (a host's `slotDidResize` may shrink it, never grow it), with an
     /// unbounded width bounded by the screen's; set by the driver with
     /// ``constrainSlot(to:screenWidth:)`` on its copy of a prepared machine.
     private(set) var slot: SlotSize
-    /// The placement's floor; a floor too large to represent admits nothing.
-    private let placementFloor: AuctionValue?
-    private let lineItems: [LineItem]
-    /// Each source's network `timeout_ms`, by source index (R3a).
-    private let networkTimeouts: [Duration?]
-    /// Trace warnings of every auction of this placement (e.g. `sandbox_endpoint`).
-    private let traceWarnings: [TraceWarning]
     /// Many sources: the line item holding each admitted ad object, by identity (the entries'
     /// ``Entry/admittedAd`` keep the objects alive, so an identity is not reused meanwhile).
     private var adHolders: [ObjectIdentifier: Int] = [:]
     /// Up to this many sources the holder of an ad object is found by a linear search.
     private static let linearHolderSearchLimit = 16
-    /// The placement's configuration as every trace shows it (made once).
-    private let placementSummary: PlacementSummary
     private var entries: [Entry]
     /// Sources not yet done that have no fixed value (bidders): each can always still win (R4).
     private var unpricedNotDone = 0
-    /// Sources with a fixed value, highest value first; `fixedCursor` skips those already done.
-    private var fixedByValue: [Int] = []
+    /// How many of ``fixedByValue`` to skip: those already done.
     private var fixedCursor = 0
     /// Outstanding sources whose own timeout falls before the deadline.
     private var earlyTimeoutsOutstanding = 0
@@ -106,6 +131,9 @@ struct AuctionStateMachine {
     private(set) var deadline: MediationInstant = .origin
     private(set) var endedAt: MediationInstant?
     private var best: Int?
+    /// The winner's ad, taken out of its entry when the auction finishes (so the entries a
+    /// trace keeps hold no ads).
+    private var winnerAd: (any LoadedAd)?
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
     /// - Parameters:
@@ -115,13 +143,7 @@ struct AuctionStateMachine {
     ///     entries: none).
     ///   - warnings: warnings every trace of this placement carries.
     init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = []) {
-        self.placement = placement
         self.slot = (slot ?? placement.slot).clamped(to: placement.slot)
-        placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
-        lineItems = sources
-        self.networkTimeouts = sources.indices.map { $0 < networkTimeouts.count ? networkTimeouts[$0] : nil }
-        traceWarnings = warnings
-        placementSummary = PlacementSummary(placement)
         entries = sources.map { item in
             Entry(
                 fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
@@ -137,7 +159,13 @@ struct AuctionStateMachine {
             }
         }
         fixed.sort { $0.value > $1.value }
-        fixedByValue = fixed.map(\.index)
+        plan = Plan(
+            placement: placement,
+            lineItems: sources,
+            networkTimeouts: sources.indices.map { $0 < networkTimeouts.count ? networkTimeouts[$0] : nil },
+            traceWarnings: warnings,
+            fixedByValue: fixed.map(\.index)
+        )
     }
 
     /// A floor as a value. The configuration admits only positive finite floors up to
@@ -319,6 +347,7 @@ struct AuctionStateMachine {
                 entries[index].outcome = .notAsked(.tierNotReached)
             }
             markDone(index)
+            entries[index].admittedAd = nil
             if let ad = entries[index].candidate {
                 entries[index].candidate = nil
                 entries[index].released = true
@@ -327,6 +356,7 @@ struct AuctionStateMachine {
             }
         }
         best = nil
+        adHolders.removeAll()
         endedAt = now
         actions.append(.finish)
     }
@@ -346,10 +376,71 @@ struct AuctionStateMachine {
     ///   - startedAtWallClock: the wall-clock time the auction started, if known.
     func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
         let winner: AuctionWinner? = best.flatMap { index in
-            guard let ad = entries[index].candidate, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
+            guard let ad = winnerAd, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
             return AuctionWinner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
-        let sources = entries.indices.map { index in
+        return AuctionOutcome(
+            winner: winner,
+            trace: AuctionTrace(
+                auctionID: auctionID,
+                placementID: placement.id,
+                mode: placement.mode,
+                startedAtWallClock: startedAtWallClock,
+                startedAtMilliseconds: startedAt.milliseconds,
+                endedAtMilliseconds: (endedAt ?? startedAt).milliseconds,
+                deadlineMilliseconds: deadline.milliseconds,
+                placement: placementSummary,
+                winner: winner?.lineItem.id,
+                winningECPM: winner?.eCPM,
+                deferredSources: TraceLines(entries: entries, lineItems: lineItems, startedAt: startedAt),
+                warnings: traceWarnings
+            )
+        )
+    }
+
+    /// The lines of a finished auction's trace, built from its entries when first read (the
+    /// entries as they were when the outcome was taken; they hold no ads by then).
+    private final class TraceLines: DeferredSourceLines {
+        private let entries: [Entry]
+        private let lineItems: [LineItem]
+        private let startedAt: MediationInstant
+        private let built = Locked<[SourceTrace]?>(nil)
+
+        init(entries: [Entry], lineItems: [LineItem], startedAt: MediationInstant) {
+            self.entries = entries
+            self.lineItems = lineItems
+            self.startedAt = startedAt
+        }
+
+        var count: Int { entries.count }
+
+        var lines: [SourceTrace] {
+            built.withLock { built in
+                if let built { return built }
+                let lines = entries.indices.map(line(at:))
+                built = lines
+                return lines
+            }
+        }
+
+        func summary(at index: Int) -> SourceLineSummary {
+            SourceLineSummary(
+                wasAsked: entries[index].startedAt != nil,
+                latencyMilliseconds: latency(at: index),
+                outcome: entries[index].outcome ?? .notAsked(.tierNotReached)
+            )
+        }
+
+        func wasAsked(at index: Int) -> Bool {
+            entries[index].startedAt != nil
+        }
+
+        private func latency(at index: Int) -> Double? {
+            guard let answeredAt = entries[index].answeredAt, let startedAt = entries[index].startedAt else { return nil }
+            return (answeredAt - startedAt).milliseconds
+        }
+
+        private func line(at index: Int) -> SourceTrace {
             let entry = entries[index]
             let item = lineItems[index]
             let outcome = entry.outcome ?? .notAsked(.tierNotReached)
@@ -367,7 +458,7 @@ struct AuctionStateMachine {
                 usdRate: item.currency == "USD" ? nil : item.usdRate,
                 limitMilliseconds: entry.limit?.milliseconds,
                 startOffsetMilliseconds: entry.startedAt.map { ($0 - startedAt).milliseconds },
-                latencyMilliseconds: entry.answeredAt.flatMap { answeredAt in entry.startedAt.map { (answeredAt - $0).milliseconds } },
+                latencyMilliseconds: latency(at: index),
                 outcome: outcome,
                 eCPM: entry.value?.eCPM,
                 rawPrice: entry.rawPrice,
@@ -381,23 +472,6 @@ struct AuctionStateMachine {
                 warnings: late.map { [TraceIssues.lateAnswer($0)] } ?? []
             )
         }
-        return AuctionOutcome(
-            winner: winner,
-            trace: AuctionTrace(
-                auctionID: auctionID,
-                placementID: placement.id,
-                mode: placement.mode,
-                startedAtWallClock: startedAtWallClock,
-                startedAtMilliseconds: startedAt.milliseconds,
-                endedAtMilliseconds: (endedAt ?? startedAt).milliseconds,
-                deadlineMilliseconds: deadline.milliseconds,
-                placement: placementSummary,
-                winner: winner?.lineItem.id,
-                winningECPM: winner?.eCPM,
-                sources: sources,
-                warnings: traceWarnings
-            )
-        )
     }
 
     // MARK: Steps
@@ -591,8 +665,12 @@ struct AuctionStateMachine {
                 markDone(index)
                 entries[index].outcome = .notAsked(.tierNotReached)
             }
+            // Every answer has been admitted or refused: the identities are no longer needed.
+            entries[index].admittedAd = nil
             if index == best {
                 entries[index].outcome = .won
+                winnerAd = entries[index].candidate
+                entries[index].candidate = nil
             } else if let ad = entries[index].candidate {
                 entries[index].candidate = nil
                 entries[index].outcome = .lost(.lostToHigherBid)
@@ -600,6 +678,7 @@ struct AuctionStateMachine {
                 actions.append(.release(ad))
             }
         }
+        adHolders.removeAll()
         actions.append(.finish)
     }
 }

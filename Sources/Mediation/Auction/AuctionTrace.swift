@@ -228,7 +228,21 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// The winning value in USD CPM, if any.
     public var winningECPM: Double?
     /// One line per source, in config order.
-    public var sources: [SourceTrace]
+    ///
+    /// An auction's trace builds its lines the first time they are read (from its state
+    /// machine's record, kept as it was when the auction ended), so an auction whose trace
+    /// nobody reads pays nothing for them; every read sees the same lines.
+    public var sources: [SourceTrace] {
+        get {
+            switch lines {
+            case .built(let sources): sources
+            case .deferred(let deferred): deferred.lines
+            }
+        }
+        set { lines = .built(newValue) }
+    }
+    /// The lines, built or still to build.
+    private var lines: SourceLines
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``SourceTrace/warnings``).
     public var warnings: [TraceWarning]
@@ -275,7 +289,36 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         self.placement = placement
         self.winner = winner
         self.winningECPM = winningECPM
-        self.sources = sources
+        lines = .built(sources)
+        self.warnings = warnings
+    }
+
+    /// Creates a trace whose lines `deferred` builds when first read (the auction's form).
+    package init(
+        auctionID: String,
+        placementID: String,
+        mode: AuctionMode,
+        startedAtWallClock: WallClockTime?,
+        startedAtMilliseconds: Double,
+        endedAtMilliseconds: Double,
+        deadlineMilliseconds: Double,
+        placement: PlacementSummary?,
+        winner: String?,
+        winningECPM: Double?,
+        deferredSources deferred: any DeferredSourceLines,
+        warnings: [TraceWarning]
+    ) {
+        self.auctionID = auctionID
+        self.placementID = placementID
+        self.mode = mode
+        self.startedAtWallClock = startedAtWallClock
+        self.startedAtMilliseconds = startedAtMilliseconds
+        self.endedAtMilliseconds = endedAtMilliseconds
+        self.deadlineMilliseconds = deadlineMilliseconds
+        self.placement = placement
+        self.winner = winner
+        self.winningECPM = winningECPM
+        lines = .deferred(deferred)
         self.warnings = warnings
     }
 
@@ -293,7 +336,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         placement = try container.decodeIfPresent(PlacementSummary.self, forKey: .placement)
         winner = try container.decodeIfPresent(String.self, forKey: .winner)
         winningECPM = try container.decodeIfPresent(Double.self, forKey: .winningECPM)
-        sources = try container.decode([SourceTrace].self, forKey: .sources)
+        lines = .built(try container.decode([SourceTrace].self, forKey: .sources))
         warnings = try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? []
     }
 
@@ -317,6 +360,64 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         try container.encodeIfPresent(winningECPM, forKey: .winningECPM)
         try container.encode(sources, forKey: .sources)
         try container.encode(warnings, forKey: .warnings)
+    }
+
+    /// Traces are equal when every field and every line is.
+    public static func == (lhs: AuctionTrace, rhs: AuctionTrace) -> Bool {
+        lhs.auctionID == rhs.auctionID
+            && lhs.placementID == rhs.placementID
+            && lhs.mode == rhs.mode
+            && lhs.startedAtWallClock == rhs.startedAtWallClock
+            && lhs.startedAtMilliseconds == rhs.startedAtMilliseconds
+            && lhs.endedAtMilliseconds == rhs.endedAtMilliseconds
+            && lhs.deadlineMilliseconds == rhs.deadlineMilliseconds
+            && lhs.placement == rhs.placement
+            && lhs.winner == rhs.winner
+            && lhs.winningECPM == rhs.winningECPM
+            && lhs.warnings == rhs.warnings
+            && lhs.sources == rhs.sources
+    }
+
+    /// Hashes every field and every line.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(auctionID)
+        hasher.combine(placementID)
+        hasher.combine(mode)
+        hasher.combine(startedAtWallClock)
+        hasher.combine(startedAtMilliseconds)
+        hasher.combine(endedAtMilliseconds)
+        hasher.combine(deadlineMilliseconds)
+        hasher.combine(placement)
+        hasher.combine(winner)
+        hasher.combine(winningECPM)
+        hasher.combine(sources)
+        hasher.combine(warnings)
+    }
+
+    /// The number of lines (sources), without building them.
+    package var sourceCount: Int {
+        switch lines {
+        case .built(let sources): sources.count
+        case .deferred(let deferred): deferred.count
+        }
+    }
+
+    /// What the engine's own tallies need of line `index` (in `0..<sourceCount`), without
+    /// building the line.
+    package func sourceSummary(at index: Int) -> SourceLineSummary {
+        switch lines {
+        case .built(let sources): SourceLineSummary(sources[index])
+        case .deferred(let deferred): deferred.summary(at: index)
+        }
+    }
+
+    /// Whether line `index`'s source was asked (`index` in `0..<sourceCount`), without
+    /// building the line.
+    package func sourceWasAsked(at index: Int) -> Bool {
+        switch lines {
+        case .built(let sources): sources[index].startOffsetMilliseconds != nil
+        case .deferred(let deferred): deferred.wasAsked(at: index)
+        }
     }
 
     /// The auction's length in milliseconds.
@@ -400,5 +501,49 @@ public struct LateAnswer: Sendable {
         self.lineItemID = lineItemID
         self.arrivedAt = arrivedAt
         self.adReleased = adReleased
+    }
+}
+
+/// The lines of a trace: built, or to be built when first read.
+private enum SourceLines: Sendable {
+    case built([SourceTrace])
+    case deferred(any DeferredSourceLines)
+}
+
+/// Trace lines built when first read, once, whoever reads them (an auction's record of its
+/// sources, ``AuctionStateMachine``'s).
+package protocol DeferredSourceLines: AnyObject, Sendable {
+    /// The lines, in config order; built on the first read, the same lines on every read.
+    var lines: [SourceTrace] { get }
+    /// The number of lines.
+    var count: Int { get }
+    /// Line `index`'s summary (`index` in `0..<count`), without building the line.
+    func summary(at index: Int) -> SourceLineSummary
+    /// Whether line `index`'s source was asked (`index` in `0..<count`).
+    func wasAsked(at index: Int) -> Bool
+}
+
+/// What the engine's own tallies (statistics, notices, simulation counts) read of a trace
+/// line, available without building the line.
+package struct SourceLineSummary: Sendable {
+    /// Whether the source was asked (its line has a start offset).
+    package var wasAsked: Bool
+    /// Its latency in milliseconds, if it answered by its outcome.
+    package var latencyMilliseconds: Double?
+    /// Its outcome.
+    package var outcome: SourceOutcome
+
+    /// The summary of a built line.
+    package init(_ line: SourceTrace) {
+        wasAsked = line.startOffsetMilliseconds != nil
+        latencyMilliseconds = line.latencyMilliseconds
+        outcome = line.outcome
+    }
+
+    /// A summary from its parts.
+    package init(wasAsked: Bool, latencyMilliseconds: Double?, outcome: SourceOutcome) {
+        self.wasAsked = wasAsked
+        self.latencyMilliseconds = latencyMilliseconds
+        self.outcome = outcome
     }
 }

@@ -38,7 +38,9 @@ public struct AuctionNotice: Sendable, Hashable {
     public var lineItemID: String { line?.lineItemID ?? "" }
     /// What became of the request: `won`, `lost` (with the OpenRTB loss reason), `noFill`,
     /// `error`, `timeout` or `cancelled` (with the value it could not beat).
-    public var outcome: SourceOutcome { line?.outcome ?? .cancelled(couldNotBeat: record.trace.winningECPM) }
+    public var outcome: SourceOutcome {
+        record.trace.sourceCount > index ? record.trace.sourceSummary(at: index).outcome : .cancelled(couldNotBeat: record.trace.winningECPM)
+    }
     /// This source's value in USD CPM when it brought an ad with a valid price; `nil` otherwise.
     public var eCPM: Double? { line?.eCPM }
     /// The winning value in USD CPM, or `nil` when the auction did not fill. For a loser this

@@ -126,8 +126,8 @@ final class ShardCollector: Sendable {
         }
         state.withLock { state in
             state.records[auction - start] = record
-            for (index, line) in trace.sources.enumerated() where index < state.sources.count {
-                ShardCollector.count(line, into: &state.sources[index])
+            for index in 0..<min(trace.sourceCount, state.sources.count) {
+                ShardCollector.count(trace.sourceSummary(at: index), into: &state.sources[index])
             }
             if record.winner >= 0 {
                 state.sources[Int(record.winner)].revenue.add(record.realisedMicros)
@@ -137,25 +137,24 @@ final class ShardCollector: Sendable {
         }
     }
 
-    /// Counts one trace line by its status word (so that new payloads on outcomes change
-    /// nothing here) and whether it was asked.
-    private static func count(_ line: SourceTrace, into counts: inout SourceCounts) {
-        guard line.startOffsetMilliseconds != nil else {
+    /// Counts one trace line by its outcome and whether it was asked.
+    private static func count(_ line: SourceLineSummary, into counts: inout SourceCounts) {
+        guard line.wasAsked else {
             counts.notAsked += 1
             return
         }
         counts.asked += 1
         if let latency = line.latencyMilliseconds { counts.addLatency(latency) }
-        switch line.outcome.status {
-        case "won":
+        switch line.outcome {
+        case .won:
             counts.wins += 1
             counts.fills += 1
-        case "lost": counts.fills += 1
-        case "no_fill": counts.noFills += 1
-        case "error": counts.errors += 1
-        case "timeout": counts.timeouts += 1
-        case "cancelled": counts.cancelled += 1
-        default: counts.other += 1
+        case .lost: counts.fills += 1
+        case .noFill: counts.noFills += 1
+        case .error: counts.errors += 1
+        case .timeout: counts.timeouts += 1
+        case .cancelled: counts.cancelled += 1
+        case .notAsked: counts.other += 1
         }
     }
 }
