@@ -206,27 +206,88 @@ public struct TraceWarning: Hashable, Sendable, Codable, CustomStringConvertible
 /// JSON for a program (snake_case keys; instants in milliseconds on the engine's clock, named
 /// `..._at_ms`; lengths in milliseconds, named `..._ms`).
 public struct AuctionTrace: Hashable, Sendable, Codable {
+    /// Every field, in one immutable shared box: copying a trace (into an event, a notice, the
+    /// caller's outcome) costs one reference count; setting a field replaces the box.
+    private final class Storage: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private struct Fields {
+        var auctionID: String
+        var placementID: String
+        var mode: AuctionMode
+        var startedAtWallClock: WallClockTime?
+        var startedAtMilliseconds: Double
+        var endedAtMilliseconds: Double
+        var deadlineMilliseconds: Double
+        var placement: PlacementSummary?
+        var winner: String?
+        var winningECPM: Double?
+        var lines: SourceLines
+        var warnings: [TraceWarning]
+    }
+
+    private var storage: Storage
+
+    /// Changes the fields (a new box; copies of this trace keep the old one).
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        var fields = storage.fields
+        body(&fields)
+        storage = Storage(fields)
+    }
+
     /// A unique id for the auction (OpenRTB `${AUCTION_ID}`).
-    public var auctionID: String
+    public var auctionID: String {
+        get { storage.fields.auctionID }
+        set { change { $0.auctionID = newValue } }
+    }
     /// The placement id.
-    public var placementID: String
+    public var placementID: String {
+        get { storage.fields.placementID }
+        set { change { $0.placementID = newValue } }
+    }
     /// Parallel or waterfall.
-    public var mode: AuctionMode
+    public var mode: AuctionMode {
+        get { storage.fields.mode }
+        set { change { $0.mode = newValue } }
+    }
     /// The wall-clock time it started (from ``MediationEnvironment/wallClock``), if known.
     /// JSON: `started_at`, ISO 8601 in UTC with milliseconds.
-    public var startedAtWallClock: WallClockTime?
+    public var startedAtWallClock: WallClockTime? {
+        get { storage.fields.startedAtWallClock }
+        set { change { $0.startedAtWallClock = newValue } }
+    }
     /// When it started, in milliseconds on the engine's clock.
-    public var startedAtMilliseconds: Double
+    public var startedAtMilliseconds: Double {
+        get { storage.fields.startedAtMilliseconds }
+        set { change { $0.startedAtMilliseconds = newValue } }
+    }
     /// When it ended (decided), in milliseconds on the engine's clock.
-    public var endedAtMilliseconds: Double
+    public var endedAtMilliseconds: Double {
+        get { storage.fields.endedAtMilliseconds }
+        set { change { $0.endedAtMilliseconds = newValue } }
+    }
     /// Its deadline instant, in milliseconds on the engine's clock (JSON `deadline_at_ms`).
-    public var deadlineMilliseconds: Double
+    public var deadlineMilliseconds: Double {
+        get { storage.fields.deadlineMilliseconds }
+        set { change { $0.deadlineMilliseconds = newValue } }
+    }
     /// The placement's configuration as this auction ran it, if known.
-    public var placement: PlacementSummary?
+    public var placement: PlacementSummary? {
+        get { storage.fields.placement }
+        set { change { $0.placement = newValue } }
+    }
     /// The winning line item id, if any.
-    public var winner: String?
+    public var winner: String? {
+        get { storage.fields.winner }
+        set { change { $0.winner = newValue } }
+    }
     /// The winning value in USD CPM, if any.
-    public var winningECPM: Double?
+    public var winningECPM: Double? {
+        get { storage.fields.winningECPM }
+        set { change { $0.winningECPM = newValue } }
+    }
     /// One line per source, in config order.
     ///
     /// An auction's trace builds its lines the first time they are read (from its state
@@ -234,18 +295,21 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// nobody reads pays nothing for them; every read sees the same lines.
     public var sources: [SourceTrace] {
         get {
-            switch lines {
+            switch storage.fields.lines {
             case .built(let sources): sources
             case .deferred(let deferred): deferred.lines
             }
         }
-        set { lines = .built(newValue) }
+        set { change { $0.lines = .built(newValue) } }
     }
     /// The lines, built or still to build.
-    private var lines: SourceLines
+    private var lines: SourceLines { storage.fields.lines }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``SourceTrace/warnings``).
-    public var warnings: [TraceWarning]
+    public var warnings: [TraceWarning] {
+        get { storage.fields.warnings }
+        set { change { $0.warnings = newValue } }
+    }
 
     private enum CodingKeys: String, CodingKey {
         case auctionID = "auction_id"
@@ -279,18 +343,20 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         sources: [SourceTrace],
         warnings: [TraceWarning] = []
     ) {
-        self.auctionID = auctionID
-        self.placementID = placementID
-        self.mode = mode
-        self.startedAtWallClock = startedAtWallClock
-        self.startedAtMilliseconds = startedAtMilliseconds
-        self.endedAtMilliseconds = endedAtMilliseconds
-        self.deadlineMilliseconds = deadlineMilliseconds
-        self.placement = placement
-        self.winner = winner
-        self.winningECPM = winningECPM
-        lines = .built(sources)
-        self.warnings = warnings
+        storage = Storage(Fields(
+            auctionID: auctionID,
+            placementID: placementID,
+            mode: mode,
+            startedAtWallClock: startedAtWallClock,
+            startedAtMilliseconds: startedAtMilliseconds,
+            endedAtMilliseconds: endedAtMilliseconds,
+            deadlineMilliseconds: deadlineMilliseconds,
+            placement: placement,
+            winner: winner,
+            winningECPM: winningECPM,
+            lines: .built(sources),
+            warnings: warnings
+        ))
     }
 
     /// Creates a trace whose lines `deferred` builds when first read (the auction's form).
@@ -308,36 +374,40 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         deferredSources deferred: any DeferredSourceLines,
         warnings: [TraceWarning]
     ) {
-        self.auctionID = auctionID
-        self.placementID = placementID
-        self.mode = mode
-        self.startedAtWallClock = startedAtWallClock
-        self.startedAtMilliseconds = startedAtMilliseconds
-        self.endedAtMilliseconds = endedAtMilliseconds
-        self.deadlineMilliseconds = deadlineMilliseconds
-        self.placement = placement
-        self.winner = winner
-        self.winningECPM = winningECPM
-        lines = .deferred(deferred)
-        self.warnings = warnings
+        storage = Storage(Fields(
+            auctionID: auctionID,
+            placementID: placementID,
+            mode: mode,
+            startedAtWallClock: startedAtWallClock,
+            startedAtMilliseconds: startedAtMilliseconds,
+            endedAtMilliseconds: endedAtMilliseconds,
+            deadlineMilliseconds: deadlineMilliseconds,
+            placement: placement,
+            winner: winner,
+            winningECPM: winningECPM,
+            lines: .deferred(deferred),
+            warnings: warnings
+        ))
     }
 
     /// Decodes the form the encoder writes; a trace without `warnings` has none.
     /// - Throws: `DecodingError` for a missing or mistyped field.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        auctionID = try container.decode(String.self, forKey: .auctionID)
-        placementID = try container.decode(String.self, forKey: .placementID)
-        mode = try container.decode(AuctionMode.self, forKey: .mode)
-        startedAtWallClock = try container.decodeIfPresent(WallClockTime.self, forKey: .startedAtWallClock)
-        startedAtMilliseconds = try container.decode(Double.self, forKey: .startedAtMilliseconds)
-        endedAtMilliseconds = try container.decode(Double.self, forKey: .endedAtMilliseconds)
-        deadlineMilliseconds = try container.decode(Double.self, forKey: .deadlineMilliseconds)
-        placement = try container.decodeIfPresent(PlacementSummary.self, forKey: .placement)
-        winner = try container.decodeIfPresent(String.self, forKey: .winner)
-        winningECPM = try container.decodeIfPresent(Double.self, forKey: .winningECPM)
-        lines = .built(try container.decode([SourceTrace].self, forKey: .sources))
-        warnings = try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? []
+        storage = Storage(Fields(
+            auctionID: try container.decode(String.self, forKey: .auctionID),
+            placementID: try container.decode(String.self, forKey: .placementID),
+            mode: try container.decode(AuctionMode.self, forKey: .mode),
+            startedAtWallClock: try container.decodeIfPresent(WallClockTime.self, forKey: .startedAtWallClock),
+            startedAtMilliseconds: try container.decode(Double.self, forKey: .startedAtMilliseconds),
+            endedAtMilliseconds: try container.decode(Double.self, forKey: .endedAtMilliseconds),
+            deadlineMilliseconds: try container.decode(Double.self, forKey: .deadlineMilliseconds),
+            placement: try container.decodeIfPresent(PlacementSummary.self, forKey: .placement),
+            winner: try container.decodeIfPresent(String.self, forKey: .winner),
+            winningECPM: try container.decodeIfPresent(Double.self, forKey: .winningECPM),
+            lines: .built(try container.decode([SourceTrace].self, forKey: .sources)),
+            warnings: try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? []
+        ))
     }
 
     /// Encodes with snake_case keys: `auction_id`, `placement`, `mode`, `started_at` (wall
@@ -364,7 +434,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
 
     /// Traces are equal when every field and every line is.
     public static func == (lhs: AuctionTrace, rhs: AuctionTrace) -> Bool {
-        lhs.auctionID == rhs.auctionID
+        if lhs.storage === rhs.storage { return true }
+        return lhs.auctionID == rhs.auctionID
             && lhs.placementID == rhs.placementID
             && lhs.mode == rhs.mode
             && lhs.startedAtWallClock == rhs.startedAtWallClock

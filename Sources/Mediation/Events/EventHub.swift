@@ -33,7 +33,8 @@ final class EventHub: Sendable {
     /// Delivers `event` to the handler and every stream.
     func emit(_ event: MediationEvent) {
         handler?(event)
-        let continuations = state.withLock { Array($0.continuations.values) }
+        // No stream open (the usual case in a tight loop): no array to build.
+        let continuations = state.withLock { $0.continuations.isEmpty ? [] : Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(event) }
     }
 
