@@ -36,7 +36,7 @@ final class SerialJobExecutor: TaskExecutor {
         case run(UnownedJob)
         case moveTime(Waker, generation: UInt64)
         case endOfInstant(@Sendable () -> Void)
-        case resume(UnsafeContinuation<Void, Never>)
+        case resume(CheckedContinuation<Void, Never>)
         case stop
     }
 
@@ -46,7 +46,7 @@ final class SerialJobExecutor: TaskExecutor {
         /// A drain loop is scheduled or running.
         var draining = false
         /// Tasks waiting for the queue to be empty, first come first served.
-        var idleWaiters: [UnsafeContinuation<Void, Never>] = []
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var jobsRun: UInt64 = 0
         /// End-of-instant work, in the order it was asked for.
         var endOfInstant: [@Sendable () -> Void] = []
@@ -106,7 +106,7 @@ final class SerialJobExecutor: TaskExecutor {
     /// Suspends until the executor has no job left to run. Called from a task of this executor,
     /// it returns once every other job queued (and every job those queue) has run.
     func whenIdle() async {
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { state -> Bool in
                 guard state.draining else { return true }
                 state.idleWaiters.append(continuation)
