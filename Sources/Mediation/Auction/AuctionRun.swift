@@ -322,7 +322,7 @@ final class AuctionRun: Sendable {
                 }
             case .finish:
                 if case .running(let caller) = state.life {
-                    let outcome = DecidedOutcome(state.machine.outcome(auctionID: auctionID, startedAtWallClock: state.startedAtWallClock))
+                    let outcome = DecidedOutcome(state.machine.takeOutcome(auctionID: auctionID, startedAtWallClock: state.startedAtWallClock))
                     state.life = .decided(outcome, caller)
                     effects.decided = outcome
                 }

@@ -370,6 +370,18 @@ struct AuctionStateMachine {
 
     // MARK: Outcome
 
+    /// ``outcome(auctionID:startedAtWallClock:)``, handing the winner's ad over: the machine
+    /// keeps no reference to it, so once the caller lets the outcome go the ad can go too, even
+    /// while the run lives on for a source that has not returned yet. The driver's form.
+    /// - Parameters:
+    ///   - auctionID: the auction's id.
+    ///   - startedAtWallClock: the wall-clock time the auction started, if known.
+    mutating func takeOutcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
+        let taken = outcome(auctionID: auctionID, startedAtWallClock: startedAtWallClock)
+        winnerAd = nil
+        return taken
+    }
+
     /// The outcome once finished: the winner (not released) and the trace.
     /// - Parameters:
     ///   - auctionID: the auction's id.
