@@ -420,9 +420,8 @@ final class AuctionRun: Sendable {
     /// winning value).
     private func notifyAdapters(of decided: DecidedOutcome) {
         let trace = decided.outcome.trace
-        let record = AuctionRecord(trace: trace)
         for index in sources.indices where index < trace.sourceCount && trace.sourceWasAsked(at: index) {
-            sources[index].adapter.auctionDidEnd(AuctionNotice(record: record, index: index, adUnitID: sources[index].lineItem.adUnitID))
+            sources[index].adapter.auctionDidEnd(AuctionNotice(trace: trace, index: index, adUnitID: sources[index].lineItem.adUnitID))
         }
     }
 
