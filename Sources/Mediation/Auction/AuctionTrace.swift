@@ -208,11 +208,6 @@ public struct TraceWarning: Hashable, Sendable, Codable, CustomStringConvertible
 public struct AuctionTrace: Hashable, Sendable, Codable {
     /// Every field, in one immutable shared box: copying a trace (into an event, a notice, the
     /// caller's outcome) costs one reference count; setting a field replaces the box.
-    private final class Storage: Sendable {
-        let fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
-    }
-
     private struct Fields {
         var auctionID: String
         var placementID: String
@@ -228,64 +223,62 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         var warnings: [TraceWarning]
     }
 
-    private var storage: Storage
+    private var storage: SharedValue<Fields>
 
     /// Changes the fields (a new box; copies of this trace keep the old one).
     private mutating func change(_ body: (inout Fields) -> Void) {
-        var fields = storage.fields
-        body(&fields)
-        storage = Storage(fields)
+        storage = storage.changed(body)
     }
 
     /// A unique id for the auction (OpenRTB `${AUCTION_ID}`).
     public var auctionID: String {
-        get { storage.fields.auctionID }
+        get { storage.value.auctionID }
         set { change { $0.auctionID = newValue } }
     }
     /// The placement id.
     public var placementID: String {
-        get { storage.fields.placementID }
+        get { storage.value.placementID }
         set { change { $0.placementID = newValue } }
     }
     /// Parallel or waterfall.
     public var mode: AuctionMode {
-        get { storage.fields.mode }
+        get { storage.value.mode }
         set { change { $0.mode = newValue } }
     }
     /// The wall-clock time it started (from ``MediationEnvironment/wallClock``), if known.
     /// JSON: `started_at`, ISO 8601 in UTC with milliseconds.
     public var startedAtWallClock: WallClockTime? {
-        get { storage.fields.startedAtWallClock }
+        get { storage.value.startedAtWallClock }
         set { change { $0.startedAtWallClock = newValue } }
     }
     /// When it started, in milliseconds on the engine's clock.
     public var startedAtMilliseconds: Double {
-        get { storage.fields.startedAtMilliseconds }
+        get { storage.value.startedAtMilliseconds }
         set { change { $0.startedAtMilliseconds = newValue } }
     }
     /// When it ended (decided), in milliseconds on the engine's clock.
     public var endedAtMilliseconds: Double {
-        get { storage.fields.endedAtMilliseconds }
+        get { storage.value.endedAtMilliseconds }
         set { change { $0.endedAtMilliseconds = newValue } }
     }
     /// Its deadline instant, in milliseconds on the engine's clock (JSON `deadline_at_ms`).
     public var deadlineMilliseconds: Double {
-        get { storage.fields.deadlineMilliseconds }
+        get { storage.value.deadlineMilliseconds }
         set { change { $0.deadlineMilliseconds = newValue } }
     }
     /// The placement's configuration as this auction ran it, if known.
     public var placement: PlacementSummary? {
-        get { storage.fields.placement }
+        get { storage.value.placement }
         set { change { $0.placement = newValue } }
     }
     /// The winning line item id, if any.
     public var winner: String? {
-        get { storage.fields.winner }
+        get { storage.value.winner }
         set { change { $0.winner = newValue } }
     }
     /// The winning value in USD CPM, if any.
     public var winningECPM: Double? {
-        get { storage.fields.winningECPM }
+        get { storage.value.winningECPM }
         set { change { $0.winningECPM = newValue } }
     }
     /// One line per source, in config order.
@@ -295,7 +288,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// nobody reads pays nothing for them; every read sees the same lines.
     public var sources: [SourceTrace] {
         get {
-            switch storage.fields.lines {
+            switch storage.value.lines {
             case .built(let sources): sources
             case .deferred(let deferred): deferred.lines
             }
@@ -303,11 +296,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         set { change { $0.lines = .built(newValue) } }
     }
     /// The lines, built or still to build.
-    private var lines: SourceLines { storage.fields.lines }
+    private var lines: SourceLines { storage.value.lines }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``SourceTrace/warnings``).
     public var warnings: [TraceWarning] {
-        get { storage.fields.warnings }
+        get { storage.value.warnings }
         set { change { $0.warnings = newValue } }
     }
 
@@ -343,7 +336,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         sources: [SourceTrace],
         warnings: [TraceWarning] = []
     ) {
-        storage = Storage(Fields(
+        storage = SharedValue(Fields(
             auctionID: auctionID,
             placementID: placementID,
             mode: mode,
@@ -374,7 +367,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         deferredSources deferred: any DeferredSourceLines,
         warnings: [TraceWarning]
     ) {
-        storage = Storage(Fields(
+        storage = SharedValue(Fields(
             auctionID: auctionID,
             placementID: placementID,
             mode: mode,
@@ -394,7 +387,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// - Throws: `DecodingError` for a missing or mistyped field.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        storage = Storage(Fields(
+        storage = SharedValue(Fields(
             auctionID: try container.decode(String.self, forKey: .auctionID),
             placementID: try container.decode(String.self, forKey: .placementID),
             mode: try container.decode(AuctionMode.self, forKey: .mode),

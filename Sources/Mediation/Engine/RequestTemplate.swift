@@ -6,61 +6,50 @@
 /// every ``AdRequest`` made from it, which shares the box) costs one reference count, not a copy
 /// of every string of the device and privacy signals. Setting a property replaces the box.
 public struct RequestTemplate: Hashable, Sendable {
-    /// The shared signals.
-    private final class Signals: Sendable {
-        let screen: ScreenInfo
-        let device: DeviceInfo
-        let app: AppInfo
-        let privacy: PrivacySignals
-
-        init(screen: ScreenInfo, device: DeviceInfo, app: AppInfo, privacy: PrivacySignals) {
-            self.screen = screen
-            self.device = device
-            self.app = app
-            self.privacy = privacy
-        }
+    /// The signals, in one shared box.
+    private struct Signals: Hashable, Sendable {
+        var screen: ScreenInfo
+        var device: DeviceInfo
+        var app: AppInfo
+        var privacy: PrivacySignals
     }
 
-    private var signals: Signals
+    private var signals: SharedValue<Signals>
 
     /// The device's screen.
     public var screen: ScreenInfo {
-        get { signals.screen }
-        set { signals = Signals(screen: newValue, device: device, app: app, privacy: privacy) }
+        get { signals.value.screen }
+        set { signals = signals.changed { $0.screen = newValue } }
     }
     /// Device signals.
     public var device: DeviceInfo {
-        get { signals.device }
-        set { signals = Signals(screen: screen, device: newValue, app: app, privacy: privacy) }
+        get { signals.value.device }
+        set { signals = signals.changed { $0.device = newValue } }
     }
     /// The host app.
     public var app: AppInfo {
-        get { signals.app }
-        set { signals = Signals(screen: screen, device: device, app: newValue, privacy: privacy) }
+        get { signals.value.app }
+        set { signals = signals.changed { $0.app = newValue } }
     }
     /// Privacy signals.
     public var privacy: PrivacySignals {
-        get { signals.privacy }
-        set { signals = Signals(screen: screen, device: device, app: app, privacy: newValue) }
+        get { signals.value.privacy }
+        set { signals = signals.changed { $0.privacy = newValue } }
     }
 
     /// Creates a template.
     public init(screen: ScreenInfo = .phone, device: DeviceInfo = DeviceInfo(), app: AppInfo = AppInfo(), privacy: PrivacySignals = PrivacySignals()) {
-        signals = Signals(screen: screen, device: device, app: app, privacy: privacy)
+        signals = SharedValue(Signals(screen: screen, device: device, app: app, privacy: privacy))
     }
 
     /// Templates are equal when their signals are (a shared box is equal at once).
     public static func == (lhs: RequestTemplate, rhs: RequestTemplate) -> Bool {
-        lhs.signals === rhs.signals
-            || (lhs.screen == rhs.screen && lhs.device == rhs.device && lhs.app == rhs.app && lhs.privacy == rhs.privacy)
+        lhs.signals === rhs.signals || lhs.signals.value == rhs.signals.value
     }
 
     /// Hashes every signal.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(screen)
-        hasher.combine(device)
-        hasher.combine(app)
-        hasher.combine(privacy)
+        hasher.combine(signals.value)
     }
 
     /// The request of one auction of `placement`.
