@@ -17,10 +17,12 @@ let package = Package(
         .library(name: "Mediation", targets: ["Mediation"]),
         // The standard networks (Elo, Nitx, Qartvelo, the AdMob-like fallback) and transports.
         .library(name: "Adapters", targets: ["Adapters"]),
-        // Virtual time, scripted networks and an adapter conformance check, for hosts' tests.
+        // Virtual time: a manual clock and its serial executor (deterministic runs of the engine).
+        .library(name: "MediationVirtualTime", targets: ["MediationVirtualTime"]),
+        // Scripted networks and an adapter conformance check for hosts' tests; re-exports virtual time.
         .library(name: "MediationTestKit", targets: ["MediationTestKit"]),
         // The `mediate` command as a library, so a host can build it with its own networks.
-        .library(name: "MediationCommandLine", targets: ["MediationCommandLine"]),
+        .library(name: "MediationCLI", targets: ["MediationCLI"]),
         // What-if runs of a placement on the real engine in virtual time, against a market model.
         .library(name: "MediationSimulation", targets: ["MediationSimulation"]),
         .executable(name: "mediate", targets: ["mediate"]),
@@ -48,29 +50,36 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Virtual time
+        .target(
+            name: "MediationVirtualTime",
+            dependencies: ["Mediation"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Test kit
         .target(
             name: "MediationTestKit",
-            dependencies: ["Mediation"],
+            dependencies: ["Mediation", "MediationVirtualTime"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: Simulation
         .target(
             name: "MediationSimulation",
-            dependencies: ["Mediation", "MediationTestKit"],
+            dependencies: ["Mediation", "MediationVirtualTime"],
             swiftSettings: swiftSettings
         ),
 
         // MARK: Command line
         .target(
-            name: "MediationCommandLine",
-            dependencies: ["Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
+            name: "MediationCLI",
+            dependencies: ["Mediation", "Adapters", "MediationVirtualTime", "MediationSimulation"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "mediate",
-            dependencies: ["MediationCommandLine", "Adapters"],
+            dependencies: ["MediationCLI", "Adapters"],
             swiftSettings: swiftSettings
         ),
 
@@ -113,8 +122,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "MediationCommandLineTests",
-            dependencies: ["MediationCommandLine", "Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
+            name: "MediationCLITests",
+            dependencies: ["MediationCLI", "Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
             // The schema check is a Python script the tests run from the source tree.
             exclude: ["Schema/check_schema.py"],
             swiftSettings: swiftSettings

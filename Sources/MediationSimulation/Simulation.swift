@@ -1,5 +1,5 @@
 import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 /// What-if runs of a placement on the real engine: N auctions through ``MediationEngine`` on
 /// virtual time (``ManualClock``), against simulated networks that answer from a ``Market``

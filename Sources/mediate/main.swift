@@ -1,7 +1,7 @@
 import Adapters
 import Foundation
-import MediationCommandLine
+import MediationCLI
 
-// All logic lives in the MediationCommandLine library, so tests (and hosts that add their own
-// networks) call it with captured output or another registry.
+// All logic lives in the MediationCLI library (Sources/MediationCLI), so tests (and hosts that
+// add their own networks) call it with captured output or another registry.
 exit(await Mediate.main(registry: .standard))

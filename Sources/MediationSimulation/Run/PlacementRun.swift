@@ -1,5 +1,5 @@
 import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 extension Simulation {
     /// Runs a refreshing placement (a banner) for `duration` of virtual time the way an app

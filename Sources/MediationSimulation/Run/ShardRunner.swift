@@ -1,5 +1,5 @@
 import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 /// Runs one shard of auctions of one placement through a real ``MediationEngine`` built on the
 /// simulated networks, on a ``ManualClock`` of its own.

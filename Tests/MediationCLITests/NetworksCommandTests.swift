@@ -2,7 +2,7 @@ import Adapters
 import Foundation
 import Mediation
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// A host's network that answers the status hook.
 private struct HouseFactory: NetworkAdapterFactory {

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 import Mediation
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// Text written by `mediate`, kept for the test to read.
 final class CapturedOutput: TextOutput {

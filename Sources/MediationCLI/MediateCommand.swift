@@ -7,7 +7,7 @@ import Mediation
 ///
 /// ```swift
 /// import Adapters
-/// import MediationCommandLine
+/// import MediationCLI
 ///
 /// exit(await Mediate.main(registry: NetworkRegistry.standard.registering(HouseAdsFactory())))
 /// ```

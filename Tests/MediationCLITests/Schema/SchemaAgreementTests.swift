@@ -3,7 +3,7 @@ import Foundation
 import Mediation
 import MediationTestKit
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// `Config/mediation.schema.json` and the loader (``ConfigurationLoader`` then the engine's
 /// build with the standard networks) agree on a seeded corpus of mutants of the shipped
@@ -52,7 +52,7 @@ struct SchemaAgreementTests {
     /// Runs the schema check over every `.json` file of `directory`; the verdict per file name.
     /// The process is awaited on threads of their own (``onOwnThread(_:)``).
     static func schemaVerdicts(in directory: URL) async throws -> [String: String] {
-        let script = Workspace.repositoryRoot.appendingPathComponent("Tests/MediationCommandLineTests/Schema/check_schema.py")
+        let script = Workspace.repositoryRoot.appendingPathComponent("Tests/MediationCLITests/Schema/check_schema.py")
         let schema = Workspace.repositoryRoot.appendingPathComponent("Config/mediation.schema.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

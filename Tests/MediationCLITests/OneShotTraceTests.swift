@@ -1,6 +1,6 @@
 import Foundation
 import Mediation
-@testable import MediationCommandLine
+@testable import MediationCLI
 import Testing
 
 /// The one-shot run's trace (engine rule R6a): on an all-sandbox config it runs on virtual

@@ -3,7 +3,7 @@ import Foundation
 import Mediation
 import MediationTestKit
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 @Suite("mediate end to end")
 struct MediateCommandTests {

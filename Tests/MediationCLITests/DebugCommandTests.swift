@@ -3,7 +3,7 @@ import Foundation
 import Mediation
 import MediationTestKit
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// A third-party network that sends user data over HTTP (through the environment's
 /// instrumented transport, as a factory should): an IFA, an email and a visitor id.

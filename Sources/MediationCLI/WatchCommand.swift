@@ -2,7 +2,7 @@ import Adapters
 import Dispatch
 import Foundation
 import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 /// `mediate --placement ID --watch [--duration S] [--fast]`: runs the placement the way an app
 /// would, as one visible view whose every new ad is rendered at once, and prints each auction

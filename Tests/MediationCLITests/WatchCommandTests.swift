@@ -1,7 +1,7 @@
 import Foundation
 import Mediation
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 @Suite("mediate --watch")
 struct WatchCommandTests {

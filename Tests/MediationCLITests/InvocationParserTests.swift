@@ -1,5 +1,5 @@
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 @Suite("mediate argument parser")
 struct InvocationParserTests {

@@ -2,7 +2,7 @@ import Adapters
 import Foundation
 import Mediation
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 // A third-party network as a host writes it, against the Mediation library alone: its ad, its
 // adapter and its factory, registered once with `NetworkRegistry.standard.registering(_:)`.

@@ -4,7 +4,7 @@ import FoundationXML
 #endif
 import Mediation
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// Counts the elements of an XHTML report by name and class; parsing fails on malformed XML.
 private final class ReportCounter: NSObject, XMLParserDelegate {

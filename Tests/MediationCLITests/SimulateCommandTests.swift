@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-@testable import MediationCommandLine
+@testable import MediationCLI
 import Testing
 
 /// `mediate simulate` end to end through the command's library entry point, on markets of fixed

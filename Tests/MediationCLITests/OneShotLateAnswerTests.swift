@@ -1,7 +1,7 @@
 import Adapters
 import Foundation
 import Mediation
-@testable import MediationCommandLine
+@testable import MediationCLI
 import Testing
 
 /// A network kind whose adapter, on virtual time, logs a warning and fills after `latency_ms`

@@ -3,7 +3,7 @@ import Foundation
 import Mediation
 import MediationTestKit
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// `mediate validate` and one-shot runs under engine rules R19 (valid means fillable, warnings
 /// shown) and R17 (nothing from a network reaches the terminal raw).

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import MediationCommandLine
+@testable import MediationCLI
 
 /// Red-team attacks on the `mediate` command as a careless user or an attacker would run it:
 /// absurd arguments, files that are devices, directories, huge or not UTF-8, and ids made of

@@ -1,6 +1,6 @@
 import Foundation
 import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 /// One auction of `mediate --placement ID` (the one-shot mode), run the way the trace can be
 /// trusted: when every network of the config answers from its sandbox, on virtual time (a
