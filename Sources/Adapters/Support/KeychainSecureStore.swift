@@ -48,29 +48,31 @@ public struct KeychainSecureStore: SecureStore {
             }
             return
         }
-        let attributes: [String: Any] = [
-            kSecValueData as String: data,
-            kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
-        ]
-        var status = SecItemUpdate(baseQuery(key) as CFDictionary, attributes as CFDictionary)
+        var status = SecItemUpdate(baseQuery(key) as CFDictionary, Self.dictionary(KeychainItemAttributes.update(data: data)) as CFDictionary)
         if status == errSecItemNotFound {
-            var item = baseQuery(key)
-            item.merge(attributes) { _, new in new }
-            status = SecItemAdd(item as CFDictionary, nil)
+            status = SecItemAdd(Self.dictionary(KeychainItemAttributes.newItem(service: service, key: key, data: data)) as CFDictionary, nil)
         }
         guard status == errSecSuccess else {
             throw SecureStoreError(message: "Keychain write failed (status \(status))")
         }
     }
 
-    /// The query naming the item of `key`: a generic password, this service, never synchronised.
+    /// The query naming the item of `key`: a generic password, this service, never synchronised
+    /// (``KeychainItemAttributes/query(service:key:)``).
     private func baseQuery(_ key: String) -> [String: Any] {
-        [
-            kSecClass as String: kSecClassGenericPassword,
-            kSecAttrService as String: service,
-            kSecAttrAccount as String: key,
-            kSecAttrSynchronizable as String: false,
-        ]
+        Self.dictionary(KeychainItemAttributes.query(service: service, key: key))
+    }
+
+    /// The attributes as the Security framework takes them: its names and constants are the
+    /// strings ``KeychainItemAttributes`` spells (`kSecAttrService` is `"svce"`…).
+    private static func dictionary(_ attributes: [String: KeychainItemAttributes.Value]) -> [String: Any] {
+        attributes.mapValues { value -> Any in
+            switch value {
+            case .string(let string): string
+            case .bool(let bool): bool
+            case .data(let data): data
+            }
+        }
     }
 }
 #endif
