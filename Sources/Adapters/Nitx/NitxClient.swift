@@ -159,7 +159,7 @@ public actor NitxClient {
 
     /// Stops the client for good (the engine's shutdown, R18): queued events are dropped, the
     /// batch timer stops, and nothing is sent afterwards, not even for ads handed out earlier;
-    /// later loads fail without a request (`cancelled`, code 12) and ``reset()`` sends no forget
+    /// later loads fail without a request (`cancelled`, code 14) and ``reset()`` sends no forget
     /// request.
     public func shutdown() {
         isShutDown = true
@@ -198,7 +198,7 @@ public actor NitxClient {
     ///   - request: the engine's request (app, device, screen, host context).
     /// - Returns: `.fill(ad)` (Nitx answers carry no price), a no-fill, or a failure:
     ///   rewarded always fails "Rewarded ads are not available in v1"; after ``shutdown()`` a
-    ///   `cancelled` failure (code 12) without a request. App open ads load at any time (the
+    ///   `cancelled` failure (code 14) without a request. App open ads load at any time (the
     ///   automatic mode preloads); the minimum interval is checked when one is shown, by the
     ///   ad's ``NitxLoadedAd/impressionReadiness``.
     package func loadAd(slot: String, choice: NitxFormatChoice, request: AdRequest) async -> AdLoadResult {
