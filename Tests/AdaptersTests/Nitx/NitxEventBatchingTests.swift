@@ -221,7 +221,20 @@ struct NitxEventBatchingTests {
         guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
         #expect(error.kind == .cancelled)
         #expect(error.code == NitxErrorCode.shutDown.rawValue)
+        #expect(error.code == 14)
         #expect(transport.requests.count == before)
+    }
+
+    /// The network's page gives the shut-down code the code gives (it once said 12, the refused
+    /// redirect's).
+    @Test func theDocumentedShutDownCodeIsTheCodesOwn() throws {
+        let page = RepositoryFiles.configDirectory.deletingLastPathComponent().appendingPathComponent("docs/networks/nitx.md")
+        let text = try String(contentsOf: page, encoding: .utf8)
+        let shutdown = try #require(text.range(of: "**Shutdown**"))
+        let paragraph = text[shutdown.lowerBound...].prefix { $0 != "#" }
+        #expect(paragraph.contains("`cancelled(\(NitxErrorCode.shutDown.rawValue))`"))
+        #expect(!paragraph.contains("`cancelled(\(NitxErrorCode.redirectRefused.rawValue))`"))
+        #expect(text.contains("Code \(NitxErrorCode.shutDown.rawValue): the client was shut down"))
     }
 
     @Test func clickSendsNothing() async throws {
