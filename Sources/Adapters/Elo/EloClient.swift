@@ -28,7 +28,9 @@ public actor EloClient {
     private var configuration: EloConfiguration?
     private var currentSessionID: String?
     private var disabled = false
-    private var shareGeoLocation = true
+    /// The runtime geo toggle (``setShareGeoLocation(_:)``): it wins over the configured value
+    /// until ``shutdown()`` clears it, so a re-configure alone keeps it.
+    private var geoToggle: Bool?
     private var identity: EloIdentityRecord
     private var inFlight: [String: EloDeadlineRace] = [:]
     private var cache = EloPreloadCache()
@@ -79,19 +81,19 @@ public actor EloClient {
         if let configuration {
             self.configuration = configuration
             self.currentSessionID = makeID()
-            self.shareGeoLocation = configuration.shareGeoLocation
         }
     }
 
     // MARK: Configuration
 
     /// Configures (or re-configures) the client and starts a new session id. Stored identity
-    /// is kept. Emits `.configured`.
+    /// is kept, and so is the runtime geo toggle (``setShareGeoLocation(_:)``): only
+    /// ``shutdown()`` followed by a new configure returns to the configured `shareGeoLocation`.
+    /// Emits `.configured`.
     /// - Parameter configuration: the full configuration.
     public func configure(_ configuration: EloConfiguration) {
         self.configuration = configuration
         currentSessionID = makeID()
-        shareGeoLocation = configuration.shareGeoLocation
         if !tracking.isOpen { tracking = EloTrackingSession() }
         let issues = configuration.validationIssues
         for issue in issues { log(.warn, "configuration: \(issue)") }
@@ -134,12 +136,16 @@ public actor EloClient {
     /// Whether new requests are paused.
     public var isDisabled: Bool { disabled }
 
-    /// Turns passive geo sharing on or off until the next configure.
+    /// Turns passive geo sharing on or off at run time (Elo document: "The toggle resets to the
+    /// configured value after shutdown() + reconfigure"): the toggle wins over the configured
+    /// `shareGeoLocation` through any number of re-configures, until ``shutdown()``; the
+    /// configure after that shutdown uses its configured value again.
     /// - Parameter enabled: whether coordinates are sent.
-    public func setShareGeoLocation(_ enabled: Bool) { shareGeoLocation = enabled }
+    public func setShareGeoLocation(_ enabled: Bool) { geoToggle = enabled }
 
-    /// Whether coordinates are currently shared.
-    public var isSharingGeoLocation: Bool { shareGeoLocation }
+    /// Whether coordinates are currently shared: the runtime toggle when one was set since the
+    /// last ``shutdown()``, else the configured value (on by default, as before any configure).
+    public var isSharingGeoLocation: Bool { geoToggle ?? configuration?.shareGeoLocation ?? true }
 
     /// Cancels the requests in flight (they answer `.error(.cancelled)`), releases preloaded ads,
     /// erases the stored user identifier and user data, stops the tracking of every ad handed
@@ -153,7 +159,7 @@ public actor EloClient {
         configuration = nil
         currentSessionID = nil
         disabled = false
-        shareGeoLocation = true
+        geoToggle = nil
         persist(EloIdentityRecord(installID: identity.installID))
         debug.emit { .shutdown }
     }
@@ -326,7 +332,7 @@ public actor EloClient {
             sessionID: sessionID,
             visitorID: visitorID,
             userData: identity.userData,
-            shareGeoLocation: shareGeoLocation,
+            shareGeoLocation: isSharingGeoLocation,
             now: wallClock(),
             tmaxMilliseconds: Int((deadline - now).milliseconds.rounded(.down)),
             maxWidth: maxWidth,

@@ -257,17 +257,44 @@ struct EloClientTests {
 
     // MARK: Geo toggle
 
-    @Test func geoToggleLastsUntilTheNextConfigure() async throws {
+    /// Elo document: "The toggle resets to the configured value after shutdown() + reconfigure":
+    /// a re-configure alone (here to change the log level) keeps it, shutdown alone sends
+    /// nothing, and the configure after a shutdown returns to the configured value.
+    @Test func geoToggleLastsUntilShutdownAndANewConfigure() async throws {
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport)
         let request = EloFixtures.request(device: DeviceInfo(location: GeoLocation(latitude: 41.7166, longitude: 44.7833)))
         await client.setShareGeoLocation(false)
         _ = await client.loadAd(for: request)
-        await client.shutdown()
+        await client.configure(EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", logLevel: .error))
+        #expect(await client.isSharingGeoLocation == false)
+        _ = await client.loadAd(for: request)
         await client.configure(EloFixtures.configuration)
         _ = await client.loadAd(for: request)
+        await client.shutdown()
+        await client.configure(EloFixtures.configuration)
+        #expect(await client.isSharingGeoLocation == true)
+        _ = await client.loadAd(for: request)
         let latitudes = try transport.decodedBidRequests().map(\.device.geo.lat)
-        #expect(latitudes == [nil, 41.72])
+        #expect(latitudes == [nil, nil, nil, 41.72])
+    }
+
+    /// The toggle also wins the other way: turned on at run time over a configured opt-out, it
+    /// lasts through a re-configure; after shutdown and configure the opt-out is back.
+    @Test func geoToggleOnOverAConfiguredOptOutLastsUntilShutdownAndConfigure() async throws {
+        let transport = EloFakeTransport()
+        let optOut = EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", shareGeoLocation: false)
+        let client = EloFixtures.client(transport: transport, configuration: optOut)
+        let request = EloFixtures.request(device: DeviceInfo(location: GeoLocation(latitude: 41.7166, longitude: 44.7833)))
+        _ = await client.loadAd(for: request)
+        await client.setShareGeoLocation(true)
+        await client.configure(optOut)
+        _ = await client.loadAd(for: request)
+        await client.shutdown()
+        await client.configure(optOut)
+        _ = await client.loadAd(for: request)
+        let latitudes = try transport.decodedBidRequests().map(\.device.geo.lat)
+        #expect(latitudes == [nil, 41.72, nil])
     }
 
     @Test func logLevelAboveWarnSilencesWarnings() async {
