@@ -424,7 +424,7 @@ public actor EloClient {
         case .noFill(let reason):
             outcome = .noFill(reason)
         case .error(let error):
-            outcome = .error(error.category)
+            outcome = .error(error.debugCategory)
         }
         operation = EloDebugAdOperation(
             requestID: requestID,

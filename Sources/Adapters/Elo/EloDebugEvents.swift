@@ -22,7 +22,23 @@ public enum EloAdLoadOutcome: Sendable, Hashable {
     /// No fill.
     case noFill(EloNoFillReason)
     /// A failure of this category.
-    case error(EloError.Category)
+    case error(EloErrorCategory)
+}
+
+/// The category of a failed load in the debug events, exactly the Elo document's
+/// (`EloAdLoadOutcome.error(EloErrorCategory)`: `.network, .decoding, .internalState`).
+///
+/// The document's categories have no `cancelled`: a request the caller or ``EloClient/shutdown()``
+/// cancelled is a cut-off exchange with the ad server, which the document's own platform
+/// reports as a network error (`URLError.cancelled`), so it is `.network` here. The engine still
+/// sees it as `cancelled` (``EloError/Category/cancelled``, code 2).
+public enum EloErrorCategory: String, Sendable, Hashable, CaseIterable {
+    /// The exchange with the ad server did not complete (cancelled by the caller or by shutdown).
+    case network
+    /// The answer could not be decoded or broke the protocol's rules.
+    case decoding
+    /// The client could not build a request (e.g. no ad unit id anywhere).
+    case internalState
 }
 
 /// One finished load or preload (Elo seed, `EloDebugAdOperation`): counts, never content.

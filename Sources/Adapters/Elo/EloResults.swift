@@ -57,6 +57,16 @@ public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `category: message`.
     public var description: String { "\(category.rawValue): \(message)" }
 
+    /// The category the debug events report (the Elo document's ``EloErrorCategory``):
+    /// decoding -> `.decoding`, cancelled -> `.network`, internal state -> `.internalState`.
+    public var debugCategory: EloErrorCategory {
+        switch category {
+        case .decoding: .decoding
+        case .cancelled: .network
+        case .internalState: .internalState
+        }
+    }
+
     /// The engine's error: decoding -> `invalidResponse` (code 1), cancelled -> `cancelled`
     /// (code 2), internal state -> `configuration` (code 3).
     package var adapterError: AdapterError {

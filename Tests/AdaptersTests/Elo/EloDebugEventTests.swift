@@ -24,6 +24,31 @@ struct EloDebugEventTests {
         ])
     }
 
+    /// Elo document: `case error(EloErrorCategory)  // .network, .decoding, .internalState`,
+    /// exactly those three: a broken answer is `.decoding`, a request that cannot be built
+    /// `.internalState`, and a request cancelled by shutdown (there is no `cancelled`
+    /// category) `.network`.
+    @Test func errorOutcomesUseTheDocumentsCategories() async {
+        #expect(EloErrorCategory.allCases == [.network, .decoding, .internalState])
+        let clock = ManualClock()
+        let recorder = EloEventRecorder()
+        let transport = EloFakeTransport { _ in .success(EloFixtures.json(200, "not json")) }
+        let client = EloFixtures.client(transport: transport, clock: clock, configuration: EloConfiguration(publisherID: "pub-1"))
+        client.setDebugObserver(recorder.observer)
+        _ = await client.loadAd(for: EloFixtures.request())
+        _ = await client.loadAd(for: EloFixtures.request(adUnitID: ""))
+        transport.setHandler { _ in
+            let never = ManualClock()
+            try? await never.sleep(until: .origin + .seconds(1_000_000))
+            return .failure(TransportError(kind: .cancelled, message: "cancelled"))
+        }
+        let hanging = clock.startTask { await client.loadAd(for: EloFixtures.request()) }
+        #expect(await clock.settle { transport.requests.count == 2 })
+        await client.shutdown()
+        _ = await hanging.value
+        #expect(recorder.operations.map(\.outcome) == [.error(.decoding), .error(.internalState), .error(.network)])
+    }
+
     @Test func adOperationCarriesCountsLatencyAndOutcomeNeverContent() async throws {
         let clock = ManualClock()
         let transport = EloFakeTransport { request in
