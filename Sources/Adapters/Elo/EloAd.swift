@@ -142,9 +142,19 @@ public final class EloAd: LoadedAd, Hashable {
         tracker.postAnalytics(.browserClose, adID: id, creativeID: creativeID, dwellMilliseconds: Int(dwell.milliseconds.rounded(.down)))
     }
 
-    /// Refits in place while the new slot still takes the ad's format (card >= 192 pt, strip
-    /// >= 72 pt of height, Elo seed "Formats"): the height stays, the width shrinks to the slot's
-    /// whole-point width when narrower.
+    /// Whether the slot's height range is this ad's format's (Elo document, "Formats": the card
+    /// for 192 pt or more or unbounded, the strip for 72 to 191 pt, in whole points rounded
+    /// down). The auction rejects an ad in another slot as a size mismatch (203) and releases
+    /// it (engine rule R8).
+    /// - Parameter slot: the auction's slot in points.
+    /// - Returns: whether the ad's format is the slot's.
+    public func suits(_ slot: SlotSize) -> Bool {
+        eloFormat.fits(maxHeight: EloAdFormat.wholePoints(slot.maxHeight))
+    }
+
+    /// Refits in place while the new slot's height range is still the ad's format's (card:
+    /// 192 pt or more or unbounded; strip: 72 to 191 pt; Elo seed "Formats"): the height
+    /// stays, the width shrinks to the slot's whole-point width when narrower.
     /// - Parameter slot: the new slot bounds in points.
     /// - Returns: the refitted size, or `nil` when the format no longer fits.
     public func refit(to slot: SlotSize) -> AdSize? {

@@ -281,7 +281,10 @@ public actor EloClient {
         let session = currentSessionID
         let result = await fetch(request, started: started, isPreload: true)
         guard case .loaded(let ad, let eCPM) = result else { return }
-        guard let key, session != nil, currentSessionID == session else {
+        // A session that ended meanwhile, or a format outside the slot's range (which the
+        // auction would reject, 203): released, never filed.
+        guard let key, session != nil, currentSessionID == session,
+              ad.eloFormat.fits(maxHeight: EloAdFormat.wholePoints(request.slot.maxHeight)) else {
             ad.releaseResources()
             return
         }

@@ -59,9 +59,9 @@ enum EloResponseParser {
         guard let format = EloAdFormat(rawValue: creative.format) else {
             return .invalid("unknown format \(NetworkValueBounds.identifier(creative.format))")
         }
-        guard format.fits(maxHeight: context.maxHeight) else {
-            return .invalid("format \(format.rawValue) does not fit a slot of \(context.maxHeight ?? 0) pt")
-        }
+        // A known format outside the slot's range (a strip in an unbounded slot, a card under
+        // 192 pt) is not a broken answer: the ad says so (`EloAd.suits`), and the auction
+        // rejects it as a size mismatch (203) and releases it (engine rule R8).
         for dimension in [bid.w, bid.h] {
             if let value = dimension, !NetworkValueBounds.isValidDimension(value) {
                 return .invalid("ad size must be positive and at most \(Int(NetworkValueBounds.maximumAdDimension)) pt")

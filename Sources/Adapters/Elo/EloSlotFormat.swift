@@ -27,15 +27,15 @@ public enum EloAdFormat: String, Sendable, Hashable, Codable, CaseIterable {
         return nil
     }
 
-    /// Whether this format may be shown in a slot of `maxHeight` whole points (`nil` = unbounded).
+    /// Whether this format is the one for a slot of `maxHeight` whole points (`nil` =
+    /// unbounded): the card for a slot of 192 pt or more or unbounded, the strip for a slot from
+    /// 72 to 191 pt (Elo document: "the strip fits a slot from 72 to 191 points", "Leaving
+    /// maxHeight nil returns the card"). A strip in an unbounded slot or one of 192 pt or more,
+    /// and a card under 192 pt, do not fit.
     /// - Parameter maxHeight: the slot's height in whole points.
-    /// - Returns: `true` when the slot is at least the format's minimum.
+    /// - Returns: `true` when the slot's range is this format's.
     package func fits(maxHeight: Int?) -> Bool {
-        guard let maxHeight else { return true }
-        switch self {
-        case .card: return maxHeight >= Self.cardMinimumSlotHeight
-        case .strip: return maxHeight >= Self.stripMinimumSlotHeight
-        }
+        EloAdFormat.choose(forMaxHeight: maxHeight) == self
     }
 
     /// Rounds a slot bound down to whole points (Elo seed: "Rounded down to whole points").

@@ -540,7 +540,7 @@ struct AuctionStateMachine {
             rejection = .invalidResponse
         } else if ad.format != placement.format {
             rejection = .incorrectFormat
-        } else if !slot.fits(ad.size) {
+        } else if !slot.fits(ad.size) || !ad.suits(slot) {
             rejection = .sizeNotAllowed
         } else if let value, let floor = entries[index].floor, value < floor {
             rejection = .belowFloor

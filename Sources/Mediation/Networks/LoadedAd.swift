@@ -51,6 +51,17 @@ public protocol LoadedAd: AnyObject, Sendable {
     ///   or `nil` when it cannot (the next refresh asks for the new size).
     func refit(to slot: SlotSize) -> AdSize?
 
+    /// Whether the ad is meant for a slot of `slot`'s bounds, beyond its size fitting them
+    /// (engine rule R8): a network whose formats each take a range of slot heights says `false`
+    /// for a slot outside its format's range (an Elo strip takes slots 72 to 191 pt high, its
+    /// card 192 pt or more or unbounded), and the auction rejects the ad like one whose size
+    /// does not fit: loss reason 203, released. It only ever rejects: an ad whose size does not
+    /// fit is rejected whatever this says. Must be cheap and must not block. Default: `true`.
+    /// - Parameter slot: the slot of the auction, in points (the placement's, narrowed by a
+    ///   resize, the width bounded by the screen's).
+    /// - Returns: whether the ad may fill that slot.
+    func suits(_ slot: SlotSize) -> Bool
+
     /// Whether the ad's impression may count now (engine rule R12a), read each time the host
     /// reports the ad shown. Must not block. Default: ``ImpressionReadiness/ready``.
     var impressionReadiness: ImpressionReadiness { get }
@@ -82,6 +93,8 @@ extension LoadedAd {
     public func recordClick() {}
     /// Cannot refit.
     public func refit(to slot: SlotSize) -> AdSize? { nil }
+    /// Meant for every slot its size fits.
+    public func suits(_ slot: SlotSize) -> Bool { true }
     /// Always ready.
     public var impressionReadiness: ImpressionReadiness { .ready }
     /// Does nothing.

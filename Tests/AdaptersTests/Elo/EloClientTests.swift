@@ -155,7 +155,6 @@ struct EloClientTests {
         (EloFixtures.bidJSON(requestID: "id-3", price: 1).replacingOccurrences(of: #""price":1.0"#, with: #""price":1e999"#), "malformed bid response JSON"),
         (EloFixtures.bidJSON(requestID: "other", price: 1), "response id does not match the request id"),
         (EloFixtures.bidJSON(requestID: "id-3", price: 1, currency: "EUR"), "currency EUR is not USD"),
-        (EloFixtures.bidJSON(requestID: "id-3", price: 1, format: "card"), "format card does not fit a slot of 120 pt"),
         (EloFixtures.bidJSON(requestID: "id-3", price: 1, format: "banner"), "unknown format banner"),
         (EloFixtures.bidJSON(requestID: "id-3", price: 1, adID: ""), "missing bidid (ad opportunity id)"),
     ] as [(String, String)])

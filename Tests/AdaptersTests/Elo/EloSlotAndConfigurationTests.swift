@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -38,13 +39,61 @@ struct EloSlotAndConfigurationTests {
         #expect(EloAdFormat.wholePoints(points) == nil)
     }
 
-    @Test func formatFitsItsMinimumSlot() {
+    /// Elo document: "the card needs at least 192 points of height, and the strip fits a slot
+    /// from 72 to 191 points"; "Leaving maxHeight nil returns the card".
+    @Test func eachFormatFitsExactlyItsSlotRange() {
         #expect(EloAdFormat.card.fits(maxHeight: 192))
-        #expect(!EloAdFormat.card.fits(maxHeight: 191))
-        #expect(EloAdFormat.strip.fits(maxHeight: 72))
-        #expect(EloAdFormat.strip.fits(maxHeight: 300))
-        #expect(!EloAdFormat.strip.fits(maxHeight: 71))
+        #expect(EloAdFormat.card.fits(maxHeight: 1000))
         #expect(EloAdFormat.card.fits(maxHeight: nil))
+        #expect(!EloAdFormat.card.fits(maxHeight: 191))
+        #expect(!EloAdFormat.card.fits(maxHeight: 72))
+        #expect(EloAdFormat.strip.fits(maxHeight: 72))
+        #expect(EloAdFormat.strip.fits(maxHeight: 191))
+        #expect(!EloAdFormat.strip.fits(maxHeight: 192))
+        #expect(!EloAdFormat.strip.fits(maxHeight: 300))
+        #expect(!EloAdFormat.strip.fits(maxHeight: nil))
+        #expect(!EloAdFormat.strip.fits(maxHeight: 71))
+    }
+
+    /// An answer in the other format than the slot's range is a size mismatch: the auction
+    /// rejects it with loss reason 203 and releases it; the slot's own format wins.
+    @Test(arguments: [
+        (nil, "strip", false),
+        (192, "strip", false),
+        (400, "strip", false),
+        (191, "card", false),
+        (72, "card", false),
+        (nil, "card", true),
+        (192, "card", true),
+        (191, "strip", true),
+        (72, "strip", true),
+    ] as [(Double?, String, Bool)])
+    func anAnswerOutsideItsFormatsSlotRangeIsASizeMismatch(maxHeight: Double?, format: String, wins: Bool) async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport { request in
+            guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
+                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
+            // A 60 pt high ad: its size fits every slot here, only its format can be wrong.
+            let json = EloFixtures.bidJSON(requestID: bid.id, price: 2, format: format).replacingOccurrences(of: #""h":72"#, with: #""h":60"#)
+            return .success(EloFixtures.json(200, json))
+        }
+        let client = EloFixtures.client(transport: transport, clock: clock)
+        var networks = PrebuiltNetworks()
+        networks.add("elo", pricing: .bidder, adapter: EloAdapter(client: client))
+        let placement = PlacementConfiguration(id: "chat", format: .native, slot: SlotSize(maxWidth: 390, maxHeight: maxHeight), sources: [.bidder("elo", adUnitID: "unit-chat")])
+        let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
+        let outcome = try await engine.runAuction(placementID: "chat", on: clock)
+        let line = try #require(outcome.trace.source("elo"))
+        if wins {
+            #expect(line.outcome == .won)
+            let ad = try #require(outcome.winner?.ad as? EloAd)
+            #expect(ad.eloFormat.rawValue == format)
+            ad.releaseResources()
+        } else {
+            #expect(line.outcome == .lost(.sizeNotAllowed))
+            #expect(line.adReleased)
+            #expect(outcome.winner == nil)
+        }
     }
 
     @Test func configurationDefaultsFollowTheSeed() {
