@@ -29,9 +29,11 @@ public struct PrebuiltNetworks: Sendable {
     ///   - pricing: bidder or fixed price.
     ///   - adapter: the adapter every source of the network uses.
     ///   - timeout: the network's `timeout_ms`, if any.
-    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil) {
+    ///   - servesInlineBanners: whether the network serves inline banners
+    ///     (``NetworkAdapterFactory/servesInlineBanners``, default `true`).
+    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true) {
         let kind = "prebuilt.\(id)"
-        registry.register(Factory(kind: kind, pricing: pricing, adapter: adapter))
+        registry.register(Factory(kind: kind, pricing: pricing, adapter: adapter, servesInlineBanners: servesInlineBanners))
         networks.removeAll { $0.id == id }
         networks.append(NetworkConfiguration(id: id, adapter: kind, timeout: timeout))
     }
@@ -48,6 +50,7 @@ public struct PrebuiltNetworks: Sendable {
         let kind: String
         let pricing: AdSourcePricing
         let adapter: any AdNetworkAdapter
+        let servesInlineBanners: Bool
 
         func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
             adapter

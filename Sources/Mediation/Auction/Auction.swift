@@ -8,13 +8,17 @@ package struct AuctionSource: Sendable {
     package var networkTimeout: Duration?
     /// Whether the network's endpoint is its in-process sandbox.
     package var usesSandbox: Bool
+    /// Whether the network serves inline banners (``NetworkAdapterFactory/servesInlineBanners``);
+    /// when not, an inline banner auction asks it for its anchored adaptive banner.
+    package var servesInlineBanners: Bool
 
     /// Pairs a line item with its adapter.
-    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false) {
+    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false, servesInlineBanners: Bool = true) {
         self.lineItem = lineItem
         self.adapter = adapter
         self.networkTimeout = networkTimeout
         self.usesSandbox = usesSandbox
+        self.servesInlineBanners = servesInlineBanners
     }
 }
 

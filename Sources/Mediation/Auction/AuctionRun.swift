@@ -99,6 +99,9 @@ final class AuctionRun: Sendable {
     private let placementID: String
     private let sources: [AuctionSource]
     private let request: AdRequest
+    /// The slot each source that serves no inline banners is asked for in an inline banner
+    /// auction (its anchored adaptive banner), by source index; `nil` when there is none.
+    private let anchoredSlots: [SlotSize?]?
     private let clock: any MediationClock
     private let timer: AuctionTimer
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
@@ -129,6 +132,7 @@ final class AuctionRun: Sendable {
         machine.constrainSlot(to: request.slot, screenWidth: request.screen.width)
         var request = request
         request.slot = request.slot.clamped(to: machine.declaredSlot)
+        anchoredSlots = AuctionRun.anchoredSlots(for: request, sources: sources, machine: &machine)
         self.auctionID = auctionID
         self.placementID = placementID
         self.sources = sources
@@ -141,6 +145,24 @@ final class AuctionRun: Sendable {
             machine: machine,
             tasks: Array(repeating: .idle, count: sources.count)
         ))
+    }
+
+    /// The anchored adaptive slot of each source that serves no inline banners, when `request`
+    /// is for an inline banner (Qartvelo document: "adapters without createInlineBanner get
+    /// their anchored banner"): the banner of the slot's width (the screen's when unbounded),
+    /// `floor(width x 50 / 320)` pt high within 50...90 pt and 15% of the screen. Each such
+    /// source's trace line gets the warning `anchored_for_inline` when it is asked.
+    /// - Returns: the slots by source index, or `nil` when no source needs one.
+    private static func anchoredSlots(for request: AdRequest, sources: [AuctionSource], machine: inout AuctionStateMachine) -> [SlotSize?]? {
+        guard request.format == .banner, request.bannerSizing == .inline,
+              sources.contains(where: { !$0.servesInlineBanners }) else { return nil }
+        let size = AnchoredAdaptiveSizing.slotSize(for: request.slot, screen: request.screen)
+        var slots: [SlotSize?] = Array(repeating: nil, count: sources.count)
+        for index in sources.indices where !sources[index].servesInlineBanners {
+            slots[index] = SlotSize(maxWidth: size.width, maxHeight: size.height)
+            machine.addWarningIfAsked(TraceIssues.anchoredForInline(size), toSourceAt: index)
+        }
+        return slots
     }
 
     /// Starts the auction and waits for its outcome.
@@ -381,6 +403,10 @@ final class AuctionRun: Sendable {
         for (index, deadline, budget) in starts {
             let task = clock.startTask { [self] in
                 var sourceRequest = request
+                if let slot = anchoredSlots?[index] {
+                    sourceRequest.bannerSizing = .anchored
+                    sourceRequest.slot = slot
+                }
                 sourceRequest.adUnitID = sources[index].lineItem.adUnitID
                 sourceRequest.deadline = deadline
                 sourceRequest.timeBudget = budget

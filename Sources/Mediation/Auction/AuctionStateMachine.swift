@@ -69,6 +69,8 @@ struct AuctionStateMachine {
         /// The first answer that came after its outcome was set, and whether it brought an ad
         /// (released on arrival).
         var lateAnswer: (at: MediationInstant, released: Bool)?
+        /// Warnings its line carries when it was asked (e.g. `anchored_for_inline`).
+        var warningsIfAsked: [TraceIssue] = []
     }
 
     /// What every auction of the placement shares and never changes, in one shared box, so that
@@ -182,6 +184,16 @@ struct AuctionStateMachine {
     ///   - screenWidth: the device's screen width in points.
     mutating func constrainSlot(to requested: SlotSize, screenWidth: Double) {
         slot = requested.clamped(to: placement.slot).boundingWidth(by: screenWidth)
+    }
+
+    /// Adds a warning to source `index`'s trace line, shown when the source is asked (the driver
+    /// knows what it will ask differently, e.g. an anchored banner for an inline slot).
+    /// - Parameters:
+    ///   - warning: the warning.
+    ///   - index: the source's index.
+    mutating func addWarningIfAsked(_ warning: TraceIssue, toSourceAt index: Int) {
+        guard entries.indices.contains(index) else { return }
+        entries[index].warningsIfAsked.append(warning)
     }
 
     /// The slot the placement declares (its configuration's).
@@ -481,7 +493,7 @@ struct AuctionStateMachine {
                 adReleased: entry.released,
                 lateAnswer: late,
                 errors: TraceIssues.errors(for: outcome, limit: entry.limit),
-                warnings: late.map { [TraceIssues.lateAnswer($0)] } ?? []
+                warnings: (entry.startedAt == nil ? [] : entry.warningsIfAsked) + (late.map { [TraceIssues.lateAnswer($0)] } ?? [])
             )
         }
     }

@@ -5,7 +5,10 @@
 /// failed request; the message names the error's kind and code), `invalid_price` (loss reason
 /// 3), `timeout` (no answer by the source's limit), `late_answer` (a warning: an answer after
 /// the source's outcome was set), `adapter_warning` (what the adapter logged as a warning
-/// while the auction ran; added by the host that collects its log, e.g. `mediate`).
+/// while the auction ran; added by the host that collects its log, e.g. `mediate`),
+/// `anchored_for_inline` (a warning: the network serves no inline banners, so this inline
+/// banner auction asked it for its anchored adaptive banner of the slot's width;
+/// ``NetworkAdapterFactory/servesInlineBanners``).
 public enum TraceIssues {
     /// The code of a warning an adapter logged while the auction ran.
     public static let adapterWarningCode = "adapter_warning"
@@ -30,6 +33,17 @@ public enum TraceIssues {
         case .won, .lost, .noFill, .cancelled, .notAsked:
             return []
         }
+    }
+
+    /// The code of the warning on the line of a source that serves no inline banners, asked in an
+    /// inline banner auction for its anchored adaptive banner.
+    public static let anchoredForInlineCode = "anchored_for_inline"
+
+    /// The warning of a source asked for its anchored adaptive banner of `size` in an inline
+    /// banner auction, because its network serves no inline banners.
+    /// - Parameter size: the anchored adaptive size it was asked for, in points.
+    public static func anchoredForInline(_ size: AdSize) -> TraceIssue {
+        TraceIssue(code: anchoredForInlineCode, message: "the network serves no inline banners: asked for its anchored adaptive banner, \(size) pt")
     }
 
     /// The warning of a late answer.

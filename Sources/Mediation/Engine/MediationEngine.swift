@@ -111,8 +111,10 @@ public final class MediationEngine: Sendable {
                 // R19: the network says whether this line item could ever fill its placement.
                 let validation = entry.factory.validate(lineItem, in: placement, network: entry.network)
                 if let error = validation.errors.first { throw error }
+                let servesInline = entry.factory.servesInlineBanners
+                if !servesInline, let error = Self.anchoredBannerNeverFits(lineItem, in: placement) { throw error }
                 warnings += validation.warnings
-                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.adapter, networkTimeout: entry.network.timeout, usesSandbox: entry.network.endpoint == .sandbox))
+                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.adapter, networkTimeout: entry.network.timeout, usesSandbox: entry.network.endpoint == .sandbox, servesInlineBanners: servesInline))
             }
             var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) })
             auction.attributesSources = environment.exchangeRecorder != nil
@@ -282,6 +284,19 @@ public final class MediationEngine: Sendable {
     }
 
     // MARK: - Building
+
+    /// R19 for a source whose network serves no inline banners: in an inline banner placement it
+    /// is asked for its anchored adaptive banner, at least 50 pt high, which a max height under
+    /// 50 pt can never take.
+    /// - Returns: the `unfillable` error at the source's path, or `nil`.
+    private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: PlacementConfiguration) -> ConfigurationError? {
+        guard placement.format == .banner, placement.bannerSizing == .inline,
+              let maxHeight = placement.slot.maxHeight, maxHeight + 0.5 < AnchoredAdaptiveSizing.minimumHeight else { return nil }
+        return LineItemValidation.unfillable(
+            at: placement.path(of: lineItem),
+            "network \(ConfigurationText.quoted(lineItem.network)) serves no inline banners: its anchored adaptive banner (at least \(Int(AnchoredAdaptiveSizing.minimumHeight)) pt high) never fits placement \(placement.id)'s max height of \(maxHeight == maxHeight.rounded() && abs(maxHeight) < 1e9 ? String(Int(maxHeight)) : String(maxHeight)) pt"
+        ).errors.first
+    }
 
     /// Runs `body` for every adapter at once, each in a task started on the clock (so virtual
     /// time sees the work), and returns when all are done.

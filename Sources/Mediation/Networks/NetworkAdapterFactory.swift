@@ -21,6 +21,17 @@ public protocol NetworkAdapterFactory: Sendable {
     var kind: String { get }
     /// How this network's sources are priced.
     var pricing: AdSourcePricing { get }
+    /// Whether this network serves inline banners (the biggest ad that fits the slot's width
+    /// and max height). A network that has only anchored banners says `false`: an inline
+    /// banner placement then asks each of its sources for the anchored adaptive banner of the
+    /// slot's width (Qartvelo document: "adapters without createInlineBanner get their
+    /// anchored banner"): the request's ``AdRequest/bannerSizing`` is `.anchored` and its slot
+    /// the anchored adaptive size, `floor(width x 50 / 320)` pt within 50...90 pt and 15% of the
+    /// screen, at the slot's width (the screen's when unbounded); the source's trace line
+    /// carries the warning `anchored_for_inline`, and the auction still checks the ad against
+    /// the placement's own slot (R8). A placement whose max height is under 50 pt can never
+    /// take such a banner: loading the configuration rejects the source (R19). Default: `true`.
+    var servesInlineBanners: Bool { get }
 
     /// Builds the adapter of one configured network.
     /// - Parameters:
@@ -51,6 +62,9 @@ public protocol NetworkAdapterFactory: Sendable {
 }
 
 extension NetworkAdapterFactory {
+    /// Serves inline banners.
+    public var servesInlineBanners: Bool { true }
+
     /// Every line item may fill.
     public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
         .valid

@@ -1,10 +1,10 @@
-import Mediation
-
 /// The anchored adaptive banner size (Qartvelo document, "Banner"): the slot is the container's
 /// full width, and the height is `floor(width x 50 / 320)`, bounded to 50...90 pt and to 15% of
 /// the screen height, never under 50 pt. Qartvelo uses it, and so does the AdMob-like fallback
 /// network for anchored banners, because the Qartvelo document promises that the two networks'
-/// heights match for the same width. Pure functions; every value is in points.
+/// heights match for the same width; the engine asks it of a network that serves no inline
+/// banners when an inline placement asks that network (``NetworkAdapterFactory/servesInlineBanners``).
+/// Pure functions; every value is in points.
 package enum AnchoredAdaptiveSizing {
     /// The smallest anchored height, 50 pt (also the floor under the screen-height cap).
     package static let minimumHeight: Double = 50
