@@ -53,6 +53,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
         var cancelledBeforeAnswer = 0
         var notices: [AuctionNotice] = []
         var lifeCycleCalls: [LifeCycleCall] = []
+        var templates: [RequestTemplate] = []
     }
 
     /// The network id, e.g. `"elo"`.
@@ -153,6 +154,8 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     public var notices: [AuctionNotice] { state.withLock { $0.notices } }
     /// Every life-cycle call the engine made, in order.
     public var lifeCycleCalls: [LifeCycleCall] { state.withLock { $0.lifeCycleCalls } }
+    /// Every request template the engine passed on (``AdNetworkAdapter/requestTemplateDidChange(_:)``), in order.
+    public var templates: [RequestTemplate] { state.withLock { $0.templates } }
 
     /// Records the notice.
     public func auctionDidEnd(_ notice: AuctionNotice) {
@@ -177,6 +180,11 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     /// Records the call.
     public func shutdown() async {
         state.withLock { $0.lifeCycleCalls.append(.shutdown) }
+    }
+
+    /// Records the template.
+    public func requestTemplateDidChange(_ template: RequestTemplate) {
+        state.withLock { $0.templates.append(template) }
     }
 
     /// Answers by the script.

@@ -102,6 +102,8 @@ enum PrivacyMatrix {
     static let idfa = "6D92078A-8246-4BA4-AE5B-76104861E7DC"
     static let idfv = "IDFV-MATRIX-1"
     static let tcf = "CPMATRIX-TCF"
+    /// The cell with no restriction at all: consent given, tracking authorized.
+    static let consentingCell = PrivacyCell(coppa: false, tfua: false, gdpr: .notApplicable, usPrivacy: false, limitAdTracking: false, trackingNotAuthorized: false, consentWithdrawn: false, personalizationOff: false)
 
     /// Builds every kind through the standard factories and keeps each built adapter.
     final class CapturingRegistry: Sendable {
@@ -383,5 +385,166 @@ struct PrivacyMatrixTests {
             #expect(!logText.contains(value), "a log line carries \(value)")
         }
         #expect(run.events.contains { $0.name == "shown" })
+    }
+}
+
+/// How the user's withdrawal reaches the engine before the relaunch.
+enum WithdrawalPath: String, Sendable, CaseIterable {
+    /// While the app runs: the host updates its request template (`userConsent: false`).
+    case templateUpdate
+    /// At the next launch: the engine is built with the withdrawn signal in its template.
+    case launch
+}
+
+/// The privacy matrix's withdrawal column: for every network, the user gives consent and an
+/// identity, withdraws, and the app is killed and relaunched with the signal unset (the host
+/// did not keep the answer). No identity the user withdrew leaves the device afterwards (Nitx:
+/// the profile; Elo: the publisher's user identifier and user data); the anonymous ids (Nitx's
+/// visitor id, Elo's install id) stay, and the advertising id follows each launch's own OS
+/// signals.
+@Suite("Privacy matrix: withdraw, then relaunch with the signal unset", .serialized)
+struct PrivacyMatrixWithdrawalTests {
+    /// One launch of the app: an engine over persistent storage (a directory and a Keychain
+    /// stand-in), its wire, and the adapters it built.
+    struct Launch {
+        let clock: ManualClock
+        let wire: WireRecorder
+        let engine: MediationEngine
+        let capturing: PrivacyMatrix.CapturingRegistry
+
+        init(_ network: MatrixNetwork, userConsent: Bool?, directory: URL, keychain: MemorySecureStore) throws {
+            clock = ManualClock()
+            wire = WireRecorder(clock: clock)
+            capturing = PrivacyMatrix.CapturingRegistry()
+            var privacy = PrivacyMatrix.consentingCell.privacy
+            privacy.userConsent = userConsent
+            let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: AppInfo(bundleID: "com.example.app"), privacy: privacy)
+            engine = try MediationEngine(
+                configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
+                registry: capturing.registry,
+                environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
+                hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: PrivacyMatrix.chat)]) }
+            )
+        }
+
+        /// Loads, shows and reports the placement's ad, then flushes queued events.
+        func showOnce() async throws {
+            let placement = try #require(engine.placement("matrix"))
+            let shown = await clock.run { () -> Bool in
+                _ = await placement.attachView(visible: true)
+                guard let current = await placement.load().ad?.ad else { return false }
+                guard case .impression = await placement.reportShown(current) else { return false }
+                if let elo = current as? EloAd { await elo.tracker?.drain() }
+                return true
+            }
+            #expect(shown == true, "the launch's ad was shown")
+            await clock.runUntilIdle()
+            await clock.perform { await engine.willResignActive() }
+            await clock.advance(by: .seconds(3))
+            // The next showing needs a new auction: a new controller for the placement.
+            await clock.perform { await placement.destroy() }
+        }
+
+        /// Everything this launch sent, as text.
+        var sent: String { wire.requests.map(WireRecorder.text(of:)).joined(separator: "\n") }
+    }
+
+    static let emailHash = NitxSHA256.hexDigest(of: PrivacyMatrix.email)
+    /// What the user withdrew, in every form it could take on the wire.
+    static let withdrawnIdentity = [PrivacyMatrix.identifier, PrivacyMatrix.email, "15557654321", emailHash, "\"female\"", "\"age\""]
+
+    @Test(arguments: MatrixNetwork.allCases, WithdrawalPath.allCases)
+    func noIdentityTheUserWithdrewLeavesTheDevice(network: MatrixNetwork, path: WithdrawalPath) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-withdraw-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keychain = MemorySecureStore()
+
+        // Launch 1: consent given, the identity set; it goes out as the documents allow.
+        let first = try Launch(network, userConsent: true, directory: directory, keychain: keychain)
+        var anonymousID: String?
+        switch network {
+        case .elo:
+            let elo = try #require(first.capturing.adapter("elo") as? EloAdapter)
+            anonymousID = await elo.client.visitorID
+            await elo.client.setUserIdentity(userIdentifier: PrivacyMatrix.identifier, userData: EloUserData(age: 34, gender: .female, email: PrivacyMatrix.email, phone: PrivacyMatrix.phone))
+        case .nitx:
+            let nitx = try #require(first.capturing.adapter("nitx") as? NitxAdapter)
+            await nitx.client.consent(true)
+            await nitx.client.identify(NitxTraits(email: PrivacyMatrix.email, phone: PrivacyMatrix.phone, gender: "f"))
+            anonymousID = await nitx.client.state().visitorID
+        case .qartvelo, .fallback:
+            break
+        }
+        try await first.showOnce()
+        switch network {
+        case .elo: #expect(first.sent.contains(PrivacyMatrix.identifier) && first.sent.contains(PrivacyMatrix.email), "the identity went out before the withdrawal")
+        case .nitx: #expect(first.sent.contains(Self.emailHash), "the profile went out before the withdrawal")
+        case .qartvelo, .fallback: break
+        }
+
+        // The withdrawal, then an auction under it (launch 2 for the launch path).
+        let underWithdrawal: Launch
+        switch path {
+        case .templateUpdate:
+            var privacy = PrivacyMatrix.consentingCell.privacy
+            privacy.userConsent = false
+            first.engine.updateRequestTemplate(RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: AppInfo(bundleID: "com.example.app"), privacy: privacy))
+            underWithdrawal = first
+        case .launch:
+            underWithdrawal = try Launch(network, userConsent: false, directory: directory, keychain: keychain)
+        }
+        // At once, before any request: nothing the user withdrew is left in storage.
+        try Self.expectNothingWithdrawnStored(directory: directory, keychain: keychain)
+        let sentBefore = underWithdrawal.wire.requests.count
+        try await underWithdrawal.showOnce()
+        let sentUnderWithdrawal = underWithdrawal.wire.requests.dropFirst(sentBefore).map(WireRecorder.text(of:)).joined(separator: "\n")
+        for value in Self.withdrawnIdentity {
+            #expect(!sentUnderWithdrawal.contains(value), "\(value) sent after the withdrawal")
+        }
+
+        // The app is killed (no shutdown) and relaunched with the signal unset.
+        let relaunch = try Launch(network, userConsent: nil, directory: directory, keychain: keychain)
+        try await relaunch.showOnce()
+        let sent = relaunch.sent
+        for value in Self.withdrawnIdentity {
+            #expect(!sent.contains(value), "\(value) sent after the relaunch")
+        }
+        try Self.expectNothingWithdrawnStored(directory: directory, keychain: keychain)
+        switch network {
+        case .elo:
+            // The install id stays the visitor id; the OS still authorizes the advertising id.
+            let bid = try JSONDecoder().decode(EloWireBidRequest.self, from: try #require(relaunch.wire.requests.first { $0.url.path == "/v1/bid" }?.body))
+            #expect(bid.user.id == anonymousID)
+            #expect(bid.user.ext == nil)
+            #expect(bid.device.ifa == PrivacyMatrix.idfa)
+        case .nitx:
+            let ads = try #require(relaunch.wire.requests.first { $0.url.path == "/api/sdk/ads" })
+            let visitor = try #require(PrivacyMatrix.json(ads)["visitor"] as? [String: Any])
+            #expect(visitor["id"] as? String == anonymousID)
+            #expect(visitor["consent"] is NSNull)
+            #expect(visitor["profile"] is NSNull)
+        case .qartvelo:
+            // Qartvelo never carries identity: nothing to withdraw, and nothing leaks.
+            #expect(!sent.contains(PrivacyMatrix.idfv))
+        case .fallback:
+            #expect(relaunch.wire.requests.isEmpty)
+        }
+        await relaunch.clock.perform { await relaunch.engine.shutdown() }
+    }
+
+    /// No file of the storage directory and no Keychain item holds the withdrawn identity.
+    static func expectNothingWithdrawnStored(directory: URL, keychain: MemorySecureStore) throws {
+        var stored = ""
+        if let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) {
+            for case let url as URL in files where !url.hasDirectoryPath {
+                stored += String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self)
+            }
+        }
+        for key in keychain.keys {
+            stored += String(decoding: (try keychain.data(forKey: key)) ?? Data(), as: UTF8.self)
+        }
+        for value in withdrawnIdentity + ["nitx.consent", "nitx.profile"] {
+            #expect(!stored.contains(value), "\(value) still stored")
+        }
     }
 }

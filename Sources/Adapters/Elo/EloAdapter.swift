@@ -35,6 +35,13 @@ public struct EloAdapter: AdNetworkAdapter {
         }
     }
 
+    /// The host's signals changed: after a consent withdrawal (`privacy.userConsent == false`)
+    /// the stored user identifier and user data are erased at once
+    /// (``EloClient/hostPrivacyDidChange(_:)``); each request applies the same rule.
+    public func requestTemplateDidChange(_ template: RequestTemplate) {
+        client.hostPrivacyDidChange(template.privacy)
+    }
+
     /// The engine is shutting down (engine rule R18): the client cancels its requests in flight,
     /// drops preloaded ads, erases the stored user identity (Elo document, `shutdown()`) and
     /// stops every ad it handed out from sending anything.

@@ -114,6 +114,8 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
             logger: environment.logger,
             identityStore: store
         )
+        // A withdrawal the host already knows at launch erases the stored identity before anything runs.
+        client.hostPrivacyDidChange(environment.requestTemplate.privacy)
         return EloAdapter(network: network.id, client: client)
     }
 

@@ -31,7 +31,12 @@ public actor EloClient {
     /// The runtime geo toggle (``setShareGeoLocation(_:)``): it wins over the configured value
     /// until ``shutdown()`` clears it, so a re-configure alone keeps it.
     private var geoToggle: Bool?
-    private var identity: EloIdentityRecord
+    /// The identity record, in a lock box rather than the actor, so that the host's consent
+    /// withdrawal erases it synchronously (``hostPrivacyDidChange(_:)``). Every change is read,
+    /// changed and written under the lock: one write per change, never two changes mixed.
+    private let identity: Locked<EloIdentityRecord>
+    /// The configured log level, readable outside the actor (``hostPrivacyDidChange(_:)``).
+    private let logThreshold = Locked(EloLogLevel.warn)
     private var inFlight: [String: EloDeadlineRace] = [:]
     private var cache = EloPreloadCache()
     /// The tracking life of the ads handed out since the last shutdown.
@@ -77,9 +82,10 @@ public actor EloClient {
                 logger.warning("identity record not stored, kept in memory: \(error.message)", source: network)
             }
         }
-        self.identity = record
+        self.identity = Locked(record)
         if let configuration {
             self.configuration = configuration
+            logThreshold.withLock { $0 = configuration.logLevel }
             self.currentSessionID = makeID()
         }
     }
@@ -93,6 +99,7 @@ public actor EloClient {
     /// - Parameter configuration: the full configuration.
     public func configure(_ configuration: EloConfiguration) {
         self.configuration = configuration
+        logThreshold.withLock { $0 = configuration.logLevel }
         currentSessionID = makeID()
         if !tracking.isOpen { tracking = EloTrackingSession() }
         let issues = configuration.validationIssues
@@ -157,10 +164,11 @@ public actor EloClient {
         inFlight.removeAll()
         cache.removeAll()
         configuration = nil
+        logThreshold.withLock { $0 = .warn }
         currentSessionID = nil
         disabled = false
         geoToggle = nil
-        persist(EloIdentityRecord(installID: identity.installID))
+        updateIdentity { record in record = EloIdentityRecord(installID: record.installID) }
         debug.emit { .shutdown }
     }
 
@@ -170,15 +178,13 @@ public actor EloClient {
     /// install id. Trimmed; blank or `nil` clears; over 256 characters is ignored with a warning.
     /// - Parameter identifier: the identifier.
     public func setUserIdentifier(_ identifier: String?) {
-        setUserIdentity(userIdentifier: identifier, userData: identity.userData)
+        setUserIdentity(userIdentifier: identifier, userData: userData)
     }
 
     /// Replaces the user data; `nil` or an object with no field set clears it.
     /// - Parameter data: the data.
     public func setUserData(_ data: EloUserData?) {
-        var record = identity
-        record.userData = EloIdentityRules.normalizedData(data)
-        persist(record)
+        updateIdentity { $0.userData = EloIdentityRules.normalizedData(data) }
     }
 
     /// Sets the identifier and the user data in one write; each behaves as its own setter.
@@ -186,37 +192,79 @@ public actor EloClient {
     ///   - userIdentifier: the identifier (rules of ``setUserIdentifier(_:)``).
     ///   - userData: the data (rules of ``setUserData(_:)``).
     public func setUserIdentity(userIdentifier: String?, userData: EloUserData?) {
-        var record = identity
-        switch EloIdentityRules.identifierChange(userIdentifier) {
-        case .set(let value): record.userIdentifier = value
-        case .ignore: log(.warn, "user identifier over \(EloIdentityRules.maximumIdentifierLength) characters ignored")
+        let change = EloIdentityRules.identifierChange(userIdentifier)
+        if change == .ignore {
+            log(.warn, "user identifier over \(EloIdentityRules.maximumIdentifierLength) characters ignored")
         }
-        record.userData = EloIdentityRules.normalizedData(userData)
-        persist(record)
+        updateIdentity { record in
+            if case .set(let value) = change { record.userIdentifier = value }
+            record.userData = EloIdentityRules.normalizedData(userData)
+        }
+    }
+
+    /// The host's privacy signals changed, or came with a request: after a consent withdrawal in
+    /// the app's own prompt (`userConsent == false`) the stored user identifier and user data
+    /// are erased at once and synchronously (the anonymous install id stays), so that neither
+    /// leaves the device again, after a relaunch with the signal unset included. The engine's
+    /// privacy rules already keep them off every request while the signal says withdrawn; the
+    /// Elo document has no consent call of its own, so this is the engine's reading (as its
+    /// Nitx network's `consent(false)` deletes the profile). Signals that do not withdraw change
+    /// nothing. Idempotent.
+    /// - Parameter privacy: the host's current signals.
+    package nonisolated func hostPrivacyDidChange(_ privacy: PrivacySignals) {
+        guard privacy.userConsent == false else { return }
+        let erased = updateIdentityIfChanged { record -> Bool in
+            guard record.userIdentifier != nil || record.userData != nil else { return false }
+            record = EloIdentityRecord(installID: record.installID)
+            return true
+        }
+        if erased {
+            log(.info, "consent withdrawn by the host's privacy signals: user identifier and user data erased")
+        }
     }
 
     /// The stored user identifier.
-    public var userIdentifier: String? { identity.userIdentifier }
+    public var userIdentifier: String? { identity.withLock { $0.userIdentifier } }
 
     /// The stored user data.
-    public var userData: EloUserData? { identity.userData }
+    public var userData: EloUserData? { identity.withLock { $0.userData } }
 
     /// The visitor id sent with requests and pings: the user identifier, else the install id.
-    public var visitorID: String { identity.userIdentifier ?? identity.installID ?? "" }
+    public var visitorID: String { identity.withLock { $0.userIdentifier ?? $0.installID ?? "" } }
 
     /// The visitor id for a request with `privacy`: the install id when the user refused or
     /// withdrew consent (the publisher's identifier is first-party identity), else
     /// ``visitorID``.
     private func visitorID(for privacy: PrivacySignals) -> String {
-        PrivacyRules.allowsIdentity(privacy) ? visitorID : (identity.installID ?? "")
+        let allowsIdentity = PrivacyRules.allowsIdentity(privacy)
+        return identity.withLock { (allowsIdentity ? $0.userIdentifier : nil) ?? $0.installID ?? "" }
     }
 
-    private func persist(_ record: EloIdentityRecord) {
-        identity = record
-        do {
-            try identityStore.write(record)
-        } catch {
-            log(.warn, "identity record not stored, kept in memory: \(error.message)")
+    /// Changes the identity record and writes it, in one step under the lock; a failed write
+    /// keeps the change in memory, with a warning that names no value.
+    /// - Parameter change: changes the record (a `false` result leaves it unwritten).
+    @discardableResult
+    private nonisolated func updateIdentityIfChanged(_ change: (inout EloIdentityRecord) -> Bool) -> Bool {
+        let (changed, failure) = identity.withLock { record -> (Bool, EloStorageError?) in
+            var updated = record
+            guard change(&updated) else { return (false, nil) }
+            record = updated
+            do throws(EloStorageError) {
+                try identityStore.write(updated)
+                return (true, nil)
+            } catch {
+                return (true, error)
+            }
+        }
+        if let failure { log(.warn, "identity record not stored, kept in memory: \(failure.message)") }
+        return changed
+    }
+
+    /// ``updateIdentityIfChanged(_:)`` for a change that always writes.
+    private nonisolated func updateIdentity(_ change: (inout EloIdentityRecord) -> Void) {
+        updateIdentityIfChanged { record -> Bool in
+            change(&record)
+            return true
         }
     }
 
@@ -312,6 +360,7 @@ public actor EloClient {
             report(request, started: started, requestID: requestID, isPreload: isPreload, result: result)
             return result
         }
+        hostPrivacyDidChange(request.privacy)
         guard let configuration, let sessionID = currentSessionID else { return done(.noFill(.notConfigured)) }
         guard !disabled else { return done(.noFill(.sessionDisabled)) }
         let adUnitID = resolvedAdUnitID(request, configuration)
@@ -334,7 +383,7 @@ public actor EloClient {
             requestID: requestID,
             sessionID: sessionID,
             visitorID: visitorID,
-            userData: identity.userData,
+            userData: userData,
             shareGeoLocation: isSharingGeoLocation,
             now: wallClock(),
             tmaxMilliseconds: Int((deadline - now).milliseconds.rounded(.down)),
@@ -445,8 +494,8 @@ public actor EloClient {
         debug.emit { .adOperation(operation) }
     }
 
-    private func log(_ level: EloLogLevel, _ message: String) {
-        let threshold = configuration?.logLevel ?? .warn
+    private nonisolated func log(_ level: EloLogLevel, _ message: String) {
+        let threshold = logThreshold.withLock { $0 }
         guard level != .none, threshold != .none, level >= threshold else { return }
         let mapped: LogLevel
         switch level {

@@ -41,6 +41,13 @@ public struct NitxAdapter: AdNetworkAdapter {
         await client.applicationWillResignActive()
     }
 
+    /// The host's signals changed: a consent withdrawal (`privacy.userConsent == false`) is
+    /// Nitx's `consent(false)` at once (profile and consent record deleted, visitor id kept;
+    /// ``NitxClient/hostPrivacyDidChange(_:)``). Each request applies the same rule.
+    public func requestTemplateDidChange(_ template: RequestTemplate) {
+        client.hostPrivacyDidChange(template.privacy)
+    }
+
     /// The engine is shutting down (R18): the client drops its queued events, stops its 2 s batch
     /// timer and sends nothing afterwards, not even for ads handed out earlier.
     public func shutdown() async {

@@ -83,6 +83,8 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
             logger: environment.logger,
             storage: storage
         )
+        // A withdrawal the host already knows at launch deletes the stored profile before anything runs.
+        client.hostPrivacyDidChange(environment.requestTemplate.privacy)
         return NitxAdapter(network: network.id, client: client)
     }
 

@@ -23,7 +23,9 @@ public actor NitxClient {
     private let clockAnchor: MediationInstant
     private let batcher: NitxEventBatcher
 
-    private var visitor: NitxVisitorStore
+    /// The visitor's id, consent and profile, in a lock box rather than the actor, so that the
+    /// host's consent withdrawal deletes them synchronously (``hostPrivacyDidChange(_:)``).
+    private let visitor: Locked<NitxVisitorStore>
     private var started = false
     private var startTask: Task<Void, Never>?
     private var sourceStatus: String?
@@ -73,7 +75,8 @@ public actor NitxClient {
         self.wallAnchor = wallClockAnchor
         self.clockAnchor = clock.now
         self.batcher = NitxEventBatcher(transport: transport, clock: clock, logger: logger, headers: Self.headers(options), logSource: networkID)
-        self.visitor = NitxVisitorStore(enabled: options.personalization, storage: storage, makeVisitorID: makeVisitorID)
+        let visitor = NitxVisitorStore(enabled: options.personalization, storage: storage, makeVisitorID: makeVisitorID)
+        self.visitor = Locked(visitor)
         batcher.setVisitorID(visitor.visitorID)
         if options.personalization, let text = storage.value(forKey: .appOpenLastShown), let seconds = Double(text), seconds.isFinite {
             appOpenLastShown.withLock { $0 = Date(timeIntervalSince1970: seconds) }
@@ -105,7 +108,27 @@ public actor NitxClient {
     /// buffered profile; `false` deletes the profile and the consent record, keeping the
     /// visitor id. Does nothing with personalization off.
     public func consent(_ granted: Bool) {
-        visitor.setConsent(granted)
+        visitor.withLock { $0.setConsent(granted) }
+    }
+
+    /// The host's privacy signals changed, or came with a request: a consent withdrawal in the
+    /// app's own prompt (`userConsent == false`; the Nitx document feeds `consent` "from your own
+    /// consent banner", and the engine's signal is that banner) is Nitx's `consent(false)`, at
+    /// once and synchronously: the profile and the consent record are deleted from storage, the
+    /// visitor id stays, and nothing of the profile is sent afterwards, after a relaunch
+    /// included (nothing is left to send). Signals that do not withdraw change nothing: consent
+    /// is granted only by ``consent(_:)``. Idempotent; does nothing with personalization off.
+    /// - Parameter privacy: the host's current signals.
+    package nonisolated func hostPrivacyDidChange(_ privacy: PrivacySignals) {
+        guard privacy.userConsent == false else { return }
+        let deleted = visitor.withLock { visitor -> Bool in
+            guard visitor.holdsConsentOrProfile else { return false }
+            visitor.setConsent(false)
+            return true
+        }
+        if deleted {
+            logger.info("Nitx consent withdrawn by the host's privacy signals: profile and consent record deleted", source: networkID)
+        }
     }
 
     /// Normalises and hashes `traits` at once (raw values are discarded). A call implying an age
@@ -117,7 +140,7 @@ public actor NitxClient {
             logger.warning("Nitx identify call discarded: it implies an age under \(NitxIdentityNormalizer.minimumAge)", source: networkID)
             return
         }
-        visitor.apply(update)
+        visitor.withLock { $0.apply(update) }
     }
 
     /// Forgets the visitor (id, profile, consent): pending events are sent first, then a
@@ -128,8 +151,8 @@ public actor NitxClient {
         await batcher.flush()
         // The flush waits on the network: a shutdown meanwhile means nothing more is sent (R18).
         guard !isShutDown else { return }
-        let forgotten = visitor.reset()
-        batcher.setVisitorID(visitor.visitorID)
+        let (forgotten, visitorID) = visitor.withLock { visitor in (visitor.reset(), visitor.visitorID) }
+        batcher.setVisitorID(visitorID)
         guard let forgotten, let url = endpoints.forget else { return }
         counters.forgetRequests += 1
         var headers = Self.headers(options)
@@ -171,6 +194,7 @@ public actor NitxClient {
 
     /// Counters, mode, consent, visitor id and profile keys.
     public func state() async -> NitxClientState {
+        let visitor = visitor.withLock { $0 }
         var counters = counters
         counters.eventsQueued = batcher.queuedCount
         counters.eventsSent = batcher.sentCount
@@ -203,6 +227,7 @@ public actor NitxClient {
     ///   ad's ``NitxLoadedAd/impressionReadiness``.
     package func loadAd(slot: String, choice: NitxFormatChoice, request: AdRequest) async -> AdLoadResult {
         counters.adRequests += 1
+        hostPrivacyDidChange(request.privacy)
         if isShutDown {
             return finish(.failure(NitxErrorCode.shutDown.error("the Nitx client was shut down")))
         }
@@ -383,7 +408,7 @@ public actor NitxClient {
             slot: slot,
             format: choice.format.rawValue,
             size: choice.format == .bannerAdaptive ? NitxWireSize(width: choice.size.width, height: choice.size.height) : nil,
-            visitor: visitor.wireBlock(for: request.privacy),
+            visitor: visitor.withLock { $0.wireBlock(for: request.privacy) },
             context: NitxContextBuilder.context(for: request, screenName: screenName, sdkTag: options.sdkTag)
         )
         let encoder = JSONEncoder()

@@ -44,6 +44,12 @@ struct NitxVisitorStore {
         }
     }
 
+    /// Whether a consent record or a profile (stored, or buffered before consent) is held: what
+    /// a withdrawal deletes.
+    var holdsConsentOrProfile: Bool {
+        enabled && (consent == true || !profile.isEmpty)
+    }
+
     /// Records the user's answer.
     mutating func setConsent(_ granted: Bool) {
         guard enabled else { return }

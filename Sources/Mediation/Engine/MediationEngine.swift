@@ -268,10 +268,17 @@ public final class MediationEngine: Sendable {
     }
 
     /// Replaces the host's request signals (e.g. after the user answered a consent prompt); they
-    /// apply from the next auction.
+    /// apply from the next auction. Every network's adapter hears of them before this returns
+    /// (``AdNetworkAdapter/requestTemplateDidChange(_:)``): a consent withdrawal
+    /// (`privacy.userConsent == false`) deletes at once what each network stores of the
+    /// identity the user withdrew (Nitx's profile and consent record, Elo's user identifier and
+    /// user data), also after ``shutdown()``.
     /// - Parameter template: the new signals.
     public func updateRequestTemplate(_ template: RequestTemplate) {
         state.withLock { $0.template = template }
+        for entry in adapters {
+            entry.adapter.requestTemplateDidChange(template)
+        }
     }
 
     /// The status of the adapter of `networkID` (``AdNetworkAdapter/status(for:)``) for the

@@ -61,6 +61,19 @@ public protocol AdNetworkAdapter: Sendable {
     /// earlier. Called once. Default: does nothing.
     func shutdown() async
 
+    /// The host replaced its request signals (``MediationEngine/updateRequestTemplate(_:)``),
+    /// e.g. after the user answered the app's own consent prompt. Called synchronously for every
+    /// adapter before `updateRequestTemplate` returns (also after ``shutdown()``), so that a
+    /// withdrawal (`template.privacy.userConsent == false`) is honoured at once: the adapter
+    /// deletes from its storage what the user withdrew (Nitx: its consent record and profile;
+    /// Elo: the stored user identifier and user data), so that nothing of it can leave the
+    /// device afterwards, after a relaunch included. Each request carries the current signals
+    /// too (``AdRequest/privacy``), so an adapter applies the same rule there. It may write its
+    /// own storage; it must not wait on the network, must not call back into the engine, and
+    /// must return promptly. Default: does nothing.
+    /// - Parameter template: the new signals.
+    func requestTemplateDidChange(_ template: RequestTemplate)
+
     /// The adapter's status for diagnostics (`mediate networks`): version, request mode,
     /// initialisation and the privacy it will apply to requests built from `template`. Must not
     /// send anything. Default: an empty ``NetworkStatus``.
@@ -79,4 +92,6 @@ extension AdNetworkAdapter {
     public func willResignActive() async {}
     /// Does nothing.
     public func shutdown() async {}
+    /// Does nothing.
+    public func requestTemplateDidChange(_ template: RequestTemplate) {}
 }

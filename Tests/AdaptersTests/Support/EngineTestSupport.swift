@@ -115,4 +115,5 @@ private struct RecordingAdapter: AdNetworkAdapter {
     func willEnterForeground() async { await inner.willEnterForeground() }
     func willResignActive() async { await inner.willResignActive() }
     func shutdown() async { await inner.shutdown() }
+    func requestTemplateDidChange(_ template: RequestTemplate) { inner.requestTemplateDidChange(template) }
 }

@@ -66,6 +66,23 @@ struct MediationEngineTests {
         }
     }
 
+    @Test("a new request template reaches every adapter before updateRequestTemplate returns, also after shutdown")
+    func requestTemplateChangesReachEveryAdapterAtOnce() async throws {
+        let clock = ManualClock()
+        let (bid, netA, netB) = Self.adapters(clock)
+        let engine = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: [bid, netA, netB], clock: clock)
+        let withdrawn = RequestTemplate(privacy: PrivacySignals(userConsent: false))
+        engine.engine.updateRequestTemplate(withdrawn)
+        for adapter in [bid, netA, netB] {
+            #expect(adapter.templates.map(\.privacy.userConsent) == [false])
+        }
+        await clock.startTask { await engine.engine.shutdown() }.value
+        engine.engine.updateRequestTemplate(RequestTemplate())
+        for adapter in [bid, netA, netB] {
+            #expect(adapter.templates.map(\.privacy.userConsent) == [false, nil])
+        }
+    }
+
     @Test("R18: resigning active reaches every adapter (and leaves the foreground state alone); nothing after shutdown")
     func resignActiveReachesEveryAdapter() async throws {
         let clock = ManualClock()

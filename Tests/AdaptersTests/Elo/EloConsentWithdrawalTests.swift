@@ -1,0 +1,91 @@
+import Foundation
+import Mediation
+import MediationTestKit
+import Testing
+@testable import Adapters
+
+/// The host's consent withdrawal (`PrivacySignals.userConsent == false`) erases Elo's stored
+/// user identifier and user data at once (the install id stays): noticed when the host updates
+/// its request template, with each request, and when the engine is built, so a relaunch with the
+/// signal unset sends neither.
+@Suite("Elo consent withdrawal by the host's signals")
+struct EloConsentWithdrawalTests {
+    static let withdrawn = PrivacySignals(userConsent: false, limitAdTracking: false)
+    static let data = EloUserData(age: 34, gender: .female, email: "alice@example.com", phone: "+15551234567")
+
+    @Test func theHostsWithdrawalErasesTheIdentifierAndDataAtOnceAndKeepsTheInstallID() async {
+        let store = RecordingIdentityStore()
+        let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
+        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        client.hostPrivacyDidChange(Self.withdrawn)
+        // Synchronously: the stored record holds the install id only.
+        #expect(store.record == EloIdentityRecord(installID: "id-1"))
+        #expect(await client.userIdentifier == nil)
+        #expect(await client.userData == nil)
+        #expect(await client.visitorID == "id-1")
+        // Once: a second sighting writes nothing.
+        let writes = store.writes.count
+        client.hostPrivacyDidChange(Self.withdrawn)
+        #expect(store.writes.count == writes)
+    }
+
+    @Test func signalsThatDoNotWithdrawChangeNothing() async {
+        let store = RecordingIdentityStore()
+        let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
+        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        for consent in [nil, true] as [Bool?] {
+            client.hostPrivacyDidChange(PrivacySignals(userConsent: consent))
+        }
+        #expect(store.record.userIdentifier == "alice")
+        #expect(store.record.userData == Self.data)
+    }
+
+    @Test func aRequestCarryingTheWithdrawalErasesAndSendsNeither() async throws {
+        let store = RecordingIdentityStore()
+        let transport = EloFakeTransport()
+        let client = EloFixtures.client(transport: transport, store: store)
+        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
+        #expect(store.record == EloIdentityRecord(installID: "id-1"))
+        let bid = try #require(try transport.decodedBidRequests().first)
+        #expect(bid.user.id == "id-1")
+        #expect(bid.user.ext == nil)
+    }
+
+    @Test func aRelaunchWithTheSignalUnsetSendsNeither() async throws {
+        let keychain = MemorySecureStore()
+        let store = SecureEloIdentityStore(store: keychain, key: "elo.identity.elo")
+        let first = EloFixtures.client(transport: EloFakeTransport(), store: store)
+        await first.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        first.hostPrivacyDidChange(Self.withdrawn)
+        // The next launch: the same Keychain, the host's signal unset.
+        let transport = EloFakeTransport()
+        let relaunched = EloFixtures.client(transport: transport, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
+        _ = await relaunched.loadAd(for: EloFixtures.request(privacy: PrivacySignals(limitAdTracking: false)))
+        let bid = try #require(try transport.decodedBidRequests().first)
+        #expect(bid.user.id == "id-1")
+        #expect(bid.user.ext == nil)
+        let wire = transport.requests.map(WireRecorder.text(of:)).joined()
+        for forbidden in ["alice", "15551234567"] { #expect(!wire.contains(forbidden)) }
+    }
+
+    @Test func theEnginePassesAWithdrawalOnAndAWithdrawalKnownAtLaunchErasesAtBuild() async throws {
+        let keychain = MemorySecureStore()
+        let clock = ManualClock()
+        let capturing = PrivacyMatrix.CapturingRegistry()
+        let configuration = try PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell)
+        let engine = try MediationEngine(configuration: configuration, registry: capturing.registry, environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), secureStore: keychain))
+        let elo = try #require(capturing.adapter("elo") as? EloAdapter)
+        await elo.client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
+        var stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
+        #expect(stored.userIdentifier == nil && stored.userData == nil && stored.installID != nil)
+
+        // Stored again, then a launch whose template already says withdrawn: erased at build.
+        let installID = stored.installID
+        await elo.client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), secureStore: keychain, requestTemplate: RequestTemplate(privacy: Self.withdrawn)))
+        stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
+        #expect(stored == EloIdentityRecord(installID: installID))
+    }
+}

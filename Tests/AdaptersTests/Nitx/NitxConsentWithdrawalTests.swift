@@ -1,0 +1,124 @@
+import Foundation
+import Mediation
+import MediationTestKit
+import Testing
+@testable import Adapters
+
+/// The host's consent withdrawal (`PrivacySignals.userConsent == false`, the app's own consent
+/// prompt) is Nitx's `consent(false)` (Nitx document: "consent(false) deletes the profile and the
+/// consent record; the visitor id stays"): noticed when the host updates its request template,
+/// with each request, and when the engine is built; at once, and for good (a relaunch with the
+/// signal unset finds nothing to send).
+@Suite("Nitx consent withdrawal by the host's signals")
+struct NitxConsentWithdrawalTests {
+    static let withdrawn = PrivacySignals(userConsent: false, limitAdTracking: false)
+
+    /// A client that was given consent and an identity: the profile and the record are stored.
+    static func consentingClient(_ storage: NitxInMemoryStorage, transport: NitxScriptedTransport = NitxConsentTests.transport()) async -> NitxClient {
+        let client = NitxFixtures.client(transport: transport, storage: storage)
+        await client.consent(true)
+        await client.identify(NitxTraits(email: "jane@example.com"))
+        return client
+    }
+
+    static func load(_ client: NitxClient, privacy: PrivacySignals) async {
+        var request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
+        request.privacy = privacy
+        _ = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
+    }
+
+    @Test func theHostsWithdrawalDeletesProfileAndRecordAtOnceAndKeepsTheVisitor() async {
+        let storage = NitxInMemoryStorage()
+        let client = await Self.consentingClient(storage)
+        #expect(storage.value(forKey: .profile) != nil)
+        client.hostPrivacyDidChange(Self.withdrawn)
+        // Synchronously: nothing is left on disk but the visitor id.
+        #expect(storage.snapshot == [.visitorID: "visitor-1"])
+        let state = await client.state()
+        #expect(state.consent == false)
+        #expect(state.profileKeys.isEmpty)
+        #expect(state.visitorID == "visitor-1")
+    }
+
+    @Test func signalsThatDoNotWithdrawChangeNothing() async {
+        let storage = NitxInMemoryStorage()
+        let client = await Self.consentingClient(storage)
+        let before = storage.snapshot
+        for consent in [nil, true] as [Bool?] {
+            client.hostPrivacyDidChange(PrivacySignals(userConsent: consent))
+        }
+        #expect(storage.snapshot == before)
+        #expect(await client.state().consent == true)
+    }
+
+    @Test func aRequestCarryingTheWithdrawalDeletesBeforeItIsSent() async throws {
+        let storage = NitxInMemoryStorage()
+        let transport = NitxConsentTests.transport()
+        let client = await Self.consentingClient(storage, transport: transport)
+        await Self.load(client, privacy: Self.withdrawn)
+        #expect(storage.snapshot == [.visitorID: "visitor-1"])
+        let visitor = try #require(NitxConsentTests.visitorBlocks(transport).last as? [String: Any])
+        #expect(visitor["id"] as? String == "visitor-1")
+        #expect(visitor["consent"] as? Bool == false)
+        #expect(visitor["profile"] is NSNull)
+    }
+
+    @Test func aRelaunchWithTheSignalUnsetSendsNothingOfTheProfile() async throws {
+        let storage = NitxInMemoryStorage()
+        let client = await Self.consentingClient(storage)
+        client.hostPrivacyDidChange(Self.withdrawn)
+        // The next launch: the same storage, the host's signal unset (not asked yet).
+        let transport = NitxConsentTests.transport()
+        let relaunched = NitxFixtures.client(transport: transport, storage: storage)
+        await Self.load(relaunched, privacy: PrivacySignals(limitAdTracking: false))
+        let visitor = try #require(NitxConsentTests.visitorBlocks(transport).last as? [String: Any])
+        #expect(visitor["id"] as? String == "visitor-1")
+        #expect(visitor["consent"] is NSNull)
+        #expect(visitor["profile"] is NSNull)
+        let wire = transport.requests.map(WireRecorder.text(of:)).joined()
+        #expect(!wire.contains(NitxSHA256.hexDigest(of: "jane@example.com")))
+    }
+
+    @Test func theEnginePassesAWithdrawalOnBeforeUpdateRequestTemplateReturns() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-withdraw-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clock = ManualClock()
+        let capturing = PrivacyMatrix.CapturingRegistry()
+        let engine = try MediationEngine(
+            configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
+            registry: capturing.registry,
+            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory)
+        )
+        let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
+        await nitx.client.consent(true)
+        await nitx.client.identify(NitxTraits(email: "jane@example.com"))
+        let file = NitxFileStorage(directory: directory, networkID: "nitx")
+        #expect(file.value(forKey: .profile) != nil)
+        engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
+        let reread = NitxFileStorage(directory: directory, networkID: "nitx")
+        #expect(reread.value(forKey: .profile) == nil)
+        #expect(reread.value(forKey: .consent) == nil)
+        #expect(reread.value(forKey: .visitorID) != nil)
+        await clock.perform { await engine.shutdown() }
+    }
+
+    @Test func aWithdrawalKnownAtLaunchDeletesTheStoredProfileWhenTheEngineIsBuilt() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-withdraw-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let profile = #"{"hashes":{"email":"\#(NitxSHA256.hexDigest(of: "jane@example.com"))"}}"#
+        let stored = NitxFileStorage(directory: directory, networkID: "nitx")
+        stored.setValue("visitor-old", forKey: .visitorID)
+        stored.setValue("granted", forKey: .consent)
+        stored.setValue(profile, forKey: .profile)
+        let clock = ManualClock()
+        _ = try MediationEngine(
+            configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
+            registry: .standard,
+            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory, requestTemplate: RequestTemplate(privacy: Self.withdrawn))
+        )
+        let reread = NitxFileStorage(directory: directory, networkID: "nitx")
+        #expect(reread.value(forKey: .profile) == nil)
+        #expect(reread.value(forKey: .consent) == nil)
+        #expect(reread.value(forKey: .visitorID) == "visitor-old")
+    }
+}
