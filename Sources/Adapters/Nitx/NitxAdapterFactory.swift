@@ -73,7 +73,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
             options.apiBaseURL = url
             transport = environment.transport ?? URLSessionTransport.shared
         }
-        let storage: any NitxStorage = environment.storageDirectory.map { NitxFileStorage(directory: $0, networkID: network.id) } ?? NitxInMemoryStorage()
+        let storage: any NitxStorage = environment.storageDirectory.map { NitxFileStorage(directory: $0, networkID: network.id, logger: environment.logger) } ?? NitxInMemoryStorage()
         let client = NitxClient(
             sourceCode: code,
             options: options,

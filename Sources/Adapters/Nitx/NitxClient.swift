@@ -78,8 +78,17 @@ public actor NitxClient {
         let visitor = NitxVisitorStore(enabled: options.personalization, storage: storage, makeVisitorID: makeVisitorID)
         self.visitor = Locked(visitor)
         batcher.setVisitorID(visitor.visitorID)
-        if options.personalization, let text = storage.value(forKey: .appOpenLastShown), let seconds = Double(text), seconds.isFinite {
-            appOpenLastShown.withLock { $0 = Date(timeIntervalSince1970: seconds) }
+        // Stored values are untrusted (engine rule R21): each is checked, a bad one discarded
+        // with a warning that names the key, never the value.
+        for warning in visitor.loadWarnings { logger.warning("Nitx \(warning)", source: networkID) }
+        if options.personalization, let text = storage.value(forKey: .appOpenLastShown) {
+            switch NitxStoredValues.appOpenLastShown(text, now: wallClockAnchor, interval: options.appOpenMinimumInterval) {
+            case .success(let date):
+                appOpenLastShown.withLock { $0 = date }
+            case .failure(let problem):
+                logger.warning("Nitx stored \(NitxStorageKey.appOpenLastShown.rawValue) discarded (\(problem.rawValue)): no app open ad counts as shown", source: networkID)
+                storage.setValue(nil, forKey: .appOpenLastShown)
+            }
         }
     }
 
@@ -319,9 +328,14 @@ public actor NitxClient {
     nonisolated func appOpenReadiness() -> ImpressionReadiness {
         guard let last = appOpenLastShown.withLock({ $0 }) else { return .ready }
         let elapsed = wallNow.timeIntervalSince(last)
-        let interval = Double(options.appOpenMinimumInterval.components.seconds)
-        guard elapsed < interval else { return .ready }
-        return .notAllowed("app open ad shown \(Int(elapsed.rounded(.down))) s ago; minimum interval \(Int(interval)) s")
+        let interval = options.appOpenMinimumInterval.components.seconds
+        guard elapsed < Double(interval) else { return .ready }
+        // Whole seconds without a trapping conversion, whatever the clocks say (R21).
+        let shownAgo = elapsed.isFinite ? Int64(max(min(elapsed, 1e15), -1e15).rounded(.down)) : 0
+        if shownAgo < 0 {
+            return .notAllowed("app open ad last shown \(-shownAgo) s ahead of this device's clock; minimum interval \(interval) s")
+        }
+        return .notAllowed("app open ad shown \(shownAgo) s ago; minimum interval \(interval) s")
     }
 
     private func finish(_ result: AdLoadResult) -> AdLoadResult {

@@ -2,27 +2,67 @@ import Foundation
 import Mediation
 
 /// A ``NitxStorage`` backed by one JSON file (`{"nitx.visitor_id": "…", …}`), rewritten
-/// atomically on every change. An unreadable or malformed file reads as empty.
+/// atomically on every change. The file is untrusted input (engine rule R21): a file over
+/// ``maximumFileBytes``, one that is not a JSON object, and any entry whose key lacks the `nitx.`
+/// prefix or whose value is not a string or is over ``NitxStoredValues/maximumValueBytes`` are
+/// discarded, with a warning naming the file or the key (never a value) when a logger is given;
+/// the client then checks each value it reads (``NitxStoredValues``).
 public final class NitxFileStorage: NitxStorage {
+    /// The largest file read, 256 KiB (the client's four values need a few kilobytes).
+    public static let maximumFileBytes = 256 * 1024
+
     /// The file.
     public let fileURL: URL
     private let values: Locked<[String: String]>
 
     /// Opens (or will create) the file at `fileURL`; the directory is created on first write.
-    public init(fileURL: URL) {
+    /// - Parameters:
+    ///   - fileURL: the file.
+    ///   - logger: where discarded content is reported (default: nowhere).
+    ///   - logSource: the source of those log lines, e.g. the network id.
+    public init(fileURL: URL, logger: (any MediationLogger)? = nil, logSource: String = "nitx") {
         self.fileURL = fileURL
-        var loaded: [String: String] = [:]
-        if let data = try? Data(contentsOf: fileURL),
-           let decoded = try? JSONDecoder().decode([String: String].self, from: data) {
-            loaded = decoded.filter { $0.key.hasPrefix("nitx.") }
-        }
+        var warnings: [String] = []
+        let loaded = Self.load(fileURL, warnings: &warnings)
+        for warning in warnings { logger?.warning(warning, source: logSource) }
         values = Locked(loaded)
     }
 
+    /// The `nitx.` entries of the file whose values are strings of a usable length; anything
+    /// else is dropped, with a warning.
+    private static func load(_ fileURL: URL, warnings: inout [String]) -> [String: String] {
+        let name = fileURL.lastPathComponent
+        let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue
+        guard let size else { return [:] }  // no file yet
+        guard size <= maximumFileBytes else {
+            warnings.append("Nitx storage file \(name) is over \(maximumFileBytes / 1024) KiB: discarded")
+            return [:]
+        }
+        guard let data = try? Data(contentsOf: fileURL) else { return [:] }
+        guard !data.isEmpty else { return [:] }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            warnings.append("Nitx storage file \(name) is not a JSON object: discarded")
+            return [:]
+        }
+        var loaded: [String: String] = [:]
+        for key in object.keys.sorted() where key.hasPrefix("nitx.") {
+            guard let value = object[key] as? String, value.utf8.count <= NitxStoredValues.maximumValueBytes else {
+                warnings.append("Nitx storage file \(name): \(NetworkValueBounds.identifier(key)) is not a string of at most \(NitxStoredValues.maximumValueBytes / 1024) KiB: discarded")
+                continue
+            }
+            loaded[key] = value
+        }
+        return loaded
+    }
+
     /// The storage file of the Nitx network `networkID` in `directory`: `nitx-<id>.json`.
-    public convenience init(directory: URL, networkID: String) {
+    /// - Parameters:
+    ///   - directory: the environment's storage directory.
+    ///   - networkID: the network id.
+    ///   - logger: where discarded content is reported (default: nowhere).
+    public convenience init(directory: URL, networkID: String, logger: (any MediationLogger)? = nil) {
         let safe = String(networkID.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
-        self.init(fileURL: directory.appendingPathComponent("nitx-\(safe).json"))
+        self.init(fileURL: directory.appendingPathComponent("nitx-\(safe).json"), logger: logger, logSource: networkID)
     }
 
     /// The value under `key`.

@@ -20,28 +20,59 @@ struct NitxVisitorStore {
     private(set) var consent: Bool?
     private(set) var profile: NitxProfile
 
+    /// What was discarded from storage on load (engine rule R21), one warning per value, naming
+    /// the key and the problem, never the value.
+    private(set) var loadWarnings: [String] = []
+
+    /// Loads the visitor from `storage`, checking every stored value (``NitxStoredValues``): a
+    /// visitor id that is not one is replaced by a new one; a consent value other than the
+    /// record is deleted (no consent); a profile that is not the client's JSON is deleted, and
+    /// its entries that break a rule are dropped; each with a warning in ``loadWarnings``.
     init(enabled: Bool, storage: any NitxStorage, makeVisitorID: @escaping @Sendable () -> String) {
         self.enabled = enabled
         self.storage = storage
         self.makeVisitorID = makeVisitorID
         profile = NitxProfile()
         guard enabled else { return }
-        if let stored = storage.value(forKey: .visitorID), !stored.isEmpty {
-            visitorID = stored
-        } else {
+        if let stored = storage.value(forKey: .visitorID) {
+            switch NitxStoredValues.visitorID(stored) {
+            case .success(let id): visitorID = id
+            case .failure(let problem): discard(.visitorID, problem, consequence: "a new visitor id is made")
+            }
+        }
+        if visitorID == nil {
             let id = makeVisitorID()
             storage.setValue(id, forKey: .visitorID)
             visitorID = id
         }
-        if storage.value(forKey: .consent) == Self.consentRecord {
-            consent = true
-            if let json = storage.value(forKey: .profile),
-               let decoded = try? JSONDecoder().decode(NitxProfile.self, from: Data(json.utf8)) {
-                profile = decoded
+        if let stored = storage.value(forKey: .consent) {
+            switch NitxStoredValues.consentRecord(stored) {
+            case .success: consent = true
+            case .failure(let problem):
+                discard(.consent, problem, consequence: "no consent record")
+                storage.setValue(nil, forKey: .consent)
             }
-        } else if storage.value(forKey: .profile) != nil {
-            storage.setValue(nil, forKey: .profile)  // no consent record: discarded on load
         }
+        guard let json = storage.value(forKey: .profile) else { return }
+        guard consent == true else {
+            storage.setValue(nil, forKey: .profile)  // no consent record: discarded on load
+            return
+        }
+        switch NitxStoredValues.profile(json) {
+        case .success(let (stored, dropped)):
+            profile = stored
+            if dropped > 0 {
+                loadWarnings.append("stored \(NitxStorageKey.profile.rawValue): \(dropped) entries that are not a field's SHA-256 digest discarded")
+                persistProfile()
+            }
+        case .failure(let problem):
+            discard(.profile, problem, consequence: "the profile is deleted")
+            storage.setValue(nil, forKey: .profile)
+        }
+    }
+
+    private mutating func discard(_ key: NitxStorageKey, _ problem: NitxStoredValues.Problem, consequence: String) {
+        loadWarnings.append("stored \(key.rawValue) discarded (\(problem.rawValue)): \(consequence)")
     }
 
     /// Whether a consent record or a profile (stored, or buffered before consent) is held: what
@@ -102,11 +133,18 @@ struct NitxVisitorStore {
         return NitxWireVisitor(id: visitorID, consent: withdrawn ? false : consent, profile: granted ? profile.hashes : nil)
     }
 
+    /// Sorted keys: the same profile is stored as the same text.
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+
     private func persistProfile() {
         guard consent == true else { return }
         if profile.isEmpty {
             storage.setValue(nil, forKey: .profile)
-        } else if let data = try? JSONEncoder().encode(profile) {
+        } else if let data = try? Self.encoder.encode(profile) {
             storage.setValue(String(decoding: data, as: UTF8.self), forKey: .profile)
         }
     }

@@ -60,7 +60,7 @@ struct NitxConsentTests {
     }
 
     @Test func storedProfileWithoutConsentRecordIsDiscardedOnLoad() async {
-        let storage = NitxInMemoryStorage([.visitorID: "v-old", .profile: #"{"hashes":{"email":"abc"}}"#])
+        let storage = NitxInMemoryStorage([.visitorID: "v-old", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
         let client = NitxFixtures.client(transport: Self.transport(), storage: storage)
         let state = await client.state()
         #expect(state.profileKeys.isEmpty)
@@ -69,7 +69,7 @@ struct NitxConsentTests {
     }
 
     @Test func storedProfileWithConsentIsRestored() async {
-        let storage = NitxInMemoryStorage([.visitorID: "v-old", .consent: "granted", .profile: #"{"hashes":{"email":"abc"}}"#])
+        let storage = NitxInMemoryStorage([.visitorID: "v-old", .consent: "granted", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
         let state = await NitxFixtures.client(transport: Self.transport(), storage: storage).state()
         #expect(state.profileKeys == ["email"])
         #expect(state.consent == true)

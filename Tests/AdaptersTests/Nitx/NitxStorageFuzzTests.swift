@@ -1,0 +1,235 @@
+import Foundation
+import Mediation
+import MediationTestKit
+import Testing
+@testable import Adapters
+
+/// Stored values are untrusted input (engine rule R21): every `nitx.` key set to values the
+/// client never writes (out of range, wrong type, garbage, huge, not finite), then loads, shows,
+/// consent changes, reset and shutdown. Nothing traps, every bad value is discarded with a
+/// warning that names its key and never the value, nothing bad reaches the wire, and what is
+/// stored afterwards is only what the client writes.
+@Suite("Nitx storage fuzz")
+struct NitxStorageFuzzTests {
+    static let digest = NitxSHA256.hexDigest(of: "jane@example.com")
+
+    /// Values no Nitx client writes under any key (some are valid under one key: "0" is a fine
+    /// last-show time, "granted" a consent record).
+    static let garbage: [String] = [
+        "", " ", "\u{0}", "garbage\u{7}\u{1B}[31m", "NaN", "nan", "-nan", "inf", "-inf", "infinity", "1e400", "-1e400",
+        "9.3e18", "9223372036854775808", "1e308", "-1e308", "99999999999999999999", "-5", "1.5", "0x10",
+        "4102444800", "253402300800", "1e15", "true", "null", "[]", "{}", "granted ", "GRANTED", "\u{FEFF}granted",
+        #"{"hashes":[]}"#, #"{"hashes":{"email":1}}"#, #"{"hashes":{"email":"zz"}}"#, #"{"hashes":"x"}"#,
+        #"{"hashes":{"../x":"\#(digest)","email":"\#(digest.uppercased())"}}"#,
+        #"{"hashes":{"email":"\#(digest)","trait.ok":"\#(digest)","trait.BAD":"\#(digest)"}}"#,
+        "visitor id with spaces", String(repeating: "v", count: 129), String(repeating: "x", count: 1 << 20),
+        String(repeating: "🇬🇪", count: 5000),
+    ]
+
+    static func transport() -> NitxScriptedTransport {
+        NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config()],
+            "POST /api/sdk/ads": [NitxFixtures.slotAnswer(impressionID: "imp-1")],
+            "POST /api/sdk/events": [HTTPResponse(statusCode: 204)],
+            "POST /api/sdk/forget": [HTTPResponse(statusCode: 204)],
+        ])
+    }
+
+    /// Loads, shows, changes consent, resets and shuts down one client over `storage`.
+    static func exercise(_ storage: NitxInMemoryStorage) async -> (NitxScriptedTransport, RecordingLogger) {
+        let clock = ManualClock()
+        let transport = transport()
+        let logger = RecordingLogger()
+        let client = NitxFixtures.client(transport: transport, clock: clock, logger: logger, storage: storage)
+        func load(_ format: AdFormat, privacy: PrivacySignals = PrivacySignals()) async -> (any LoadedAd)? {
+            var request = format == .banner
+                ? NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
+                : NitxFixtures.request(format)
+            request.privacy = privacy
+            return await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request).ad
+        }
+        if let banner = await load(.banner) {
+            banner.recordRender()
+            banner.recordImpression()
+        }
+        if let appOpen = await load(.appOpen) {
+            if appOpen.impressionReadiness == .ready { appOpen.recordImpression() }
+            await clock.advance(by: .seconds(5 * 3600))
+            _ = appOpen.impressionReadiness
+        }
+        await client.consent(true)
+        await client.identify(NitxTraits(email: "jane@example.com", traits: ["plan": "pro"]))
+        _ = await load(.banner)
+        await client.consent(false)
+        await client.consent(true)
+        client.hostPrivacyDidChange(PrivacySignals(userConsent: false))
+        _ = await load(.banner, privacy: PrivacySignals(userConsent: false))
+        await client.applicationWillResignActive()
+        await client.reset()
+        await clock.advance(by: .seconds(3))
+        await client.shutdown()
+        _ = await load(.banner)
+        return (transport, logger)
+    }
+
+    /// What a client may leave in storage: only values it writes.
+    static func expectOnlyWhatTheClientWrites(_ storage: NitxInMemoryStorage) {
+        for (key, value) in storage.snapshot {
+            switch key {
+            case .visitorID: #expect((try? NitxStoredValues.visitorID(value).get()) != nil, "visitor id")
+            case .consent: #expect(value == NitxVisitorStore.consentRecord)
+            case .profile:
+                let profile = try? NitxStoredValues.profile(value).get()
+                #expect(profile?.dropped == 0, "profile")
+            case .appOpenLastShown:
+                #expect((try? NitxStoredValues.appOpenLastShown(value, now: NitxFixtures.wallAnchor.addingTimeInterval(86_400), interval: .seconds(14_400)).get()) != nil, "last show time")
+            }
+        }
+    }
+
+    /// The wire's visitor ids and profiles are values the client makes.
+    static func expectAWellFormedWire(_ transport: NitxScriptedTransport, garbage: String) {
+        for body in transport.jsonBodies("POST", "/api/sdk/ads") {
+            guard let visitor = body["visitor"] as? [String: Any] else { continue }
+            let id = visitor["id"] as? String ?? ""
+            #expect((try? NitxStoredValues.visitorID(id).get()) != nil, "visitor id on the wire")
+            for (key, digest) in (visitor["profile"] as? [String: String]) ?? [:] {
+                #expect(digest.count == 64 && key.count <= 38, "profile entry on the wire")
+            }
+        }
+        for body in transport.jsonBodies("POST", "/api/sdk/events") + transport.jsonBodies("POST", "/api/sdk/forget") {
+            let id = body["visitor_id"] as? String ?? ""
+            #expect((try? NitxStoredValues.visitorID(id).get()) != nil, "visitor id on the wire")
+        }
+        if garbage.count >= 8, (try? NitxStoredValues.visitorID(garbage).get()) == nil {
+            let wire = transport.requests.map(WireRecorder.text(of:)).joined()
+            #expect(!wire.contains(garbage), "a stored value reached the wire")
+        }
+    }
+
+    @Test(arguments: garbage)
+    func everyKeySetToOneBadValue(_ value: String) async {
+        let storage = NitxInMemoryStorage(Dictionary(uniqueKeysWithValues: NitxStorageKey.allCases.map { ($0, value) }))
+        let (transport, logger) = await Self.exercise(storage)
+        Self.expectOnlyWhatTheClientWrites(storage)
+        Self.expectAWellFormedWire(transport, garbage: value)
+        // Each warning names its key, never the value.
+        for warning in logger.warnings where value.count >= 8 {
+            #expect(!warning.contains(value), "a warning quotes the stored value")
+        }
+    }
+
+    @Test func eachKeyDiscardedWithAWarningNamingIt() async {
+        let storage = NitxInMemoryStorage([
+            .visitorID: "bad id\u{7}",
+            .consent: "yes",
+            .profile: "not json",
+            .appOpenLastShown: "1e400",
+        ])
+        let logger = RecordingLogger()
+        _ = NitxFixtures.client(transport: Self.transport(), logger: logger, storage: storage)
+        #expect(logger.warnings == [
+            "Nitx stored nitx.visitor_id discarded (not of the form the client writes): a new visitor id is made",
+            "Nitx stored nitx.consent discarded (not of the form the client writes): no consent record",
+            "Nitx stored nitx.app_open_last_shown discarded (not a finite number): no app open ad counts as shown",
+        ])
+        // Without a consent record the profile is discarded on load, as the document says.
+        #expect(storage.snapshot == [.visitorID: "visitor-1"])
+    }
+
+    @Test func aFarFutureLastShowTimeIsDiscardedAndTheAppOpenAdShows() async throws {
+        for stored in ["1e18", "9.3e18", "253402300800", String(NitxFixtures.wallAnchor.timeIntervalSince1970 + 14_401)] {
+            let storage = NitxInMemoryStorage([.visitorID: "v", .appOpenLastShown: stored])
+            let logger = RecordingLogger()
+            let client = NitxFixtures.client(transport: NitxAppOpenTests.transport(), logger: logger, storage: storage)
+            let ad = try #require(await NitxAppOpenTests.load(client).ad)
+            #expect(ad.impressionReadiness == .ready, "\(stored)")
+            ad.recordImpression()
+            #expect(logger.warnings == ["Nitx stored nitx.app_open_last_shown discarded (out of range): no app open ad counts as shown"])
+            #expect(storage.value(forKey: .appOpenLastShown) == String(NitxFixtures.wallAnchor.timeIntervalSince1970))
+        }
+        // One interval ahead at most is kept (a clock set back): the show waits for it.
+        let ahead = NitxInMemoryStorage([.visitorID: "v", .appOpenLastShown: String(NitxFixtures.wallAnchor.timeIntervalSince1970 + 3600)])
+        let client = NitxFixtures.client(transport: NitxAppOpenTests.transport(), storage: ahead)
+        let ad = try #require(await NitxAppOpenTests.load(client).ad)
+        #expect(ad.impressionReadiness == .notAllowed("app open ad last shown 3600 s ahead of this device's clock; minimum interval 14400 s"))
+    }
+
+    @Test func aStoredProfileKeepsOnlyWhatTheClientWrites() async {
+        let stored = #"{"hashes":{"email":"\#(Self.digest)","phone":"not a digest","trait.ok":"\#(Self.digest)","trait.BAD":"\#(Self.digest)","admin":"\#(Self.digest)"}}"#
+        let storage = NitxInMemoryStorage([.visitorID: "v", .consent: "granted", .profile: stored])
+        let logger = RecordingLogger()
+        let client = NitxFixtures.client(transport: Self.transport(), logger: logger, storage: storage)
+        #expect(await client.state().profileKeys == ["email", "trait.ok"])
+        #expect(logger.warnings == ["Nitx stored nitx.profile: 3 entries that are not a field's SHA-256 digest discarded"])
+        // The cleaned profile is written back, so the next launch finds nothing to discard.
+        #expect(storage.value(forKey: .profile) == #"{"hashes":{"email":"\#(Self.digest)","trait.ok":"\#(Self.digest)"}}"#)
+    }
+
+    /// Every key gets its own value at random (seeded): valid ones and bad ones mixed.
+    @Test(arguments: 0..<48)
+    func mixedStoredValues(_ seed: Int) async {
+        var random = SeededRandom(mixing: [UInt64(seed), 0x5EED])
+        let valid: [NitxStorageKey: [String]] = [
+            .visitorID: ["visitor-7", "6f1c0e55-1b2a-4c3d-9e8f-0a1b2c3d4e5f"],
+            .consent: ["granted"],
+            .profile: [#"{"hashes":{"email":"\#(Self.digest)"}}"#],
+            .appOpenLastShown: [String(NitxFixtures.wallAnchor.timeIntervalSince1970 - 60), "0"],
+        ]
+        var values: [NitxStorageKey: String] = [:]
+        for key in NitxStorageKey.allCases {
+            let pool = Self.garbage + (valid[key] ?? []) + (valid[key] ?? [])
+            if random.next() % 5 != 0 { values[key] = pool[Int(random.next() % UInt64(pool.count))] }
+        }
+        let storage = NitxInMemoryStorage(values)
+        let (transport, _) = await Self.exercise(storage)
+        Self.expectOnlyWhatTheClientWrites(storage)
+        Self.expectAWellFormedWire(transport, garbage: values[.visitorID] ?? "")
+    }
+
+    /// The storage file itself: not JSON, not an object, values of other types, too large.
+    @Test(arguments: [
+        "not json at all",
+        "[1, 2, 3]",
+        #"{"nitx.visitor_id": 5, "nitx.consent": true, "nitx.profile": {"hashes": {}}, "nitx.app_open_last_shown": 1e300}"#,
+        #"{"nitx.visitor_id": "../../etc/passwd", "nitx.consent": "granted", "nitx.profile": "{\"hashes\":{\"email\":1}}", "other": "x"}"#,
+        "\u{0}\u{1}\u{2}\u{FFFD}",
+        "{\"nitx.visitor_id\": \"" + String(repeating: "a", count: 300 * 1024) + "\"}",
+    ])
+    func aDamagedStorageFileThroughTheEngine(_ contents: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-fuzz-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: directory.appendingPathComponent("nitx-nitx.json"))
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let logger = RecordingLogger()
+        let capturing = PrivacyMatrix.CapturingRegistry()
+        let engine = try MediationEngine(
+            configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
+            registry: capturing.registry,
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory)
+        )
+        let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
+        await nitx.client.consent(true)
+        let placement = try #require(engine.placement("matrix"))
+        let shown = await clock.run { () -> Bool in
+            _ = await placement.attachView(visible: true)
+            guard let ad = await placement.load().ad?.ad else { return false }
+            guard case .impression = await placement.reportShown(ad) else { return false }
+            return true
+        }
+        #expect(shown == true)
+        engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
+        await clock.perform {
+            await engine.willResignActive()
+            await engine.shutdown()
+        }
+        #expect(!logger.warnings.isEmpty, "the damaged file is reported")
+        let stored = NitxFileStorage(directory: directory, networkID: "nitx")
+        #expect((try? NitxStoredValues.visitorID(stored.value(forKey: .visitorID) ?? "").get()) != nil)
+        let ads = wire.requests.filter { $0.url.path == "/api/sdk/ads" }
+        let visitor = ads.first.flatMap { PrivacyMatrix.json($0)["visitor"] as? [String: Any] }
+        #expect((try? NitxStoredValues.visitorID(visitor?["id"] as? String ?? "").get()) != nil)
+    }
+}
