@@ -70,14 +70,25 @@ public actor EloClient {
         self.makeID = makeID
         self.network = network
         var record: EloIdentityRecord
+        var rewrite = false
         do {
-            record = try identityStore.read()
+            // The stored record is untrusted (engine rule R21): each field is checked, a bad
+            // one discarded with a warning naming the field, never its value.
+            let (checked, problems) = EloIdentityRules.checkedStoredRecord(try identityStore.read())
+            record = checked
+            for problem in problems {
+                logger.warning("stored identity record: \(problem) discarded (not a value this client writes)", source: network)
+            }
+            rewrite = !problems.isEmpty
         } catch {
             logger.warning("identity record unreadable, starting empty: \(error.message)", source: network)
             record = EloIdentityRecord()
         }
         if record.installID == nil {
             record.installID = makeID()
+            rewrite = true
+        }
+        if rewrite {
             do { try identityStore.write(record) } catch {
                 logger.warning("identity record not stored, kept in memory: \(error.message)", source: network)
             }

@@ -77,7 +77,11 @@ public struct SecureEloIdentityStore: EloIdentityStore {
         "elo.identity.\(network)"
     }
 
-    /// Reads and decodes the record; none stored is an empty record.
+    /// Reads and decodes the record; none stored is an empty record. The stored bytes are
+    /// untrusted (engine rule R21): more than ``EloIdentityRules/maximumStoredRecordBytes`` or
+    /// anything but the record's JSON is a damaged record (the client then starts a new one,
+    /// with a warning), and the client checks each field of a record that decodes
+    /// (``EloIdentityRules/checkedStoredRecord(_:)``).
     /// - Returns: the record.
     /// - Throws: ``EloStorageError`` when the store cannot be read or holds a damaged record.
     public func read() throws(EloStorageError) -> EloIdentityRecord {
@@ -88,6 +92,9 @@ public struct SecureEloIdentityStore: EloIdentityStore {
             throw EloStorageError(message: "cannot read the identity record: \(error.message)")
         }
         guard let data else { return EloIdentityRecord() }
+        guard data.count <= EloIdentityRules.maximumStoredRecordBytes else {
+            throw EloStorageError(message: "the stored identity record is over \(EloIdentityRules.maximumStoredRecordBytes / 1024) KiB")
+        }
         do {
             return try JSONDecoder().decode(EloIdentityRecord.self, from: data)
         } catch {
@@ -131,6 +138,10 @@ enum EloLegacyIdentityFile {
         let file = url(in: directory, network: network)
         guard FileManager.default.fileExists(atPath: file.path) else { return }
         do {
+            // Untrusted (R21): a file over the record's bound is not read; the client checks
+            // each field of what is moved (``EloIdentityRules/checkedStoredRecord(_:)``).
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? Int.max
+            guard size <= EloIdentityRules.maximumStoredRecordBytes else { throw EloStorageError(message: "too large") }
             let legacy = try JSONDecoder().decode(EloIdentityRecord.self, from: Data(contentsOf: file))
             if try store.read() == EloIdentityRecord() { try store.write(legacy) }
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 /// The user's gender (Elo seed, `EloGender`).
 public enum EloGender: String, Sendable, Hashable, Codable {
@@ -80,5 +81,75 @@ enum EloIdentityRules {
     static func normalizedData(_ data: EloUserData?) -> EloUserData? {
         guard let data, !data.isEmpty else { return nil }
         return data
+    }
+
+    // MARK: Stored records (engine rule R21)
+
+    /// The largest stored record read at all, 64 KiB (a record is a few hundred bytes).
+    package static let maximumStoredRecordBytes = 64 * 1024
+    /// The longest install id kept, in characters (the client makes UUIDs).
+    static let maximumInstallIDLength = 128
+    /// The oldest age kept from storage, in years.
+    static let maximumStoredAge = 150
+
+    /// A record read back from storage, checked like a network's answer: storage holds what
+    /// this process did not write (an earlier version, a restored backup, a tampered device).
+    /// Each field that breaks its rule is discarded, the others kept:
+    /// - the install id: 1 to 128 characters of `A-Z a-z 0-9 . _ : -` (else the client makes a
+    ///   new one);
+    /// - the user identifier: by its setter's rules (trimmed, not blank, at most 256
+    ///   characters), and without control characters;
+    /// - the user data: an age from 0 to 150, an email and a phone of at most 256 characters
+    ///   without control characters; data left with no field is none.
+    /// - Parameter record: the record as decoded.
+    /// - Returns: the checked record and one problem per discarded field (naming the field,
+    ///   never its value).
+    static func checkedStoredRecord(_ record: EloIdentityRecord) -> (record: EloIdentityRecord, problems: [String]) {
+        var checked = EloIdentityRecord()
+        var problems: [String] = []
+        if let installID = record.installID {
+            if !installID.isEmpty, installID.utf8.count <= maximumInstallIDLength, installID.unicodeScalars.allSatisfy(isInstallIDCharacter) {
+                checked.installID = installID
+            } else {
+                problems.append("install id")
+            }
+        }
+        if let identifier = record.userIdentifier {
+            if case .set(let value?) = identifierChange(identifier), !hasControlCharacters(value) {
+                checked.userIdentifier = value
+            } else {
+                problems.append("user identifier")
+            }
+        }
+        if let data = record.userData {
+            var kept = EloUserData(gender: data.gender)
+            if let age = data.age {
+                if (0...maximumStoredAge).contains(age) { kept.age = age } else { problems.append("user data age") }
+            }
+            if let email = data.email {
+                if isStoredText(email) { kept.email = email } else { problems.append("user data email") }
+            }
+            if let phone = data.phone {
+                if isStoredText(phone) { kept.phone = phone } else { problems.append("user data phone") }
+            }
+            checked.userData = normalizedData(kept)
+        }
+        return (checked, problems)
+    }
+
+    private static func isInstallIDCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", ".", "_", ":", "-": true
+        default: false
+        }
+    }
+
+    /// At most 256 characters, none of them a control character.
+    private static func isStoredText(_ text: String) -> Bool {
+        text.count <= NetworkValueBounds.maximumTextLength && !hasControlCharacters(text)
+    }
+
+    private static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import Mediation
+import MediationTestKit
+import Testing
+@testable import Adapters
+
+/// Stored values are untrusted input (engine rule R21): Elo's identity record, in the secure
+/// store and in the plaintext file of an earlier version, set to what the client never writes
+/// (garbage bytes, other JSON, fields of the wrong type, out of range, huge, control
+/// characters), then a load and a show, a consent withdrawal and shutdown through the engine.
+/// Nothing traps, a bad record or field is discarded with a warning naming it and never its
+/// value, nothing bad reaches the wire, and the store afterwards holds only a record the client
+/// writes.
+@Suite("Elo storage fuzz")
+struct EloStorageFuzzTests {
+    static let huge = String(repeating: "h", count: 70 * 1024)
+
+    /// Stored records no Elo client writes, and whether a warning is due.
+    static let records: [String] = [
+        "not json", "\u{0}\u{1}\u{FFFD}", "[]", "null", "42", #""a string""#,
+        #"{"installID": 5}"#, #"{"userIdentifier": ["x"]}"#, #"{"userData": "x"}"#,
+        #"{"userData": {"age": "x"}}"#, #"{"userData": {"age": 1e300}}"#, #"{"userData": {"age": 3.5}}"#,
+        #"{"userData": {"gender": "robot"}}"#, #"{"installID": null, "userData": {"age": -1}}"#,
+        #"{"installID": "bad id\u0007 with spaces", "userIdentifier": "STORED-IDENTIFIER-1"}"#,
+        #"{"installID": "\#(String(repeating: "i", count: 200))"}"#,
+        #"{"installID": "install-ok", "userIdentifier": "   "}"#,
+        #"{"installID": "install-ok", "userIdentifier": "\#(String(repeating: "u", count: 300))"}"#,
+        #"{"installID": "install-ok", "userIdentifier": "STORED\u0000IDENTIFIER"}"#,
+        #"{"installID": "install-ok", "userData": {"age": 9999, "email": "\#(String(repeating: "e", count: 10_000))@example.com", "phone": "+1555\u001b[31m"}}"#,
+        #"{"installID": "install-ok", "userData": {"age": 9223372036854775807}}"#,
+        #"{"installID": "install-ok", "userData": {"age": 9223372036854775808}}"#,
+        #"{"installID": "\#(huge)"}"#,
+    ]
+
+    /// The values of the records above that must never reach the wire (a well-formed field of
+    /// a record, such as `STORED-IDENTIFIER-1`, is kept and may).
+    static let forbidden = ["STORED\u{0}IDENTIFIER", String(repeating: "u", count: 300), "eeeeeeeeeeeeeeee", "\u{1B}[31m", "bad id", String(repeating: "i", count: 200), "hhhhhhhhhhhhhhhh"]
+
+    enum Place: String, CaseIterable, Sendable {
+        /// The host's secure store (the Keychain).
+        case secureStore
+        /// The plaintext file an earlier version wrote, moved into the secure store at build.
+        case legacyFile
+    }
+
+    @Test(arguments: records, Place.allCases)
+    func aBadStoredRecordIsDiscardedNeverTrustedNeverACrash(_ record: String, place: Place) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-fuzz-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keychain = MemorySecureStore()
+        switch place {
+        case .secureStore:
+            try keychain.setData(Data(record.utf8), forKey: "elo.identity.elo")
+        case .legacyFile:
+            let file = EloLegacyIdentityFile.url(in: directory, network: "elo")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(record.utf8).write(to: file)
+        }
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let logger = RecordingLogger()
+        let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: AppInfo(bundleID: "com.example.app"), privacy: PrivacyMatrix.consentingCell.privacy)
+        let engine = try MediationEngine(
+            configuration: PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell),
+            registry: .standard,
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
+            hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: "hello")]) }
+        )
+        let placement = try #require(engine.placement("matrix"))
+        let shown = await clock.run { () -> Bool in
+            _ = await placement.attachView(visible: true)
+            guard let ad = await placement.load().ad?.ad else { return false }
+            guard case .impression = await placement.reportShown(ad) else { return false }
+            await (ad as? EloAd)?.tracker?.drain()
+            return true
+        }
+        #expect(shown == true)
+        engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
+        await clock.perform { await engine.shutdown() }
+
+        // Discarded with a warning (the file of an earlier version is always deleted).
+        #expect(!logger.warnings.isEmpty, "a warning names what was discarded")
+        for warning in logger.warnings {
+            for value in Self.forbidden { #expect(!warning.contains(value), "a warning quotes a stored value") }
+        }
+        #expect(!FileManager.default.fileExists(atPath: EloLegacyIdentityFile.url(in: directory, network: "elo").path))
+        // Never trusted: the visitor id is an id this client makes, no bad value on the wire.
+        let bid = try JSONDecoder().decode(EloWireBidRequest.self, from: try #require(wire.requests.first { $0.url.path == "/v1/bid" }?.body))
+        #expect(EloIdentityRules.checkedStoredRecord(EloIdentityRecord(installID: bid.user.id)).problems.isEmpty, "visitor id \(bid.user.id.prefix(40))")
+        if let data = bid.user.ext?.data {
+            #expect((0...150).contains(data.age ?? 0))
+            #expect((data.email ?? "").count <= 256 && (data.phone ?? "").count <= 256)
+        }
+        let sent = wire.requests.map(WireRecorder.text(of:)).joined(separator: "\n")
+        for value in Self.forbidden { #expect(!sent.contains(value), "a stored value reached the wire") }
+        // What is stored afterwards is a record this client writes.
+        let stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
+        #expect(EloIdentityRules.checkedStoredRecord(stored).problems.isEmpty)
+    }
+
+    @Test func eachBadFieldIsDiscardedAloneWithAWarningNamingIt() async throws {
+        let keychain = MemorySecureStore()
+        let stored = #"{"installID": "install-ok", "userIdentifier": "  alice  ", "userData": {"age": 200, "gender": "female", "email": "a@example.com", "phone": "+1\u0007"}}"#
+        try keychain.setData(Data(stored.utf8), forKey: "elo.identity.elo")
+        let logger = RecordingLogger()
+        let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
+        #expect(await client.visitorID == "alice")
+        #expect(await client.userData == EloUserData(gender: .female, email: "a@example.com"))
+        #expect(logger.warnings == [
+            "stored identity record: user data age discarded (not a value this client writes)",
+            "stored identity record: user data phone discarded (not a value this client writes)",
+        ])
+        // The checked record is written back: the next launch finds nothing to discard.
+        let relaunchLogger = RecordingLogger()
+        _ = EloFixtures.client(transport: EloFakeTransport(), logger: relaunchLogger, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
+        #expect(relaunchLogger.warnings.isEmpty)
+    }
+
+    @Test func aRecordOfAnotherShapeIsDiscardedWholeAndANewInstallIDMade() async throws {
+        let keychain = MemorySecureStore()
+        try keychain.setData(Data(#"{"installID": "install-ok", "userData": {"gender": "robot"}}"#.utf8), forKey: "elo.identity.elo")
+        let logger = RecordingLogger()
+        let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
+        #expect(await client.visitorID == "id-1")
+        #expect(logger.warnings == ["identity record unreadable, starting empty: the stored identity record is damaged"])
+        let huge = MemorySecureStore()
+        try huge.setData(Data(repeating: 0x41, count: 64 * 1024 + 1), forKey: "elo.identity.elo")
+        let hugeLogger = RecordingLogger()
+        _ = EloFixtures.client(transport: EloFakeTransport(), logger: hugeLogger, store: SecureEloIdentityStore(store: huge, key: "elo.identity.elo"))
+        #expect(hugeLogger.warnings == ["identity record unreadable, starting empty: the stored identity record is over 64 KiB"])
+    }
+}
