@@ -149,18 +149,18 @@ enum EloFixtures {
     }
 
     /// A bid response echoing the request id, for the format the slot decides.
-    static func bidResponse(for request: HTTPRequest, price: Double, adID: String? = nil, format: String? = nil) -> HTTPResponse {
+    static func bidResponse(for request: HTTPRequest, price: Double, adID: String? = nil, format: String? = nil, creativeID: String = "cr-7") -> HTTPResponse {
         guard let body = request.body, let bidRequest = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else {
             return HTTPResponse(statusCode: 400)
         }
         let chosen = format ?? EloAdFormat.choose(forMaxHeight: bidRequest.imp.first?.native.h)?.rawValue ?? "card"
-        return .json(Data(bidJSON(requestID: bidRequest.id, price: price, adID: adID ?? "ad-\(bidRequest.id)", format: chosen).utf8))
+        return .json(Data(bidJSON(requestID: bidRequest.id, price: price, adID: adID ?? "ad-\(bidRequest.id)", format: chosen, creativeID: creativeID).utf8))
     }
 
     /// The JSON of a one-bid response.
-    static func bidJSON(requestID: String, price: Double, adID: String = "ad-1", format: String = "strip", currency: String = "USD") -> String {
+    static func bidJSON(requestID: String, price: Double, adID: String = "ad-1", format: String = "strip", currency: String = "USD", creativeID: String = "cr-7") -> String {
         """
-        {"id":"\(requestID)","bidid":"\(adID)","cur":"\(currency)","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":\(price),"crid":"cr-7","w":390,"h":72,"exp":1800,"ext":{"elo":{"format":"\(format)","title":"Fly to Tbilisi","description":"Weekend fares","image_url":"https://img.elo.test/cr-7.png","cta_text":"Book","click_url":"https://example.com/book","cta_enabled":true,"tracking":{"render":["https://t.elo.test/render?ad=\(adID)"],"impression":["https://t.elo.test/imp?ad=\(adID)"],"click":["https://t.elo.test/click?ad=\(adID)"]}}}}]}]}
+        {"id":"\(requestID)","bidid":"\(adID)","cur":"\(currency)","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":\(price),"crid":"\(creativeID)","w":390,"h":72,"exp":1800,"ext":{"elo":{"format":"\(format)","title":"Fly to Tbilisi","description":"Weekend fares","image_url":"https://img.elo.test/cr-7.png","cta_text":"Book","click_url":"https://example.com/book","cta_enabled":true,"tracking":{"render":["https://t.elo.test/render?ad=\(adID)"],"impression":["https://t.elo.test/imp?ad=\(adID)"],"click":["https://t.elo.test/click?ad=\(adID)"]}}}}]}]}
         """
     }
 

@@ -54,10 +54,16 @@ struct EloTrackingTests {
         #expect(clicks == [.unobservable])
     }
 
+    /// Elo document: the ad id is "the ad opportunity: one per showing", "what the SDK's
+    /// render/impression dedup keys on"; the creative id is "stable across showings, since the
+    /// same creative is served to the same user many times". Two showings of one creative (two
+    /// ad ids, one creative id) each send their render and impression: a dedup keyed on the
+    /// creative would drop the second showing's impression, which is money.
     @Test func renderAndImpressionDedupKeysOnTheAdID() async throws {
         let transport = EloFakeTransport { request in
-            if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1, adID: "opp-1")) }
-            return .success(HTTPResponse(statusCode: 204))
+            guard request.url.path.hasSuffix("/v1/bid") else { return .success(HTTPResponse(statusCode: 204)) }
+            // Every answer: the same creative; the ad id is the request's own (one per showing).
+            return .success(EloFixtures.bidResponse(for: request, price: 1, creativeID: "cr-shared"))
         }
         let client = EloFixtures.client(transport: transport)
         var ads: [EloAd] = []
@@ -65,7 +71,35 @@ struct EloTrackingTests {
             guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request()) else { Issue.record("no fill"); return }
             ads.append(ad)
         }
-        #expect(ads[0] !== ads[1])
+        #expect(ads.map(\.creativeID) == ["cr-shared", "cr-shared"])
+        #expect(Set(ads.map(\.id)).count == 2)
+        for ad in ads {
+            ad.recordRender()
+            ad.recordImpression()
+            ad.recordRender()
+            ad.recordImpression()
+            await ad.tracker?.drain()
+        }
+        let pings = transport.pings.map { "\($0.url.path)?\($0.url.query?.split(separator: "&").first ?? "")" }
+        #expect(pings == ["/render?ad=\(ads[0].id)", "/imp?ad=\(ads[0].id)", "/render?ad=\(ads[1].id)", "/imp?ad=\(ads[1].id)"])
+    }
+
+    /// The other way round: one ad id answered twice (with two creatives) is one opportunity,
+    /// so its render and impression are sent once, whichever creative the second answer named.
+    @Test func oneAdIDIsOneOpportunityWhateverItsCreative() async throws {
+        let creatives = Locked(["cr-a", "cr-b"])
+        let transport = EloFakeTransport { request in
+            guard request.url.path.hasSuffix("/v1/bid") else { return .success(HTTPResponse(statusCode: 204)) }
+            let creative = creatives.withLock { $0.removeFirst() }
+            return .success(EloFixtures.bidResponse(for: request, price: 1, adID: "opp-1", creativeID: creative))
+        }
+        let client = EloFixtures.client(transport: transport)
+        var ads: [EloAd] = []
+        for _ in 0..<2 {
+            guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request()) else { Issue.record("no fill"); return }
+            ads.append(ad)
+        }
+        #expect(ads.map(\.creativeID) == ["cr-a", "cr-b"])
         for ad in ads {
             ad.recordRender()
             ad.recordImpression()
