@@ -56,6 +56,50 @@ struct QartveloAuctionTests {
     }
 }
 
+/// "A Qartvelo banner, or your own AdMob banner when Qartvelo Ads has nothing to show": in the
+/// engine's parallel auction both are asked at once, so what decides is the eCPM (R5), never the
+/// order of the sources; the fallback fills when Qartvelo has nothing.
+@Suite("Qartvelo and the fallback in a parallel auction")
+struct QartveloFallbackAuctionTests {
+    static func run(qartveloFirst: Bool, qartveloECPM: Double, fallbackECPM: Double, qartveloFills: Bool = true) async throws -> AuctionOutcome {
+        let clock = ManualClock()
+        let transport = SandboxTransport(servers: [QartveloSandboxServer.host: QartveloSandboxServer(creatives: qartveloFills ? QartveloCreativeArtwork.uploadSizes : [])], clock: clock)
+        let qartvelo = #"{ "id": "qv", "network": "qartvelo", "ad_unit_id": "qv-home", "ecpm": \#(qartveloECPM) }"#
+        let fallback = #"{ "id": "admob", "network": "admob", "ad_unit_id": "admob-home", "ecpm": \#(fallbackECPM) }"#
+        let sources = qartveloFirst ? "\(qartvelo), \(fallback)" : "\(fallback), \(qartvelo)"
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: """
+        {
+          "networks": {
+            "qartvelo": { "adapter": "qartvelo", "credentials": { "app_id": "qv-app" }, "endpoint": "https://\(QartveloSandboxServer.host)" },
+            "admob": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1.0, "latency_ms": 50 } }
+          },
+          "placements": { "home": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "mode": "parallel", "sources": [ \(sources) ] } }
+        }
+        """)
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: transport))
+        let outcome = try await engine.runAuction(placementID: "home", on: clock)
+        outcome.winner?.ad.releaseResources()
+        return outcome
+    }
+
+    @Test(arguments: [true, false], [(2.0, 1.0), (1.0, 2.0)] as [(Double, Double)])
+    func theHigherECPMWinsWhateverTheOrder(qartveloFirst: Bool, prices: (qartvelo: Double, fallback: Double)) async throws {
+        let outcome = try await Self.run(qartveloFirst: qartveloFirst, qartveloECPM: prices.qartvelo, fallbackECPM: prices.fallback)
+        let expected = prices.qartvelo > prices.fallback ? "qv" : "admob"
+        #expect(outcome.winner?.lineItem.id == expected)
+        #expect(outcome.winner?.eCPM == max(prices.qartvelo, prices.fallback))
+        // Both were asked at once, at the start, whatever their order.
+        #expect(outcome.trace.sources.map(\.startOffsetMilliseconds) == [0, 0])
+    }
+
+    @Test(arguments: [true, false])
+    func theFallbackFillsWhenQartveloHasNothingWhateverTheOrder(qartveloFirst: Bool) async throws {
+        let outcome = try await Self.run(qartveloFirst: qartveloFirst, qartveloECPM: 2.0, fallbackECPM: 1.0, qartveloFills: false)
+        #expect(outcome.winner?.lineItem.id == "admob")
+        #expect(outcome.trace.source("qv")?.outcome.status == "no_fill")
+    }
+}
+
 /// Forwards to an adapter and counts its answers, so a test can check one came.
 final class QartveloAnswerCountingAdapter: AdNetworkAdapter {
     private let inner: any AdNetworkAdapter

@@ -10,19 +10,23 @@ struct QartveloShippedConfigurationTests {
         try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
     }
 
+    /// The shipped banner placements have Qartvelo and the fallback network side by side, each a
+    /// fixed-price source with its eCPM: in their parallel auctions the higher eCPM wins
+    /// whatever the order (`QartveloAuctionTests.swift › theHigherECPMWinsWhateverTheOrder`).
     @Test(arguments: [("home_banner", BannerSizing.anchored), ("feed_inline", .inline)])
-    func qartveloIsAFixedPriceSourceAheadOfTheFallback(_ placementID: String, _ sizing: BannerSizing) throws {
+    func qartveloAndTheFallbackAreFixedPriceSourcesOfTheShippedBannerPlacements(_ placementID: String, _ sizing: BannerSizing) throws {
         let configuration = try Self.configuration()
         #expect(configuration.network("qartvelo")?.adapter == "qartvelo")
         let placement = try #require(configuration.placement(placementID))
         #expect(placement.bannerSizing == sizing)
+        #expect(placement.mode == .parallel)
         let sources = placement.sources
-        let qartvelo = try #require(sources.firstIndex { $0.network == "qartvelo" })
-        #expect(sources[qartvelo].pricing == .fixedPrice)
-        #expect(sources[qartvelo].eCPM != nil)
-        let fallbackIndices = sources.indices.filter { configuration.network(sources[$0].network)?.adapter == "fallback" }
-        #expect(!fallbackIndices.isEmpty)
-        #expect(fallbackIndices.allSatisfy { $0 > qartvelo })
+        let qartvelo = try #require(sources.first { $0.network == "qartvelo" })
+        #expect(qartvelo.pricing == .fixedPrice)
+        #expect(qartvelo.eCPM != nil)
+        let fallbacks = sources.filter { configuration.network($0.network)?.adapter == "fallback" }
+        #expect(!fallbacks.isEmpty)
+        #expect(fallbacks.allSatisfy { $0.pricing == .fixedPrice && $0.eCPM != nil })
     }
 
     @Test func configuredInlinePlacementWithoutMaxHeightAsks250Points() async throws {
