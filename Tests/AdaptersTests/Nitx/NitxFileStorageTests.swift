@@ -1,4 +1,5 @@
 import Foundation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -31,6 +32,33 @@ struct NitxFileStorageTests {
         #expect(storage.value(forKey: .visitorID) == nil)
         storage.setValue("v-2", forKey: .visitorID)
         #expect(NitxFileStorage(directory: directory, networkID: "nitx").value(forKey: .visitorID) == "v-2")
+    }
+
+    /// The file is untrusted (R21): a file over 256 KiB is not read, entries that are not strings
+    /// (or are over 16 KiB) are dropped, each with a warning naming the file or the key.
+    @Test func anOversizedFileOrEntryIsDiscardedWithAWarning() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("nitx-nitx.json")
+        let logger = RecordingLogger()
+        let padding = String(repeating: "p", count: NitxFileStorage.maximumFileBytes)
+        try Data(#"{"nitx.visitor_id":"v-1","nitx.padding":"\#(padding)"}"#.utf8).write(to: file)
+        let oversized = NitxFileStorage(directory: directory, networkID: "nitx", logger: logger)
+        #expect(oversized.value(forKey: .visitorID) == nil)
+        #expect(logger.warnings == ["Nitx storage file nitx-nitx.json is over 256 KiB: discarded"])
+
+        let entries = RecordingLogger()
+        let big = String(repeating: "b", count: NitxStoredValues.maximumValueBytes + 1)
+        try Data(#"{"nitx.visitor_id":"v-1","nitx.consent":true,"nitx.profile":"\#(big)","other":5}"#.utf8).write(to: file)
+        let storage = NitxFileStorage(directory: directory, networkID: "nitx", logger: entries)
+        #expect(storage.value(forKey: .visitorID) == "v-1")
+        #expect(storage.value(forKey: .consent) == nil)
+        #expect(storage.value(forKey: .profile) == nil)
+        #expect(entries.warnings == [
+            "Nitx storage file nitx-nitx.json: nitx.consent is not a string of at most 16 KiB: discarded",
+            "Nitx storage file nitx-nitx.json: nitx.profile is not a string of at most 16 KiB: discarded",
+        ])
     }
 
     @Test func aClientKeepsItsVisitorAcrossRestartsOnDisk() async {
