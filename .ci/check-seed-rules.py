@@ -7,6 +7,9 @@ For every row whose id is `E<n>`, `N<n>` or `Q<n>` (the Elo, Nitx and Qartvelo r
 - the status is `kept` or `kept by the engine` (no rule is left partly honoured or open);
 - the test cell cites at least one test as `File.swift › functionName`, and each cited function
   is declared (`func functionName(`) in a file of that name under Tests/.
+Every such rule also has one reading: a two-cell row `| E<n> | ... |` in its network's
+"Readings" table, saying where the document is ambiguous, what the code does and why (or that
+the document is exact). A reading must not be empty and must name a rule of the table.
 Rows of the on-device table (ids such as `ED1`) are not checked against tests.
 
 Usage: .ci/check-seed-rules.py [ROOT]   (ROOT: the repository, default: the parent of .ci/)
@@ -55,6 +58,7 @@ def main():
     document = os.path.join(root, "docs", "seed-rules.md")
     functions = test_functions(os.path.join(root, "Tests"))
     problems, seen, counts = [], {}, {"E": 0, "N": 0, "Q": 0}
+    readings = {}
     with open(document, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     for number, line in enumerate(lines, 1):
@@ -65,6 +69,13 @@ def main():
         if not match:
             continue
         rule_id, where = row[0], f"docs/seed-rules.md:{number} {row[0]}"
+        if len(row) == 2:
+            if rule_id in readings:
+                problems.append(f"{where}: a second reading (first at line {readings[rule_id]})")
+            readings[rule_id] = number
+            if not row[1]:
+                problems.append(f"{where}: the reading is empty")
+            continue
         if rule_id in seen:
             problems.append(f"{where}: duplicate id (first at line {seen[rule_id]})")
         seen[rule_id] = number
@@ -89,10 +100,16 @@ def main():
         for index in range(1, count + 1):
             if f"{prefix}{index}" not in seen:
                 problems.append(f"docs/seed-rules.md: {prefix}{index} is not in the table (ids must run from {prefix}1 without gaps)")
+    for rule_id in sorted(seen, key=lambda i: (i[0], int(i[1:]))):
+        if rule_id not in readings:
+            problems.append(f"docs/seed-rules.md:{seen[rule_id]} {rule_id}: no reading (a two-cell row in the network's Readings table)")
+    for rule_id in sorted(readings):
+        if rule_id not in seen:
+            problems.append(f"docs/seed-rules.md:{readings[rule_id]} {rule_id}: a reading of a rule that is not in the table")
     for problem in problems:
         print(problem)
     total = sum(counts.values())
-    print(f"check-seed-rules: {total} rules (Elo {counts['E']}, Nitx {counts['N']}, Qartvelo {counts['Q']}), {len(problems)} problems")
+    print(f"check-seed-rules: {total} rules (Elo {counts['E']}, Nitx {counts['N']}, Qartvelo {counts['Q']}), {len(readings)} readings, {len(problems)} problems")
     return 1 if problems or total == 0 else 0
 
 
