@@ -430,14 +430,8 @@ struct PrivacyMatrixWithdrawalTests {
         /// Loads, shows and reports the placement's ad, then flushes queued events.
         func showOnce() async throws {
             let placement = try #require(engine.placement("matrix"))
-            let shown = await clock.run { () -> Bool in
-                _ = await placement.attachView(visible: true)
-                guard let current = await placement.load().ad?.ad else { return false }
-                guard case .impression = await placement.reportShown(current) else { return false }
-                if let elo = current as? EloAd { await elo.tracker?.drain() }
-                return true
-            }
-            #expect(shown == true, "the launch's ad was shown")
+            let shown = await placement.showOnce(on: clock) { await ($0 as? EloAd)?.tracker?.drain() }
+            #expect(shown != nil, "the launch's ad was shown")
             await clock.runUntilIdle()
             await clock.perform { await engine.willResignActive() }
             await clock.advance(by: .seconds(3))

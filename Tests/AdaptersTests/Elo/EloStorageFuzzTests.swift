@@ -82,14 +82,7 @@ struct EloStorageFuzzTests {
             hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: "hello")]) }
         )
         let placement = try #require(engine.placement("matrix"))
-        let shown = await clock.run { () -> Bool in
-            _ = await placement.attachView(visible: true)
-            guard let ad = await placement.load().ad?.ad else { return false }
-            guard case .impression = await placement.reportShown(ad) else { return false }
-            await (ad as? EloAd)?.tracker?.drain()
-            return true
-        }
-        #expect(shown == true)
+        #expect(await placement.showOnce(on: clock) { await ($0 as? EloAd)?.tracker?.drain() } != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
         await clock.perform { await engine.shutdown() }
 

@@ -228,13 +228,7 @@ struct NitxStorageFuzzTests {
         let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
         await nitx.client.consent(true)
         let placement = try #require(engine.placement("matrix"))
-        let shown = await clock.run { () -> Bool in
-            _ = await placement.attachView(visible: true)
-            guard let ad = await placement.load().ad?.ad else { return false }
-            guard case .impression = await placement.reportShown(ad) else { return false }
-            return true
-        }
-        #expect(shown == true)
+        #expect(await placement.showOnce(on: clock) != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
         await clock.perform {
             await engine.willResignActive()

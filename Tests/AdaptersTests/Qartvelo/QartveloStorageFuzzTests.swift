@@ -49,14 +49,7 @@ struct QartveloStorageFuzzTests {
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: store, requestTemplate: RequestTemplate(privacy: PrivacyMatrix.consentingCell.privacy))
         )
         let placement = try #require(engine.placement("matrix"))
-        let shown = await clock.run { () -> Bool in
-            _ = await placement.attachView(visible: true)
-            guard let ad = await placement.load().ad?.ad else { return false }
-            guard case .impression = await placement.reportShown(ad) else { return false }
-            await placement.reportClick(ad)
-            return true
-        }
-        #expect(shown == true)
+        #expect(await placement.showOnce(on: clock) { await placement.reportClick($0) } != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
         await clock.perform {
             await engine.willResignActive()

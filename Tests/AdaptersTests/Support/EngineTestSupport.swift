@@ -117,3 +117,19 @@ private struct RecordingAdapter: AdNetworkAdapter {
     func shutdown() async { await inner.shutdown() }
     func requestTemplateDidChange(_ template: RequestTemplate) { inner.requestTemplateDidChange(template) }
 }
+
+extension Placement {
+    /// Attaches a visible view, loads, and reports the current ad shown, on `clock` (time moves
+    /// until it is done), then runs `after` with the ad (a click, draining its tracking).
+    /// - Returns: the ad whose impression counted, or `nil` when none loaded or it did not count.
+    func showOnce(on clock: ManualClock, after: (@Sendable (any LoadedAd) async -> Void)? = nil) async -> (any LoadedAd)? {
+        let shown = await clock.run { () -> (any LoadedAd)? in
+            _ = await self.attachView(visible: true)
+            guard let ad = await self.load().ad?.ad else { return nil }
+            guard case .impression = await self.reportShown(ad) else { return nil }
+            await after?(ad)
+            return ad
+        }
+        return shown ?? nil
+    }
+}
