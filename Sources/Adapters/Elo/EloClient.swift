@@ -12,6 +12,12 @@ import Mediation
 ///   ad handed out before: nothing is sent afterwards (engine rule R18).
 /// - Each request stops at the earlier of its own deadline and 3 s, measured on the injected
 ///   clock: a server that has not answered by then gives no fill `timeout`.
+/// - ``setShareGeoLocation(_:)`` lasts until ``shutdown()`` plus a new configure (a
+///   re-configure alone keeps it).
+/// - After the host's consent withdrawal (`PrivacySignals.userConsent == false`) the stored user
+///   identifier and user data are erased at once (``hostPrivacyDidChange(_:)``).
+/// - The stored identity record is untrusted input (engine rule R21): each field is checked when
+///   it is read back, and a bad one discarded with a warning.
 public actor EloClient {
     /// The client's version string for support tickets.
     public static let sdkVersion = EloRequestBuilder.sdkVersion

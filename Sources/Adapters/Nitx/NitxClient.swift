@@ -115,7 +115,8 @@ public actor NitxClient {
 
     /// Records the user's consent answer: `true` stores a consent record and persists the
     /// buffered profile; `false` deletes the profile and the consent record, keeping the
-    /// visitor id. Does nothing with personalization off.
+    /// visitor id. The host's own withdrawal signal (`PrivacySignals.userConsent == false`) is
+    /// a `consent(false)` too (``hostPrivacyDidChange(_:)``). Does nothing with personalization off.
     public func consent(_ granted: Bool) {
         visitor.withLock { $0.setConsent(granted) }
     }
