@@ -32,15 +32,22 @@ let package = Package(
     ],
     targets: [
         // MARK: Core
-        .target(name: "Mediation", swiftSettings: swiftSettings),
-
-        // MARK: Networks
-        // SHA-256 comes from OpenSSL's libcrypto on Linux (CryptoKit on Apple platforms).
+        // SHA-256 and Ed25519 (signed remote configs) come from OpenSSL's libcrypto on Linux
+        // (CryptoKit on Apple platforms).
         .systemLibrary(
             name: "CCrypto",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .target(
+            name: "Mediation",
+            dependencies: [
+                .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Networks
         .target(
             name: "Adapters",
             dependencies: [

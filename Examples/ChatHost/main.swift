@@ -105,7 +105,7 @@ func main() async -> Int32 {
             hostContext: { _ in HostContext(screenName: "Home") },
             onEvent: { event in
                 switch event {
-                case .auctionStarted(let placementID, let reason, let at):
+                case .auctionStarted(let placementID, let reason, _, let at):
                     print("[\(at)]   engine: \(placementID) auction started (\(reason.rawValue))")
                 case .auctionFinished(let placementID, let trace, let at):
                     let result = trace.winner.map { "\($0) won at $\(usd(trace.winningECPM ?? 0)) CPM" } ?? "no fill"
@@ -122,7 +122,7 @@ func main() async -> Int32 {
                     print("[\(at)]   engine: \(ad.placementID) released \(ad.adID) (\(reason.rawValue))")
                 case .expired(let ad, let at):
                     print("[\(at)]   engine: \(ad.placementID) \(ad.adID) expired unshown")
-                case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer:
+                case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved:
                     break
                 }
             }

@@ -1,4 +1,6 @@
 #ifndef CCRYPTO_SHIM_H
 #define CCRYPTO_SHIM_H
 #include <openssl/sha.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 #endif

@@ -10,9 +10,13 @@ enum HelpText {
     Usage:
       mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
               [--debug[=unredacted]] [--report FILE.html]
+              [--config-url URL --public-key KEY.pub [--state-dir DIR]]
       mediate --placement ID --watch [--duration SECONDS] [--fast] [--json] [--config FILE]
               [--seed N] [--messages FILE] [--debug[=unredacted]] [--report FILE.html]
-              [--events FILE.ndjson]
+              [--events FILE.ndjson] [--config-url URL --public-key KEY.pub [--state-dir DIR]]
+      mediate config keygen --out KEY
+      mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at TIME] CONFIG
+      mediate config verify --public-key KEY.pub SIGNED
       mediate networks [--config FILE] [--json]
       mediate validate [--config FILE]
       mediate simulate --placement ID [--config FILE] [--market FILE] [--auctions N] [--seed N]
@@ -42,11 +46,21 @@ enum HelpText {
       --report FILE      write a self-contained HTML report: a timeline per auction, the
                          per-source table and, with --watch, the summary tables
       --events FILE      --watch writes every engine event to FILE, one JSON object a line
+      --config-url URL   a signed configuration on a server: a one-shot run checks it once
+                         before its auction (real time, at most 10 s), over the cache in
+                         --state-dir and the bundled --config; --watch checks it as an app
+                         would and prints a line when a new version is applied
+      --public-key FILE  the keys --config-url must be signed with (KEY.pub lines)
+      --state-dir DIR    keeps the last verified configuration and the install id across runs
 
     Commands:
       networks           each network's adapter version, endpoint, mode, initialisation,
                          effective timeouts and the privacy it applies; sends nothing
       validate           load the config and build every adapter
+      config keygen      write a new signing key to KEY (mode 0600) and KEY.pub (one line)
+      config sign        print CONFIG signed as version N (a signed file: signed again, the
+                         rollback in one command); --rollout: only PERCENT of installs take it
+      config verify      say whether SIGNED verifies with KEY.pub and builds (exit 65 if not)
 
     simulate (what-if runs of the real engine on virtual time against Config/market.json):
       --market FILE      the market model (default: Config/market.json)
@@ -62,10 +76,11 @@ enum HelpText {
       0   filled (validate: the config is valid)
       2   no fill: the auction ran and no source filled
       64  usage error
-      65  invalid config (the message names the JSON path), messages file, market or recording
+      65  invalid config (the message names the JSON path), messages file, market, recording,
+          key, or a signed config that does not verify
       66  missing config, messages, market or recording file
       70  internal error
-      73  the --report or --events file could not be created
+      73  the --report or --events file, a key file or --state-dir could not be created
 
     """
 }

@@ -26,7 +26,7 @@ enum HumanReport {
             let count = placement.sources.count
             lines.append("No fill: none of the \(count) \(count == 1 ? "source" : "sources") filled \(safe(placement.id))")
         }
-        lines.append("Auction \(safe(trace.auctionID)): \(timing(trace))")
+        lines.append("Auction \(safe(trace.auctionID)): config version \(trace.configVersion); \(timing(trace))")
         lines.append("")
 
         let header = ["LINE ITEM", "NETWORK", "PRICING", "START", "LATENCY", "OUTCOME", "ECPM", "RELEASED", "LOSS REASON / DETAIL"]

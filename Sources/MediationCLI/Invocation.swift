@@ -12,6 +12,8 @@ enum Invocation: Equatable, Sendable {
     case networks(NetworksOptions)
     /// `mediate simulate --placement ID …`: what-if runs on the market model.
     case simulate(SimulateOptions)
+    /// `mediate config keygen | sign | verify …`: signed remote configurations.
+    case config(ConfigTool)
 }
 
 /// The options of `mediate networks`.
@@ -60,6 +62,14 @@ struct RunOptions: Equatable, Sendable {
     var reportPath: String?
     /// `--events FILE`: watch mode writes every engine event there as NDJSON.
     var eventsPath: String?
+    /// `--config-url URL`: a signed remote configuration, checked before the auction (one-shot)
+    /// or as an app would (`--watch`), over `--config` as the bundled one.
+    var configURL: String?
+    /// `--public-key FILE`: the trusted keys of `--config-url` (one `KEY.pub` line each).
+    var publicKeyPath: String?
+    /// `--state-dir DIR`: where the remote configuration's cache and the install id are kept
+    /// across runs (default: memory only).
+    var stateDirectory: String?
 
     /// Whether any watch-mode option was given.
     var usesWatchMode: Bool { watch || duration != nil || fast || eventsPath != nil }

@@ -4,13 +4,16 @@
 /// ```
 /// mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
 ///         [--watch] [--duration SECONDS] [--fast] [--debug[=unredacted]] [--report FILE]
+///         [--config-url URL --public-key FILE [--state-dir DIR]]
+/// mediate config keygen | sign | verify …
 /// mediate validate [--config FILE]
 /// mediate networks [--config FILE] [--json]
 /// mediate --help | -h
 /// mediate --version | -V
 /// ```
 /// Options with a value take it as the next argument or after `=` (`--seed=7`). `--help`
-/// anywhere wins, then `--version`. Each option may be given once.
+/// anywhere wins, then `mediate config …` (whose `sign` takes a `--version N`), then
+/// `--version`. Each option may be given once.
 enum InvocationParser {
     private enum Option: String, CaseIterable {
         case placement = "--placement"
@@ -24,10 +27,13 @@ enum InvocationParser {
         case debug = "--debug"
         case report = "--report"
         case events = "--events"
+        case configURL = "--config-url"
+        case publicKey = "--public-key"
+        case stateDir = "--state-dir"
 
         var takesValue: Bool {
             switch self {
-            case .placement, .config, .seed, .messages, .duration, .report, .events: true
+            case .placement, .config, .seed, .messages, .duration, .report, .events, .configURL, .publicKey, .stateDir: true
             case .json, .watch, .fast, .debug: false
             }
         }
@@ -42,6 +48,10 @@ enum InvocationParser {
     /// - Throws: ``UsageError`` saying what is wrong.
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         if arguments.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help }
+        // `mediate config sign` takes a `--version N` of its own.
+        if arguments.first == "config" {
+            return .config(try ConfigTool.parse(Array(arguments.dropFirst())))
+        }
         if arguments.contains(where: { $0 == "--version" || $0 == "-V" }) { return .version }
         if arguments.first == "simulate" {
             return .simulate(try SimulateOptionsParser.parse(Array(arguments.dropFirst())))
@@ -86,6 +96,15 @@ enum InvocationParser {
                 throw UsageError(message: "--duration needs a positive number of seconds (at most \(Int(maximumDurationSeconds))), got '\(text)'")
             }
             options.duration = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        options.configURL = values[.configURL]
+        options.publicKeyPath = values[.publicKey]
+        options.stateDirectory = values[.stateDir]
+        if options.configURL != nil, options.publicKeyPath == nil {
+            throw UsageError(message: "--config-url needs --public-key FILE (the keys the configuration must be signed with)")
+        }
+        if options.configURL == nil, let stray = options.publicKeyPath != nil ? "--public-key" : options.stateDirectory != nil ? "--state-dir" : nil {
+            throw UsageError(message: "\(stray) applies to --config-url only")
         }
         if !options.watch, values[.duration] != nil || options.fast || options.eventsPath != nil {
             throw UsageError(message: "\(values[.duration] != nil ? "--duration" : options.fast ? "--fast" : "--events") applies to --watch only")

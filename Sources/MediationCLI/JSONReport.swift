@@ -8,7 +8,8 @@ import Mediation
 ///               "ad_id": "…", "format": "banner", "size": { "width": 320, "height": 50 } },
 ///   "trace": { …the auction's trace (AuctionTrace's JSON)… } }
 /// ```
-/// `winner` is `null` on no fill. Non-finite prices in the trace are written as the strings
+/// `winner` is `null` on no fill; `config` says which configuration ran (`{"version", "source",
+/// "update"?}`), and the trace's `config_version` says the same. Non-finite prices in the trace are written as the strings
 /// `"NaN"`, `"Infinity"` and `"-Infinity"` so the output always parses.
 struct JSONReport: Encodable {
     struct Winner: Encodable {
@@ -37,9 +38,45 @@ struct JSONReport: Encodable {
     var trace: AuctionTrace
     /// `--debug`: `{"redacted", "body_cap", "dropped", "exchanges": [...]}`; absent otherwise.
     var debug: DebugReport.JSON?
+    /// The configuration the auction ran under: `{"version", "source", "update"?}` (`update`:
+    /// what the `--config-url` check came to).
+    var configuration: Configuration?
+
+    /// The configuration the auction ran under.
+    struct Configuration: Encodable {
+        var version: Int
+        var source: ConfigurationSource
+        var update: ConfigurationUpdate?
+
+        enum CodingKeys: String, CodingKey {
+            case version, source, update
+        }
+
+        enum UpdateKeys: String, CodingKey {
+            case outcome, code, message, path
+            case runningVersion = "running_version"
+            case offeredVersion = "offered_version"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(version, forKey: .version)
+            try container.encode(source, forKey: .source)
+            if let update {
+                var nested = container.nestedContainer(keyedBy: UpdateKeys.self, forKey: .update)
+                try nested.encode(update.outcome, forKey: .outcome)
+                try nested.encode(update.code, forKey: .code)
+                try nested.encode(update.message, forKey: .message)
+                try nested.encodeIfPresent(update.path, forKey: .path)
+                try nested.encode(update.runningVersion, forKey: .runningVersion)
+                try nested.encodeIfPresent(update.offeredVersion, forKey: .offeredVersion)
+            }
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case placement, filled, winner, trace, debug
+        case configuration = "config"
     }
 
     /// Builds the report of `outcome`.
@@ -64,6 +101,7 @@ struct JSONReport: Encodable {
         }
         try container.encode(trace, forKey: .trace)
         try container.encodeIfPresent(debug, forKey: .debug)
+        try container.encodeIfPresent(configuration, forKey: .configuration)
     }
 
     /// Pretty-printed JSON with sorted keys and a trailing newline.

@@ -70,6 +70,8 @@ enum MediateCommand {
             return await NetworksCommand.run(options, environment: environment)
         case .simulate(let options):
             return await SimulateCommand.run(options, environment: environment)
+        case .config(let tool):
+            return await ConfigCommand.run(tool, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)
@@ -106,13 +108,27 @@ enum MediateCommand {
             }
         }
         let recorder = options.debug.map { _ in HTTPExchangeRecorder() }
+        let remote: RemoteRun?
+        switch RemoteRun.prepare(options, environment: environment) {
+        case .failure(let exit): return exit.code
+        case .success(let prepared): remote = prepared
+        }
         let engine: MediationEngine
         let run = OneShotRun(environment: environment)
-        switch makeEngine(path, seed: options.seed ?? defaultSeed, logger: run.logger, onEvent: run.onEvent, exchangeRecorder: recorder, clockFor: run.clock(for:), environment: environment) {
+        // A run that fetches from a server runs on real time; else sandboxes run on virtual time.
+        let clockFor: ((MediationConfiguration) -> (any MediationClock)?)? = remote == nil ? { run.clock(for: $0) } : nil
+        switch makeEngine(path, seed: options.seed ?? defaultSeed, logger: run.logger, onEvent: run.onEvent, exchangeRecorder: recorder, clockFor: clockFor, remote: remote, environment: environment) {
         case .failure(let failure):
             return report(failure, environment: environment)
         case .success(let built):
             engine = built
+        }
+        var configUpdate: ConfigurationUpdate?
+        if remote != nil {
+            // One check before the auction, bounded by the fetch timeout, applied by an app's rules.
+            for warning in engine.launchWarnings { RemoteRun.report(warning, environment: environment) }
+            configUpdate = await engine.checkConfiguration()
+            if let configUpdate { RemoteRun.report(configUpdate, environment: environment) }
         }
         guard let placement = engine.configuration.placement(options.placementID) else {
             await engine.shutdown()
@@ -133,6 +149,7 @@ enum MediateCommand {
             do {
                 var report = JSONReport(placementID: placement.id, outcome: outcome)
                 report.debug = debug?.json
+                report.configuration = JSONReport.Configuration(version: outcome.trace.configVersion, source: engine.configurationSource, update: configUpdate)
                 environment.standardOutput.write(try report.rendered())
             } catch {
                 return fail(.software, "cannot encode the trace as JSON", environment: environment)
@@ -171,8 +188,19 @@ enum MediateCommand {
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil,
         exchangeRecorder: HTTPExchangeRecorder? = nil,
         clockFor: ((MediationConfiguration) -> (any MediationClock)?)? = nil,
+        remote: RemoteRun? = nil,
         environment: CommandEnvironment
     ) -> Result<MediationEngine, LoadFailure> {
+        if let remote {
+            // The config file is the bundled one; the cache in the state store and the server
+            // may replace it (engine rule R22).
+            let engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder, stateStore: remote.store)
+            do {
+                return .success(try MediationEngine(bundledConfiguration: environment.resolve(path), remote: remote.remote, registry: environment.registry, environment: engineEnvironment, hostContext: hostContext, onEvent: onEvent))
+            } catch {
+                return .failure(.configuration(path: path, error))
+            }
+        }
         let loader = ConfigurationLoader(registry: environment.registry)
         let configuration: MediationConfiguration
         do {

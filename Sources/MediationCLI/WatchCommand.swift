@@ -44,6 +44,11 @@ enum WatchCommand {
         let recorder = options.debug.map { _ in HTTPExchangeRecorder() }
         let logger = WatchLogger(output: environment.standardError)
         let hostContext = context
+        let remote: RemoteRun?
+        switch RemoteRun.prepare(options, environment: environment) {
+        case .failure(let exit): return exit.code
+        case .success(let prepared): remote = prepared
+        }
         let engine: MediationEngine
         switch MediateCommand.makeEngine(
             path,
@@ -56,6 +61,7 @@ enum WatchCommand {
                 eventWriter?.record(event)
             },
             exchangeRecorder: recorder,
+            remote: remote,
             environment: environment
         ) {
         case .failure(let failure):
@@ -93,7 +99,9 @@ enum WatchCommand {
         }
 
         if let manualClock {
-            await runFast(manualClock, until: end, interruption: interruption)
+            // A check of --config-url runs over real HTTP: virtual time waits for it.
+            let settle: (@Sendable () async -> Void)? = remote == nil ? nil : { @Sendable [engine] in await engine.configurationChecksSettled() }
+            await runFast(manualClock, until: end, interruption: interruption, settle: settle)
         } else {
             let wait = clock.startTask { try? await clock.sleep(until: end) }
             interruption.onInterrupt { wait.cancel() }
@@ -143,10 +151,15 @@ enum WatchCommand {
 extension WatchCommand {
     /// Runs virtual time to `end` one wake-up at a time: the work due at each instant runs to
     /// the end (the clock knows when it is done), then time moves to the next sleeper. Ctrl-C
-    /// is noticed between steps.
-    static func runFast(_ clock: ManualClock, until end: MediationInstant, interruption: Interruption) async {
+    /// is noticed between steps. `settle` waits for work outside the clock (a remote
+    /// configuration's request in flight) before time moves on.
+    static func runFast(_ clock: ManualClock, until end: MediationInstant, interruption: Interruption, settle: (@Sendable () async -> Void)? = nil) async {
         while !interruption.happened {
             await clock.runUntilIdle()
+            if let settle {
+                await settle()
+                await clock.runUntilIdle()
+            }
             guard let next = clock.nextDeadline, next <= end else { break }
             await clock.advance(to: next)
         }
@@ -208,7 +221,7 @@ final class WatchPrinter: Sendable {
         let safe: (String) -> String = DisplayText.escaped
         let line: String?
         switch event {
-        case .auctionStarted(_, let reason, let at):
+        case .auctionStarted(_, let reason, _, let at):
             let number = counts.withLock { counts in
                 counts.auctions += 1
                 return counts.auctions
@@ -240,13 +253,30 @@ final class WatchPrinter: Sendable {
             line = "[\(at)] expired: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID))"
         case .renderFailed(let ad, let at):
             line = "[\(at)] render failed: \(safe(ad.network))/\(safe(ad.lineItemID))"
-        case .refreshScheduled(_, let dueAt, let at):
+        case .refreshScheduled(_, let dueAt, _, let at):
             line = "[\(at)] next refresh at \(dueAt) while visible"
+        case .configuration(let update):
+            line = Self.line(for: update)
+        case .placementRemoved(let placementID, let version, let at):
+            line = "[\(at)] placement \(safe(placementID)) removed by config version \(version)"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
             line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"
         }
         if let line, !quiet { output.write(line + "\n") }
+    }
+
+    /// The line of a configuration update: every new version applied, and every refusal,
+    /// failure, deferral or launch warning; a check that found nothing new prints nothing.
+    static func line(for update: ConfigurationUpdate) -> String? {
+        switch update.outcome {
+        case .applied:
+            return "[\(update.at)] config version \(update.runningVersion) applied (\(update.source.rawValue))"
+        case .unchanged:
+            return nil
+        case .deferred, .refused, .failed, .warning:
+            return "[\(update.at)] \(update)"
+        }
     }
 
     /// The summary tables per network and per line item, then the last line: totals.

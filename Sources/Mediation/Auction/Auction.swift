@@ -33,11 +33,11 @@ package struct AuctionSource: Sendable {
 package struct Auction: Sendable {
     /// The placement.
     package var placement: PlacementConfiguration {
-        didSet { machine = Auction.machine(placement: placement, sources: sources) }
+        didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
     }
     /// Its sources, in config order.
     package var sources: [AuctionSource] {
-        didSet { machine = Auction.machine(placement: placement, sources: sources) }
+        didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
     }
     /// The clock.
     package var clock: any MediationClock {
@@ -45,6 +45,11 @@ package struct Auction: Sendable {
     }
     /// The wall clock that stamps each trace's `started_at` (``MediationEnvironment/wallClock``).
     package var wallClock: @Sendable () -> WallClockTime
+    /// The `config_version` of the configuration this runner was built from, named by every
+    /// trace (R22).
+    package var configVersion: Int {
+        didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
+    }
     /// Whether each adapter call runs with its ``SourceAttribution`` set (debug recording,
     /// ``MediationEnvironment/exchangeRecorder``); off, the auction pays nothing for it.
     package var attributesSources = false
@@ -55,18 +60,19 @@ package struct Auction: Sendable {
     private var machine: AuctionStateMachine
 
     /// Creates an auction runner.
-    package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow) {
+    package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
         self.wallClock = wallClock
         self.placement = placement
         self.sources = sources
         self.clock = clock
+        self.configVersion = configVersion
         timer = AuctionTimer(clock: clock)
-        machine = Auction.machine(placement: placement, sources: sources)
+        machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
     }
 
     /// A machine for `sources` of `placement`, with their networks' timeouts and the
     /// `sandbox_endpoint` warning when some of their networks use a sandbox.
-    private static func machine(placement: PlacementConfiguration, sources: [AuctionSource]) -> AuctionStateMachine {
+    private static func machine(placement: PlacementConfiguration, sources: [AuctionSource], configVersion: Int) -> AuctionStateMachine {
         var sandboxNetworks: [String] = []
         var seen = Set<String>()
         for source in sources where source.usesSandbox && seen.insert(source.lineItem.network).inserted {
@@ -76,7 +82,8 @@ package struct Auction: Sendable {
             placement: placement,
             sources: sources.map(\.lineItem),
             networkTimeouts: sources.map(\.networkTimeout),
-            warnings: sandboxNetworks.isEmpty ? [] : [.sandboxEndpoint(sandboxNetworks)]
+            warnings: sandboxNetworks.isEmpty ? [] : [.sandboxEndpoint(sandboxNetworks)],
+            configVersion: configVersion
         )
     }
 
@@ -110,7 +117,7 @@ package struct Auction: Sendable {
             machine = self.machine
         } else {
             included = sources.filter { !excludedLineItems.contains($0.lineItem.id) }
-            machine = Auction.machine(placement: placement, sources: included)
+            machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion)
         }
         let run = AuctionRun(
             auctionID: auctionIDs.next(),

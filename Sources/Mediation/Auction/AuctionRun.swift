@@ -335,7 +335,8 @@ final class AuctionRun: Sendable {
                     placementID: placementID,
                     lineItemID: sources[index].lineItem.id,
                     arrivedAt: now,
-                    adReleased: adReleased
+                    adReleased: adReleased,
+                    configVersion: state.machine.configVersion
                 ))
             case .decideAtEndOfInstant:
                 if !state.decisionPending, !state.machine.isFinished {

@@ -89,8 +89,10 @@ struct AuctionStateMachine {
         let placementSummary: PlacementSummary
         /// Sources with a fixed value, highest value first.
         let fixedByValue: [Int]
+        /// The `config_version` every trace names (R22).
+        let configVersion: Int
 
-        init(placement: PlacementConfiguration, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [TraceWarning], fixedByValue: [Int]) {
+        init(placement: PlacementConfiguration, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [TraceWarning], fixedByValue: [Int], configVersion: Int) {
             self.placement = placement
             placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
             self.lineItems = lineItems
@@ -98,6 +100,7 @@ struct AuctionStateMachine {
             self.traceWarnings = traceWarnings
             placementSummary = PlacementSummary(placement)
             self.fixedByValue = fixedByValue
+            self.configVersion = configVersion
         }
     }
 
@@ -109,6 +112,8 @@ struct AuctionStateMachine {
     private var traceWarnings: [TraceWarning] { plan.traceWarnings }
     private var placementSummary: PlacementSummary { plan.placementSummary }
     private var fixedByValue: [Int] { plan.fixedByValue }
+    /// The `config_version` of the configuration the machine was made from (R22).
+    var configVersion: Int { plan.configVersion }
     /// The slot this auction's ads must fit (R8a): the placement's declared slot, narrowed by
     /// the request's (a host's `slotDidResize` may shrink it, never grow it), with an
     /// unbounded width bounded by the screen's; set by the driver with
@@ -144,7 +149,8 @@ struct AuctionStateMachine {
     ///   - networkTimeouts: each source's network `timeout_ms`, by source index (missing
     ///     entries: none).
     ///   - warnings: warnings every trace of this placement carries.
-    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = []) {
+    ///   - configVersion: the `config_version` every trace names (R22).
+    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = [], configVersion: Int = 0) {
         self.slot = (slot ?? placement.slot).clamped(to: placement.slot)
         entries = sources.map { item in
             Entry(
@@ -166,7 +172,8 @@ struct AuctionStateMachine {
             lineItems: sources,
             networkTimeouts: sources.indices.map { $0 < networkTimeouts.count ? networkTimeouts[$0] : nil },
             traceWarnings: warnings,
-            fixedByValue: fixed.map(\.index)
+            fixedByValue: fixed.map(\.index),
+            configVersion: configVersion
         )
     }
 
@@ -417,7 +424,8 @@ struct AuctionStateMachine {
                 winner: winner?.lineItem.id,
                 winningECPM: winner?.eCPM,
                 deferredSources: TraceLines(entries: entries, lineItems: lineItems, startedAt: startedAt),
-                warnings: traceWarnings
+                warnings: traceWarnings,
+                configVersion: configVersion
             )
         )
     }

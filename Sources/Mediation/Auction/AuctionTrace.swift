@@ -221,6 +221,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         var winningECPM: Double?
         var lines: SourceLines
         var warnings: [TraceWarning]
+        var configVersion: Int
     }
 
     private var storage: SharedValue<Fields>
@@ -297,6 +298,9 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     }
     /// The lines, built or still to build.
     private var lines: SourceLines { storage.value.lines }
+    /// The `config_version` of the configuration this auction ran under, from its start to its
+    /// end (engine rule R22): 0 for an unsigned bundled configuration.
+    public var configVersion: Int { storage.value.configVersion }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``SourceTrace/warnings``).
     public var warnings: [TraceWarning] {
@@ -319,6 +323,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         case winningECPM = "winning_ecpm"
         case sources
         case warnings
+        case configVersion = "config_version"
     }
 
     /// Creates a trace.
@@ -334,7 +339,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         winner: String?,
         winningECPM: Double?,
         sources: [SourceTrace],
-        warnings: [TraceWarning] = []
+        warnings: [TraceWarning] = [],
+        configVersion: Int = 0
     ) {
         storage = SharedValue(Fields(
             auctionID: auctionID,
@@ -348,7 +354,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             winner: winner,
             winningECPM: winningECPM,
             lines: .built(sources),
-            warnings: warnings
+            warnings: warnings,
+            configVersion: configVersion
         ))
     }
 
@@ -365,7 +372,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         winner: String?,
         winningECPM: Double?,
         deferredSources deferred: any DeferredSourceLines,
-        warnings: [TraceWarning]
+        warnings: [TraceWarning],
+        configVersion: Int
     ) {
         storage = SharedValue(Fields(
             auctionID: auctionID,
@@ -379,11 +387,13 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             winner: winner,
             winningECPM: winningECPM,
             lines: .deferred(deferred),
-            warnings: warnings
+            warnings: warnings,
+            configVersion: configVersion
         ))
     }
 
-    /// Decodes the form the encoder writes; a trace without `warnings` has none.
+    /// Decodes the form the encoder writes; a trace without `warnings` has none, one without
+    /// `config_version` (recorded before configurations had versions) ran under version 0.
     /// - Throws: `DecodingError` for a missing or mistyped field.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -399,14 +409,15 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             winner: try container.decodeIfPresent(String.self, forKey: .winner),
             winningECPM: try container.decodeIfPresent(Double.self, forKey: .winningECPM),
             lines: .built(try container.decode([SourceTrace].self, forKey: .sources)),
-            warnings: try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? []
+            warnings: try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? [],
+            configVersion: try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
         ))
     }
 
     /// Encodes with snake_case keys: `auction_id`, `placement`, `mode`, `started_at` (wall
     /// clock, ISO 8601 UTC), `started_at_ms`, `ended_at_ms`, `deadline_at_ms` (instants on the
     /// engine's clock), `duration_ms` and `deadline_ms` (lengths), `placement_config`,
-    /// `winner`, `winning_ecpm`, `sources`, `warnings`.
+    /// `winner`, `winning_ecpm`, `sources`, `warnings`, `config_version`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(auctionID, forKey: .auctionID)
@@ -423,6 +434,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         try container.encodeIfPresent(winningECPM, forKey: .winningECPM)
         try container.encode(sources, forKey: .sources)
         try container.encode(warnings, forKey: .warnings)
+        try container.encode(configVersion, forKey: .configVersion)
     }
 
     /// Traces are equal when every field and every line is.
@@ -439,6 +451,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             && lhs.winner == rhs.winner
             && lhs.winningECPM == rhs.winningECPM
             && lhs.warnings == rhs.warnings
+            && lhs.configVersion == rhs.configVersion
             && lhs.sources == rhs.sources
     }
 
@@ -456,6 +469,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         hasher.combine(winningECPM)
         hasher.combine(sources)
         hasher.combine(warnings)
+        hasher.combine(configVersion)
     }
 
     /// The number of lines (sources), without building them.
@@ -557,14 +571,17 @@ public struct LateAnswer: Sendable {
     public var arrivedAt: MediationInstant
     /// Whether an ad came with it (and was released).
     public var adReleased: Bool
+    /// The `config_version` its auction ran under.
+    public var configVersion: Int
 
     /// Creates a late answer record.
-    public init(auctionID: String, placementID: String, lineItemID: String, arrivedAt: MediationInstant, adReleased: Bool) {
+    public init(auctionID: String, placementID: String, lineItemID: String, arrivedAt: MediationInstant, adReleased: Bool, configVersion: Int = 0) {
         self.auctionID = auctionID
         self.placementID = placementID
         self.lineItemID = lineItemID
         self.arrivedAt = arrivedAt
         self.adReleased = adReleased
+        self.configVersion = configVersion
     }
 }
 

@@ -23,6 +23,8 @@ import Foundation
 ///   "currency_rates": { "EUR": 1.08 }
 /// }
 /// ```
+/// - `config_version`, `issued_at`, `rollout`: the release fields a signed configuration
+///   carries (``decodeRelease(_:)``); all optional.
 /// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
 ///   `credentials` an object of strings; `endpoint` (required) `"sandbox"` or an http(s)
 ///   URL; `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
@@ -113,17 +115,18 @@ public struct ConfigurationLoader: Sendable {
     // MARK: - Root
 
     private func decodeRoot(_ root: JSONNode) throws(ConfigurationError) -> MediationConfiguration {
-        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "networks", "placements", "currency_rates"])
+        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates"])
         if let schema = object["$schema"] {
             _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))
         }
+        let release = try decodeRelease(object)
         let currencyRates = try decodeCurrencyRates(object["currency_rates"])
         let networks = try decodeNetworks(try object.required("networks"))
         var networksByID: [String: NetworkConfiguration] = [:]
         networksByID.reserveCapacity(networks.count)
         for network in networks { networksByID[network.id] = network }
         let placements = try decodePlacements(try object.required("placements"), networks: Networks(list: networks, byID: networksByID), currencyRates: currencyRates)
-        return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates)
+        return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates, version: release.version, issuedAt: release.issuedAt, rollout: release.rollout)
     }
 
     private func decodeCurrencyRates(_ node: JSONNode?) throws(ConfigurationError) -> [String: Double] {

@@ -65,12 +65,29 @@ public struct MediationConfiguration: Hashable, Sendable {
     public var placements: [PlacementConfiguration]
     /// USD per unit of each non-USD currency a source declares (R9).
     public var currencyRates: [String: Double]
+    /// The file's `config_version`: 0 when it has none (an unsigned bundled configuration); a
+    /// signed configuration's is at least 1 and only grows (engine rule R22).
+    public var version: Int
+    /// The file's `issued_at`, when it was signed, if given.
+    public var issuedAt: WallClockTime?
+    /// The file's staged `rollout`, if any (it applies to signed remote configurations).
+    public var rollout: ConfigurationRollout?
 
     /// Creates a configuration.
-    public init(networks: [NetworkConfiguration], placements: [PlacementConfiguration], currencyRates: [String: Double] = [:]) {
+    public init(
+        networks: [NetworkConfiguration],
+        placements: [PlacementConfiguration],
+        currencyRates: [String: Double] = [:],
+        version: Int = 0,
+        issuedAt: WallClockTime? = nil,
+        rollout: ConfigurationRollout? = nil
+    ) {
         self.networks = networks
         self.placements = placements
         self.currencyRates = currencyRates
+        self.version = version
+        self.issuedAt = issuedAt
+        self.rollout = rollout
     }
 
     /// The network with `id`.

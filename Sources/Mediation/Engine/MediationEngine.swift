@@ -26,10 +26,23 @@ public final class MediationEngine: Sendable {
         var foregroundSequence: UInt64 = 0
         var template: RequestTemplate
         var isShutDown = false
+        /// The configuration in force (R22): each placement's next auction runs under it.
+        var current: EngineSnapshot
+        /// When the adapters of removed or changed networks may be shut down.
+        var retirement = AdapterRetirement()
+        /// The remote configuration's updater, when the engine has one.
+        var remote: RemoteConfigurationUpdater?
+        /// What the launch should tell the host (a damaged cache, the device clock behind).
+        var launchWarnings: [ConfigurationUpdate] = []
     }
 
-    /// The configuration.
-    public let configuration: MediationConfiguration
+    /// The configuration in force: each placement's next auction runs under it (a newer verified
+    /// remote configuration replaces it between auctions, engine rule R22).
+    public var configuration: MediationConfiguration { snapshot.configuration }
+    /// The `config_version` of the configuration in force (0 for an unsigned bundled one).
+    public var configurationVersion: Int { snapshot.version }
+    /// Where the configuration in force came from: bundled, the cache, or the server.
+    public var configurationSource: ConfigurationSource { snapshot.source }
     /// The environment the engine and its adapters run in (clock, logger, seed, transport).
     public let environment: MediationEnvironment
     /// The clock every auction, refresh and expiry runs on (the environment's).
@@ -37,26 +50,26 @@ public final class MediationEngine: Sendable {
     /// Where log lines go (the environment's).
     public var logger: any MediationLogger { environment.logger }
 
-    /// What the configuration does that its author should know (engine rule R19), in order:
-    /// per network, what its factory clamps or ignores and whether it answers from its sandbox
-    /// (`sandbox_endpoint`); then per line item, what its network's factory warns about. Each
-    /// names its JSON path.
-    public let configurationWarnings: [ConfigurationWarning]
+    /// What the configuration in force does that its author should know (engine rule R19), in
+    /// order: per network, what its factory clamps or ignores and whether it answers from its
+    /// sandbox (`sandbox_endpoint`); then per line item, what its network's factory warns
+    /// about. Each names its JSON path.
+    public var configurationWarnings: [ConfigurationWarning] { snapshot.warnings }
     /// The ids of the networks whose endpoint is `"sandbox"` (their in-process simulated
     /// servers answer, not real ad servers), in configuration order.
-    public let sandboxNetworks: [String]
+    public var sandboxNetworks: [String] { snapshot.sandboxNetworks }
 
-    /// The adapters, in the configuration's network order.
-    private let adapters: [(networkID: String, adapter: any AdNetworkAdapter)]
-    /// The auction runner and configuration of each placement, by placement id (boxed: a
-    /// lookup costs one retain, not a copy of the runner).
-    private let auctions: [String: PlacementEntry]
+    /// The network kinds the engine builds adapters with.
+    private let registry: NetworkRegistry
     private let hostContext: @Sendable (String) -> HostContext
     private let eventHub: EventHub
     private let state: Locked<State>
+    /// Configuration changes, one at a time.
+    private let applying = AsyncGate()
 
     /// Builds the engine: one adapter per configured network, by the factory its `adapter`
-    /// kind names in `registry`.
+    /// kind names in `registry`. The configuration runs as its `config_version` (0 when it has
+    /// none: an unsigned bundled configuration).
     /// - Parameters:
     ///   - configuration: the loaded configuration (``ConfigurationLoader``).
     ///   - registry: the network kinds this engine can build (`NetworkRegistry.standard` from
@@ -71,65 +84,61 @@ public final class MediationEngine: Sendable {
     ///   option, an endpoint), or a line item its network's factory says can never fill its
     ///   placement (R19, `placements.<id>.sources[<n>]`). No network is asked anything when
     ///   building fails.
-    public init(
+    public convenience init(
         configuration: MediationConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
         hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
-        var adapters: [(networkID: String, adapter: any AdNetworkAdapter)] = []
-        var byNetwork: [String: (network: NetworkConfiguration, factory: any NetworkAdapterFactory, adapter: any AdNetworkAdapter)] = [:]
-        var warnings: [ConfigurationWarning] = []
-        var sandboxNetworks: [String] = []
-        for network in configuration.networks {
-            guard let factory = registry.factory(forKind: network.adapter) else {
-                let known = registry.kinds.map { "\"\($0)\"" }.joined(separator: ", ")
-                throw ConfigurationError(code: .unknownAdapter, path: network.path(of: "adapter"), message: "no network kind \(ConfigurationText.quoted(network.adapter)) is registered; known kinds: \(known)")
-            }
-            var adapter = try factory.makeAdapter(for: network, environment: environment)
-            if let recorder = environment.exchangeRecorder {
-                // Debugging (`mediate --debug`): every loadAd call is recorded too.
-                adapter = RecordingAdapter(base: adapter, networkID: network.id, clock: environment.clock, recorder: recorder)
-            }
-            adapters.append((network.id, adapter))
-            byNetwork[network.id] = (network, factory, adapter)
-            warnings += factory.warnings(for: network)
-            if network.endpoint == .sandbox {
-                sandboxNetworks.append(network.id)
-                warnings.append(ConfigurationWarning(code: .sandboxEndpoint, path: network.path(of: "endpoint"), message: "\"sandbox\": this network's in-process simulated server answers, not a real ad server"))
-            }
-        }
-        var auctions: [String: PlacementEntry] = [:]
-        for placement in configuration.placements {
-            var sources: [AuctionSource] = []
-            sources.reserveCapacity(placement.sources.count)
-            for (sourceIndex, lineItem) in placement.sources.enumerated() {
-                guard let entry = byNetwork[lineItem.network] else {
-                    throw ConfigurationError(code: .unknownNetwork, path: placement.path(ofSourceAt: sourceIndex) + ".network", message: "no network \(ConfigurationText.quoted(lineItem.network)) in this configuration")
-                }
-                // R19: the network says whether this line item could ever fill its placement.
-                let validation = entry.factory.validate(lineItem, in: placement, network: entry.network)
-                if let error = validation.errors.first { throw error }
-                let servesInline = entry.factory.servesInlineBanners
-                if !servesInline, let error = Self.anchoredBannerNeverFits(lineItem, in: placement) { throw error }
-                warnings += validation.warnings
-                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.adapter, networkTimeout: entry.network.timeout, usesSandbox: entry.network.endpoint == .sandbox, servesInlineBanners: servesInline))
-            }
-            var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) })
-            auction.attributesSources = environment.exchangeRecorder != nil
-            auctions[placement.id] = PlacementEntry(auction: auction, configuration: placement)
-        }
-        configurationWarnings = warnings
-        self.sandboxNetworks = sandboxNetworks
-        self.configuration = configuration
-        self.environment = environment
-        self.adapters = adapters
-        self.auctions = auctions
-        self.hostContext = hostContext
-        eventHub = EventHub(handler: onEvent)
-        state = Locked(State(template: environment.requestTemplate))
+        try self.init(candidates: [LaunchCandidate(configuration: configuration, version: configuration.version, source: .bundled)], registry: registry, environment: environment, hostContext: hostContext, onEvent: onEvent)
     }
+
+    /// A configuration the engine may start on.
+    struct LaunchCandidate: Sendable {
+        var configuration: MediationConfiguration
+        var version: Int
+        var source: ConfigurationSource
+    }
+
+    /// Builds the engine on the first of `candidates` that builds (best first: the cache, then
+    /// the bundled configuration). Each earlier candidate that fails to build is in
+    /// ``launchFailures``.
+    /// - Throws: the last candidate's ``ConfigurationError`` when none builds.
+    init(
+        candidates: [LaunchCandidate],
+        registry: NetworkRegistry,
+        environment: MediationEnvironment,
+        hostContext: @escaping @Sendable (String) -> HostContext,
+        onEvent: (@Sendable (MediationEvent) -> Void)?
+    ) throws(ConfigurationError) {
+        var snapshot: EngineSnapshot?
+        var failures: [(LaunchCandidate, ConfigurationError)] = []
+        for candidate in candidates {
+            switch EngineSnapshot.build(candidate.configuration, version: candidate.version, source: candidate.source, generation: 1, registry: registry, environment: environment, previous: nil) {
+            case .success(let built):
+                snapshot = built
+            case .failure(let failure):
+                failures.append((candidate, failure.error))
+                for adapter in failure.unusedAdapters {
+                    environment.clock.startTask { await adapter.shutdown() }
+                }
+            }
+            if snapshot != nil { break }
+        }
+        guard let snapshot else {
+            throw failures.last?.1 ?? ConfigurationError(code: .missingField, path: "$", message: "no configuration to start on")
+        }
+        self.environment = environment
+        self.registry = registry
+        self.hostContext = hostContext
+        launchFailures = failures
+        eventHub = EventHub(handler: onEvent)
+        state = Locked(State(template: environment.requestTemplate, current: snapshot))
+    }
+
+    /// The launch candidates that failed to build, with their errors.
+    let launchFailures: [(LaunchCandidate, ConfigurationError)]
 
     /// Loads the configuration file at `url` (``ConfigurationLoader``, with the pricing of
     /// `registry`'s kinds) and builds the engine.
@@ -166,42 +175,181 @@ public final class MediationEngine: Sendable {
     /// The one controller of placement `id`, made on first use (a destroyed one is replaced by
     /// a new one).
     /// - Parameter id: the placement id, e.g. `"home_banner"`.
-    /// - Returns: the controller, or `nil` when the configuration has no such placement or the
-    ///   engine was shut down.
+    /// - Returns: the controller, or `nil` when the configuration in force has no such
+    ///   placement or the engine was shut down.
     public func placement(_ id: String) -> Placement? {
-        guard let entry = auctions[id] else { return nil }
-        return state.withLock { state -> Placement? in
-            guard !state.isShutDown else { return nil }
+        state.withLock { state -> Placement? in
+            guard !state.isShutDown, let entry = state.current.entries[id] else { return nil }
             if let existing = state.placements[id] { return existing }
-            let placement = makePlacement(entry.configuration, auction: entry.auction, foreground: state.foreground)
+            let placement = makePlacement(entry, foreground: state.foreground)
             state.placements[id] = placement
             return placement
         }
     }
 
     /// Runs one auction of `placementID` outside any placement's life cycle (the CLI's one-shot
-    /// mode, a host's own ad cache). The events `auction_started`, `auction_finished` and any
-    /// `late_answer` are published as for a placement's auctions. The winner's ad belongs to
-    /// the caller, who must show it or call `releaseResources()` on it.
+    /// mode, a host's own ad cache), under the configuration in force when it starts (R22). The
+    /// events `auction_started`, `auction_finished` and any `late_answer` are published as for
+    /// a placement's auctions. The winner's ad belongs to the caller, who must show it or call
+    /// `releaseResources()` on it.
     /// - Parameters:
     ///   - placementID: the placement whose sources take part.
     ///   - context: the conversation and screen context; `nil` asks the engine's provider.
     /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
     public func runAuction(placementID: String, context: HostContext? = nil) async -> AuctionOutcome? {
-        guard let entry = auctions[placementID] else { return nil }
+        let started: (template: RequestTemplate, entry: PlacementEntry)? = state.withLock { state in
+            guard !state.isShutDown, let entry = state.current.entries[placementID] else { return nil }
+            state.retirement.acquire(entry.generation) // the auction holds its configuration
+            return (state.template, entry)
+        }
+        guard let (template, entry) = started else { return nil }
         let placementConfiguration = entry.configuration
-        let template: RequestTemplate? = state.withLock { $0.isShutDown ? nil : $0.template }
-        guard let template else { return nil }
         let start = clock.now
         let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
         let events = eventHub
-        events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, at: start))
+        events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start))
         let outcome = await entry.auction.run(request: request, excluding: []) { late in
             events.emit(.lateAnswer(late))
         }
         events.emit(.auctionFinished(placementID: placementID, trace: outcome.trace, at: clock.now))
+        release(entry.generation)
         return outcome
+    }
+
+    // MARK: - Configuration changes
+
+    /// Replaces the configuration in force by `configuration` as version `version` (engine rule
+    /// R22), whole and between auctions:
+    /// - it is built first (adapters of new or changed networks by their factories, the R19
+    ///   checks); a configuration that fails is refused with its JSON path and nothing changes;
+    /// - an auction that started finishes under its configuration; each placement's next
+    ///   auction runs under the new one; a placement's current ad stays until its normal
+    ///   refresh or expiry;
+    /// - a placement the new configuration removes (or gives another format or banner sizing)
+    ///   is destroyed (its unshown ads released once, its shown ones retired) and a
+    ///   `placement_removed` event tells its views;
+    /// - the adapter of a network removed or changed is shut down once no running auction and
+    ///   no placement's current ad uses it; unchanged networks keep their adapters.
+    ///
+    /// Changes run one at a time. The remote configuration (``RemoteConfiguration``) calls this
+    /// only for verified configurations.
+    /// - Parameters:
+    ///   - configuration: the new configuration.
+    ///   - version: its `config_version`.
+    ///   - source: where it came from.
+    /// - Throws: ``ConfigurationError`` naming the JSON path when it cannot be built, or when
+    ///   the engine was shut down (`$`).
+    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationSource) async throws(ConfigurationError) {
+        let error: ConfigurationError? = await applying.run { [self] in
+            do throws(ConfigurationError) {
+                try await swap(to: configuration, version: version, source: source)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let error { throw error }
+    }
+
+    /// ``apply(_:version:source:)``'s body, run inside the gate.
+    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationSource) async throws(ConfigurationError) {
+        let current: (snapshot: EngineSnapshot, template: RequestTemplate)? = state.withLock { $0.isShutDown ? nil : ($0.current, $0.template) }
+        guard let (previous, template) = current else {
+            throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
+        }
+        // A network built for the new configuration starts from the host's current signals (a
+        // consent withdrawn since launch included), not the launch template.
+        var buildEnvironment = environment
+        buildEnvironment.requestTemplate = template
+        let new: EngineSnapshot
+        switch EngineSnapshot.build(configuration, version: version, source: source, generation: previous.generation + 1, registry: registry, environment: buildEnvironment, previous: previous) {
+        case .success(let built):
+            new = built
+        case .failure(let failure):
+            shutDown(failure.unusedAdapters)
+            throw failure.error
+        }
+        // The swap: from here every new placement and one-shot auction uses `new`; the old
+        // snapshot is held until every existing placement has taken the new one.
+        let swapped: (kept: [(Placement, PlacementEntry)], removed: [Placement], free: [NetworkHandle])? = state.withLock { state in
+            guard !state.isShutDown else { return nil }
+            state.current = new
+            state.retirement.acquire(previous.generation)
+            let free = state.retirement.supersede(previous, by: new)
+            var kept: [(Placement, PlacementEntry)] = []
+            var removed: [Placement] = []
+            for (id, placement) in state.placements {
+                if let entry = new.entries[id], Self.isSamePlacement(entry.configuration, as: placement.configuration) {
+                    kept.append((placement, entry))
+                } else {
+                    removed.append(placement)
+                    state.placements[id] = nil
+                }
+            }
+            return (kept, removed, free.map(\.self))
+        }
+        guard let swapped else {
+            shutDown(new.networks.filter { handle in !previous.networks.contains { $0 === handle } }.map(\.adapter))
+            throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
+        }
+        shutDown(swapped.free.map(\.adapter))
+        for (placement, entry) in swapped.kept.sorted(by: { $0.0.id < $1.0.id }) {
+            await placement.adopt(entry)
+        }
+        for placement in swapped.removed.sorted(by: { $0.id < $1.id }) {
+            await placement.destroy()
+            eventHub.emit(.placementRemoved(placementID: placement.id, configVersion: version, at: clock.now))
+        }
+        release(previous.generation)
+    }
+
+    /// Whether `new` is the same placement as `old` for its controller: the same format and
+    /// banner sizing (the current ad stays); otherwise the controller is replaced.
+    private static func isSamePlacement(_ new: PlacementConfiguration, as old: PlacementConfiguration) -> Bool {
+        new.format == old.format && new.bannerSizing == old.bannerSizing
+    }
+
+    /// The current snapshot.
+    private var snapshot: EngineSnapshot { state.withLock { $0.current } }
+
+    /// Ends one use of snapshot `generation`, shutting down the adapters nothing uses any more.
+    private func release(_ generation: UInt64) {
+        let free = state.withLock { state in state.retirement.release(generation, current: state.current) }
+        shutDown(free.map(\.adapter))
+    }
+
+    /// Tells each adapter to shut down (R18), in a task on the clock.
+    private func shutDown(_ adapters: [any AdNetworkAdapter]) {
+        for adapter in adapters {
+            clock.startTask { await adapter.shutdown() }
+        }
+    }
+
+    // MARK: - Remote configuration
+
+    /// Gives the engine its remote configuration's updater (``RemoteConfiguration``), once, with
+    /// what the launch found.
+    func attach(_ updater: RemoteConfigurationUpdater, launchWarnings: [ConfigurationUpdate]) {
+        state.withLock { state in
+            guard state.remote == nil else { return }
+            state.remote = updater
+            state.launchWarnings = launchWarnings
+        }
+    }
+
+    /// What the launch should tell the host about the configuration it started on (each a
+    /// warning: a damaged or no longer valid cache removed, the device clock behind the cache's
+    /// fetch time, a state store that cannot be written). They were also published as
+    /// `config_warning` events to the `onEvent` handler while the engine was built.
+    public var launchWarnings: [ConfigurationUpdate] { state.withLock { $0.launchWarnings } }
+
+    /// The remote configuration's updater, if any.
+    var remoteUpdater: RemoteConfigurationUpdater? { state.withLock { $0.remote } }
+
+    /// Publishes `event` (the remote configuration's updates).
+    func emit(_ event: MediationEvent) {
+        eventHub.emit(event)
     }
 
     // MARK: - Host state and life cycle
@@ -213,16 +361,17 @@ public final class MediationEngine: Sendable {
     public var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
     /// Records the app moving to the foreground or background and tells every placement
-    /// (refresh counts freeze in the background, R13) and every network's adapter (R18:
-    /// `didEnterBackground()` flushes queued events; `willEnterForeground()`). Returns once
-    /// every adapter has handled it.
+    /// (refresh counts freeze in the background, R13), every network's adapter (R18:
+    /// `didEnterBackground()` flushes queued events; `willEnterForeground()`) and the remote
+    /// configuration (back in the foreground, it checks the server when its interval has
+    /// passed). Returns once every adapter has handled it.
     /// - Parameter foreground: whether the app is now in the foreground.
     public func setForeground(_ foreground: Bool) async {
-        let change: (placements: [Placement], sequence: UInt64)? = state.withLock { state in
+        let change: (placements: [Placement], sequence: UInt64, remote: RemoteConfigurationUpdater?)? = state.withLock { state in
             guard !state.isShutDown, state.foreground != foreground else { return nil }
             state.foreground = foreground
             state.foregroundSequence += 1
-            return (Array(state.placements.values), state.foregroundSequence)
+            return (Array(state.placements.values), state.foregroundSequence, state.remote)
         }
         guard let change else { return }
         for placement in change.placements {
@@ -235,6 +384,7 @@ public final class MediationEngine: Sendable {
                 await adapter.didEnterBackground()
             }
         }
+        await change.remote?.setForeground(foreground)
     }
 
     /// The app is about to resign active (iOS `applicationWillResignActive`, which also comes
@@ -247,23 +397,26 @@ public final class MediationEngine: Sendable {
         await forEachAdapter { await $0.willResignActive() }
     }
 
-    /// Shuts the engine down (R18): every placement is destroyed (a running auction cancelled,
-    /// unshown ads released), every adapter is told to stop (`shutdown()`: no network sends
-    /// anything afterwards, not even for ads handed out earlier), and later calls find no
+    /// Shuts the engine down (R18): the remote configuration stops checking, every placement is
+    /// destroyed (a running auction cancelled, unshown ads released), every adapter is told to
+    /// stop (`shutdown()`: no network sends anything afterwards, not even for ads handed out
+    /// earlier; adapters a configuration change retired included), and later calls find no
     /// placement and run no auction. Returns once every adapter has stopped. Later calls do
     /// nothing.
     public func shutdown() async {
-        let placements: [Placement]? = state.withLock { state in
+        let stopping: (placements: [Placement], remote: RemoteConfigurationUpdater?)? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.isShutDown = true
             defer { state.placements.removeAll() }
-            return Array(state.placements.values)
+            return (Array(state.placements.values), state.remote)
         }
-        guard let placements else { return }
-        for placement in placements.sorted(by: { $0.id < $1.id }) {
+        guard let stopping else { return }
+        await stopping.remote?.stop()
+        for placement in stopping.placements.sorted(by: { $0.id < $1.id }) {
             await placement.destroy()
         }
-        await forEachAdapter { await $0.shutdown() }
+        let retiring = state.withLock { $0.retirement.takeAll() }
+        await forEachAdapter(including: retiring) { await $0.shutdown() }
         eventHub.finish() // the streams end; the `onEvent` handler still hears late releases
     }
 
@@ -275,9 +428,12 @@ public final class MediationEngine: Sendable {
     /// user data), also after ``shutdown()``.
     /// - Parameter template: the new signals.
     public func updateRequestTemplate(_ template: RequestTemplate) {
-        state.withLock { $0.template = template }
-        for entry in adapters {
-            entry.adapter.requestTemplateDidChange(template)
+        let handles = state.withLock { state in
+            state.template = template
+            return state.current.networks + state.retirement.retiringNetworks
+        }
+        for handle in handles {
+            handle.adapter.requestTemplateDidChange(template)
         }
     }
 
@@ -285,39 +441,27 @@ public final class MediationEngine: Sendable {
     /// current request template, or `nil` for an unknown network. Sends nothing.
     /// - Parameter networkID: a key of the configuration's `networks`.
     public func networkStatus(_ networkID: String) async -> NetworkStatus? {
-        guard let adapter = adapters.first(where: { $0.networkID == networkID })?.adapter else { return nil }
-        let template = state.withLock { $0.template }
-        return await adapter.status(for: template)
+        let (handle, template) = state.withLock { ($0.current.network(networkID), $0.template) }
+        guard let handle else { return nil }
+        return await handle.adapter.status(for: template)
     }
 
     // MARK: - Building
 
-    /// R19 for a source whose network serves no inline banners: in an inline banner placement it
-    /// is asked for its anchored adaptive banner, at least 50 pt high, which a max height under
-    /// 50 pt can never take.
-    /// - Returns: the `unfillable` error at the source's path, or `nil`.
-    private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: PlacementConfiguration) -> ConfigurationError? {
-        guard placement.format == .banner, placement.bannerSizing == .inline,
-              let maxHeight = placement.slot.maxHeight, maxHeight + 0.5 < AnchoredAdaptiveSizing.minimumHeight else { return nil }
-        return LineItemValidation.unfillable(
-            at: placement.path(of: lineItem),
-            "network \(ConfigurationText.quoted(lineItem.network)) serves no inline banners: its anchored adaptive banner (at least \(Int(AnchoredAdaptiveSizing.minimumHeight)) pt high) never fits placement \(placement.id)'s max height of \(maxHeight == maxHeight.rounded() && abs(maxHeight) < 1e9 ? String(Int(maxHeight)) : String(maxHeight)) pt"
-        ).errors.first
-    }
-
-    /// Runs `body` for every adapter at once, each in a task started on the clock (so virtual
-    /// time sees the work), and returns when all are done.
-    private func forEachAdapter(_ body: @escaping @Sendable (any AdNetworkAdapter) async -> Void) async {
-        let tasks = adapters.map { entry in
-            clock.startTask { await body(entry.adapter) }
+    /// Runs `body` for every adapter of the configuration in force (and `extra`) at once, each
+    /// in a task started on the clock (so virtual time sees the work), and returns when all are
+    /// done.
+    private func forEachAdapter(including extra: [NetworkHandle] = [], _ body: @escaping @Sendable (any AdNetworkAdapter) async -> Void) async {
+        let handles = snapshot.networks + extra
+        let tasks = handles.map { handle in
+            clock.startTask { await body(handle.adapter) }
         }
         for task in tasks { await task.value }
     }
 
-    private func makePlacement(_ placementConfiguration: PlacementConfiguration, auction: Auction, foreground: Bool) -> Placement {
+    private func makePlacement(_ entry: PlacementEntry, foreground: Bool) -> Placement {
         Placement(
-            configuration: placementConfiguration,
-            auction: auction,
+            entry: entry,
             clock: clock,
             logger: logger,
             events: eventHub,
@@ -326,6 +470,10 @@ public final class MediationEngine: Sendable {
                 self?.makeRequest(configuration, slot: slot, context: context, at: start)
                     ?? RequestTemplate().request(for: configuration, slot: slot, context: context ?? HostContext(), at: start)
             },
+            leases: PlacementLeases(
+                acquire: { [weak self] generation in self?.state.withLock { $0.retirement.acquire(generation) } },
+                release: { [weak self] generation in self?.release(generation) }
+            ),
             onDestroy: { [weak self] placement in
                 self?.forget(placement)
             }
@@ -344,16 +492,5 @@ public final class MediationEngine: Sendable {
     private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: HostContext?, at start: MediationInstant) -> AdRequest {
         let template = state.withLock { $0.template }
         return template.request(for: placementConfiguration, slot: slot, context: context ?? hostContext(placementConfiguration.id), at: start)
-    }
-}
-
-/// One placement's auction runner and configuration, built once with the engine.
-private final class PlacementEntry: Sendable {
-    let auction: Auction
-    let configuration: PlacementConfiguration
-
-    init(auction: Auction, configuration: PlacementConfiguration) {
-        self.auction = auction
-        self.configuration = configuration
     }
 }

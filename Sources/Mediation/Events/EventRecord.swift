@@ -6,7 +6,10 @@
 /// `{"event": "auction_finished", "at_ms": 60090, "placement": "home_banner", "trace": {…}}`;
 /// other kinds carry `reason` (`auction_started`: `load`, `refresh`, …; `released`: `replaced`,
 /// `expired`, …), `ad` (an ``AdSummary``), `expires_at_ms`, `due_at_ms`, `revenue_usd` (`shown`)
-/// or, for `late_answer`, `auction_id`, `line_item` and `ad_released`.
+/// or, for `late_answer`, `auction_id`, `line_item` and `ad_released`. Every record carries
+/// `config_version` (R22); a configuration update (`config_applied`, `config_refused` …) carries
+/// its code in `reason`, and `message`, `path`, `offered_version`, `source` and
+/// `next_check_at_ms`; its `placement` is empty.
 public struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     public var event: String
@@ -32,6 +35,19 @@ public struct EventRecord: Hashable, Sendable, Codable {
     public var lineItemID: String?
     /// Whether a late answer's ad was released.
     public var adReleased: Bool?
+    /// The `config_version` the event belongs to (``MediationEvent/configVersion``); `nil` in
+    /// records written before configurations had versions.
+    public var configVersion: Int?
+    /// A configuration update's message.
+    public var message: String?
+    /// A configuration update's JSON path inside the offered configuration.
+    public var path: String?
+    /// The version a configuration update was offered.
+    public var offeredVersion: Int?
+    /// Where a configuration update's configuration came from (`bundled`, `cache`, `remote`).
+    public var source: String?
+    /// When a configuration update's next check is due, milliseconds on the engine's clock.
+    public var nextCheckAtMilliseconds: Double?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -46,6 +62,12 @@ public struct EventRecord: Hashable, Sendable, Codable {
         case auctionID = "auction_id"
         case lineItemID = "line_item"
         case adReleased = "ad_released"
+        case configVersion = "config_version"
+        case message
+        case path
+        case offeredVersion = "offered_version"
+        case source
+        case nextCheckAtMilliseconds = "next_check_at_ms"
     }
 
     /// The record of `event`.
@@ -55,8 +77,9 @@ public struct EventRecord: Hashable, Sendable, Codable {
         atMilliseconds = event.instant.milliseconds
         placementID = event.placementID
         ad = event.ad
+        configVersion = event.configVersion
         switch event {
-        case .auctionStarted(_, let reason, _):
+        case .auctionStarted(_, let reason, _, _):
             self.reason = reason.rawValue
         case .auctionFinished(_, let trace, _):
             self.trace = trace
@@ -66,13 +89,20 @@ public struct EventRecord: Hashable, Sendable, Codable {
             revenueUSD = impression.revenueUSD
         case .released(_, let reason, _):
             self.reason = reason.rawValue
-        case .refreshScheduled(_, let dueAt, _):
+        case .refreshScheduled(_, let dueAt, _, _):
             dueAtMilliseconds = dueAt.milliseconds
+        case .configuration(let update):
+            reason = update.code.rawValue
+            message = update.message
+            path = update.path
+            offeredVersion = update.offeredVersion
+            source = update.source.rawValue
+            nextCheckAtMilliseconds = update.nextCheckAt?.milliseconds
         case .lateAnswer(let late):
             auctionID = late.auctionID
             lineItemID = late.lineItemID
             adReleased = late.adReleased
-        case .clicked, .retired, .expired, .renderFailed:
+        case .clicked, .retired, .expired, .renderFailed, .placementRemoved:
             break
         }
     }

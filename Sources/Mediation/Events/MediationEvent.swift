@@ -17,9 +17,12 @@ public struct AdSummary: Hashable, Sendable, Codable, CustomStringConvertible {
     public var size: AdSize
     /// The ad's value in USD CPM (the winning eCPM of its auction).
     public var eCPM: Double
+    /// The `config_version` its auction ran under (R22), which it keeps after a newer version
+    /// is applied: its impression and revenue belong to that version.
+    public var configVersion: Int
 
     /// Creates a summary.
-    public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double) {
+    public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double, configVersion: Int = 0) {
         self.placementID = placementID
         self.adID = adID
         self.creativeID = creativeID
@@ -28,6 +31,27 @@ public struct AdSummary: Hashable, Sendable, Codable, CustomStringConvertible {
         self.format = format
         self.size = size
         self.eCPM = eCPM
+        self.configVersion = configVersion
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion
+    }
+
+    /// Decodes the form the encoder writes; a summary without `configVersion` (recorded before
+    /// configurations had versions) is version 0.
+    /// - Throws: `DecodingError` for a missing or mistyped field.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        placementID = try container.decode(String.self, forKey: .placementID)
+        adID = try container.decode(String.self, forKey: .adID)
+        creativeID = try container.decode(String.self, forKey: .creativeID)
+        network = try container.decode(String.self, forKey: .network)
+        lineItemID = try container.decode(String.self, forKey: .lineItemID)
+        format = try container.decode(AdFormat.self, forKey: .format)
+        size = try container.decode(AdSize.self, forKey: .size)
+        eCPM = try container.decode(Double.self, forKey: .eCPM)
+        configVersion = try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
     }
 
     /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`; control
@@ -93,8 +117,8 @@ public enum ReleaseReason: String, Sendable, Hashable, Codable {
 ///
 /// Events carry ids, prices and instants only: never chat content, context, device or user data.
 public enum MediationEvent: Sendable, CustomStringConvertible {
-    /// A placement started an auction.
-    case auctionStarted(placementID: String, reason: AuctionReason, at: MediationInstant)
+    /// A placement started an auction, under the configuration of `configVersion` (R22).
+    case auctionStarted(placementID: String, reason: AuctionReason, configVersion: Int, at: MediationInstant)
     /// An auction ended; the trace says what every source did.
     case auctionFinished(placementID: String, trace: AuctionTrace, at: MediationInstant)
     /// An auction's winner became the placement's current ad, usable until `expiresAt` (R14).
@@ -112,16 +136,28 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     case expired(AdSummary, at: MediationInstant)
     /// The host could not render the ad's creative; a new auction follows without its line item.
     case renderFailed(AdSummary, at: MediationInstant)
-    /// The next refresh is due at `dueAt` if the placement stays visible in the foreground (R13).
-    case refreshScheduled(placementID: String, dueAt: MediationInstant, at: MediationInstant)
+    /// The next refresh is due at `dueAt` if the placement stays visible in the foreground (R13);
+    /// the placement runs the configuration of `configVersion`.
+    case refreshScheduled(placementID: String, dueAt: MediationInstant, configVersion: Int, at: MediationInstant)
     /// A source answered after its auction ended; its ad, if any, was released on arrival (R7).
     case lateAnswer(LateAnswer)
+    /// A check of the remote configuration, or the choice at launch, came to this (R22): a new
+    /// version applied, nothing new, a refusal or a failure with the reason (a warning,
+    /// ``ConfigurationUpdate/isWarning``). Its ``placementID`` is empty: it is about the engine.
+    case configuration(ConfigurationUpdate)
+    /// The configuration of `configVersion` no longer has this placement (or gives its id
+    /// another format): its controller was destroyed, its unshown ads released once and its
+    /// shown ones retired. Views of it should detach; ``MediationEngine/placement(_:)`` gives
+    /// the new placement of that id, if any.
+    case placementRemoved(placementID: String, configVersion: Int, at: MediationInstant)
 
-    /// The placement the event is about.
+    /// The placement the event is about (empty for ``configuration(_:)``, about the engine).
     public var placementID: String {
         switch self {
-        case .auctionStarted(let placementID, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _):
+        case .auctionStarted(let placementID, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _), .placementRemoved(let placementID, _, _):
             placementID
+        case .configuration:
+            ""
         case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
             ad.placementID
         case .shown(let impression, _):
@@ -134,18 +170,42 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// When it happened, on the engine's clock.
     public var instant: MediationInstant {
         switch self {
-        case .auctionStarted(_, _, let at), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
+        case .auctionStarted(_, _, _, let at), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
              .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
-             .renderFailed(_, let at), .refreshScheduled(_, _, let at):
+             .renderFailed(_, let at), .refreshScheduled(_, _, _, let at), .placementRemoved(_, _, let at):
             at
         case .lateAnswer(let late):
             late.arrivedAt
+        case .configuration(let update):
+            update.at
+        }
+    }
+
+    /// The `config_version` the event belongs to (R22): the version an auction ran under, the
+    /// version an ad's auction ran under (ad events), the version a placement runs (refresh
+    /// schedules), or the version running after a configuration update or removal.
+    public var configVersion: Int {
+        switch self {
+        case .auctionStarted(_, _, let version, _), .refreshScheduled(_, _, let version, _), .placementRemoved(_, let version, _):
+            version
+        case .auctionFinished(_, let trace, _):
+            trace.configVersion
+        case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
+            ad.configVersion
+        case .shown(let impression, _):
+            impression.ad.configVersion
+        case .lateAnswer(let late):
+            late.configVersion
+        case .configuration(let update):
+            update.runningVersion
         }
     }
 
     /// A stable snake_case name: `auction_started`, `auction_finished`, `ad_loaded`, `shown`,
     /// `clicked`, `retired`, `released`, `expired`, `render_failed`, `refresh_scheduled`,
-    /// `late_answer`.
+    /// `late_answer`, `placement_removed`, and for configuration updates `config_` and the
+    /// outcome (`config_applied`, `config_unchanged`, `config_deferred`, `config_refused`,
+    /// `config_failed`, `config_warning`).
     public var name: String {
         switch self {
         case .auctionStarted: "auction_started"
@@ -159,6 +219,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .renderFailed: "render_failed"
         case .refreshScheduled: "refresh_scheduled"
         case .lateAnswer: "late_answer"
+        case .configuration(let update): "config_" + update.outcome.rawValue
+        case .placementRemoved: "placement_removed"
         }
     }
 
@@ -169,7 +231,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             ad
         case .shown(let impression, _):
             impression.ad
-        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer:
+        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved:
             nil
         }
     }
@@ -180,7 +242,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     public var description: String {
         let head = "[\(instant)] \(DisplayText.escaped(placementID)) \(name)"
         switch self {
-        case .auctionStarted(_, let reason, _):
+        case .auctionStarted(_, let reason, _, _):
             return "\(head) (\(reason.rawValue))"
         case .auctionFinished(_, let trace, _):
             let winner = trace.winner.map { "winner \(DisplayText.escaped($0)) @ \(USD.cpm(trace.winningECPM ?? 0))" } ?? "no fill"
@@ -194,8 +256,12 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             return "\(head) \(ad) (\(reason.rawValue))"
         case .clicked(let ad, _), .retired(let ad, _), .expired(let ad, _), .renderFailed(let ad, _):
             return "\(head) \(ad)"
-        case .refreshScheduled(_, let dueAt, _):
+        case .refreshScheduled(_, let dueAt, _, _):
             return "\(head) due \(dueAt)"
+        case .placementRemoved(_, let version, _):
+            return "\(head) by config version \(version)"
+        case .configuration(let update):
+            return "[\(instant)] \(update)"
         case .lateAnswer(let late):
             return "\(head) \(DisplayText.escaped(late.lineItemID)) in \(DisplayText.escaped(late.auctionID))\(late.adReleased ? ", ad released" : "")"
         }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the host supplies to the engine and to every network's adapter: time, logging,
-/// randomness, HTTP, storage (plain and secure) and the host's request signals.
+/// randomness, HTTP, storage (plain, secure, and the engine's state store) and the host's
+/// request signals.
 public struct MediationEnvironment: Sendable {
     /// The clock every auction, refresh, expiry and adapter waits on, and on which the engine
     /// and adapters start their tasks (``MediationClock/startTask(_:)``).
@@ -31,6 +32,10 @@ public struct MediationEnvironment: Sendable {
     /// The wall clock, read once per auction for its trace's `started_at` (ISO 8601 UTC);
     /// tests fix it. Never used for deadlines or timers (those are ``clock``'s).
     public var wallClock: @Sendable () -> Date
+    /// Where the engine keeps what it needs across launches (the last verified remote
+    /// configuration, the install id; R21): a ``FileStateStore`` in a directory of the host's
+    /// (on iOS in Application Support), or the default ``MemoryStateStore``, for the process.
+    public var stateStore: any StateStore
 
     /// Creates an environment.
     /// - Parameters:
@@ -44,6 +49,7 @@ public struct MediationEnvironment: Sendable {
     ///   - requestTemplate: the host's request signals.
     ///   - exchangeRecorder: where HTTP exchanges are recorded (default: nowhere).
     ///   - wallClock: the wall clock for traces' `started_at` (default `Date()`).
+    ///   - stateStore: where the engine keeps state across launches (default: memory only).
     public init(
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
@@ -54,7 +60,8 @@ public struct MediationEnvironment: Sendable {
         secureStore: (any SecureStore)? = nil,
         requestTemplate: RequestTemplate = RequestTemplate(),
         exchangeRecorder: HTTPExchangeRecorder? = nil,
-        wallClock: @escaping @Sendable () -> Date = { Date() }
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        stateStore: any StateStore = MemoryStateStore()
     ) {
         self.clock = clock
         self.logger = logger
@@ -66,5 +73,6 @@ public struct MediationEnvironment: Sendable {
         self.requestTemplate = requestTemplate
         self.exchangeRecorder = exchangeRecorder
         self.wallClock = wallClock
+        self.stateStore = stateStore
     }
 }

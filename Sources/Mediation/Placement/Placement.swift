@@ -29,8 +29,9 @@
 public actor Placement {
     /// The placement id, e.g. `"home_banner"`.
     public nonisolated let id: String
-    /// Its configuration.
-    public nonisolated let configuration: PlacementConfiguration
+    /// Its configuration in force: its next auction's (a newer configuration of the same
+    /// placement replaces it between auctions, engine rule R22).
+    public nonisolated var configuration: PlacementConfiguration { shared.withLock { $0 } }
     /// Whether it refreshes (banners, or any placement with `refresh_seconds`, R13).
     public nonisolated let refreshes: Bool
 
@@ -40,7 +41,15 @@ public actor Placement {
 
     private typealias Machine = PlacementStateMachine
 
-    private let auction: Auction
+    /// The runner of its next auction, under the configuration in force.
+    private var entry: PlacementEntry
+    /// The configuration in force, readable from any thread (``configuration``).
+    private nonisolated let shared: Locked<PlacementConfiguration>
+    private let leases: PlacementLeases
+    /// The current ad the placement holds a use of its auction's configuration for (so its
+    /// network's adapter is not shut down while it is current), and that configuration.
+    private weak var leasedAd: (any LoadedAd)?
+    private var leasedGeneration: UInt64?
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let events: EventHub
@@ -61,25 +70,27 @@ public actor Placement {
     private weak var attachedAd: (any LoadedAd)?
 
     init(
-        configuration: PlacementConfiguration,
-        auction: Auction,
+        entry: PlacementEntry,
         clock: any MediationClock,
         logger: any MediationLogger,
         events: EventHub,
         foreground: Bool,
         buildRequest: @escaping RequestBuilder,
+        leases: PlacementLeases = PlacementLeases(),
         onDestroy: @escaping @Sendable (Placement) -> Void
     ) {
+        let configuration = entry.configuration
         id = configuration.id
-        self.configuration = configuration
-        self.auction = auction
+        self.entry = entry
+        shared = Locked(configuration)
+        self.leases = leases
         self.clock = clock
         self.logger = logger
         self.events = events
         self.buildRequest = buildRequest
         self.onDestroy = onDestroy
         logSource = "placement.\(configuration.id)"
-        machine = PlacementStateMachine(configuration: configuration, foreground: foreground)
+        machine = PlacementStateMachine(configuration: configuration, foreground: foreground, configVersion: entry.auction.configVersion)
         refreshes = machine.refreshes
     }
 
@@ -160,6 +171,17 @@ public actor Placement {
     /// change older than the last one applied (by `sequence`) is ignored.
     func setForeground(_ foreground: Bool, sequence: UInt64) {
         perform(machine.setForeground(foreground, sequence: sequence, at: clock.now))
+    }
+
+    /// A newer configuration of this placement is in force (R22, from
+    /// ``MediationEngine/apply(_:version:source:)``): the next auction runs under it; a running
+    /// auction finishes under its own, and the current ad stays until its normal refresh or
+    /// expiry.
+    func adopt(_ entry: PlacementEntry) {
+        guard !machine.isDestroyed else { return }
+        self.entry = entry
+        shared.withLock { $0 = entry.configuration }
+        perform(machine.configurationChanged(to: entry.configuration, configVersion: entry.auction.configVersion, at: clock.now))
     }
 
     // MARK: - Host reports
@@ -243,10 +265,11 @@ public actor Placement {
         }
     }
 
-    private func auctionDidFinish(_ outcome: AuctionOutcome) {
+    private func auctionDidFinish(_ outcome: AuctionOutcome, generation: UInt64) {
         auctionTask = nil
-        perform(machine.auctionFinished(outcome, at: clock.now))
+        perform(machine.auctionFinished(outcome, at: clock.now), winnerGeneration: generation)
         attachCurrentAd()
+        leases.release(generation) // the auction's own use, after its winner took one
     }
 
     /// Hands the current ad, when it is new, the sink through which it reports becoming ready
@@ -283,8 +306,22 @@ public actor Placement {
         perform(machine.timerFired(for: wakeUp, at: clock.now))
     }
 
+    /// Performs the machine's actions in order, then moves the current ad's use of its
+    /// configuration: a new current ad (the winner of an auction under `winnerGeneration`)
+    /// takes one, an ad that stopped being current gives its own back.
+    private func perform(_ actions: [Machine.Action], winnerGeneration: UInt64? = nil) {
+        performActions(actions)
+        let current = machine.currentAd?.ad
+        guard current !== leasedAd || (current == nil && leasedGeneration != nil) else { return }
+        let previous = leasedGeneration
+        leasedAd = current
+        leasedGeneration = current == nil ? nil : (winnerGeneration ?? previous)
+        if let generation = leasedGeneration { leases.acquire(generation) }
+        if let previous { leases.release(previous) }
+    }
+
     /// Performs the machine's actions in order.
-    private func perform(_ actions: [Machine.Action]) {
+    private func performActions(_ actions: [Machine.Action]) {
         for action in actions {
             switch action {
             case .emit(let event):
@@ -316,15 +353,18 @@ public actor Placement {
     }
 
     /// Runs the auction in a task on the clock; its outcome goes back to the machine.
+    /// The auction runs under the configuration in force when it starts, which it holds to its
+    /// end (R22).
     private func startAuction(_ start: Machine.AuctionStart) {
-        let request = buildRequest(configuration, start.slot, hostContext, start.startedAt)
-        let auction = self.auction
+        let entry = self.entry
+        let request = buildRequest(entry.configuration, start.slot, hostContext, start.startedAt)
         let events = self.events
+        leases.acquire(entry.generation)
         auctionTask = clock.startTask {
-            let outcome = await auction.run(request: request, excluding: start.excludedLineItems) { late in
+            let outcome = await entry.auction.run(request: request, excluding: start.excludedLineItems) { late in
                 events.emit(.lateAnswer(late))
             }
-            await self.auctionDidFinish(outcome)
+            await self.auctionDidFinish(outcome, generation: entry.generation)
         }
     }
 
@@ -344,4 +384,14 @@ public actor Placement {
         }
         timer = (task, wakeUp)
     }
+}
+
+/// How a placement tells the engine that it uses a configuration (a running auction, its
+/// current ad), so that the adapters of a network a newer configuration removed are shut down
+/// only once nothing uses them (R22). The default counts nothing.
+struct PlacementLeases: Sendable {
+    /// Counts one use of the configuration of this generation.
+    var acquire: @Sendable (UInt64) -> Void = { _ in }
+    /// Ends one use.
+    var release: @Sendable (UInt64) -> Void = { _ in }
 }

@@ -148,14 +148,16 @@ package struct PlacementStateMachine: Sendable {
     /// The placement's format (its default expiry, whether a shown ad is used up).
     package let format: AdFormat
     /// The placement's `refresh_seconds`, `nil` for the default (60).
-    package let configuredRefreshSeconds: Int?
+    package private(set) var configuredRefreshSeconds: Int?
     /// Whether it refreshes (banners, or any placement with `refresh_seconds`, R13).
     package let refreshes: Bool
     /// The slot the next auction asks for, in points: the declared slot, narrowed by the
     /// host's last ``slotDidResize(to:)`` (R8a).
     package private(set) var slot: SlotSize
     /// The slot the placement's configuration declares; a resize never goes beyond it (R8a).
-    package let declaredSlot: SlotSize
+    package private(set) var declaredSlot: SlotSize
+    /// The `config_version` the placement runs: its next auction's (R22).
+    package private(set) var configVersion: Int
     /// Whether the app is in the foreground.
     package private(set) var isForeground: Bool
     /// The attached views and whether each is visible.
@@ -185,13 +187,18 @@ package struct PlacementStateMachine: Sendable {
     /// reason: each render-failure auction excludes them all, so a chain of failures tries each
     /// line item once and ends (without it, two failing line items would alternate forever).
     private var renderFailedLineItems: Set<String> = []
+    /// The slot the host last reported (``slotDidResize(to:)``), before it was kept within the
+    /// declared slot; `nil` until it reports one. A new configuration's slot bounds it again.
+    private var hostSlot: SlotSize?
 
     /// Creates the machine of one placement: empty, no view, no auction, no timer.
     /// - Parameters:
     ///   - configuration: the placement's configuration (id, format, slot, `refresh_seconds`).
     ///   - foreground: whether the app is in the foreground now.
-    package init(configuration: PlacementConfiguration, foreground: Bool) {
+    ///   - configVersion: the `config_version` of the configuration (R22).
+    package init(configuration: PlacementConfiguration, foreground: Bool, configVersion: Int = 0) {
         placementID = configuration.id
+        self.configVersion = configVersion
         format = configuration.format
         configuredRefreshSeconds = configuration.refreshSeconds
         refreshes = configuration.format == .banner || configuration.refreshSeconds != nil
@@ -494,6 +501,7 @@ package struct PlacementStateMachine: Sendable {
     /// - Parameter slot: the new slot bounds in points, as the host reports them.
     /// - Returns: the ad to ask, or `nil` (no current ad, or destroyed).
     package mutating func slotDidResize(to slot: SlotSize) -> (any LoadedAd)? {
+        hostSlot = slot
         self.slot = slot.clamped(to: declaredSlot)
         guard !isDestroyed, case .ad(let current) = content else { return nil }
         return current.ad
@@ -531,6 +539,29 @@ package struct PlacementStateMachine: Sendable {
         if case .ad(let current) = content { retire(current, reason: .destroyed, at: now, into: &actions) }
         content = .empty
         actions.append(.ended)
+        return actions
+    }
+
+    // MARK: Events: configuration
+
+    /// A newer configuration of the same placement (same id, format and banner sizing) is in
+    /// force (R22): its next auction runs under it. The current ad stays until its normal
+    /// refresh or expiry, and a running refresh count keeps its interval: the new
+    /// `refresh_seconds` applies from the next count. Later slots are bounded by the new
+    /// declared slot (R8a), from the host's last reported slot.
+    /// - Parameters:
+    ///   - configuration: the placement's new configuration.
+    ///   - configVersion: its `config_version`.
+    ///   - now: the current instant.
+    /// - Returns: the actions.
+    package mutating func configurationChanged(to configuration: PlacementConfiguration, configVersion: Int, at now: MediationInstant) -> [Action] {
+        guard !isDestroyed else { return [] }
+        self.configVersion = configVersion
+        configuredRefreshSeconds = configuration.refreshSeconds
+        declaredSlot = configuration.slot
+        slot = (hostSlot ?? configuration.slot).clamped(to: configuration.slot)
+        var actions: [Action] = []
+        settle(at: now, into: &actions)
         return actions
     }
 
@@ -620,7 +651,7 @@ package struct PlacementStateMachine: Sendable {
             return .noFill(outcome.trace)
         }
         let placementAd = PlacementAd(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
-        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner))
+        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner, configVersion: outcome.trace.configVersion))
         guard !isDestroyed else {
             release(won, reason: .destroyed, at: now, into: &actions)
             return .destroyed
@@ -658,7 +689,7 @@ package struct PlacementStateMachine: Sendable {
         lastAuctionReloadedAfterExpiry = false
         if reason != .renderFailure { renderFailedLineItems.removeAll() }
         if case .expired = content { content = .empty }
-        actions.append(.emit(.auctionStarted(placementID: placementID, reason: reason, at: now)))
+        actions.append(.emit(.auctionStarted(placementID: placementID, reason: reason, configVersion: configVersion, at: now)))
         actions.append(.startAuction(AuctionStart(reason: reason, excludedLineItems: excluded, slot: slot, startedAt: now)))
         auction = RunningAuction()
     }
@@ -705,7 +736,7 @@ package struct PlacementStateMachine: Sendable {
     private mutating func settle(at now: MediationInstant, into actions: inout [Action]) {
         let due = isDestroyed ? nil : schedule?.dueInstant
         if let due, due != announcedDue {
-            actions.append(.emit(.refreshScheduled(placementID: placementID, dueAt: due, at: now)))
+            actions.append(.emit(.refreshScheduled(placementID: placementID, dueAt: due, configVersion: configVersion, at: now)))
         }
         announcedDue = due
         var wakeUp = due
@@ -729,7 +760,7 @@ package struct PlacementStateMachine: Sendable {
         if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
     }
 
-    private func summary(of winner: AuctionWinner) -> AdSummary {
+    private func summary(of winner: AuctionWinner, configVersion: Int) -> AdSummary {
         AdSummary(
             placementID: placementID,
             adID: AuctionStateMachine.bounded(winner.ad.id),
@@ -738,7 +769,8 @@ package struct PlacementStateMachine: Sendable {
             lineItemID: winner.lineItem.id,
             format: winner.ad.format,
             size: winner.ad.size,
-            eCPM: winner.eCPM
+            eCPM: winner.eCPM,
+            configVersion: configVersion
         )
     }
 }

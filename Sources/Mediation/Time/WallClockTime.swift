@@ -61,13 +61,48 @@ public struct WallClockTime: Hashable, Sendable, Codable, CustomStringConvertibl
         guard digits.count == 7, text.hasSuffix("Z") else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 UTC time: \(text)")
         }
-        let (year, month, day) = (digits[0] - (digits[1] <= 2 ? 1 : 0), digits[1], digits[2])
+        self.init(year: digits[0], month: digits[1], day: digits[2], hour: digits[3], minute: digits[4], second: digits[5], millisecond: digits[6])
+    }
+
+    /// A strict RFC 3339 time in UTC, `YYYY-MM-DDTHH:MM:SSZ` with an optional fraction of one
+    /// to three digits (`.5`, `.250`), or `nil` for any other text or an impossible date
+    /// (month 13, February 30, hour 24). Used for a configuration's `issued_at`.
+    /// - Parameter text: the text.
+    package init?(rfc3339 text: String) {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count, bytes[range].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            return bytes[range].reduce(0) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+        }
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z"),
+              bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+        else { return nil }
+        var millisecond: Int64 = 0
+        if bytes.count > 20 {
+            let fraction = 20..<(bytes.count - 1)
+            guard bytes[19] == UInt8(ascii: "."), (1...3).contains(fraction.count), let value = number(fraction) else { return nil }
+            millisecond = value * [100, 10, 1][fraction.count - 1]
+        } else if bytes[19] != UInt8(ascii: "Z") {
+            return nil
+        }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let monthDays: [Int64] = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard (1...12).contains(month), (1...monthDays[Int(month - 1)]).contains(day), hour < 24, minute < 60, second < 60 else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second, millisecond: millisecond)
+    }
+
+    /// The time of a civil date and time in UTC (proleptic Gregorian; Howard Hinnant's
+    /// days-from-civil).
+    private init(year civilYear: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64, millisecond: Int64) {
+        let year = civilYear - (month <= 2 ? 1 : 0)
         let era = (year >= 0 ? year : year - 399) / 400
         let yearOfEra = year - era * 400
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
-        let millis = ((days * 24 + digits[3]) * 60 + digits[4]) * 60_000 + digits[5] * 1000 + digits[6]
-        millisecondsSince1970 = millis
+        millisecondsSince1970 = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
     }
 }

@@ -20,12 +20,12 @@ struct NDJSONEventWriterTests {
             sources: [SourceTrace(lineItemID: "li-1", network: "neta", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 90, outcome: .won, eCPM: 1.5)]
         )
         let events: [MediationEvent] = [
-            .auctionStarted(placementID: "home_banner", reason: .refresh, at: at(0)),
+            .auctionStarted(placementID: "home_banner", reason: .refresh, configVersion: 0, at: at(0)),
             .auctionFinished(placementID: "home_banner", trace: trace, at: at(90)),
             .adLoaded(ad, expiresAt: at(3_600_090), at: at(90)),
             .shown(Impression(ad: ad), at: at(95)),
             .released(ad, reason: .replaced, at: at(60_095)),
-            .refreshScheduled(placementID: "home_banner", dueAt: at(60_090), at: at(90)),
+            .refreshScheduled(placementID: "home_banner", dueAt: at(60_090), configVersion: 0, at: at(90)),
             .lateAnswer(LateAnswer(auctionID: "a1", placementID: "home_banner", lineItemID: "li-2", arrivedAt: at(120), adReleased: true)),
         ]
         let lines = Locked<[String]>([])
@@ -34,7 +34,7 @@ struct NDJSONEventWriterTests {
         let written = lines.withLock { $0 }
         #expect(written.count == events.count && writer.linesWritten == events.count)
         #expect(written.allSatisfy { $0.hasSuffix("}\n") && $0.dropLast().contains("\n") == false })
-        #expect(written[0] == #"{"at_ms":0,"event":"auction_started","placement":"home_banner","reason":"refresh"}"# + "\n")
+        #expect(written[0] == #"{"at_ms":0,"config_version":0,"event":"auction_started","placement":"home_banner","reason":"refresh"}"# + "\n")
         let records = try written.map { try JSONDecoder().decode(EventRecord.self, from: Data($0.utf8)) }
         #expect(records.map(\.event) == events.map(\.name))
         #expect(records[1].trace == trace)

@@ -166,7 +166,7 @@ func text(_ action: Machine.Action) -> String {
 
 func text(_ event: MediationEvent) -> String {
     switch event {
-    case .auctionStarted(_, let reason, let instant):
+    case .auctionStarted(_, let reason, _, let instant):
         "auction_started \(reason.rawValue) @\(instant)"
     case .auctionFinished(_, let trace, let instant):
         "auction_finished \(trace.winner ?? "no fill") @\(instant)"
@@ -178,9 +178,13 @@ func text(_ event: MediationEvent) -> String {
         "\(event.name) \(ad.adID) @\(instant)"
     case .released(let ad, let reason, let instant):
         "released \(ad.adID) \(reason.rawValue) @\(instant)"
-    case .refreshScheduled(_, let due, let instant):
+    case .refreshScheduled(_, let due, _, let instant):
         "refresh_scheduled \(due) @\(instant)"
     case .lateAnswer(let late):
         "late_answer \(late.lineItemID) @\(late.arrivedAt)"
+    case .configuration(let update):
+        "config_\(update.outcome.rawValue) v\(update.runningVersion) @\(update.at)"
+    case .placementRemoved(let placementID, let version, let instant):
+        "placement_removed \(placementID) v\(version) @\(instant)"
     }
 }

@@ -60,7 +60,7 @@ struct UntrustedNetworkValueTests {
         let summary = AdSummary(placementID: "p", adID: "a", creativeID: "c", network: "n", lineItemID: "l", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1)
         let events: [MediationEvent] = [
             .adLoaded(summary, expiresAt: far, at: far),
-            .refreshScheduled(placementID: "p", dueAt: far, at: .origin),
+            .refreshScheduled(placementID: "p", dueAt: far, configVersion: 0, at: .origin),
             .auctionFinished(placementID: "p", trace: AuctionTrace(auctionID: "x", placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 9.3e21, deadlineMilliseconds: .nan, winner: nil, winningECPM: nil, sources: []), at: far),
         ]
         for event in events {

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The last verified remote configuration, kept in the host's state store (engine rule R22:
+/// bundled, then cached, then remote), with what the HTTP rules need across launches: its
+/// entity tag, when it was fetched and its `max-age` and `stale-while-revalidate`. Also the
+/// highest version this install ever applied, so that an old signed file is refused even after
+/// the cache was lost.
+///
+/// Stored under `config.cache` as one line of JSON (`{"format": 1, "etag", "fetched_at_ms",
+/// "max_age_s", "stale_while_revalidate_s"}`), a newline, then the envelope's bytes as they were
+/// received; under `config.applied_version` as the version's decimal digits. Both are read back
+/// as untrusted input (R21): a record that does not parse, or of a newer format, is removed
+/// with a warning, and the envelope is verified again like a download.
+package struct ConfigurationCache: Sendable {
+    /// The store key of the cached configuration.
+    package static let key = "config.cache"
+    /// The store key of the highest version applied.
+    package static let appliedVersionKey = "config.applied_version"
+    /// The format this version writes and reads.
+    package static let format = 1
+
+    /// What the cache record says besides the envelope.
+    package struct Metadata: Codable, Hashable, Sendable {
+        /// The record's format.
+        package var format: Int
+        /// The entity tag the server sent with it.
+        package var entityTag: String?
+        /// When it was fetched (or last revalidated), milliseconds since 1970 on the device's clock.
+        package var fetchedAtMilliseconds: Int64
+        /// The `max-age` in force, seconds.
+        package var maxAgeSeconds: Int
+        /// The `stale-while-revalidate` in force, seconds.
+        package var staleSeconds: Int
+
+        enum CodingKeys: String, CodingKey {
+            case format
+            case entityTag = "etag"
+            case fetchedAtMilliseconds = "fetched_at_ms"
+            case maxAgeSeconds = "max_age_s"
+            case staleSeconds = "stale_while_revalidate_s"
+        }
+
+        package init(entityTag: String?, fetchedAt: WallClockTime, maxAgeSeconds: Int, staleSeconds: Int) {
+            format = ConfigurationCache.format
+            self.entityTag = entityTag
+            fetchedAtMilliseconds = fetchedAt.millisecondsSince1970
+            self.maxAgeSeconds = maxAgeSeconds
+            self.staleSeconds = staleSeconds
+        }
+    }
+
+    /// A cache record read back (not yet verified).
+    package struct Entry: Sendable {
+        package var metadata: Metadata
+        package var envelope: Data
+    }
+
+    /// The longest metadata line, in bytes.
+    static let maximumMetadataBytes = 4096
+
+    let store: any StateStore
+
+    package init(store: any StateStore) {
+        self.store = store
+    }
+
+    /// The cached record, `nil` when there is none, or why it was discarded (it is removed).
+    package func read() -> Result<Entry?, StateStoreError> {
+        let data: Data?
+        do {
+            data = try store.data(forKey: Self.key)
+        } catch {
+            return .failure(error)
+        }
+        guard let data else { return .success(nil) }
+        let bytes = [UInt8](data)
+        guard let newline = bytes.prefix(Self.maximumMetadataBytes).firstIndex(of: UInt8(ascii: "\n")) else {
+            return .failure(discard("the cache record has no metadata line"))
+        }
+        let metadata: Metadata
+        do {
+            metadata = try JSONDecoder().decode(Metadata.self, from: Data(bytes[0..<newline]))
+        } catch {
+            return .failure(discard("the cache record's metadata does not parse"))
+        }
+        guard metadata.format == Self.format else {
+            return .failure(discard(metadata.format > Self.format
+                ? "the cache was written by a newer version of the engine (format \(metadata.format); this version reads format \(Self.format))"
+                : "the cache has an unknown format \(metadata.format)"))
+        }
+        return .success(Entry(metadata: metadata, envelope: Data(bytes[(newline + 1)...])))
+    }
+
+    /// Stores `envelope` with `metadata` (atomically, replacing the old record).
+    /// - Throws: the store's error.
+    package func write(_ envelope: Data, metadata: Metadata) throws(StateStoreError) {
+        let line: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            line = try encoder.encode(metadata)
+        } catch {
+            throw StateStoreError(kind: .unavailable, key: Self.key, message: "the cache metadata cannot be encoded")
+        }
+        try store.setData(line + Data("\n".utf8) + envelope, forKey: Self.key)
+    }
+
+    /// Removes the cached record.
+    package func remove() {
+        try? store.setData(nil, forKey: Self.key)
+    }
+
+    /// The highest version applied on this install (0 when none, or when the record is bad: it
+    /// is removed and the failure returned).
+    package func appliedVersion() -> (version: Int, failure: StateStoreError?) {
+        do {
+            guard let data = try store.data(forKey: Self.appliedVersionKey) else { return (0, nil) }
+            let text = String(decoding: data, as: UTF8.self)
+            guard text.utf8.count <= 16, let version = Int(text), (0...ConfigurationLoader.maximumConfigVersion).contains(version) else {
+                try? store.setData(nil, forKey: Self.appliedVersionKey)
+                return (0, StateStoreError(kind: .discarded, key: Self.appliedVersionKey, message: "not a version number; removed"))
+            }
+            return (version, nil)
+        } catch {
+            return (0, error)
+        }
+    }
+
+    /// Records `version` as the highest applied.
+    /// - Throws: the store's error.
+    package func setAppliedVersion(_ version: Int) throws(StateStoreError) {
+        try store.setData(Data(String(version).utf8), forKey: Self.appliedVersionKey)
+    }
+
+    private func discard(_ reason: String) -> StateStoreError {
+        remove()
+        return StateStoreError(kind: .discarded, key: Self.key, message: "\(reason); removed")
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+
+/// The remote configuration's driver (engine rule R22): it keeps the one timer of the next
+/// check on the engine's clock, runs one check at a time (a request through the origin lock
+/// under the timeout), takes ``RemoteVerdict``'s decision, applies a verified newer
+/// configuration through the engine (between auctions), keeps the cache, feeds the result to
+/// ``RemoteFetchPolicy`` and publishes a ``ConfigurationUpdate`` for every check. It decides
+/// nothing itself.
+actor RemoteConfigurationUpdater {
+    /// What the updater starts from (the engine's launch prepared it).
+    struct Start: Sendable {
+        var settings: RemoteConfiguration
+        var registry: NetworkRegistry
+        var store: any StateStore
+        var installID: String
+        var highestApplied: Int
+        var policy: RemoteFetchPolicy
+        /// The envelope of the configuration running, when it came from the cache.
+        var envelope: Data?
+    }
+
+    private weak var engine: MediationEngine?
+    private let settings: RemoteConfiguration
+    private let registry: NetworkRegistry
+    private let cache: ConfigurationCache
+    private let transport: OriginLockedTransport
+    private let clock: any MediationClock
+    private let wallClock: @Sendable () -> Date
+    private var installID: String
+    private var highestApplied: Int
+    private var policy: RemoteFetchPolicy
+    private var envelope: Data?
+    private var foreground = true
+    private var stopped = false
+    /// The check running, if any: a second trigger joins it.
+    private var checking: Task<ConfigurationUpdate?, Never>?
+    /// The one timer task (the next check).
+    private var timer: Task<Void, Never>?
+
+    init(_ start: Start, engine: MediationEngine) {
+        self.engine = engine
+        settings = start.settings
+        registry = start.registry
+        cache = ConfigurationCache(store: start.store)
+        // Locked to the URL's origin once, for every request (R17).
+        transport = OriginLockedTransport(start.settings.transport, endpoint: start.settings.url)
+        clock = engine.clock
+        wallClock = engine.environment.wallClock
+        installID = start.installID
+        highestApplied = start.highestApplied
+        policy = start.policy
+        envelope = start.envelope
+        foreground = engine.isForeground
+    }
+
+    // MARK: - Triggers
+
+    /// Sets the timer of the first check.
+    func start() {
+        scheduleTimer()
+    }
+
+    /// The app moved to the foreground or the background: back in the foreground it checks at
+    /// once when a check came due meanwhile; in the background the timer's check waits.
+    func setForeground(_ foreground: Bool) {
+        self.foreground = foreground
+        if foreground, policy.isDue(at: clock.now) { _ = startCheck() }
+    }
+
+    /// Checks now (joining a check that is running) and returns what it came to; `nil` once
+    /// stopped.
+    func checkNow() async -> ConfigurationUpdate? {
+        await startCheck()?.value
+    }
+
+    /// Returns once no check is running (for virtual-time runs that fetch over real HTTP).
+    func settled() async {
+        while let running = checking { _ = await running.value }
+    }
+
+    /// A new install id (new rollout buckets) from now on.
+    func setInstallID(_ id: String) {
+        installID = id
+    }
+
+    /// Stops: no more checks; a running one is cancelled. Returns once it has ended.
+    func stop() async {
+        stopped = true
+        timer?.cancel()
+        timer = nil
+        if let running = checking {
+            running.cancel()
+            _ = await running.value
+        }
+    }
+
+    // MARK: - Checking
+
+    private func startCheck() -> Task<ConfigurationUpdate?, Never>? {
+        guard !stopped else { return nil }
+        if let checking { return checking }
+        let task = clock.startTask { await self.performCheck() }
+        checking = task
+        return task
+    }
+
+    private func performCheck() async -> ConfigurationUpdate? {
+        defer {
+            checking = nil
+            scheduleTimer()
+        }
+        guard let engine, !stopped else { return nil }
+        var headers = policy.conditionalHeaders
+        headers["Accept"] = "application/json"
+        let request = HTTPRequest(method: "GET", url: settings.url, headers: headers)
+        let outcome = await RemoteFetch.send(request, through: transport, clock: clock, timeout: settings.timeout)
+        guard !stopped else { return nil }
+        let running = engine.configurationVersion
+        let verdict = RemoteVerdict.of(outcome, running: running, highestApplied: highestApplied, installID: installID, trustedKeys: settings.trustedKeys, registry: registry, wallClock: WallClockTime(wallClock()))
+        var update: ConfigurationUpdate
+        switch verdict {
+        case .apply(let verified, let cacheHeaders):
+            update = await apply(verified, headers: cacheHeaders, engine: engine)
+        case .keep(let outcome, let code, let message, let offered, let cacheHeaders):
+            policy.record(.answered(cacheHeaders), at: clock.now)
+            let failure = keepCache(noStore: cacheHeaders.noStore)
+            update = self.update(outcome, code, message, offered: offered, source: .remote, engine: engine)
+            if let failure { engine.emit(.configuration(storeWarning(failure, engine: engine))) }
+        case .refuse(let rejection, let offered):
+            policy.record(.failed, at: clock.now)
+            update = self.update(.refused, rejection.code, rejection.message, path: rejection.path, offered: offered, source: .remote, engine: engine)
+        case .fail(let code, let message, let busy, let retryAfter):
+            policy.record(busy ? .busy(retryAfter: retryAfter) : .failed, at: clock.now)
+            update = self.update(.failed, code, message, source: .remote, engine: engine)
+        }
+        update.nextCheckAt = policy.nextCheck
+        engine.emit(.configuration(update))
+        return update
+    }
+
+    /// Builds and applies `verified` (R19 runs in the build); keeps it in the cache.
+    private func apply(_ verified: VerifiedConfiguration, headers: HTTPCacheHeaders, engine: MediationEngine) async -> ConfigurationUpdate {
+        do {
+            try await engine.apply(verified.configuration, version: verified.version, source: .remote)
+        } catch {
+            policy.record(.failed, at: clock.now)
+            return update(.refused, .invalidConfig, "\(error.message) (\(error.code))", path: error.path, offered: verified.version, source: .remote, engine: engine)
+        }
+        policy.record(.answered(headers), at: clock.now)
+        highestApplied = max(highestApplied, verified.version)
+        envelope = verified.envelope
+        var failure = keepCache(noStore: headers.noStore)
+        do {
+            try cache.setAppliedVersion(highestApplied)
+        } catch {
+            failure = failure ?? error
+        }
+        if let failure { engine.emit(.configuration(storeWarning(failure, engine: engine))) }
+        let issued = verified.configuration.issuedAt.map { ", issued \($0)" } ?? ""
+        return update(.applied, .applied, "version \(verified.version) applied (key \(verified.keyID)\(issued)); each placement's next auction runs it", offered: verified.version, source: .remote, engine: engine)
+    }
+
+    /// Writes the cache record of the configuration running (its envelope, the entity tag and
+    /// freshness now), unless the server said `no-store` or nothing remote runs.
+    private func keepCache(noStore: Bool) -> StateStoreError? {
+        guard let envelope else { return nil }
+        guard !noStore else {
+            cache.remove()
+            return nil
+        }
+        let metadata = ConfigurationCache.Metadata(entityTag: policy.entityTag, fetchedAt: WallClockTime(wallClock()), maxAgeSeconds: policy.maxAgeSeconds, staleSeconds: policy.staleSeconds)
+        do {
+            try cache.write(envelope, metadata: metadata)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private func update(_ outcome: ConfigurationUpdate.Outcome, _ code: ConfigurationUpdate.Code, _ message: String, path: String? = nil, offered: Int? = nil, source: ConfigurationSource, engine: MediationEngine) -> ConfigurationUpdate {
+        ConfigurationUpdate(outcome: outcome, code: code, message: message, path: path, runningVersion: engine.configurationVersion, offeredVersion: offered, source: source, nextCheckAt: policy.nextCheck, at: clock.now)
+    }
+
+    private func storeWarning(_ error: StateStoreError, engine: MediationEngine) -> ConfigurationUpdate {
+        update(.warning, .storeUnavailable, "the configuration cache could not be written: \(error)", source: .cache, engine: engine)
+    }
+
+    // MARK: - Timer
+
+    /// Replaces the timer by one that wakes at the policy's next check.
+    private func scheduleTimer() {
+        timer?.cancel()
+        timer = nil
+        guard !stopped else { return }
+        let wakeUp = policy.nextCheck
+        let clock = self.clock
+        timer = clock.startTask { [weak self] in
+            do {
+                try await clock.sleep(until: wakeUp)
+            } catch {
+                return
+            }
+            await self?.timerFired()
+        }
+    }
+
+    /// The next check came due: checks now in the foreground; in the background it waits for
+    /// ``setForeground(_:)``.
+    private func timerFired() {
+        guard foreground else { return }
+        _ = startCheck()
+    }
+}

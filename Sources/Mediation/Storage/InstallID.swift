@@ -1,0 +1,55 @@
+import Foundation
+
+/// The engine's id of this app install: 128 random bits as 32 lowercase hex digits, made once
+/// and kept in the host's state store under `install.id`. It is used on the device only (the
+/// staged-rollout bucket of a configuration, ``ConfigurationRollout``, and the jitter of the
+/// configuration checks): never sent to any network, never put in an event or a log line.
+/// A host resets it with ``MediationEngine/resetInstallID()`` (a new id, new buckets).
+package enum InstallID {
+    /// The store key.
+    package static let key = "install.id"
+
+    /// The id kept in `store`, made and kept when there is none or the stored one is not 32
+    /// lowercase hex digits (R21). When the store cannot be written the id lasts for the process.
+    /// - Parameter store: the host's state store.
+    /// - Returns: the id, and what went wrong with the store, if anything.
+    package static func current(in store: any StateStore) -> (id: String, failure: StateStoreError?) {
+        var failure: StateStoreError?
+        do {
+            if let data = try store.data(forKey: key) {
+                let text = String(decoding: data, as: UTF8.self)
+                if isValid(text) { return (text, nil) }
+                failure = StateStoreError(kind: .discarded, key: key, message: "not 32 hex digits; replaced")
+            }
+        } catch {
+            failure = error
+        }
+        let id = make()
+        do {
+            try store.setData(Data(id.utf8), forKey: key)
+        } catch {
+            failure = failure ?? error
+        }
+        return (id, failure)
+    }
+
+    /// Replaces the id in `store` by a new one.
+    /// - Throws: the store's error.
+    package static func reset(in store: any StateStore) throws(StateStoreError) -> String {
+        let id = make()
+        try store.setData(Data(id.utf8), forKey: key)
+        return id
+    }
+
+    /// Whether `text` is 32 lowercase hex digits.
+    static func isValid(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    }
+
+    /// A new id from the system's secure random source.
+    static func make() -> String {
+        var random = SystemRandomNumberGenerator()
+        let high: UInt64 = random.next(), low: UInt64 = random.next()
+        return SHA256Digest.hex(withUnsafeBytes(of: high.bigEndian, Array.init) + withUnsafeBytes(of: low.bigEndian, Array.init))
+    }
+}

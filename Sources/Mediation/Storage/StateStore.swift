@@ -1,0 +1,130 @@
+import Foundation
+
+/// Why a ``StateStore`` could not read or write a value.
+public struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The broad cause.
+    public enum Kind: String, Sendable, Hashable {
+        /// The stored value failed its checks (truncated, tampered with, written by another
+        /// program or by a newer version of the engine, too large): it was removed and is not
+        /// returned (engine rule R21). The caller goes on as if nothing was stored, and says so.
+        case discarded
+        /// The value is larger than the store accepts; nothing was written.
+        case tooLarge
+        /// The key is empty or longer than ``StateStoreKey/maximumLength`` bytes.
+        case invalidKey
+        /// The store's directory or file could not be read or written (the message says why).
+        case unavailable
+    }
+
+    /// The broad cause.
+    public var kind: Kind
+    /// The key involved.
+    public var key: String
+    /// What happened, for a person (never the stored value).
+    public var message: String
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - kind: the broad cause.
+    ///   - key: the key involved.
+    ///   - message: what happened.
+    public init(kind: Kind, key: String, message: String) {
+        self.kind = kind
+        self.key = key
+        self.message = message
+    }
+
+    /// `kind key: message`, e.g. `discarded config.cache: the file is truncated`.
+    public var description: String { "\(kind.rawValue) \(DisplayText.escaped(key)): \(message)" }
+}
+
+/// The rules every ``StateStore`` shares for its keys.
+public enum StateStoreKey {
+    /// The longest key, in UTF-8 bytes: 200.
+    public static let maximumLength = 200
+
+    /// Whether `key` is usable: not empty and at most ``maximumLength`` bytes of UTF-8. Any
+    /// characters are allowed (a network id may be part of a key); stores encode them.
+    /// - Parameter key: the key.
+    public static func isValid(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.count <= maximumLength
+    }
+}
+
+/// What the engine keeps across launches: small values by key (the last verified remote
+/// configuration, the install id; network health, caps and experiments next), in a place the
+/// host chooses, injected like the clock (``MediationEnvironment/stateStore``).
+///
+/// The project ships two: ``FileStateStore`` (one file per key in a directory the host gives,
+/// e.g. the app-support folder on iOS, written atomically) and ``MemoryStateStore`` (for the
+/// process only; the default, and what tests use).
+///
+/// Contract:
+/// - Values are read back as untrusted input (engine rule R21): each is stored with its key, its
+///   length and a SHA-256 checksum, and a value that fails those checks (truncated, tampered
+///   with, another program's file, written by a newer version, larger than the store's limit)
+///   is removed and reported as ``StateStoreError/Kind/discarded``, never returned. A caller
+///   still validates what a value means (a stored config is verified again, a stored count is
+///   bounded).
+/// - ``setData(_:forKey:)`` replaces a value atomically: a reader sees the old value or the new
+///   one, also after a crash; `nil` deletes it.
+/// - Keys are short names chosen by the engine (`config.cache`, `install.id`,
+///   `health.<network id>`), at most ``StateStoreKey/maximumLength`` bytes.
+/// - Nothing here is secret: identity a network keeps goes to its ``SecureStore``.
+public protocol StateStore: Sendable {
+    /// The value stored under `key`, or `nil` when there is none.
+    /// - Parameter key: the key.
+    /// - Throws: ``StateStoreError``: `discarded` when a stored value failed its checks (it was
+    ///   removed), `invalidKey`, or `unavailable` when the store cannot be read.
+    func data(forKey key: String) throws(StateStoreError) -> Data?
+
+    /// Stores `data` under `key`, replacing any value atomically; `nil` deletes the value.
+    /// - Parameters:
+    ///   - data: the value, or `nil` to delete.
+    ///   - key: the key.
+    /// - Throws: ``StateStoreError``: `tooLarge`, `invalidKey`, or `unavailable` when the store
+    ///   cannot be written (the old value, if any, is kept).
+    func setData(_ data: Data?, forKey key: String) throws(StateStoreError)
+
+    /// Every key holding a value, sorted (e.g. to find the `health.` keys of networks no longer
+    /// configured).
+    /// - Throws: ``StateStoreError`` `unavailable` when the store cannot be listed.
+    func keys() throws(StateStoreError) -> [String]
+}
+
+extension StateStore {
+    /// The value stored under `key` decoded from JSON as `T`, or `nil` when there is none. A
+    /// value that does not decode is removed like a damaged file (engine rule R21).
+    /// - Parameters:
+    ///   - type: the type to decode.
+    ///   - key: the key.
+    /// - Throws: ``StateStoreError``: `discarded` (also when the JSON does not decode as `T`),
+    ///   `invalidKey` or `unavailable`.
+    public func value<T: Decodable>(_ type: T.Type, forKey key: String) throws(StateStoreError) -> T? {
+        guard let data = try data(forKey: key) else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            try? setData(nil, forKey: key)
+            throw StateStoreError(kind: .discarded, key: key, message: "the stored value does not decode as \(T.self); removed")
+        }
+    }
+
+    /// Stores `value` as JSON under `key` (atomically, like ``setData(_:forKey:)``).
+    /// - Parameters:
+    ///   - value: the value.
+    ///   - key: the key.
+    /// - Throws: ``StateStoreError``: `tooLarge`, `invalidKey`, `unavailable`, or `unavailable`
+    ///   when the value cannot be encoded.
+    public func setValue<T: Encodable>(_ value: T, forKey key: String) throws(StateStoreError) {
+        let data: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            data = try encoder.encode(value)
+        } catch {
+            throw StateStoreError(kind: .unavailable, key: key, message: "the value cannot be encoded as JSON")
+        }
+        try setData(data, forKey: key)
+    }
+}
