@@ -1,4 +1,5 @@
 import Foundation
+import MediationTestKit
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -109,12 +110,10 @@ final class LoopbackServer: Sendable {
 
     enum StartError: Error {
         case scriptMissing
-        case noPort(String)
     }
 
     let port: Int
-    private let process: Process
-    private let stdin: Pipe
+    private let process: LoopbackScriptProcess
 
     /// The base URL, e.g. `http://127.0.0.1:54321`.
     var baseURL: URL {
@@ -125,62 +124,28 @@ final class LoopbackServer: Sendable {
     /// Starting a process and reading its port block, so that happens on a thread of its own,
     /// never on the concurrency pool the tests run on.
     convenience init(routes: [String: [Response]]) async throws {
-        let started = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Started, any Error>) in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try LoopbackServer.launch(routes: routes) })
-            }
-        }
-        self.init(started)
+        let (script, routesArgument, routesFile) = try LoopbackServer.arguments(routes: routes)
+        defer { routesFile.map { try? FileManager.default.removeItem(at: $0) } }
+        self.init(try await LoopbackScriptProcess.start(script: script, routesArgument: routesArgument))
     }
 
-    private struct Started: @unchecked Sendable {
-        // Process and Pipe are handed over once from the launching thread; never shared.
-        let port: Int
-        let process: Process
-        let stdin: Pipe
+    private init(_ process: LoopbackScriptProcess) {
+        port = process.port
+        self.process = process
     }
 
-    private init(_ started: Started) {
-        port = started.port
-        process = started.process
-        stdin = started.stdin
-    }
-
-    private static func launch(routes: [String: [Response]]) throws -> Started {
+    /// The script's path and its routes argument (in a file when too large for one argument).
+    private static func arguments(routes: [String: [Response]]) throws -> (String, String, URL?) {
         guard let script = Bundle.module.path(forResource: "loopback_server", ofType: "py") else {
             throw StartError.scriptMissing
         }
-        var routesArgument = String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)
-        var routesFile: URL?
-        if routesArgument.utf8.count > 64 * 1024 {
-            // Linux caps one command-line argument at 128 KiB: large route tables go in a file,
-            // which the server reads before it prints its port.
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-routes-\(UUID().uuidString).json")
-            try Data(routesArgument.utf8).write(to: file)
-            routesArgument = "@" + file.path
-            routesFile = file
-        }
-        defer { routesFile.map { try? FileManager.default.removeItem(at: $0) } }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, routesArgument]
-        let stdout = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            process.terminate()
-            throw StartError.noPort(text)
-        }
-        return Started(port: port, process: process, stdin: stdin)
+        let routesArgument = String(decoding: try JSONEncoder().encode(routes), as: UTF8.self)
+        guard routesArgument.utf8.count > 64 * 1024 else { return (script, routesArgument, nil) }
+        // Linux caps one command-line argument at 128 KiB: large route tables go in a file,
+        // which the server reads before it prints its port.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-routes-\(UUID().uuidString).json")
+        try Data(routesArgument.utf8).write(to: file)
+        return (script, "@" + file.path, file)
     }
 
     /// Starts a server where each route has a single response.
@@ -197,18 +162,17 @@ final class LoopbackServer: Sendable {
 
     /// Stops the server (it exits on its own once its stdin closes; this does not wait).
     func stop() {
-        try? stdin.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
+        process.stop()
     }
 
     /// Stops the server and waits, off the concurrency pool, until its process has exited and
     /// its port is closed.
     func stopAndWait() async {
         stop()
-        let process = Started(port: port, process: process, stdin: stdin)
+        let process = process
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                process.process.waitUntilExit()
+                process.waitUntilExit()
                 continuation.resume()
             }
         }
