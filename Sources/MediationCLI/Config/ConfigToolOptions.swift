@@ -1,3 +1,5 @@
+import Mediation
+
 /// `mediate config keygen | sign | verify`: the tools of signed remote configurations.
 enum ConfigTool: Equatable, Sendable {
     /// `mediate config keygen --out KEY`: a new key pair, KEY (mode 0600) and KEY.pub.
@@ -45,8 +47,8 @@ enum ConfigTool: Equatable, Sendable {
             return .keygen(outPath: try required("--out"))
         case "sign":
             let versionText = try required("--version")
-            guard let version = Int(versionText), version >= 1 else {
-                throw UsageError(message: "--version needs a whole number of at least 1, got '\(versionText)'")
+            guard let version = Int(versionText), (1...ConfigurationLoader.maximumConfigVersion).contains(version) else {
+                throw UsageError(message: "--version needs a whole number from 1 to \(ConfigurationLoader.maximumConfigVersion), got '\(versionText)'")
             }
             var options = SignOptions(keyPath: try required("--key"), version: version, configPath: try file("configuration"))
             if let text = values["--rollout"] {
