@@ -98,4 +98,18 @@ struct RedTeamConfigCommandTests {
             #expect(result.error.contains("--state-dir"))
         }
     }
+    @Test("a placement the signed configuration from the server dropped: exit 64 naming that configuration (its version and source), not the bundled file that has it")
+    func placementDroppedByTheServer() async throws {
+        let workspace = try await Self.keyed()
+        let dropped = Workspace.instantConfig.replacingOccurrences(of: #""home_banner": {"#, with: #""old_banner": {"#)
+        try workspace.write(dropped, to: "dropped.json")
+        let signed = await workspace.run(["config", "sign", "--key", "k", "--version", "9", "dropped.json"])
+        let server = try await ConfigServer([.init(body: signed.output, headers: ["Cache-Control": "max-age=300"])])
+        defer { server.stop() }
+        let result = await workspace.run(["--placement", "home_banner", "--config-url", server.url.absoluteString, "--public-key", "k.pub"])
+        #expect(result.code == .usage)
+        let line = try #require(result.error.split(separator: "\n").first { $0.contains("unknown placement") })
+        #expect(line.contains("version 9") && line.contains("server"), "\(line)")
+        #expect(line.contains("old_banner"))
+    }
 }
