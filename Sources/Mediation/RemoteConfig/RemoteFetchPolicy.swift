@@ -90,6 +90,13 @@ package struct RemoteFetchPolicy: Sendable {
         return true
     }
 
+    /// Drops the entity tag held: the next check is unconditional. For a new install id, whose
+    /// bucket may take a version the old one deferred (the tag may be that version's, and the
+    /// server would answer it 304).
+    package mutating func forgetEntityTag() {
+        entityTag = nil
+    }
+
     /// The `If-None-Match` header of the next request, if an entity tag is held.
     package var conditionalHeaders: [String: String] {
         entityTag.map { ["If-None-Match": $0] } ?? [:]

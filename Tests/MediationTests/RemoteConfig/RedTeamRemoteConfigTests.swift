@@ -193,4 +193,23 @@ struct RedTeamRemoteConfigTests {
             #expect(await harness.shutdownAndCountAds())
         }
     }
+    @Test("a reset install id re-asks for a version its old bucket deferred: the deferred version's entity tag is not sent back")
+    func resetInstallIDForgetsTheDeferredTag() async throws {
+        let salt = try #require((0..<1000).map { "wave-\($0)" }.first { ConfigurationRollout(percent: 100, salt: $0)!.bucket(of: RemoteHarness.installID) >= 5000 })
+        let narrow = try #require(ConfigurationRollout(percent: 10, salt: salt))
+        let harness = try RemoteHarness(steps: [
+            .respond(ScriptedTransport.ok(try RemoteHarness.signed(4, rollout: narrow), etag: "\"v4-10\"", cacheControl: "max-age=60")),
+            .respond(HTTPResponse(statusCode: 304)),
+        ])
+        try await harness.clock.perform { () async throws in
+            await harness.advance(to: 1)
+            #expect(harness.updates.last?.code == .rolloutNotSelected)
+            try await harness.engine.resetInstallID()
+            await harness.advance(to: 62)
+            #expect(harness.transport.requests.count == 2)
+            // With the old tag the server would answer 304 and the new bucket would never be asked.
+            #expect(harness.transport.requests[1].headers["If-None-Match"] == nil)
+            #expect(await harness.shutdownAndCountAds())
+        }
+    }
 }
