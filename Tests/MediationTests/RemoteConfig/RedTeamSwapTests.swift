@@ -151,4 +151,38 @@ struct RedTeamSwapTests {
             }
         }
     }
+    @Test("open: a one-shot winner the caller still holds keeps its network's adapter alive across a swap that removes the network (its impression must still count)")
+    func oneShotWinnerHeldAcrossASwap() async throws {
+        let clock = ManualClock()
+        let factory = HookedFactory(clock: clock)
+        let engine = try MediationEngine(configuration: Self.configuration(["neta": 1.0], version: 1), registry: NetworkRegistry([factory]), environment: MediationEnvironment(clock: clock))
+        try await clock.perform {
+            let auction = clock.startTask { await engine.runAuction(placementID: "level_end") }
+            await clock.advance(to: .origin + .seconds(1))
+            let winner = try #require(await auction.value?.winner)
+            let apply = clock.startTask { () -> ConfigurationError? in
+                do throws(ConfigurationError) {
+                    try await engine.apply(Self.configuration(["netb": 2.0], version: 2), version: 2, source: .remote)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            await clock.runUntilIdle()
+            #expect(await apply.value == nil)
+            let neta = try #require(factory.adapters.first)
+            // runAuction ends its hold on the snapshot when the auction ends, not when the caller
+            // shows or releases the winner: the adapter is shut down under an unshown ad, and a
+            // real network sends nothing after shutdown (R18), so its impression would be lost.
+            withKnownIssue("runAuction's winner does not hold its configuration snapshot") {
+                #expect(!neta.lifeCycleCalls.contains(.shutdown))
+            }
+            winner.ad.releaseResources()
+            let shutdown = clock.startTask { await engine.shutdown() }
+            await clock.runUntilIdle()
+            await shutdown.value
+            #expect(neta.lifeCycleCalls.filter { $0 == .shutdown }.count == 1)
+            #expect(neta.ads.allSatisfy { $0.releaseCount == 1 })
+        }
+    }
 }
