@@ -112,4 +112,29 @@ struct RedTeamConfigCommandTests {
         #expect(line.contains("version 9") && line.contains("server"), "\(line)")
         #expect(line.contains("old_banner"))
     }
+    @Test("signing a signed file again (the rollback) refuses a copy whose signature does not verify, instead of laundering it; --public-key names a rotated key")
+    func resignRefusesATamperedEnvelope() async throws {
+        let workspace = try await Self.keyed()
+        let v3 = await workspace.run(["config", "sign", "--key", "k", "--version", "3", "Config/mediation.json"])
+        try workspace.write(v3.output, to: "v3.json")
+        #expect(await workspace.run(["config", "sign", "--key", "k", "--version", "4", "v3.json"]).code == .success)
+        // The copy on a server or a CDN changed: a line item's eCPM raised, the old signature kept.
+        var envelope = try SignedConfiguration.parse(Data(v3.output.utf8)).get()
+        let text = String(decoding: envelope.payload, as: UTF8.self).replacingOccurrences(of: "0.5", with: "9.5")
+        envelope.payload = Array(text.utf8)
+        try workspace.write([UInt8](envelope.rendered()), to: "tampered.json")
+        let laundered = await workspace.run(["config", "sign", "--key", "k", "--version", "4", "tampered.json"])
+        #expect(laundered.code == .dataError, "\(laundered.code) \(laundered.error)")
+        #expect(laundered.output.isEmpty)
+        #expect(laundered.error.contains("tampered.json") && laundered.error.contains("bad_signature"))
+        // Rotation: the old file was signed by an old key; the new key signs it again once it
+        // verifies with the old public key.
+        _ = await workspace.run(["config", "keygen", "--out", "new"])
+        #expect(await workspace.run(["config", "sign", "--key", "new", "--version", "5", "v3.json"]).code == .dataError)
+        let rotated = await workspace.run(["config", "sign", "--key", "new", "--version", "5", "--public-key", "k.pub", "v3.json"])
+        #expect(rotated.code == .success, "\(rotated.error)")
+        try workspace.write(rotated.output, to: "v5.json")
+        #expect(await workspace.run(["config", "verify", "--public-key", "new.pub", "v5.json"]).code == .success)
+        #expect(await workspace.run(["config", "sign", "--key", "new", "--version", "5", "--public-key", "k.pub", "tampered.json"]).code == .dataError)
+    }
 }

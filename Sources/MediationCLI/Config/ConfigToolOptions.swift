@@ -4,7 +4,8 @@ import Mediation
 enum ConfigTool: Equatable, Sendable {
     /// `mediate config keygen --out KEY`: a new key pair, KEY (mode 0600) and KEY.pub.
     case keygen(outPath: String)
-    /// `mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at T] CONFIG`.
+    /// `mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at T]
+    /// [--public-key KEY.pub] CONFIG`.
     case sign(SignOptions)
     /// `mediate config verify --public-key KEY.pub SIGNED`.
     case verify(publicKeyPath: String, signedPath: String)
@@ -24,6 +25,9 @@ enum ConfigTool: Equatable, Sendable {
         var issuedAt: String?
         /// The configuration (or a signed envelope to sign again).
         var configPath: String
+        /// `--public-key KEY.pub`: the keys a signed envelope signed again must verify with
+        /// (default: the signing key's own), e.g. a rotated key's for a rollback to its content.
+        var publicKeyPath: String?
     }
 
     /// Parses the arguments after `config`.
@@ -61,6 +65,7 @@ enum ConfigTool: Equatable, Sendable {
             }
             options.salt = values["--salt"]
             options.issuedAt = values["--issued-at"]
+            options.publicKeyPath = values["--public-key"]
             return .sign(options)
         case "verify":
             return .verify(publicKeyPath: try required("--public-key"), signedPath: try file("signed configuration"))
@@ -72,7 +77,7 @@ enum ConfigTool: Equatable, Sendable {
     /// The options each tool takes (all take a value).
     private static let allowed: [String: Set<String>] = [
         "keygen": ["--out"],
-        "sign": ["--key", "--version", "--rollout", "--salt", "--issued-at"],
+        "sign": ["--key", "--version", "--rollout", "--salt", "--issued-at", "--public-key"],
         "verify": ["--public-key"],
     ]
 
