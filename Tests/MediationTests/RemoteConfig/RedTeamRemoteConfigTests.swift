@@ -212,4 +212,22 @@ struct RedTeamRemoteConfigTests {
             #expect(await harness.shutdownAndCountAds())
         }
     }
+    @Test("shutdown while a check is in flight: the newer version that arrives afterwards is never applied, nothing is published after shutdown, no ad is lost")
+    func shutdownDuringAFetch() async throws {
+        let harness = try RemoteHarness(steps: [.respond(ScriptedTransport.ok(try RemoteHarness.signed(1, eCPM: "9.0"), etag: "\"v1\""), after: .seconds(5))])
+        let engine = harness.engine
+        try await harness.clock.perform { () async throws in
+            #expect(try await harness.auction().configVersion == 0)
+            let shutdown = harness.clock.startTask { await engine.shutdown() }
+            await harness.clock.runUntilIdle()
+            await shutdown.value
+            let published = harness.recorder.events.count
+            await harness.advance(to: 30)
+            #expect(engine.configurationVersion == 0)
+            #expect(!harness.updates.contains { $0.outcome == .applied })
+            #expect(harness.recorder.events.count == published, "events published after shutdown")
+            #expect(await engine.checkConfiguration() == nil)
+            #expect(harness.neta.ads.allSatisfy { $0.releaseCount == 1 && $0.impressionCount == 0 })
+        }
+    }
 }
