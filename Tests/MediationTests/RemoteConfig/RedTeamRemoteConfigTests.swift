@@ -230,4 +230,19 @@ struct RedTeamRemoteConfigTests {
             #expect(harness.neta.ads.allSatisfy { $0.releaseCount == 1 && $0.impressionCount == 0 })
         }
     }
+    @Test("a cached entity tag is untrusted too: one with CR LF (a header injection), control bytes or 4 KB is never sent back",
+          arguments: ["\"a\"\r\nX-Injected: 1", "\"a\u{7}\"", String(repeating: "x", count: 3000), "", "\"ok\" \"two\""])
+    func tamperedCachedEntityTag(tag: String) async throws {
+        let store = MemoryStateStore()
+        let metadata = ConfigurationCache.Metadata(entityTag: tag, fetchedAt: WallClockTime(millisecondsSince1970: 1_796_220_000_000 - 3_600_000), maxAgeSeconds: 60, staleSeconds: 0)
+        try ConfigurationCache(store: store).write(try RemoteHarness.signed(3), metadata: metadata)
+        let harness = try RemoteHarness(store: store, steps: [.respond(HTTPResponse(statusCode: 304))])
+        #expect(harness.engine.configurationVersion == 3)
+        try await harness.clock.perform { () async throws in
+            await harness.advance(to: 1)
+            let sent = try #require(harness.transport.requests.first).headers["If-None-Match"]
+            #expect(sent == nil, "\(sent ?? "")")
+            #expect(await harness.shutdownAndCountAds())
+        }
+    }
 }
