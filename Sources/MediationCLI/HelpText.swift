@@ -15,7 +15,8 @@ enum HelpText {
               [--seed N] [--messages FILE] [--debug[=unredacted]] [--report FILE.html]
               [--events FILE.ndjson] [--config-url URL --public-key KEY.pub [--state-dir DIR]]
       mediate config keygen --out KEY
-      mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at TIME] CONFIG
+      mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at TIME]
+                          [--public-key KEY.pub] CONFIG
       mediate config verify --public-key KEY.pub SIGNED
       mediate networks [--config FILE] [--json]
       mediate validate [--config FILE]
@@ -59,7 +60,8 @@ enum HelpText {
       validate           load the config and build every adapter
       config keygen      write a new signing key to KEY (mode 0600) and KEY.pub (one line)
       config sign        print CONFIG signed as version N (a signed file: signed again, the
-                         rollback in one command); --rollout: only PERCENT of installs take it
+                         rollback in one command, once it verifies with KEY or --public-key);
+                         --rollout: only PERCENT of installs take it
       config verify      say whether SIGNED verifies with KEY.pub and builds (exit 65 if not)
 
     simulate (what-if runs of the real engine on virtual time against Config/market.json):

@@ -98,6 +98,16 @@ enum MediateCommand {
         }
     }
 
+    /// The configuration a run's engine runs, for a message: the file, or the signed version
+    /// from the server or the cache that replaced it (which may lack what the file has).
+    static func configurationName(_ path: String, of engine: MediationEngine) -> String {
+        switch engine.configurationSource {
+        case .bundled: path
+        case .cache: "the cached signed configuration, version \(engine.configurationVersion) (bundled: \(path))"
+        case .remote: "the signed configuration from the server, version \(engine.configurationVersion) (bundled: \(path))"
+        }
+    }
+
     private static func runPlacement(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
         let path = options.configPath ?? defaultConfigPath
         var context = HostContext()
@@ -133,7 +143,7 @@ enum MediateCommand {
         guard let placement = engine.configuration.placement(options.placementID) else {
             await engine.shutdown()
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
-            return usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
+            return usageError("unknown placement '\(options.placementID)' in \(configurationName(path, of: engine)); it has: \(known)", environment: environment)
         }
         reportWarnings(of: engine, environment: environment)
 

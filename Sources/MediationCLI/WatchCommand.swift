@@ -72,7 +72,7 @@ enum WatchCommand {
         guard let placementConfiguration = engine.configuration.placement(options.placementID), let placement = engine.placement(placementConfiguration.id) else {
             await engine.shutdown()
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
-            return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(path); it has: \(known)", environment: environment)
+            return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(MediateCommand.configurationName(path, of: engine)); it has: \(known)", environment: environment)
         }
         MediateCommand.reportWarnings(of: engine, environment: environment)
         logger.enable()

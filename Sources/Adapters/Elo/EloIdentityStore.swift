@@ -136,13 +136,17 @@ enum EloLegacyIdentityFile {
     /// file (also when it is damaged). A failure is logged without any value.
     static func migrate(from directory: URL, network: String, into store: any EloIdentityStore, logger: any MediationLogger) {
         let file = url(in: directory, network: network)
-        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        // `attributesOfItem` does not follow a final symbolic link: a dangling one is found too.
+        guard (try? FileManager.default.attributesOfItem(atPath: file.path)) != nil else { return }
         do {
             // Untrusted (R21): a file over the record's bound is not read; the client checks
             // each field of what is moved (``EloIdentityRules/checkedStoredRecord(_:)``).
-            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? Int.max
-            guard size <= EloIdentityRules.maximumStoredRecordBytes else { throw EloStorageError(message: "too large") }
-            let legacy = try JSONDecoder().decode(EloIdentityRecord.self, from: Data(contentsOf: file))
+            // Bounded whatever sits at the path: a symbolic link (to a larger file, to /dev/zero)
+            // or a FIFO is refused, never followed or read.
+            guard case .success(let data?) = UntrustedFile.contents(file.path, limit: EloIdentityRules.maximumStoredRecordBytes) else {
+                throw EloStorageError(message: "not a regular file of at most the record's bound")
+            }
+            let legacy = try JSONDecoder().decode(EloIdentityRecord.self, from: data)
             if try store.read() == EloIdentityRecord() { try store.write(legacy) }
         } catch {
             logger.warning("the plaintext identity file of an earlier version could not be moved; it is deleted", source: network)

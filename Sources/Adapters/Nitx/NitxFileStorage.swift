@@ -3,7 +3,8 @@ import Mediation
 
 /// A ``NitxStorage`` backed by one JSON file (`{"nitx.visitor_id": "…", …}`), rewritten
 /// atomically on every change. The file is untrusted input (engine rule R21): a file over
-/// ``maximumFileBytes``, one that is not a JSON object, and any entry whose key lacks the `nitx.`
+/// ``maximumFileBytes``, anything at the path but a regular file (a symbolic link is never
+/// followed, a FIFO never opened for a blocking read), one that is not a JSON object, and any entry whose key lacks the `nitx.`
 /// prefix or whose value is not a string or is over ``NitxStoredValues/maximumValueBytes`` are
 /// discarded, with a warning naming the file or the key (never a value) when a logger is given;
 /// the client then checks each value it reads (``NitxStoredValues``).
@@ -32,13 +33,21 @@ public final class NitxFileStorage: NitxStorage {
     /// else is dropped, with a warning.
     private static func load(_ fileURL: URL, warnings: inout [String]) -> [String: String] {
         let name = fileURL.lastPathComponent
-        let size = (try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size] as? NSNumber)?.intValue
-        guard let size else { return [:] }  // no file yet
-        guard size <= maximumFileBytes else {
+        // Bounded whatever sits at the path: a symbolic link (to a larger file, to /dev/zero), a
+        // FIFO (whose open would block) or a directory is refused, never followed or read.
+        let data: Data
+        switch UntrustedFile.contents(fileURL.path, limit: maximumFileBytes) {
+        case .success(nil):
+            return [:]  // no file yet
+        case .success(let bytes?):
+            data = bytes
+        case .failure(.tooLarge):
             warnings.append("Nitx storage file \(name) is over \(maximumFileBytes / 1024) KiB: discarded")
             return [:]
+        case .failure(let failure):
+            warnings.append("Nitx storage file \(name) cannot be used (\(failure.reason)): discarded")
+            return [:]
         }
-        guard let data = try? Data(contentsOf: fileURL) else { return [:] }
         guard !data.isEmpty else { return [:] }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             warnings.append("Nitx storage file \(name) is not a JSON object: discarded")

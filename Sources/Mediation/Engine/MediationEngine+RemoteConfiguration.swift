@@ -22,7 +22,7 @@ extension MediationEngine {
     ///     bundledConfiguration: Bundle.main.url(forResource: "mediation", withExtension: "json")!,
     ///     remote: RemoteConfiguration(
     ///         url: URL(string: "https://config.example.com/chat/mediation.json")!,
-    ///         trustedKeys: [try ConfigurationPublicKey("mediation-ed25519 2c1f9e0b7a4d3e58 Xb2…=")],
+    ///         trustedKeys: [try ConfigurationPublicKey("mediation-ed25519 c882f47debb3cd17 Xb2…=")],
     ///         transport: URLSessionTransport(maximumResponseBytes: RemoteConfiguration.maximumBodyBytes)),
     ///     registry: .standard,
     ///     environment: MediationEnvironment(stateStore: try FileStateStore(directory: appSupport)))

@@ -272,9 +272,12 @@ public final class MediationEngine: Sendable {
         }
         // The swap: from here every new placement and one-shot auction uses `new`; the old
         // snapshot is held until every existing placement has taken the new one.
-        let swapped: (kept: [(Placement, PlacementEntry)], removed: [Placement], free: [NetworkHandle])? = state.withLock { state in
+        let swapped: (kept: [(Placement, PlacementEntry)], removed: [Placement], free: [NetworkHandle], missed: Bool)? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.current = new
+            // Signals the host changed while `new` was built (a consent withdrawal) reached the
+            // old snapshot's adapters only: the adapters built for `new` hear them below.
+            let missed = state.template != template
             state.retirement.acquire(previous.generation)
             let free = state.retirement.supersede(previous, by: new)
             var kept: [(Placement, PlacementEntry)] = []
@@ -287,11 +290,17 @@ public final class MediationEngine: Sendable {
                     state.placements[id] = nil
                 }
             }
-            return (kept, removed, free.map(\.self))
+            return (kept, removed, free.map(\.self), missed)
         }
         guard let swapped else {
             shutDown(new.networks.filter { handle in !previous.networks.contains { $0 === handle } }.map(\.adapter))
             throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
+        }
+        if swapped.missed {
+            let latest = state.withLock { $0.template } // the newest, should the host change them again
+            for handle in new.networks where !previous.networks.contains(where: { $0 === handle }) {
+                handle.adapter.requestTemplateDidChange(latest)
+            }
         }
         shutDown(swapped.free.map(\.adapter))
         for (placement, entry) in swapped.kept.sorted(by: { $0.0.id < $1.0.id }) {

@@ -21,7 +21,7 @@ public struct ConfigurationKeyError: Error, Sendable, Hashable, CustomStringConv
 ///
 /// Its text form is the one line `mediate config keygen` writes to `KEY.pub`:
 /// `mediation-ed25519 <key id> <public key, base64>`, e.g.
-/// `mediation-ed25519 2c1f9e0b7a4d3e58 Xb2kS0…=`. The key id is the first 8 bytes of the key's
+/// `mediation-ed25519 c882f47debb3cd17 Xb2kS0…=`. The key id is the first 8 bytes of the key's
 /// SHA-256 in hex; a line whose id does not match its key is refused, so a key copied with a
 /// typo never stands for another.
 public struct ConfigurationPublicKey: Hashable, Sendable, CustomStringConvertible {

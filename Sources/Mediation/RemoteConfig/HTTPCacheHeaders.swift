@@ -46,10 +46,7 @@ package struct HTTPCacheHeaders: Hashable, Sendable {
                 }
             }
         }
-        if let tag = field("ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty, tag.utf8.count <= Self.maximumEntityTagLength,
-           tag.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
-            entityTag = tag
-        }
+        entityTag = Self.checkedEntityTag(field("ETag")?.trimmingCharacters(in: .whitespaces))
         if let retry = field("Retry-After")?.trimmingCharacters(in: .whitespaces) {
             if let seconds = Self.seconds(retry) {
                 retryAfter = seconds
@@ -59,6 +56,14 @@ package struct HTTPCacheHeaders: Hashable, Sendable {
                 retryAfter = Int(max(0, min(Int64(Self.maximumSeconds), delta)))
             }
         }
+    }
+
+    /// `tag` when it can go back as `If-None-Match`: 1 to ``maximumEntityTagLength`` bytes of
+    /// printable ASCII without spaces (no CR or LF, so no header can be injected); else `nil`.
+    /// A tag read back from the cache is checked the same way (R21).
+    static func checkedEntityTag(_ tag: String?) -> String? {
+        guard let tag, !tag.isEmpty, tag.utf8.count <= maximumEntityTagLength, tag.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+        return tag
     }
 
     /// A non-negative whole number of seconds, bounded; `nil` for anything else.

@@ -78,9 +78,11 @@ actor RemoteConfigurationUpdater {
         while let running = checking { _ = await running.value }
     }
 
-    /// A new install id (new rollout buckets) from now on.
+    /// A new install id (new rollout buckets) from now on; the next check asks unconditionally,
+    /// so that a version the old bucket deferred is decided again for the new one.
     func setInstallID(_ id: String) {
         installID = id
+        policy.forgetEntityTag()
     }
 
     /// Stops: no more checks; a running one is cancelled. Returns once it has ended.

@@ -64,7 +64,8 @@ package struct RemoteFetchPolicy: Sendable {
     /// fetched. A cache younger than its `max-age` is checked when it expires; an older one,
     /// or one fetched "in the future" (the device clock was set back), at once.
     /// - Parameters:
-    ///   - entityTag: the cached entity tag.
+    ///   - entityTag: the cached entity tag (dropped unless it could have come from a server:
+    ///     ``HTTPCacheHeaders``' rule).
     ///   - fetchedAt: when the cache was fetched, on the device's clock then.
     ///   - maxAgeSeconds: the cached `max-age` (bounded again: the cache is untrusted).
     ///   - staleSeconds: the cached `stale-while-revalidate`.
@@ -72,7 +73,7 @@ package struct RemoteFetchPolicy: Sendable {
     ///   - now: the current instant.
     /// - Returns: `false` when the device clock is behind the fetch time (the age is unknown).
     package mutating func resume(entityTag: String?, fetchedAt: WallClockTime, maxAgeSeconds: Int, staleSeconds: Int, wallClock: WallClockTime, now: MediationInstant) -> Bool {
-        self.entityTag = entityTag
+        self.entityTag = HTTPCacheHeaders.checkedEntityTag(entityTag) // untrusted, like the server's
         let maxAge = bounded(.seconds(max(0, maxAgeSeconds)))
         let stale = min(Duration.seconds(max(0, staleSeconds)), maximumInterval)
         self.maxAgeSeconds = Int(maxAge.components.seconds)
@@ -88,6 +89,13 @@ package struct RemoteFetchPolicy: Sendable {
         staleUntil = now + (maxAge + stale - age)
         nextCheck = max(now, now + (maxAge - age))
         return true
+    }
+
+    /// Drops the entity tag held: the next check is unconditional. For a new install id, whose
+    /// bucket may take a version the old one deferred (the tag may be that version's, and the
+    /// server would answer it 304).
+    package mutating func forgetEntityTag() {
+        entityTag = nil
     }
 
     /// The `If-None-Match` header of the next request, if an entity tag is held.

@@ -51,7 +51,12 @@ package enum RemoteVerdict: Sendable {
         let headers = HTTPCacheHeaders(response.headers, wallClock: wallClock)
         switch response.statusCode {
         case 304:
-            return .keep(.unchanged, .notModified, "304 Not Modified: the server's configuration is the one held", offered: nil, headers)
+            // A 304 keeps the entity tag that selected it (RFC 9111 4.3.4): one naming another
+            // tag, or answering a request that sent none, must not plant a tag the install never
+            // held, or the server would answer 304 to it for ever and no new version would arrive.
+            var kept = headers
+            kept.entityTag = nil
+            return .keep(.unchanged, .notModified, "304 Not Modified: the server's configuration is the one held", offered: nil, kept)
         case 429, 503:
             let wait = headers.retryAfter.map { ", Retry-After \($0) s" } ?? ""
             return .fail(.serverBusy, "HTTP \(response.statusCode)\(wait)", busy: true, retryAfter: headers.retryAfter)

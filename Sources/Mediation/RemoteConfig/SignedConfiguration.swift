@@ -5,7 +5,7 @@ import Foundation
 /// ```json
 /// {
 ///   "format": "mediation-signed-config-v1",
-///   "key_id": "2c1f9e0b7a4d3e58",
+///   "key_id": "c882f47debb3cd17",
 ///   "signature": "<Ed25519 signature of the config's bytes, base64>",
 ///   "config": "<the configuration's exact bytes, base64>"
 /// }

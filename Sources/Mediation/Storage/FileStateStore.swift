@@ -71,7 +71,7 @@ public final class FileStateStore: StateStore {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
         let path = self.path(for: key)
         let limit = maximumValueBytes + StateRecord.overhead + key.utf8.count
-        let read: Result<Data?, ReadFailure> = lock.withLock { _ in Self.readFile(path, limit: limit) }
+        let read: Result<Data?, UntrustedFile.Failure> = lock.withLock { _ in UntrustedFile.contents(path, limit: limit) }
         let record: Data
         switch read {
         case .success(nil):
@@ -80,9 +80,9 @@ public final class FileStateStore: StateStore {
             record = bytes
         case .failure(.unreadable(let reason)):
             throw StateStoreError(kind: .unavailable, key: key, message: "cannot read \(path): \(reason)")
-        case .failure(.refused(let reason)):
+        case .failure(let failure):
             remove(path)
-            throw StateStoreError(kind: .discarded, key: key, message: "\(reason); removed")
+            throw StateStoreError(kind: .discarded, key: key, message: "\(failure.reason); removed")
         }
         switch StateRecord.decode(record, key: key, maximumValueBytes: maximumValueBytes) {
         case .success(let value):
@@ -141,7 +141,7 @@ public final class FileStateStore: StateStore {
         var keys: [String] = []
         for name in names where name.hasSuffix(Self.suffix) && !name.hasPrefix(".") {
             let path = directory.appendingPathComponent(name).path
-            let header: Result<Data?, ReadFailure> = lock.withLock { _ in Self.readFile(path, limit: nil, prefix: StateRecord.magic.count + 3 + StateStoreKey.maximumLength) }
+            let header: Result<Data?, UntrustedFile.Failure> = lock.withLock { _ in UntrustedFile.contents(path, limit: nil, prefix: StateRecord.magic.count + 3 + StateStoreKey.maximumLength) }
             guard case .success(let bytes?) = header, let key = StateRecord.key(inHeader: bytes), path == self.path(for: key) else { continue }
             keys.append(key)
         }
@@ -178,53 +178,6 @@ public final class FileStateStore: StateStore {
             _ = unlink(path)
             Self.syncDirectory(directory.path)
         }
-    }
-
-    private enum ReadFailure: Error {
-        /// The file exists but cannot be read (permissions, I/O).
-        case unreadable(String)
-        /// The file must not be trusted (not a regular file, too large).
-        case refused(String)
-    }
-
-    /// Reads the regular file at `path` without following a symbolic link: `nil` when there is
-    /// none; at most `limit` bytes (more is refused) or, with `prefix`, its first `prefix` bytes.
-    private static func readFile(_ path: String, limit: Int?, prefix: Int? = nil) -> Result<Data?, ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return .success(nil) }
-            if errno == ELOOP { return .failure(.refused("it is a symbolic link")) }
-            return .failure(.unreadable(errorText()))
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .failure(.unreadable(errorText())) }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(.refused("it is not a regular file")) }
-        if let limit, Int(status.st_size) > limit {
-            return .failure(.refused("the file of \(status.st_size) bytes is over the store's limit"))
-        }
-        let wanted = prefix ?? (limit.map { $0 + 1 } ?? Int(status.st_size))
-        var bytes = [UInt8](repeating: 0, count: max(0, wanted))
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return read(descriptor, base + count, buffer.count - count)
-            }
-            if got > 0 {
-                count += got
-            } else if got < 0, errno == EINTR {
-                continue
-            } else if got < 0 {
-                return .failure(.unreadable(errorText()))
-            } else {
-                break
-            }
-        }
-        if let limit, prefix == nil, count > limit {
-            return .failure(.refused("the file is over the store's limit"))
-        }
-        return .success(Data(bytes[0..<count]))
     }
 
     /// Writes `bytes` to a new file at `path` (mode 0600) and flushes it to disk; the reason on

@@ -90,6 +90,20 @@ enum ConfigCommand {
         case .failure(let exit): return exit.code
         case .success(let data): input = data
         }
+        // A signed envelope is signed again only when its signature verifies (with the signing
+        // key, or the keys given): its configuration is never taken on trust and re-signed.
+        if case .success(let envelope) = SignedConfiguration.parse(input) {
+            var trusted = [key.publicKey]
+            if let publicKeyPath = options.publicKeyPath {
+                switch readPublicKeys(publicKeyPath, environment: environment) {
+                case .failure(let exit): return exit.code
+                case .success(let keys): trusted = keys
+                }
+            }
+            if let rejection = envelope.checkSignature(trustedKeys: trusted) {
+                return MediateCommand.fail(.dataError, "invalid config \(options.configPath): a signed configuration is signed again only when it verifies: \(rejection.message) (\(rejection.code)); give the keys it was signed with as --public-key", environment: environment)
+            }
+        }
         do {
             let envelope = try ConfigurationSigner.sign(input, key: key, version: options.version, issuedAt: issuedAt, rollout: rollout, registry: environment.registry)
             environment.standardOutput.write(String(decoding: envelope, as: UTF8.self))

@@ -1,8 +1,11 @@
+import Mediation
+
 /// `mediate config keygen | sign | verify`: the tools of signed remote configurations.
 enum ConfigTool: Equatable, Sendable {
     /// `mediate config keygen --out KEY`: a new key pair, KEY (mode 0600) and KEY.pub.
     case keygen(outPath: String)
-    /// `mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at T] CONFIG`.
+    /// `mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at T]
+    /// [--public-key KEY.pub] CONFIG`.
     case sign(SignOptions)
     /// `mediate config verify --public-key KEY.pub SIGNED`.
     case verify(publicKeyPath: String, signedPath: String)
@@ -22,6 +25,9 @@ enum ConfigTool: Equatable, Sendable {
         var issuedAt: String?
         /// The configuration (or a signed envelope to sign again).
         var configPath: String
+        /// `--public-key KEY.pub`: the keys a signed envelope signed again must verify with
+        /// (default: the signing key's own), e.g. a rotated key's for a rollback to its content.
+        var publicKeyPath: String?
     }
 
     /// Parses the arguments after `config`.
@@ -45,8 +51,8 @@ enum ConfigTool: Equatable, Sendable {
             return .keygen(outPath: try required("--out"))
         case "sign":
             let versionText = try required("--version")
-            guard let version = Int(versionText), version >= 1 else {
-                throw UsageError(message: "--version needs a whole number of at least 1, got '\(versionText)'")
+            guard let version = Int(versionText), (1...ConfigurationLoader.maximumConfigVersion).contains(version) else {
+                throw UsageError(message: "--version needs a whole number from 1 to \(ConfigurationLoader.maximumConfigVersion), got '\(versionText)'")
             }
             var options = SignOptions(keyPath: try required("--key"), version: version, configPath: try file("configuration"))
             if let text = values["--rollout"] {
@@ -59,6 +65,7 @@ enum ConfigTool: Equatable, Sendable {
             }
             options.salt = values["--salt"]
             options.issuedAt = values["--issued-at"]
+            options.publicKeyPath = values["--public-key"]
             return .sign(options)
         case "verify":
             return .verify(publicKeyPath: try required("--public-key"), signedPath: try file("signed configuration"))
@@ -70,7 +77,7 @@ enum ConfigTool: Equatable, Sendable {
     /// The options each tool takes (all take a value).
     private static let allowed: [String: Set<String>] = [
         "keygen": ["--out"],
-        "sign": ["--key", "--version", "--rollout", "--salt", "--issued-at"],
+        "sign": ["--key", "--version", "--rollout", "--salt", "--issued-at", "--public-key"],
         "verify": ["--public-key"],
     ]
 

@@ -83,7 +83,7 @@ final class RemoteHarness: Sendable {
         self.store = store
         if (try? store.data(forKey: "install.id")) == nil {
             // A fixed install id: the rollout bucket and the back-off's jitter repeat.
-            try store.setData(Data(Self.installID.utf8), forKey: "install.id")
+            try? store.setData(Data(Self.installID.utf8), forKey: "install.id") // a failing store (a test of one) keeps none
         }
         neta = ScriptedAdapter(network: "neta", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
         var networks = PrebuiltNetworks()

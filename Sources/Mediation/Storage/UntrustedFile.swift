@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Reads a file the engine or an adapter keeps on disk as untrusted input (engine rule R21):
+/// only a regular file, never through a symbolic link, never blocking (a FIFO or a device at the
+/// path is refused, not opened for a read that waits), and never more than a bound. The bound
+/// holds whatever sits at the path: a link to a larger file, or to `/dev/zero`, is refused
+/// before a byte is read.
+package enum UntrustedFile {
+    /// Why a file was not read.
+    package enum Failure: Error, Sendable, Hashable {
+        /// The file exists but cannot be read (permissions, I/O): the reason.
+        case unreadable(String)
+        /// The file must not be trusted (a symbolic link, not a regular file): why.
+        case refused(String)
+        /// The file is larger than the limit: its size in bytes.
+        case tooLarge(Int)
+
+        /// What is wrong, for a person.
+        package var reason: String {
+            switch self {
+            case .unreadable(let reason), .refused(let reason): reason
+            case .tooLarge(let size): "the file of \(size) bytes is over the limit"
+            }
+        }
+    }
+
+    /// Reads the regular file at `path` without following a symbolic link.
+    /// - Parameters:
+    ///   - path: the file.
+    ///   - limit: the most bytes accepted (a larger file is refused); `nil` for no bound (only
+    ///     with `prefix`).
+    ///   - prefix: read only the file's first `prefix` bytes.
+    /// - Returns: the bytes, `nil` when there is no file, or why it was not read.
+    package static func contents(_ path: String, limit: Int?, prefix: Int? = nil) -> Result<Data?, Failure> {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return .success(nil) }
+            if errno == ELOOP { return .failure(.refused("it is a symbolic link")) }
+            return .failure(.unreadable(errorText()))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(.unreadable(errorText())) }
+        guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(.refused("it is not a regular file")) }
+        if let limit, Int(status.st_size) > limit {
+            return .failure(.tooLarge(Int(status.st_size)))
+        }
+        let wanted = prefix ?? (limit.map { $0 + 1 } ?? Int(status.st_size))
+        var bytes = [UInt8](repeating: 0, count: max(0, wanted))
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return read(descriptor, base + count, buffer.count - count)
+            }
+            if got > 0 {
+                count += got
+            } else if got < 0, errno == EINTR {
+                continue
+            } else if got < 0 {
+                return .failure(.unreadable(errorText()))
+            } else {
+                break
+            }
+        }
+        if let limit, prefix == nil, count > limit {
+            return .failure(.tooLarge(count))
+        }
+        return .success(Data(bytes[0..<count]))
+    }
+
+    private static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Mediation
+@testable import MediationCLI
+import Testing
+
+/// Red-team invocations of `mediate config keygen | sign | verify` and `--config-url` (engine
+/// rule R22): hostile flag values, key files and signed files, and a state directory that is
+/// not one. Each gets its documented exit code and a message saying what and where; none is
+/// accepted, none traps.
+@Suite("Red team: mediate config", .serialized)
+struct RedTeamConfigCommandTests {
+    private static func keyed() async throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        let keygen = await workspace.run(["config", "keygen", "--out", "k"])
+        #expect(keygen.code == .success)
+        return workspace
+    }
+
+    @Test("sign: a version or rollout that is not a number in range is a usage error (64)",
+          arguments: [["--version", "-1"], ["--version", "9007199254740992"], ["--version", "99999999999999999999"], ["--version", "1e3"], ["--version", "0x10"], ["--version", ""],
+                      ["--version", "1", "--rollout", "nan"], ["--version", "1", "--rollout", "inf"], ["--version", "1", "--rollout", "-1"], ["--version", "1", "--rollout", "100.01"],
+                      ["--version", "1", "--rollout", "12.345"], ["--version", "1", "--rollout", "50", "--salt", ""],
+                      ["--version", "1", "--rollout", "50", "--salt", String(repeating: "s", count: 101)], ["--version", "1", "--issued-at", "yesterday"]])
+    func hostileSignFlags(flags: [String]) async throws {
+        let workspace = try await Self.keyed()
+        let result = await workspace.run(["config", "sign", "--key", "k"] + flags + ["Config/mediation.json"])
+        #expect(result.code == .usage, "\(flags): \(result.code) \(result.error)")
+        #expect(result.output.isEmpty)
+        #expect(result.error.hasPrefix("mediate: "))
+    }
+
+    @Test("verify: a key file that is empty, garbage, a private key, huge or a directory; a signed file that is huge, empty or a plain config: 65 or 66 with the reason")
+    func hostileVerifyInputs() async throws {
+        let workspace = try await Self.keyed()
+        let signed = await workspace.run(["config", "sign", "--key", "k", "--version", "3", "Config/mediation.json"])
+        try workspace.write(signed.output, to: "signed.json")
+        try workspace.write("", to: "empty.pub")
+        try workspace.write("mediation-ed25519 0000000000000000 AAAA\n", to: "garbage.pub")
+        try workspace.write(String(repeating: "# comment\n", count: 10_000), to: "huge.pub")
+        try FileManager.default.createDirectory(at: workspace.directory.appendingPathComponent("dir.pub"), withIntermediateDirectories: false)
+        for (keyFile, code) in [("empty.pub", ExitCode.dataError), ("garbage.pub", .dataError), ("k", .dataError), ("huge.pub", .dataError), ("dir.pub", .noInput), ("missing.pub", .noInput)] {
+            let result = await workspace.run(["config", "verify", "--public-key", keyFile, "signed.json"])
+            #expect(result.code == code, "\(keyFile): \(result.code) \(result.error)")
+            #expect(result.error.contains(keyFile), "\(keyFile): \(result.error)")
+        }
+        try workspace.write(String(repeating: " ", count: SignedConfiguration.maximumBytes + 1), to: "huge.json")
+        try workspace.write("", to: "empty.json")
+        for (file, code) in [("huge.json", ExitCode.dataError), ("empty.json", .dataError), ("Config/mediation.json", .dataError), ("missing.json", .noInput)] {
+            let result = await workspace.run(["config", "verify", "--public-key", "k.pub", file])
+            #expect(result.code == code, "\(file): \(result.code) \(result.output) \(result.error)")
+        }
+        let plain = await workspace.run(["config", "verify", "--public-key", "k.pub", "Config/mediation.json"])
+        #expect(plain.output.contains("not valid: bad_signature"))
+    }
+
+    @Test("verify names the JSON path of an invalid configuration inside a valid signature")
+    func verifyNamesThePath() async throws {
+        let workspace = try await Self.keyed()
+        // A configuration the loader accepts, signed; then its line item made invalid and signed raw.
+        let key = try ConfigurationSigningKey(line: String(contentsOf: workspace.directory.appendingPathComponent("k"), encoding: .utf8))
+        let invalid = Workspace.instantConfig
+            .replacingOccurrences(of: "{", with: #"{ "config_version": 4, "issued_at": "2026-12-01T14:00:00Z", "#, options: [], range: Workspace.instantConfig.range(of: "{"))
+            .replacingOccurrences(of: "\"ecpm\": 2.0", with: "\"ecpm\": -2.0")
+        let payload = Array(invalid.utf8)
+        let envelope = SignedConfiguration(keyID: key.publicKey.id, signature: try key.sign(payload), payload: payload).rendered()
+        try workspace.write([UInt8](envelope), to: "invalid.json")
+        let result = await workspace.run(["config", "verify", "--public-key", "k.pub", "invalid.json"])
+        #expect(result.code == .dataError)
+        #expect(result.output.contains("not valid: invalid_config") && result.output.contains("at placements.home_banner.sources[0].ecpm"), "\(result.output)")
+    }
+
+    @Test("keygen never writes through an existing or dangling link, or into a missing directory (73)")
+    func keygenTargets() async throws {
+        let workspace = try await Self.keyed()
+        let elsewhere = workspace.directory.appendingPathComponent("elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("dangling").path, withDestinationPath: elsewhere.path)
+        #expect(await workspace.run(["config", "keygen", "--out", "dangling"]).code == .cannotCreate)
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.path))
+        #expect(await workspace.run(["config", "keygen", "--out", "no/such/dir/key"]).code == .cannotCreate)
+        try workspace.write("x", to: "only.pub")
+        #expect(await workspace.run(["config", "keygen", "--out", "only"]).code == .cannotCreate)
+        #expect(!FileManager.default.fileExists(atPath: workspace.directory.appendingPathComponent("only").path))
+    }
+
+    @Test("--config-url: not http(s), no host, a state directory that is a file: 64 or 73 before any auction")
+    func hostileRemoteRunFlags() async throws {
+        let workspace = try await Self.keyed()
+        try workspace.write("x", to: "afile")
+        for (url, code) in [("ftp://127.0.0.1/c.json", ExitCode.usage), ("http://", .usage), ("file:///etc/passwd", .usage), ("not a url", .usage)] {
+            let result = await workspace.run(["--placement", "home_banner", "--config-url", url, "--public-key", "k.pub"])
+            #expect(result.code == code, "\(url): \(result.code) \(result.error)")
+            #expect(result.output.isEmpty)
+        }
+        for directory in ["afile", "afile/below"] {
+            let result = await workspace.run(["--placement", "home_banner", "--config-url", "http://127.0.0.1:1/c.json", "--public-key", "k.pub", "--state-dir", directory])
+            #expect(result.code == .cannotCreate, "\(directory): \(result.code) \(result.error)")
+            #expect(result.error.contains("--state-dir"))
+        }
+    }
+    @Test("a placement the signed configuration from the server dropped: exit 64 naming that configuration (its version and source), not the bundled file that has it")
+    func placementDroppedByTheServer() async throws {
+        let workspace = try await Self.keyed()
+        let dropped = Workspace.instantConfig.replacingOccurrences(of: #""home_banner": {"#, with: #""old_banner": {"#)
+        try workspace.write(dropped, to: "dropped.json")
+        let signed = await workspace.run(["config", "sign", "--key", "k", "--version", "9", "dropped.json"])
+        let server = try await ConfigServer([.init(body: signed.output, headers: ["Cache-Control": "max-age=300"])])
+        defer { server.stop() }
+        let result = await workspace.run(["--placement", "home_banner", "--config-url", server.url.absoluteString, "--public-key", "k.pub"])
+        #expect(result.code == .usage)
+        let line = try #require(result.error.split(separator: "\n").first { $0.contains("unknown placement") })
+        #expect(line.contains("version 9") && line.contains("server"), "\(line)")
+        #expect(line.contains("old_banner"))
+    }
+    @Test("signing a signed file again (the rollback) refuses a copy whose signature does not verify, instead of laundering it; --public-key names a rotated key")
+    func resignRefusesATamperedEnvelope() async throws {
+        let workspace = try await Self.keyed()
+        let v3 = await workspace.run(["config", "sign", "--key", "k", "--version", "3", "Config/mediation.json"])
+        try workspace.write(v3.output, to: "v3.json")
+        #expect(await workspace.run(["config", "sign", "--key", "k", "--version", "4", "v3.json"]).code == .success)
+        // The copy on a server or a CDN changed: a line item's eCPM raised, the old signature kept.
+        var envelope = try SignedConfiguration.parse(Data(v3.output.utf8)).get()
+        let text = String(decoding: envelope.payload, as: UTF8.self).replacingOccurrences(of: "0.5", with: "9.5")
+        envelope.payload = Array(text.utf8)
+        try workspace.write([UInt8](envelope.rendered()), to: "tampered.json")
+        let laundered = await workspace.run(["config", "sign", "--key", "k", "--version", "4", "tampered.json"])
+        #expect(laundered.code == .dataError, "\(laundered.code) \(laundered.error)")
+        #expect(laundered.output.isEmpty)
+        #expect(laundered.error.contains("tampered.json") && laundered.error.contains("bad_signature"))
+        // Rotation: the old file was signed by an old key; the new key signs it again once it
+        // verifies with the old public key.
+        _ = await workspace.run(["config", "keygen", "--out", "new"])
+        #expect(await workspace.run(["config", "sign", "--key", "new", "--version", "5", "v3.json"]).code == .dataError)
+        let rotated = await workspace.run(["config", "sign", "--key", "new", "--version", "5", "--public-key", "k.pub", "v3.json"])
+        #expect(rotated.code == .success, "\(rotated.error)")
+        try workspace.write(rotated.output, to: "v5.json")
+        #expect(await workspace.run(["config", "verify", "--public-key", "new.pub", "v5.json"]).code == .success)
+        #expect(await workspace.run(["config", "sign", "--key", "new", "--version", "5", "--public-key", "k.pub", "tampered.json"]).code == .dataError)
+    }
+}
