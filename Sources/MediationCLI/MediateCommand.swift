@@ -137,7 +137,7 @@ enum MediateCommand {
         if remote != nil {
             // One check before the auction, bounded by the fetch timeout, applied by an app's rules.
             for warning in engine.launchWarnings { RemoteRun.report(warning, environment: environment) }
-            configUpdate = await engine.checkConfiguration()
+            configUpdate = await engine.firstConfigurationCheck()
             if let configUpdate { RemoteRun.report(configUpdate, environment: environment) }
         }
         guard let placement = engine.configuration.placement(options.placementID) else {

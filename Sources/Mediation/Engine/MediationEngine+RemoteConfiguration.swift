@@ -111,6 +111,12 @@ extension MediationEngine {
         await remoteUpdater?.setInstallID(id)
     }
 
+    /// What the first configuration check came to (the launch check, or the check it joined):
+    /// for loopback tests and one-shot runs, which must not race the launch check's timer.
+    package func firstConfigurationCheck() async -> ConfigurationUpdate? {
+        await remoteUpdater?.firstCheck()
+    }
+
     /// Returns once no configuration check is running (virtual-time runs that fetch over real
     /// HTTP wait for it before moving time on).
     package func configurationChecksSettled() async {

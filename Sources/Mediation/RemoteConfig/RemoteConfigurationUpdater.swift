@@ -36,6 +36,8 @@ actor RemoteConfigurationUpdater {
     private var checking: Task<ConfigurationUpdate?, Never>?
     /// The one timer task (the next check).
     private var timer: Task<Void, Never>?
+    /// What the first check that ended came to (the launch check, unless a trigger came first).
+    private var firstUpdate: ConfigurationUpdate?
 
     init(_ start: Start, engine: MediationEngine) {
         self.engine = engine
@@ -71,6 +73,14 @@ actor RemoteConfigurationUpdater {
     /// stopped.
     func checkNow() async -> ConfigurationUpdate? {
         await startCheck()?.value
+    }
+
+    /// What the first check came to: the one that already ended, else the running one joined or
+    /// a new one (so that a caller racing the launch check's timer sees the same first check
+    /// whichever ran first); `nil` once stopped.
+    func firstCheck() async -> ConfigurationUpdate? {
+        if let firstUpdate { return firstUpdate }
+        return await checkNow()
     }
 
     /// Returns once no check is running (for virtual-time runs that fetch over real HTTP).
@@ -136,6 +146,7 @@ actor RemoteConfigurationUpdater {
             update = self.update(.failed, code, message, source: .remote, engine: engine)
         }
         update.nextCheckAt = policy.nextCheck
+        if firstUpdate == nil { firstUpdate = update }
         engine.emit(.configuration(update))
         return update
     }

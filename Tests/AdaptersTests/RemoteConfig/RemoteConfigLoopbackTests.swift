@@ -52,9 +52,10 @@ struct RemoteConfigLoopbackTests {
             )
         }
 
-        /// The check at launch (running at once on the clock), awaited over real HTTP.
+        /// The check at launch (running at once on the clock), awaited over real HTTP: the
+        /// launch check itself, whether it ended before this call or not.
         func firstCheck() async throws -> ConfigurationUpdate {
-            try #require(await engine.checkConfiguration())
+            try #require(await engine.firstConfigurationCheck())
         }
 
         /// One auction now: the engine still serves ads, under which version.
