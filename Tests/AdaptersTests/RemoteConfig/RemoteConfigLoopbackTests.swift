@@ -180,7 +180,9 @@ struct RemoteConfigLoopbackTests {
         defer { server.stop() }
         let harness = try Harness(url: server.baseURL.appendingPathComponent("config.json"))
         let engine = harness.engine
-        let check = Task { await engine.checkConfiguration() }
+        // On the clock's executor, so the advance waits until the check is in flight and its
+        // timeout is set (a plain task could start after the advance under load: no timeout).
+        let check = harness.clock.startTask { await engine.checkConfiguration() }
         await harness.clock.advance(by: .seconds(10))
         let update = try #require(await check.value)
         #expect(update.code == .timeout && update.outcome == .failed && update.at == .origin + .seconds(10))
