@@ -91,9 +91,16 @@ let package = Package(
         ),
 
         // MARK: Example and benchmark
+        // The example host's own network, a library so that the host and the tests share it.
+        .target(
+            name: "HouseAds",
+            dependencies: ["Mediation"],
+            path: "Examples/HouseAds",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "ChatHostExample",
-            dependencies: ["Mediation", "Adapters", "MediationTestKit"],
+            dependencies: ["Mediation", "Adapters", "MediationTestKit", "HouseAds"],
             path: "Examples/ChatHost",
             swiftSettings: swiftSettings
         ),
@@ -119,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AdaptersTests",
-            dependencies: ["Adapters", "Mediation", "MediationTestKit"],
+            dependencies: ["Adapters", "Mediation", "MediationTestKit", "HouseAds"],
             resources: [.copy("Loopback/loopback_server.py")],
             swiftSettings: swiftSettings
         ),

@@ -1,7 +1,7 @@
 // An example host: a chat app's ad layer embedding the mediation engine.
 //
 // It runs the repository's Config/mediation.json against the networks' in-process sandboxes,
-// plus a network of the app's own (HouseAdsNetwork.swift), on a ManualClock (virtual time:
+// plus a network of the app's own (Examples/HouseAds), on a ManualClock (virtual time:
 // as fast as the machine goes, the same lines every run), through one session of a user:
 //   1. a chat screen with a native strip slot fed the conversation;
 //   2. a feed with inline banners in rows that are created and destroyed as the user scrolls;
@@ -13,6 +13,7 @@
 
 import Adapters
 import Foundation
+import HouseAds
 import Mediation
 import MediationTestKit
 
@@ -77,7 +78,7 @@ func run(_ clock: ManualClock, to seconds: Double) async {
 
 func main() async -> Int32 {
     let configURL = URL(fileURLWithPath: "Config/mediation.json")
-    // The standard networks plus the app's own house ads (HouseAdsNetwork.swift): one
+    // The standard networks plus the app's own house ads (Examples/HouseAds): one
     // registration is all a third-party network needs.
     let registry = NetworkRegistry.standard.registering(HouseAdsFactory())
     var configuration: MediationConfiguration

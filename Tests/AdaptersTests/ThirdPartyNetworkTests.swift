@@ -290,7 +290,9 @@ struct ThirdPartyNetworkTests {
         try #require(won.count == 1)
         #expect(won[0].outcome == .won)
         #expect(won[0].eCPM == 9.5)
-        #expect(won[0].winningECPM == 9.5)
+        // The winner's price to beat: the highest value any other source brought.
+        let others = strip.trace.sources.filter { $0.lineItemID != "chat_strip_acme" }.compactMap(\.eCPM)
+        #expect(won[0].priceToBeat == others.max())
         #expect(won[0].auctionID == strip.trace.auctionID)
         #expect(won[0].placementID == "chat_strip")
         #expect(won[0].lineItemID == "chat_strip_acme")
@@ -307,7 +309,7 @@ struct ThirdPartyNetworkTests {
         try #require(remnant.count == 2)  // one per auction it was asked in
         #expect(remnant[0].auctionID == strip.trace.auctionID)
         #expect(remnant[0].outcome == .lost(.lostToHigherBid))
-        #expect(remnant[0].winningECPM == 9.5)
+        #expect(remnant[0].priceToBeat == 9.5)
         let lost = remnant[1]
         #expect(lost.auctionID == level.trace.auctionID)
         #expect(lost.placementID == "level_end")
@@ -315,8 +317,8 @@ struct ThirdPartyNetworkTests {
         #expect(lost.outcome == .lost(.lostToHigherBid))
         #expect(lost.outcome == .lost(LossReason(rawValue: 102)))
         #expect(lost.eCPM == 0.8)
-        #expect(lost.winningECPM == winner.eCPM)
-        #expect(lost.winningECPM == 1.2)
+        #expect(lost.priceToBeat == winner.eCPM)
+        #expect(lost.priceToBeat == 1.2)
         #expect(lost.adID == ledger.ads.last?.id)
         #expect(ledger.notices("acme").count == 1, "acme was not asked for level_end")
         winner.ad.releaseResources()

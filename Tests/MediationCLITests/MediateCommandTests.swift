@@ -273,6 +273,8 @@ struct MediateCommandTests {
         #expect(won.outcome == .won)
         #expect(won.eCPM == 2.0)
         #expect(won.adID == "bid-1")
+        // The winner's price to beat is the highest other valid value; a loser's, the winner's.
+        #expect(won.priceToBeat == 1.0)
         let lost = try #require(fixed.notices.first)
         #expect(fixed.notices.count == 1)
         #expect(lost.auctionID == auctionID)
@@ -280,6 +282,7 @@ struct MediateCommandTests {
         #expect(lost.outcome == .lost(.lostToHigherBid))
         #expect(lost.eCPM == 1.0)
         #expect(lost.adID == "fixed-1")
+        #expect(lost.priceToBeat == 2.0)
 
         // On the environment's clock: both asked at once, the bid decided it at 40 ms.
         #expect(bidder.requestInstants == [.origin])

@@ -446,10 +446,8 @@ final class AuctionRun: Sendable {
     /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
     /// winning value).
     private func notifyAdapters(of decided: DecidedOutcome) {
-        let trace = decided.outcome.trace
-        for index in sources.indices where index < trace.sourceCount && trace.sourceWasAsked(at: index) {
-            sources[index].adapter.auctionDidEnd(AuctionNotice(trace: trace, index: index, adUnitID: sources[index].lineItem.adUnitID))
-        }
+        let notices = AuctionNotice.notices(of: decided.outcome.trace, sourceCount: sources.count) { sources[$0].lineItem.adUnitID }
+        for (index, notice) in notices { sources[index].adapter.auctionDidEnd(notice) }
     }
 
     /// Gives the decided outcome to the caller: resumes its continuation, or leaves the

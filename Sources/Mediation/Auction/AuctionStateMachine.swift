@@ -457,9 +457,12 @@ struct AuctionStateMachine {
 
         func summary(at index: Int) -> SourceLineSummary {
             SourceLineSummary(
+                lineItemID: lineItems[index].id,
                 wasAsked: entries[index].startedAt != nil,
                 latencyMilliseconds: latency(at: index),
-                outcome: entries[index].outcome ?? .notAsked(.tierNotReached)
+                outcome: entries[index].outcome ?? .notAsked(.tierNotReached),
+                eCPM: entries[index].value?.eCPM,
+                adID: entries[index].adID
             )
         }
 

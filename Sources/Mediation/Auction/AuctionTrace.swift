@@ -607,24 +607,36 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
 /// What the engine's own tallies (statistics, notices, simulation counts) read of a trace
 /// line, available without building the line.
 package struct SourceLineSummary: Sendable {
+    /// The source's line item id.
+    package var lineItemID: String
     /// Whether the source was asked (its line has a start offset).
     package var wasAsked: Bool
     /// Its latency in milliseconds, if it answered by its outcome.
     package var latencyMilliseconds: Double?
     /// Its outcome.
     package var outcome: SourceOutcome
+    /// Its valid value in USD CPM, if it brought a priced ad that took part.
+    package var eCPM: Double?
+    /// The id of the ad it brought, if any.
+    package var adID: String?
 
     /// The summary of a built line.
     package init(_ line: SourceTrace) {
+        lineItemID = line.lineItemID
         wasAsked = line.startOffsetMilliseconds != nil
         latencyMilliseconds = line.latencyMilliseconds
         outcome = line.outcome
+        eCPM = line.eCPM
+        adID = line.adID
     }
 
     /// A summary from its parts.
-    package init(wasAsked: Bool, latencyMilliseconds: Double?, outcome: SourceOutcome) {
+    package init(lineItemID: String, wasAsked: Bool, latencyMilliseconds: Double?, outcome: SourceOutcome, eCPM: Double?, adID: String?) {
+        self.lineItemID = lineItemID
         self.wasAsked = wasAsked
         self.latencyMilliseconds = latencyMilliseconds
         self.outcome = outcome
+        self.eCPM = eCPM
+        self.adID = adID
     }
 }

@@ -1,63 +1,105 @@
 /// What an auction decided for one source's request, as its adapter hears it through
 /// ``AdNetworkAdapter/auctionDidEnd(_:)``: the win or loss notice of OpenRTB (`nurl` / `lurl`
-/// with `${AUCTION_LOSS}`), plus the value the source had to beat, which mediated networks are
-/// rarely told.
+/// with `${AUCTION_LOSS}`), plus the price the source had to beat.
 ///
-/// A notice is a view of the auction's trace (the trace, whose fields sit in one shared box, and
-/// the source's position), so telling every source costs no copying. Never carries chat content
-/// or user data.
-public struct AuctionNotice: Sendable, Hashable {
-    private let record: AuctionTrace
-    private let index: Int
+/// A notice tells a network about its own request only: its line item, ad unit, outcome and
+/// value, and one figure about the others, the price to beat (the "minimum bid to win" that
+/// exchanges give a loser). It never carries another source's line item, price, creative or bid
+/// id, nor chat content or user data. The host reads the whole auction through the engine's
+/// events and traces.
+public struct AuctionNotice: Sendable, Hashable, Codable {
+    /// The auction's id (OpenRTB `${AUCTION_ID}`).
+    public let auctionID: String
+    /// The placement id, e.g. `"home_banner"`.
+    public let placementID: String
+    /// The line item whose request this was.
+    public let lineItemID: String
     /// The ad unit id the request carried.
     public let adUnitID: String
-
-    /// Creates the notice of the source at `index` of `trace`.
-    /// - Parameters:
-    ///   - trace: the auction's trace.
-    ///   - index: the source's position in `trace.sources` (config order); must be in range.
-    ///   - adUnitID: the ad unit id the request carried.
-    public init(trace: AuctionTrace, index: Int, adUnitID: String) {
-        record = trace
-        self.index = index
-        self.adUnitID = adUnitID
-    }
-
-    private var line: SourceTrace? {
-        record.sources.indices.contains(index) ? record.sources[index] : nil
-    }
-
-    /// The auction's id (OpenRTB `${AUCTION_ID}`).
-    public var auctionID: String { record.auctionID }
-    /// The placement id, e.g. `"home_banner"`.
-    public var placementID: String { record.placementID }
-    /// The line item whose request this was.
-    public var lineItemID: String { line?.lineItemID ?? "" }
     /// What became of the request: `won`, `lost` (with the OpenRTB loss reason), `noFill`,
     /// `error`, `timeout` or `cancelled` (with the value it could not beat).
-    public var outcome: SourceOutcome {
-        record.sourceCount > index ? record.sourceSummary(at: index).outcome : .cancelled(couldNotBeat: record.winningECPM)
-    }
-    /// This source's value in USD CPM when it brought an ad with a valid price; `nil` otherwise.
-    public var eCPM: Double? { line?.eCPM }
-    /// The winning value in USD CPM, or `nil` when the auction did not fill. For a loser this
-    /// is the price it had to beat (the "minimum bid to win", less one micro).
-    public var winningECPM: Double? { record.winningECPM }
+    public let outcome: SourceOutcome
+    /// This source's own value in USD CPM when it brought an ad with a valid price; `nil`
+    /// otherwise.
+    public let eCPM: Double?
+    /// The price this source had to beat, in USD CPM: for a loser the winning value (`nil` when
+    /// the auction did not fill); for the winner the highest other valid value (`nil` when no
+    /// other source brought a priced ad).
+    public let priceToBeat: Double?
     /// The id of the ad this source brought (``LoadedAd/id``), if any. A loser's ad has been
     /// released already; the winner's belongs to its placement.
-    public var adID: String? { line?.adID }
-    /// The whole auction's trace, for an adapter that wants more (e.g. every source's latency).
-    public var trace: AuctionTrace { record }
+    public let adID: String?
 
-    /// Notices are equal when they are about the same source of equal traces.
-    public static func == (lhs: AuctionNotice, rhs: AuctionNotice) -> Bool {
-        lhs.index == rhs.index && lhs.adUnitID == rhs.adUnitID && lhs.record == rhs.record
+    /// Creates a notice from its parts (the engine builds them; tests and test doubles may too).
+    /// - Parameters:
+    ///   - auctionID: the auction's id.
+    ///   - placementID: the placement id.
+    ///   - lineItemID: the source's own line item id.
+    ///   - adUnitID: the ad unit id its request carried.
+    ///   - outcome: what became of its request.
+    ///   - eCPM: its own value in USD CPM, if it brought a priced ad.
+    ///   - priceToBeat: the price it had to beat in USD CPM, if any.
+    ///   - adID: the id of the ad it brought, if any.
+    public init(
+        auctionID: String,
+        placementID: String,
+        lineItemID: String,
+        adUnitID: String,
+        outcome: SourceOutcome,
+        eCPM: Double?,
+        priceToBeat: Double?,
+        adID: String?
+    ) {
+        self.auctionID = auctionID
+        self.placementID = placementID
+        self.lineItemID = lineItemID
+        self.adUnitID = adUnitID
+        self.outcome = outcome
+        self.eCPM = eCPM
+        self.priceToBeat = priceToBeat
+        self.adID = adID
     }
+}
 
-    /// Hashes the source's position, ad unit and auction id.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(index)
-        hasher.combine(adUnitID)
-        hasher.combine(record.auctionID)
+extension AuctionNotice {
+    /// The notices of every asked source of `trace`, in config order, built in one pass over
+    /// its summaries (without building the trace's lines).
+    /// - Parameters:
+    ///   - trace: the decided auction's trace.
+    ///   - sourceCount: the number of sources the auction has (config order).
+    ///   - adUnitID: the ad unit id source `index`'s request carried.
+    /// - Returns: one notice per asked source, paired with its index.
+    package static func notices(of trace: AuctionTrace, sourceCount: Int, adUnitID: (Int) -> String) -> [(index: Int, notice: AuctionNotice)] {
+        let count = min(trace.sourceCount, sourceCount)
+        var summaries: [SourceLineSummary] = []
+        summaries.reserveCapacity(count)
+        var winnerIndex: Int?
+        for index in 0..<count {
+            let summary = trace.sourceSummary(at: index)
+            if case .won = summary.outcome { winnerIndex = index }
+            summaries.append(summary)
+        }
+        // The best and second-best valid values, for the winner's price to beat.
+        var highestOther: Double?
+        if let winnerIndex {
+            for (index, summary) in summaries.enumerated() where index != winnerIndex && summary.wasAsked {
+                if let value = summary.eCPM, value > (highestOther ?? -Double.infinity) { highestOther = value }
+            }
+        }
+        var notices: [(index: Int, notice: AuctionNotice)] = []
+        notices.reserveCapacity(count)
+        for (index, summary) in summaries.enumerated() where summary.wasAsked {
+            notices.append((index, AuctionNotice(
+                auctionID: trace.auctionID,
+                placementID: trace.placementID,
+                lineItemID: summary.lineItemID,
+                adUnitID: adUnitID(index),
+                outcome: summary.outcome,
+                eCPM: summary.eCPM,
+                priceToBeat: index == winnerIndex ? highestOther : trace.winningECPM,
+                adID: summary.adID
+            )))
+        }
+        return notices
     }
 }

@@ -133,7 +133,8 @@ struct MediationEngineTests {
         let won = try #require(bid.notices.first)
         #expect(won.outcome == .won)
         #expect(won.eCPM == 2.00)
-        #expect(won.winningECPM == 2.00)
+        // No other source brought a priced ad: the winner had nothing to beat.
+        #expect(won.priceToBeat == nil)
         #expect(won.auctionID == outcome.trace.auctionID)
         #expect(won.placementID == "level_end")
         #expect(won.adID == bid.ads.first?.id)
@@ -141,7 +142,7 @@ struct MediationEngineTests {
         // NetA (fixed 1.20) answers at 100 ms, after the bid decided the auction at 50 ms.
         let cancelled = try #require(netA.notices.first)
         #expect(cancelled.outcome == .cancelled(couldNotBeat: 2.00))
-        #expect(cancelled.winningECPM == 2.00)
+        #expect(cancelled.priceToBeat == 2.00)
         let noFill = try #require(netB.notices.first)
         #expect(noFill.outcome == .noFill(.noInventory))
         #expect([bid, netA, netB].map(\.notices.count) == [1, 1, 1])
@@ -158,7 +159,7 @@ struct MediationEngineTests {
         let lost = try #require(netA.notices.first)
         #expect(lost.outcome == .lost(.lostToHigherBid))
         #expect(lost.eCPM == 1.20)
-        #expect(lost.winningECPM == 3.50)
+        #expect(lost.priceToBeat == 3.50)
         #expect(lost.adUnitID == "")
     }
 
