@@ -105,16 +105,8 @@ public struct HouseAdsFactory: NetworkAdapterFactory {
     /// - Throws: ``ConfigurationError`` for an unknown option or a `creative` that is not a
     ///   non-empty string, at its JSON path.
     public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-        for key in network.options.keys.sorted() where key != "creative" {
-            throw ConfigurationError(code: .unknownKey, path: "networks.\(network.id).options.\(key)", message: "unknown option for house_ads; the only one is \"creative\"")
-        }
-        var creative = "house-pro-upgrade"
-        if let value = network.options["creative"] {
-            guard let text = value.stringValue, !text.isEmpty else {
-                throw ConfigurationError(code: .wrongType, path: "networks.\(network.id).options.creative", message: "must be a non-empty string")
-            }
-            creative = text
-        }
+        let settings = try NetworkSettings(network, kind: kind, credentials: [], options: ["creative"])
+        let creative = try settings.string("creative", nonEmpty: true) ?? "house-pro-upgrade"
         return HouseAdsAdapter(network: network.id, creative: creative, onNotice: onNotice)
     }
 }

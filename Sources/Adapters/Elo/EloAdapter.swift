@@ -3,10 +3,12 @@ import Mediation
 /// Elo in the engine: a bidder whose answers carry the server's eCPM (Elo seed, `AdResult`).
 ///
 /// Answers: a fill is `.bid(ad, eCPM:)` (USD CPM, finite, >= 0); no fill keeps the seed's reason
-/// as the code (`noBids`, `timeout`, `notConfigured`, `networkError`, `sessionDisabled`,
-/// `other`); a decoding failure is `.failure` with kind `invalidResponse` (code 1); a cancelled
-/// request `cancelled` (code 2); a missing ad unit id `configuration` (code 3); a placement
-/// format other than banner or native `unsupported` (code 4), without a request.
+/// as the code (`noBids`, `timeout`, `notConfigured`, `sessionDisabled`, `other`); a failure to
+/// reach the server, which Elo's SDK calls `.noFill(.networkError)`, is the `.failure` it is,
+/// classified like every network's (``EloErrorCode`` 10 to 16, message `networkError: …`); a
+/// decoding failure is `.failure` with kind `invalidResponse` (code 1); a cancelled request
+/// `cancelled` (code 2); a missing ad unit id `configuration` (code 3); a placement format other
+/// than banner or native `unsupported` (code 4), without a request.
 public struct EloAdapter: AdNetworkAdapter {
     /// The network id, e.g. `"elo"`.
     public let network: String
@@ -26,11 +28,12 @@ public struct EloAdapter: AdNetworkAdapter {
     /// Loads one ad through the client.
     public func loadAd(for request: AdRequest) async -> AdLoadResult {
         guard request.format == .banner || request.format == .native else {
-            return .failure(AdapterError(kind: .unsupported, code: 4, message: "Elo serves banner and native placements only, not \(request.format)"))
+            return .failure(EloErrorCode.unsupportedFormat.error("Elo serves banner and native placements only, not \(request.format)"))
         }
         switch await client.loadAd(for: request) {
         case .loaded(let ad, let eCPM): return .bid(ad, eCPM: eCPM)
         case .noFill(let reason): return .noFill(reason.engineReason)
+        case .networkError(_, let failure): return .failure(failure)
         case .error(let error): return .failure(error.adapterError)
         }
     }

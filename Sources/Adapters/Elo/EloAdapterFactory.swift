@@ -33,61 +33,27 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
     /// - Throws: ``ConfigurationError`` naming the JSON path of a missing or blank
     ///   `publisher_id`, an unknown credential or option, or an option of the wrong type or range.
     public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-        let path = "networks.\(network.id)"
-        for key in network.credentials.keys.sorted() where !Self.credentialKeys.contains(key) {
-            throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown credential for elo")
-        }
-        for key in network.options.keys.sorted() where !Self.optionKeys.contains(key) {
-            throw ConfigurationError(code: .unknownKey, path: "\(path).options.\(key)", message: "unknown option for elo")
-        }
-        let publisherID = network.credentials["publisher_id"]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        guard !publisherID.isEmpty else {
-            throw ConfigurationError(code: .missingField, path: "\(path).credentials.publisher_id", message: "required, not blank")
-        }
-        let options = network.options
-        let shareGeo = try Self.bool(options["share_geo"], path: "\(path).options.share_geo") ?? true
-        let coppa = try Self.bool(options["coppa"], path: "\(path).options.coppa") ?? false
-        let tfua = try Self.bool(options["tfua"], path: "\(path).options.tfua") ?? false
+        let settings = try NetworkSettings(network, kind: kind, credentials: Self.credentialKeys, options: Self.optionKeys)
+        let publisherID = try settings.requiredCredential("publisher_id")
+        let shareGeo = try settings.bool("share_geo") ?? true
+        let coppa = try settings.bool("coppa") ?? false
+        let tfua = try settings.bool("tfua") ?? false
         var precision: Int? = EloConfiguration.defaultGeoPrecision
-        switch options["geo_precision"] {
+        switch settings.value("geo_precision") {
         case nil: break
         case .null?: precision = nil
         case .integer(let value)?:
             precision = EloConfiguration.clampPrecision(value)
             if precision != value {
-                environment.logger.warning("\(path).options.geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))", source: network.id)
+                environment.logger.warning("\(settings.optionPath("geo_precision")) \(value) clamped to \(EloConfiguration.clampPrecision(value))", source: network.id)
             }
         case .some:
-            throw ConfigurationError(code: .wrongType, path: "\(path).options.geo_precision", message: "must be an integer or null")
+            throw ConfigurationError(code: .wrongType, path: settings.optionPath("geo_precision"), message: "must be a whole number or null")
         }
-        var logLevel = EloLogLevel.warn
-        if let value = options["log_level"] {
-            guard let name = value.stringValue, let level = EloLogLevel(name: name) else {
-                throw ConfigurationError(code: .invalidValue, path: "\(path).options.log_level", message: "must be one of verbose, debug, info, warn, error, none")
-            }
-            logLevel = level
-        }
-        var noBidRate = 0.1
-        if let value = options["sandbox_no_bid_rate"] {
-            guard let rate = value.doubleValue, rate.isFinite, (0...1).contains(rate) else {
-                throw ConfigurationError(code: .wrongType, path: "\(path).options.sandbox_no_bid_rate", message: "must be a number from 0 to 1")
-            }
-            noBidRate = rate
-        }
-
-        let transport: any HTTPTransport
-        let baseURL: URL
-        switch network.endpoint {
-        case .sandbox:
-            baseURL = EloSandboxServer.baseURL
-            transport = SandboxTransport(
-                servers: [EloSandboxServer.host: EloSandboxServer(seed: environment.seed, noBidRate: noBidRate)],
-                clock: environment.clock,
-                latency: environment.sandboxLatency
-            )
-        case .url(let url):
-            baseURL = url
-            transport = environment.transport ?? URLSessionTransport.shared
+        let logLevel = try settings.choice("log_level", among: [("verbose", EloLogLevel.verbose), ("debug", .debug), ("info", .info), ("warn", .warn), ("error", .error), ("none", .none)]) ?? .warn
+        let noBidRate = try settings.number("sandbox_no_bid_rate", in: 0...1) ?? 0.1
+        let connection = NetworkConnection(for: network, environment: environment, sandboxURL: EloSandboxServer.baseURL) {
+            EloSandboxServer(seed: environment.seed, noBidRate: noBidRate)
         }
         let configuration = EloConfiguration(
             publisherID: publisherID,
@@ -95,7 +61,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
             coppa: coppa,
             tfua: tfua,
             logLevel: logLevel,
-            baseURL: baseURL,
+            baseURL: connection.baseURL,
             shareGeoLocation: shareGeo,
             geoLocationPrecision: precision,
             requestTimeout: network.timeout ?? EloConfiguration.maximumRequestTimeout
@@ -109,7 +75,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
         let client = EloClient(
             configuration: configuration,
             network: network.id,
-            transport: environment.instrumented(transport, networkID: network.id),
+            transport: connection.transport,
             clock: environment.clock,
             logger: environment.logger,
             identityStore: store
@@ -142,15 +108,9 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
         if case .integer(let value)? = network.options["geo_precision"], EloConfiguration.clampPrecision(value) != value {
             warnings.append(ConfigurationWarning(code: .optionClamped, path: network.path(of: "options", "geo_precision"), message: "geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))"))
         }
-        if case .url = network.endpoint, network.options["sandbox_no_bid_rate"] != nil {
-            warnings.append(ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", "sandbox_no_bid_rate"), message: "sandbox_no_bid_rate applies to the sandbox only; this network's endpoint is a URL"))
+        if let settings = try? NetworkSettings(network, kind: kind, credentials: Self.credentialKeys, options: Self.optionKeys) {
+            warnings += settings.sandboxOnlyWarnings(["sandbox_no_bid_rate"])
         }
         return warnings
-    }
-
-    private static func bool(_ value: JSONValue?, path: String) throws(ConfigurationError) -> Bool? {
-        guard let value else { return nil }
-        guard let bool = value.boolValue else { throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false") }
-        return bool
     }
 }

@@ -10,8 +10,9 @@ import Mediation
 /// - ``shutdown()`` cancels the requests in flight, drops preloaded ads, erases the stored
 ///   user identifier and user data (a re-configure does not), and stops the tracking of every
 ///   ad handed out before: nothing is sent afterwards (engine rule R18).
-/// - Each request stops at the earlier of its own deadline and 3 s, measured on the injected
-///   clock: a server that has not answered by then gives no fill `timeout`.
+/// - Each request carries the earlier of its own deadline and 3 s as its `tmax`. The engine
+///   enforces a source's one limit and cancels the request at it (no second timer here); a
+///   preload, which no engine waits for, stops at that instant with no fill `timeout`.
 /// - ``setShareGeoLocation(_:)`` lasts until ``shutdown()`` plus a new configure (a
 ///   re-configure alone keeps it).
 /// - After the host's consent withdrawal (`PrivacySignals.userConsent == false`) the stored user
@@ -43,7 +44,7 @@ public actor EloClient {
     private let identity: Locked<EloIdentityRecord>
     /// The configured log level, readable outside the actor (``hostPrivacyDidChange(_:)``).
     private let logThreshold = Locked(EloLogLevel.warn)
-    private var inFlight: [String: EloDeadlineRace] = [:]
+    private var inFlight: [String: EloRequestInFlight] = [:]
     private var cache = EloPreloadCache()
     /// The tracking life of the ads handed out since the last shutdown.
     private var tracking = EloTrackingSession()
@@ -423,11 +424,12 @@ public actor EloClient {
             body: body
         )
 
-        let race = EloDeadlineRace()
-        inFlight[requestID] = race
-        // The bid request goes to the configured origin only, and so do its redirects (R17).
+        let exchange = EloRequestInFlight()
+        inFlight[requestID] = exchange
+        // The bid request goes to the configured origin only, and so do its redirects (R17);
+        // locking a transport already locked to it (the network's connection) adds nothing.
         let locked = OriginLockedTransport(transport, endpoint: configuration.baseURL)
-        let outcome = await race.run(httpRequest, over: locked, clock: clock, deadline: deadline)
+        let outcome = await exchange.run(httpRequest, over: locked, clock: clock, deadline: isPreload ? deadline : nil)
         inFlight[requestID] = nil
 
         switch outcome {
@@ -441,7 +443,7 @@ public actor EloClient {
             }
             let detail = NetworkValueBounds.text("\(error.kind.rawValue): \(error.message)")
             log(.warn, "ad request failed: \(detail)")
-            return done(.noFill(.networkError(detail: detail)), requestID: requestID)
+            return done(.networkError(detail: detail, failure: EloErrorCode.error(for: error, prefix: "networkError")), requestID: requestID)
         case .response(.success(let response)):
             // Payloads are captured only for requests that got an HTTP answer (Elo seed: cache
             // hits, disabled sessions and transport failures produce neither).
@@ -469,7 +471,8 @@ public actor EloClient {
                 return done(.noFill(.noBids), requestID: requestID)
             case .serverError(let status):
                 log(.warn, "ad server answered HTTP \(status)")
-                return done(.noFill(.networkError(detail: "HTTP \(status)")), requestID: requestID)
+                let failure = EloErrorCode.status(status).error("networkError: HTTP \(status)", httpStatus: status)
+                return done(.networkError(detail: "HTTP \(status)", failure: failure), requestID: requestID)
             case .invalid(let message):
                 log(.warn, "invalid ad response: \(message)")
                 return done(.error(EloError(.decoding, message)), requestID: requestID)
@@ -492,6 +495,8 @@ public actor EloClient {
             ctaEnabled = ad.ctaEnabled
         case .noFill(let reason):
             outcome = .noFill(reason)
+        case .networkError(let detail, _):
+            outcome = .noFill(.networkError(detail: detail))
         case .error(let error):
             outcome = .error(error.debugCategory)
         }

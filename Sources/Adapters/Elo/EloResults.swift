@@ -71,9 +71,9 @@ public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (code 2), internal state -> `configuration` (code 3).
     package var adapterError: AdapterError {
         switch category {
-        case .decoding: AdapterError(kind: .invalidResponse, code: 1, message: message)
-        case .cancelled: AdapterError(kind: .cancelled, code: 2, message: message)
-        case .internalState: AdapterError(kind: .configuration, code: 3, message: message)
+        case .decoding: EloErrorCode.decoding.error(message)
+        case .cancelled: EloErrorCode.cancelled.error(message)
+        case .internalState: EloErrorCode.internalState.error(message)
         }
     }
 }
@@ -83,8 +83,19 @@ package enum EloAdResult: Sendable {
     /// An ad with the server's price: USD CPM, finite and >= 0. A cache-served preload keeps the
     /// price of its original fill.
     case loaded(EloAd, eCPM: Double)
-    /// No ad, with the reason.
+    /// No ad, with the reason (never `networkError`: that is ``networkError(detail:failure:)``).
     case noFill(EloNoFillReason)
+    /// The server could not be reached, or answered an error status: what Elo's SDK reports as
+    /// `.noFill(.networkError(detail:))`, and the engine's error for it (``EloErrorCode`` 10 to
+    /// 16, the kind of the engine's one classification).
+    case networkError(detail: String, failure: AdapterError)
     /// A failure.
     case error(EloError)
+
+    /// The result as Elo's SDK names it (Elo seed, `AdResult`): a failure to reach the server
+    /// is `.noFill(.networkError(detail:))`.
+    package var sdkResult: EloAdResult {
+        if case .networkError(let detail, _) = self { return .noFill(.networkError(detail: detail)) }
+        return self
+    }
 }

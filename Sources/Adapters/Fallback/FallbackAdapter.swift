@@ -9,8 +9,8 @@ import Mediation
 /// 1. Draw the fill, the latency (``FallbackOptions/latency`` plus up to
 ///    ``FallbackOptions/latencyJitter``) and the creative.
 /// 2. Wait the latency on the injected clock. Cancellation answers at once with a
-///    `cancelled` failure. A latency longer than the network's `timeout_ms` answers a
-///    `timeout` failure at the timeout.
+///    `cancelled` failure. The adapter keeps no timer of its own: the engine enforces the
+///    source's one limit (the network's `timeout_ms` among them, R3a) and cancels it there.
 /// 3. No fill: `.noFill(noFill)` (AdMob's "No fill", error code 3).
 /// 4. Fill: an anchored banner has the anchored adaptive size (``AnchoredAdaptiveSizing``: the
 ///    slot's full width, `floor(width x 50 / 320)` pt high within 50...90 pt and 15% of the
@@ -24,8 +24,6 @@ public struct FallbackAdapter: AdNetworkAdapter {
     public let network: String
     /// The options.
     public let options: FallbackOptions
-    /// The network's own timeout, if configured.
-    public let timeout: Duration?
 
     private let clock: any MediationClock
     private let seed: UInt64
@@ -38,20 +36,18 @@ public struct FallbackAdapter: AdNetworkAdapter {
     /// - Parameters:
     ///   - network: the network id.
     ///   - options: fill rate, latency, seed, sizes.
-    ///   - timeout: the network's own timeout (`timeout_ms`), if any.
     ///   - clock: the engine's clock, on which the latency passes.
     ///   - seed: the engine's seed.
-    public init(network: String, options: FallbackOptions = FallbackOptions(), timeout: Duration? = nil, clock: any MediationClock, seed: UInt64) {
+    public init(network: String, options: FallbackOptions = FallbackOptions(), clock: any MediationClock, seed: UInt64) {
         self.network = network
         self.options = options
-        self.timeout = timeout
         self.clock = clock
         self.seed = seed
     }
 
     /// Loads one ad (see the type's documentation for the steps).
     /// - Parameter request: the request; its ad unit id, format, slot and screen are used.
-    /// - Returns: a fill, a no-fill, or a `cancelled` / `timeout` failure.
+    /// - Returns: a fill, a no-fill, or a `cancelled` failure.
     public func loadAd(for request: AdRequest) async -> AdLoadResult {
         let number = requestCounts.withLock { counts -> UInt64 in
             counts[request.adUnitID, default: 0] += 1
@@ -64,20 +60,15 @@ public struct FallbackAdapter: AdNetworkAdapter {
         let creative = Int(random.next() % UInt64(max(1, options.creatives))) + 1
 
         let latency = options.latency + jitter
-        let timedOut = timeout.map { latency > $0 } ?? false
-        let wait = timedOut ? (timeout ?? latency) : latency
-        if wait > .zero {
+        if latency > .zero {
             do {
-                try await clock.sleep(until: clock.now + wait)
+                try await clock.sleep(until: clock.now + latency)
             } catch {
                 return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
             }
         }
         if Task.isCancelled {
             return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
-        }
-        if timedOut {
-            return .failure(AdapterError(kind: .timeout, message: "no answer within the network's timeout"))
         }
         guard fills else { return .noFill(FallbackAdapter.noFillReason) }
 
@@ -181,11 +172,9 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
         if case .url = network.endpoint {
             throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "the fallback network has no server; use \"sandbox\"")
         }
-        if let unknown = network.credentials.keys.sorted().first(where: { $0 != "app_id" }) {
-            throw ConfigurationError(code: .unknownKey, path: "networks.\(network.id).credentials.\(unknown)", message: "unknown fallback credential; only \"app_id\" is accepted")
-        }
+        _ = try NetworkSettings(network, kind: kind, credentials: ["app_id"], options: FallbackOptions.keys)
         let options = try FallbackOptions(parsing: network.options, networkID: network.id)
-        return FallbackAdapter(network: network.id, options: options, timeout: network.timeout, clock: environment.clock, seed: environment.seed)
+        return FallbackAdapter(network: network.id, options: options, clock: environment.clock, seed: environment.seed)
     }
 
     /// Whether `lineItem` can ever fill (engine rule R19): the fallback serves every format, in

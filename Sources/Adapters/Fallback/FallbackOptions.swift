@@ -60,6 +60,9 @@ public struct FallbackOptions: Hashable, Sendable {
         creativeSizes[format] ?? FallbackOptions.defaultSizes[format] ?? [.screen]
     }
 
+    /// The option keys.
+    static let keys: Set<String> = ["fill_rate", "latency_ms", "latency_jitter_ms", "seed", "creatives", "creative_sizes"]
+
     /// Reads the options of the network `networkID`.
     /// - Parameters:
     ///   - options: the network's `options` object.
@@ -69,9 +72,8 @@ public struct FallbackOptions: Hashable, Sendable {
     package init(parsing options: [String: JSONValue], networkID: String) throws(ConfigurationError) {
         self.init()
         let base = "networks.\(networkID).options"
-        let known: Set<String> = ["fill_rate", "latency_ms", "latency_jitter_ms", "seed", "creatives", "creative_sizes"]
-        if let unknown = options.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ConfigurationError(code: .unknownKey, path: "\(base).\(unknown)", message: "unknown fallback option \"\(unknown)\"; known: \(known.sorted().joined(separator: ", "))")
+        if let unknown = options.keys.sorted().first(where: { !Self.keys.contains($0) }) {
+            throw ConfigurationError(code: .unknownKey, path: "\(base).\(unknown)", message: "unknown option for fallback; known: \(Self.keys.sorted().joined(separator: ", "))")
         }
         if let value = options["fill_rate"] {
             guard let rate = value.doubleValue, rate.isFinite, (0...1).contains(rate) else {

@@ -19,6 +19,9 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     public var pricing: AdSourcePricing { .fixedPrice }
     /// The sandbox's host name.
     public static let sandboxHost = "nitx.sandbox"
+    /// The sandbox's base URL, `https://nitx.sandbox`.
+    static let sandboxURL = URL(string: "https://\(sandboxHost)") ?? NitxOptions.defaultAPIBaseURL
+    private static let optionKeys: Set<String> = ["personalization", "debug", "sdk_block", "bridge_tag", "request_mode", "app_open_min_interval_seconds"]
 
     /// Creates the factory.
     public init() {}
@@ -27,58 +30,30 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     /// - Throws: ``ConfigurationError`` naming the JSON path of a missing or malformed
     ///   credential, an unknown key, or an option of the wrong type or value.
     public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-        let path = "networks.\(network.id)"
-        for key in network.credentials.keys.sorted() where key != "source_code" {
-            throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown credential for nitx")
-        }
-        guard let code = network.credentials["source_code"] else {
-            throw ConfigurationError(code: .missingField, path: "\(path).credentials.source_code", message: "required (the mobile source code, SDK-AM-...)")
-        }
+        let settings = try NetworkSettings(network, kind: kind, credentials: ["source_code"], options: Self.optionKeys)
+        let code = try settings.requiredCredential("source_code", hint: "the mobile source code, SDK-AM-...")
         guard Self.isValidSourceCode(code) else {
-            throw ConfigurationError(code: .invalidValue, path: "\(path).credentials.source_code", message: "must be SDK-AM- followed by letters, digits, _ or -")
+            throw ConfigurationError(code: .invalidValue, path: settings.credentialPath("source_code"), message: "must be SDK-AM- followed by letters, digits, _ or -")
         }
         var options = NitxOptions()
-        var sdkBlock = true
-        for (key, value) in network.options.sorted(by: { $0.key < $1.key }) {
-            let optionPath = "\(path).options.\(key)"
-            switch key {
-            case "personalization": options.personalization = try Self.bool(value, optionPath)
-            case "debug": options.debug = try Self.bool(value, optionPath)
-            case "sdk_block": sdkBlock = try Self.bool(value, optionPath)
-            case "bridge_tag":
-                guard let tag = value.stringValue else { throw ConfigurationError(code: .wrongType, path: optionPath, message: "must be a string") }
-                options.bridge = tag
-            case "request_mode":
-                guard let text = value.stringValue, let mode = NitxRequestModeOverride(rawValue: text) else {
-                    throw ConfigurationError(code: .invalidValue, path: optionPath, message: "must be \"auto\", \"get\" or \"post\"")
-                }
-                options.requestMode = mode
-            case "app_open_min_interval_seconds":
-                guard let seconds = value.intValue, seconds > 0 else {
-                    throw ConfigurationError(code: .invalidValue, path: optionPath, message: "must be a positive integer")
-                }
-                options.appOpenMinimumInterval = .seconds(seconds)
-            default:
-                throw ConfigurationError(code: .unknownKey, path: optionPath, message: "unknown option for nitx")
-            }
+        options.personalization = try settings.bool("personalization") ?? options.personalization
+        options.debug = try settings.bool("debug") ?? options.debug
+        options.bridge = try settings.string("bridge_tag") ?? options.bridge
+        options.requestMode = try settings.choice("request_mode", of: NitxRequestModeOverride.self) ?? options.requestMode
+        if let seconds = try settings.integer("app_open_min_interval_seconds", in: 1...Int.max) {
+            options.appOpenMinimumInterval = .seconds(seconds)
         }
-
-        let transport: any HTTPTransport
-        switch network.endpoint {
-        case .sandbox:
-            options.apiBaseURL = URL(string: "https://\(Self.sandboxHost)") ?? options.apiBaseURL
-            let server = NitxSandboxServer(configuration: NitxSandboxServer.Configuration(sourceCode: code, sdkBlock: sdkBlock, seed: environment.seed))
-            transport = SandboxTransport(servers: [Self.sandboxHost: server], clock: environment.clock, latency: environment.sandboxLatency)
-        case .url(let url):
-            options.apiBaseURL = url
-            transport = environment.transport ?? URLSessionTransport.shared
+        let sdkBlock = try settings.bool("sdk_block") ?? true
+        let connection = NetworkConnection(for: network, environment: environment, sandboxURL: Self.sandboxURL) {
+            NitxSandboxServer(configuration: NitxSandboxServer.Configuration(sourceCode: code, sdkBlock: sdkBlock, seed: environment.seed))
         }
+        options.apiBaseURL = connection.baseURL
         let storage: any NitxStorage = environment.storageDirectory.map { NitxFileStorage(directory: $0, networkID: network.id, logger: environment.logger) } ?? NitxInMemoryStorage()
         let client = NitxClient(
             sourceCode: code,
             options: options,
             networkID: network.id,
-            transport: environment.instrumented(transport, networkID: network.id),
+            transport: connection.transport,
             clock: environment.clock,
             logger: environment.logger,
             storage: storage
@@ -111,8 +86,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
 
     /// What the factory ignores: `sdk_block` with a URL endpoint (it shapes the sandbox only).
     public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
-        guard case .url = network.endpoint, network.options["sdk_block"] != nil else { return [] }
-        return [ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", "sdk_block"), message: "sdk_block applies to the sandbox only; this network's endpoint is a URL")]
+        (try? NetworkSettings(network, kind: kind, credentials: ["source_code"], options: Self.optionKeys))?.sandboxOnlyWarnings(["sdk_block"]) ?? []
     }
 
     /// Whether `code` is `SDK-AM-` followed by one or more letters, digits, `_` or `-`.
@@ -120,10 +94,5 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
         guard code.hasPrefix("SDK-AM-") else { return false }
         let rest = code.dropFirst("SDK-AM-".count)
         return !rest.isEmpty && rest.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-    }
-
-    private static func bool(_ value: JSONValue, _ path: String) throws(ConfigurationError) -> Bool {
-        guard let flag = value.boolValue else { throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false") }
-        return flag
     }
 }

@@ -443,13 +443,7 @@ public actor NitxClient {
         do {
             return .success(try await transport.send(request))
         } catch {
-            switch error.kind {
-            case .cancelled: return .failure(NitxErrorCode.cancelled.error(error.message))
-            case .timedOut: return .failure(NitxErrorCode.timedOut.error(error.message))
-            case .redirectRefused: return .failure(NitxErrorCode.redirectRefused.error(error.message, httpStatus: error.status))
-            case .responseTooLarge: return .failure(NitxErrorCode.responseTooLarge.error(error.message, httpStatus: error.status))
-            default: return .failure(NitxErrorCode.network.error("\(error.kind.rawValue): \(error.message)"))
-            }
+            return .failure(NitxErrorCode.error(for: error))
         }
     }
 

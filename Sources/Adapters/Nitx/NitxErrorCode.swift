@@ -18,7 +18,11 @@ import Mediation
 /// | 12 | server | a redirect was refused: off the API's origin, or past the transport's limit (R17) |
 /// | 13 | invalidResponse | the answer's body was larger than the transport accepts |
 /// | 14 | cancelled | the client was shut down: it sends nothing any more |
-package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
+/// | 15 | configuration | the request could not be sent: a bad URL, or one off the API's origin (R17) |
+///
+/// A request that got no response takes its kind from the engine's one classification
+/// (``AdapterError/Kind/init(_:)``): 1, 8, 9, 12, 13 and 15.
+package enum NitxErrorCode: Int, NetworkErrorCode {
     /// The API could not be reached.
     case network = 1
     /// The API answered an error status.
@@ -47,6 +51,8 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
     case responseTooLarge = 13
     /// The client was shut down.
     case shutDown = 14
+    /// The request could not be sent (a bad URL, or off the API's origin).
+    case requestRefused = 15
 
     /// The engine's kind for this code.
     package var kind: AdapterError.Kind {
@@ -56,18 +62,22 @@ package enum NitxErrorCode: Int, Sendable, Hashable, CaseIterable {
         case .invalidResponse, .formatMismatch, .responseTooLarge: .invalidResponse
         case .htmlCreative: .creative
         case .rewardedUnavailable, .noBannerSizeFits: .unsupported
-        case .unknownSlot, .missingSlot: .configuration
+        case .unknownSlot, .missingSlot, .requestRefused: .configuration
         case .cancelled, .shutDown: .cancelled
         case .timedOut: .timeout
         }
     }
 
-    /// An ``AdapterError`` with this code's kind and number.
-    /// - Parameters:
-    ///   - message: what happened (never user data); cut to `NetworkValueBounds.text`.
-    ///   - httpStatus: the HTTP status behind it, if any.
-    package func error(_ message: String, httpStatus: Int? = nil) -> AdapterError {
-        AdapterError(kind: kind, code: rawValue, message: NetworkValueBounds.text(message), httpStatus: httpStatus)
+    /// The code of a request that got no response.
+    package static func transport(_ failure: TransportError.Kind) -> NitxErrorCode {
+        switch failure {
+        case .connection: .network
+        case .timedOut: .timedOut
+        case .cancelled: .cancelled
+        case .invalidRequest: .requestRefused
+        case .redirectRefused: .redirectRefused
+        case .responseTooLarge: .responseTooLarge
+        }
     }
 }
 

@@ -104,7 +104,7 @@ public struct QartveloAdapter: AdNetworkAdapter {
         }
         let requestID = "\(idPrefix)-\(sequence)"
         guard gate.isOpen else {
-            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: "the adapter was shut down"))
+            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled.rawValue, message: "the adapter was shut down"))
         }
         let plan: QartveloRequestPlan
         switch builder.plan(for: request, requestID: requestID, now: clock.now) {
@@ -122,16 +122,16 @@ public struct QartveloAdapter: AdNetworkAdapter {
         case 200: break
         case 204: return .noFill(.noInventory)
         case 401, 403:
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.unauthorized, message: "Qartvelo refused the app id (\(response.statusCode))", httpStatus: response.statusCode))
+            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.unauthorized.rawValue, message: "Qartvelo refused the app id (\(response.statusCode))", httpStatus: response.statusCode))
         default:
-            return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus, message: "Qartvelo answered \(response.statusCode)", httpStatus: response.statusCode))
+            return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus.rawValue, message: "Qartvelo answered \(response.statusCode)", httpStatus: response.statusCode))
         }
 
         let answer: QartveloWireBannerResponse
         do {
             answer = try JSONDecoder().decode(QartveloWireBannerResponse.self, from: response.body)
         } catch {
-            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse, message: "the answer is not a Qartvelo banner response"))
+            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse.rawValue, message: "the answer is not a Qartvelo banner response"))
         }
         guard let wireAd = answer.ad else {
             return .noFill(answer.nofillReason.map { NoFillReason(code: NetworkValueBounds.identifier($0)) } ?? .noInventory)
@@ -150,10 +150,10 @@ public struct QartveloAdapter: AdNetworkAdapter {
             }
         }
         if Task.isCancelled {
-            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: "request cancelled"))
+            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled.rawValue, message: "request cancelled"))
         }
         guard let frame = plan.layout.frame(creativePoints: creative.points, width: plan.width, screen: request.screen) else {
-            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: "the creative cannot be laid out"))
+            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "the creative cannot be laid out"))
         }
 
         var refresh = answer.bannerRefreshSeconds
@@ -212,7 +212,7 @@ struct QartveloValidatedCreative: Sendable {
     /// - Returns: the creative, or `invalidResponse` code 31 naming the broken rule.
     static func validate(_ ad: QartveloWireBannerResponse.Ad) -> Result<QartveloValidatedCreative, AdapterError> {
         func invalid(_ message: String) -> Result<QartveloValidatedCreative, AdapterError> {
-            .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: message))
+            .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: message))
         }
         guard ad.w > 0, ad.h > 0 else { return invalid("ad size must be positive") }
         let density = ad.density ?? 1

@@ -40,10 +40,8 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     /// What the factory ignores: the sandbox options (`banner_refresh_seconds`,
     /// `sandbox_html5`, `sandbox_html5_bundle_bytes`) with a URL endpoint.
     public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
-        guard case .url = network.endpoint else { return [] }
-        return ["banner_refresh_seconds", "sandbox_html5", "sandbox_html5_bundle_bytes"].filter { network.options[$0] != nil }.map { key in
-            ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", key), message: "\(key) applies to the sandbox only; this network's endpoint is a URL")
-        }
+        (try? NetworkSettings(network, kind: kind, credentials: ["app_id"], options: QartveloOptions.keys))?
+            .sandboxOnlyWarnings(["banner_refresh_seconds", "sandbox_html5", "sandbox_html5_bundle_bytes"]) ?? []
     }
 
     /// Builds the adapter.
@@ -51,37 +49,18 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     ///   (`networks.<id>.credentials.app_id`), an unknown credential, or a bad option
     ///   (`networks.<id>.options.<key>`).
     public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-        let path = "networks.\(network.id)"
-        for key in network.credentials.keys.sorted() where key != "app_id" {
-            throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown Qartvelo credential")
-        }
-        guard let appID = network.credentials["app_id"], !appID.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw ConfigurationError(code: .missingField, path: "\(path).credentials.app_id", message: "required: the app's Qartvelo registration id")
-        }
-        let options = try QartveloOptions(parsing: network.options, path: "\(path).options")
-        let transport: any HTTPTransport
-        let baseURL: URL
-        switch network.endpoint {
-        case .sandbox:
-            guard let sandboxURL = QartveloSandboxServer.baseURL else {
-                throw ConfigurationError(code: .invalidValue, path: "\(path).endpoint", message: "sandbox URL unavailable")
-            }
-            baseURL = sandboxURL
-            transport = SandboxTransport(
-                servers: [QartveloSandboxServer.host: QartveloSandboxServer(options: options)],
-                clock: environment.clock,
-                latency: environment.sandboxLatency
-            )
-        case .url(let url):
-            baseURL = url
-            transport = environment.transport ?? URLSessionTransport.shared
+        let settings = try NetworkSettings(network, kind: kind, credentials: ["app_id"], options: QartveloOptions.keys)
+        let appID = try settings.requiredCredential("app_id", hint: "the app's Qartvelo registration id")
+        let options = try QartveloOptions(settings)
+        let connection = NetworkConnection(for: network, environment: environment, sandboxURL: QartveloSandboxServer.baseURL) {
+            QartveloSandboxServer(options: options)
         }
         return QartveloAdapter(
             network: network.id,
             appID: appID,
-            baseURL: baseURL,
+            baseURL: connection.baseURL,
             adaptive: options.adaptive,
-            transport: environment.instrumented(transport, networkID: network.id),
+            transport: connection.transport,
             clock: environment.clock,
             logger: environment.logger,
             tracker: nil,

@@ -340,7 +340,7 @@ public final class QartveloBannerAd: LoadedAd {
     }
 
     private func readyDeadlinePassed() {
-        let error = AdapterError(kind: .creative, code: QartveloErrorCode.renderTimeout, message: "HTML5 ad not ready within 6 s of rendering")
+        let error = AdapterError(kind: .creative, code: QartveloErrorCode.renderTimeout.rawValue, message: "HTML5 ad not ready within 6 s of rendering")
         let failed = state.withLock { state -> (handler: (@Sendable (AdapterError) -> Void)?, sink: AdEventSink?)? in
             guard !state.ready, !state.released, state.renderFailure == nil else { return nil }
             state.renderFailure = error

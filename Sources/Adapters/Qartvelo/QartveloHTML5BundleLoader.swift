@@ -37,7 +37,7 @@ struct QartveloHTML5BundleLoader: Sendable {
             return .failure(Self.tooLarge(declaredSize))
         }
         guard transport.permits(url) else {
-            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: "bundle_url is not a URL the adapter may fetch"))
+            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
         }
         let response: HTTPResponse
         do {
@@ -46,7 +46,7 @@ struct QartveloHTML5BundleLoader: Sendable {
             return .failure(QartveloTransportErrors.adapterError(for: error))
         }
         guard (200...299).contains(response.statusCode) else {
-            return .failure(AdapterError(kind: .creative, code: QartveloErrorCode.bundleUnavailable, message: "HTML5 bundle download answered \(response.statusCode)", httpStatus: response.statusCode))
+            return .failure(AdapterError(kind: .creative, code: QartveloErrorCode.bundleUnavailable.rawValue, message: "HTML5 bundle download answered \(response.statusCode)", httpStatus: response.statusCode))
         }
         if let length = Self.contentLength(response), length > Self.maximumBytes {
             return .failure(Self.tooLarge(length))
@@ -58,7 +58,7 @@ struct QartveloHTML5BundleLoader: Sendable {
     }
 
     private static func tooLarge(_ bytes: Int) -> AdapterError {
-        AdapterError(kind: .creative, code: QartveloErrorCode.bundleTooLarge, message: "HTML5 bundle of \(bytes) bytes is over the 2 MB (\(maximumBytes) bytes) limit")
+        AdapterError(kind: .creative, code: QartveloErrorCode.bundleTooLarge.rawValue, message: "HTML5 bundle of \(bytes) bytes is over the 2 MB (\(maximumBytes) bytes) limit")
     }
 
     private static func contentLength(_ response: HTTPResponse) -> Int? {
@@ -71,14 +71,6 @@ struct QartveloHTML5BundleLoader: Sendable {
 enum QartveloTransportErrors {
     /// The ``AdapterError`` for a request that got no response.
     static func adapterError(for error: TransportError) -> AdapterError {
-        let message = NetworkValueBounds.text(error.message)
-        switch error.kind {
-        case .cancelled: return AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled, message: message)
-        case .timedOut: return AdapterError(kind: .timeout, code: QartveloErrorCode.timedOut, message: message)
-        case .invalidRequest: return AdapterError(kind: .configuration, code: QartveloErrorCode.invalidRequest, message: message)
-        case .redirectRefused: return AdapterError(kind: .server, code: QartveloErrorCode.redirectRefused, message: message, httpStatus: error.status)
-        case .responseTooLarge: return AdapterError(kind: .invalidResponse, code: QartveloErrorCode.responseTooLarge, message: message, httpStatus: error.status)
-        default: return AdapterError(kind: .network, code: QartveloErrorCode.network, message: message)
-        }
+        QartveloErrorCode.error(for: error)
     }
 }

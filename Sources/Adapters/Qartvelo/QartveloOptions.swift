@@ -26,43 +26,17 @@ public struct QartveloOptions: Hashable, Sendable {
         self.sandboxHTML5BundleBytes = sandboxHTML5BundleBytes
     }
 
-    /// Validates a network's `options`.
-    /// - Parameters:
-    ///   - options: the configuration's `options` object.
-    ///   - path: the JSON path of that object, e.g. `networks.qartvelo.options`.
-    /// - Throws: ``ConfigurationError`` naming the key's path for an unknown key, a
-    ///   wrong type or an out-of-range value.
-    package init(parsing options: [String: JSONValue], path: String) throws(ConfigurationError) {
+    /// The option keys.
+    static let keys: Set<String> = ["adaptive", "banner_refresh_seconds", "sandbox_html5", "sandbox_html5_bundle_bytes"]
+
+    /// Reads a network's validated `options` (unknown keys were refused by `settings`).
+    /// - Throws: ``ConfigurationError`` naming the key's path for a wrong type or an
+    ///   out-of-range value.
+    package init(_ settings: NetworkSettings) throws(ConfigurationError) {
         self.init()
-        for key in options.keys.sorted() {
-            let value = options[key] ?? .null
-            let keyPath = "\(path).\(key)"
-            switch key {
-            case "adaptive":
-                adaptive = try Self.bool(value, path: keyPath)
-            case "banner_refresh_seconds":
-                bannerRefreshSeconds = try Self.positiveInt(value, path: keyPath)
-            case "sandbox_html5":
-                sandboxHTML5 = try Self.bool(value, path: keyPath)
-            case "sandbox_html5_bundle_bytes":
-                sandboxHTML5BundleBytes = try Self.positiveInt(value, path: keyPath)
-            default:
-                throw ConfigurationError(code: .unknownKey, path: keyPath, message: "unknown Qartvelo option")
-            }
-        }
-    }
-
-    private static func bool(_ value: JSONValue, path: String) throws(ConfigurationError) -> Bool {
-        guard let bool = value.boolValue else {
-            throw ConfigurationError(code: .wrongType, path: path, message: "must be true or false")
-        }
-        return bool
-    }
-
-    private static func positiveInt(_ value: JSONValue, path: String) throws(ConfigurationError) -> Int {
-        guard let int = value.intValue, int >= 1 else {
-            throw ConfigurationError(code: .invalidValue, path: path, message: "must be a whole number of at least 1")
-        }
-        return int
+        adaptive = try settings.bool("adaptive") ?? adaptive
+        bannerRefreshSeconds = try settings.integer("banner_refresh_seconds", in: 1...Int.max) ?? bannerRefreshSeconds
+        sandboxHTML5 = try settings.bool("sandbox_html5") ?? sandboxHTML5
+        sandboxHTML5BundleBytes = try settings.integer("sandbox_html5_bundle_bytes", in: 1...Int.max) ?? sandboxHTML5BundleBytes
     }
 }

@@ -36,12 +36,12 @@ struct QartveloRequestBuilder: Sendable {
     ///   `configuration` (code 3) for a width or scale that is not finite and positive.
     func plan(for request: AdRequest, requestID: String, now: MediationInstant) -> Result<QartveloRequestPlan, AdapterError> {
         guard request.format == .banner else {
-            return .failure(AdapterError(kind: .unsupported, code: QartveloErrorCode.unsupportedFormat, message: "Qartvelo serves banners only, not \(request.format)"))
+            return .failure(AdapterError(kind: .unsupported, code: QartveloErrorCode.unsupportedFormat.rawValue, message: "Qartvelo serves banners only, not \(request.format)"))
         }
         let scale = request.screen.scale
         let width = QartveloAnchoredSizing.slotWidth(for: request.slot, screen: request.screen)
         guard let screenWidth = Self.pixels(width, scale: scale) else {
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidSlot, message: "slot width and screen scale must be finite and positive"))
+            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidSlot.rawValue, message: "slot width and screen scale must be finite and positive"))
         }
         let layout: QartveloBannerLayout
         var bannerMode: String?
@@ -50,7 +50,7 @@ struct QartveloRequestBuilder: Sendable {
         switch request.bannerSizing ?? .anchored {
         case .inline:
             guard let maxHeight = QartveloInlineSizing.maxHeight(for: request.slot), let pixels = Self.pixels(maxHeight, scale: scale) else {
-                return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidInlineMaxHeight, message: "inline maximum height must be at least 32 pt"))
+                return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidInlineMaxHeight.rawValue, message: "inline maximum height must be at least 32 pt"))
             }
             layout = .inline(maxHeight: maxHeight)
             bannerMode = "inline"
@@ -80,7 +80,7 @@ struct QartveloRequestBuilder: Sendable {
         do {
             data = try JSONEncoder.qartvelo.encode(body)
         } catch {
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidRequest, message: "request could not be encoded"))
+            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidRequest.rawValue, message: "request could not be encoded"))
         }
         let http = HTTPRequest(
             method: "POST",

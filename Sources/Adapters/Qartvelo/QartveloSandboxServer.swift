@@ -15,7 +15,7 @@ public struct QartveloSandboxServer: SandboxServer {
     /// The sandbox's host name.
     public static let host = "sandbox.qartvelo.test"
     /// The sandbox's base URL, `https://sandbox.qartvelo.test`.
-    public static let baseURL = URL(string: "https://\(host)")
+    public static let baseURL: URL = URL(string: "https://\(host)") ?? URL(fileURLWithPath: "/")
 
     /// The dashboard settings the sandbox simulates.
     public var options: QartveloOptions

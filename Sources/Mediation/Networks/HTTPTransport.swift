@@ -45,7 +45,7 @@ public struct HTTPResponse: Hashable, Sendable {
 /// Why a request got no HTTP response.
 public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The broad cause.
-    public enum Kind: String, Hashable, Sendable {
+    public enum Kind: String, Hashable, Sendable, CaseIterable {
         /// The host could not be reached (refused, DNS, TLS, connection lost).
         case connection
         /// The request was cancelled (the auction ended or its deadline passed).

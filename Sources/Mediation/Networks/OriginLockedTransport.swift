@@ -67,7 +67,7 @@ public struct OriginLockedTransport: HTTPTransport {
     /// is refused).
     public let origin: HTTPOrigin?
     /// What besides the origin is reached.
-    public let reach: Reach
+    public private(set) var reach: Reach
     private let base: any HTTPTransport
 
     /// Locks `base` to the origin of `endpoint`.
@@ -76,9 +76,24 @@ public struct OriginLockedTransport: HTTPTransport {
     ///   - endpoint: the network's configured endpoint (its base URL).
     ///   - reach: what besides the origin may be reached (default the origin only).
     public init(_ base: any HTTPTransport, endpoint: URL, reach: Reach = .originOnly) {
-        self.base = base
-        self.origin = HTTPOrigin(endpoint)
+        let origin = HTTPOrigin(endpoint)
+        // Locking a transport already locked to the same origin wraps it once, not twice.
+        if let locked = base as? OriginLockedTransport, locked.origin == origin {
+            self.base = locked.base
+        } else {
+            self.base = base
+        }
+        self.origin = origin
         self.reach = reach
+    }
+
+    /// The same transport and origin with another reach, e.g. ``Reach/answerURLs(excludingHosts:)``
+    /// for the tracking URLs a network's answers carry.
+    /// - Parameter reach: what besides the origin the new lock reaches.
+    public func reaching(_ reach: Reach) -> OriginLockedTransport {
+        var copy = self
+        copy.reach = reach
+        return copy
     }
 
     /// Whether a request to `url` would be sent.

@@ -153,8 +153,10 @@ struct EloBoundsTests {
             .failure(TransportError(kind: .redirectRefused, message: "HTTP 307 redirect to http://127.0.0.1:9 refused: it leaves https://sandbox.elo.test:443", status: 307))
         }
         let (result, _) = await Self.load("", transport: transport)
-        guard case .noFill(let reason) = result else { Issue.record("expected no fill, got \(result)"); return }
+        guard case .noFill(let reason) = result.sdkResult else { Issue.record("expected no fill, got \(result)"); return }
         #expect(reason.engineReason == NoFillReason(code: "networkError", message: "redirectRefused: HTTP 307 redirect to http://127.0.0.1:9 refused: it leaves https://sandbox.elo.test:443"))
+        guard case .networkError(_, let failure) = result else { Issue.record("expected networkError, got \(result)"); return }
+        #expect(failure.kind == .server && failure.code == EloErrorCode.redirectRefused.rawValue && failure.httpStatus == 307)
     }
 
     @Test func aHugeTransportMessageIsCut() async throws {
@@ -162,7 +164,7 @@ struct EloBoundsTests {
         let message = String(repeating: "m", count: 300_000)
         let transport = EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: message)) }
         let (result, _) = await Self.load("", transport: transport)
-        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail.count == NetworkValueBounds.maximumTextLength)
         #expect(detail.hasPrefix("connection: mmm"))
     }
@@ -172,7 +174,7 @@ struct EloBoundsTests {
         let transport = EloFakeTransport(price: 2)
         let client = EloFixtures.client(transport: transport, configuration: EloConfiguration(publisherID: "p", adUnitID: "u", baseURL: URL(fileURLWithPath: "/tmp")))
         let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail.hasPrefix("invalidRequest: request to a URL that is not http(s) refused"))
         #expect(transport.requests.isEmpty)
     }

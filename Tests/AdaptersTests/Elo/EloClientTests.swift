@@ -135,7 +135,7 @@ struct EloClientTests {
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: status)) }, logger: logger)
         let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail == "HTTP \(status)")
         #expect(EloNoFillReason.networkError(detail: detail).engineReason == NoFillReason(code: "networkError", message: "HTTP \(status)"))
         #expect(logger.warnings == ["ad server answered HTTP \(status)"])
@@ -144,7 +144,7 @@ struct EloClientTests {
     @Test func transportFailureIsNetworkError() async {
         let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: "refused")) })
         let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.networkError(let detail)) = result else { Issue.record("expected networkError, got \(result)"); return }
+        guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail == "connection: refused")
     }
 
@@ -174,33 +174,50 @@ struct EloClientTests {
 
     // MARK: Deadline
 
-    @Test func hangingServerAnswersTimeoutAtTheRequestsDeadline() async throws {
+    @Test func anEngineRequestKeepsNoTimerOfItsOwnTheEngineCancelsItAtTheLimit() async throws {
+        // One limit per source, enforced by the engine (issue 19): the client sets none, and a
+        // cancelled request ends as the engine's cancellation, at the instant it came.
         let clock = ManualClock()
         let transport = EloFakeTransport.hanging()
         let client = EloFixtures.client(transport: transport, clock: clock)
         let load = clock.startTask { await client.loadAd(for: EloFixtures.request(deadline: .origin + .milliseconds(500))) }
         #expect(await clock.settle { transport.requests.count == 1 })
-        await clock.advance(to: .origin + .milliseconds(499))
-        #expect(clock.sleeperCount == 1)
+        #expect(clock.sleeperCount == 0, "no second timer beside the engine's")
+        #expect(clock.nextDeadline == nil)
         await clock.advance(to: .origin + .milliseconds(500))
+        load.cancel()
         let result = await load.value
-        guard case .noFill(.timeout) = result else { Issue.record("expected timeout, got \(result)"); return }
+        guard case .error(let error) = result else { Issue.record("expected cancelled, got \(result)"); return }
+        #expect(error.category == .cancelled)
         #expect(clock.now == .origin + .milliseconds(500))
         #expect(try transport.decodedBidRequests().first?.tmax == 500)
     }
 
-    @Test func deadlineIsNeverLaterThanThreeSeconds() async throws {
+    @Test func tmaxIsNeverLaterThanThreeSeconds() async throws {
         let clock = ManualClock()
         let transport = EloFakeTransport.hanging()
         let client = EloFixtures.client(transport: transport, clock: clock)
         let load = clock.startTask { await client.loadAd(for: EloFixtures.request(deadline: .origin + .seconds(10))) }
         #expect(await clock.settle { transport.requests.count == 1 })
+        #expect(try transport.decodedBidRequests().first?.tmax == 3000)
+        load.cancel()
+        _ = await load.value
+    }
+
+    @Test func aHangingPreloadStopsAtItsDeadlineWithNoFillTimeout() async throws {
+        // A preload has no engine waiting for it: it keeps its own limit, the earlier of the
+        // request's deadline and 3 s.
+        let clock = ManualClock()
+        let transport = EloFakeTransport.hanging()
+        let client = EloFixtures.client(transport: transport, clock: clock)
+        let preload = client.preloadAd(for: EloFixtures.request(deadline: .origin + .seconds(10)))
+        #expect(await clock.settle { transport.requests.count == 1 })
         #expect(clock.nextDeadline == .origin + .seconds(3))
         await clock.advance(to: .origin + .milliseconds(2999))
         #expect(clock.sleeperCount == 1)
         await clock.advance(to: .origin + .seconds(3))
-        let result = await load.value
-        guard case .noFill(.timeout) = result else { Issue.record("expected timeout, got \(result)"); return }
+        await preload.value
+        #expect(await client.preloadedAdCount == 0)
         #expect(try transport.decodedBidRequests().first?.tmax == 3000)
     }
 

@@ -79,18 +79,22 @@ struct FallbackAdapterTests {
         #expect(clock.now == .origin)
     }
 
-    @Test func aLatencyPastTheNetworkTimeoutFailsAtTheTimeout() async throws {
+    @Test func theAdapterKeepsNoTimerOfItsOwnTheEngineEnforcesTheLimit() async throws {
+        // The network's timeout_ms is the engine's to enforce (one limit per source, R3a): the
+        // adapter waits its latency and no more, and has one sleeper, not two.
         let clock = ManualClock()
-        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(500)), timeout: .milliseconds(200), clock: clock, seed: 1)
+        let adapter = FallbackAdapter(network: "admob", options: FallbackOptions(latency: .milliseconds(500)), clock: clock, seed: 1)
         let task = clock.startTask { await adapter.loadAd(for: request()) }
         #expect(await clock.settle { clock.sleeperCount == 1 })
         await clock.advance(by: .milliseconds(200))
+        #expect(clock.sleeperCount == 1)
+        await clock.advance(by: .milliseconds(300))
         let result = await task.value
-        guard case .failure(let error) = result else {
-            Issue.record("expected a failure, got \(signature(result))")
+        guard case .fill = result else {
+            Issue.record("expected a fill at 500 ms, got \(signature(result))")
             return
         }
-        #expect(error.kind == .timeout)
+        #expect(clock.now == .origin + .milliseconds(500))
     }
 
     @Test(arguments: [0.0, 1.0])
@@ -242,7 +246,6 @@ struct FallbackFactoryTests {
         let adapter = try #require(try factory.makeAdapter(for: network, environment: MediationEnvironment(clock: ManualClock(), seed: 5)) as? FallbackAdapter)
         #expect(adapter.network == "admob")
         #expect(factory.pricing == .fixedPrice)
-        #expect(adapter.timeout == .milliseconds(900))
         #expect(adapter.options == FallbackOptions(
             fillRate: 0.25, latency: .milliseconds(120), latencyJitter: .microseconds(7500), seed: UInt64(bitPattern: -3), creatives: 4,
             creativeSizes: [.banner: [.points(AdSize(width: 300, height: 250)), .screen]]

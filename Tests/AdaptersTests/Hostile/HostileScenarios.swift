@@ -198,16 +198,16 @@ enum HostileScenarios {
         ]
         return [
             scenario("ok", json(bid, echo: true), .wins(size: AdSize(width: 390, height: 72))),
-            scenario("status500", status500, .noFill(code: "networkError", message: ["HTTP 500"])),
-            scenario("redirect302", .redirect(302, to: "\(otherBase)/elo-redirect302/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused: HTTP 302 redirect to \(otherBase)", "refused"]), redirects: true),
-            scenario("redirect307", .redirect(307, to: "\(otherBase)/elo-redirect307/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused: HTTP 307 redirect to \(otherBase)", "refused"]), redirects: true),
-            scenario("redirectLoop", .redirect(307, to: "/elo-redirectLoop/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused: HTTP 307", "more than 3 redirects"])),
+            scenario("status500", status500, .error(kind: .server, code: EloErrorCode.serverStatus.rawValue, httpStatus: 500, message: ["networkError: HTTP 500"])),
+            scenario("redirect302", .redirect(302, to: "\(otherBase)/elo-redirect302/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 302, message: ["networkError: ", "redirectRefused: HTTP 302 redirect to \(otherBase)", "refused"]), redirects: true),
+            scenario("redirect307", .redirect(307, to: "\(otherBase)/elo-redirect307/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused: HTTP 307 redirect to \(otherBase)", "refused"]), redirects: true),
+            scenario("redirectLoop", .redirect(307, to: "/elo-redirectLoop/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused: HTTP 307", "more than 3 redirects"])),
             scenario("malformed", json(#"{"id":"$REQUEST_ID","seatbid":[{"bid":[{"price":"#, echo: true), invalid),
             scenario("html", html, invalid),
             scenario("wrongTypes", json(eloBid(price: #""2.5""#, otherBase: otherBase), echo: true), invalid),
-            scenario("hugeBody", hugeBody, .noFill(code: "networkError", message: ["responseTooLarge: response body of 9000009 bytes exceeds the 8388608-byte limit"])),
-            scenario("badGzip", badGzip, .noFill(code: "networkError", message: ["connection: "])),
-            scenario("reset", reset(bid, echo: true), .noFill(code: "networkError", message: ["connection: "])),
+            scenario("hugeBody", hugeBody, .error(kind: .invalidResponse, code: EloErrorCode.responseTooLarge.rawValue, httpStatus: 200, message: ["networkError: ", "responseTooLarge: response body of 9000009 bytes exceeds the 8388608-byte limit"])),
+            scenario("badGzip", badGzip, .error(kind: .network, code: EloErrorCode.network.rawValue, httpStatus: nil, message: ["networkError: ", "connection: "])),
+            scenario("reset", reset(bid, echo: true), .error(kind: .network, code: EloErrorCode.network.rawValue, httpStatus: nil, message: ["networkError: ", "connection: "])),
             scenario("never", never, .timeout),
             scenario("drip", drip(bid, echo: true), .timeout),
             scenario("priceNaN", json(eloBid(price: "NaN", otherBase: otherBase), echo: true), invalid),
@@ -231,11 +231,11 @@ enum HostileScenarios {
             scenario("terminalEscapes", json(eloBid(crid: "cr" + terminalEscape, bidid: "opp" + terminalEscape, otherBase: otherBase), echo: true), .wins(size: AdSize(width: 390, height: 72))),
             scenario("duplicateBidIDs", json(#"{"id":"$REQUEST_ID","bidid":"opp-1","cur":"USD","seatbid":[{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.5,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"One"}}},{"id":"b1","impid":"1","price":3.0,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Two"}}}]},{"seat":"elo","bid":[{"id":"b1","impid":"1","price":2.0,"crid":"cr-1","w":390,"h":72,"ext":{"elo":{"format":"strip","title":"Three"}}}]}]}"#, echo: true), .wins(size: AdSize(width: 390, height: 72))),
             scenario("invalidUTF8", latin1(eloBid(crid: "cr-\u{FF}\u{FE}", otherBase: otherBase), echo: true), invalid),
-            scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/elo-redirectSchemeChange/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
-            scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/elo-redirectUserInfo/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"])),
+            scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/elo-redirectSchemeChange/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused", "refused"])),
+            scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/elo-redirectUserInfo/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused", "refused"])),
             scenario("noContent", noContent, .fails),
         ] + transportAttacks.map(heavyScenario) + [
-            scenario("redirectOtherPortSameHost", .redirect(307, to: "\(otherBase)/elo-redirectOtherPortSameHost/v1/bid"), .noFill(code: "networkError", message: ["redirectRefused", "refused"]), redirects: true),
+            scenario("redirectOtherPortSameHost", .redirect(307, to: "\(otherBase)/elo-redirectOtherPortSameHost/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused", "refused"]), redirects: true),
         ]
     }
 
@@ -326,22 +326,22 @@ enum HostileScenarios {
             return HostileScenario(network: .qartvelo, name: name, routes: routes, expected: expected, redirectsToOtherOrigin: redirects)
         }
         let ad = qartveloAd(otherBase: otherBase)
-        let malformed = HostileScenario.Expected.error(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse, httpStatus: nil, message: [])
-        let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, httpStatus: nil, message: [])
-        let redirect = QartveloErrorCode.redirectRefused
+        let malformed = HostileScenario.Expected.error(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse.rawValue, httpStatus: nil, message: [])
+        let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, httpStatus: nil, message: [])
+        let redirect = QartveloErrorCode.redirectRefused.rawValue
         // An HTML5 bundle on the hostile server itself: `$SELF` is the server's own base URL.
         return [
             scenario("ok", json(ad), .wins(size: AdSize(width: 390, height: 60))),
-            scenario("status500", status500, .error(kind: .server, code: QartveloErrorCode.serverStatus, httpStatus: 500, message: ["500"])),
+            scenario("status500", status500, .error(kind: .server, code: QartveloErrorCode.serverStatus.rawValue, httpStatus: 500, message: ["500"])),
             scenario("redirect302", .redirect(302, to: "\(otherBase)/qartvelo-redirect302/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 302, message: ["HTTP 302 redirect to \(otherBase)"]), redirects: true),
             scenario("redirect307", .redirect(307, to: "\(otherBase)/qartvelo-redirect307/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["HTTP 307 redirect to \(otherBase)"]), redirects: true),
             scenario("redirectLoop", .redirect(307, to: "/qartvelo-redirectLoop/v1/banner"), .error(kind: .server, code: redirect, httpStatus: 307, message: ["more than 3 redirects"])),
             scenario("malformed", json(#"{"id":"qv","ad":{"creative_id":"#), malformed),
             scenario("html", html, malformed),
             scenario("wrongTypes", json(qartveloAd(#""w":"1320","h":204"#, otherBase: otherBase)), malformed),
-            scenario("hugeBody", hugeBody, .error(kind: .invalidResponse, code: QartveloErrorCode.responseTooLarge, httpStatus: 200, message: ["exceeds the 8388608-byte limit"])),
-            scenario("badGzip", badGzip, .error(kind: .network, code: QartveloErrorCode.network, httpStatus: nil, message: [])),
-            scenario("reset", reset(ad), .error(kind: .network, code: QartveloErrorCode.network, httpStatus: nil, message: [])),
+            scenario("hugeBody", hugeBody, .error(kind: .invalidResponse, code: QartveloErrorCode.responseTooLarge.rawValue, httpStatus: 200, message: ["exceeds the 8388608-byte limit"])),
+            scenario("badGzip", badGzip, .error(kind: .network, code: QartveloErrorCode.network.rawValue, httpStatus: nil, message: [])),
+            scenario("reset", reset(ad), .error(kind: .network, code: QartveloErrorCode.network.rawValue, httpStatus: nil, message: [])),
             scenario("never", never, .timeout),
             scenario("drip", drip(ad), .timeout),
             scenario("densityTiny", json(qartveloAd(#""w":1320,"h":204,"density":1e-300"#, otherBase: otherBase)), invalid),
@@ -386,7 +386,7 @@ enum HostileScenarios {
                 bundle.gzip = true
                 return bundle
             }()),
-            scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
+            scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge.rawValue, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
         ]
     }
 }

@@ -104,7 +104,7 @@ struct NitxLoopbackTests {
         #expect(error == AdapterError(
             kind: .server,
             code: NitxErrorCode.redirectRefused.rawValue,
-            message: "HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
+            message: "redirectRefused: HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
             httpStatus: status
         ))
         #expect(try await other.receivedRequests().isEmpty)

@@ -90,10 +90,10 @@ struct QartveloAdapterTests {
     }
 
     @Test(arguments: [
-        (500, AdapterError.Kind.server, QartveloErrorCode.serverStatus),
-        (400, .server, QartveloErrorCode.serverStatus),
-        (401, .configuration, QartveloErrorCode.unauthorized),
-        (403, .configuration, QartveloErrorCode.unauthorized),
+        (500, AdapterError.Kind.server, QartveloErrorCode.serverStatus.rawValue),
+        (400, .server, QartveloErrorCode.serverStatus.rawValue),
+        (401, .configuration, QartveloErrorCode.unauthorized.rawValue),
+        (403, .configuration, QartveloErrorCode.unauthorized.rawValue),
     ])
     func errorStatuses(_ status: Int, _ kind: AdapterError.Kind, _ code: Int) async {
         let result = await QartveloFixtures.adapter(transport: QartveloScriptedTransport(banner: HTTPResponse(statusCode: status))).loadAd(for: QartveloFixtures.request(width: 390))
@@ -102,14 +102,14 @@ struct QartveloAdapterTests {
     }
 
     @Test(arguments: [
-        ("not json", QartveloErrorCode.malformedResponse),
-        (#"{"ad":{"creative_id":"c","type":"image"}}"#, QartveloErrorCode.malformedResponse),
-        (#"{"ad":{"creative_id":"c","type":"image","w":0,"h":50,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd),
-        (#"{"ad":{"creative_id":"c","type":"image","w":320,"h":-1,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd),
-        (#"{"ad":{"creative_id":"c","type":"video","w":320,"h":50,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd),
-        (#"{"ad":{"creative_id":"c","type":"image","w":320,"h":50}}"#, QartveloErrorCode.invalidAd),
-        (#"{"ad":{"creative_id":"c","type":"html5","w":320,"h":50}}"#, QartveloErrorCode.invalidAd),
-        (#"{"ad":{"creative_id":"c","type":"image","w":320,"h":50,"density":0,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd),
+        ("not json", QartveloErrorCode.malformedResponse.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"image"}}"#, QartveloErrorCode.malformedResponse.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"image","w":0,"h":50,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"image","w":320,"h":-1,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"video","w":320,"h":50,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"image","w":320,"h":50}}"#, QartveloErrorCode.invalidAd.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"html5","w":320,"h":50}}"#, QartveloErrorCode.invalidAd.rawValue),
+        (#"{"ad":{"creative_id":"c","type":"image","w":320,"h":50,"density":0,"image_url":"https://x.test/i.png"}}"#, QartveloErrorCode.invalidAd.rawValue),
     ])
     func malformedAnswersAreInvalidResponses(_ body: String, _ code: Int) async {
         let result = await QartveloFixtures.adapter(transport: QartveloScriptedTransport(banner: .json(Data(body.utf8)))).loadAd(for: QartveloFixtures.request(width: 390))
@@ -118,9 +118,9 @@ struct QartveloAdapterTests {
     }
 
     @Test(arguments: [
-        (TransportError.Kind.connection, AdapterError.Kind.network, QartveloErrorCode.network),
-        (.cancelled, .cancelled, QartveloErrorCode.cancelled),
-        (.timedOut, .timeout, QartveloErrorCode.timedOut),
+        (TransportError.Kind.connection, AdapterError.Kind.network, QartveloErrorCode.network.rawValue),
+        (.cancelled, .cancelled, QartveloErrorCode.cancelled.rawValue),
+        (.timedOut, .timeout, QartveloErrorCode.timedOut.rawValue),
     ])
     func transportErrors(_ transportKind: TransportError.Kind, _ kind: AdapterError.Kind, _ code: Int) async {
         let transport = QartveloScriptedTransport { _ in .failure(TransportError(kind: transportKind, message: "x")) }
@@ -133,7 +133,7 @@ struct QartveloAdapterTests {
         let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer())
         let result = await QartveloFixtures.adapter(transport: transport).loadAd(for: QartveloFixtures.request(format: .interstitial, sizing: nil))
         #expect(result.qartveloError?.kind == .unsupported)
-        #expect(result.qartveloError?.code == QartveloErrorCode.unsupportedFormat)
+        #expect(result.qartveloError?.code == QartveloErrorCode.unsupportedFormat.rawValue)
         #expect(transport.sent.isEmpty)
     }
 }

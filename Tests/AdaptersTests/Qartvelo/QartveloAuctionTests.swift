@@ -35,7 +35,7 @@ struct QartveloAuctionTests {
             return
         }
         #expect(error.kind == .creative)
-        #expect(error.code == QartveloErrorCode.bundleTooLarge)
+        #expect(error.code == QartveloErrorCode.bundleTooLarge.rawValue)
         #expect(outcome.winner?.lineItem.id == "backfill")
         #expect(outcome.winner?.eCPM == 0.5)
         #expect(try #require(backfill.ads.first).releaseCount == 0)

@@ -31,7 +31,7 @@ struct QartveloBoundsTests {
     func absurdSizesAndDensitiesAreInvalid(w: Int, h: Int, density: Double) async {
         let (result, _) = await Self.load(QartveloFixtures.answer(w: w, h: h, density: density))
         #expect(result.qartveloError?.kind == .invalidResponse, "\(w)x\(h)@\(density)")
-        #expect(result.qartveloError?.code == QartveloErrorCode.invalidAd)
+        #expect(result.qartveloError?.code == QartveloErrorCode.invalidAd.rawValue)
     }
 
     @Test func theLargestArtworkStillLoads() async throws {
@@ -82,7 +82,7 @@ struct QartveloBoundsTests {
     func badURLsMakeTheAdInvalid(urls: String) async {
         let urls = urls.replacingOccurrences(of: "LONG", with: String(repeating: "l", count: 3000))
         let (result, _) = await Self.load(Self.body(#"{"ad":{"creative_id":"c","type":"image","w":320,"h":50,\#(urls)}}"#))
-        #expect(result.qartveloError?.code == QartveloErrorCode.invalidAd)
+        #expect(result.qartveloError?.code == QartveloErrorCode.invalidAd.rawValue)
     }
 
     @Test func aBundleOnASandboxHostIsNeverFetched() async {
@@ -90,7 +90,7 @@ struct QartveloBoundsTests {
             Self.body(#"{"ad":{"creative_id":"c","type":"html5","w":320,"h":50,"bundle_url":"https://nitx.sandbox/bundle"}}"#),
             other: HTTPResponse(statusCode: 200, body: Data("<html>".utf8))
         )
-        #expect(result.qartveloError == AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd, message: "bundle_url is not a URL the adapter may fetch"))
+        #expect(result.qartveloError == AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
         #expect(transport.sent.map(\.method) == ["POST"])
     }
 
@@ -127,12 +127,12 @@ struct QartveloBoundsTests {
 
     @Test func aRefusedRedirectAndAnOversizedBodyKeepTheirStatus() async {
         for (error, code, kind) in [
-            (TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://127.0.0.1:9 refused: it leaves https://api.qartvelo.test:443", status: 302), QartveloErrorCode.redirectRefused, AdapterError.Kind.server),
-            (TransportError(kind: .responseTooLarge, message: "response body of 9000000 bytes exceeds the 8388608-byte limit", status: 200), QartveloErrorCode.responseTooLarge, .invalidResponse),
+            (TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://127.0.0.1:9 refused: it leaves https://api.qartvelo.test:443", status: 302), QartveloErrorCode.redirectRefused.rawValue, AdapterError.Kind.server),
+            (TransportError(kind: .responseTooLarge, message: "response body of 9000000 bytes exceeds the 8388608-byte limit", status: 200), QartveloErrorCode.responseTooLarge.rawValue, .invalidResponse),
         ] {
             let adapter = QartveloFixtures.adapter(transport: QartveloScriptedTransport { _ in .failure(error) }, tracker: QartveloRecordingTracker())
             let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-            #expect(result.qartveloError == AdapterError(kind: kind, code: code, message: error.message, httpStatus: error.status))
+            #expect(result.qartveloError == AdapterError(kind: kind, code: code, message: "\(error.kind.rawValue): \(error.message)", httpStatus: error.status))
         }
     }
 
@@ -140,7 +140,7 @@ struct QartveloBoundsTests {
         let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer())
         let adapter = QartveloAdapter(appID: "app", baseURL: URL(fileURLWithPath: "/tmp"), transport: transport, clock: ManualClock(), tracker: QartveloRecordingTracker())
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-        #expect(result.qartveloError?.code == QartveloErrorCode.invalidRequest)
+        #expect(result.qartveloError?.code == QartveloErrorCode.invalidRequest.rawValue)
         #expect(transport.sent.isEmpty)
     }
 }

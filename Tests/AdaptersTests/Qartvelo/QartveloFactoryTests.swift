@@ -50,9 +50,12 @@ struct QartveloFactoryTests {
     }
 
     @Test func optionsParse() throws {
-        let options = try QartveloOptions(parsing: ["adaptive": .bool(false), "banner_refresh_seconds": .integer(15), "sandbox_html5": .bool(true), "sandbox_html5_bundle_bytes": .integer(1000)], path: "x")
+        func parse(_ options: [String: JSONValue]) throws -> QartveloOptions {
+            try QartveloOptions(NetworkSettings(Self.network(options: options), kind: "qartvelo", credentials: ["app_id"], options: QartveloOptions.keys))
+        }
+        let options = try parse(["adaptive": .bool(false), "banner_refresh_seconds": .integer(15), "sandbox_html5": .bool(true), "sandbox_html5_bundle_bytes": .integer(1000)])
         #expect(options == QartveloOptions(adaptive: false, bannerRefreshSeconds: 15, sandboxHTML5: true, sandboxHTML5BundleBytes: 1000))
-        #expect(try QartveloOptions(parsing: [:], path: "x") == QartveloOptions(adaptive: true, bannerRefreshSeconds: 60, sandboxHTML5: false, sandboxHTML5BundleBytes: 180_000))
+        #expect(try parse([:]) == QartveloOptions(adaptive: true, bannerRefreshSeconds: 60, sandboxHTML5: false, sandboxHTML5BundleBytes: 180_000))
     }
 
     @Test func sandboxReturnsTheDashboardsRefreshDefault60() async throws {
@@ -98,7 +101,7 @@ struct QartveloFactoryTests {
 
     @Test func sandboxRefusesAnEmptyAppID() async {
         let server = QartveloSandboxServer()
-        let builder = QartveloRequestBuilder(appID: "", baseURL: QartveloSandboxServer.baseURL ?? QartveloFixtures.baseURL, adaptive: true)
+        let builder = QartveloRequestBuilder(appID: "", baseURL: QartveloSandboxServer.baseURL, adaptive: true)
         guard case .success(let plan) = builder.plan(for: QartveloFixtures.request(width: 390), requestID: "r", now: .origin) else {
             Issue.record("no plan")
             return

@@ -31,28 +31,28 @@ struct QartveloHTML5Tests {
     @Test func bundleOf2MBPlusOneByteIsACreativeFailure() async {
         let result = await QartveloFixtures.adapter(transport: Self.transport(bytes: Self.twoMB + 1)).loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError?.kind == .creative)
-        #expect(result.qartveloError?.code == QartveloErrorCode.bundleTooLarge)
+        #expect(result.qartveloError?.code == QartveloErrorCode.bundleTooLarge.rawValue)
         #expect(result.qartveloError?.message == "HTML5 bundle of 2097153 bytes is over the 2 MB (2097152 bytes) limit")
     }
 
     @Test func declaredSizeOver2MBFailsWithoutDownloading() async {
         let transport = Self.transport(bytes: 10, declared: Self.twoMB + 1)
         let result = await QartveloFixtures.adapter(transport: transport).loadAd(for: QartveloFixtures.request(width: 390))
-        #expect(result.qartveloError?.code == QartveloErrorCode.bundleTooLarge)
+        #expect(result.qartveloError?.code == QartveloErrorCode.bundleTooLarge.rawValue)
         #expect(transport.sent.map(\.method) == ["POST"])
     }
 
     @Test func contentLengthOver2MBFails() async {
         let transport = Self.transport(bytes: 10, headers: ["content-length": "2097153"])
         let result = await QartveloFixtures.adapter(transport: transport).loadAd(for: QartveloFixtures.request(width: 390))
-        #expect(result.qartveloError?.code == QartveloErrorCode.bundleTooLarge)
+        #expect(result.qartveloError?.code == QartveloErrorCode.bundleTooLarge.rawValue)
     }
 
     @Test func bundleErrorStatusIsACreativeFailure() async {
         let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer(type: "html5"), other: HTTPResponse(statusCode: 404))
         let result = await QartveloFixtures.adapter(transport: transport).loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError?.kind == .creative)
-        #expect(result.qartveloError?.code == QartveloErrorCode.bundleUnavailable)
+        #expect(result.qartveloError?.code == QartveloErrorCode.bundleUnavailable.rawValue)
     }
 
     @Test func sandboxBundleOf2MBPlusOneFailsAndExactly2MBFills() async throws {
@@ -86,8 +86,8 @@ struct QartveloHTML5Tests {
         let delivered = failures.withLock { $0 }
         #expect(delivered.count == 1)
         #expect(delivered.first?.kind == .creative)
-        #expect(delivered.first?.code == QartveloErrorCode.renderTimeout)
-        #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout)
+        #expect(delivered.first?.code == QartveloErrorCode.renderTimeout.rawValue)
+        #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout.rawValue)
         #expect(tracker.recorded.map(\.kind) == [.renderFailure])
         // Too late: readiness, impressions and clicks no longer count.
         ad.recordCreativeReady()
@@ -138,7 +138,7 @@ struct QartveloHTML5Tests {
         await clock.advance(by: .seconds(6))
         let failures = Locked<[Int]>([])
         ad.onRenderFailure { error in failures.withLock { $0.append(error.code) } }
-        #expect(failures.withLock { $0 } == [QartveloErrorCode.renderTimeout])
+        #expect(failures.withLock { $0 } == [QartveloErrorCode.renderTimeout.rawValue])
     }
 
     @Test func noTimerWithoutRenderingAndASecondRenderDoesNotRestartIt() async throws {
@@ -150,7 +150,7 @@ struct QartveloHTML5Tests {
         await clock.advance(by: .seconds(3))
         ad.recordRender()
         await clock.advance(by: .seconds(3))  // 6 s after the first render
-        #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout)
+        #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout.rawValue)
     }
 
     @Test func releaseStopsTheTimer() async throws {

@@ -78,7 +78,7 @@ struct QartveloLoopbackTests {
         #expect(reason == .noInventory)
         let failure = await adaptive.loadAd(for: QartveloFixtures.request(width: 390))
         #expect(failure.qartveloError?.kind == .server)
-        #expect(failure.qartveloError?.code == QartveloErrorCode.serverStatus)
+        #expect(failure.qartveloError?.code == QartveloErrorCode.serverStatus.rawValue)
     }
 }
 
@@ -99,8 +99,8 @@ struct QartveloRedirectTests {
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError == AdapterError(
             kind: .server,
-            code: QartveloErrorCode.redirectRefused,
-            message: "HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
+            code: QartveloErrorCode.redirectRefused.rawValue,
+            message: "redirectRefused: HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
             httpStatus: status
         ))
         #expect(try await other.receivedRequests().isEmpty)

@@ -85,7 +85,7 @@ struct QartveloPlacementTests {
         #expect(ad.renderFailure == nil)
         #expect(backfill.requestCount == 1)
         await clock.advance(to: shownAt + .seconds(6))
-        #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout)
+        #expect(ad.renderFailure?.code == QartveloErrorCode.renderTimeout.rawValue)
         // The ad told its placement through the engine's sink; the new auction asked the backfill again.
         #expect(await clock.settle { backfill.requestCount == 2 })
         #expect(backfill.requestInstants.last == shownAt + .seconds(6))

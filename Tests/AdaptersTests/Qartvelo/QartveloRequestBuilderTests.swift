@@ -95,7 +95,7 @@ struct QartveloRequestBuilderTests {
             return
         }
         #expect(error.kind == .configuration)
-        #expect(error.code == QartveloErrorCode.invalidInlineMaxHeight)
+        #expect(error.code == QartveloErrorCode.invalidInlineMaxHeight.rawValue)
     }
 
     @Test(arguments: [AdFormat.interstitial, .appOpen, .native, .rewarded])
@@ -106,7 +106,7 @@ struct QartveloRequestBuilderTests {
             return
         }
         #expect(error.kind == .unsupported)
-        #expect(error.code == QartveloErrorCode.unsupportedFormat)
+        #expect(error.code == QartveloErrorCode.unsupportedFormat.rawValue)
     }
 
     @Test func bodyCarriesPlacementAppDeviceRegsAndTmax() throws {

@@ -84,7 +84,7 @@ enum QartveloFixtures {
         let transport = SandboxTransport(servers: [QartveloSandboxServer.host: QartveloSandboxServer(options: options)], clock: clock)
         return QartveloAdapter(
             appID: "app-123",
-            baseURL: QartveloSandboxServer.baseURL ?? URL(fileURLWithPath: "/"),
+            baseURL: QartveloSandboxServer.baseURL,
             adaptive: options.adaptive,
             transport: transport,
             clock: clock,

@@ -1,15 +1,17 @@
 import Mediation
 
-/// Races one HTTP exchange against a deadline on the injected clock, and can be cancelled from
-/// outside (``EloClient/shutdown()``). The answer never waits on a transport that ignores
-/// cancellation: the first of response, deadline and cancellation resumes the caller, and the
-/// other work is cancelled.
-final class EloDeadlineRace: Sendable {
-    /// How the race ended.
+/// One HTTP exchange in flight, which can be cancelled from outside (``EloClient/shutdown()``)
+/// as well as by the caller's task. An engine request has no timer of its own: the engine
+/// enforces each source's one limit (engine rule R3a) and cancels the request's task at it. A
+/// preload, which no engine waits for, stops at its own deadline. The answer never waits on a
+/// transport that ignores cancellation: the first of response, deadline and cancellation
+/// resumes the caller, and the other work is cancelled.
+final class EloRequestInFlight: Sendable {
+    /// How the exchange ended.
     enum Outcome: Sendable {
-        /// The transport answered (a response or a transport error) before the deadline.
+        /// The transport answered (a response or a transport error).
         case response(Result<HTTPResponse, TransportError>)
-        /// The deadline passed first.
+        /// A preload's deadline passed first.
         case timedOut
         /// The caller's task was cancelled, or ``cancel()`` was called.
         case cancelled
@@ -23,8 +25,9 @@ final class EloDeadlineRace: Sendable {
 
     private let state = Locked(State())
 
-    /// Sends `request` and waits for the first of its answer and `deadline`.
-    func run(_ request: HTTPRequest, over transport: any HTTPTransport, clock: any MediationClock, deadline: MediationInstant) async -> Outcome {
+    /// Sends `request` on `clock`'s executor and waits for its answer, a cancellation, or
+    /// `deadline` when one is given (preloads only).
+    func run(_ request: HTTPRequest, over transport: any HTTPTransport, clock: any MediationClock, deadline: MediationInstant? = nil) async -> Outcome {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 let early = state.withLock { state -> Outcome? in
@@ -44,22 +47,24 @@ final class EloDeadlineRace: Sendable {
                         finish(.response(.failure(error)))
                     }
                 }
-                let timer = clock.startTask { [self] in
-                    do {
-                        try await clock.sleep(until: deadline)
-                        finish(.timedOut)
-                    } catch {
-                        // Cancelled: the race already ended.
+                let timer = deadline.map { deadline in
+                    clock.startTask { [self] in
+                        do {
+                            try await clock.sleep(until: deadline)
+                            finish(.timedOut)
+                        } catch {
+                            // Cancelled: the exchange already ended.
+                        }
                     }
                 }
+                let tasks = [send] + (timer.map { [$0] } ?? [])
                 let ended = state.withLock { state -> Bool in
                     if state.outcome != nil { return true }
-                    state.tasks = [send, timer]
+                    state.tasks = tasks
                     return false
                 }
                 if ended {
-                    send.cancel()
-                    timer.cancel()
+                    for task in tasks { task.cancel() }
                 }
             }
         } onCancel: {
@@ -67,7 +72,7 @@ final class EloDeadlineRace: Sendable {
         }
     }
 
-    /// Ends the race as cancelled (shutdown).
+    /// Ends the exchange as cancelled (shutdown).
     func cancel() {
         finish(.cancelled)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Mediation
 
 /// A network's simulated ad server, run in-process: it answers the adapter's real requests
 /// with the network's real response format, so the sandbox exercises the same request and

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Mediation
 
 /// The production transport: one long-lived `URLSession` for the process.
 ///
