@@ -343,10 +343,17 @@ struct WatchLogger: MediationLogger {
 /// steps instead of the process dying; the default handling comes back when the run ends.
 /// Its state lives in one ``Locked`` box.
 final class Interruption: Sendable {
-    private struct State {
+    private struct State: Sendable {
         var happened = false
         var handler: (@Sendable () -> Void)?
-        var source: (any DispatchSourceSignal)?
+        var source: SignalSource?
+    }
+
+    /// The dispatch source, which Dispatch does not mark `Sendable` on every platform; it is
+    /// thread-safe (`cancel()` may be called from any thread), and this box only stores it and
+    /// cancels it once.
+    private struct SignalSource: @unchecked Sendable {
+        let source: any DispatchSourceSignal
     }
 
     private let state = Locked(State())
@@ -363,7 +370,7 @@ final class Interruption: Sendable {
             }
             handler?()
         }
-        state.withLock { $0.source = source }
+        state.withLock { $0.source = SignalSource(source: source) }
         source.resume()
     }
 
@@ -385,7 +392,7 @@ final class Interruption: Sendable {
             defer { state.source = nil }
             return state.source
         }
-        source?.cancel()
+        source?.source.cancel()
         signal(SIGINT, SIG_DFL)
     }
 }

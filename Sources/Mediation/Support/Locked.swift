@@ -15,9 +15,11 @@ import Musl
 /// allocation, where a box holding an `NSLock` costs three on Linux (the box, the lock object
 /// and its mutex). Copies of a `Locked` share the one box.
 ///
-/// `@unchecked Sendable` is sound because the value is read and written only while the lock is
-/// held, and the box never hands out a reference to it.
-package struct Locked<Value>: @unchecked Sendable {
+/// The box is `Sendable` only where its value is (as `Mutex` and `NIOLockedValueBox` are): the
+/// lock makes access exclusive, but a non-`Sendable` value (a class with shared state, a
+/// closure) could still escape through ``withLock(_:)``'s result, so the compiler checks each
+/// value put in a box that crosses a concurrency boundary.
+package struct Locked<Value> {
     private let storage: LockedStorage<Value>
 
     /// Creates a box holding `value`.
@@ -33,6 +35,11 @@ package struct Locked<Value>: @unchecked Sendable {
         try storage.withLock(body)
     }
 }
+
+/// `@unchecked` is sound because the value is read and written only while the lock is held,
+/// and the box never hands out a reference to it; the value's own `Sendable` conformance
+/// covers what `withLock` returns.
+extension Locked: @unchecked Sendable where Value: Sendable {}
 
 #if canImport(Darwin)
 /// The system lock a ``Locked`` box holds.
