@@ -15,13 +15,12 @@ enum HumanReport {
     ///   - placement: the placement's configuration.
     ///   - outcome: the auction's outcome.
     /// - Returns: the text, ending with a newline.
-    static func render(placement: PlacementConfiguration, outcome: AuctionOutcome) -> String {
+    static func render(placement: PlacementConfiguration, outcome: OneShotOutcome) -> String {
         let trace = outcome.trace
         var lines: [String] = []
         lines.append("Placement \(safe(placement.id)): \(describe(placement))")
         if let winner = outcome.winner {
-            let ad = winner.ad
-            lines.append("Winner: \(safe(winner.lineItem.network)) / \(safe(winner.lineItem.id)), eCPM \(money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(ad.creativeID))), \(ad.format) \(wholePoints(ad.size)) pt")
+            lines.append("Winner: \(safe(winner.network)) / \(safe(winner.lineItem)), eCPM \(money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(winner.creativeID))), \(winner.format) \(wholePoints(winner.size)) pt")
         } else {
             let count = placement.sources.count
             lines.append("No fill: none of the \(count) \(count == 1 ? "source" : "sources") filled \(safe(placement.id))")

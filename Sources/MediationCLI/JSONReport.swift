@@ -12,29 +12,9 @@ import Mediation
 /// "update"?}`), and the trace's `config_version` says the same. Non-finite prices in the trace are written as the strings
 /// `"NaN"`, `"Infinity"` and `"-Infinity"` so the output always parses.
 struct JSONReport: Encodable {
-    struct Winner: Encodable {
-        var lineItem: String
-        var network: String
-        var eCPM: Double
-        var creativeID: String
-        var adID: String
-        var format: AdFormat
-        var size: AdSize
-
-        enum CodingKeys: String, CodingKey {
-            case lineItem = "line_item"
-            case network
-            case eCPM = "ecpm"
-            case creativeID = "creative_id"
-            case adID = "ad_id"
-            case format
-            case size
-        }
-    }
-
     var placement: String
     var filled: Bool
-    var winner: Winner?
+    var winner: WinnerSummary?
     var trace: AuctionTrace
     /// `--debug`: `{"redacted", "body_cap", "dropped", "exchanges": [...]}`; absent otherwise.
     var debug: DebugReport.JSON?
@@ -80,12 +60,10 @@ struct JSONReport: Encodable {
     }
 
     /// Builds the report of `outcome`.
-    init(placementID: String, outcome: AuctionOutcome) {
+    init(placementID: String, outcome: OneShotOutcome) {
         placement = placementID
         filled = outcome.isFilled
-        winner = outcome.winner.map { winner in
-            Winner(lineItem: winner.lineItem.id, network: winner.lineItem.network, eCPM: winner.eCPM, creativeID: winner.ad.creativeID, adID: winner.ad.id, format: winner.ad.format, size: winner.ad.size)
-        }
+        winner = outcome.winner
         trace = outcome.trace
     }
 

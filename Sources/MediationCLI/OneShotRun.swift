@@ -60,9 +60,10 @@ final class OneShotRun: Sendable {
         }
     }
 
-    /// Runs one auction of `placementID` on `engine`, gives the winner's ad back (the CLI never
-    /// shows it, R7), shuts the engine down and returns the completed outcome.
-    func auction(of placementID: String, on engine: MediationEngine, context: HostContext) async -> AuctionOutcome? {
+    /// Runs one auction of `placementID` on `engine`, reads the outcome (the winner while its ad
+    /// is held), then gives the winner's ad back (the CLI never shows it, R7), shuts the engine
+    /// down and returns what it read.
+    func auction(of placementID: String, on engine: MediationEngine, context: HostContext) async -> OneShotOutcome? {
         state.withLock { $0.collecting = true }
         let virtualClock = state.withLock { $0.clock }
         let outcome: AuctionOutcome?
@@ -77,7 +78,8 @@ final class OneShotRun: Sendable {
             outcome = await engine.runAuction(placementID: placementID, context: context)
         }
         state.withLock { $0.collecting = false }
-        // The CLI is the host: it never shows the winner, so it gives the ad back (R7).
+        // The CLI is the host: it reads the winner, then, never showing it, gives the ad back (R7).
+        let read = outcome.map(OneShotOutcome.init)
         outcome?.winner?.ad.releaseResources()
         if let clock = virtualClock {
             let shutdown = clock.startTask { await engine.shutdown() }
@@ -86,7 +88,7 @@ final class OneShotRun: Sendable {
         } else {
             await engine.shutdown()
         }
-        guard var outcome else { return nil }
+        guard var outcome = read else { return nil }
         let (lateAnswers, warnings) = state.withLock { ($0.lateAnswers, $0.warnings) }
         // The adapters' warnings first (logged while the auction ran), then the late answers.
         for (network, message) in warnings {

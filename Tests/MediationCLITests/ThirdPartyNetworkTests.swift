@@ -7,28 +7,35 @@ import Testing
 // A third-party network as a host writes it, against the Mediation library alone: its ad, its
 // adapter and its factory, registered once with `NetworkRegistry.standard.registering(_:)`.
 
-/// A house ad (the app promoting itself); counts its releases.
+/// A house ad (the app promoting itself); counts its releases, and the reads of its creative
+/// after it was released (a host must not touch a released ad).
 private final class HouseAd: LoadedAd {
     let id: String
-    let creativeID: String
     let network: String
     let format: AdFormat
     let size: AdSize
-    private let releases = Locked(0)
+    private let campaign: String
+    private let counts = Locked((releases: 0, readsAfterRelease: 0))
 
     init(id: String, creativeID: String, network: String, format: AdFormat, size: AdSize) {
         self.id = id
-        self.creativeID = creativeID
+        self.campaign = creativeID
         self.network = network
         self.format = format
         self.size = size
     }
 
-    func releaseResources() {
-        releases.withLock { $0 += 1 }
+    var creativeID: String {
+        counts.withLock { if $0.releases > 0 { $0.readsAfterRelease += 1 } }
+        return campaign
     }
 
-    var releaseCount: Int { releases.withLock { $0 } }
+    func releaseResources() {
+        counts.withLock { $0.releases += 1 }
+    }
+
+    var releaseCount: Int { counts.withLock { $0.releases } }
+    var readsAfterRelease: Int { counts.withLock { $0.readsAfterRelease } }
 }
 
 /// Fills every request at once with the campaign's creative, sized to the slot; keeps its ads.
@@ -151,8 +158,21 @@ struct ThirdPartyNetworkTests {
         #expect(winner["ecpm"] as? Double == 5)
         let adapter = try #require(factory.adapters.first)
         #expect(factory.adapters.count == 1)
-        // The CLI never shows the winner, so it gives the ad back, once (R7).
+        // The CLI never shows the winner, so it gives the ad back, once (R7), after reading it.
         #expect(adapter.loadedAds.map(\.releaseCount) == [1])
+        #expect(adapter.loadedAds.map(\.readsAfterRelease) == [0], "the report read the winner after releasing it")
+    }
+
+    @Test func theHumanReportReadsTheWinnerBeforeItIsReleased() async throws {
+        let workspace = try Workspace()
+        let path = try writeConfig(in: workspace)
+        let factory = HouseAdsFactory()
+        let result = await workspace.run(["--placement", "chat_strip", "--config", path], registry: NetworkRegistry.standard.registering(factory))
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains("Winner: house / house_promo, eCPM 5.00 USD, creative pro-upgrade"), "\(result.output)")
+        let adapter = try #require(factory.adapters.first)
+        #expect(adapter.loadedAds.map(\.releaseCount) == [1])
+        #expect(adapter.loadedAds.map(\.readsAfterRelease) == [0], "the report read the winner after releasing it")
     }
 
     @Test func theHostsFactoryNamesThePathOfABadOption() async throws {

@@ -59,7 +59,7 @@ struct ValidateAndEscapingTests {
             SourceTrace(lineItemID: "other\nFAKE", network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 5, outcome: .noFill(NoFillReason(code: "x", message: "no\u{1B}[31m fill\nFAKE-ROW"))),
         ])
         let placement = PlacementConfiguration(id: "p", format: .banner, bannerSizing: .anchored, sources: [lineItem])
-        let text = HumanReport.render(placement: placement, outcome: AuctionOutcome(winner: AuctionWinner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace))
+        let text = HumanReport.render(placement: placement, outcome: OneShotOutcome(AuctionOutcome(winner: AuctionWinner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace)))
         #expect(!text.contains("\u{1B}"))
         #expect(text.contains(#"creative cr\u{1B}[31mRED\u{0A}FAKE-LINE,"#))
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("FAKE") })
