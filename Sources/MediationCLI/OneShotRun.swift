@@ -8,22 +8,14 @@ import MediationVirtualTime
 /// gives the same trace, line for line, whatever the machine's load; otherwise on the
 /// environment's clock (real endpoints answer in real time).
 ///
-/// It also completes the trace: the warnings the adapters log while the auction runs go on
-/// their sources' lines (`adapter_warning`), and on virtual time the answers that come after
+/// The warnings the adapters log while they work for a source are on its trace line already
+/// (`adapter_warning`: the engine attributes them); on virtual time the answers that come after
 /// the decision, up to the auction's deadline, are recorded on their lines as late answers.
 final class OneShotRun: Sendable {
     private struct State {
         var clock: ManualClock?
         var lateAnswers: [LateAnswer] = []
-        /// Warnings the adapters logged, by network id (the log line's source), in order.
-        var warnings: [(network: String, message: String)] = []
-        var collecting = false
     }
-
-    /// The most warnings kept per run, and the most characters of each (network text is
-    /// untrusted, R16).
-    static let maximumWarnings = 50
-    static let maximumWarningLength = 300
 
     private let environment: CommandEnvironment
     private let state = Locked(State())
@@ -32,8 +24,9 @@ final class OneShotRun: Sendable {
         self.environment = environment
     }
 
-    /// The logger the engine gets: it keeps the warnings logged while the auction runs.
-    var logger: any MediationLogger { WarningCollector(run: self) }
+    /// The logger the engine gets: silent (what the adapters warn about while they work for a
+    /// source is on its trace line).
+    var logger: any MediationLogger { SilentLogger() }
 
     /// The event handler the engine gets: it keeps the late answers.
     var onEvent: @Sendable (MediationEvent) -> Void {
@@ -52,19 +45,10 @@ final class OneShotRun: Sendable {
         return clock
     }
 
-    fileprivate func collect(_ level: LogLevel, _ message: String, source: String) {
-        guard level >= .warning else { return }
-        state.withLock { state in
-            guard state.collecting, state.warnings.count < OneShotRun.maximumWarnings else { return }
-            state.warnings.append((source, String(message.prefix(OneShotRun.maximumWarningLength))))
-        }
-    }
-
     /// Runs one auction of `placementID` on `engine`, reads the outcome (the winner while its ad
     /// is held), then gives the winner's ad back (the CLI never shows it, R7), shuts the engine
     /// down and returns what it read.
     func auction(of placementID: String, on engine: MediationEngine, context: HostContext) async -> OneShotOutcome? {
-        state.withLock { $0.collecting = true }
         let virtualClock = state.withLock { $0.clock }
         let outcome: AuctionOutcome?
         if let clock = virtualClock {
@@ -77,7 +61,6 @@ final class OneShotRun: Sendable {
         } else {
             outcome = await engine.runAuction(placementID: placementID, context: context)
         }
-        state.withLock { $0.collecting = false }
         // The CLI is the host: it reads the winner, then, never showing it, gives the ad back (R7).
         let read = outcome.map(OneShotOutcome.init)
         outcome?.winner?.ad.releaseResources()
@@ -89,23 +72,8 @@ final class OneShotRun: Sendable {
             await engine.shutdown()
         }
         guard var outcome = read else { return nil }
-        let (lateAnswers, warnings) = state.withLock { ($0.lateAnswers, $0.warnings) }
-        // The adapters' warnings first (logged while the auction ran), then the late answers.
-        for (network, message) in warnings {
-            for index in outcome.trace.sources.indices where outcome.trace.sources[index].network == network {
-                outcome.trace.sources[index].warnings.append(TraceIssue(code: TraceIssues.adapterWarningCode, message: message))
-            }
-        }
+        let lateAnswers = state.withLock { $0.lateAnswers }
         for late in lateAnswers { outcome.trace.record(late) }
         return outcome
-    }
-}
-
-/// The one-shot run's logger: keeps warnings for the trace, drops the rest.
-private struct WarningCollector: MediationLogger {
-    let run: OneShotRun
-
-    func log(_ level: LogLevel, _ message: String, source: String) {
-        run.collect(level, message, source: source)
     }
 }

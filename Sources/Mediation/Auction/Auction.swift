@@ -50,9 +50,10 @@ package struct Auction: Sendable {
     package var configVersion: Int {
         didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
     }
-    /// Whether each adapter call runs with its ``SourceAttribution`` set (debug recording,
-    /// ``MediationEnvironment/exchangeRecorder``); off, the auction pays nothing for it.
-    package var attributesSources = false
+    /// Where the warnings adapters log for a source are filed (the engine's, from its
+    /// ``AttributingLogger``); each is put on the source's trace line when it answers. Every
+    /// adapter call runs with its ``SourceAttribution`` set, for these and for debug recording.
+    package var adapterWarnings: AdapterWarnings?
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
@@ -128,7 +129,7 @@ package struct Auction: Sendable {
             clock: clock,
             timer: timer,
             wallClock: wallClock,
-            attributesSources: attributesSources,
+            adapterWarnings: adapterWarnings,
             onLateAnswer: onLateAnswer
         )
         return await run.outcome()

@@ -106,7 +106,7 @@ final class AuctionRun: Sendable {
     private let timer: AuctionTimer
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     private let wallClock: @Sendable () -> WallClockTime
-    private let attributesSources: Bool
+    private let adapterWarnings: AdapterWarnings?
     /// Whether the clock's end of an instant is now (continuous time): the decision due after
     /// an answer is then taken under the same lock as recording it.
     private let decidesInline: Bool
@@ -121,10 +121,10 @@ final class AuctionRun: Sendable {
         clock: any MediationClock,
         timer: AuctionTimer,
         wallClock: @escaping @Sendable () -> WallClockTime,
-        attributesSources: Bool = false,
+        adapterWarnings: AdapterWarnings? = nil,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
-        self.attributesSources = attributesSources
+        self.adapterWarnings = adapterWarnings
         self.decidesInline = !clock.defersEndOfInstant
         var machine = machine
         // R8a: the placement's declared slot decides; a request may narrow it (a host's resize),
@@ -255,6 +255,7 @@ final class AuctionRun: Sendable {
         // The arrival is stamped under the lock, so arrivals are processed in time order.
         let effects = state.withLock { state -> Effects in
             state.tasks[index] = .idle // it has answered: nothing left to cancel
+            absorbAdapterWarnings(into: &state)
             let now = clock.now
             state.machine.answer(index, result: result, at: now, into: &state.actions)
             if decidesInline, !state.decisionPending, case .decideAtEndOfInstant? = state.actions.last {
@@ -291,11 +292,24 @@ final class AuctionRun: Sendable {
     private func decide() {
         let effects = state.withLock { state -> Effects in
             state.decisionPending = false
+            absorbAdapterWarnings(into: &state)
             let now = clock.now
             state.machine.endOfInstant(at: now, into: &state.actions)
             return apply(at: now, to: &state)
         }
         perform(effects)
+    }
+
+    /// Puts the warnings the adapters logged for this auction's sources so far on their trace
+    /// lines (before each answer and each decision, so a source cancelled before it answered
+    /// keeps what it logged).
+    private func absorbAdapterWarnings(into state: inout State) {
+        guard let adapterWarnings, !state.machine.isFinished else { return }
+        for (lineItemID, issues) in adapterWarnings.take(auctionID: auctionID) {
+            for index in sources.indices where sources[index].lineItem.id == lineItemID {
+                for issue in issues { state.machine.addWarningIfAsked(issue, toSourceAt: index) }
+            }
+        }
     }
 
     // MARK: Actions
@@ -411,15 +425,11 @@ final class AuctionRun: Sendable {
                 sourceRequest.adUnitID = sources[index].lineItem.adUnitID
                 sourceRequest.deadline = deadline
                 sourceRequest.timeBudget = budget
-                // Exchanges the adapter makes are attributed to this source (`mediate --debug`).
-                let result: AdLoadResult
-                if attributesSources {
-                    let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
-                    result = await SourceAttribution.$current.withValue(attribution) {
-                        await sources[index].adapter.loadAd(for: sourceRequest)
-                    }
-                } else {
-                    result = await sources[index].adapter.loadAd(for: sourceRequest)
+                // What the adapter does is attributed to this source: its HTTP exchanges
+                // (`mediate --debug`) and the warnings it logs (its trace line).
+                let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
+                let result = await SourceAttribution.$current.withValue(attribution) {
+                    await sources[index].adapter.loadAd(for: sourceRequest)
                 }
                 deliver(index, result: result)
             }

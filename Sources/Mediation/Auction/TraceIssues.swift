@@ -5,7 +5,7 @@
 /// failed request; the message names the error's kind and code), `invalid_price` (loss reason
 /// 3), `timeout` (no answer by the source's limit), `late_answer` (a warning: an answer after
 /// the source's outcome was set), `adapter_warning` (what the adapter logged as a warning
-/// while the auction ran; added by the host that collects its log, e.g. `mediate`),
+/// while it worked for this source: the engine attributes it, ``AdapterWarnings``),
 /// `anchored_for_inline` (a warning: the network serves no inline banners, so this inline
 /// banner auction asked it for its anchored adaptive banner of the slot's width;
 /// ``NetworkAdapterFactory/servesInlineBanners``).

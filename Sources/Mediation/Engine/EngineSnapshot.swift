@@ -143,7 +143,7 @@ final class EngineSnapshot: Sendable {
                 sources.append(AuctionSource(lineItem: lineItem, adapter: entry.handle.adapter, networkTimeout: entry.handle.network.timeout, usesSandbox: entry.handle.network.endpoint == .sandbox, servesInlineBanners: servesInline))
             }
             var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) }, configVersion: version)
-            auction.attributesSources = environment.exchangeRecorder != nil
+            auction.adapterWarnings = (environment.logger as? AttributingLogger)?.warnings
             entries[placement.id] = PlacementEntry(auction: auction, configuration: placement, generation: generation)
         }
         return .success(EngineSnapshot(configuration: configuration, version: version, source: source, generation: generation, networks: networks, entries: entries, warnings: warnings, sandboxNetworks: sandboxNetworks))

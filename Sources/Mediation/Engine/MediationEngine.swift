@@ -112,6 +112,12 @@ public final class MediationEngine: Sendable {
         hostContext: @escaping @Sendable (String) -> HostContext,
         onEvent: (@Sendable (MediationEvent) -> Void)?
     ) throws(ConfigurationError) {
+        // Adapters log through the engine's attributing logger: a warning logged while a task
+        // works for an auction source goes on that source's trace line too.
+        var environment = environment
+        if !(environment.logger is AttributingLogger) {
+            environment.logger = AttributingLogger(base: environment.logger, warnings: AdapterWarnings())
+        }
         var snapshot: EngineSnapshot?
         var failures: [(LaunchCandidate, ConfigurationError)] = []
         for candidate in candidates {
