@@ -1,59 +1,59 @@
 /// One source's line in an auction's trace.
 public struct SourceTrace: Hashable, Sendable, Codable {
     /// The line item id.
-    public var lineItemID: String
+    public package(set) var lineItemID: String
     /// The network id.
-    public var network: String
+    public package(set) var network: String
     /// The network's ad unit id the request carried.
-    public var adUnitID: String
+    public package(set) var adUnitID: String
     /// Bidder or fixed price.
-    public var pricing: AdSourcePricing
+    public package(set) var pricing: AdSourcePricing
     /// Its position in the placement's `sources` (0-based, config order).
-    public var position: Int
+    public package(set) var position: Int
     /// Waterfall mode: the fixed-price tier it belongs to (1 is the highest eCPM); `nil` for
     /// bidders and in parallel mode.
-    public var tier: Int?
+    public package(set) var tier: Int?
     /// The configured eCPM of a fixed-price line item, in ``currency`` CPM; `nil` for bidders.
-    public var configuredECPM: Double?
+    public package(set) var configuredECPM: Double?
     /// The line item's own floor (bidders), in ``currency`` CPM, if any.
-    public var floor: Double?
+    public package(set) var floor: Double?
     /// The ISO 4217 currency of its prices (`"USD"` by default).
-    public var currency: String
+    public package(set) var currency: String
     /// The USD rate applied once to its prices when ``currency`` is not USD; `nil` for USD.
-    public var usdRate: Double?
+    public package(set) var usdRate: Double?
     /// Its effective limit in milliseconds from when it was asked (R3a); `nil` if never asked.
-    public var limitMilliseconds: Double?
+    public package(set) var limitMilliseconds: Double?
     /// When it was asked, in milliseconds from the auction's start; `nil` if never asked.
-    public var startOffsetMilliseconds: Double?
+    public package(set) var startOffsetMilliseconds: Double?
     /// How long it took to answer, in milliseconds; `nil` if it had not answered by its
     /// outcome (a late answer is in ``lateAnswer``).
-    public var latencyMilliseconds: Double?
+    public package(set) var latencyMilliseconds: Double?
     /// Its one outcome.
-    public var outcome: SourceOutcome
+    public package(set) var outcome: SourceOutcome
     /// Its value in USD CPM: the bid converted to USD, or the configured eCPM of a fill;
     /// `nil` when it brought no ad (or an invalid price, kept in ``rawPrice``).
-    public var eCPM: Double?
+    public package(set) var eCPM: Double?
     /// The price as the network gave it (bids) or as configured (fills), in ``currency``
     /// CPM, before validation and conversion.
-    public var rawPrice: Double?
+    public package(set) var rawPrice: Double?
     /// The network's id of the request it answered (bounded), if its answer carried one.
-    public var requestID: String?
+    public package(set) var requestID: String?
     /// The network's bid id (bounded), if its answer carried one.
-    public var bidID: String?
+    public package(set) var bidID: String?
     /// The creative id of the ad it brought, if any.
-    public var creativeID: String?
+    public package(set) var creativeID: String?
     /// The id of the ad it brought (``LoadedAd/id``, unique per showing), if any.
-    public var adID: String?
+    public package(set) var adID: String?
     /// Whether the engine released its ad (by the time the trace was taken).
-    public var adReleased: Bool
+    public package(set) var adReleased: Bool
     /// An answer that came after its outcome was set, if any (R6a).
-    public var lateAnswer: LateAnswerRecord?
+    public package(set) var lateAnswer: LateAnswerRecord?
     /// Errors about this source in this auction (a failed request, an invalid price, a
     /// timeout), in the order they happened.
-    public var errors: [TraceIssue]
+    public package(set) var errors: [TraceIssue]
     /// Warnings about this source in this auction (what its adapter logged as a warning while
     /// the auction ran, a late answer).
-    public var warnings: [TraceIssue]
+    public package(set) var warnings: [TraceIssue]
 
     private enum CodingKeys: String, CodingKey {
         case lineItemID = "line_item"
@@ -83,7 +83,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
     }
 
     /// Creates a trace line.
-    public init(
+    package init(
         lineItemID: String,
         network: String,
         adUnitID: String = "",
@@ -171,11 +171,11 @@ public struct SourceTrace: Hashable, Sendable, Codable {
 /// when some of its sources' networks use their in-process sandbox instead of a real server.
 public struct TraceWarning: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The stable code, e.g. `"sandbox_endpoint"`.
-    public var code: String
+    public package(set) var code: String
     /// The networks it is about, in configuration order.
-    public var networks: [String]
+    public package(set) var networks: [String]
     /// What it means, for a person.
-    public var message: String
+    public package(set) var message: String
 
     /// The code of the warning that some of the placement's networks use their sandbox.
     public static let sandboxEndpointCode = "sandbox_endpoint"
@@ -232,53 +232,53 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     }
 
     /// A unique id for the auction (OpenRTB `${AUCTION_ID}`).
-    public var auctionID: String {
+    public package(set) var auctionID: String {
         get { storage.value.auctionID }
         set { change { $0.auctionID = newValue } }
     }
     /// The placement id.
-    public var placementID: String {
+    public package(set) var placementID: String {
         get { storage.value.placementID }
         set { change { $0.placementID = newValue } }
     }
     /// Parallel or waterfall.
-    public var mode: AuctionMode {
+    public package(set) var mode: AuctionMode {
         get { storage.value.mode }
         set { change { $0.mode = newValue } }
     }
     /// The wall-clock time it started (from ``MediationEnvironment/wallClock``), if known.
     /// JSON: `started_at`, ISO 8601 in UTC with milliseconds.
-    public var startedAtWallClock: WallClockTime? {
+    public package(set) var startedAtWallClock: WallClockTime? {
         get { storage.value.startedAtWallClock }
         set { change { $0.startedAtWallClock = newValue } }
     }
     /// When it started, in milliseconds on the engine's clock.
-    public var startedAtMilliseconds: Double {
+    public package(set) var startedAtMilliseconds: Double {
         get { storage.value.startedAtMilliseconds }
         set { change { $0.startedAtMilliseconds = newValue } }
     }
     /// When it ended (decided), in milliseconds on the engine's clock.
-    public var endedAtMilliseconds: Double {
+    public package(set) var endedAtMilliseconds: Double {
         get { storage.value.endedAtMilliseconds }
         set { change { $0.endedAtMilliseconds = newValue } }
     }
     /// Its deadline instant, in milliseconds on the engine's clock (JSON `deadline_at_ms`).
-    public var deadlineMilliseconds: Double {
+    public package(set) var deadlineMilliseconds: Double {
         get { storage.value.deadlineMilliseconds }
         set { change { $0.deadlineMilliseconds = newValue } }
     }
     /// The placement's configuration as this auction ran it, if known.
-    public var placement: PlacementSummary? {
+    public package(set) var placement: PlacementSummary? {
         get { storage.value.placement }
         set { change { $0.placement = newValue } }
     }
     /// The winning line item id, if any.
-    public var winner: String? {
+    public package(set) var winner: String? {
         get { storage.value.winner }
         set { change { $0.winner = newValue } }
     }
     /// The winning value in USD CPM, if any.
-    public var winningECPM: Double? {
+    public package(set) var winningECPM: Double? {
         get { storage.value.winningECPM }
         set { change { $0.winningECPM = newValue } }
     }
@@ -287,7 +287,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// An auction's trace builds its lines the first time they are read (from its state
     /// machine's record, kept as it was when the auction ended), so an auction whose trace
     /// nobody reads pays nothing for them; every read sees the same lines.
-    public var sources: [SourceTrace] {
+    public package(set) var sources: [SourceTrace] {
         get {
             switch storage.value.lines {
             case .built(let sources): sources
@@ -303,7 +303,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var configVersion: Int { storage.value.configVersion }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``SourceTrace/warnings``).
-    public var warnings: [TraceWarning] {
+    public package(set) var warnings: [TraceWarning] {
         get { storage.value.warnings }
         set { change { $0.warnings = newValue } }
     }
@@ -327,7 +327,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     }
 
     /// Creates a trace.
-    public init(
+    package init(
         auctionID: String,
         placementID: String,
         mode: AuctionMode,
@@ -513,7 +513,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// (R6a): the first late answer of a line is kept, later ones are ignored. A late answer of
     /// another auction is ignored.
     /// - Parameter late: the late answer, as the auction's late-answer handler got it.
-    public mutating func record(_ late: LateAnswer) {
+    package mutating func record(_ late: LateAnswer) {
         guard late.auctionID == auctionID, let index = sources.firstIndex(where: { $0.lineItemID == late.lineItemID }), sources[index].lateAnswer == nil else { return }
         let record = LateAnswerRecord(atOffsetMilliseconds: late.arrivedAt.milliseconds - startedAtMilliseconds, released: late.adReleased)
         sources[index].lateAnswer = record
@@ -524,13 +524,13 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
 /// The winner of an auction.
 public struct AuctionWinner: Sendable {
     /// The ad, which now belongs to the caller (it was not released).
-    public var ad: any LoadedAd
+    public package(set) var ad: any LoadedAd
     /// The winning line item.
-    public var lineItem: LineItem
+    public package(set) var lineItem: LineItem
     /// Its value in USD CPM.
-    public var eCPM: Double
+    public package(set) var eCPM: Double
     /// When it arrived, on the engine's clock.
-    public var arrivedAt: MediationInstant
+    public package(set) var arrivedAt: MediationInstant
 
     /// Creates a winner.
     public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, arrivedAt: MediationInstant) {
@@ -544,9 +544,9 @@ public struct AuctionWinner: Sendable {
 /// What an auction returns: the winner, if any, and the trace.
 public struct AuctionOutcome: Sendable {
     /// The winner, or `nil` for no fill.
-    public var winner: AuctionWinner?
+    public package(set) var winner: AuctionWinner?
     /// What every source did.
-    public var trace: AuctionTrace
+    public package(set) var trace: AuctionTrace
 
     /// Creates an outcome.
     public init(winner: AuctionWinner?, trace: AuctionTrace) {
@@ -562,17 +562,17 @@ public struct AuctionOutcome: Sendable {
 /// any, was released on arrival (R7). Reported through the auction's late-answer handler.
 public struct LateAnswer: Sendable {
     /// The auction id.
-    public var auctionID: String
+    public package(set) var auctionID: String
     /// The placement id.
-    public var placementID: String
+    public package(set) var placementID: String
     /// The line item id.
-    public var lineItemID: String
+    public package(set) var lineItemID: String
     /// When it arrived, on the engine's clock.
-    public var arrivedAt: MediationInstant
+    public package(set) var arrivedAt: MediationInstant
     /// Whether an ad came with it (and was released).
-    public var adReleased: Bool
+    public package(set) var adReleased: Bool
     /// The `config_version` its auction ran under.
-    public var configVersion: Int
+    public package(set) var configVersion: Int
 
     /// Creates a late answer record.
     public init(auctionID: String, placementID: String, lineItemID: String, arrivedAt: MediationInstant, adReleased: Bool, configVersion: Int = 0) {

@@ -3,19 +3,19 @@
 /// "mode", "refresh_seconds", "deadline_ms"}` (absent values omitted).
 public struct PlacementSummary: Hashable, Sendable, Codable {
     /// The ad format.
-    public var format: AdFormat
+    public package(set) var format: AdFormat
     /// `anchored` or `inline` for banners; `nil` otherwise.
-    public var sizing: BannerSizing?
+    public package(set) var sizing: BannerSizing?
     /// The declared slot's bounds, in points.
-    public var slot: SlotSize
+    public package(set) var slot: SlotSize
     /// The placement's floor in USD CPM, if any.
-    public var floor: Double?
+    public package(set) var floor: Double?
     /// Parallel or waterfall.
-    public var mode: AuctionMode
+    public package(set) var mode: AuctionMode
     /// The refresh interval in seconds (banners), if any.
-    public var refreshSeconds: Int?
+    public package(set) var refreshSeconds: Int?
     /// The configured deadline, a length in milliseconds.
-    public var deadlineMilliseconds: Double
+    public package(set) var deadlineMilliseconds: Double
 
     private enum CodingKeys: String, CodingKey {
         case format, sizing, slot, floor, mode

@@ -2,9 +2,9 @@
 /// brought an ad, which the engine released on arrival (R7). JSON: `{"at_ms", "released"}`.
 public struct LateAnswerRecord: Hashable, Sendable, Codable {
     /// When it came, in milliseconds from the auction's start.
-    public var atOffsetMilliseconds: Double
+    public package(set) var atOffsetMilliseconds: Double
     /// Whether it brought an ad (released on arrival, exactly once).
-    public var released: Bool
+    public package(set) var released: Bool
 
     private enum CodingKeys: String, CodingKey {
         case atOffsetMilliseconds = "at_ms"
@@ -25,9 +25,9 @@ public struct LateAnswerRecord: Hashable, Sendable, Codable {
 /// code and a short message for a person. JSON: `{"code", "message"}`.
 public struct TraceIssue: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The stable code, e.g. `"http_error"`, `"timeout"`, `"adapter_warning"`.
-    public var code: String
+    public package(set) var code: String
     /// What happened, for a person (bounded; escape it before printing).
-    public var message: String
+    public package(set) var message: String
 
     /// Creates an issue.
     public init(code: String, message: String) {

@@ -9,16 +9,16 @@
 /// `anchored_for_inline` (a warning: the network serves no inline banners, so this inline
 /// banner auction asked it for its anchored adaptive banner of the slot's width;
 /// ``NetworkAdapterFactory/servesInlineBanners``).
-public enum TraceIssues {
+package enum TraceIssues {
     /// The code of a warning an adapter logged while the auction ran.
-    public static let adapterWarningCode = "adapter_warning"
+    package static let adapterWarningCode = "adapter_warning"
 
     /// The errors an outcome implies: a failed request, an invalid price, a timeout.
     /// - Parameters:
     ///   - outcome: the source's outcome.
     ///   - limit: the source's effective limit (R3a), if it was asked.
     /// - Returns: at most one issue.
-    public static func errors(for outcome: SourceOutcome, limit: Duration?) -> [TraceIssue] {
+    package static func errors(for outcome: SourceOutcome, limit: Duration?) -> [TraceIssue] {
         switch outcome {
         case .error(let error):
             if let status = error.httpStatus {
@@ -37,18 +37,18 @@ public enum TraceIssues {
 
     /// The code of the warning on the line of a source that serves no inline banners, asked in an
     /// inline banner auction for its anchored adaptive banner.
-    public static let anchoredForInlineCode = "anchored_for_inline"
+    package static let anchoredForInlineCode = "anchored_for_inline"
 
     /// The warning of a source asked for its anchored adaptive banner of `size` in an inline
     /// banner auction, because its network serves no inline banners.
     /// - Parameter size: the anchored adaptive size it was asked for, in points.
-    public static func anchoredForInline(_ size: AdSize) -> TraceIssue {
+    package static func anchoredForInline(_ size: AdSize) -> TraceIssue {
         TraceIssue(code: anchoredForInlineCode, message: "the network serves no inline banners: asked for its anchored adaptive banner, \(size) pt")
     }
 
     /// The warning of a late answer.
     /// - Parameter late: the late answer on the line.
-    public static func lateAnswer(_ late: LateAnswerRecord) -> TraceIssue {
+    package static func lateAnswer(_ late: LateAnswerRecord) -> TraceIssue {
         let at = Int64(late.atOffsetMilliseconds.isFinite ? min(max(late.atOffsetMilliseconds.rounded(), -9e18), 9e18) : 0)
         return TraceIssue(code: "late_answer", message: late.released ? "answered at \(at) ms, after its outcome; its ad was released" : "answered at \(at) ms, after its outcome")
     }

@@ -5,24 +5,24 @@ import Foundation
 /// unit, format, slot, time budget and the privacy signals, as a JSON summary) and what came
 /// back. It shows what a network without HTTP (the fallback stub, a host's own network) was
 /// given, and for every network which signals the adapter had to work with.
-public struct AdapterCall: Hashable, Sendable {
+package struct AdapterCall: Hashable, Sendable {
     /// The network id.
-    public var networkID: String
+    package var networkID: String
     /// The source the call was made for.
-    public var source: SourceAttribution?
+    package var source: SourceAttribution?
     /// The request as a JSON object: `ad_unit_id`, `format`, `slot` (points), `time_budget_ms`,
     /// `privacy` (`coppa`, `tfua`, `gdpr`, `consent`, `us_privacy`, `lmt`), `device`
     /// (`ifa`, `idfv` and `att`, user data the redactor hides) and `messages` (their count).
-    public var request: Data
+    package var request: Data
     /// `bid 1.25`, `fill`, `no_fill (reason)`, `failure (error)`, or `no answer yet`.
-    public var result: String
+    package var result: String
     /// When the call started, on the engine's clock.
-    public var startedAt: MediationInstant
+    package var startedAt: MediationInstant
     /// When it returned, on the engine's clock.
-    public var endedAt: MediationInstant
+    package var endedAt: MediationInstant
 
     /// Creates a record.
-    public init(networkID: String, source: SourceAttribution?, request: Data, result: String, startedAt: MediationInstant, endedAt: MediationInstant) {
+    package init(networkID: String, source: SourceAttribution?, request: Data, result: String, startedAt: MediationInstant, endedAt: MediationInstant) {
         self.networkID = networkID
         self.source = source
         self.request = request
@@ -33,7 +33,7 @@ public struct AdapterCall: Hashable, Sendable {
 
     /// The JSON summary of `request` (see ``request``).
     /// - Parameter request: the engine's request to an adapter.
-    public static func summary(of request: AdRequest) -> Data {
+    package static func summary(of request: AdRequest) -> Data {
         let privacy = request.privacy
         var privacyObject: [String: Any] = [
             "coppa": privacy.coppa ? 1 : 0,

@@ -12,7 +12,7 @@ public struct HTTPExchange: Hashable, Sendable {
     public var networkID: String
     /// The source it was made for, when it was made inside an auction's `loadAd`; `nil` for
     /// requests sent outside one (tracking pings, event batches, preloads).
-    public var source: SourceAttribution?
+    package var source: SourceAttribution?
     /// `GET`, `POST` …
     public var method: String
     /// The full URL.
@@ -39,7 +39,7 @@ public struct HTTPExchange: Hashable, Sendable {
     public var endedAt: MediationInstant
 
     /// Creates an exchange.
-    public init(
+    package init(
         networkID: String,
         source: SourceAttribution?,
         method: String,

@@ -50,13 +50,13 @@ public final class HTTPExchangeRecorder: Sendable {
 
     /// Records one adapter call (dropped and counted once ``capacity`` calls are kept).
     /// - Parameter call: the call.
-    public func record(_ call: AdapterCall) {
+    package func record(_ call: AdapterCall) {
         _ = begin(call)
     }
 
     /// Records an adapter call that has started; see ``begin(_:)-(HTTPExchange)``.
     /// - Parameter call: the call as far as it is known.
-    public func begin(_ call: AdapterCall) -> Int? {
+    package func begin(_ call: AdapterCall) -> Int? {
         begin(call, in: \.calls)
     }
 
@@ -64,7 +64,7 @@ public final class HTTPExchangeRecorder: Sendable {
     /// - Parameters:
     ///   - slot: the slot from ``begin(_:)-(AdapterCall)``.
     ///   - call: the finished call.
-    public func finish(_ slot: Int, with call: AdapterCall) {
+    package func finish(_ slot: Int, with call: AdapterCall) {
         finish(slot, with: call, in: \.calls)
     }
 
@@ -89,7 +89,7 @@ public final class HTTPExchangeRecorder: Sendable {
     }
 
     /// The adapter calls kept so far, in the order they started.
-    public var adapterCalls: [AdapterCall] { state.withLock { $0.calls } }
+    package var adapterCalls: [AdapterCall] { state.withLock { $0.calls } }
 
     /// The exchanges kept so far, in the order they started.
     public var exchanges: [HTTPExchange] { state.withLock { $0.exchanges } }

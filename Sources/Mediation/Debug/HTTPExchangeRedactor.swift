@@ -22,12 +22,12 @@ import Foundation
 /// parameters redacted by name; other bodies are shown as text, unchanged. Privacy flags that
 /// are not identifiers (`coppa`, `gdpr`, `lmt`, `dnt`, `tmax`) stay visible on purpose: they
 /// show what was sent.
-public enum HTTPExchangeRedactor {
+package enum HTTPExchangeRedactor {
     /// The text that replaces a redacted value.
-    public static let placeholder = "[redacted]"
+    package static let placeholder = "[redacted]"
 
     /// Sensitive names, normalised (lowercased, without `_` and `-`).
-    public static let sensitiveNames: Set<String> = [
+    package static let sensitiveNames: Set<String> = [
         "ifa", "idfa", "idfv", "ifv", "gaid", "aaid", "adid", "advertisingid", "deviceid",
         "userid", "uid", "buyeruid", "visitorid", "email", "emailaddress", "hashedemail", "emailsha256", "emailhash",
         "phone", "phonenumber", "msisdn", "hashedphone",
@@ -39,14 +39,14 @@ public enum HTTPExchangeRedactor {
 
     /// Endings that make a name sensitive whatever comes before, e.g. `echo_visitor_id`,
     /// `hashed_user_id`, `contact_email`; normalised.
-    public static let sensitiveSuffixes: [String] = ["visitorid", "userid", "email", "phone", "deviceid", "advertisingid", "ipaddress"]
+    package static let sensitiveSuffixes: [String] = ["visitorid", "userid", "email", "phone", "deviceid", "advertisingid", "ipaddress"]
 
     /// Names that are sensitive inside an object named `user` or `visitor`, normalised.
-    public static let sensitiveUserFields: Set<String> = ["id", "data", "keywords", "yob", "gender", "customdata"]
+    package static let sensitiveUserFields: Set<String> = ["id", "data", "keywords", "yob", "gender", "customdata"]
 
     /// `name` lowercased without `_` and `-`.
     /// - Parameter name: a JSON key, header or parameter name.
-    public static func normalized(_ name: String) -> String {
+    package static func normalized(_ name: String) -> String {
         String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" })
     }
 
@@ -54,7 +54,7 @@ public enum HTTPExchangeRedactor {
     /// - Parameters:
     ///   - name: the key or parameter name.
     ///   - parent: the key of the enclosing object, if any.
-    public static func isSensitive(_ name: String, parent: String? = nil) -> Bool {
+    package static func isSensitive(_ name: String, parent: String? = nil) -> Bool {
         let key = normalized(name)
         if sensitiveNames.contains(key) { return true }
         if sensitiveSuffixes.contains(where: { key.hasSuffix($0) }) { return true }
@@ -69,7 +69,7 @@ public enum HTTPExchangeRedactor {
     /// The URL as text with its sensitive query parameters' values redacted, e.g.
     /// `https://t.example/ping?ad=7&visitor_id=[redacted]`.
     /// - Parameter url: a request URL.
-    public static func url(_ url: URL) -> String {
+    package static func url(_ url: URL) -> String {
         let text = url.absoluteString
         guard let question = text.firstIndex(of: "?") else { return text }
         let head = text[..<question]
@@ -93,7 +93,7 @@ public enum HTTPExchangeRedactor {
 
     /// The headers with sensitive values redacted.
     /// - Parameter headers: header fields.
-    public static func headers(_ headers: [String: String]) -> [String: String] {
+    package static func headers(_ headers: [String: String]) -> [String: String] {
         var result: [String: String] = [:]
         for (name, value) in headers {
             result[name] = isSensitive(name) ? placeholder : value
@@ -107,7 +107,7 @@ public enum HTTPExchangeRedactor {
     /// - Parameters:
     ///   - body: the body bytes.
     ///   - redact: whether to redact (`false` returns the text as it is).
-    public static func bodyText(_ body: Data, redact: Bool = true) -> String {
+    package static func bodyText(_ body: Data, redact: Bool = true) -> String {
         let text = String(decoding: body, as: UTF8.self)
         guard redact, !body.isEmpty else { return text }
         if let json = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) {

@@ -3,7 +3,7 @@ import Foundation
 /// A transport that records every exchange it carries into an ``HTTPExchangeRecorder``,
 /// attributed to its network and (through ``SourceAttribution/current``) to the auction source
 /// it was made for, then returns the response or rethrows the error unchanged.
-public struct RecordingTransport: HTTPTransport {
+package struct RecordingTransport: HTTPTransport {
     private let base: any HTTPTransport
     private let networkID: String
     private let clock: any MediationClock
@@ -15,7 +15,7 @@ public struct RecordingTransport: HTTPTransport {
     ///   - networkID: the network the exchanges belong to.
     ///   - clock: the engine's clock, for the exchanges' instants.
     ///   - recorder: where exchanges go.
-    public init(_ base: any HTTPTransport, networkID: String, clock: any MediationClock, recorder: HTTPExchangeRecorder) {
+    package init(_ base: any HTTPTransport, networkID: String, clock: any MediationClock, recorder: HTTPExchangeRecorder) {
         self.base = base
         self.networkID = networkID
         self.clock = clock
@@ -24,7 +24,7 @@ public struct RecordingTransport: HTTPTransport {
 
     /// Sends `request` through the wrapped transport and records the exchange.
     /// - Throws: whatever the wrapped transport throws.
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let limit = HTTPExchangeRecorder.bodyLimit
         let startedAt = clock.now
         var exchange = HTTPExchange(
@@ -75,7 +75,7 @@ extension MediationEnvironment {
     ///   - transport: the network's transport.
     ///   - networkID: the network's id.
     /// - Returns: the transport to use.
-    public func instrumented(_ transport: any HTTPTransport, networkID: String) -> any HTTPTransport {
+    package func instrumented(_ transport: any HTTPTransport, networkID: String) -> any HTTPTransport {
         guard let exchangeRecorder else { return transport }
         return RecordingTransport(transport, networkID: networkID, clock: clock, recorder: exchangeRecorder)
     }

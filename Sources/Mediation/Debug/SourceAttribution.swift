@@ -1,16 +1,16 @@
 /// Which auction source the current task works for: set by the auction around each adapter's
 /// ``AdNetworkAdapter/loadAd(for:)`` call (a task-local value, inherited by the tasks the adapter
 /// starts), read by ``RecordingTransport`` to attribute each HTTP exchange to its line item.
-public struct SourceAttribution: Hashable, Sendable {
+package struct SourceAttribution: Hashable, Sendable {
     /// The auction id.
-    public var auctionID: String
+    package var auctionID: String
     /// The placement id.
-    public var placementID: String
+    package var placementID: String
     /// The line item id.
-    public var lineItemID: String
+    package var lineItemID: String
 
     /// Creates an attribution.
-    public init(auctionID: String, placementID: String, lineItemID: String) {
+    package init(auctionID: String, placementID: String, lineItemID: String) {
         self.auctionID = auctionID
         self.placementID = placementID
         self.lineItemID = lineItemID
@@ -18,5 +18,5 @@ public struct SourceAttribution: Hashable, Sendable {
 
     /// The source the current task works for, or `nil` outside an auction's `loadAd` (e.g. an
     /// impression ping or an event batch sent later).
-    @TaskLocal public static var current: SourceAttribution?
+    @TaskLocal package static var current: SourceAttribution?
 }
