@@ -131,6 +131,13 @@ public final class ManualClock: MediationClock {
     ///
     /// The end of the instant is part of that work: the work asked for with
     /// ``atEndOfInstant(_:)`` runs once every task is suspended, one piece at a time.
+    ///
+    /// That is a guarantee only where task executors exist (macOS 15, iOS 18 and later, and
+    /// Linux), where the clock's ``SerialJobExecutor`` knows when its queue is empty. Before
+    /// them the tasks run on the global executor, which cannot say so: this then yields 1000
+    /// times and returns, a best effort that guarantees nothing (work still running after the
+    /// yields is not waited for). Tests and simulations that need exact runs need an OS with
+    /// task executors.
     public func runUntilIdle() async {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = executor as? SerialJobExecutor {
             await executor.whenIdle()
