@@ -24,9 +24,10 @@ final class OneShotRun: Sendable {
         self.environment = environment
     }
 
-    /// The logger the engine gets: silent (what the adapters warn about while they work for a
-    /// source is on its trace line).
-    var logger: any MediationLogger { SilentLogger() }
+    /// The logger the engine gets: it prints nothing (what the adapters warn about while they
+    /// work for a source is on its trace line: a logger that is not the `SilentLogger` asks
+    /// the engine to attribute it).
+    var logger: any MediationLogger { TraceOnlyLogger() }
 
     /// The event handler the engine gets: it keeps the late answers.
     var onEvent: @Sendable (MediationEvent) -> Void {
@@ -76,4 +77,10 @@ final class OneShotRun: Sendable {
         for late in lateAnswers { outcome.trace.record(late) }
         return outcome
     }
+}
+
+/// The one-shot run's logger: drops every line, the warnings of a source's request reaching
+/// its trace line through the engine's attribution.
+private struct TraceOnlyLogger: MediationLogger {
+    func log(_ level: LogLevel, _ message: String, source: String) {}
 }

@@ -51,9 +51,13 @@ package struct Auction: Sendable {
         didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
     }
     /// Where the warnings adapters log for a source are filed (the engine's, from its
-    /// ``AttributingLogger``); each is put on the source's trace line when it answers. Every
-    /// adapter call runs with its ``SourceAttribution`` set, for these and for debug recording.
+    /// ``AttributingLogger``, when the host gave a logger); each is put on the source's trace
+    /// line. With it, or with ``attributesSources``, each adapter call runs with its
+    /// ``SourceAttribution`` set; with neither the auction pays nothing for it.
     package var adapterWarnings: AdapterWarnings?
+    /// Whether each adapter call runs with its ``SourceAttribution`` set for debug recording
+    /// (``MediationEnvironment/exchangeRecorder``).
+    package var attributesSources = false
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
@@ -129,6 +133,7 @@ package struct Auction: Sendable {
             clock: clock,
             timer: timer,
             wallClock: wallClock,
+            attributesSources: attributesSources,
             adapterWarnings: adapterWarnings,
             onLateAnswer: onLateAnswer
         )

@@ -107,6 +107,9 @@ final class AuctionRun: Sendable {
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     private let wallClock: @Sendable () -> WallClockTime
     private let adapterWarnings: AdapterWarnings?
+    /// Whether each adapter call runs with its ``SourceAttribution`` set: when a recorder or a
+    /// logger can use it; otherwise the auction pays nothing for it.
+    private let attributesSources: Bool
     /// Whether the clock's end of an instant is now (continuous time): the decision due after
     /// an answer is then taken under the same lock as recording it.
     private let decidesInline: Bool
@@ -121,9 +124,11 @@ final class AuctionRun: Sendable {
         clock: any MediationClock,
         timer: AuctionTimer,
         wallClock: @escaping @Sendable () -> WallClockTime,
+        attributesSources: Bool = false,
         adapterWarnings: AdapterWarnings? = nil,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
+        self.attributesSources = attributesSources || adapterWarnings != nil
         self.adapterWarnings = adapterWarnings
         self.decidesInline = !clock.defersEndOfInstant
         var machine = machine
@@ -427,9 +432,14 @@ final class AuctionRun: Sendable {
                 sourceRequest.timeBudget = budget
                 // What the adapter does is attributed to this source: its HTTP exchanges
                 // (`mediate --debug`) and the warnings it logs (its trace line).
-                let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
-                let result = await SourceAttribution.$current.withValue(attribution) {
-                    await sources[index].adapter.loadAd(for: sourceRequest)
+                let result: AdLoadResult
+                if attributesSources {
+                    let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
+                    result = await SourceAttribution.$current.withValue(attribution) {
+                        await sources[index].adapter.loadAd(for: sourceRequest)
+                    }
+                } else {
+                    result = await sources[index].adapter.loadAd(for: sourceRequest)
                 }
                 deliver(index, result: result)
             }
@@ -456,8 +466,9 @@ final class AuctionRun: Sendable {
     /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
     /// winning value).
     private func notifyAdapters(of decided: DecidedOutcome) {
-        let notices = AuctionNotice.notices(of: decided.outcome.trace, sourceCount: sources.count) { sources[$0].lineItem.adUnitID }
-        for (index, notice) in notices { sources[index].adapter.auctionDidEnd(notice) }
+        AuctionNotice.forEachNotice(of: decided.outcome.trace, sourceCount: sources.count, adUnitID: { sources[$0].lineItem.adUnitID }) { index, notice in
+            sources[index].adapter.auctionDidEnd(notice)
+        }
     }
 
     /// Gives the decided outcome to the caller: resumes its continuation, or leaves the

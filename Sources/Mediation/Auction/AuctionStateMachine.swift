@@ -470,6 +470,10 @@ struct AuctionStateMachine {
             entries[index].startedAt != nil
         }
 
+        func value(at index: Int) -> Double? {
+            entries[index].startedAt == nil ? nil : entries[index].value?.eCPM
+        }
+
         private func latency(at index: Int) -> Double? {
             guard let answeredAt = entries[index].answeredAt, let startedAt = entries[index].startedAt else { return nil }
             return (answeredAt - startedAt).milliseconds

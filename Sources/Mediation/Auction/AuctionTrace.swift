@@ -489,6 +489,15 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         }
     }
 
+    /// Line `index`'s valid value in USD CPM when its source was asked and brought a priced
+    /// ad (`index` in `0..<sourceCount`), without building the line or its summary.
+    package func sourceValue(at index: Int) -> Double? {
+        switch lines {
+        case .built(let sources): sources[index].startOffsetMilliseconds == nil ? nil : sources[index].eCPM
+        case .deferred(let deferred): deferred.value(at: index)
+        }
+    }
+
     /// Whether line `index`'s source was asked (`index` in `0..<sourceCount`), without
     /// building the line.
     package func sourceWasAsked(at index: Int) -> Bool {
@@ -602,6 +611,8 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     func summary(at index: Int) -> SourceLineSummary
     /// Whether line `index`'s source was asked (`index` in `0..<count`).
     func wasAsked(at index: Int) -> Bool
+    /// Line `index`'s valid value in USD CPM if its source was asked and brought a priced ad.
+    func value(at index: Int) -> Double?
 }
 
 /// What the engine's own tallies (statistics, notices, simulation counts) read of a trace

@@ -144,6 +144,7 @@ final class EngineSnapshot: Sendable {
             }
             var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) }, configVersion: version)
             auction.adapterWarnings = (environment.logger as? AttributingLogger)?.warnings
+            auction.attributesSources = environment.exchangeRecorder != nil
             entries[placement.id] = PlacementEntry(auction: auction, configuration: placement, generation: generation)
         }
         return .success(EngineSnapshot(configuration: configuration, version: version, source: source, generation: generation, networks: networks, entries: entries, warnings: warnings, sandboxNetworks: sandboxNetworks))

@@ -113,9 +113,10 @@ public final class MediationEngine: Sendable {
         onEvent: (@Sendable (MediationEvent) -> Void)?
     ) throws(ConfigurationError) {
         // Adapters log through the engine's attributing logger: a warning logged while a task
-        // works for an auction source goes on that source's trace line too.
+        // works for an auction source goes on that source's trace line too. The default
+        // SilentLogger discards every line, so there is nothing to attribute.
         var environment = environment
-        if !(environment.logger is AttributingLogger) {
+        if !(environment.logger is AttributingLogger), !(environment.logger is SilentLogger) {
             environment.logger = AttributingLogger(base: environment.logger, warnings: AdapterWarnings())
         }
         var snapshot: EngineSnapshot?

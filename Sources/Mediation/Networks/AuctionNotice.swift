@@ -62,44 +62,45 @@ public struct AuctionNotice: Sendable, Hashable, Codable {
 }
 
 extension AuctionNotice {
-    /// The notices of every asked source of `trace`, in config order, built in one pass over
-    /// its summaries (without building the trace's lines).
+    /// Hands the notice of every asked source of `trace` to `deliver`, in config order, in two
+    /// passes over its summaries (without building the trace's lines or any array).
     /// - Parameters:
     ///   - trace: the decided auction's trace.
     ///   - sourceCount: the number of sources the auction has (config order).
     ///   - adUnitID: the ad unit id source `index`'s request carried.
-    /// - Returns: one notice per asked source, paired with its index.
-    package static func notices(of trace: AuctionTrace, sourceCount: Int, adUnitID: (Int) -> String) -> [(index: Int, notice: AuctionNotice)] {
+    ///   - deliver: called with each asked source's index and notice.
+    package static func forEachNotice(of trace: AuctionTrace, sourceCount: Int, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
         let count = min(trace.sourceCount, sourceCount)
-        var summaries: [SourceLineSummary] = []
-        summaries.reserveCapacity(count)
-        var winnerIndex: Int?
+        // The two highest valid values, for the winner's price to beat (the highest other).
+        var best: (index: Int, value: Double)?
+        var secondBest: Double?
         for index in 0..<count {
-            let summary = trace.sourceSummary(at: index)
-            if case .won = summary.outcome { winnerIndex = index }
-            summaries.append(summary)
-        }
-        // The best and second-best valid values, for the winner's price to beat.
-        var highestOther: Double?
-        if let winnerIndex {
-            for (index, summary) in summaries.enumerated() where index != winnerIndex && summary.wasAsked {
-                if let value = summary.eCPM, value > (highestOther ?? -Double.infinity) { highestOther = value }
+            guard let value = trace.sourceValue(at: index) else { continue }
+            if let current = best, value <= current.value {
+                if value > (secondBest ?? -Double.infinity) { secondBest = value }
+            } else {
+                if let current = best { secondBest = max(secondBest ?? -Double.infinity, current.value) }
+                best = (index, value)
             }
         }
-        var notices: [(index: Int, notice: AuctionNotice)] = []
-        notices.reserveCapacity(count)
-        for (index, summary) in summaries.enumerated() where summary.wasAsked {
-            notices.append((index, AuctionNotice(
+        for index in 0..<count where trace.sourceWasAsked(at: index) {
+            let summary = trace.sourceSummary(at: index)
+            let priceToBeat: Double?
+            if case .won = summary.outcome {
+                priceToBeat = best.flatMap { $0.index == index ? secondBest : $0.value }
+            } else {
+                priceToBeat = trace.winningECPM
+            }
+            deliver(index, AuctionNotice(
                 auctionID: trace.auctionID,
                 placementID: trace.placementID,
                 lineItemID: summary.lineItemID,
                 adUnitID: adUnitID(index),
                 outcome: summary.outcome,
                 eCPM: summary.eCPM,
-                priceToBeat: index == winnerIndex ? highestOther : trace.winningECPM,
+                priceToBeat: priceToBeat,
                 adID: summary.adID
-            )))
+            ))
         }
-        return notices
     }
 }
