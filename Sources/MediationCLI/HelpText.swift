@@ -20,8 +20,8 @@ enum HelpText {
       mediate config verify --public-key KEY.pub SIGNED
       mediate networks [--config FILE] [--json]
       mediate validate [--config FILE]
-      mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson] [--as-of DAY]
-                       [--json] [--write NEW.json]
+      mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson
+                       [--events-start DAY]] [--as-of DAY] [--json] [--write NEW.json]
       mediate simulate --placement ID [--config FILE] [--market FILE] [--auctions N] [--seed N]
                        [--json] [--jobs K] [--report FILE.html]
                        [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson]
@@ -69,7 +69,8 @@ enum HelpText {
                          reports (CSV: day,network,ad_unit_id,impressions,revenue,currency),
                          with its 90 % interval and decision (docs/learning.md); --events: the
                          app's impressions (a --watch --events log) to check the reports
-                         against; --as-of DAY (default: the latest reported day); --write:
+                         against, per day with --events-start DAY (the UTC day on whose
+                         midnight the log's clock started); --as-of DAY (default: the latest reported day); --write:
                          the config with the learned ecpm, ecpm_sd and ecpm_impressions
 
     simulate (what-if runs of the real engine on virtual time against Config/market.json):

@@ -8,7 +8,7 @@
 /// mediate config keygen | sign | verify …
 /// mediate validate [--config FILE]
 /// mediate networks [--config FILE] [--json]
-/// mediate optimize --reports FILE.csv... [--config FILE] [--events FILE] [--as-of DAY] [--json] [--write FILE]
+/// mediate optimize --reports FILE.csv... [--config FILE] [--events FILE [--events-start DAY]] [--as-of DAY] [--json] [--write FILE]
 /// mediate --help | -h
 /// mediate --version | -V
 /// ```

@@ -10,6 +10,9 @@ struct OptimizeOptions: Equatable, Sendable {
     var reportPaths: [String] = []
     /// `--events FILE`: the engine's NDJSON events, the app's own impressions.
     var eventsPath: String?
+    /// `--events-start DAY`: the UTC day on whose midnight the events file's clock started, so
+    /// its impressions are compared per day.
+    var eventsStart: UTCDay?
     /// `--as-of DAY`: the day the estimates are for (default: the latest reported day).
     var asOf: UTCDay?
     /// `--json`: print the estimates as JSON.
@@ -19,7 +22,8 @@ struct OptimizeOptions: Equatable, Sendable {
 }
 
 /// Parses `mediate optimize`'s arguments (after `optimize`):
-/// `--config C --reports R.csv... [--events E.ndjson] [--as-of DAY] [--json] [--write NEW.json]`.
+/// `--config C --reports R.csv... [--events E.ndjson [--events-start DAY]] [--as-of DAY] [--json]
+/// [--write NEW.json]`.
 /// `--reports` takes every following argument up to the next option; a value may also follow
 /// `=` (`--as-of=2026-03-10`). Each option may be given once.
 enum OptimizeOptionsParser {
@@ -39,7 +43,7 @@ enum OptimizeOptionsParser {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
-            guard ["--config", "--reports", "--events", "--as-of", "--json", "--write"].contains(name) else {
+            guard ["--config", "--reports", "--events", "--events-start", "--as-of", "--json", "--write"].contains(name) else {
                 throw UsageError(message: "\(name) does not apply to mediate optimize")
             }
             guard seen.insert(name).inserted else {
@@ -65,12 +69,12 @@ enum OptimizeOptionsParser {
             case "--config": options.configPath = try value()
             case "--events": options.eventsPath = try value()
             case "--write": options.writePath = try value()
-            case "--as-of":
+            case "--as-of", "--events-start":
                 let text = try value()
                 guard let day = UTCDay(text) else {
-                    throw UsageError(message: "--as-of needs a UTC day YYYY-MM-DD, got '\(text)'")
+                    throw UsageError(message: "\(name) needs a UTC day YYYY-MM-DD, got '\(text)'")
                 }
-                options.asOf = day
+                if name == "--as-of" { options.asOf = day } else { options.eventsStart = day }
             default: // --reports
                 options.reportPaths.append(try value())
                 if inline == nil {
@@ -80,6 +84,9 @@ enum OptimizeOptionsParser {
                     }
                 }
             }
+        }
+        if options.eventsStart != nil, options.eventsPath == nil {
+            throw UsageError(message: "--events-start applies to --events only")
         }
         guard !options.reportPaths.isEmpty else {
             throw UsageError(message: "mediate optimize needs --reports FILE.csv... (the networks' revenue reports)")
@@ -117,7 +124,7 @@ enum OptimizeCommand {
         }
         let assembly: ReportAssembly
         do {
-            assembly = try ReportAssembly(reports: reports, events: events, configuration: configuration)
+            assembly = try ReportAssembly(reports: reports, events: events, eventsStart: options.eventsStart, configuration: configuration)
         } catch {
             return MediateCommand.fail(.dataError, "invalid input: \(error)", environment: environment)
         }

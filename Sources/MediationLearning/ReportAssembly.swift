@@ -25,10 +25,13 @@ public struct ReportAssembly: Sendable {
     /// - Parameters:
     ///   - reports: each report's name (for locations) and bytes.
     ///   - events: the events file's name and bytes (``NDJSONEventWriter``'s lines), if any.
+    ///   - eventsStart: the UTC day on whose midnight the events file's clock started (its
+    ///     `at_ms` 0): then the app's and the network's impressions are compared per line item
+    ///     and day, over the days the file covers; without it, over all days at once.
     ///   - configuration: the loaded config (its line items and `currency_rates`).
     /// - Throws: ``ReportError`` at the first mistake (including a row repeated for the same
     ///   day, network and ad unit, in one report or two).
-    public init(reports: [(file: String, bytes: [UInt8])], events: (file: String, bytes: [UInt8])? = nil, configuration: MediationConfiguration) throws(ReportError) {
+    public init(reports: [(file: String, bytes: [UInt8])], events: (file: String, bytes: [UInt8])? = nil, eventsStart: UTCDay? = nil, configuration: MediationConfiguration) throws(ReportError) {
         var rows: [RevenueRow] = []
         for report in reports {
             rows += try RevenueReportParser.parse(report.bytes, file: report.file, currencyRates: configuration.currencyRates)
@@ -58,6 +61,7 @@ public struct ReportAssembly: Sendable {
         }
         var byAdUnit: [AdUnit: [BayesianECPM.Observation]] = [:]
         var reported: [AdUnit: Int] = [:]
+        var reportedByDay: [AdUnit: [UTCDay: Int]] = [:]
         for row in rows {
             let unit = AdUnit(network: row.network, adUnitID: row.adUnitID)
             guard known.contains(unit) else {
@@ -66,6 +70,7 @@ public struct ReportAssembly: Sendable {
             }
             byAdUnit[unit, default: []].append(BayesianECPM.Observation(day: row.day, impressions: row.impressions, revenueUSD: row.revenueUSD))
             reported[unit, default: 0] += row.impressions
+            reportedByDay[unit, default: [:]][row.day, default: 0] += row.impressions
         }
 
         // A missing day between a network's first and last reported day.
@@ -91,16 +96,40 @@ public struct ReportAssembly: Sendable {
 
         // The app's own impressions against the network's.
         if let events {
-            let shown = try AppImpressions.count(events.bytes, file: events.file)
+            let shown: [AppImpressions.Key: [UTCDay: Int]]
+            if let eventsStart {
+                shown = try AppImpressions.countByDay(events.bytes, file: events.file, start: eventsStart)
+            } else {
+                shown = try AppImpressions.count(events.bytes, file: events.file).mapValues { [UTCDay(daysSince1970: 0): $0] }
+            }
+            let lastEventDay = shown.values.flatMap(\.keys).max()
             for (placement, lineItem) in lineItems {
-                let app = shown[AppImpressions.Key(placementID: placement.id, lineItemID: lineItem.id)] ?? 0
                 let unit = AdUnit(network: lineItem.network, adUnitID: lineItem.adUnitID)
                 // An ad unit shared by line items is reported once for all of them.
-                let appTotal = lineItems.filter { $0.lineItem.network == unit.network && $0.lineItem.adUnitID == unit.adUnitID }
-                    .reduce(0) { $0 + (shown[AppImpressions.Key(placementID: $1.placement.id, lineItemID: $1.lineItem.id)] ?? 0) }
+                var app: [UTCDay: Int] = [:]
+                for other in lineItems where other.lineItem.network == unit.network && other.lineItem.adUnitID == unit.adUnitID {
+                    for (day, count) in shown[AppImpressions.Key(placementID: other.placement.id, lineItemID: other.lineItem.id)] ?? [:] {
+                        app[day, default: 0] += count
+                    }
+                }
                 guard let network = reported[unit] else { continue }
-                if ReportAssembly.isDiscrepancy(app: appTotal, network: network) {
-                    warnings.append(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "line item \(placement.path(of: lineItem)) (\(RevenueReportParser.quoted(lineItem.id))): the app counted \(app) impressions\(appTotal == app ? "" : " (\(appTotal) for its ad unit)"), the network reported \(network) (more than \(Int(ReportAssembly.discrepancyThreshold * 100)) % apart)"))
+                let name = "line item \(placement.path(of: lineItem)) (\(RevenueReportParser.quoted(lineItem.id)))"
+                let threshold = "more than \(Int(ReportAssembly.discrepancyThreshold * 100)) % apart"
+                if let eventsStart {
+                    guard let lastEventDay else { continue }
+                    var day = eventsStart
+                    while day <= lastEventDay {
+                        let appCount = app[day] ?? 0, networkCount = reportedByDay[unit]?[day] ?? 0
+                        if ReportAssembly.isDiscrepancy(app: appCount, network: networkCount) {
+                            warnings.append(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "\(name) on \(day): the app counted \(appCount) impressions for its ad unit, the network reported \(networkCount) (\(threshold))"))
+                        }
+                        day = day.adding(days: 1)
+                    }
+                } else {
+                    let appCount = app.values.reduce(0, +)
+                    if ReportAssembly.isDiscrepancy(app: appCount, network: network) {
+                        warnings.append(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "\(name): the app counted \(appCount) impressions for its ad unit, the network reported \(network) over all its days (\(threshold))"))
+                    }
                 }
             }
         }
@@ -130,8 +159,9 @@ public struct ReportAssembly: Sendable {
 /// The app's own impressions per line item, from the engine's NDJSON events file: its
 /// `shown` events (``NDJSONEventWriter``), by their `ad`'s placement and line item.
 ///
-/// An event's `at_ms` is the engine clock's offset, not a wall-clock day, so the counts are
-/// over the whole file and compared with the network's impressions over all reported days.
+/// An event's `at_ms` is the engine clock's offset from its start, not a wall-clock time: given
+/// the UTC day on whose midnight the clock started, an event falls on that day plus
+/// `floor(at_ms / 86,400,000)`.
 public enum AppImpressions {
     /// A line item: its placement and id.
     public struct Key: Hashable, Sendable {
@@ -150,6 +180,25 @@ public enum AppImpressions {
     /// The largest events file read: 256 MiB.
     public static let maximumSize = 256 << 20
 
+    /// Counts the `shown` events per line item and UTC day.
+    /// - Parameters:
+    ///   - bytes: the events file (one JSON object a line).
+    ///   - file: its name for locations.
+    ///   - start: the UTC day on whose midnight the events' clock started (`at_ms` 0).
+    /// - Throws: as ``count(_:file:)``, and at a `shown` event whose `at_ms` is not a finite
+    ///   number >= 0.
+    public static func countByDay(_ bytes: [UInt8], file: String, start: UTCDay) throws(ReportError) -> [Key: [UTCDay: Int]] {
+        var counts: [Key: [UTCDay: Int]] = [:]
+        try forEachShown(bytes, file: file) { (key, milliseconds, line) throws(ReportError) in
+            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0, milliseconds < 1e15 else {
+                throw ReportError(ReportLocation(file: file, line: line, column: 1), "a shown event needs its at_ms, a finite number >= 0")
+            }
+            let day = start.adding(days: Int((milliseconds / 86_400_000).rounded(.down)))
+            counts[key, default: [:]][day, default: 0] += 1
+        }
+        return counts
+    }
+
     /// Counts the `shown` events per line item.
     /// - Parameters:
     ///   - bytes: the events file (one JSON object a line).
@@ -161,6 +210,17 @@ public enum AppImpressions {
             throw ReportError(ReportLocation(file: file), "the events file is larger than \(maximumSize >> 20) MiB")
         }
         var counts: [Key: Int] = [:]
+        try forEachShown(bytes, file: file) { (key, _, _) throws(ReportError) in
+            counts[key, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// Calls `body` with each `shown` event's line item, `at_ms` and line number.
+    private static func forEachShown(_ bytes: [UInt8], file: String, _ body: (Key, Double?, Int) throws(ReportError) -> Void) throws(ReportError) {
+        guard bytes.count <= maximumSize else {
+            throw ReportError(ReportLocation(file: file), "the events file is larger than \(maximumSize >> 20) MiB")
+        }
         var lineNumber = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
@@ -174,8 +234,7 @@ public enum AppImpressions {
             guard let ad = object["ad"] as? [String: Any], let placement = ad["placementID"] as? String, let lineItem = ad["lineItemID"] as? String else {
                 throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), "a shown event needs its ad's placementID and lineItemID")
             }
-            counts[Key(placementID: placement, lineItemID: lineItem), default: 0] += 1
+            try body(Key(placementID: placement, lineItemID: lineItem), (object["at_ms"] as? NSNumber)?.doubleValue, lineNumber)
         }
-        return counts
     }
 }

@@ -147,6 +147,12 @@ struct OptimizeCommandTests {
         #expect(options.asOf?.description == "2026-03-10")
         #expect(options.eventsPath == "e.ndjson")
         #expect(options.writePath == "n.json")
+        guard case .optimize(let dayOptions) = try InvocationParser.parse(["optimize", "--reports", "a.csv", "--events", "e.ndjson", "--events-start", "2026-03-01"]) else {
+            Issue.record("not optimize")
+            return
+        }
+        #expect(dayOptions.eventsStart?.description == "2026-03-01")
+        #expect(throws: UsageError(message: "--events-start applies to --events only")) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--events-start", "2026-03-01"]) }
         #expect(throws: UsageError.self) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--seed", "1"]) }
         #expect(throws: UsageError.self) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--json", "--json"]) }
     }

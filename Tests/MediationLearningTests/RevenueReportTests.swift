@@ -142,3 +142,32 @@ struct RevenueReportTests {
         }
     }
 }
+
+/// `--events-start`: the app's impressions per line item and day.
+@Suite("Revenue reports: impressions per day")
+struct ImpressionsPerDayTests {
+    static func shown(atMilliseconds: Double) -> String {
+        #"{"ad":{"adID":"x","configVersion":0,"creativeID":"c","eCPM":1.4,"format":"banner","lineItemID":"home_nitx","network":"nitx","placementID":"home","size":{"height":50,"width":320}},"at_ms":\#(atMilliseconds),"event":"shown","placement":"home"}"#
+    }
+
+    @Test("events fall on start + floor(at_ms / 1 day); each day is compared on its own")
+    func perDay() throws {
+        let configuration = try RevenueReportTests.configuration()
+        // The network: 60 on 03-01 and 40 on 03-02 (100 in all). The app: 40 on 03-01 and 60
+        // on 03-02: the totals agree, each day is a third or more apart.
+        let report = Array((RevenueReportTests.header + "2026-03-01,nitx,SLOT-HOME,60,0.01,USD\n2026-03-02,nitx,SLOT-HOME,40,0.01,USD\n").utf8)
+        let events = String(repeating: Self.shown(atMilliseconds: 1000) + "\n", count: 40) + String(repeating: Self.shown(atMilliseconds: 86_400_000 + 5) + "\n", count: 60)
+        let start = try #require(UTCDay("2026-03-01"))
+        let perDay = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array(events.utf8)), eventsStart: start, configuration: configuration)
+        #expect(perDay.warnings.map(\.code) == [.impressionDiscrepancy, .impressionDiscrepancy])
+        #expect(perDay.warnings[0].message.contains("on 2026-03-01: the app counted 40 impressions for its ad unit, the network reported 60"))
+        #expect(perDay.warnings[1].message.contains("on 2026-03-02: the app counted 60"))
+        let total = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array(events.utf8)), configuration: configuration)
+        #expect(total.warnings.isEmpty)
+        let counts = try AppImpressions.countByDay(Array(events.utf8), file: "e.ndjson", start: start)
+        #expect(counts[AppImpressions.Key(placementID: "home", lineItemID: "home_nitx")] == [start: 40, start.adding(days: 1): 60])
+        #expect(throws: ReportError.self) {
+            try AppImpressions.countByDay(Array(Self.shown(atMilliseconds: -1).utf8), file: "e.ndjson", start: start)
+        }
+    }
+}
