@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "MediationCLI", targets: ["MediationCLI"]),
         // What-if runs of a placement on the real engine in virtual time, against a market model.
         .library(name: "MediationSimulation", targets: ["MediationSimulation"]),
+        // Learned eCPMs of fixed-price line items from the networks' revenue reports (R23).
+        .library(name: "MediationLearning", targets: ["MediationLearning"]),
         .executable(name: "mediate", targets: ["mediate"]),
         .executable(name: "chat-host-example", targets: ["ChatHostExample"]),
         .executable(name: "mediation-bench", targets: ["MediationBenchmarks"]),
@@ -78,10 +80,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: Learning
+        .target(
+            name: "MediationLearning",
+            dependencies: ["Mediation"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Command line
         .target(
             name: "MediationCLI",
-            dependencies: ["Mediation", "Adapters", "MediationVirtualTime", "MediationSimulation"],
+            dependencies: ["Mediation", "Adapters", "MediationVirtualTime", "MediationSimulation", "MediationLearning"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -136,8 +145,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MediationLearningTests",
+            dependencies: ["MediationLearning", "Mediation", "Adapters"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "MediationCLITests",
-            dependencies: ["MediationCLI", "Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
+            dependencies: ["MediationCLI", "Mediation", "Adapters", "MediationTestKit", "MediationSimulation", "MediationLearning"],
             // The schema check is a Python script the tests run from the source tree.
             exclude: ["Schema/check_schema.py"],
             swiftSettings: swiftSettings

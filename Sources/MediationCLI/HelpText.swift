@@ -20,6 +20,8 @@ enum HelpText {
       mediate config verify --public-key KEY.pub SIGNED
       mediate networks [--config FILE] [--json]
       mediate validate [--config FILE]
+      mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson
+                       [--events-start DAY]] [--as-of DAY] [--json] [--write NEW.json]
       mediate simulate --placement ID [--config FILE] [--market FILE] [--auctions N] [--seed N]
                        [--json] [--jobs K] [--report FILE.html]
                        [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson]
@@ -63,6 +65,13 @@ enum HelpText {
                          rollback in one command, once it verifies with KEY or --public-key);
                          --rollout: only PERCENT of installs take it
       config verify      say whether SIGNED verifies with KEY.pub and builds (exit 65 if not)
+      optimize           learn each fixed-price line item's eCPM from the networks' revenue
+                         reports (CSV: day,network,ad_unit_id,impressions,revenue,currency),
+                         with its 90 % interval and decision (docs/learning.md); --events: the
+                         app's impressions (a --watch --events log) to check the reports
+                         against, per day with --events-start DAY (the UTC day on whose
+                         midnight the log's clock started); --as-of DAY (default: the latest reported day); --write:
+                         the config with the learned ecpm, ecpm_sd and ecpm_impressions
 
     simulate (what-if runs of the real engine on virtual time against Config/market.json):
       --market FILE      the market model (default: Config/market.json)
@@ -80,9 +89,11 @@ enum HelpText {
       64  usage error
       65  invalid config (the message names the JSON path), messages file, market, recording,
           key, or a signed config that does not verify
-      66  missing config, messages, market or recording file
+      65  (optimize) a revenue report or events file with a mistake (file:line:column)
+      66  missing config, messages, market, recording, report or events file
       70  internal error
-      73  the --report or --events file, a key file or --state-dir could not be created
+      73  the --report or --events file, a key file, --state-dir or optimize's --write
+          file could not be created
 
     """
 }

@@ -14,6 +14,8 @@ enum Invocation: Equatable, Sendable {
     case simulate(SimulateOptions)
     /// `mediate config keygen | sign | verify …`: signed remote configurations.
     case config(ConfigTool)
+    /// `mediate optimize --reports FILE.csv… [--config FILE] …`: learned eCPMs.
+    case optimize(OptimizeOptions)
 }
 
 /// The options of `mediate networks`.

@@ -8,6 +8,7 @@
 /// mediate config keygen | sign | verify …
 /// mediate validate [--config FILE]
 /// mediate networks [--config FILE] [--json]
+/// mediate optimize --reports FILE.csv... [--config FILE] [--events FILE [--events-start DAY]] [--as-of DAY] [--json] [--write FILE]
 /// mediate --help | -h
 /// mediate --version | -V
 /// ```
@@ -51,6 +52,9 @@ enum InvocationParser {
         // `mediate config sign` takes a `--version N` of its own.
         if arguments.first == "config" {
             return .config(try ConfigTool.parse(Array(arguments.dropFirst())))
+        }
+        if arguments.first == "optimize" {
+            return .optimize(try OptimizeOptionsParser.parse(Array(arguments.dropFirst())))
         }
         if arguments.contains(where: { $0 == "--version" || $0 == "-V" }) { return .version }
         if arguments.first == "simulate" {

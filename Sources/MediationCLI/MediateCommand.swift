@@ -72,6 +72,8 @@ enum MediateCommand {
             return await SimulateCommand.run(options, environment: environment)
         case .config(let tool):
             return await ConfigCommand.run(tool, environment: environment)
+        case .optimize(let options):
+            return await OptimizeCommand.run(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)

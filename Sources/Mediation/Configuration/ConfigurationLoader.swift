@@ -39,7 +39,9 @@ import Foundation
 /// - A source: `id` (unique in its placement), `network` (a key of `networks`),
 ///   `ad_unit_id`, then `ecpm` (required for fixed-price networks, forbidden for bidders),
 ///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
-///   needs a rate in `currency_rates`, R9).
+///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
+///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
+///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources only).
 /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
 ///
 /// A source's pricing comes from its network's kind, as the kind's factory in the
@@ -58,6 +60,8 @@ public struct ConfigurationLoader: Sendable {
     public static let inlineMinimumMaxHeight: Double = 32
     /// The refresh bounds in seconds (R13: at least 30; at most one day).
     static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
+    /// The bounds of a source's `ecpm_impressions`: 0 to 10^12.
+    static let learnedImpressionsRange = 0...1_000_000_000_000
 
     /// Creates a loader.
     /// - Parameter registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`).
@@ -388,7 +392,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     private func decodeSource(_ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> LineItem {
-        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "floor", "timeout_ms", "currency"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "ecpm_sd", "ecpm_impressions", "floor", "timeout_ms", "currency"])
         let id = try ConfigurationReading.string(try object.required("id"), at: path.appending("id"))
         let networkPath = path.appending("network")
         let networkID = try ConfigurationReading.string(try object.required("network"), at: networkPath)
@@ -410,6 +414,20 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationError(code: .pricingMismatch, path: eCPMPath.description, message: "the network \(ConfigurationText.quoted(networkID)) (\(network.adapter)) is a bidder: its price comes with each bid, so its sources take no \"ecpm\"")
         case (.bidder, nil):
             eCPM = nil
+        }
+
+        // What `mediate optimize --write` records of a learned eCPM: its uncertainty and the
+        // impressions behind it (fixed-price sources only, like `ecpm`).
+        let sdPath = path.appending("ecpm_sd")
+        let eCPMSD = try object["ecpm_sd"].map { (node) throws(ConfigurationError) -> Double in
+            try ConfigurationReading.positiveNumber(node, at: sdPath)
+        }
+        let impressionsPath = path.appending("ecpm_impressions")
+        let eCPMImpressions = try object["ecpm_impressions"].map { (node) throws(ConfigurationError) -> Int in
+            try ConfigurationReading.wholeNumber(node, at: impressionsPath, in: ConfigurationLoader.learnedImpressionsRange, unit: "impressions", rangeCode: .invalidValue)
+        }
+        if pricing == .bidder, let stray = eCPMSD != nil ? sdPath : eCPMImpressions != nil ? impressionsPath : nil {
+            throw ConfigurationError(code: .pricingMismatch, path: stray.description, message: "the network \(ConfigurationText.quoted(networkID)) (\(network.adapter)) is a bidder: a learned eCPM's \"ecpm_sd\" and \"ecpm_impressions\" apply to fixed-price sources only")
         }
 
         let floorPath = path.appending("floor")
@@ -437,7 +455,7 @@ public struct ConfigurationLoader: Sendable {
         }
         if let eCPM { try ConfigurationLoader.checkPriceRange(eCPM, usdRate: usdRate, currency: currency, at: eCPMPath) }
         if let floor { try ConfigurationLoader.checkPriceRange(floor, usdRate: usdRate, currency: currency, at: floorPath) }
-        return LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate)
+        return LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate, eCPMSD: eCPMSD, eCPMImpressions: eCPMImpressions)
     }
 
     /// A placement's floor must be reachable (engine rule R19): with no bidder among its

@@ -27,6 +27,10 @@ public struct LineItem: Hashable, Sendable {
     public var currency: String
     /// USD per unit of ``currency`` (1 for USD); applied exactly once to each price (R9).
     public var usdRate: Double
+    /// For a learned eCPM (`ecpm_sd`), the standard deviation of its estimate in ``currency`` CPM.
+    public var eCPMSD: Double?
+    /// For a learned eCPM (`ecpm_impressions`), the impressions its estimate rests on.
+    public var eCPMImpressions: Int?
 
     /// Creates a line item.
     public init(
@@ -38,7 +42,9 @@ public struct LineItem: Hashable, Sendable {
         floor: Double? = nil,
         timeout: Duration? = nil,
         currency: String = "USD",
-        usdRate: Double = 1
+        usdRate: Double = 1,
+        eCPMSD: Double? = nil,
+        eCPMImpressions: Int? = nil
     ) {
         self.id = id
         self.network = network
@@ -49,6 +55,8 @@ public struct LineItem: Hashable, Sendable {
         self.timeout = timeout
         self.currency = currency
         self.usdRate = usdRate
+        self.eCPMSD = eCPMSD
+        self.eCPMImpressions = eCPMImpressions
     }
 
     /// A bidder line item.

@@ -4,6 +4,12 @@ package struct JSONNumberLiteral: Hashable, Sendable, CustomStringConvertible {
     /// The number's text, e.g. `"30.5"`.
     package var text: String
 
+    /// Creates a literal from its text (which must be a JSON number, e.g. `"1.25"`).
+    /// - Parameter text: the number's text.
+    package init(text: String) {
+        self.text = text
+    }
+
     /// Whether it was written without a fraction or exponent.
     package var isWhole: Bool { !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
 
@@ -21,6 +27,15 @@ package struct JSONNumberLiteral: Hashable, Sendable, CustomStringConvertible {
 package struct JSONMember: Sendable {
     package var key: String
     package var value: JSONNode
+
+    /// Creates a member.
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - value: the value.
+    package init(key: String, value: JSONNode) {
+        self.key = key
+        self.value = value
+    }
 }
 
 /// A parsed JSON value that keeps what the configuration needs to be strict: number text,

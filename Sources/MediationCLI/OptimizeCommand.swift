@@ -1,0 +1,265 @@
+import Foundation
+import Mediation
+import MediationLearning
+
+/// The options of `mediate optimize`.
+struct OptimizeOptions: Equatable, Sendable {
+    /// `--config FILE`; `nil` means `Config/mediation.json` in the current directory.
+    var configPath: String?
+    /// `--reports FILE...`: the networks' revenue reports (CSV), at least one.
+    var reportPaths: [String] = []
+    /// `--events FILE`: the engine's NDJSON events, the app's own impressions.
+    var eventsPath: String?
+    /// `--events-start DAY`: the UTC day on whose midnight the events file's clock started, so
+    /// its impressions are compared per day.
+    var eventsStart: UTCDay?
+    /// `--as-of DAY`: the day the estimates are for (default: the latest reported day).
+    var asOf: UTCDay?
+    /// `--json`: print the estimates as JSON.
+    var json = false
+    /// `--write FILE`: write the config with the learned eCPMs there.
+    var writePath: String?
+}
+
+/// Parses `mediate optimize`'s arguments (after `optimize`):
+/// `--config C --reports R.csv... [--events E.ndjson [--events-start DAY]] [--as-of DAY] [--json]
+/// [--write NEW.json]`.
+/// `--reports` takes every following argument up to the next option; a value may also follow
+/// `=` (`--as-of=2026-03-10`). Each option may be given once.
+enum OptimizeOptionsParser {
+    static func parse(_ arguments: [String]) throws(UsageError) -> OptimizeOptions {
+        var options = OptimizeOptions()
+        var seen = Set<String>()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                throw UsageError(message: "unexpected argument '\(argument)'")
+            }
+            var name = argument
+            var inline: String?
+            if let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard ["--config", "--reports", "--events", "--events-start", "--as-of", "--json", "--write"].contains(name) else {
+                throw UsageError(message: "\(name) does not apply to mediate optimize")
+            }
+            guard seen.insert(name).inserted else {
+                throw UsageError(message: "\(name) given more than once")
+            }
+            if name == "--json" {
+                guard inline == nil else { throw UsageError(message: "--json takes no value") }
+                options.json = true
+                continue
+            }
+            func value() throws(UsageError) -> String {
+                if let inline {
+                    guard !inline.isEmpty else { throw UsageError(message: "\(name) needs a non-empty value") }
+                    return inline
+                }
+                guard index < arguments.count, !arguments[index].hasPrefix("--"), !arguments[index].isEmpty else {
+                    throw UsageError(message: "\(name) needs a value")
+                }
+                index += 1
+                return arguments[index - 1]
+            }
+            switch name {
+            case "--config": options.configPath = try value()
+            case "--events": options.eventsPath = try value()
+            case "--write": options.writePath = try value()
+            case "--as-of", "--events-start":
+                let text = try value()
+                guard let day = UTCDay(text) else {
+                    throw UsageError(message: "\(name) needs a UTC day YYYY-MM-DD, got '\(text)'")
+                }
+                if name == "--as-of" { options.asOf = day } else { options.eventsStart = day }
+            default: // --reports
+                options.reportPaths.append(try value())
+                if inline == nil {
+                    while index < arguments.count, !arguments[index].hasPrefix("--"), !arguments[index].isEmpty {
+                        options.reportPaths.append(arguments[index])
+                        index += 1
+                    }
+                }
+            }
+        }
+        if options.eventsStart != nil, options.eventsPath == nil {
+            throw UsageError(message: "--events-start applies to --events only")
+        }
+        guard !options.reportPaths.isEmpty else {
+            throw UsageError(message: "mediate optimize needs --reports FILE.csv... (the networks' revenue reports)")
+        }
+        return options
+    }
+}
+
+/// `mediate optimize`: learns each fixed-price line item's eCPM from the networks' revenue
+/// reports (``BayesianECPM``, `docs/learning.md`), prints it per line item with its 90 %
+/// interval and decision, and with `--write` writes the config with the learned eCPMs.
+enum OptimizeCommand {
+    static func run(_ options: OptimizeOptions, environment: CommandEnvironment) async -> ExitCode {
+        let configPath = options.configPath ?? MediateCommand.defaultConfigPath
+        let configURL = environment.resolve(configPath)
+        let configuration: MediationConfiguration
+        do {
+            configuration = try ConfigurationLoader(registry: environment.registry).load(contentsOf: configURL)
+        } catch {
+            return MediateCommand.report(.configuration(path: configPath, error), environment: environment)
+        }
+        var reports: [(file: String, bytes: [UInt8])] = []
+        for path in options.reportPaths {
+            switch read(path, limit: RevenueReportParser.maximumSize, what: "report", environment: environment) {
+            case .success(let bytes): reports.append((path, bytes))
+            case .failure(let exit): return exit.code
+            }
+        }
+        var events: (file: String, bytes: [UInt8])?
+        if let path = options.eventsPath {
+            switch read(path, limit: AppImpressions.maximumSize, what: "events", environment: environment) {
+            case .success(let bytes): events = (path, bytes)
+            case .failure(let exit): return exit.code
+            }
+        }
+        let assembly: ReportAssembly
+        do {
+            assembly = try ReportAssembly(reports: reports, events: events, eventsStart: options.eventsStart, configuration: configuration)
+        } catch {
+            return MediateCommand.fail(.dataError, "invalid input: \(error)", environment: environment)
+        }
+        for warning in assembly.warnings {
+            environment.standardError.write("mediate: warning: \(DisplayText.escaped(warning.description))\n")
+        }
+        let asOf = options.asOf ?? assembly.latestDay ?? UTCDay(daysSince1970: 0)
+        let estimator = BayesianECPM()
+        let estimates = estimator.estimate(assembly.inputs, asOf: asOf)
+
+        if let writePath = options.writePath {
+            let text: String
+            do {
+                let bytes = try [UInt8](Data(contentsOf: configURL))
+                text = try LearnedConfiguration.rewrite(bytes, configuration: configuration, estimates: estimates)
+                _ = try ConfigurationLoader(registry: environment.registry).load(json: text)
+            } catch {
+                return MediateCommand.fail(.software, "the learned configuration does not load: \(error)", environment: environment)
+            }
+            do throws(OutputFile.Failure) {
+                try OutputFile.write(text, to: environment.resolve(writePath))
+            } catch {
+                return MediateCommand.fail(.cannotCreate, "cannot write \(writePath): \(error.message)", environment: environment)
+            }
+        }
+
+        if options.json {
+            environment.standardOutput.write(json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: assembly.warnings, written: options.writePath))
+        } else {
+            environment.standardOutput.write(table(estimates, asOf: asOf, parameters: estimator.parameters, written: options.writePath))
+        }
+        return .success
+    }
+
+    /// Reads an input file whole, at most `limit` bytes (66 when it is missing or unreadable,
+    /// 65 when it is larger).
+    private static func read(_ path: String, limit: Int, what: String, environment: CommandEnvironment) -> Result<[UInt8], MediateCommand.Exit> {
+        let url = environment.resolve(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return .failure(.init(code: MediateCommand.fail(.noInput, "\(what) file not found: \(path)", environment: environment)))
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
+            return .failure(.init(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): not a regular file", environment: environment)))
+        }
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            let data = try handle.read(upToCount: limit + 1) ?? Data()
+            guard data.count <= limit else {
+                return .failure(.init(code: MediateCommand.fail(.dataError, "\(path): the \(what) file is larger than \(limit >> 20) MiB", environment: environment)))
+            }
+            return .success([UInt8](data))
+        } catch {
+            return .failure(.init(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path)", environment: environment)))
+        }
+    }
+
+    private static func price(_ value: Double) -> String { String(format: "%.4f", value) }
+
+    private static func table(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, written: String?) -> String {
+        var out = "learned eCPMs (USD CPM) as of \(asOf): half-life \(format(parameters.halfLifeDays)) days, prior \(format(parameters.priorImpressions)) impressions, at least \(format(parameters.minimumEffectiveImpressions)) effective impressions, change capped at ±\(format(parameters.maximumChange * 100)) %\n"
+        let header = ["placement", "line item", "configured", "learned", "90 % interval", "impressions", "days", "decision", "new eCPM"]
+        var rows = [header]
+        for estimate in estimates {
+            rows.append([
+                DisplayText.escaped(estimate.placementID), DisplayText.escaped(estimate.lineItemID),
+                price(estimate.configuredECPM), price(estimate.mean), "\(price(estimate.lower))–\(price(estimate.upper))",
+                "\(estimate.impressions) (\(format(estimate.effectiveImpressions.rounded())) eff.)", "\(estimate.days)",
+                estimate.decision.rawValue, price(estimate.newECPM),
+            ])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            out += row.enumerated().map { column, cell in cell.padding(toLength: widths[column], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
+        }
+        if estimates.isEmpty { out += "(no fixed-price line items)\n" }
+        if let written { out += "wrote \(DisplayText.escaped(written))\n" }
+        return out
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+
+    private struct JSONOutput: Encodable {
+        struct LineItemEstimate: Encodable {
+            var placement: String
+            var line_item: String
+            var network: String
+            var configured_ecpm: Double
+            var pooled_ecpm: Double
+            var learned_ecpm: Double
+            var ecpm_sd: Double
+            var interval_90: [Double]
+            var impressions: Int
+            var effective_impressions: Double
+            var days: Int
+            var decision: String
+            var new_ecpm: Double
+        }
+        struct Warning: Encodable {
+            var code: String
+            var location: String
+            var message: String
+        }
+        struct Parameters: Encodable {
+            var half_life_days: Double
+            var window_days: Int
+            var prior_impressions: Double
+            var minimum_effective_impressions: Double
+            var maximum_change: Double
+        }
+        var as_of: String
+        var parameters: Parameters
+        var line_items: [LineItemEstimate]
+        var warnings: [Warning]
+        var written: String?
+    }
+
+    private static func json(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, warnings: [ReportWarning], written: String?) -> String {
+        let output = JSONOutput(
+            as_of: asOf.description,
+            parameters: .init(half_life_days: parameters.halfLifeDays, window_days: parameters.windowDays, prior_impressions: parameters.priorImpressions, minimum_effective_impressions: parameters.minimumEffectiveImpressions, maximum_change: parameters.maximumChange),
+            line_items: estimates.map {
+                .init(placement: $0.placementID, line_item: $0.lineItemID, network: $0.network, configured_ecpm: $0.configuredECPM, pooled_ecpm: $0.pooledECPM, learned_ecpm: $0.mean, ecpm_sd: $0.standardDeviation, interval_90: [$0.lower, $0.upper], impressions: $0.impressions, effective_impressions: $0.effectiveImpressions, days: $0.days, decision: $0.decision.rawValue, new_ecpm: $0.newECPM)
+            },
+            warnings: warnings.map { .init(code: $0.code.rawValue, location: $0.location.description, message: $0.message) },
+            written: written
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(output) else { return "{}\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+
+/// One row of a revenue report: what a network says one of its ad units earned on one UTC day.
+public struct RevenueRow: Hashable, Sendable {
+    /// The UTC day.
+    public var day: UTCDay
+    /// The network id (a key of the config's `networks`).
+    public var network: String
+    /// The network's own id for the ad unit (a line item's `ad_unit_id`).
+    public var adUnitID: String
+    /// Impressions the network counted.
+    public var impressions: Int
+    /// Revenue in ``currency``.
+    public var revenue: Double
+    /// The ISO 4217 currency of ``revenue``.
+    public var currency: String
+    /// Revenue in USD, converted once with the config's `currency_rates` (USD is 1).
+    public var revenueUSD: Double
+    /// Where the row is (its first column).
+    public var location: ReportLocation
+
+    /// Creates a row.
+    public init(day: UTCDay, network: String, adUnitID: String, impressions: Int, revenue: Double, currency: String, revenueUSD: Double, location: ReportLocation) {
+        self.day = day
+        self.network = network
+        self.adUnitID = adUnitID
+        self.impressions = impressions
+        self.revenue = revenue
+        self.currency = currency
+        self.revenueUSD = revenueUSD
+        self.location = location
+    }
+}
+
+/// A strict parser of revenue reports: CSV (RFC 4180 quoting, LF or CRLF line ends, an
+/// optional UTF-8 byte order mark) with exactly the header
+/// `day,network,ad_unit_id,impressions,revenue,currency`. The first mistake refuses the file
+/// with its `file:line:column`; no input traps (binary data, huge lines, invalid UTF-8).
+public enum RevenueReportParser {
+    /// The header, field by field.
+    public static let header = ["day", "network", "ad_unit_id", "impressions", "revenue", "currency"]
+    /// The largest report read: 64 MiB.
+    public static let maximumSize = 64 << 20
+    /// The longest record: 4096 bytes.
+    public static let maximumRecordLength = 4096
+    /// The most impressions one row may count (10^12).
+    public static let maximumImpressions = 1_000_000_000_000
+
+    /// Parses a report.
+    /// - Parameters:
+    ///   - bytes: the file's bytes.
+    ///   - file: the file's name for locations.
+    ///   - currencyRates: USD per unit of each currency besides USD (the config's `currency_rates`).
+    /// - Returns: the rows in file order.
+    /// - Throws: ``ReportError`` at the first mistake.
+    public static func parse(_ bytes: [UInt8], file: String, currencyRates: [String: Double]) throws(ReportError) -> [RevenueRow] {
+        guard bytes.count <= maximumSize else {
+            throw ReportError(ReportLocation(file: file), "the report is larger than \(maximumSize >> 20) MiB")
+        }
+        let records = try CSVReader.records(bytes, file: file, maximumRecordLength: maximumRecordLength)
+        guard let first = records.first else {
+            throw ReportError(ReportLocation(file: file, line: 1, column: 1), "the report is empty; expected the header \(header.joined(separator: ","))")
+        }
+        for (index, name) in header.enumerated() {
+            guard index < first.fields.count, first.fields[index].text == name else {
+                let column = index < first.fields.count ? first.fields[index].column : (first.fields.last?.column ?? 1)
+                throw ReportError(ReportLocation(file: file, line: first.line, column: column), "the header must be \(header.joined(separator: ",")); field \(index + 1) must be \"\(name)\"")
+            }
+        }
+        guard first.fields.count == header.count else {
+            throw ReportError(ReportLocation(file: file, line: first.line, column: first.fields[header.count].column), "the header must be \(header.joined(separator: ",")); it has \(first.fields.count) fields")
+        }
+        var rows: [RevenueRow] = []
+        rows.reserveCapacity(records.count - 1)
+        for record in records.dropFirst() {
+            rows.append(try row(record, file: file, currencyRates: currencyRates))
+        }
+        return rows
+    }
+
+    private static func row(_ record: CSVRecord, file: String, currencyRates: [String: Double]) throws(ReportError) -> RevenueRow {
+        func at(_ index: Int) -> ReportLocation {
+            ReportLocation(file: file, line: record.fields[index].line, column: record.fields[index].column)
+        }
+        guard record.fields.count == header.count else {
+            throw ReportError(ReportLocation(file: file, line: record.line, column: 1), "expected \(header.count) fields (\(header.joined(separator: ","))), found \(record.fields.count)")
+        }
+        let fields = record.fields.map(\.text)
+        guard let day = UTCDay(fields[0]) else {
+            throw ReportError(at(0), "day must be a UTC day YYYY-MM-DD, found \(quoted(fields[0]))")
+        }
+        guard !fields[1].isEmpty else {
+            throw ReportError(at(1), "network must not be empty")
+        }
+        guard fields[2].contains(where: { !$0.isWhitespace }) else {
+            throw ReportError(at(2), "ad_unit_id must not be blank")
+        }
+        let impressionsText = fields[3]
+        guard !impressionsText.isEmpty, impressionsText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let impressions = Int(impressionsText), impressions <= maximumImpressions else {
+            throw ReportError(at(3), "impressions must be a whole number from 0 to \(maximumImpressions), found \(quoted(impressionsText))")
+        }
+        guard let revenue = decimal(fields[4]), revenue.isFinite, revenue >= 0 else {
+            throw ReportError(at(4), "revenue must be a finite number >= 0, found \(quoted(fields[4]))")
+        }
+        let currency = fields[5]
+        let rate: Double
+        if currency == "USD" {
+            rate = 1
+        } else if let known = currencyRates[currency] {
+            rate = known
+        } else {
+            throw ReportError(at(5), "unknown currency \(quoted(currency)): the config's currency_rates has no rate for it (USD per unit)")
+        }
+        let revenueUSD = revenue * rate
+        guard revenueUSD.isFinite else {
+            throw ReportError(at(4), "revenue must be a finite number >= 0 once converted to USD, found \(quoted(fields[4])) \(currency)")
+        }
+        return RevenueRow(day: day, network: fields[1], adUnitID: fields[2], impressions: impressions, revenue: revenue, currency: currency, revenueUSD: revenueUSD, location: at(0))
+    }
+
+    /// A plain decimal number: digits, an optional fraction, an optional exponent (no sign,
+    /// no `inf`, `nan` or hexadecimal).
+    static func decimal(_ text: String) -> Double? {
+        var bytes = Array(text.utf8)[...]
+        func digits() -> Int {
+            var count = 0
+            while let byte = bytes.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                bytes = bytes.dropFirst()
+                count += 1
+            }
+            return count
+        }
+        guard digits() > 0 else { return nil }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            guard digits() > 0 else { return nil }
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            guard digits() > 0 else { return nil }
+        }
+        guard bytes.isEmpty else { return nil }
+        return Double(text)
+    }
+
+    /// `text` in double quotes, at most 40 characters, control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars.prefix(40) {
+            out += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+        }
+        return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
+    }
+}
+
+/// One CSV field: its text and where it starts.
+struct CSVField: Hashable, Sendable {
+    var text: String
+    var line: Int
+    var column: Int
+}
+
+/// One CSV record (a line, or more when a quoted field holds line ends).
+struct CSVRecord: Hashable, Sendable {
+    var fields: [CSVField]
+    var line: Int
+}
+
+/// RFC 4180 records from bytes: fields separated by commas, records by LF or CRLF; a field in
+/// double quotes may hold commas, line ends and doubled quotes. A BOM at the start is skipped.
+/// Refused: a quote inside an unquoted field, text after a closing quote, an unterminated
+/// quote, a lone CR, control characters other than tab, invalid UTF-8, a record longer than
+/// the limit.
+enum CSVReader {
+    static func records(_ bytes: [UInt8], file: String, maximumRecordLength: Int) throws(ReportError) -> [CSVRecord] {
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var line = 1
+        var column = 1
+        var records: [CSVRecord] = []
+        func location(_ line: Int, _ column: Int) -> ReportLocation { ReportLocation(file: file, line: line, column: column) }
+
+        while index < bytes.count {
+            let recordStart = index
+            let recordLine = line
+            var fields: [CSVField] = []
+            var endOfRecord = false
+            while !endOfRecord {
+                let fieldLine = line, fieldColumn = column
+                var text: [UInt8] = []
+                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    index += 1
+                    column += 1
+                    var closed = false
+                    while index < bytes.count {
+                        let byte = bytes[index]
+                        if index - recordStart > maximumRecordLength {
+                            throw ReportError(location(recordLine, 1), "the record is longer than \(maximumRecordLength) bytes")
+                        }
+                        if byte == UInt8(ascii: "\"") {
+                            if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") {
+                                text.append(byte)
+                                index += 2
+                                column += 2
+                                continue
+                            }
+                            index += 1
+                            column += 1
+                            closed = true
+                            break
+                        }
+                        if byte == UInt8(ascii: "\n") {
+                            text.append(byte)
+                            index += 1
+                            line += 1
+                            column = 1
+                            continue
+                        }
+                        if byte == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
+                            text.append(contentsOf: [byte, bytes[index + 1]])
+                            index += 2
+                            line += 1
+                            column = 1
+                            continue
+                        }
+                        try check(byte, at: location(line, column))
+                        text.append(byte)
+                        index += 1
+                        if byte & 0xC0 != 0x80 { column += 1 }
+                    }
+                    guard closed else {
+                        throw ReportError(location(fieldLine, fieldColumn), "the quoted field is never closed")
+                    }
+                } else {
+                    while index < bytes.count {
+                        let byte = bytes[index]
+                        if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
+                        if index - recordStart > maximumRecordLength {
+                            throw ReportError(location(recordLine, 1), "the record is longer than \(maximumRecordLength) bytes")
+                        }
+                        if byte == UInt8(ascii: "\"") {
+                            throw ReportError(location(line, column), "a double quote inside an unquoted field (quote the whole field and double the quote)")
+                        }
+                        try check(byte, at: location(line, column))
+                        text.append(byte)
+                        index += 1
+                        if byte & 0xC0 != 0x80 { column += 1 }
+                    }
+                }
+                guard let string = String(bytes: text, encoding: .utf8) else {
+                    throw ReportError(location(fieldLine, fieldColumn), "the field is not valid UTF-8")
+                }
+                fields.append(CSVField(text: string, line: fieldLine, column: fieldColumn))
+                // After a field: a comma, a line end, or the end of the file.
+                if index >= bytes.count {
+                    endOfRecord = true
+                } else if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    column += 1
+                } else if bytes[index] == UInt8(ascii: "\n") {
+                    index += 1
+                    line += 1
+                    column = 1
+                    endOfRecord = true
+                } else if bytes[index] == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
+                    index += 2
+                    line += 1
+                    column = 1
+                    endOfRecord = true
+                } else if bytes[index] == UInt8(ascii: "\r") {
+                    throw ReportError(location(line, column), "a carriage return must be followed by a line feed")
+                } else {
+                    throw ReportError(location(line, column), "unexpected text after a closing quote (a field ends at a comma or a line end)")
+                }
+            }
+            records.append(CSVRecord(fields: fields, line: recordLine))
+        }
+        return records
+    }
+
+    /// Refuses control characters other than tab (and NUL: binary data).
+    private static func check(_ byte: UInt8, at location: ReportLocation) throws(ReportError) {
+        guard byte >= 0x20 || byte == 0x09, byte != 0x7F else {
+            throw ReportError(location, "a control character (byte 0x\(String(byte, radix: 16, uppercase: true))) where text was expected; is this a CSV file?")
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Adapters
+import Foundation
+import Mediation
+import Testing
+@testable import MediationCLI
+
+/// `mediate optimize`: learned eCPMs from revenue reports, printed, as JSON, and written.
+@Suite("mediate optimize")
+struct OptimizeCommandTests {
+    static let config = """
+    {
+      "networks": {
+        "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "sandbox" },
+        "backfill": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 0 } },
+        "elo": { "adapter": "elo", "credentials": { "publisher_id": "elo-pub-demo-0001" }, "endpoint": "sandbox" }
+      },
+      "placements": {
+        "home": {
+          "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+          "sources": [
+            { "id": "home_elo", "network": "elo", "ad_unit_id": "elo-home" },
+            { "id": "home_nitx", "network": "nitx", "ad_unit_id": "SLOT-HOME", "ecpm": 1.0 },
+            { "id": "home_backfill", "network": "backfill", "ad_unit_id": "bf-home", "ecpm": 0.5, "currency": "EUR", "timeout_ms": 1200 }
+          ]
+        }
+      },
+      "currency_rates": { "EUR": 1.25 }
+    }
+    """
+
+    /// home_nitx: 1000 impressions paying 1.20 USD on 03-10 and 1000 paying 1.50 on 03-07 (the
+    /// hand-worked case of BayesianECPMTests: μ = 1.28125, sd = 0.0286496). home_backfill: 50
+    /// impressions, too few.
+    static let report = """
+    day,network,ad_unit_id,impressions,revenue,currency
+    2026-03-07,nitx,SLOT-HOME,1000,1.5,USD
+    2026-03-08,nitx,SLOT-HOME,0,0,USD
+    2026-03-09,nitx,SLOT-HOME,0,0,USD
+    2026-03-10,nitx,SLOT-HOME,1000,1.2,USD
+    2026-03-10,backfill,bf-home,50,0.02,EUR
+
+    """
+
+    static func workspace() throws -> Workspace {
+        let workspace = try Workspace()
+        try workspace.write(config, to: "Config/mediation.json")
+        try workspace.write(report, to: "r.csv")
+        return workspace
+    }
+
+    @Test("the table: configured, learned, interval, impressions, days, decision")
+    func table() async throws {
+        let workspace = try Self.workspace()
+        let result = await workspace.run(["optimize", "--reports", "r.csv"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains("as of 2026-03-10"))
+        let nitx = result.output.split(separator: "\n").first { $0.hasPrefix("home ") && $0.contains("home_nitx") }
+        #expect(nitx?.contains("1.0000") == true)
+        #expect(nitx?.contains("1.2812") == true || nitx?.contains("1.2813") == true)
+        #expect(nitx?.contains("1.2341–1.3284") == true)
+        #expect(nitx?.contains("2000 (1500 eff.)") == true)
+        #expect(nitx?.contains("changed") == true)
+        #expect(result.output.contains("kept_too_little_data"))
+        #expect(!result.output.contains("home_elo"))
+    }
+
+    @Test("--json is machine-readable")
+    func json() async throws {
+        let workspace = try Self.workspace()
+        let result = await workspace.run(["optimize", "--reports", "r.csv", "--json", "--as-of", "2026-03-10"])
+        #expect(result.code == .success)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(object["as_of"] as? String == "2026-03-10")
+        let items = try #require(object["line_items"] as? [[String: Any]])
+        #expect(items.count == 2)
+        #expect(items[0]["line_item"] as? String == "home_nitx")
+        #expect(abs((items[0]["learned_ecpm"] as? Double ?? 0) - 1.28125) < 1e-9)
+        #expect(abs((items[0]["ecpm_sd"] as? Double ?? 0) - 0.028649620961716) < 1e-9)
+        #expect(items[0]["decision"] as? String == "changed")
+        #expect(items[1]["decision"] as? String == "kept_too_little_data")
+        #expect(abs((items[1]["configured_ecpm"] as? Double ?? 0) - 0.625) < 1e-12) // 0.5 EUR at 1.25
+    }
+
+    @Test("--write keeps everything else, adds ecpm_sd and ecpm_impressions, and validates")
+    func write() async throws {
+        let workspace = try Self.workspace()
+        let result = await workspace.run(["optimize", "--config", "Config/mediation.json", "--reports", "r.csv", "--write", "new.json"])
+        #expect(result.code == .success, "\(result.error)")
+        let text = try String(contentsOf: workspace.directory.appendingPathComponent("new.json"), encoding: .utf8)
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: text)
+        let sources = configuration.placements[0].sources
+        #expect(sources.map(\.id) == ["home_elo", "home_nitx", "home_backfill"])
+        #expect(sources[1].eCPM == 1.28125)
+        #expect(sources[1].eCPMSD == 0.02865)
+        #expect(sources[1].eCPMImpressions == 2000)
+        #expect(sources[2].eCPM == 0.5) // kept, untouched
+        #expect(sources[2].eCPMSD == nil)
+        #expect(sources[2].timeout == .milliseconds(1200))
+        #expect(configuration.currencyRates == ["EUR": 1.25])
+        #expect(text.contains("\"ecpm\": 1.28125,\n          \"ecpm_sd\": 0.02865,\n          \"ecpm_impressions\": 2000"))
+        let validate = await workspace.run(["validate", "--config", "new.json"])
+        #expect(validate.code == .success, "\(validate.error)")
+    }
+
+    @Test("a mistake in a report: exit 65 with file:line:column")
+    func badReport() async throws {
+        let workspace = try Self.workspace()
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n2026-03-10,nitx,SLOT-HOME,10,-0.5,USD\n", to: "bad.csv")
+        let result = await workspace.run(["optimize", "--reports", "r.csv", "bad.csv"])
+        #expect(result.code == .dataError)
+        #expect(result.error == "mediate: invalid input: bad.csv:2:30: revenue must be a finite number >= 0, found \"-0.5\"\n")
+    }
+
+    @Test("warnings go to standard error; missing files and bad options have their exit codes")
+    func warningsAndExits() async throws {
+        let workspace = try Self.workspace()
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n2026-03-10,nitx,SLOT-GONE,10,0.01,USD\n", to: "gone.csv")
+        let warned = await workspace.run(["optimize", "--reports", "r.csv", "gone.csv"])
+        #expect(warned.code == .success)
+        #expect(warned.error.contains("mediate: warning: gone.csv:2:1: no fixed-price line item of the config has network \"nitx\" and ad unit \"SLOT-GONE\"; the row is not used (unknown_ad_unit)"))
+        let missing = await workspace.run(["optimize", "--reports", "nope.csv"])
+        #expect(missing.code == .noInput)
+        #expect(missing.error == "mediate: report file not found: nope.csv\n")
+        let noReports = await workspace.run(["optimize"])
+        #expect(noReports.code == .usage)
+        let badDay = await workspace.run(["optimize", "--reports", "r.csv", "--as-of", "2026-02-30"])
+        #expect(badDay.code == .usage)
+        #expect(badDay.error.contains("--as-of needs a UTC day YYYY-MM-DD, got '2026-02-30'"))
+        let badConfig = await workspace.run(["optimize", "--reports", "r.csv", "--config", "missing.json"])
+        #expect(badConfig.code == .noInput)
+        let events = await workspace.run(["optimize", "--reports", "r.csv", "--events", "r.csv"])
+        #expect(events.code == .dataError)
+        #expect(events.error.hasPrefix("mediate: invalid input: r.csv:1:1: expected one JSON object per line"))
+        let unwritable = await workspace.run(["optimize", "--reports", "r.csv", "--write", "no/such/dir/new.json"])
+        #expect(unwritable.code == .cannotCreate)
+    }
+
+    @Test("the options parse: --reports takes several files")
+    func parsing() throws {
+        let invocation = try InvocationParser.parse(["optimize", "--reports", "a.csv", "b.csv", "--json", "--as-of=2026-03-10", "--events", "e.ndjson", "--write", "n.json"])
+        guard case .optimize(let options) = invocation else {
+            Issue.record("not optimize: \(invocation)")
+            return
+        }
+        #expect(options.reportPaths == ["a.csv", "b.csv"])
+        #expect(options.json)
+        #expect(options.asOf?.description == "2026-03-10")
+        #expect(options.eventsPath == "e.ndjson")
+        #expect(options.writePath == "n.json")
+        guard case .optimize(let dayOptions) = try InvocationParser.parse(["optimize", "--reports", "a.csv", "--events", "e.ndjson", "--events-start", "2026-03-01"]) else {
+            Issue.record("not optimize")
+            return
+        }
+        #expect(dayOptions.eventsStart?.description == "2026-03-01")
+        #expect(throws: UsageError(message: "--events-start applies to --events only")) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--events-start", "2026-03-01"]) }
+        #expect(throws: UsageError.self) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--seed", "1"]) }
+        #expect(throws: UsageError.self) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--json", "--json"]) }
+    }
+}
+
+/// The README's command on the shipped config and sample report.
+@Suite("mediate optimize on the shipped config")
+struct OptimizeShippedConfigTests {
+    @Test("the sample report learns Nitx and Qartvelo's home banner; the written config validates")
+    func shipped() async throws {
+        let result = await Workspace.runInRepository(["optimize", "--config", "Config/mediation.json", "--reports", "Config/sample-revenue-report.csv", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let items = try #require(object["line_items"] as? [[String: Any]])
+        let decisions = Dictionary(items.map { ($0["line_item"] as? String ?? "", $0["decision"] as? String ?? "") }, uniquingKeysWith: { first, _ in first })
+        #expect(decisions["home_banner_nitx"] == "changed")
+        #expect(decisions["home_banner_qartvelo"] == "changed")
+        #expect(decisions["home_banner_premium"] == "kept_too_little_data")
+        #expect(decisions["feed_inline_nitx"] == "kept_too_little_data")
+        #expect(result.error.isEmpty)
+
+        let workspace = try Workspace()
+        let shipped = try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json"), encoding: .utf8)
+        try workspace.write(shipped, to: "Config/mediation.json")
+        try workspace.write(try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/sample-revenue-report.csv"), encoding: .utf8), to: "r.csv")
+        let written = await workspace.run(["optimize", "--reports", "r.csv", "--write", "Config/learned.json"])
+        #expect(written.code == .success, "\(written.error)")
+        let validate = await workspace.run(["validate", "--config", "Config/learned.json"])
+        #expect(validate.code == .success, "\(validate.error)")
+    }
+}

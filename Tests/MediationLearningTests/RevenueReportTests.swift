@@ -1,0 +1,173 @@
+import Adapters
+import Mediation
+import Testing
+@testable import MediationLearning
+
+/// The strict revenue report parser and the assembly of reports into line items' data.
+@Suite("Revenue reports")
+struct RevenueReportTests {
+    static let header = "day,network,ad_unit_id,impressions,revenue,currency\n"
+
+    static let configJSON = """
+    {
+      "networks": {
+        "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "sandbox" },
+        "backfill": { "adapter": "fallback", "endpoint": "sandbox" }
+      },
+      "placements": {
+        "home": {
+          "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+          "sources": [
+            { "id": "home_nitx", "network": "nitx", "ad_unit_id": "SLOT-HOME", "ecpm": 1.4 },
+            { "id": "home_backfill", "network": "backfill", "ad_unit_id": "bf-home", "ecpm": 0.5, "currency": "EUR" }
+          ]
+        }
+      },
+      "currency_rates": { "EUR": 1.08 }
+    }
+    """
+
+    static func configuration() throws -> MediationConfiguration {
+        try ConfigurationLoader(registry: .standard).load(json: configJSON)
+    }
+
+    static func parse(_ text: String, file: String = "r.csv") throws(ReportError) -> [RevenueRow] {
+        try RevenueReportParser.parse(Array(text.utf8), file: file, currencyRates: ["EUR": 1.08])
+    }
+
+    static func error(_ text: String) -> String? {
+        do {
+            _ = try parse(text)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("a BOM, CRLF line ends and RFC 4180 quoting are read; currencies converted once")
+    func valid() throws {
+        let text = "\u{FEFF}day,network,ad_unit_id,impressions,revenue,currency\r\n2026-03-01,nitx,\"SLOT,\"\"HOME\"\"\",1000,1.5,USD\r\n2026-03-02,backfill,bf-home,200,1e-1,EUR"
+        let rows = try Self.parse(text)
+        #expect(rows.count == 2)
+        #expect(rows[0].adUnitID == "SLOT,\"HOME\"")
+        #expect(rows[0].impressions == 1000)
+        #expect(rows[0].revenueUSD == 1.5)
+        #expect(rows[1].revenue == 0.1)
+        #expect(abs(rows[1].revenueUSD - 0.108) < 1e-12)
+        #expect(rows[1].location.description == "r.csv:3:1")
+    }
+
+    @Test("each mistake names file:line:column")
+    func errors() {
+        let h = Self.header
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,10,-1,USD\n") == "r.csv:2:30: revenue must be a finite number >= 0, found \"-1\"")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,10,nan,USD\n") == "r.csv:2:30: revenue must be a finite number >= 0, found \"nan\"")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,10,1e400,USD\n") == "r.csv:2:30: revenue must be a finite number >= 0, found \"1e400\"")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,1.5,1,USD\n") == "r.csv:2:27: impressions must be a whole number from 0 to 1000000000000, found \"1.5\"")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,-3,1,USD\n") == "r.csv:2:27: impressions must be a whole number from 0 to 1000000000000, found \"-3\"")
+        #expect(Self.error(h + "2026-02-30,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: day must be a UTC day YYYY-MM-DD, found \"2026-02-30\"")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,GBP\n") == "r.csv:2:31: unknown currency \"GBP\": the config's currency_rates has no rate for it (USD per unit)")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1\n") == "r.csv:2:1: expected 6 fields (day,network,ad_unit_id,impressions,revenue,currency), found 5")
+        #expect(Self.error(h + "\n") == "r.csv:2:1: expected 6 fields (day,network,ad_unit_id,impressions,revenue,currency), found 1")
+        #expect(Self.error("day,network,ad_unit,impressions,revenue,currency\n") == "r.csv:1:13: the header must be day,network,ad_unit_id,impressions,revenue,currency; field 3 must be \"ad_unit_id\"")
+        #expect(Self.error("") == "r.csv:1:1: the report is empty; expected the header day,network,ad_unit_id,impressions,revenue,currency")
+        #expect(Self.error(h + "2026-03-01,\"nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:12: the quoted field is never closed")
+        #expect(Self.error(h + "2026-03-01,ni\"tx,SLOT-HOME,3,1,USD\n") == "r.csv:2:14: a double quote inside an unquoted field (quote the whole field and double the quote)")
+        #expect(Self.error(h + "2026-03-01,\"nitx\"x,SLOT-HOME,3,1,USD\n") == "r.csv:2:18: unexpected text after a closing quote (a field ends at a comma or a line end)")
+        #expect(Self.error(h + "2026-03-01,nitx\r,SLOT-HOME,3,1,USD\n") == "r.csv:2:16: a carriage return must be followed by a line feed")
+    }
+
+    @Test("garbage never traps: binary data, a huge line, invalid UTF-8")
+    func garbage() {
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let bytes = (0..<Int.random(in: 0..<300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            _ = try? RevenueReportParser.parse(bytes, file: "g.csv", currencyRates: [:])
+            _ = try? RevenueReportParser.parse(Array(Self.header.utf8) + bytes, file: "g.csv", currencyRates: [:])
+        }
+        #expect(Self.error(Self.header + "2026-03-01,\u{0}nitx,S,1,1,USD\n") == "r.csv:2:12: a control character (byte 0x0) where text was expected; is this a CSV file?")
+        let huge = Self.header + String(repeating: "x", count: 100_000) + "\n"
+        #expect(Self.error(huge) == "r.csv:2:1: the record is longer than 4096 bytes")
+        let invalid = Array(Self.header.utf8) + [0x32, 0x30, 0xC3, 0x28] + Array(",n,a,1,1,USD\n".utf8)
+        #expect(throws: ReportError.self) { try RevenueReportParser.parse(invalid, file: "r.csv", currencyRates: [:]) }
+    }
+
+    @Test("a row repeated (same day, network, ad unit), in one report or two, is an error")
+    func duplicates() throws {
+        let configuration = try Self.configuration()
+        let a = Self.header + "2026-03-01,nitx,SLOT-HOME,10,0.01,USD\n"
+        let b = Self.header + "2026-03-02,nitx,SLOT-HOME,10,0.01,USD\n2026-03-01,nitx,SLOT-HOME,12,0.01,USD\n"
+        #expect {
+            _ = try ReportAssembly(reports: [("a.csv", Array(a.utf8)), ("b.csv", Array(b.utf8))], configuration: configuration)
+        } throws: { error in
+            (error as? ReportError)?.description == "b.csv:3:1: duplicate row: 2026-03-01, network \"nitx\", ad unit \"SLOT-HOME\" is already reported at a.csv:2:1"
+        }
+    }
+
+    @Test("warnings: an unknown ad unit, a missing day")
+    func warnings() throws {
+        let configuration = try Self.configuration()
+        let text = Self.header + "2026-03-01,nitx,SLOT-HOME,10,0.01,USD\n2026-03-03,nitx,SLOT-HOME,10,0.01,USD\n2026-03-01,nitx,SLOT-OTHER,10,0.01,USD\n"
+        let assembly = try ReportAssembly(reports: [("n.csv", Array(text.utf8))], configuration: configuration)
+        #expect(assembly.warnings.map(\.code) == [.unknownAdUnit, .missingDay])
+        #expect(assembly.warnings[0].location.description == "n.csv:4:1")
+        #expect(assembly.warnings[1].message.contains("2026-03-02"))
+        #expect(assembly.inputs.map(\.lineItemID) == ["home_nitx", "home_backfill"])
+        #expect(assembly.inputs[0].observations.count == 2)
+        #expect(abs(assembly.inputs[1].configuredECPM - 0.54) < 1e-12)
+        #expect(assembly.latestDay?.description == "2026-03-03")
+    }
+
+    static func shownEvents(_ count: Int, lineItem: String = "home_nitx") -> String {
+        let line = #"{"ad":{"adID":"x","configVersion":0,"creativeID":"c","eCPM":1.4,"format":"banner","lineItemID":"\#(lineItem)","network":"nitx","placementID":"home","size":{"height":50,"width":320}},"at_ms":1,"event":"shown","placement":"home","revenue_usd":0.0014}"#
+        return String(repeating: line + "\n", count: count) + #"{"at_ms":2,"event":"clicked","placement":"home"}"# + "\n"
+    }
+
+    @Test("the app's impressions more than 10 % from the network's are an impression_discrepancy")
+    func discrepancy() throws {
+        let configuration = try Self.configuration()
+        let report = Array((Self.header + "2026-03-01,nitx,SLOT-HOME,60,0.01,USD\n2026-03-02,nitx,SLOT-HOME,40,0.01,USD\n").utf8)
+        func codes(_ shown: Int) throws -> [ReportWarning.Code] {
+            try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array(Self.shownEvents(shown).utf8)), configuration: configuration).warnings.map(\.code)
+        }
+        #expect(try codes(89) == [.impressionDiscrepancy]) // 11 % fewer
+        #expect(try codes(90) == []) // 10 %: not over
+        #expect(try codes(110) == [])
+        #expect(try codes(111) == [.impressionDiscrepancy])
+        #expect(ReportAssembly.isDiscrepancy(app: 1, network: 0))
+        #expect {
+            _ = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array("{\"event\":\"shown\"}\nnot json\n".utf8)), configuration: configuration)
+        } throws: { error in
+            (error as? ReportError)?.description == "e.ndjson:1:1: a shown event needs its ad's placementID and lineItemID"
+        }
+    }
+}
+
+/// `--events-start`: the app's impressions per line item and day.
+@Suite("Revenue reports: impressions per day")
+struct ImpressionsPerDayTests {
+    static func shown(atMilliseconds: Double) -> String {
+        #"{"ad":{"adID":"x","configVersion":0,"creativeID":"c","eCPM":1.4,"format":"banner","lineItemID":"home_nitx","network":"nitx","placementID":"home","size":{"height":50,"width":320}},"at_ms":\#(atMilliseconds),"event":"shown","placement":"home"}"#
+    }
+
+    @Test("events fall on start + floor(at_ms / 1 day); each day is compared on its own")
+    func perDay() throws {
+        let configuration = try RevenueReportTests.configuration()
+        // The network: 60 on 03-01 and 40 on 03-02 (100 in all). The app: 40 on 03-01 and 60
+        // on 03-02: the totals agree, each day is a third or more apart.
+        let report = Array((RevenueReportTests.header + "2026-03-01,nitx,SLOT-HOME,60,0.01,USD\n2026-03-02,nitx,SLOT-HOME,40,0.01,USD\n").utf8)
+        let events = String(repeating: Self.shown(atMilliseconds: 1000) + "\n", count: 40) + String(repeating: Self.shown(atMilliseconds: 86_400_000 + 5) + "\n", count: 60)
+        let start = try #require(UTCDay("2026-03-01"))
+        let perDay = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array(events.utf8)), eventsStart: start, configuration: configuration)
+        #expect(perDay.warnings.map(\.code) == [.impressionDiscrepancy, .impressionDiscrepancy])
+        #expect(perDay.warnings[0].message.contains("on 2026-03-01: the app counted 40 impressions for its ad unit, the network reported 60"))
+        #expect(perDay.warnings[1].message.contains("on 2026-03-02: the app counted 60"))
+        let total = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array(events.utf8)), configuration: configuration)
+        #expect(total.warnings.isEmpty)
+        let counts = try AppImpressions.countByDay(Array(events.utf8), file: "e.ndjson", start: start)
+        #expect(counts[AppImpressions.Key(placementID: "home", lineItemID: "home_nitx")] == [start: 40, start.adding(days: 1): 60])
+        #expect(throws: ReportError.self) {
+            try AppImpressions.countByDay(Array(Self.shown(atMilliseconds: -1).utf8), file: "e.ndjson", start: start)
+        }
+    }
+}
