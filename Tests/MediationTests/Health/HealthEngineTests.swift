@@ -24,7 +24,8 @@ struct HealthFixture: Sendable {
     init(
         store: any StateStore = MemoryStateStore(),
         wallClock: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000_000) },
-        badAnswer: @escaping @Sendable (Int) -> ScriptedAnswer = { _ in .after(.milliseconds(200), .error) }
+        badAnswer: @escaping @Sendable (Int) -> ScriptedAnswer = { _ in .after(.milliseconds(200), .error) },
+        badLineItems: Int = 1
     ) throws {
         bad = ScriptedAdapter(network: "bad", pricing: .fixedPrice, clock: clock) { index, _ in badAnswer(index) }
         good = ScriptedAdapter(network: "good", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
@@ -35,7 +36,7 @@ struct HealthFixture: Sendable {
             id: "level_end",
             format: .interstitial,
             mode: .waterfall,
-            sources: [.fixedPrice("bad_1", network: "bad", eCPM: 2.0), .fixedPrice("good_1", network: "good", eCPM: 1.0)]
+            sources: (1...badLineItems).map { .fixedPrice("bad_\($0)", network: "bad", eCPM: 2.0 - 0.1 * Double($0 - 1)) } + [.fixedPrice("good_1", network: "good", eCPM: 1.0)]
         )
         engine = try MediationEngine(
             configuration: networks.configuration(placements: [placement]),
@@ -109,6 +110,37 @@ struct HealthEngineTests {
         #expect(probe.winner?.lineItem.id == "bad_1")
         #expect(fixture.resumes == ["bad"])
         #expect(fixture.engine.networkHealth("bad")?.state == .closed)
+    }
+
+    @Test("one verdict per network per auction: two failing line items of one network count once")
+    func oneVerdictPerNetworkPerAuction() async throws {
+        let fixture = try HealthFixture(badLineItems: 2)
+        _ = try await fixture.auction()
+        #expect(fixture.bad.requestCount == 2)
+        #expect(fixture.pauses.isEmpty)
+        #expect(fixture.engine.networkHealth("bad")?.recentFailures == 1)
+        #expect(fixture.engine.networkHealth("bad")?.recentOutcomes == 1)
+        _ = try await fixture.auction()
+        #expect(fixture.pauses.map(\.failures) == [2])
+        let third = try await fixture.auction()
+        #expect(third.trace.source("bad_1")?.outcome == .notAsked(.networkPaused))
+        #expect(third.trace.source("bad_2")?.outcome == .notAsked(.networkPaused))
+        #expect(third.trace.source("good_1")?.startOffsetMilliseconds == 0)
+    }
+
+    @Test("the events' records carry the network, the cause, the counts and the retry instant")
+    func eventRecords() async throws {
+        let fixture = try HealthFixture()
+        _ = try await fixture.auction()
+        _ = try await fixture.auction()
+        let event = try #require(fixture.recorder.events.first { $0.name == "network_paused" })
+        let record = EventRecord(event)
+        #expect(record.network == "bad")
+        #expect(record.reason == "failures")
+        #expect(record.failures == 2 && record.outcomes == 2)
+        #expect(record.retryAtMilliseconds == (MediationInstant.origin + .milliseconds(3300) + HealthFixture.firstBackoff).milliseconds)
+        #expect(event.placementID.isEmpty)
+        #expect(event.description.contains("network_paused bad (failures: 2 of 2 failed)"))
     }
 
     @Test("a network that always answers no-fill is never paused")
