@@ -193,7 +193,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
 
     /// The `config_version` the event belongs to (R22): the version an auction ran under, the
     /// version an ad's auction ran under (ad events), the version a placement runs (refresh
-    /// schedules), or the version running after a configuration update or removal.
+    /// schedules), or the version running after a configuration update or removal; 0 for a
+    /// network's health (`network_paused`, `network_resumed`), which belongs to no version.
     public var configVersion: Int {
         switch self {
         case .auctionStarted(_, _, let version, _), .refreshScheduled(_, _, let version, _), .placementRemoved(_, let version, _):
