@@ -112,6 +112,23 @@ struct HealthEngineTests {
         #expect(fixture.engine.networkHealth("bad")?.state == .closed)
     }
 
+    @Test("a failed probe pauses the network again for the doubled back-off (its own seeded jitter)")
+    func failedProbeDoublesTheBackoff() async throws {
+        let fixture = try HealthFixture()
+        _ = try await fixture.auction()
+        _ = try await fixture.auction()
+        let retryAt = MediationInstant.origin + .milliseconds(3300) + HealthFixture.firstBackoff
+        await fixture.clock.advance(to: retryAt)
+        let probe = try await fixture.auction() // bad fails at +200, good fills at +300
+        #expect(fixture.bad.requestInstants.last == retryAt)
+        #expect(probe.winner?.lineItem.id == "good_1")
+        let second = NetworkHealth.backoff(failedProbes: 1, settings: HealthFixture.settings, jitter: HealthJitter.unit(seed: 1, networkID: "bad", opening: 1))
+        let failedAt = retryAt + .milliseconds(300)
+        #expect(fixture.pauses.last == NetworkPause(networkID: "bad", cause: .probeFailed, failures: 1, outcomes: 1, failedProbes: 1, backoffMilliseconds: second.milliseconds, retryAt: failedAt + second, at: failedAt))
+        #expect(second > .seconds(48) && second <= .seconds(60))
+        #expect(fixture.engine.networkHealth("bad")?.failedProbes == 1)
+    }
+
     @Test("one verdict per network per auction: two failing line items of one network count once")
     func oneVerdictPerNetworkPerAuction() async throws {
         let fixture = try HealthFixture(badLineItems: 2)
