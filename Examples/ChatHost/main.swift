@@ -123,6 +123,10 @@ func main() async -> Int32 {
                     print("[\(at)]   engine: \(ad.placementID) released \(ad.adID) (\(reason.rawValue))")
                 case .expired(let ad, let at):
                     print("[\(at)]   engine: \(ad.placementID) \(ad.adID) expired unshown")
+                case .networkPaused(let pause):
+                    print("[\(pause.at)]   engine: network \(pause.networkID) paused until \(pause.retryAt) (\(pause.cause.rawValue))")
+                case .networkResumed(let networkID, _, let at):
+                    print("[\(at)]   engine: network \(networkID) resumed")
                 case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved:
                     break
                 }

@@ -259,6 +259,10 @@ final class WatchPrinter: Sendable {
             line = Self.line(for: update)
         case .placementRemoved(let placementID, let version, let at):
             line = "[\(at)] placement \(safe(placementID)) removed by config version \(version)"
+        case .networkPaused(let pause):
+            line = "[\(pause.at)] network \(safe(pause.networkID)) paused (\(pause.cause.rawValue): \(pause.failures) of \(pause.outcomes) failed) until \(pause.retryAt)"
+        case .networkResumed(let networkID, let failedProbes, let at):
+            line = "[\(at)] network \(safe(networkID)) resumed after \(failedProbes) failed probes"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
             line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"

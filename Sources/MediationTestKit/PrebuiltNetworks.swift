@@ -31,11 +31,12 @@ public struct PrebuiltNetworks: Sendable {
     ///   - timeout: the network's `timeout_ms`, if any.
     ///   - servesInlineBanners: whether the network serves inline banners
     ///     (``NetworkAdapterFactory/servesInlineBanners``, default `true`).
-    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true) {
+    ///   - health: the network's health settings (R24, default on).
+    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true, health: NetworkHealthSettings = .standard) {
         let kind = "prebuilt.\(id)"
         registry.register(Factory(kind: kind, pricing: pricing, adapter: adapter, servesInlineBanners: servesInlineBanners))
         networks.removeAll { $0.id == id }
-        networks.append(NetworkConfiguration(id: id, adapter: kind, timeout: timeout))
+        networks.append(NetworkConfiguration(id: id, adapter: kind, timeout: timeout, health: health))
     }
 
     /// A configuration of `placements` over these networks.

@@ -11,9 +11,12 @@ package struct AuctionSource: Sendable {
     /// Whether the network serves inline banners (``NetworkAdapterFactory/servesInlineBanners``);
     /// when not, an inline banner auction asks it for its anchored adaptive banner.
     package var servesInlineBanners: Bool
+    /// Its network's health settings (R24; they apply when the runner has a health monitor).
+    package var health: NetworkHealthSettings
 
     /// Pairs a line item with its adapter.
-    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false, servesInlineBanners: Bool = true) {
+    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false, servesInlineBanners: Bool = true, health: NetworkHealthSettings = .standard) {
+        self.health = health
         self.lineItem = lineItem
         self.adapter = adapter
         self.networkTimeout = networkTimeout
@@ -58,6 +61,9 @@ package struct Auction: Sendable {
     /// Whether each adapter call runs with its ``SourceAttribution`` set for debug recording
     /// (``MediationEnvironment/exchangeRecorder``).
     package var attributesSources = false
+    /// The engine's network health (R24): paused networks are not asked, and each auction's
+    /// signals go to it; `nil` (a runner outside an engine) asks every network.
+    var health: NetworkHealthMonitor?
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
@@ -116,13 +122,20 @@ package struct Auction: Sendable {
         onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil
     ) async -> AuctionOutcome {
         let included: [AuctionSource]
-        let machine: AuctionStateMachine
+        var machine: AuctionStateMachine
         if excludedLineItems.isEmpty {
             included = sources
             machine = self.machine
         } else {
             included = sources.filter { !excludedLineItems.contains($0.lineItem.id) }
             machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion)
+        }
+        // R24: one admission per network per auction, however many line items it has.
+        let ticket = health.map { $0.admit(Auction.healthNetworks(of: included), at: clock.now) }
+        if let ticket, !ticket.paused.isEmpty {
+            for index in included.indices {
+                if let retryAt = ticket.paused[included[index].lineItem.network] { machine.pause(sourceAt: index, until: retryAt) }
+            }
         }
         let run = AuctionRun(
             auctionID: auctionIDs.next(),
@@ -137,6 +150,30 @@ package struct Auction: Sendable {
             adapterWarnings: adapterWarnings,
             onLateAnswer: onLateAnswer
         )
-        return await run.outcome()
+        let outcome = await run.outcome()
+        if let health, let ticket {
+            health.record(Auction.healthSignals(of: outcome.trace, sources: included), ticket: ticket, at: clock.now)
+        }
+        return outcome
+    }
+
+    /// Each network of `sources` once, in order, with its health settings.
+    private static func healthNetworks(of sources: [AuctionSource]) -> [(id: String, settings: NetworkHealthSettings)] {
+        var seen = Set<String>()
+        var networks: [(id: String, settings: NetworkHealthSettings)] = []
+        for source in sources where seen.insert(source.lineItem.network).inserted {
+            networks.append((source.lineItem.network, source.health))
+        }
+        return networks
+    }
+
+    /// Each network's one signal in a finished auction (R24): its line items' outcomes
+    /// combined (``HealthSignal/combined(_:)``).
+    private static func healthSignals(of trace: AuctionTrace, sources: [AuctionSource]) -> [String: HealthSignal] {
+        var outcomes: [String: [SourceOutcome]] = [:]
+        for index in 0..<min(trace.sourceCount, sources.count) {
+            outcomes[sources[index].lineItem.network, default: []].append(trace.sourceSummary(at: index).outcome)
+        }
+        return outcomes.compactMapValues { HealthSignal.combined($0) }
     }
 }

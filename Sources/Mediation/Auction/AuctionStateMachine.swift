@@ -71,6 +71,9 @@ struct AuctionStateMachine {
         var lateAnswer: (at: MediationInstant, released: Bool)?
         /// Warnings its line carries when it was asked (e.g. `anchored_for_inline`).
         var warningsIfAsked: [TraceIssue] = []
+        /// Its network is paused until this instant (R24): it is `not_asked`
+        /// (`network_paused`).
+        var pausedUntil: MediationInstant?
     }
 
     /// What every auction of the placement shares and never changes, in one shared box, so that
@@ -203,6 +206,16 @@ struct AuctionStateMachine {
         entries[index].warningsIfAsked.append(warning)
     }
 
+    /// Marks source `index`'s network as paused until `retryAt` (R24): the source is not asked
+    /// (`network_paused`); in waterfall mode its tier is passed over at once.
+    /// - Parameters:
+    ///   - index: the source's index.
+    ///   - retryAt: when its network is tried again.
+    mutating func pause(sourceAt index: Int, until retryAt: MediationInstant) {
+        guard entries.indices.contains(index) else { return }
+        entries[index].pausedUntil = retryAt
+    }
+
     /// The slot the placement declares (its configuration's).
     var declaredSlot: SlotSize { placement.slot }
 
@@ -241,6 +254,12 @@ struct AuctionStateMachine {
         actions.reserveCapacity(actions.count + entries.count + 1)
         for index in entries.indices {
             let isBidder = lineItems[index].pricing == .bidder
+            if entries[index].pausedUntil != nil {
+                // Its network is paused (R24): not asked, and its tier passed over at once.
+                entries[index].outcome = .notAsked(.networkPaused)
+                markDone(index)
+                continue
+            }
             if !isBidder {
                 guard let value = entries[index].fixedValue, placementFloor.map({ value >= $0 }) ?? true else {
                     // A fixed price that is invalid or under the placement's floor can never win:
@@ -257,7 +276,7 @@ struct AuctionStateMachine {
         if placement.mode == .waterfall {
             // Sources grouped by value in one pass (config order within a tier), highest first.
             var byValue: [AuctionValue: [Int]] = [:]
-            for index in entries.indices where lineItems[index].pricing == .fixedPrice && entries[index].outcome == nil {
+            for index in entries.indices where lineItems[index].pricing == .fixedPrice && (entries[index].outcome == nil || entries[index].pausedUntil != nil) {
                 if let value = entries[index].fixedValue { byValue[value, default: []].append(index) }
             }
             tiers = byValue.keys.sorted(by: >).compactMap { byValue[$0] }
@@ -507,6 +526,7 @@ struct AuctionStateMachine {
                 adID: entry.adID,
                 adReleased: entry.released,
                 lateAnswer: late,
+                retryAtMilliseconds: entry.pausedUntil?.milliseconds,
                 errors: TraceIssues.errors(for: outcome, limit: entry.limit),
                 warnings: (entry.startedAt == nil ? [] : entry.warningsIfAsked) + (late.map { [TraceIssues.lateAnswer($0)] } ?? [])
             )

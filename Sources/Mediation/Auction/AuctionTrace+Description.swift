@@ -21,6 +21,7 @@ extension AuctionTrace: CustomStringConvertible {
                 source.startOffsetMilliseconds.map(AuctionTrace.millis) ?? "-",
                 source.latencyMilliseconds.map(AuctionTrace.millis) ?? "-",
                 DisplayText.escaped(source.outcome.description)
+                    + (source.retryAtMilliseconds.map { "; retry at \(AuctionTrace.millis($0)) ms" } ?? "")
                     + (source.lateAnswer.map { "; late answer at \(AuctionTrace.millis($0.atOffsetMilliseconds)) ms" + ($0.released ? ", released" : "") } ?? ""),
                 source.eCPM.map { AuctionTrace.money($0) } ?? "-",
                 source.adReleased ? "yes" : "no",

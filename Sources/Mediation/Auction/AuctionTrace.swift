@@ -48,6 +48,9 @@ public struct SourceTrace: Hashable, Sendable, Codable {
     public package(set) var adReleased: Bool
     /// An answer that came after its outcome was set, if any (R6a).
     public package(set) var lateAnswer: LateAnswerRecord?
+    /// For a source `not_asked` because its network is paused (`network_paused`, R24): when
+    /// the network is tried again, in milliseconds on the engine's clock (`retry_at_ms`).
+    public package(set) var retryAtMilliseconds: Double?
     /// Errors about this source in this auction (a failed request, an invalid price, a
     /// timeout), in the order they happened.
     public package(set) var errors: [TraceIssue]
@@ -78,6 +81,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         case adID = "ad_id"
         case adReleased = "released"
         case lateAnswer = "late_answer"
+        case retryAtMilliseconds = "retry_at_ms"
         case errors
         case warnings
     }
@@ -106,6 +110,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         adID: String? = nil,
         adReleased: Bool = false,
         lateAnswer: LateAnswerRecord? = nil,
+        retryAtMilliseconds: Double? = nil,
         errors: [TraceIssue] = [],
         warnings: [TraceIssue] = []
     ) {
@@ -131,6 +136,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         self.adID = adID
         self.adReleased = adReleased
         self.lateAnswer = lateAnswer
+        self.retryAtMilliseconds = retryAtMilliseconds
         self.errors = errors
         self.warnings = warnings
     }
@@ -162,6 +168,7 @@ public struct SourceTrace: Hashable, Sendable, Codable {
         adID = try container.decodeIfPresent(String.self, forKey: .adID)
         adReleased = try container.decodeIfPresent(Bool.self, forKey: .adReleased) ?? false
         lateAnswer = try container.decodeIfPresent(LateAnswerRecord.self, forKey: .lateAnswer)
+        retryAtMilliseconds = try container.decodeIfPresent(Double.self, forKey: .retryAtMilliseconds)
         errors = try container.decodeIfPresent([TraceIssue].self, forKey: .errors) ?? []
         warnings = try container.decodeIfPresent([TraceIssue].self, forKey: .warnings) ?? []
     }

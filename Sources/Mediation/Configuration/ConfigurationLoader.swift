@@ -43,6 +43,10 @@ import Foundation
 ///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
 ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources only).
 /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
+/// - `health` (top level, and per network over it): when a failing network is paused
+///   (engine rule R24, ``decodeHealth(_:at:over:)``), e.g. `{"enabled": true,
+///   "failures_to_open": 5, "window": 10, "backoff_ms": 30000, "max_backoff_ms": 600000,
+///   "probes": 1}` (the defaults); `{"enabled": false}` turns it off.
 ///
 /// A source's pricing comes from its network's kind, as the kind's factory in the
 /// ``NetworkRegistry`` states it; a network whose `adapter` the registry does not know is an
@@ -119,13 +123,14 @@ public struct ConfigurationLoader: Sendable {
     // MARK: - Root
 
     private func decodeRoot(_ root: JSONNode) throws(ConfigurationError) -> MediationConfiguration {
-        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates"])
+        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates", "health"])
         if let schema = object["$schema"] {
             _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))
         }
         let release = try decodeRelease(object)
         let currencyRates = try decodeCurrencyRates(object["currency_rates"])
-        let networks = try decodeNetworks(try object.required("networks"))
+        let health = try ConfigurationLoader.decodeHealth(object["health"], at: JSONPath.root.appending("health"), over: .standard)
+        let networks = try decodeNetworks(try object.required("networks"), health: health)
         var networksByID: [String: NetworkConfiguration] = [:]
         networksByID.reserveCapacity(networks.count)
         for network in networks { networksByID[network.id] = network }
@@ -156,7 +161,7 @@ public struct ConfigurationLoader: Sendable {
 
     // MARK: - Networks
 
-    private func decodeNetworks(_ node: JSONNode) throws(ConfigurationError) -> [NetworkConfiguration] {
+    private func decodeNetworks(_ node: JSONNode, health: NetworkHealthSettings) throws(ConfigurationError) -> [NetworkConfiguration] {
         let path = JSONPath.root.appending("networks")
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by network id", at: path)
@@ -171,13 +176,13 @@ public struct ConfigurationLoader: Sendable {
             guard ids.insert(member.key).inserted else {
                 throw ConfigurationError(code: .duplicateID, path: networkPath.description, message: "the network id \(ConfigurationText.quoted(member.key)) appears twice")
             }
-            networks.append(try decodeNetwork(id: member.key, member.value, at: networkPath))
+            networks.append(try decodeNetwork(id: member.key, member.value, at: networkPath, health: health))
         }
         return networks
     }
 
-    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkConfiguration {
-        let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options"])
+    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, health: NetworkHealthSettings) throws(ConfigurationError) -> NetworkConfiguration {
+        let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options", "health"])
         let adapterPath = path.appending("adapter")
         let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
         guard registry.pricing(forKind: adapter) != nil else {
@@ -210,7 +215,8 @@ public struct ConfigurationLoader: Sendable {
             }
             options = values
         }
-        return NetworkConfiguration(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options)
+        let networkHealth = try ConfigurationLoader.decodeHealth(object["health"], at: path.appending("health"), over: health)
+        return NetworkConfiguration(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
     }
 
     /// Reads a network's `endpoint` (required, R15): `"sandbox"` said explicitly, or an

@@ -23,6 +23,9 @@ public struct NetworkConfiguration: Hashable, Sendable {
     public var timeout: Duration?
     /// Adapter-specific options, validated by the adapter.
     public var options: [String: JSONValue]
+    /// How the engine pauses it when it fails (engine rule R24): the configuration's top-level
+    /// `health` with this network's own `health` over it (default ``NetworkHealthSettings/standard``).
+    public var health: NetworkHealthSettings
 
     /// Creates a network configuration.
     public init(
@@ -31,8 +34,10 @@ public struct NetworkConfiguration: Hashable, Sendable {
         credentials: [String: String] = [:],
         endpoint: NetworkEndpoint = .sandbox,
         timeout: Duration? = nil,
-        options: [String: JSONValue] = [:]
+        options: [String: JSONValue] = [:],
+        health: NetworkHealthSettings = .standard
     ) {
+        self.health = health
         self.id = id
         self.adapter = adapter
         self.credentials = credentials

@@ -81,6 +81,7 @@ final class EngineSnapshot: Sendable {
     ///   - registry: the network kinds.
     ///   - environment: what adapters are built with.
     ///   - previous: the snapshot in force, whose unchanged networks keep their adapters.
+    ///   - health: the engine's network health, shared by every auction (R24).
     /// - Returns: the snapshot, or the first error (the JSON path) with the adapters built anew.
     static func build(
         _ configuration: MediationConfiguration,
@@ -89,7 +90,8 @@ final class EngineSnapshot: Sendable {
         generation: UInt64,
         registry: NetworkRegistry,
         environment: MediationEnvironment,
-        previous: EngineSnapshot?
+        previous: EngineSnapshot?,
+        health: NetworkHealthMonitor? = nil
     ) -> Result<EngineSnapshot, BuildFailure> {
         var built: [any AdNetworkAdapter] = []
         var networks: [NetworkHandle] = []
@@ -140,11 +142,12 @@ final class EngineSnapshot: Sendable {
                 let servesInline = entry.factory.servesInlineBanners
                 if !servesInline, let error = anchoredBannerNeverFits(lineItem, in: placement) { return .failure(BuildFailure(error: error, unusedAdapters: built)) }
                 warnings += validation.warnings
-                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.handle.adapter, networkTimeout: entry.handle.network.timeout, usesSandbox: entry.handle.network.endpoint == .sandbox, servesInlineBanners: servesInline))
+                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.handle.adapter, networkTimeout: entry.handle.network.timeout, usesSandbox: entry.handle.network.endpoint == .sandbox, servesInlineBanners: servesInline, health: entry.handle.network.health))
             }
             var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) }, configVersion: version)
             auction.adapterWarnings = (environment.logger as? AttributingLogger)?.warnings
             auction.attributesSources = environment.exchangeRecorder != nil
+            auction.health = health
             entries[placement.id] = PlacementEntry(auction: auction, configuration: placement, generation: generation)
         }
         return .success(EngineSnapshot(configuration: configuration, version: version, source: source, generation: generation, networks: networks, entries: entries, warnings: warnings, sandboxNetworks: sandboxNetworks))

@@ -63,6 +63,8 @@ public final class MediationEngine: Sendable {
     private let registry: NetworkRegistry
     private let hostContext: @Sendable (String) -> HostContext
     private let eventHub: EventHub
+    /// Every network's health, shared by every auction and configuration (R24).
+    private let health: NetworkHealthMonitor
     private let state: Locked<State>
     /// Configuration changes, one at a time.
     private let applying = AsyncGate()
@@ -119,10 +121,12 @@ public final class MediationEngine: Sendable {
         if !(environment.logger is AttributingLogger), !(environment.logger is SilentLogger) {
             environment.logger = AttributingLogger(base: environment.logger, warnings: AdapterWarnings())
         }
+        let hub = EventHub(handler: onEvent)
+        let health = NetworkHealthMonitor(seed: environment.seed, store: environment.stateStore, wallClock: environment.wallClock, logger: environment.logger, emit: { hub.emit($0) })
         var snapshot: EngineSnapshot?
         var failures: [(LaunchCandidate, ConfigurationError)] = []
         for candidate in candidates {
-            switch EngineSnapshot.build(candidate.configuration, version: candidate.version, source: candidate.source, generation: 1, registry: registry, environment: environment, previous: nil) {
+            switch EngineSnapshot.build(candidate.configuration, version: candidate.version, source: candidate.source, generation: 1, registry: registry, environment: environment, previous: nil, health: health) {
             case .success(let built):
                 snapshot = built
             case .failure(let failure):
@@ -140,7 +144,8 @@ public final class MediationEngine: Sendable {
         self.registry = registry
         self.hostContext = hostContext
         launchFailures = failures
-        eventHub = EventHub(handler: onEvent)
+        eventHub = hub
+        self.health = health
         state = Locked(State(template: environment.requestTemplate, current: snapshot))
     }
 
@@ -270,7 +275,7 @@ public final class MediationEngine: Sendable {
         var buildEnvironment = environment
         buildEnvironment.requestTemplate = template
         let new: EngineSnapshot
-        switch EngineSnapshot.build(configuration, version: version, source: source, generation: previous.generation + 1, registry: registry, environment: buildEnvironment, previous: previous) {
+        switch EngineSnapshot.build(configuration, version: version, source: source, generation: previous.generation + 1, registry: registry, environment: buildEnvironment, previous: previous, health: health) {
         case .success(let built):
             new = built
         case .failure(let failure):
@@ -460,6 +465,17 @@ public final class MediationEngine: Sendable {
         let (handle, template) = state.withLock { ($0.current.network(networkID), $0.template) }
         guard let handle else { return nil }
         return await handle.adapter.status(for: template)
+    }
+
+    /// The health of network `networkID` (engine rule R24): closed (asked by every auction),
+    /// open (paused until its ``NetworkHealthStatus/retryAt``) or half-open (its back-off
+    /// ended: a probe may ask it), with the counts behind it; `nil` for a network the
+    /// configuration in force does not have. A network paused when the engine last stopped
+    /// reads as paused from its stored state (`health.<network id>`). Sends nothing.
+    /// - Parameter networkID: a key of the configuration's `networks`.
+    public func networkHealth(_ networkID: String) -> NetworkHealthStatus? {
+        guard let network = snapshot.configuration.network(networkID) else { return nil }
+        return health.status(networkID, settings: network.health, at: clock.now)
     }
 
     // MARK: - Building

@@ -9,7 +9,9 @@
 /// or, for `late_answer`, `auction_id`, `line_item` and `ad_released`. Every record carries
 /// `config_version` (R22); a configuration update (`config_applied`, `config_refused` …) carries
 /// its code in `reason`, and `message`, `path`, `offered_version`, `source` and
-/// `next_check_at_ms`; its `placement` is empty.
+/// `next_check_at_ms`; its `placement` is empty. A network's health (`network_paused`,
+/// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
+/// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty.
 public struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     public var event: String
@@ -48,6 +50,18 @@ public struct EventRecord: Hashable, Sendable, Codable {
     public var source: String?
     /// When a configuration update's next check is due, milliseconds on the engine's clock.
     public var nextCheckAtMilliseconds: Double?
+    /// The network a health event is about.
+    public var network: String?
+    /// A paused network's failed verdicts, of ``outcomes``.
+    public var failures: Int?
+    /// A paused network's verdicts counted.
+    public var outcomes: Int?
+    /// A network's failed probes since it was paused from closed.
+    public var failedProbes: Int?
+    /// A paused network's back-off, in milliseconds.
+    public var backoffMilliseconds: Double?
+    /// When a paused network is tried again, milliseconds on the engine's clock.
+    public var retryAtMilliseconds: Double?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -68,6 +82,12 @@ public struct EventRecord: Hashable, Sendable, Codable {
         case offeredVersion = "offered_version"
         case source
         case nextCheckAtMilliseconds = "next_check_at_ms"
+        case network
+        case failures
+        case outcomes
+        case failedProbes = "failed_probes"
+        case backoffMilliseconds = "backoff_ms"
+        case retryAtMilliseconds = "retry_at_ms"
     }
 
     /// The record of `event`.
@@ -102,6 +122,17 @@ public struct EventRecord: Hashable, Sendable, Codable {
             auctionID = late.auctionID
             lineItemID = late.lineItemID
             adReleased = late.adReleased
+        case .networkPaused(let pause):
+            network = pause.networkID
+            reason = pause.cause.rawValue
+            failures = pause.failures
+            outcomes = pause.outcomes
+            failedProbes = pause.failedProbes
+            backoffMilliseconds = pause.backoffMilliseconds
+            retryAtMilliseconds = pause.retryAt.milliseconds
+        case .networkResumed(let networkID, let probes, _):
+            network = networkID
+            failedProbes = probes
         case .clicked, .retired, .expired, .renderFailed, .placementRemoved:
             break
         }

@@ -150,13 +150,20 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// shown ones retired. Views of it should detach; ``MediationEngine/placement(_:)`` gives
     /// the new placement of that id, if any.
     case placementRemoved(placementID: String, configVersion: Int, at: MediationInstant)
+    /// A network was paused (engine rule R24): no auction asks it until its back-off ends
+    /// (its sources are `not_asked` with `network_paused`). Its ``placementID`` is empty: it
+    /// is about a network.
+    case networkPaused(NetworkPause)
+    /// A paused network's probe answered (R24): every auction asks it again. `failedProbes`
+    /// probes had failed before this one. Its ``placementID`` is empty.
+    case networkResumed(networkID: String, failedProbes: Int, at: MediationInstant)
 
     /// The placement the event is about (empty for ``configuration(_:)``, about the engine).
     public var placementID: String {
         switch self {
         case .auctionStarted(let placementID, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _), .placementRemoved(let placementID, _, _):
             placementID
-        case .configuration:
+        case .configuration, .networkPaused, .networkResumed:
             ""
         case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
             ad.placementID
@@ -172,8 +179,11 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         switch self {
         case .auctionStarted(_, _, _, let at), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
              .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
-             .renderFailed(_, let at), .refreshScheduled(_, _, _, let at), .placementRemoved(_, _, let at):
+             .renderFailed(_, let at), .refreshScheduled(_, _, _, let at), .placementRemoved(_, _, let at),
+             .networkResumed(_, _, let at):
             at
+        case .networkPaused(let pause):
+            pause.at
         case .lateAnswer(let late):
             late.arrivedAt
         case .configuration(let update):
@@ -183,7 +193,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
 
     /// The `config_version` the event belongs to (R22): the version an auction ran under, the
     /// version an ad's auction ran under (ad events), the version a placement runs (refresh
-    /// schedules), or the version running after a configuration update or removal.
+    /// schedules), or the version running after a configuration update or removal; 0 for a
+    /// network's health (`network_paused`, `network_resumed`), which belongs to no version.
     public var configVersion: Int {
         switch self {
         case .auctionStarted(_, _, let version, _), .refreshScheduled(_, _, let version, _), .placementRemoved(_, let version, _):
@@ -198,12 +209,15 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             late.configVersion
         case .configuration(let update):
             update.runningVersion
+        case .networkPaused, .networkResumed:
+            0 // about a network, not a configuration
         }
     }
 
     /// A stable snake_case name: `auction_started`, `auction_finished`, `ad_loaded`, `shown`,
     /// `clicked`, `retired`, `released`, `expired`, `render_failed`, `refresh_scheduled`,
-    /// `late_answer`, `placement_removed`, and for configuration updates `config_` and the
+    /// `late_answer`, `placement_removed`, `network_paused`, `network_resumed`, and for
+    /// configuration updates `config_` and the
     /// outcome (`config_applied`, `config_unchanged`, `config_deferred`, `config_refused`,
     /// `config_failed`, `config_warning`).
     public var name: String {
@@ -221,6 +235,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .lateAnswer: "late_answer"
         case .configuration(let update): "config_" + update.outcome.rawValue
         case .placementRemoved: "placement_removed"
+        case .networkPaused: "network_paused"
+        case .networkResumed: "network_resumed"
         }
     }
 
@@ -231,7 +247,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             ad
         case .shown(let impression, _):
             impression.ad
-        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved:
+        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .networkPaused, .networkResumed:
             nil
         }
     }
@@ -262,6 +278,10 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             return "\(head) by config version \(version)"
         case .configuration(let update):
             return "[\(instant)] \(update)"
+        case .networkPaused(let pause):
+            return "[\(instant)] \(name) \(pause)"
+        case .networkResumed(let networkID, let failedProbes, _):
+            return "[\(instant)] \(name) \(DisplayText.escaped(networkID)) after \(failedProbes) failed probes"
         case .lateAnswer(let late):
             return "\(head) \(DisplayText.escaped(late.lineItemID)) in \(DisplayText.escaped(late.auctionID))\(late.adReleased ? ", ad released" : "")"
         }

@@ -77,7 +77,9 @@ public struct SimulatedNetworks: Sendable {
             let kind = "simulated.\(network.id)"
             let pricing = configuration.placements.lazy.flatMap(\.sources).first { $0.network == network.id }?.pricing ?? .fixedPrice
             registry.register(SimulatedNetworkFactory(kind: kind, pricing: pricing, seed: seed, sources: sourcesByNetwork[network.id] ?? [:], counters: recording?.counters))
-            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout)
+            // Network health (R24) is off in the simulation: concurrent auctions at one instant
+            // would be admitted in task order, so a pause could change the figures between runs.
+            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout, health: .disabled)
         }
         self.configuration = rewritten
         self.registry = registry

@@ -229,6 +229,7 @@ struct ConfigMutator {
         ("options", ["{}", "{\"sandbox_no_bid_rate\": 0.5}", "{\"geo_precision\": 99}", "{\"fill_rate\": 2}"]),
         ("credentials", ["{}", "{\"app_id\": \"x\"}"]),
         ("endpoint", ["\"https://ads.example.com/v1\"", "\"sandbox\""]),
+        ("health", ["{\"enabled\": false}", "{\"failures_to_open\": 3, \"window\": 5}", "{\"failures_to_open\": 20}", "{\"backoff_ms\": 999}", "{\"probes\": 11}", "{\"window\": 65}", "{\"max_backoff_ms\": 5000, \"backoff_ms\": 60000}", "{\"enabled\": 1}", "{\"extra\": 1}"]),
     ]
 
     /// `count` mutants from `seed`.

@@ -90,6 +90,37 @@ struct SchemaAgreementTests {
         try await TestGate.shared.with(exclusive: true) { try await Self.checkSchemaAndLoaderAgree() }
     }
 
+    /// Fixed `health` objects (R24), valid and not, at the top level and in the first network.
+    static let healthValues = [
+        #"{}"#, #"{"enabled": false}"#, #"{"enabled": true, "failures_to_open": 5, "window": 10, "backoff_ms": 30000, "max_backoff_ms": 600000, "probes": 1}"#,
+        #"{"failures_to_open": 64, "window": 1}"#, #"{"backoff_ms": 86400000, "max_backoff_ms": 1000}"#, #"{"failures_to_open": 0}"#,
+        #"{"window": 65}"#, #"{"backoff_ms": 999}"#, #"{"max_backoff_ms": 86400001}"#, #"{"probes": 0}"#, #"{"probes": 11}"#,
+        #"{"enabled": "false"}"#, #"{"probes": 1.5}"#, #"{"extra": 1}"#, #"[]"#, #"null"#,
+    ]
+
+    /// The shipped configuration with each of ``healthValues`` at the top level and in its first
+    /// network.
+    static func healthCases(_ base: ConfigTree) -> [ConfigMutant] {
+        var cases: [ConfigMutant] = []
+        for (number, text) in healthValues.enumerated() {
+            guard let value = try? ConfigTree.parse(text) else { continue }
+            if case .object(var members) = base {
+                members.append(("health", value))
+                cases.append(ConfigMutant(name: "health_top_\(number)", json: ConfigTree.object(members).json, steps: ["$.health = \(text)"], tags: []))
+            }
+            if case .object(let root) = base, let networks = root.first(where: { $0.key == "networks" })?.value,
+               case .object(let list) = networks, let first = list.first,
+               let changed = base.replacing(at: [.key("networks"), .key(first.key)], { node in
+                   guard case .object(var members) = node else { return node }
+                   members.append(("health", value))
+                   return .object(members)
+               }) {
+                cases.append(ConfigMutant(name: "health_net_\(number)", json: changed.json, steps: ["networks.\(first.key).health = \(text)"], tags: []))
+            }
+        }
+        return cases
+    }
+
     static func checkSchemaAndLoaderAgree() async throws {
         let shipped = try Self.shippedText
         let base = try ConfigTree.parse(shipped)
@@ -102,6 +133,7 @@ struct SchemaAgreementTests {
         let mutants = await Self.offThePool { () -> [ConfigMutant] in
             var mutants = ConfigMutator(base: base).mutants(count: 2000, seed: 0x5EED_0009)
             mutants.append(ConfigMutant(name: "shipped", json: shipped, steps: [], tags: []))
+            mutants += Self.healthCases(base)
             for mutant in mutants {
                 try? Data(mutant.json.utf8).write(to: directory.appendingPathComponent(mutant.name + ".json"))
             }

@@ -186,5 +186,9 @@ func text(_ event: MediationEvent) -> String {
         "config_\(update.outcome.rawValue) v\(update.runningVersion) @\(update.at)"
     case .placementRemoved(let placementID, let version, let instant):
         "placement_removed \(placementID) v\(version) @\(instant)"
+    case .networkPaused(let pause):
+        "network_paused \(pause.networkID) until \(pause.retryAt) @\(pause.at)"
+    case .networkResumed(let networkID, _, let instant):
+        "network_resumed \(networkID) @\(instant)"
     }
 }

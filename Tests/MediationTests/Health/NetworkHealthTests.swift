@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import Mediation
+
+/// Engine rule R24 on the pure state machine: exact instants, no clock.
+@Suite("Network health: the state machine (R24)")
+struct NetworkHealthTests {
+    let settings = NetworkHealthSettings(failuresToOpen: 3, window: 5, backoff: .seconds(30), maxBackoff: .seconds(100), probes: 1)
+    let t0 = MediationInstant.origin + .seconds(10)
+
+    @Test("it opens when failures_to_open of the last window fail, for the back-off from that instant")
+    func opensAfterTheRulesFailures() {
+        var health = NetworkHealth()
+        #expect(health.record(.failure, probe: false, at: t0, settings: settings, jitter: 0) == nil)
+        #expect(health.record(.success, probe: false, at: t0, settings: settings, jitter: 0) == nil)
+        #expect(health.record(.failure, probe: false, at: t0, settings: settings, jitter: 0) == nil)
+        #expect(health.phase == .closed)
+        let transition = health.record(.failure, probe: false, at: t0, settings: settings, jitter: 0)
+        #expect(transition == .opened(cause: .failures, failures: 3, outcomes: 4, backoff: .seconds(30), retryAt: t0 + .seconds(30)))
+        #expect(health.phase == .open)
+        #expect(health.admit(at: t0 + .milliseconds(29_999), settings: settings) == .paused(retryAt: t0 + .seconds(30)))
+    }
+
+    @Test("old failures leave the window: 3 failures spread over more than 5 verdicts never open it")
+    func failuresOutsideTheWindowDoNotCount() {
+        var health = NetworkHealth()
+        for signal: HealthSignal in [.failure, .success, .success, .success, .failure, .failure, .success, .success] {
+            #expect(health.record(signal, probe: false, at: t0, settings: settings, jitter: 0) == nil)
+        }
+        #expect(health.phase == .closed)
+        #expect(health.recentFailures == 2)
+    }
+
+    @Test("a no-fill is an answer: any number of them never opens it")
+    func noFillNeverOpens() {
+        var health = NetworkHealth()
+        for _ in 0..<100 {
+            #expect(health.record(HealthSignal(.noFill(.noInventory)), probe: false, at: t0, settings: settings, jitter: 0) == nil)
+        }
+        #expect(health.phase == .closed)
+        #expect(HealthSignal(.noFill(.noInventory)) == .success)
+        #expect(HealthSignal(.lost(.lostToHigherBid)) == .success)
+        #expect(HealthSignal(.timeout(.network)) == .failure)
+        #expect(HealthSignal(.error(AdapterError(kind: .server, code: 500, message: "x"))) == .failure)
+        #expect(HealthSignal(.error(AdapterError(kind: .configuration, code: 401, message: "x"))) == nil)
+        #expect(HealthSignal(.cancelled(couldNotBeat: 1)) == nil)
+        #expect(HealthSignal(.notAsked(.tierNotReached)) == nil)
+        #expect(HealthSignal.combined([.error(AdapterError(kind: .network, code: 1, message: "x")), .noFill(.noInventory)]) == .success)
+        #expect(HealthSignal.combined([.error(AdapterError(kind: .network, code: 1, message: "x")), .cancelled(couldNotBeat: nil)]) == .failure)
+    }
+
+    @Test("at the back-off instant one probe asks it; a failed probe doubles the back-off up to the cap; a success closes it")
+    func probesAtTheBackoffInstant() {
+        var health = NetworkHealth()
+        for _ in 0..<3 { _ = health.record(.failure, probe: false, at: t0, settings: settings, jitter: 0) }
+        let retry = t0 + .seconds(30)
+        #expect(health.admit(at: retry, settings: settings) == .ask(probe: true))
+        #expect(health.phase == .halfOpen)
+        #expect(health.admit(at: retry, settings: settings) == .paused(retryAt: retry)) // one probe at a time
+        // A verdict of an auction admitted before it opened counts for nothing.
+        #expect(health.record(.success, probe: false, at: retry, settings: settings, jitter: 0) == nil)
+        let failed = retry + .seconds(1)
+        #expect(health.record(.failure, probe: true, at: failed, settings: settings, jitter: 0) == .opened(cause: .probeFailed, failures: 1, outcomes: 1, backoff: .seconds(60), retryAt: failed + .seconds(60)))
+        #expect(health.admit(at: failed + .seconds(60), settings: settings) == .ask(probe: true))
+        let again = failed + .seconds(60)
+        #expect(health.record(.failure, probe: true, at: again, settings: settings, jitter: 0) == .opened(cause: .probeFailed, failures: 1, outcomes: 1, backoff: .seconds(100), retryAt: again + .seconds(100)))
+        #expect(health.admit(at: again + .seconds(100), settings: settings) == .ask(probe: true))
+        #expect(health.record(.success, probe: true, at: again + .seconds(100), settings: settings, jitter: 0) == .closed(failedProbes: 2))
+        #expect(health.phase == .closed)
+        #expect(health.admit(at: again + .seconds(100), settings: settings) == .ask(probe: false))
+    }
+
+    @Test("a probe whose auction said nothing of it frees its place")
+    func aSilentProbeFreesItsPlace() {
+        var health = NetworkHealth()
+        for _ in 0..<3 { _ = health.record(.failure, probe: false, at: t0, settings: settings, jitter: 0) }
+        let retry = t0 + .seconds(30)
+        #expect(health.admit(at: retry, settings: settings) == .ask(probe: true))
+        #expect(health.record(nil, probe: true, at: retry, settings: settings, jitter: 0) == nil)
+        #expect(health.admit(at: retry, settings: settings) == .ask(probe: true))
+    }
+
+    @Test("the jitter is seeded: the same seed, network and opening give the same back-off, at most 20 % shorter")
+    func jitterIsSeeded() {
+        let a = HealthJitter.unit(seed: 7, networkID: "elo", opening: 0)
+        #expect(a == HealthJitter.unit(seed: 7, networkID: "elo", opening: 0))
+        #expect(a != HealthJitter.unit(seed: 7, networkID: "nitx", opening: 0))
+        #expect((0..<1).contains(a))
+        let backoff = NetworkHealth.backoff(failedProbes: 0, settings: settings, jitter: a)
+        #expect(backoff <= .seconds(30) && backoff >= .seconds(24))
+        #expect(NetworkHealth.backoff(failedProbes: 0, settings: settings, jitter: 0.5) == .seconds(27))
+    }
+}
