@@ -40,7 +40,10 @@ package struct Auction: Sendable {
     }
     /// Its sources, in config order.
     package var sources: [AuctionSource] {
-        didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
+        didSet {
+            machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
+            healthPlan = NetworkHealthMonitor.Plan(sources)
+        }
     }
     /// The clock.
     package var clock: any MediationClock {
@@ -69,6 +72,8 @@ package struct Auction: Sendable {
     private let auctionIDs = AuctionIDGenerator()
     /// A machine for every source, not yet started: each auction starts from a copy.
     private var machine: AuctionStateMachine
+    /// The sources' networks for health, each once (R24).
+    private var healthPlan: NetworkHealthMonitor.Plan
 
     /// Creates an auction runner.
     package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
@@ -79,6 +84,7 @@ package struct Auction: Sendable {
         self.configVersion = configVersion
         timer = AuctionTimer(clock: clock)
         machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
+        healthPlan = NetworkHealthMonitor.Plan(sources)
     }
 
     /// A machine for `sources` of `placement`, with their networks' timeouts and the
@@ -131,7 +137,8 @@ package struct Auction: Sendable {
             machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion)
         }
         // R24: one admission per network per auction, however many line items it has.
-        let ticket = health.map { $0.admit(Auction.healthNetworks(of: included), at: clock.now) }
+        let plan = health == nil ? nil : (excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included))
+        let ticket = health.flatMap { health in plan.map { health.admit($0, at: clock.now) } }
         if let ticket, !ticket.paused.isEmpty {
             for index in included.indices {
                 if let retryAt = ticket.paused[included[index].lineItem.network] { machine.pause(sourceAt: index, until: retryAt) }
@@ -151,29 +158,9 @@ package struct Auction: Sendable {
             onLateAnswer: onLateAnswer
         )
         let outcome = await run.outcome()
-        if let health, let ticket {
-            health.record(Auction.healthSignals(of: outcome.trace, sources: included), ticket: ticket, at: clock.now)
+        if let health, let plan, let ticket {
+            health.record(outcome.trace, plan: plan, ticket: ticket, at: clock.now)
         }
         return outcome
-    }
-
-    /// Each network of `sources` once, in order, with its health settings.
-    private static func healthNetworks(of sources: [AuctionSource]) -> [(id: String, settings: NetworkHealthSettings)] {
-        var seen = Set<String>()
-        var networks: [(id: String, settings: NetworkHealthSettings)] = []
-        for source in sources where seen.insert(source.lineItem.network).inserted {
-            networks.append((source.lineItem.network, source.health))
-        }
-        return networks
-    }
-
-    /// Each network's one signal in a finished auction (R24): its line items' outcomes
-    /// combined (``HealthSignal/combined(_:)``).
-    private static func healthSignals(of trace: AuctionTrace, sources: [AuctionSource]) -> [String: HealthSignal] {
-        var outcomes: [String: [SourceOutcome]] = [:]
-        for index in 0..<min(trace.sourceCount, sources.count) {
-            outcomes[sources[index].lineItem.network, default: []].append(trace.sourceSummary(at: index).outcome)
-        }
-        return outcomes.compactMapValues { HealthSignal.combined($0) }
     }
 }

@@ -489,6 +489,10 @@ struct AuctionStateMachine {
             entries[index].startedAt != nil
         }
 
+        func outcome(at index: Int) -> SourceOutcome {
+            entries[index].outcome ?? .notAsked(.tierNotReached)
+        }
+
         func value(at index: Int) -> Double? {
             entries[index].startedAt == nil ? nil : entries[index].value?.eCPM
         }

@@ -496,6 +496,14 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         }
     }
 
+    /// Line `index`'s outcome (`index` in `0..<sourceCount`), without building the line.
+    package func sourceOutcome(at index: Int) -> SourceOutcome {
+        switch lines {
+        case .built(let sources): sources[index].outcome
+        case .deferred(let deferred): deferred.outcome(at: index)
+        }
+    }
+
     /// Line `index`'s valid value in USD CPM when its source was asked and brought a priced
     /// ad (`index` in `0..<sourceCount`), without building the line or its summary.
     package func sourceValue(at index: Int) -> Double? {
@@ -620,6 +628,8 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     func wasAsked(at index: Int) -> Bool
     /// Line `index`'s valid value in USD CPM if its source was asked and brought a priced ad.
     func value(at index: Int) -> Double?
+    /// Line `index`'s outcome.
+    func outcome(at index: Int) -> SourceOutcome
 }
 
 /// What the engine's own tallies (statistics, notices, simulation counts) read of a trace

@@ -9,19 +9,37 @@ import Foundation
 /// All state sits in one ``Locked`` box; events are published outside it. A network's stored
 /// state is read the first time an auction needs the network.
 final class NetworkHealthMonitor: Sendable {
-    /// What an auction was told: the networks paused for it, and those it asks as probes.
+    /// The networks of an auction's sources with health on, each once in config order, with
+    /// its settings (clamped) and the indices of its sources: built once per placement.
+    struct Plan: Sendable {
+        struct Network: Sendable {
+            var id: String
+            var settings: NetworkHealthSettings
+            var sources: [Int]
+        }
+
+        var networks: [Network] = []
+
+        init(_ sources: [AuctionSource]) {
+            var slots: [String: Int] = [:]
+            for (index, source) in sources.enumerated() where source.health.enabled {
+                if let slot = slots[source.lineItem.network] {
+                    networks[slot].sources.append(index)
+                } else {
+                    slots[source.lineItem.network] = networks.count
+                    networks.append(Network(id: source.lineItem.network, settings: source.health.clamped, sources: [index]))
+                }
+            }
+        }
+    }
+
+    /// What an auction was told: the networks paused for it, and those it asks as probes
+    /// (by their place in the plan). Empty, as nearly always, it allocates nothing.
     struct Ticket: Sendable {
         /// Paused networks and when each is tried again.
         var paused: [String: MediationInstant] = [:]
-        /// Networks this auction asks as probes.
-        var probes: Set<String> = []
-        /// Networks with health on that this auction may ask.
-        var watched: Set<String> = []
-    }
-
-    private struct State {
-        var networks: [String: NetworkHealth] = [:]
-        var settings: [String: NetworkHealthSettings] = [:]
+        /// The plan's networks this auction asks as probes.
+        var probes: Set<Int> = []
     }
 
     private let seed: UInt64
@@ -29,7 +47,8 @@ final class NetworkHealthMonitor: Sendable {
     private let wallClock: @Sendable () -> Date
     private let logger: any MediationLogger
     private let emit: @Sendable (MediationEvent) -> Void
-    private let state = Locked(State())
+    /// Every network's machine, by network id.
+    private let state = Locked<[String: NetworkHealth]>([:])
 
     init(seed: UInt64, store: any StateStore, wallClock: @escaping @Sendable () -> Date, logger: any MediationLogger, emit: @escaping @Sendable (MediationEvent) -> Void) {
         self.seed = seed
@@ -39,40 +58,43 @@ final class NetworkHealthMonitor: Sendable {
         self.emit = emit
     }
 
-    /// Admits an auction at `now` over `networks` (each once, with its settings).
-    func admit(_ networks: [(id: String, settings: NetworkHealthSettings)], at now: MediationInstant) -> Ticket {
+    /// Admits an auction at `now` over the networks of `plan`.
+    func admit(_ plan: Plan, at now: MediationInstant) -> Ticket {
+        guard !plan.networks.isEmpty else { return Ticket() }
         var ticket = Ticket()
         var events: [MediationEvent] = []
-        state.withLock { state in
-            for (id, given) in networks where given.enabled {
-                let settings = given.clamped
-                state.settings[id] = settings
-                var health = state.networks[id] ?? restore(id, at: now, settings: settings, events: &events)
-                switch health.admit(at: now, settings: settings) {
-                case .ask(let probe):
-                    ticket.watched.insert(id)
-                    if probe { ticket.probes.insert(id) }
-                case .paused(let retryAt):
-                    ticket.paused[id] = retryAt
+        state.withLock { networks in
+            for (slot, network) in plan.networks.enumerated() {
+                if networks[network.id] == nil {
+                    networks[network.id] = restore(network.id, at: now, settings: network.settings, events: &events)
                 }
-                state.networks[id] = health
+                // In place: a closed network (nearly always) is asked and nothing changes.
+                switch networks[network.id, default: NetworkHealth()].admit(at: now, settings: network.settings) {
+                case .ask(let probe):
+                    if probe { ticket.probes.insert(slot) }
+                case .paused(let retryAt):
+                    ticket.paused[network.id] = retryAt
+                }
             }
         }
         for event in events { emit(event) }
         return ticket
     }
 
-    /// Records what an auction admitted with `ticket` said of each network it may have asked
-    /// (`signals`, by network id; a missing network said nothing), at `now`.
-    func record(_ signals: [String: HealthSignal], ticket: Ticket, at now: MediationInstant) {
-        guard !ticket.watched.isEmpty else { return }
+    /// Records what an auction admitted over `plan` with `ticket` said of each of its
+    /// networks (``signal(of:in:)``), at `now`.
+    func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at now: MediationInstant) {
+        guard !plan.networks.isEmpty else { return }
         var events: [MediationEvent] = []
-        state.withLock { state in
-            for id in ticket.watched.sorted() {
-                guard var health = state.networks[id], let settings = state.settings[id], settings.enabled else { continue }
-                let jitter = HealthJitter.unit(seed: seed, networkID: id, opening: health.openings)
-                let transition = health.record(signals[id], probe: ticket.probes.contains(id), at: now, settings: settings, jitter: jitter)
-                state.networks[id] = health
+        state.withLock { networks in
+            for (slot, network) in plan.networks.enumerated() {
+                let id = network.id
+                guard var health = networks[id] else { continue }
+                let signal = Self.signal(of: network, in: trace)
+                // The jitter numbers an opening, and only a failure opens.
+                let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: id, opening: health.openings) : 0
+                let transition = health.record(signal, probe: ticket.probes.contains(slot), at: now, settings: network.settings, jitter: jitter)
+                networks[id] = health
                 guard let transition else { continue }
                 persist(health, id: id, at: now)
                 switch transition {
@@ -86,17 +108,23 @@ final class NetworkHealthMonitor: Sendable {
         for event in events { emit(event) }
     }
 
+    /// The network's one signal in a finished auction: its line items' outcomes combined
+    /// (``HealthSignal/combined(_:)``), read without building the trace's lines.
+    static func signal(of network: Plan.Network, in trace: AuctionTrace) -> HealthSignal? {
+        let count = trace.sourceCount
+        return HealthSignal.combined(network.sources.lazy.filter { $0 < count }.map { trace.sourceOutcome(at: $0) })
+    }
+
     /// The health of `networkID` under `settings`, reading its stored state if no auction
     /// needed it yet.
     func status(_ networkID: String, settings given: NetworkHealthSettings, at now: MediationInstant) -> NetworkHealthStatus {
         let settings = given.clamped
         guard settings.enabled else { return NetworkHealthStatus(NetworkHealth(), enabled: false) }
         var events: [MediationEvent] = []
-        let health = state.withLock { state in
-            if let health = state.networks[networkID] { return health }
+        let health = state.withLock { networks in
+            if let health = networks[networkID] { return health }
             let health = restore(networkID, at: now, settings: settings, events: &events)
-            state.networks[networkID] = health
-            state.settings[networkID] = settings
+            networks[networkID] = health
             return health
         }
         for event in events { emit(event) }
