@@ -42,7 +42,7 @@ package struct Auction: Sendable {
     package var sources: [AuctionSource] {
         didSet {
             machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
-            healthPlan = NetworkHealthMonitor.Plan(sources)
+            healthPlan = health.map { NetworkHealthMonitor.Plan(sources, on: $0) }
         }
     }
     /// The clock.
@@ -66,14 +66,16 @@ package struct Auction: Sendable {
     package var attributesSources = false
     /// The engine's network health (R24): paused networks are not asked, and each auction's
     /// signals go to it; `nil` (a runner outside an engine) asks every network.
-    var health: NetworkHealthMonitor?
+    var health: NetworkHealthMonitor? {
+        didSet { healthPlan = health.map { NetworkHealthMonitor.Plan(sources, on: $0) } }
+    }
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private let auctionIDs = AuctionIDGenerator()
     /// A machine for every source, not yet started: each auction starts from a copy.
     private var machine: AuctionStateMachine
     /// The sources' networks for health, each once (R24).
-    private var healthPlan: NetworkHealthMonitor.Plan
+    private var healthPlan: NetworkHealthMonitor.Plan?
 
     /// Creates an auction runner.
     package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
@@ -84,7 +86,7 @@ package struct Auction: Sendable {
         self.configVersion = configVersion
         timer = AuctionTimer(clock: clock)
         machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
-        healthPlan = NetworkHealthMonitor.Plan(sources)
+        healthPlan = nil
     }
 
     /// A machine for `sources` of `placement`, with their networks' timeouts and the
@@ -137,7 +139,7 @@ package struct Auction: Sendable {
             machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion)
         }
         // R24: one admission per network per auction, however many line items it has.
-        let plan = health == nil ? nil : (excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included))
+        let plan = health.flatMap { health in excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included, on: health) }
         let ticket = health.flatMap { health in plan.map { health.admit($0, at: clock.now) } }
         if let ticket, !ticket.paused.isEmpty {
             for index in included.indices {

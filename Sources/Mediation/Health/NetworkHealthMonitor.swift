@@ -14,20 +14,23 @@ final class NetworkHealthMonitor: Sendable {
     struct Plan: Sendable {
         struct Network: Sendable {
             var id: String
+            /// Its place in the monitor's table (``NetworkHealthMonitor/slot(of:)``).
+            var slot: Int
             var settings: NetworkHealthSettings
             var sources: [Int]
         }
 
         var networks: [Network] = []
 
-        init(_ sources: [AuctionSource]) {
-            var slots: [String: Int] = [:]
+        /// The plan of `sources` on `monitor`'s table.
+        init(_ sources: [AuctionSource], on monitor: NetworkHealthMonitor) {
+            var places: [String: Int] = [:]
             for (index, source) in sources.enumerated() where source.health.enabled {
-                if let slot = slots[source.lineItem.network] {
-                    networks[slot].sources.append(index)
+                if let place = places[source.lineItem.network] {
+                    networks[place].sources.append(index)
                 } else {
-                    slots[source.lineItem.network] = networks.count
-                    networks.append(Network(id: source.lineItem.network, settings: source.health.clamped, sources: [index]))
+                    places[source.lineItem.network] = networks.count
+                    networks.append(Network(id: source.lineItem.network, slot: monitor.slot(of: source.lineItem.network), settings: source.health.clamped, sources: [index]))
                 }
             }
         }
@@ -47,8 +50,14 @@ final class NetworkHealthMonitor: Sendable {
     private let wallClock: @Sendable () -> Date
     private let logger: any MediationLogger
     private let emit: @Sendable (MediationEvent) -> Void
-    /// Every network's machine, by network id.
-    private let state = Locked<[String: NetworkHealth]>([:])
+    /// Every network's machine, in a table whose slots plans hold (so an auction looks up no
+    /// network id); `nil` until its stored state is read.
+    private struct Table {
+        var slots: [String: Int] = [:]
+        var machines: [NetworkHealth?] = []
+    }
+
+    private let state = Locked(Table())
 
     init(seed: UInt64, store: any StateStore, wallClock: @escaping @Sendable () -> Date, logger: any MediationLogger, emit: @escaping @Sendable (MediationEvent) -> Void) {
         self.seed = seed
@@ -58,23 +67,31 @@ final class NetworkHealthMonitor: Sendable {
         self.emit = emit
     }
 
+    /// The slot of `networkID` in the table, made on first use.
+    func slot(of networkID: String) -> Int {
+        state.withLock { table in
+            if let slot = table.slots[networkID] { return slot }
+            table.slots[networkID] = table.machines.count
+            table.machines.append(nil)
+            return table.machines.count - 1
+        }
+    }
+
     /// Admits an auction at `now` over the networks of `plan`.
     func admit(_ plan: Plan, at now: MediationInstant) -> Ticket {
         guard !plan.networks.isEmpty else { return Ticket() }
         var ticket = Ticket()
         var events: [MediationEvent] = []
-        state.withLock { networks in
-            for (slot, network) in plan.networks.enumerated() {
-                if networks[network.id] == nil {
-                    networks[network.id] = restore(network.id, at: now, settings: network.settings, events: &events)
-                }
-                // In place: a closed network (nearly always) is asked and nothing changes.
-                switch networks[network.id, default: NetworkHealth()].admit(at: now, settings: network.settings) {
+        state.withLock { table in
+            for (place, network) in plan.networks.enumerated() {
+                var health = table.machines[network.slot] ?? restore(network.id, at: now, settings: network.settings, events: &events)
+                switch health.admit(at: now, settings: network.settings) {
                 case .ask(let probe):
-                    if probe { ticket.probes.insert(slot) }
+                    if probe { ticket.probes.insert(place) }
                 case .paused(let retryAt):
                     ticket.paused[network.id] = retryAt
                 }
+                table.machines[network.slot] = health
             }
         }
         for event in events { emit(event) }
@@ -86,15 +103,15 @@ final class NetworkHealthMonitor: Sendable {
     func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at now: MediationInstant) {
         guard !plan.networks.isEmpty else { return }
         var events: [MediationEvent] = []
-        state.withLock { networks in
-            for (slot, network) in plan.networks.enumerated() {
+        state.withLock { table in
+            for (place, network) in plan.networks.enumerated() {
                 let id = network.id
-                guard var health = networks[id] else { continue }
+                guard var health = table.machines[network.slot] else { continue }
                 let signal = Self.signal(of: network, in: trace)
                 // The jitter numbers an opening, and only a failure opens.
                 let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: id, opening: health.openings) : 0
-                let transition = health.record(signal, probe: ticket.probes.contains(slot), at: now, settings: network.settings, jitter: jitter)
-                networks[id] = health
+                let transition = health.record(signal, probe: ticket.probes.contains(place), at: now, settings: network.settings, jitter: jitter)
+                table.machines[network.slot] = health
                 guard let transition else { continue }
                 persist(health, id: id, at: now)
                 switch transition {
@@ -121,10 +138,18 @@ final class NetworkHealthMonitor: Sendable {
         let settings = given.clamped
         guard settings.enabled else { return NetworkHealthStatus(NetworkHealth(), enabled: false) }
         var events: [MediationEvent] = []
-        let health = state.withLock { networks in
-            if let health = networks[networkID] { return health }
+        let health = state.withLock { table in
+            let slot: Int
+            if let known = table.slots[networkID] {
+                slot = known
+            } else {
+                slot = table.machines.count
+                table.slots[networkID] = slot
+                table.machines.append(nil)
+            }
+            if let health = table.machines[slot] { return health }
             let health = restore(networkID, at: now, settings: settings, events: &events)
-            networks[networkID] = health
+            table.machines[slot] = health
             return health
         }
         for event in events { emit(event) }
