@@ -84,6 +84,8 @@ final class NetworkHealthMonitor: Sendable {
         var events: [MediationEvent] = []
         state.withLock { table in
             for (place, network) in plan.networks.enumerated() {
+                // A closed network (nearly always) is asked, and nothing changes.
+                if table.machines[network.slot]?.phase == .closed { continue }
                 var health = table.machines[network.slot] ?? restore(network.id, at: now, settings: network.settings, events: &events)
                 switch health.admit(at: now, settings: network.settings) {
                 case .ask(let probe):
@@ -125,11 +127,20 @@ final class NetworkHealthMonitor: Sendable {
         for event in events { emit(event) }
     }
 
-    /// The network's one signal in a finished auction: its line items' outcomes combined
-    /// (``HealthSignal/combined(_:)``), read without building the trace's lines.
+    /// The network's one signal in a finished auction: its line items' outcomes combined as
+    /// ``HealthSignal/combined(_:)`` does (any answer a success, else any failure a failure),
+    /// read without building the trace's lines.
     static func signal(of network: Plan.Network, in trace: AuctionTrace) -> HealthSignal? {
         let count = trace.sourceCount
-        return HealthSignal.combined(network.sources.lazy.filter { $0 < count }.map { trace.sourceOutcome(at: $0) })
+        var signal: HealthSignal?
+        for index in network.sources where index < count {
+            switch HealthSignal(trace.sourceOutcome(at: index)) {
+            case .success: return .success
+            case .failure: signal = .failure
+            case nil: break
+            }
+        }
+        return signal
     }
 
     /// The health of `networkID` under `settings`, reading its stored state if no auction
