@@ -38,12 +38,68 @@ enum NetworksCommand {
         var timeoutMilliseconds: Double?
         var lineItems: [LineItemTimeout]
         var status: NetworkStatus
+        /// Its health (R24): `{"enabled", "state", "retry_at_ms"?, "recent_failures",
+        /// "recent_outcomes", "failed_probes", "failures_to_open", "window", "backoff_ms",
+        /// "max_backoff_ms", "probes"}`.
+        var health: Health?
 
         enum CodingKeys: String, CodingKey {
             case id, adapter, pricing, endpoint, sandbox
             case timeoutMilliseconds = "timeout_ms"
             case lineItems = "line_items"
-            case status
+            case status, health
+        }
+    }
+
+    /// A network's health and the rule it is held to.
+    struct Health: Encodable {
+        var enabled: Bool
+        var state: NetworkHealthStatus.State
+        var retryAtMilliseconds: Double?
+        var recentFailures: Int
+        var recentOutcomes: Int
+        var failedProbes: Int
+        var failuresToOpen: Int
+        var window: Int
+        var backoffMilliseconds: Double
+        var maxBackoffMilliseconds: Double
+        var probes: Int
+
+        enum CodingKeys: String, CodingKey {
+            case enabled, state, window, probes
+            case retryAtMilliseconds = "retry_at_ms"
+            case recentFailures = "recent_failures"
+            case recentOutcomes = "recent_outcomes"
+            case failedProbes = "failed_probes"
+            case failuresToOpen = "failures_to_open"
+            case backoffMilliseconds = "backoff_ms"
+            case maxBackoffMilliseconds = "max_backoff_ms"
+        }
+
+        init(_ status: NetworkHealthStatus, settings: NetworkHealthSettings) {
+            enabled = status.enabled
+            state = status.state
+            retryAtMilliseconds = status.retryAt?.milliseconds
+            recentFailures = status.recentFailures
+            recentOutcomes = status.recentOutcomes
+            failedProbes = status.failedProbes
+            failuresToOpen = settings.failuresToOpen
+            window = settings.window
+            backoffMilliseconds = settings.backoff.milliseconds
+            maxBackoffMilliseconds = settings.maxBackoff.milliseconds
+            probes = settings.probes
+        }
+
+        /// e.g. `on, closed (0 of 0 failed); pauses after 5 failures of the last 10, back-off
+        /// 30000 ms to 600000 ms, 1 probe` or `off`.
+        var text: String {
+            guard enabled else { return "off" }
+            let state: String
+            switch self.state {
+            case .closed: state = "closed (\(recentFailures) of \(recentOutcomes) failed)"
+            case .open, .halfOpen: state = "\(self.state.rawValue), tried again at \(retryAtMilliseconds.map { DebugReport.millis($0) } ?? "-") ms (\(failedProbes) failed probes)"
+            }
+            return "on, \(state); pauses after \(failuresToOpen) failures of the last \(window), back-off \(DebugReport.millis(backoffMilliseconds)) ms to \(DebugReport.millis(maxBackoffMilliseconds)) ms, \(probes) \(probes == 1 ? "probe" : "probes")"
         }
     }
 
@@ -74,7 +130,9 @@ enum NetworksCommand {
         var entries: [Entry] = []
         for network in engine.configuration.networks {
             let status = await engine.networkStatus(network.id) ?? NetworkStatus()
-            entries.append(entry(network, configuration: engine.configuration, registry: environment.registry, status: status))
+            var made = entry(network, configuration: engine.configuration, registry: environment.registry, status: status)
+            made.health = engine.networkHealth(network.id).map { Health($0, settings: network.health) }
+            entries.append(made)
         }
         await engine.shutdown()
         let document = Document(config: path, hostPrivacy: RequestTemplate().privacy, networks: entries)
@@ -151,6 +209,7 @@ enum NetworksCommand {
                 let text = entry.status.privacy.sorted { $0.key < $1.key }.map { "\(safe($0.key)) \(safe($0.value))" }.joined(separator: "; ")
                 lines.append("  privacy:   \(text)")
             }
+            if let health = entry.health { lines.append("  health:    \(health.text)") }
             for note in entry.status.notes { lines.append("  note:      \(safe(note))") }
         }
         return lines.joined(separator: "\n") + "\n"

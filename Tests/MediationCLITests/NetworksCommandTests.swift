@@ -39,6 +39,42 @@ struct NetworksCommandTests {
         #expect(output.contains("advertising_id not sent (tracking not allowed)"))
         #expect(output.contains("limit_ad_tracking on (lmt 1)"))
         #expect(output.contains("admob_backfill: adapter fallback, fixed_price\n"))
+        // R24: each network's health and the rule it is held to.
+        #expect(output.contains("  health:    on, closed (0 of 0 failed); pauses after 5 failures of the last 10, back-off 30000 ms to 600000 ms, 1 probe\n"), "\(output)")
+    }
+
+    @Test("--json: each network's health (on by default, off where the config turns it off)")
+    func health() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "health": { "failures_to_open": 3, "window": 6 },
+          "networks": {
+            "a": { "adapter": "fallback", "endpoint": "sandbox" },
+            "b": { "adapter": "fallback", "endpoint": "sandbox", "health": { "enabled": false } }
+          },
+          "placements": {
+            "p": { "format": "interstitial", "sources": [
+              { "id": "x", "network": "a", "ad_unit_id": "x1", "ecpm": 1 },
+              { "id": "y", "network": "b", "ad_unit_id": "y1", "ecpm": 1 } ] }
+          }
+        }
+        """, to: "Config/mediation.json")
+        let result = await workspace.run(["networks", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let networks = try #require(object["networks"] as? [[String: Any]])
+        let a = try #require(networks.first?["health"] as? [String: Any])
+        #expect(a["enabled"] as? Bool == true)
+        #expect(a["state"] as? String == "closed")
+        #expect(a["failures_to_open"] as? Int == 3)
+        #expect(a["window"] as? Int == 6)
+        #expect(a["backoff_ms"] as? Double == 30000)
+        let b = try #require(networks.last?["health"] as? [String: Any])
+        #expect(b["enabled"] as? Bool == false)
+        let text = await workspace.run(["networks"])
+        #expect(text.output.contains("b: adapter fallback, fixed_price\n  endpoint:  sandbox (in-process simulated server)\n"))
+        #expect(text.output.contains("  health:    off\n"))
     }
 
     @Test("--json: one entry per network with its status; a host's network answers through the status hook, one without it says nothing")
