@@ -179,11 +179,25 @@ final class WatchPrinter: Sendable {
         var auctionNumbers: [String: Int] = [:]
         var statistics = MediationStatistics()
         var traces: [AuctionTrace] = []
+        /// Network health (R24): per network, how many times it was paused and resumed, and
+        /// whether the last event left it paused (until when), in first-paused order.
+        var health: [(network: String, pauses: Int, resumes: Int, pausedUntil: MediationInstant?)] = []
+
+        mutating func noteHealth(_ network: String, _ change: (inout (network: String, pauses: Int, resumes: Int, pausedUntil: MediationInstant?)) -> Void) {
+            if let index = health.firstIndex(where: { $0.network == network }) {
+                change(&health[index])
+            } else {
+                var entry = (network: network, pauses: 0, resumes: 0, pausedUntil: MediationInstant?.none)
+                change(&entry)
+                health.append(entry)
+            }
+        }
     }
 
     private let output: any TextOutput
     private let quiet: Bool
     private let counts = Locked(Counts())
+
 
     /// Creates a printer writing to `output`.
     /// - Parameters:
@@ -260,8 +274,14 @@ final class WatchPrinter: Sendable {
         case .placementRemoved(let placementID, let version, let at):
             line = "[\(at)] placement \(safe(placementID)) removed by config version \(version)"
         case .networkPaused(let pause):
+            counts.withLock { counts in
+                counts.noteHealth(pause.networkID) { $0.pauses += 1; $0.pausedUntil = pause.retryAt }
+            }
             line = "[\(pause.at)] network \(safe(pause.networkID)) paused (\(pause.cause.rawValue): \(pause.failures) of \(pause.outcomes) failed) until \(pause.retryAt)"
         case .networkResumed(let networkID, let failedProbes, let at):
+            counts.withLock { counts in
+                counts.noteHealth(networkID) { $0.resumes += 1; $0.pausedUntil = nil }
+            }
             line = "[\(at)] network \(safe(networkID)) resumed after \(failedProbes) failed probes"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
@@ -289,6 +309,13 @@ final class WatchPrinter: Sendable {
         let counts = counts.withLock { $0 }
         let how = interrupted ? "stopped by Ctrl-C" : "done"
         output.write(Self.statisticsText(counts.statistics))
+        if !counts.health.isEmpty {
+            output.write("network health (R24):\n")
+            for entry in counts.health {
+                let now = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
+                output.write("  \(DisplayText.escaped(entry.network)): paused \(HumanReport.counted(entry.pauses, "time")), resumed \(HumanReport.counted(entry.resumes, "time")); at the end \(now)\n")
+            }
+        }
         output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")
     }
 

@@ -119,3 +119,31 @@ struct NetworksCommandTests {
         #expect(recorderItems.first?["effective_ms"] as? Double == 400)
     }
 }
+
+@Suite("mediate --watch: network health")
+struct WatchHealthTests {
+    @Test("a network that never answers in time is paused, and the watch summary says how often and how it ended")
+    func watchSummaryShowsHealth() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "networks": {
+            "slow": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 5000, "latency_jitter_ms": 0 } },
+            "ok": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 10, "latency_jitter_ms": 0 } }
+          },
+          "placements": {
+            "home_banner": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "refresh_seconds": 30, "deadline_ms": 1000,
+              "sources": [
+                { "id": "slow_item", "network": "slow", "ad_unit_id": "s", "ecpm": 2 },
+                { "id": "ok_item", "network": "ok", "ad_unit_id": "o", "ecpm": 1 } ] }
+          }
+        }
+        """, to: "Config/mediation.json")
+        let result = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "400"])
+        #expect(result.code == .success, "\(result.error)")
+        let output = result.output
+        #expect(output.contains("] network slow paused (failures: 5 of 5 failed) until "), "\(output)")
+        #expect(output.contains("network health (R24):\n  slow: paused "), "\(output)")
+        #expect(!output.contains("  ok: paused"))
+    }
+}
