@@ -104,7 +104,9 @@ package enum LearnedConfiguration {
         }
     }
 
-    private static func writeString(_ value: String, into out: inout String) {
+    /// Appends `value` as a JSON string: quotes, backslashes and control characters escaped
+    /// (`\n`, `\r`, `\t`, else `\u00XX`), everything else as it is.
+    package static func writeString(_ value: String, into out: inout String) {
         out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

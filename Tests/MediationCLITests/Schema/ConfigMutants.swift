@@ -1,4 +1,5 @@
 import Foundation
+import MediationLearning
 @testable import Mediation
 
 /// A JSON document as written: object members in order (duplicates allowed) and numbers as
@@ -45,7 +46,7 @@ indirect enum ConfigTree: Sendable {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .number(let text): out += text
-        case .string(let value): ConfigTree.writeString(value, into: &out)
+        case .string(let value): LearnedConfiguration.writeString(value, into: &out)
         case .array(let elements):
             out += "["
             for (index, element) in elements.enumerated() {
@@ -57,33 +58,12 @@ indirect enum ConfigTree: Sendable {
             out += "{"
             for (index, member) in members.enumerated() {
                 if index > 0 { out += "," }
-                ConfigTree.writeString(member.key, into: &out)
+                LearnedConfiguration.writeString(member.key, into: &out)
                 out += ":"
                 member.value.write(into: &out)
             }
             out += "}"
         }
-    }
-
-    private static func writeString(_ value: String, into out: inout String) {
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
     }
 
     /// Every node's path, the root included.
