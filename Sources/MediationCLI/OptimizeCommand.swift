@@ -145,7 +145,7 @@ enum OptimizeCommand {
                 return MediateCommand.fail(.software, "the learned configuration does not load: \(error)", environment: environment)
             }
             do throws(OutputFile.Failure) {
-                try OutputFile.write(text, to: environment.resolve(writePath))
+                try OutputFile.writeAtomically(text, to: environment.resolve(writePath))
             } catch {
                 return MediateCommand.fail(.cannotCreate, "cannot write \(writePath): \(error.message)", environment: environment)
             }
