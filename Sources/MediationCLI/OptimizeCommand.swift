@@ -145,14 +145,17 @@ enum OptimizeCommand {
                 return MediateCommand.fail(.software, "the learned configuration does not load: \(error)", environment: environment)
             }
             do throws(OutputFile.Failure) {
-                try OutputFile.write(text, to: environment.resolve(writePath))
+                try OutputFile.writeAtomically(text, to: environment.resolve(writePath))
             } catch {
                 return MediateCommand.fail(.cannotCreate, "cannot write \(writePath): \(error.message)", environment: environment)
             }
         }
 
         if options.json {
-            environment.standardOutput.write(json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: assembly.warnings, written: options.writePath))
+            guard let text = json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: assembly.warnings, written: options.writePath) else {
+                return MediateCommand.fail(.software, "the estimates cannot be written as JSON (a number is not finite)", environment: environment)
+            }
+            environment.standardOutput.write(text)
         } else {
             environment.standardOutput.write(table(estimates, asOf: asOf, parameters: estimator.parameters, written: options.writePath))
         }
@@ -247,7 +250,7 @@ enum OptimizeCommand {
         var written: String?
     }
 
-    private static func json(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, warnings: [ReportWarning], written: String?) -> String {
+    private static func json(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, warnings: [ReportWarning], written: String?) -> String? {
         let output = JSONOutput(
             as_of: asOf.description,
             parameters: .init(half_life_days: parameters.halfLifeDays, window_days: parameters.windowDays, prior_impressions: parameters.priorImpressions, minimum_effective_impressions: parameters.minimumEffectiveImpressions, maximum_change: parameters.maximumChange),
@@ -259,7 +262,7 @@ enum OptimizeCommand {
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(output) else { return "{}\n" }
+        guard let data = try? encoder.encode(output) else { return nil }
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

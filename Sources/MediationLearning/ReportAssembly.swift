@@ -85,12 +85,13 @@ public struct ReportAssembly: Sendable {
         }
         for network in networkOrder {
             guard let entry = networkDays[network], let first = entry.days.min(), let last = entry.days.max() else { continue }
-            var day = first
-            while day < last {
-                if !entry.days.contains(day) {
-                    warnings.append(ReportWarning(code: .missingDay, location: ReportLocation(file: entry.file), message: "network \(RevenueReportParser.quoted(network)) has no row on \(day), between its first day \(first) and its last \(last)"))
-                }
-                day = day.adding(days: 1)
+            // One warning per gap (a run of missing days), not per day: two rows decades apart
+            // must not print millions of lines.
+            let days = entry.days.sorted()
+            for (previous, next) in zip(days, days.dropFirst()) where next.daysSince1970 - previous.daysSince1970 > 1 {
+                let from = previous.adding(days: 1), to = next.adding(days: -1)
+                let missing = from == to ? "no row on \(from)" : "no rows from \(from) to \(to) (\(to.daysSince1970 - from.daysSince1970 + 1) days)"
+                warnings.append(ReportWarning(code: .missingDay, location: ReportLocation(file: entry.file), message: "network \(RevenueReportParser.quoted(network)) has \(missing), between its first day \(first) and its last \(last)"))
             }
         }
 

@@ -45,6 +45,9 @@ public enum RevenueReportParser {
     public static let maximumRecordLength = 4096
     /// The most impressions one row may count (10^12).
     public static let maximumImpressions = 1_000_000_000_000
+    /// The most revenue one row may count, in USD once converted (10^12): the estimate sums
+    /// rows and multiplies them by 1000, so a larger finite value could overflow to infinity.
+    public static let maximumRevenueUSD = 1e12
 
     /// Parses a report.
     /// - Parameters:
@@ -113,8 +116,8 @@ public enum RevenueReportParser {
             throw ReportError(at(5), "unknown currency \(quoted(currency)): the config's currency_rates has no rate for it (USD per unit)")
         }
         let revenueUSD = revenue * rate
-        guard revenueUSD.isFinite else {
-            throw ReportError(at(4), "revenue must be a finite number >= 0 once converted to USD, found \(quoted(fields[4])) \(currency)")
+        guard revenueUSD.isFinite, revenueUSD <= maximumRevenueUSD else {
+            throw ReportError(at(4), "revenue must be a finite number from 0 to 1000000000000 once converted to USD, found \(quoted(fields[4])) \(currency)")
         }
         return RevenueRow(day: day, network: fields[1], adUnitID: fields[2], impressions: impressions, revenue: revenue, currency: currency, revenueUSD: revenueUSD, location: at(0))
     }

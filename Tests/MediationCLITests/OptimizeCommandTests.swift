@@ -102,6 +102,25 @@ struct OptimizeCommandTests {
         #expect(validate.code == .success, "\(validate.error)")
     }
 
+    @Test("--write replaces a file whole (temporary file and rename), through a symbolic link that is kept; a directory is exit 73")
+    func writeIsAtomic() async throws {
+        let workspace = try Self.workspace()
+        let directory = workspace.directory
+        try workspace.write("old contents", to: "target.json")
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.json").path, withDestinationPath: "target.json")
+        let result = await workspace.run(["optimize", "--reports", "r.csv", "--write", "link.json"])
+        #expect(result.code == .success, "\(result.error)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("link.json").path)
+        #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink)
+        let text = try String(contentsOf: directory.appendingPathComponent("target.json"), encoding: .utf8)
+        #expect(try ConfigurationLoader(registry: .standard).load(json: text).placements.count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("adir"), withIntermediateDirectories: true)
+        let intoDirectory = await workspace.run(["optimize", "--reports", "r.csv", "--write", "adir"])
+        #expect(intoDirectory.code == .cannotCreate)
+        #expect(intoDirectory.error == "mediate: cannot write adir: Is a directory\n")
+    }
+
     @Test("a mistake in a report: exit 65 with file:line:column")
     func badReport() async throws {
         let workspace = try Self.workspace()

@@ -118,6 +118,33 @@ struct RevenueReportTests {
         #expect(assembly.latestDay?.description == "2026-03-03")
     }
 
+    @Test("revenue too large for the estimate's sums is refused at its file:line:column, not learned as inf")
+    func hugeRevenueIsRefused() throws {
+        let h = Self.header
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,10,1e306,USD\n") == "r.csv:2:30: revenue must be a finite number from 0 to 1000000000000 once converted to USD, found \"1e306\" USD")
+        #expect(Self.error(h + "2026-03-01,backfill,bf-home,10,1e12,EUR\n") == "r.csv:2:32: revenue must be a finite number from 0 to 1000000000000 once converted to USD, found \"1e12\" EUR")
+        // At the limit, on every day of the window, the estimate stays finite.
+        let configuration = try Self.configuration()
+        var text = h
+        for day in 1...28 { text += "2026-03-\(day < 10 ? "0" : "")\(day),nitx,SLOT-HOME,1,1e12,USD\n" }
+        let assembly = try ReportAssembly(reports: [("r.csv", Array(text.utf8))], configuration: configuration)
+        for estimate in BayesianECPM().estimate(assembly.inputs, asOf: UTCDay("2026-03-28")!) {
+            #expect(estimate.mean.isFinite && estimate.standardDeviation.isFinite && estimate.upper.isFinite && estimate.newECPM.isFinite)
+        }
+    }
+
+    @Test("missing days are one warning per gap: two rows 8000 years apart give one warning, not millions")
+    func missingDaysAreRanges() throws {
+        let configuration = try Self.configuration()
+        let text = Self.header + "1970-01-01,nitx,SLOT-HOME,10,0.01,USD\n9999-12-31,nitx,SLOT-HOME,10,0.01,USD\n2026-03-05,nitx,SLOT-HOME,10,0.01,USD\n2026-03-07,nitx,SLOT-HOME,10,0.01,USD\n"
+        let assembly = try ReportAssembly(reports: [("n.csv", Array(text.utf8))], configuration: configuration)
+        #expect(assembly.warnings.map(\.message) == [
+            "network \"nitx\" has no rows from 1970-01-02 to 2026-03-04 (20516 days), between its first day 1970-01-01 and its last 9999-12-31",
+            "network \"nitx\" has no row on 2026-03-06, between its first day 1970-01-01 and its last 9999-12-31",
+            "network \"nitx\" has no rows from 2026-03-08 to 9999-12-30 (2912376 days), between its first day 1970-01-01 and its last 9999-12-31",
+        ])
+    }
+
     static func shownEvents(_ count: Int, lineItem: String = "home_nitx") -> String {
         let line = #"{"ad":{"adID":"x","configVersion":0,"creativeID":"c","eCPM":1.4,"format":"banner","lineItemID":"\#(lineItem)","network":"nitx","placementID":"home","size":{"height":50,"width":320}},"at_ms":1,"event":"shown","placement":"home","revenue_usd":0.0014}"#
         return String(repeating: line + "\n", count: count) + #"{"at_ms":2,"event":"clicked","placement":"home"}"# + "\n"

@@ -170,7 +170,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     ///   a bad option (the option rules are in ``FallbackOptions``).
     public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         if case .url = network.endpoint {
-            throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "the fallback network has no server; use \"sandbox\"")
+            throw ConfigurationError(code: .invalidValue, path: network.path(of: "endpoint"), message: "the fallback network has no server; use \"sandbox\"")
         }
         _ = try NetworkSettings(network, kind: kind, credentials: ["app_id"], options: FallbackOptions.keys)
         let options = try FallbackOptions(parsing: network.options, networkID: network.id)

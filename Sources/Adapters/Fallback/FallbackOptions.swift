@@ -71,9 +71,10 @@ public struct FallbackOptions: Hashable, Sendable {
     ///   for an unknown key, a wrong type or a value out of range.
     package init(parsing options: [String: JSONValue], networkID: String) throws(ConfigurationError) {
         self.init()
-        let base = "networks.\(networkID).options"
+        let optionsPath = JSONPath.root.appending("networks").appending(networkID).appending("options")
+        let base = optionsPath.description
         if let unknown = options.keys.sorted().first(where: { !Self.keys.contains($0) }) {
-            throw ConfigurationError(code: .unknownKey, path: "\(base).\(unknown)", message: "unknown option for fallback; known: \(Self.keys.sorted().joined(separator: ", "))")
+            throw ConfigurationError(code: .unknownKey, path: optionsPath.appending(unknown).description, message: "unknown option for fallback; known: \(Self.keys.sorted().joined(separator: ", "))")
         }
         if let value = options["fill_rate"] {
             guard let rate = value.doubleValue, rate.isFinite, (0...1).contains(rate) else {
@@ -100,7 +101,7 @@ public struct FallbackOptions: Hashable, Sendable {
             creatives = count
         }
         if let value = options["creative_sizes"] {
-            creativeSizes = try Self.sizes(value, path: "\(base).creative_sizes")
+            creativeSizes = try Self.sizes(value, path: optionsPath.appending("creative_sizes"))
         }
     }
 
@@ -111,22 +112,23 @@ public struct FallbackOptions: Hashable, Sendable {
         return .microseconds(Int64((millis * 1000).rounded()))
     }
 
-    private static func sizes(_ value: JSONValue, path: String) throws(ConfigurationError) -> [AdFormat: [FallbackCreativeSize]] {
+    private static func sizes(_ value: JSONValue, path jsonPath: JSONPath) throws(ConfigurationError) -> [AdFormat: [FallbackCreativeSize]] {
+        let path = jsonPath.description
         guard case .object(let byFormat) = value else {
             throw ConfigurationError(code: .invalidValue, path: path, message: "expected an object keyed by format")
         }
         var result: [AdFormat: [FallbackCreativeSize]] = [:]
         for (key, list) in byFormat.sorted(by: { $0.key < $1.key }) {
             guard let format = AdFormat(rawValue: key) else {
-                throw ConfigurationError(code: .invalidValue, path: "\(path).\(key)", message: "unknown format; expected one of \(AdFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ConfigurationError(code: .invalidValue, path: jsonPath.appending(key).description, message: "unknown format; expected one of \(AdFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             guard case .array(let entries) = list, !entries.isEmpty else {
-                throw ConfigurationError(code: .invalidValue, path: "\(path).\(key)", message: "expected a non-empty array of sizes such as \"320x50\"")
+                throw ConfigurationError(code: .invalidValue, path: jsonPath.appending(key).description, message: "expected a non-empty array of sizes such as \"320x50\"")
             }
             var sizes: [FallbackCreativeSize] = []
             for (index, entry) in entries.enumerated() {
                 guard let text = entry.stringValue, let size = FallbackCreativeSize(text) else {
-                    throw ConfigurationError(code: .invalidValue, path: "\(path).\(key)[\(index)]", message: "expected \"WIDTHxHEIGHT\" in points (e.g. \"320x50\") or \"screen\"")
+                    throw ConfigurationError(code: .invalidValue, path: jsonPath.appending(key).appending(index: index).description, message: "expected \"WIDTHxHEIGHT\" in points (e.g. \"320x50\") or \"screen\"")
                 }
                 sizes.append(size)
             }

@@ -44,9 +44,10 @@ public struct NetworkSettings: Sendable {
     }
 
     /// The JSON path of credential `key`, e.g. `networks.elo.credentials.publisher_id`.
-    public func credentialPath(_ key: String) -> String { "networks.\(network.id).credentials.\(key)" }
+    /// The network id and the key are escaped as the loader escapes them (`networks["a.b"]`).
+    public func credentialPath(_ key: String) -> String { network.path(of: "credentials", key) }
     /// The JSON path of option `key`, e.g. `networks.elo.options.share_geo`.
-    public func optionPath(_ key: String) -> String { "networks.\(network.id).options.\(key)" }
+    public func optionPath(_ key: String) -> String { network.path(of: "options", key) }
 
     /// Credential `key`, trimmed of white space, required and not blank.
     /// - Parameter hint: what the credential is, added to the message, e.g. `the mobile source
