@@ -17,10 +17,8 @@ struct NetworkSettingsPathTests {
             let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
             _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
             return nil
-        } catch let error as ConfigurationError {
-            return error
         } catch {
-            return nil
+            return error
         }
     }
 
