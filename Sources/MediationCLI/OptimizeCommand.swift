@@ -167,8 +167,11 @@ enum OptimizeCommand {
     private static func read(_ path: String, limit: Int, what: String, environment: CommandEnvironment) -> Result<[UInt8], MediateCommand.Exit> {
         let url = environment.resolve(path)
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             return .failure(.init(code: MediateCommand.fail(.noInput, "\(what) file not found: \(path)", environment: environment)))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(.init(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): it is a directory", environment: environment)))
         }
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
         guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
