@@ -179,19 +179,24 @@ final class WatchPrinter: Sendable {
         var auctionNumbers: [String: Int] = [:]
         var statistics = MediationStatistics()
         var traces: [AuctionTrace] = []
-        /// Network health (R24): per network, how many times it was paused and resumed, and
-        /// whether the last event left it paused (until when), in first-paused order.
-        var health: [(network: String, pauses: Int, resumes: Int, pausedUntil: MediationInstant?)] = []
+        /// Network health (R24), per network in first-paused order.
+        var health: [HealthTally] = []
 
-        mutating func noteHealth(_ network: String, _ change: (inout (network: String, pauses: Int, resumes: Int, pausedUntil: MediationInstant?)) -> Void) {
-            if let index = health.firstIndex(where: { $0.network == network }) {
-                change(&health[index])
-            } else {
-                var entry = (network: network, pauses: 0, resumes: 0, pausedUntil: MediationInstant?.none)
-                change(&entry)
-                health.append(entry)
-            }
+        /// The tally of `network`, made on its first event.
+        mutating func tally(_ network: String) -> Int {
+            if let index = health.firstIndex(where: { $0.network == network }) { return index }
+            health.append(HealthTally(network: network))
+            return health.count - 1
         }
+    }
+
+    /// How many times a network was paused and resumed, and whether the last event left it
+    /// paused (until when).
+    private struct HealthTally {
+        var network: String
+        var pauses = 0
+        var resumes = 0
+        var pausedUntil: MediationInstant?
     }
 
     private let output: any TextOutput
@@ -275,12 +280,16 @@ final class WatchPrinter: Sendable {
             line = "[\(at)] placement \(safe(placementID)) removed by config version \(version)"
         case .networkPaused(let pause):
             counts.withLock { counts in
-                counts.noteHealth(pause.networkID) { $0.pauses += 1; $0.pausedUntil = pause.retryAt }
+                let index = counts.tally(pause.networkID)
+                counts.health[index].pauses += 1
+                counts.health[index].pausedUntil = pause.retryAt
             }
             line = "[\(pause.at)] network \(safe(pause.networkID)) paused (\(pause.cause.rawValue): \(pause.failures) of \(pause.outcomes) failed) until \(pause.retryAt)"
         case .networkResumed(let networkID, let failedProbes, let at):
             counts.withLock { counts in
-                counts.noteHealth(networkID) { $0.resumes += 1; $0.pausedUntil = nil }
+                let index = counts.tally(networkID)
+                counts.health[index].resumes += 1
+                counts.health[index].pausedUntil = nil
             }
             line = "[\(at)] network \(safe(networkID)) resumed after \(failedProbes) failed probes"
         case .lateAnswer(let late):

@@ -55,6 +55,14 @@ final class NetworkHealthMonitor: Sendable {
     private struct Table {
         var slots: [String: Int] = [:]
         var machines: [NetworkHealth?] = []
+
+        /// The slot of `networkID`, made on first use.
+        mutating func slot(of networkID: String) -> Int {
+            if let slot = slots[networkID] { return slot }
+            slots[networkID] = machines.count
+            machines.append(nil)
+            return machines.count - 1
+        }
     }
 
     private let state = Locked(Table())
@@ -69,12 +77,7 @@ final class NetworkHealthMonitor: Sendable {
 
     /// The slot of `networkID` in the table, made on first use.
     func slot(of networkID: String) -> Int {
-        state.withLock { table in
-            if let slot = table.slots[networkID] { return slot }
-            table.slots[networkID] = table.machines.count
-            table.machines.append(nil)
-            return table.machines.count - 1
-        }
+        state.withLock { $0.slot(of: networkID) }
     }
 
     /// Admits an auction at `now` over the networks of `plan`.
@@ -127,20 +130,11 @@ final class NetworkHealthMonitor: Sendable {
         for event in events { emit(event) }
     }
 
-    /// The network's one signal in a finished auction: its line items' outcomes combined as
-    /// ``HealthSignal/combined(_:)`` does (any answer a success, else any failure a failure),
-    /// read without building the trace's lines.
+    /// The network's one signal in a finished auction: its line items' outcomes combined
+    /// (``HealthSignal/combined(_:)``), read without building the trace's lines.
     static func signal(of network: Plan.Network, in trace: AuctionTrace) -> HealthSignal? {
         let count = trace.sourceCount
-        var signal: HealthSignal?
-        for index in network.sources where index < count {
-            switch HealthSignal(trace.sourceOutcome(at: index)) {
-            case .success: return .success
-            case .failure: signal = .failure
-            case nil: break
-            }
-        }
-        return signal
+        return HealthSignal.combined(network.sources.lazy.filter { $0 < count }.map { trace.sourceOutcome(at: $0) })
     }
 
     /// The health of `networkID` under `settings`, reading its stored state if no auction
@@ -150,14 +144,7 @@ final class NetworkHealthMonitor: Sendable {
         guard settings.enabled else { return NetworkHealthStatus(NetworkHealth(), enabled: false) }
         var events: [MediationEvent] = []
         let health = state.withLock { table in
-            let slot: Int
-            if let known = table.slots[networkID] {
-                slot = known
-            } else {
-                slot = table.machines.count
-                table.slots[networkID] = slot
-                table.machines.append(nil)
-            }
+            let slot = table.slot(of: networkID)
             if let health = table.machines[slot] { return health }
             let health = restore(networkID, at: now, settings: settings, events: &events)
             table.machines[slot] = health
