@@ -21,7 +21,9 @@ struct ExactFiguresTests {
         #expect(report.requests == 1000)
         #expect(report.filled == 1000)
         #expect(report.fillRate == 1)
-        #expect(report.fillRateInterval == ConfidenceInterval(lower: 1, upper: 1))
+        // Wilson: [n / (n + z²), 1] for n of n.
+        #expect(report.fillRateInterval?.upper == 1)
+        #expect(abs((report.fillRateInterval?.lower ?? 0) - 1000 / (1000 + 1.959963984540054 * 1.959963984540054)) < 1e-12)
         #expect(report.revenueUSD == 2.0) // 1000 impressions × 2.00 / 1000
         #expect(report.revenuePer1000Requests == 2.0)
         #expect(report.revenuePer1000RequestsInterval == ConfidenceInterval(lower: 2, upper: 2))

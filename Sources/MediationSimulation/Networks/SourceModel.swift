@@ -59,7 +59,7 @@ struct SourceModel: Sendable {
     }
 
     /// What a clairvoyant picker could take from this source's `draw` (USD CPM micros of the
-    /// realised price, 0 for nothing): `bounded` if the answer is a valid ad arriving strictly
+    /// realised price, 0 for nothing): `bounded` if the answer is a valid ad arriving at or
     /// before the source's limit, `unbounded` if it is a valid ad whenever it arrives; `known`
     /// is the bounded one valued as the engine knows it (the bid, or the configured eCPM).
     func oracleValues(of draw: SourceDraw) -> (bounded: Int64, unbounded: Int64, known: Int64) {
@@ -72,7 +72,9 @@ struct SourceModel: Sendable {
         } else {
             known = knownFixedMicros
         }
-        let inTime = Duration.milliseconds(draw.latencyMilliseconds) < limit
+        // The engine accepts an answer due at its source's limit (the answer is taken before the
+        // timer at one instant), so the oracle does too: one rule for both.
+        let inTime = Duration.milliseconds(draw.latencyMilliseconds) <= limit
         return (inTime ? draw.priceMicros : 0, draw.priceMicros, inTime ? known : 0)
     }
 

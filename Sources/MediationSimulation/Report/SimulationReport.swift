@@ -156,7 +156,7 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var filled: Int
     /// filled ÷ requests.
     public var fillRate: Double
-    /// Its 95 % interval.
+    /// Its 95 % Wilson score interval (`docs/simulation.md`, "Statistics"): it holds near 0 and 1.
     public var fillRateInterval: ConfidenceInterval?
     /// Σ realised revenue, USD.
     public var revenueUSD: Double
@@ -218,8 +218,8 @@ public struct SimulationReport: Hashable, Sendable, Codable {
         requests = totals.requests
         let filled = Int(totals.filled.sum.value)
         self.filled = filled
-        let fill = Estimators.mean(totals.filled)
-        fillRate = fill?.mean ?? 0
+        let fill = Estimators.proportion(successes: filled, count: totals.requests)
+        fillRate = fill?.rate ?? 0
         fillRateInterval = fill?.interval
         revenueUSD = Money.usd(totals.realised.sum)
         let revenue = Estimators.mean(totals.realised)

@@ -107,6 +107,25 @@ enum Estimators {
         return (mean, ConfidenceInterval(lower: mean - half, upper: mean + half))
     }
 
+    /// A proportion of `successes` in `count` trials with its 95 % Wilson score interval:
+    /// `(p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n)`, z = 1.959964. Unlike `p̂ ± z·√(p̂(1−p̂)/n)`
+    /// it keeps its coverage near 0 and 1 (a fill rate of 0.998 over 5,000 auctions) and stays
+    /// inside [0, 1]; `nil` for no trials.
+    static func proportion(successes: Int, count: Int) -> (rate: Double, interval: ConfidenceInterval)? {
+        guard count > 0, successes >= 0, successes <= count else { return nil }
+        let n = Double(count)
+        let rate = Double(successes) / n
+        let z = 1.959963984540054
+        let z2 = z * z
+        let denominator = 1 + z2 / n
+        let center = (rate + z2 / (2 * n)) / denominator
+        let half = z * (rate * (1 - rate) / n + z2 / (4 * n * n)).squareRoot() / denominator
+        // The ends are exact at 0 and 1 successes-to-trials (no rounding past the bounds).
+        let lower = successes == 0 ? 0 : max(0, center - half)
+        let upper = successes == count ? 1 : min(1, center + half)
+        return (rate, ConfidenceInterval(lower: lower, upper: upper))
+    }
+
     /// `t(0.975, n−1) · s / √n` from Σx, Σx² and n ≥ 2.
     static func halfWidth(sum: Double, sumOfSquares: Double, count: Int) -> Double {
         let n = Double(count)
