@@ -76,7 +76,7 @@ let package = Package(
         // MARK: Simulation
         .target(
             name: "MediationSimulation",
-            dependencies: ["Mediation", "MediationVirtualTime"],
+            dependencies: ["Mediation", "MediationVirtualTime", "MediationLearning"],
             swiftSettings: swiftSettings
         ),
 

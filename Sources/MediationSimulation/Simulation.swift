@@ -125,7 +125,7 @@ public enum Simulation {
     }
 
     /// Runs `configurations` (the same placement in each) on the same shards and draws.
-    private static func runTotals(_ configurations: [MediationConfiguration], market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> (MultiTotals, [[SourceModel]]) {
+    static func runTotals(_ configurations: [MediationConfiguration], market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> (MultiTotals, [[SourceModel]]) {
         try options.validate()
         for configuration in configurations where configuration.placement(placementID) == nil {
             let known = configuration.placements.map(\.id).joined(separator: ", ")

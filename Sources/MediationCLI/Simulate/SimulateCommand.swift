@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationLearning
 import MediationSimulation
 
 /// `mediate simulate`: what-if runs of a placement on the real engine in virtual time against
@@ -82,6 +83,13 @@ enum SimulateCommand {
                 }
                 let report = try await Simulation.runPlacement(configuration: configuration, market: market, placementID: options.placementID, duration: duration, seed: options.seed)
                 return .success(Rendered(text: SimulationText.placement(report, header: header), json: try SimulationText.json(report), html: nil))
+            case .learn(let mode):
+                let learners = mode.learners.compactMap(ECPMLearners.named)
+                let run = try await Simulation.learn(configuration: configuration, market: market, placementID: options.placementID, learners: learners, learning: LearningOptions(days: mode.days, drifts: mode.drifts), options: simulationOptions)
+                if let directory = mode.reportsDirectory, let exit = LearningReports.write(run, configuration: configuration, to: directory, environment: environment) {
+                    return .failure(MediateCommand.Exit(code: exit))
+                }
+                return .success(Rendered(text: LearningText.run(run, header: header), json: try SimulationText.json(run), html: wantsHTML ? LearningHTML.run(run, header: header) : nil))
             case .replay(let recordingPath):
                 let recording: Recording
                 do {

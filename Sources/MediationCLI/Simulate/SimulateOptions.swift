@@ -1,3 +1,4 @@
+import MediationLearning
 import MediationSimulation
 
 /// The options of `mediate simulate`, parsed by ``SimulateOptionsParser``.
@@ -14,6 +15,20 @@ struct SimulateOptions: Equatable, Sendable {
         case duration(Duration)
         /// `--replay FILE`: a recorded event log re-run under the configuration.
         case replay(String)
+        /// `--days D [--learner L] [--drift SPEC] [--write-reports DIR]`: the learning loop.
+        case learn(LearningMode)
+    }
+
+    /// The learning loop's options.
+    struct LearningMode: Equatable, Sendable {
+        /// `--days D`.
+        var days: Int
+        /// `--learner NAME[,NAME…]` or `all` (the default): the learners, in their canonical order.
+        var learners: [String]
+        /// `--drift NETWORK:FACTOR@DAY[,…]`.
+        var drifts: [PriceDrift]
+        /// `--write-reports DIR`.
+        var reportsDirectory: String?
     }
 
     /// The default number of auctions.
@@ -46,12 +61,13 @@ struct SimulateOptions: Equatable, Sendable {
 /// ```
 /// mediate simulate --placement P [--config F] [--market M] [--auctions N] [--seed S] [--json]
 ///                  [--jobs K] [--report FILE.html]
-///                  [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson]
+///                  [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson
+///                   | --days D [--learner L] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]]
 /// ```
 /// SPEC: `floor=0.5:4.0:0.25`, `deadline_ms=500:3000:250`, `LINE_ITEM.ecpm=1.0:2.0:0.2` (or
 /// `ecpm[LINE_ITEM]=…`); a list `A,B,C` or one value instead of `FROM:TO:STEP`.
 enum SimulateOptionsParser {
-    private static let valued: Set<String> = ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report"]
+    private static let valued: Set<String> = ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--days", "--learner", "--drift", "--write-reports"]
     private static let flags: Set<String> = ["--json"]
 
     /// Parses the arguments after `simulate`.
@@ -114,8 +130,14 @@ enum SimulateOptionsParser {
             }
             options.jobs = jobs
         }
-        let modes = ["--compare", "--sweep", "--duration", "--replay"].filter { values[$0] != nil }
-        guard modes.count <= 1 else { throw UsageError(message: "\(modes[0]) and \(modes[1]) do not combine: give one of --compare, --sweep, --duration, --replay") }
+        let modes = ["--compare", "--sweep", "--duration", "--replay", "--days"].filter { values[$0] != nil }
+        guard modes.count <= 1 else { throw UsageError(message: "\(modes[0]) and \(modes[1]) do not combine: give one of --compare, --sweep, --duration, --replay, --days") }
+        for name in ["--learner", "--drift", "--write-reports"] where values[name] != nil && values["--days"] == nil {
+            throw UsageError(message: "\(name) applies to the learning loop: give --days D")
+        }
+        if let text = values["--days"] {
+            options.mode = .learn(try learning(days: text, learners: values["--learner"], drifts: values["--drift"], reportsDirectory: values["--write-reports"]))
+        }
         if let file = values["--compare"] { options.mode = .compare(file) }
         if let text = values["--sweep"] { options.mode = .sweep(try sweep(text)) }
         if let file = values["--replay"] {
@@ -131,6 +153,31 @@ enum SimulateOptionsParser {
             options.mode = .duration(.milliseconds(Int64((seconds * 1000).rounded())))
         }
         return options
+    }
+
+    /// The learning loop's options from their texts.
+    static func learning(days text: String, learners: String?, drifts: String?, reportsDirectory: String?) throws(UsageError) -> SimulateOptions.LearningMode {
+        guard let days = Int(text), days >= 1, days <= LearningOptions.maximumDays else {
+            throw UsageError(message: "--days needs a whole number from 1 to \(LearningOptions.maximumDays), got '\(text.prefix(40))'")
+        }
+        var names = ECPMLearners.names
+        if let learners, learners != "all" {
+            let given = learners.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            for name in given where !ECPMLearners.names.contains(name) {
+                throw UsageError(message: "--learner: unknown learner '\(name.prefix(40))'; known: \(ECPMLearners.names.joined(separator: ", ")), or all")
+            }
+            guard Set(given).count == given.count else { throw UsageError(message: "--learner: a learner is named twice") }
+            names = ECPMLearners.names.filter(given.contains)
+        }
+        var parsed: [PriceDrift] = []
+        for spec in (drifts ?? "").split(separator: ",", omittingEmptySubsequences: false) where drifts != nil {
+            do {
+                parsed.append(try PriceDrift(parsing: String(spec)))
+            } catch {
+                throw UsageError(message: "--drift \(error.message)")
+            }
+        }
+        return SimulateOptions.LearningMode(days: days, learners: names, drifts: parsed, reportsDirectory: reportsDirectory)
     }
 
     /// A sweep as the command line writes it: `floor=…`, `deadline_ms=…`, `LINE_ITEM.ecpm=…`

@@ -65,7 +65,7 @@ enum SimulationHTML {
     svg text{font-size:11px;fill:#333}svg text.axis{font-size:12px}
     """
 
-    private static func page(title: String, meta: String, body: () -> String) -> String {
+    static func page(title: String, meta: String, body: () -> String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en"><head><meta charset="utf-8"/><title>\(HTML.escape(title))</title><style>
@@ -78,15 +78,15 @@ enum SimulationHTML {
         """
     }
 
-    private static func meta(_ header: SimulationHeader) -> String {
+    static func meta(_ header: SimulationHeader) -> String {
         "mediate simulate; placement \(header.placementID), config \(header.configPath), market \(header.marketPath), seed \(header.seed); virtual time, simulated networks, illustrative market"
     }
 
-    private static func section(_ title: String, _ content: String) -> String {
+    static func section(_ title: String, _ content: String) -> String {
         "<section><h2>\(HTML.escape(title))</h2>\n\(content)\n</section>\n"
     }
 
-    private static func table(_ head: [String], _ rows: [[String]], classes: [String?] = []) -> String {
+    static func table(_ head: [String], _ rows: [[String]], classes: [String?] = []) -> String {
         var html = "<table><thead><tr>" + head.map { "<th>\(HTML.escape($0))</th>" }.joined() + "</tr></thead><tbody>"
         for (index, row) in rows.enumerated() {
             let cls = index < classes.count ? classes[index].map { " class=\"\($0)\"" } ?? "" : ""

@@ -1,0 +1,36 @@
+import Foundation
+import Mediation
+import MediationLearning
+import MediationSimulation
+
+/// `mediate simulate --days … --write-reports DIR`: each learner's simulated revenue report of
+/// each day, `DIR/LEARNER/YYYY-MM-DD.csv`, in the format `mediate optimize --reports` reads
+/// (one row per fixed-price line item, its network's ad unit id and currency as configured).
+enum LearningReports {
+    /// Writes the reports; `nil` on success, else the exit code after saying what failed.
+    static func write(_ run: LearningRun, configuration: MediationConfiguration, to directory: String, environment: CommandEnvironment) -> ExitCode? {
+        let sources = configuration.placement(run.placementID)?.sources ?? []
+        let root = environment.resolve(directory)
+        for (index, learner) in run.learners.enumerated() {
+            let folder = root.appendingPathComponent(learner, isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                return MediateCommand.fail(.cannotCreate, "cannot create the reports folder \(directory)/\(learner): \((error as NSError).localizedDescription)", environment: environment)
+            }
+            for day in run.daily where index < day.learners.count {
+                guard let date = UTCDay(day.date) else { continue }
+                let rows = day.learners[index].prices.compactMap { price -> RevenueReportWriter.Row? in
+                    guard let lineItem = sources.first(where: { $0.id == price.lineItemID }) else { return nil }
+                    return RevenueReportWriter.Row(day: date, network: lineItem.network, adUnitID: lineItem.adUnitID, impressions: price.impressions, revenue: price.revenueUSD / lineItem.usdRate, currency: lineItem.currency)
+                }
+                do throws(OutputFile.Failure) {
+                    try OutputFile.write(RevenueReportWriter.csv(rows), to: folder.appendingPathComponent(day.date + ".csv"))
+                } catch {
+                    return MediateCommand.fail(.cannotCreate, "cannot write the report \(directory)/\(learner)/\(day.date).csv: \(error.message)", environment: environment)
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Writes revenue reports in the CSV format ``RevenueReportParser`` reads: the header
+/// `day,network,ad_unit_id,impressions,revenue,currency`, one row per line, revenue with six
+/// decimals, fields quoted when they hold a comma, a quote or a line break.
+public enum RevenueReportWriter {
+    /// One row of a report.
+    public struct Row: Hashable, Sendable {
+        /// The UTC day.
+        public var day: UTCDay
+        /// The network id.
+        public var network: String
+        /// The network's ad unit id.
+        public var adUnitID: String
+        /// The impressions.
+        public var impressions: Int
+        /// The revenue, in ``currency``.
+        public var revenue: Double
+        /// The ISO 4217 currency of ``revenue``.
+        public var currency: String
+
+        /// Creates a row.
+        public init(day: UTCDay, network: String, adUnitID: String, impressions: Int, revenue: Double, currency: String) {
+            self.day = day
+            self.network = network
+            self.adUnitID = adUnitID
+            self.impressions = impressions
+            self.revenue = revenue
+            self.currency = currency
+        }
+    }
+
+    /// The report's text.
+    /// - Parameter rows: the rows, in order.
+    /// - Returns: the CSV, each line ending in `\n`.
+    public static func csv(_ rows: [Row]) -> String {
+        var out = RevenueReportParser.header.joined(separator: ",") + "\n"
+        for row in rows {
+            let revenue = (row.revenue.isFinite && row.revenue >= 0) ? row.revenue : 0
+            out += [row.day.description, field(row.network), field(row.adUnitID), String(row.impressions), decimal(revenue), field(row.currency)].joined(separator: ",") + "\n"
+        }
+        return out
+    }
+
+    /// `value` with six decimals, without exponent.
+    static func decimal(_ value: Double) -> String {
+        let micros = (value * 1_000_000).rounded()
+        guard micros.magnitude < 9e18 else { return "0.000000" }
+        let whole = Int64(micros)
+        let fraction = String(whole % 1_000_000)
+        return "\(whole / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+    }
+
+    /// A CSV field, quoted (quotes doubled) when it holds a comma, a quote or a line break.
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,242 @@
+import Mediation
+import MediationLearning
+
+/// How a learning run goes: its days, the drifts of the market, and the first day's date.
+public struct LearningOptions: Hashable, Sendable {
+    /// The most days a run may have (a year).
+    public static let maximumDays = 366
+
+    /// The days, from 1 to ``maximumDays``.
+    public var days: Int
+    /// The market's drifts (none: a stationary market).
+    public var drifts: [PriceDrift]
+    /// The UTC date of day 1 (default 2026-01-01), the day its revenue report is for.
+    public var firstDay: UTCDay
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - days: the days.
+    ///   - drifts: the drifts (default none).
+    ///   - firstDay: the date of day 1 (default 2026-01-01).
+    public init(days: Int, drifts: [PriceDrift] = [], firstDay: UTCDay = UTCDay(daysSince1970: 20_454)) {
+        self.days = days
+        self.drifts = drifts
+        self.firstDay = firstDay
+    }
+}
+
+extension Simulation {
+    /// Runs the learning loop (`docs/learning.md`, "The loop in simulation"): on each day `d`,
+    /// `auctions` auctions of `placementID` on the market of that day (its drifts applied), with
+    /// draws seeded by (`options.seed`, `d`) and shared by every run of the day (common random
+    /// numbers): the **true-means limit** (every fixed-price line item priced at its true mean
+    /// realised eCPM that day) and one configuration per learner. Each learner's wins make its
+    /// revenue report of the day (impressions, realised revenue); at the end of the day it
+    /// reprices its fixed-price line items from all its reports so far, for the next day.
+    /// Day 1 runs the configuration's own prices for every learner.
+    /// - Parameters:
+    ///   - configuration: the configuration (its eCPMs are the manual prices).
+    ///   - market: how the networks answer, before drifts.
+    ///   - placementID: the placement.
+    ///   - learners: the learners (at least one, names unique).
+    ///   - learning: the days, drifts and first date.
+    ///   - options: the auctions **per day**, the seed, jobs, shard size, concurrency, batches.
+    /// - Returns: the per-day figures, the summaries and the paired differences.
+    /// - Throws: ``SimulationError``: `invalid_options` (no learner, a duplicated name, days out
+    ///   of range, a drift of a network the market lacks), and as
+    ///   ``run(configuration:market:placementID:options:)``.
+    public static func learn(configuration: MediationConfiguration, market: Market, placementID: String, learners: [any ECPMLearner], learning: LearningOptions, options: SimulationOptions) async throws(SimulationError) -> LearningRun {
+        func invalid(_ message: String) -> SimulationError { SimulationError(code: .invalidOptions, message: message) }
+        guard !learners.isEmpty else { throw invalid("a learning run needs at least one learner") }
+        guard Set(learners.map(\.name)).count == learners.count else { throw invalid("each learner may run once") }
+        guard (1...LearningOptions.maximumDays).contains(learning.days) else { throw invalid("days must be from 1 to \(LearningOptions.maximumDays), found \(learning.days)") }
+        for drift in learning.drifts where market.network(drift.network) == nil {
+            throw invalid("drift \(drift): the market has no network \"\(drift.network)\"")
+        }
+        guard let placement = configuration.placement(placementID) else {
+            let known = configuration.placements.map(\.id).joined(separator: ", ")
+            throw SimulationError(code: .unknownPlacement, message: "no placement \"\(placementID)\" in the configuration; it has: \(known)")
+        }
+        // Each day's run adds its own auctions to the progress; the rest of the run is known now.
+        options.progress?.begin(total: options.auctions * (learners.count + 1) * (learning.days - 1))
+        var state = LearningState(placement: placement, learners: learners)
+        var daily: [LearningDay] = []
+        var accumulated = LearningAccumulator(learners: learners.count)
+        for day in 1...learning.days {
+            let date = learning.firstDay.adding(days: day - 1)
+            let dayMarket = market.drifted(by: learning.drifts, onDay: day)
+            var truth: [Double] = []
+            for priced in state.lineItems {
+                do {
+                    truth.append(try dayMarket.behaviour(of: priced.lineItem).price.mean)
+                } catch {
+                    throw SimulationError.market(error)
+                }
+            }
+            var configurations = [state.configuration(configuration, pricedAt: truth)]
+            for learner in learners.indices {
+                configurations.append(state.configuration(configuration, pricedAt: state.prices[learner]))
+            }
+            var dayOptions = options
+            dayOptions.seed = SplitMix64.mix(options.seed &+ SplitMix64.gamma &* UInt64(day))
+            let (totals, _) = try await runTotals(configurations, market: dayMarket, placementID: placementID, options: dayOptions)
+            accumulated.add(totals)
+            let limitMean = revenuePer1000(totals.runs[0])
+            var figures: [LearnerDay] = []
+            for (learner, rule) in learners.enumerated() {
+                let run = totals.runs[learner + 1]
+                let observed = state.record(run, learner: learner, on: date)
+                let used = state.prices[learner]
+                state.reprice(learner: learner, with: rule, asOf: date)
+                let prices = state.lineItems.indices.map { index in
+                    LearnedPrice(
+                        lineItemID: state.lineItems[index].lineItem.id, network: state.lineItems[index].lineItem.network,
+                        eCPM: used[index], trueMean: truth[index], learned: state.prices[learner][index],
+                        impressions: observed[index].impressions, revenueUSD: observed[index].revenueUSD
+                    )
+                }
+                let revenue = revenuePer1000(run)
+                figures.append(LearnerDay(
+                    learner: rule.name,
+                    revenuePer1000Requests: revenue,
+                    ratioToLimit: limitMean > 0 ? revenue / limitMean : nil,
+                    fillRate: Estimators.mean(run.filled)?.mean ?? 0,
+                    prices: prices
+                ))
+            }
+            daily.append(LearningDay(day: day, date: date.description, limitRevenuePer1000Requests: limitMean, learners: figures))
+        }
+        return accumulated.run(placementID: placementID, seed: options.seed, learning: learning, auctionsPerDay: options.auctions, learners: learners.map(\.name), daily: daily)
+    }
+
+    /// Realised revenue per 1000 requests of a run, USD.
+    static func revenuePer1000(_ run: RunTotals) -> Double {
+        (Estimators.mean(run.realised)?.mean ?? 0) / 1_000_000
+    }
+}
+
+/// The fixed-price line items of the learning run's placement, and each learner's prices and
+/// reports so far.
+struct LearningState {
+    /// A fixed-price line item and its position in the placement's sources.
+    struct Priced {
+        var index: Int
+        var lineItem: LineItem
+        /// The configured (manual) price, USD CPM.
+        var manualUSD: Double
+    }
+
+    let placementID: String
+    let lineItems: [Priced]
+    let learners: [any ECPMLearner]
+    /// Per learner, per line item: its current price, USD CPM.
+    var prices: [[Double]]
+    /// Per learner, per line item: its reported days.
+    var reports: [[[BayesianECPM.Observation]]]
+
+    init(placement: PlacementConfiguration, learners: [any ECPMLearner]) {
+        placementID = placement.id
+        var priced: [Priced] = []
+        for (index, lineItem) in placement.sources.enumerated() where lineItem.pricing == .fixedPrice {
+            guard let eCPM = lineItem.eCPM else { continue }
+            let usd = eCPM * lineItem.usdRate
+            guard usd.isFinite, usd > 0 else { continue }
+            priced.append(Priced(index: index, lineItem: lineItem, manualUSD: usd))
+        }
+        lineItems = priced
+        self.learners = learners
+        prices = learners.map { _ in priced.map(\.manualUSD) }
+        reports = learners.map { _ in priced.map { _ in [] } }
+    }
+
+    /// `configuration` with the placement's fixed-price line items priced at `pricesUSD`.
+    func configuration(_ configuration: MediationConfiguration, pricedAt pricesUSD: [Double]) -> MediationConfiguration {
+        var result = configuration
+        guard let placementIndex = result.placements.firstIndex(where: { $0.id == placementID }) else { return result }
+        for (priced, price) in zip(lineItems, pricesUSD) {
+            result.placements[placementIndex].sources[priced.index].eCPM = price / priced.lineItem.usdRate
+        }
+        return result
+    }
+
+    /// Adds the day's report of `learner`'s run: each line item's wins and realised revenue.
+    mutating func record(_ run: RunTotals, learner: Int, on day: UTCDay) -> [BayesianECPM.Observation] {
+        let observed = lineItems.map { priced in
+            let counts = priced.index < run.sources.count ? run.sources[priced.index] : SourceCounts()
+            return BayesianECPM.Observation(day: day, impressions: counts.wins, revenueUSD: Money.usd(counts.revenue))
+        }
+        for index in observed.indices { reports[learner][index].append(observed[index]) }
+        return observed
+    }
+
+    /// Sets `learner`'s prices for the next day from its reports as of `day`; a price that is not
+    /// positive and finite keeps the current one.
+    mutating func reprice(learner: Int, with rule: any ECPMLearner, asOf day: UTCDay) {
+        let inputs = lineItems.indices.map { index in
+            BayesianECPM.Input(
+                placementID: placementID, lineItemID: lineItems[index].lineItem.id, network: lineItems[index].lineItem.network,
+                configuredECPM: prices[learner][index], observations: reports[learner][index]
+            )
+        }
+        let next = rule.prices(for: LearnerInput(lineItems: inputs, manualECPMs: lineItems.map(\.manualUSD), asOf: day))
+        for index in lineItems.indices where index < next.count {
+            let price = next[index]
+            if price.isFinite, price > 0, price <= SourceDraw.maximumPrice { prices[learner][index] = price }
+        }
+    }
+}
+
+/// The sums over every day of a learning run, for its summaries and paired intervals.
+struct LearningAccumulator {
+    /// Per learner (0: the limit, then the learners): realised micros per auction.
+    var realised: [Moments]
+    /// Per pair (j, k) of runs (0: the limit): the paired differences run k − run j.
+    var differences: [[Moments]]
+
+    init(learners: Int) {
+        realised = Array(repeating: Moments(), count: learners + 1)
+        differences = Array(repeating: Array(repeating: Moments(), count: learners + 1), count: learners + 1)
+    }
+
+    mutating func add(_ totals: MultiTotals) {
+        for run in realised.indices { realised[run].add(totals.runs[run].realised) }
+        for j in realised.indices {
+            for k in realised.indices where k > j {
+                differences[j][k].add(totals.difference(.realised, from: j, to: k))
+            }
+        }
+    }
+
+    func run(placementID: String, seed: UInt64, learning: LearningOptions, auctionsPerDay: Int, learners: [String], daily: [LearningDay]) -> LearningRun {
+        let limit = (Estimators.mean(realised[0])?.mean ?? 0) / 1_000_000
+        let summaries = learners.indices.map { learner in
+            let revenue = (Estimators.mean(realised[learner + 1])?.mean ?? 0) / 1_000_000
+            let versusLimit = Estimators.mean(differences[0][learner + 1])
+            let interval: ConfidenceInterval? = limit > 0 ? versusLimit?.interval.map { ConfidenceInterval(lower: 1 + $0.lower / 1_000_000 / limit, upper: 1 + $0.upper / 1_000_000 / limit) } : nil
+            let fromDay3 = daily.filter { $0.day >= 3 }.compactMap { $0.learners[learner].ratioToLimit }
+            return LearnerSummary(
+                learner: learners[learner], revenuePer1000Requests: revenue,
+                ratioToLimit: limit > 0 ? revenue / limit : nil, ratioToLimitInterval: interval,
+                minimumDailyRatioFromDay3: fromDay3.min()
+            )
+        }
+        var pairs: [LearnerDifference] = []
+        for j in learners.indices {
+            for k in learners.indices where k > j {
+                let difference = Estimators.mean(differences[j + 1][k + 1])
+                pairs.append(LearnerDifference(a: learners[j], b: learners[k], revenuePer1000Requests: FigureDifference(
+                    figure: "revenue_per_1000_requests",
+                    a: summaries[j].revenuePer1000Requests, b: summaries[k].revenuePer1000Requests,
+                    difference: difference.map { $0.mean / 1_000_000 },
+                    interval: difference?.interval?.divided(by: 1_000_000),
+                    method: .paired
+                )))
+            }
+        }
+        return LearningRun(
+            placementID: placementID, seed: seed, days: learning.days, auctionsPerDay: auctionsPerDay,
+            drifts: learning.drifts, learners: learners, daily: daily, limitRevenuePer1000Requests: limit,
+            summaries: summaries, differences: pairs
+        )
+    }
+}
