@@ -141,7 +141,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MediationSimulationTests",
-            dependencies: ["MediationSimulation", "Mediation", "MediationTestKit", "Adapters"],
+            dependencies: ["MediationSimulation", "Mediation", "MediationTestKit", "Adapters", "MediationLearning"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,6 +16,10 @@ import Foundation
 /// - Normal approximation: an impression's price varies with a coefficient of variation
 ///   `c` = ``Parameters/dispersion``, so `sd = c·μ / √(m + N)`, and the 90 % credible interval is
 ///   `μ ± 1.6449·sd` (the lower end at least 0).
+/// - A change of price level: walking back from the newest reported day, the first day whose
+///   eCPM is more than ``Parameters/changeZ`` standard errors and more than
+///   ``Parameters/minimumLevelChange`` (relative) from the newer days' ends the
+///   current level; it and older days are left out (``Estimate/levelStart``).
 /// - The decision: below ``Parameters/minimumEffectiveImpressions`` effective impressions the
 ///   configured price is kept (`kept_too_little_data`); a change larger than
 ///   ``Parameters/maximumChange`` of the configured price is capped there (`change_capped`);
@@ -38,6 +42,15 @@ public struct BayesianECPM: Sendable {
         public var dispersion: Double = 1
         /// The standard normal quantile of the credible interval (1.6448536269514722: 90 %).
         public var intervalZ: Double = 1.6448536269514722
+        /// The z score at which an older day's eCPM is taken as a different price level (5):
+        /// walking back from the newest reported day, a day whose eCPM `x` differs from the
+        /// newer days' `μ` by more than `changeZ · c · μ · √(1/n + 1/N)` (its impressions `n`,
+        /// theirs `N`) ends the current level, and it and every older day are not used. `.infinity`
+        /// turns the detection off.
+        public var changeZ: Double = 5
+        /// The smallest relative difference taken as a new price level (0.3: 30 %); smaller moves,
+        /// however certain, are left to the recency weighting.
+        public var minimumLevelChange: Double = 0.3
 
         /// The defaults.
         public init() {}
@@ -123,6 +136,9 @@ public struct BayesianECPM: Sendable {
         public var decision: Decision
         /// The eCPM the line item gets, USD CPM: the configured one, the estimate, or the cap.
         public var newECPM: Double
+        /// When an older day's eCPM was inconsistent with the newer days' (a price change, see
+        /// ``Parameters/changeZ``), the first day of the current level; `nil` when none was found.
+        public var levelStart: UTCDay?
     }
 
     /// The model's settings.
@@ -149,9 +165,10 @@ public struct BayesianECPM: Sendable {
     public func estimate(_ inputs: [Input], asOf: UTCDay) -> [Estimate] {
         let m = parameters.priorImpressions
         struct Weighted { var effective = 0.0, revenue = 0.0, impressions = 0, days = 0 }
-        let weighted = inputs.map { input in
+        let levels = inputs.map { levelStart(of: $0.observations, asOf: asOf) }
+        let weighted = zip(inputs, levels).map { input, level in
             var sum = Weighted()
-            for observation in input.observations {
+            for observation in input.observations where level.map({ observation.day >= $0 }) ?? true {
                 let w = weight(age: asOf.daysSince1970 - observation.day.daysSince1970)
                 guard w > 0 else { continue }
                 sum.effective += w * Double(observation.impressions)
@@ -167,7 +184,8 @@ public struct BayesianECPM: Sendable {
             pools[input.network, default: (0, 0)].ratioImpressions += 1000 * sum.revenue / input.configuredECPM
             pools[input.network, default: (0, 0)].effective += sum.effective
         }
-        return zip(inputs, weighted).map { input, sum in
+        return zip(zip(inputs, weighted), levels).map { pair, level in
+            let (input, sum) = pair
             let pool = pools[input.network] ?? (0, 0)
             let ratio = (m + pool.ratioImpressions) / (m + pool.effective)
             let price = input.configuredECPM
@@ -194,8 +212,36 @@ public struct BayesianECPM: Sendable {
                 configuredECPM: price, pooledECPM: pooled, mean: mean, standardDeviation: sd,
                 lower: max(0, mean - half), upper: mean + half,
                 effectiveImpressions: sum.effective, impressions: sum.impressions, days: sum.days,
-                decision: decision, newECPM: newECPM
+                decision: decision, newECPM: newECPM, levelStart: level
             )
         }
+    }
+
+    /// The first day of the newest price level among `observations` (see
+    /// ``Parameters/changeZ``), or `nil` when every day in the window is consistent with the
+    /// newer ones.
+    /// - Parameters:
+    ///   - observations: a line item's reported days.
+    ///   - asOf: the as-of day.
+    public func levelStart(of observations: [Observation], asOf: UTCDay) -> UTCDay? {
+        guard parameters.changeZ.isFinite else { return nil }
+        let days = observations
+            .filter { $0.impressions > 0 && weight(age: asOf.daysSince1970 - $0.day.daysSince1970) > 0 }
+            .sorted { $0.day > $1.day }
+        var impressions = 0.0, revenue = 0.0
+        var start: UTCDay?
+        for day in days {
+            let n = Double(day.impressions)
+            if impressions > 0, revenue > 0 {
+                let level = 1000 * revenue / impressions
+                let eCPM = 1000 * day.revenueUSD / n
+                let bound = parameters.changeZ * parameters.dispersion * level * (1 / n + 1 / impressions).squareRoot()
+                if abs(eCPM - level) > max(bound, parameters.minimumLevelChange * level) { return start }
+            }
+            impressions += n
+            revenue += day.revenueUSD
+            start = day.day
+        }
+        return nil
     }
 }

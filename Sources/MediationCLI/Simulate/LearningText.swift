@@ -33,8 +33,8 @@ enum LearningText {
             lines.append("paired differences in revenue per 1000 requests over every day (B - A, USD)")
             for pair in run.differences {
                 let difference = pair.revenuePer1000Requests
-                let interval = difference.interval.map { "(95 %: \(SimulationText.signed($0.lower, 4)) to \(SimulationText.signed($0.upper, 4)))" } ?? "-"
-                lines.append(pad("\(safe(pair.b)) - \(safe(pair.a))", 26) + lpad(difference.difference.map { SimulationText.signed($0, 4) } ?? "-", 9) + "   " + interval + (difference.isSignificant ? "  *" : ""))
+                let interval = difference.interval.map { "(95 %: \(SimulationText.signed($0.lower, 6)) to \(SimulationText.signed($0.upper, 6)))" } ?? "-"
+                lines.append(pad("\(safe(pair.b)) - \(safe(pair.a))", 26) + lpad(difference.difference.map { SimulationText.signed($0, 6) } ?? "-", 11) + "   " + interval + (difference.isSignificant ? "  *" : ""))
             }
             lines.append("(* the interval excludes 0)")
         }

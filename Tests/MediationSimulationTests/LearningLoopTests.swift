@@ -1,0 +1,99 @@
+import Foundation
+import Mediation
+import MediationLearning
+@testable import MediationSimulation
+import Testing
+
+/// The learning loop of `mediate simulate --days` on markets whose every draw is fixed, so each
+/// day's figures are worked out by hand.
+@Suite("Learning loop")
+struct LearningLoopTests {
+    /// `neta` is configured at 1.20 but pays 0.60; `netb` at 0.80 pays 0.90; both always fill,
+    /// in 100 ms and 50 ms. The engine shows neta (1.20 > 0.80) and earns 0.60 per impression;
+    /// priced at the true means it would show netb and earn 0.90.
+    static let configuration = SimulationFixture.configuration(sources: [.fixedPrice("neta", eCPM: 1.20), .fixedPrice("netb", eCPM: 0.80)])
+    static let market = Market(networks: [
+        SimulationFixture.fixed("neta", price: 0.6, latencyMilliseconds: 100),
+        SimulationFixture.fixed("netb", price: 0.9, latencyMilliseconds: 50),
+    ])
+
+    static func run(_ learners: [String], days: Int, auctions: Int = 1000, drifts: [PriceDrift] = [], market: Market = LearningLoopTests.market, jobs: Int = 1) async throws -> LearningRun {
+        try await Simulation.learn(
+            configuration: configuration, market: market, placementID: "level_end",
+            learners: learners.compactMap(ECPMLearners.named),
+            learning: LearningOptions(days: days, drifts: drifts),
+            options: SimulationOptions(auctions: auctions, seed: 3, jobs: jobs, shardSize: 250)
+        )
+    }
+
+    @Test("day 1 runs the manual prices; bayes learns neta's price and shows netb from day 2; static never does")
+    func learnsFromTheReports() async throws {
+        let run = try await Self.run(["static", "bayes"], days: 3)
+        #expect(run.daily.map(\.limitRevenuePer1000Requests) == [0.9, 0.9, 0.9])
+        let day1 = run.daily[0]
+        #expect(day1.learners.map(\.revenuePer1000Requests) == [0.6, 0.6])
+        // End of day 1, bayes: neta 1000 impressions, 0.60 USD; netb none (kept at 0.80).
+        // ρ = (500 + 600 / 1.2) / (500 + 1000) = 2/3; μ = (500 · 0.8 + 600) / 1500 = 2/3,
+        // within the cap (0.60 to 1.80): neta is priced 0.6667 < 0.80 and netb wins from day 2.
+        let bayes = day1.learners[1]
+        #expect(bayes.prices.map(\.impressions) == [1000, 0])
+        #expect(abs(bayes.prices[0].revenueUSD - 0.6) < 1e-12)
+        #expect(abs(bayes.prices[0].learned - 2.0 / 3) < 1e-12)
+        #expect(bayes.prices[1].learned == 0.8)
+        #expect(bayes.prices.map(\.trueMean) == [0.6, 0.9])
+        #expect(run.daily[1].learners[1].revenuePer1000Requests == 0.9)
+        #expect(run.daily[1].learners[1].ratioToLimit == 1)
+        #expect(run.daily[2].learners[0].ratioToLimit.map { abs($0 - 2.0 / 3) < 1e-12 } == true)
+        // Over 3 days: static 0.6, bayes (0.6 + 0.9 + 0.9) / 3 = 0.8; every auction differs by
+        // exactly the same amount on days 2 and 3, so the interval is of the day-1 zeros and them.
+        #expect(run.summary("static")?.ratioToLimit.map { abs($0 - 2.0 / 3) < 1e-12 } == true)
+        #expect(run.summary("bayes").map { abs($0.revenuePer1000Requests - 0.8) < 1e-12 } == true)
+        #expect(run.summary("bayes")?.minimumDailyRatioFromDay3 == 1)
+        let gain = try #require(run.difference("bayes", minus: "static"))
+        #expect(gain.difference.map { abs($0 - 0.2) < 1e-12 } == true)
+        #expect(gain.isSignificant)
+        #expect(run.difference("static", minus: "bayes")?.difference.map { abs($0 + 0.2) < 1e-12 } == true)
+    }
+
+    @Test("a drift changes the market's prices from its day on, and the limit follows it")
+    func drift() async throws {
+        let drifts = [try PriceDrift(parsing: "netb:0.5@2")]
+        let run = try await Self.run(["auto-cpm"], days: 2, drifts: drifts)
+        #expect(run.daily[0].learners[0].prices.map(\.trueMean) == [0.6, 0.9])
+        #expect(run.daily[1].learners[0].prices.map(\.trueMean) == [0.6, 0.45])
+        // Day 2's limit: neta at 0.60 beats netb at 0.45.
+        #expect(run.daily[1].limitRevenuePer1000Requests == 0.6)
+        let drifted = Self.market.drifted(by: drifts, onDay: 1)
+        #expect(drifted == Self.market)
+        #expect(Self.market.drifted(by: drifts, onDay: 9).network("netb")?.behaviour.price?.median == 0.45)
+    }
+
+    @Test("a drift or a run that cannot be says what is wrong")
+    func invalid() async throws {
+        #expect(throws: SimulationError.self) { try PriceDrift(parsing: "nitx0.5@5") }
+        #expect(throws: SimulationError.self) { try PriceDrift(parsing: "nitx:-1@5") }
+        #expect(throws: SimulationError.self) { try PriceDrift(parsing: "nitx:0.5@0") }
+        #expect(throws: SimulationError.self) { try PriceDrift(parsing: ":0.5@2") }
+        #expect(try PriceDrift(parsing: "nitx:0.5@5") == PriceDrift(network: "nitx", factor: 0.5, fromDay: 5))
+        await #expect(throws: SimulationError.self) { _ = try await Self.run([], days: 2) }
+        await #expect(throws: SimulationError.self) { _ = try await Self.run(["bayes"], days: 0) }
+        await #expect(throws: SimulationError.self) { _ = try await Self.run(["bayes"], days: 2, drifts: [PriceDrift(network: "nope", factor: 2, fromDay: 1)]) }
+    }
+
+    @Test("the same inputs give the same run, whatever the jobs")
+    func determinism() async throws {
+        let configuration = SimulationFixture.configuration(sources: SimulationFixture.scenarioSources)
+        func run(_ jobs: Int) async throws -> Data {
+            let result = try await Simulation.learn(
+                configuration: configuration, market: SimulationFixture.randomMarket, placementID: "level_end",
+                learners: ECPMLearners.names.compactMap(ECPMLearners.named),
+                learning: LearningOptions(days: 3, drifts: [PriceDrift(network: "neta", factor: 0.5, fromDay: 2)]),
+                options: SimulationOptions(auctions: 600, seed: 11, jobs: jobs, shardSize: 150)
+            )
+            return try SimulationFixture.json(result)
+        }
+        let one = try await run(1)
+        #expect(one == (try await run(2)))
+        #expect(one == (try await run(1)))
+    }
+}
