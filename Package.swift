@@ -115,7 +115,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MediationBenchmarks",
-            dependencies: ["Mediation", "Adapters", "MediationTestKit", "MediationSimulation"],
+            dependencies: ["Mediation", "Adapters", "MediationTestKit", "MediationSimulation", "MediationLearning"],
             path: "Benchmarks/MediationBenchmarks",
             swiftSettings: swiftSettings
         ),

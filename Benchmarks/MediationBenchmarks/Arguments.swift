@@ -64,4 +64,5 @@ enum BenchmarkName: String, CaseIterable {
     case http
     case revenue
     case simulation
+    case learning
 }

@@ -43,6 +43,7 @@ func runAll(_ arguments: Arguments) async -> RunReport {
         case .http: result = await HTTPBenchmark.run(quick: arguments.quick)
         case .revenue: result = await RevenueBenchmark.run(quick: arguments.quick)
         case .simulation: result = await SimulationSpeedBenchmark.run(quick: arguments.quick)
+        case .learning: result = await LearningBenchmark.run(quick: arguments.quick)
         }
         if !arguments.json {
             emit(TablePrinter.render(result))

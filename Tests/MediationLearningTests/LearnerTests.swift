@@ -74,7 +74,8 @@ struct LearnerTests {
         let expected = BayesianECPM().estimate(input.lineItems, asOf: Self.asOf)[0].newECPM
         #expect(BayesianLearner().prices(for: input) == [expected])
         #expect(StaticLearner().prices(for: input) == [2])
-        #expect(ECPMLearners.names.map { ECPMLearners.named($0)?.name } == ["static", "auto-cpm", "smoothing", "bayes"])
+        #expect(ECPMLearners.names.map { ECPMLearners.named($0)?.name } == ["static", "auto-cpm", "smoothing", "bayes", "thompson"])
+        #expect(ECPMLearners.all == ["static", "auto-cpm", "smoothing", "bayes"])
         #expect(ECPMLearners.named("max") == nil)
     }
 

@@ -97,3 +97,60 @@ struct LearningLoopTests {
         #expect(one == (try await run(1)))
     }
 }
+
+/// Exploration measured on fixed draws: an under-priced line item that never wins at its price.
+@Suite("Exploration in simulation")
+struct ExplorationSimulationTests {
+    /// `top` is configured at 1.00 and pays 1.00 (its `ecpm_sd` 0: it never moves); `hidden` is
+    /// configured at 0.80 but pays 1.30. Both always fill: at their prices `hidden` never wins.
+    static func configuration(exploring: Bool) -> MediationConfiguration {
+        var top = LineItem.fixedPrice("top", eCPM: 1.0)
+        top.eCPMSD = 0
+        var configuration = SimulationFixture.configuration(sources: [top, .fixedPrice("hidden", eCPM: 0.8)])
+        if exploring { configuration.placements[0].exploration = .thompson }
+        return configuration
+    }
+
+    static let market = Market(networks: [
+        SimulationFixture.fixed("top", price: 1.0, latencyMilliseconds: 100),
+        SimulationFixture.fixed("hidden", price: 1.3, latencyMilliseconds: 100),
+    ])
+
+    @Test("exploring, the hidden line item wins when its draw 0.80 + 0.24·z beats 1.00: P(z > 0.833) = 20.2 %")
+    func explores() async throws {
+        let options = SimulationOptions(auctions: 4000, seed: 5, shardSize: 1000)
+        let off = try await Simulation.run(configuration: Self.configuration(exploring: false), market: Self.market, placementID: "level_end", options: options)
+        #expect(off.lineItem("hidden")?.wins == 0)
+        let on = try await Simulation.run(configuration: Self.configuration(exploring: true), market: Self.market, placementID: "level_end", options: options)
+        let share = Double(on.lineItem("hidden")?.wins ?? 0) / 4000
+        // 4000 auctions: the share's standard error is 0.0064; 4 of them either side.
+        #expect(abs(share - 0.2023) < 0.026)
+        // The same inputs, the same run, whatever the jobs.
+        var two = options
+        two.jobs = 2
+        let again = try await Simulation.run(configuration: Self.configuration(exploring: true), market: Self.market, placementID: "level_end", options: two)
+        #expect(try SimulationFixture.json(again) == SimulationFixture.json(on))
+    }
+
+    @Test("in the loop, bayes never learns the hidden price; thompson learns it and reaches the limit")
+    func pays() async throws {
+        let run = try await Simulation.learn(
+            configuration: Self.configuration(exploring: false), market: Self.market, placementID: "level_end",
+            learners: [BayesianLearner(), ThompsonLearner()],
+            learning: LearningOptions(days: 4),
+            options: SimulationOptions(auctions: 2000, seed: 5, shardSize: 500)
+        )
+        // The limit shows hidden at 1.30 in every auction.
+        #expect(run.daily.allSatisfy { $0.limitRevenuePer1000Requests == 1.3 })
+        // bayes: hidden never wins, so it stays at 0.80 and top keeps every impression.
+        #expect(run.daily.allSatisfy { $0.learners[0].revenuePer1000Requests == 1.0 })
+        #expect(run.daily.last?.learners[0].prices.first { $0.lineItemID == "hidden" }?.learned == 0.8)
+        // thompson: hidden wins some of day 1's auctions, is learned (capped at +50 %: 1.20 > 1.00),
+        // and wins every auction from day 2 on.
+        let hidden = try #require(run.daily[0].learners[1].prices.first { $0.lineItemID == "hidden" })
+        #expect(hidden.impressions > 0)
+        #expect(abs(hidden.learned - 1.2) < 1e-12)
+        #expect(run.daily.dropFirst().allSatisfy { $0.learners[1].ratioToLimit == 1 })
+        #expect(try #require(run.difference("thompson", minus: "bayes")).isSignificant)
+    }
+}

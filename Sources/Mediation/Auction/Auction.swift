@@ -71,7 +71,7 @@ package struct Auction: Sendable {
     }
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
-    private let auctionIDs = AuctionIDGenerator()
+    private var auctionIDs = AuctionIDGenerator()
     /// A machine for every source, not yet started: each auction starts from a copy.
     private var machine: AuctionStateMachine
     /// The sources' networks for health, each once (R24).
@@ -89,9 +89,15 @@ package struct Auction: Sendable {
         healthPlan = nil
     }
 
+    /// Makes this runner's auction ids follow from `seed` (``MediationEnvironment/auctionIDSeed``).
+    /// - Parameter seed: the seed.
+    mutating func seedAuctionIDs(_ seed: UInt64) {
+        auctionIDs = AuctionIDGenerator(seed: seed)
+    }
+
     /// A machine for `sources` of `placement`, with their networks' timeouts and the
     /// `sandbox_endpoint` warning when some of their networks use a sandbox.
-    private static func machine(placement: PlacementConfiguration, sources: [AuctionSource], configVersion: Int) -> AuctionStateMachine {
+    private static func machine(placement: PlacementConfiguration, sources: [AuctionSource], configVersion: Int, fixedPrices: [Double?]? = nil) -> AuctionStateMachine {
         var sandboxNetworks: [String] = []
         var seen = Set<String>()
         for source in sources where source.usesSandbox && seen.insert(source.lineItem.network).inserted {
@@ -102,7 +108,8 @@ package struct Auction: Sendable {
             sources: sources.map(\.lineItem),
             networkTimeouts: sources.map(\.networkTimeout),
             warnings: sandboxNetworks.isEmpty ? [] : [.sandboxEndpoint(sandboxNetworks)],
-            configVersion: configVersion
+            configVersion: configVersion,
+            fixedPrices: fixedPrices
         )
     }
 
@@ -131,12 +138,15 @@ package struct Auction: Sendable {
     ) async -> AuctionOutcome {
         let included: [AuctionSource]
         var machine: AuctionStateMachine
-        if excludedLineItems.isEmpty {
+        let auctionID = auctionIDs.next()
+        if excludedLineItems.isEmpty, placement.exploration == .off {
             included = sources
             machine = self.machine
         } else {
-            included = sources.filter { !excludedLineItems.contains($0.lineItem.id) }
-            machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion)
+            included = excludedLineItems.isEmpty ? sources : sources.filter { !excludedLineItems.contains($0.lineItem.id) }
+            // R23: an exploring placement values its fixed-price sources by this auction's draws.
+            let prices = placement.exploration == .thompson ? ExplorationDraw.prices(of: included.map(\.lineItem), placementFloorUSD: placement.floor, auctionID: auctionID) : nil
+            machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion, fixedPrices: prices)
         }
         // R24: one admission per network per auction, however many line items it has.
         let plan = health.flatMap { health in excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included, on: health) }
@@ -147,7 +157,7 @@ package struct Auction: Sendable {
             }
         }
         let run = AuctionRun(
-            auctionID: auctionIDs.next(),
+            auctionID: auctionID,
             placementID: placement.id,
             machine: machine,
             sources: included,

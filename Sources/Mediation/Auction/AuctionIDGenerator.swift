@@ -27,8 +27,14 @@ final class AuctionIDGenerator: Sendable {
         return AuctionIDGenerator.hex(AuctionIDGenerator.mix(high), AuctionIDGenerator.mix(low))
     }
 
+    /// A generator whose ids follow from `seed` alone (a simulation's, so its runs repeat).
+    /// - Parameter seed: the seed.
+    init(seed: UInt64) {
+        state = Locked(State(high: AuctionIDGenerator.mix(seed), low: AuctionIDGenerator.mix(seed ^ 0x5851_F42D_4C95_7F2D)))
+    }
+
     /// SplitMix64's finaliser.
-    private static func mix(_ value: UInt64) -> UInt64 {
+    static func mix(_ value: UInt64) -> UInt64 {
         var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

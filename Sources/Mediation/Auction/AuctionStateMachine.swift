@@ -42,7 +42,10 @@ struct AuctionStateMachine {
     /// The mutable state of one source (its line item is `lineItems[index]`, kept apart so
     /// entries hold no strings and copy cheaply).
     private struct Entry {
-        /// The configured eCPM of a fixed-price source, as a value; `nil` for bidders.
+        /// The eCPM a fixed-price source is valued at in this auction, in its currency: the
+        /// configured one, or an exploration draw (R23); `nil` for bidders.
+        let fixedPrice: Double?
+        /// ``fixedPrice`` as a value.
         let fixedValue: AuctionValue?
         /// The source's own floor, converted to USD.
         let floor: AuctionValue?
@@ -153,11 +156,16 @@ struct AuctionStateMachine {
     ///     entries: none).
     ///   - warnings: warnings every trace of this placement carries.
     ///   - configVersion: the `config_version` every trace names (R22).
-    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = [], configVersion: Int = 0) {
+    ///   - fixedPrices: the eCPM each fixed-price source is valued at, in its currency, by
+    ///     source index (default: each line item's configured eCPM); an exploring auction's draws.
+    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = [], configVersion: Int = 0, fixedPrices: [Double?]? = nil) {
         self.slot = (slot ?? placement.slot).clamped(to: placement.slot)
-        entries = sources.map { item in
-            Entry(
-                fixedValue: item.pricing == .fixedPrice ? item.eCPM.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) } : nil,
+        entries = sources.indices.map { index in
+            let item = sources[index]
+            let price = item.pricing == .fixedPrice ? (fixedPrices.map { index < $0.count ? $0[index] : nil } ?? item.eCPM) : nil
+            return Entry(
+                fixedPrice: price,
+                fixedValue: price.flatMap { AuctionValue(price: $0, usdRate: item.usdRate) },
                 floor: item.floor.map { AuctionStateMachine.floorValue($0, usdRate: item.usdRate) }
             )
         }
@@ -326,9 +334,9 @@ struct AuctionStateMachine {
         case .failure(let error):
             entries[index].outcome = .error(error)
         case .bid(let ad, let price):
-            admit(index, ad: ad, price: lineItems[index].pricing == .bidder ? price : lineItems[index].eCPM, at: now, into: &actions)
+            admit(index, ad: ad, price: lineItems[index].pricing == .bidder ? price : entries[index].fixedPrice, at: now, into: &actions)
         case .fill(let ad):
-            admit(index, ad: ad, price: lineItems[index].pricing == .fixedPrice ? lineItems[index].eCPM : nil, at: now, into: &actions)
+            admit(index, ad: ad, price: lineItems[index].pricing == .fixedPrice ? entries[index].fixedPrice : nil, at: now, into: &actions)
         }
         actions.append(.decideAtEndOfInstant)
     }

@@ -299,7 +299,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> PlacementConfiguration {
-        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "sources"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
@@ -349,7 +349,11 @@ public struct ConfigurationLoader: Sendable {
         }
         let sources = try decodeSources(try object.required("sources"), at: path.appending("sources"), networks: networks, currencyRates: currencyRates)
         if let floor { try ConfigurationLoader.checkFloorCanBeMet(floor, sources: sources, at: path.appending("floor")) }
-        return PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
+        var placement = PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
+        if let node = object["exploration"] {
+            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": Exploration.off, "thompson": .thompson])
+        }
+        return placement
     }
 
     private func decodeSlot(_ node: JSONNode?, at path: JSONPath) throws(ConfigurationError) -> SlotSize {

@@ -70,6 +70,19 @@ public struct LineItem: Hashable, Sendable {
     }
 }
 
+/// How a placement values its fixed-price line items (engine rule R23).
+public enum Exploration: String, Sendable, Hashable, Codable {
+    /// At their configured eCPM (the default).
+    case off
+    /// Thompson sampling: each auction values a fixed-price line item at a draw from its
+    /// price's posterior, `eCPM + sd · z` (at least 1 micro), with `sd` its `ecpm_sd` or, for a
+    /// line item never learned, ``ExplorationDraw/unlearnedCoefficientOfVariation`` × its eCPM,
+    /// and `z` standard normal from the auction id and the line item id (``ExplorationDraw``),
+    /// so the same auction gives the same values. An uncertain line item sometimes wins, and
+    /// so is learned; a well-learned one barely moves.
+    case thompson
+}
+
 /// One placement of the configuration: an app slot and its ordered sources.
 public struct PlacementConfiguration: Hashable, Sendable {
     /// The default auction deadline, 3000 ms (R3).
@@ -98,6 +111,8 @@ public struct PlacementConfiguration: Hashable, Sendable {
     public var mode: AuctionMode
     /// The sources in config order (the last tie-break, R5).
     public var sources: [LineItem]
+    /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
+    public var exploration: Exploration = .off
 
     /// Creates a placement configuration.
     public init(

@@ -148,6 +148,12 @@ final class EngineSnapshot: Sendable {
             auction.adapterWarnings = (environment.logger as? AttributingLogger)?.warnings
             auction.attributesSources = environment.exchangeRecorder != nil
             auction.health = health
+            if let seed = environment.auctionIDSeed {
+                // Distinct per placement and configuration, the same in every run.
+                var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+                for byte in placement.id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+                auction.seedAuctionIDs(seed ^ hash ^ (UInt64(truncatingIfNeeded: version) << 32) ^ generation)
+            }
             entries[placement.id] = PlacementEntry(auction: auction, configuration: placement, generation: generation)
         }
         return .success(EngineSnapshot(configuration: configuration, version: version, source: source, generation: generation, networks: networks, entries: entries, warnings: warnings, sandboxNetworks: sandboxNetworks))

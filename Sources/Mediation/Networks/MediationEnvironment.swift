@@ -39,6 +39,10 @@ public struct MediationEnvironment: Sendable {
     /// configuration, the install id; R21): a ``FileStateStore`` in a directory of the host's
     /// (on iOS in Application Support), or the default ``MemoryStateStore``, for the process.
     public var stateStore: any StateStore
+    /// The seed of the engine's auction ids (`nil`, the default: a fresh random seed per
+    /// placement). A simulation sets it so that its auction ids, and so an exploring
+    /// placement's draws (R23), are the same in every run.
+    package var auctionIDSeed: UInt64?
 
     /// Creates an environment.
     /// - Parameters:

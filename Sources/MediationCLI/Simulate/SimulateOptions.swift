@@ -160,7 +160,7 @@ enum SimulateOptionsParser {
         guard let days = Int(text), days >= 1, days <= LearningOptions.maximumDays else {
             throw UsageError(message: "--days needs a whole number from 1 to \(LearningOptions.maximumDays), got '\(text.prefix(40))'")
         }
-        var names = ECPMLearners.names
+        var names = ECPMLearners.all
         if let learners, learners != "all" {
             let given = learners.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             for name in given where !ECPMLearners.names.contains(name) {

@@ -32,12 +32,35 @@ public protocol ECPMLearner: Sendable {
     /// `input.lineItems`; each positive and finite.
     /// - Parameter input: the reported days and current prices.
     func prices(for input: LearnerInput) -> [Double]
+
+    /// Whether the learner's placement explores (Thompson sampling, `"exploration": "thompson"`):
+    /// each auction values its fixed-price line items by a draw from their posteriors.
+    var explores: Bool { get }
+
+    /// The standard deviation of each new price, USD CPM (its `ecpm_sd`), in the order of
+    /// `input.lineItems`; `nil` where the learner has none (an exploring engine then takes
+    /// 30 % of the price).
+    /// - Parameter input: the reported days and current prices.
+    func standardDeviations(for input: LearnerInput) -> [Double?]
+}
+
+extension ECPMLearner {
+    /// `false`: the placement values each line item at its price.
+    public var explores: Bool { false }
+
+    /// None.
+    /// - Parameter input: the line items.
+    public func standardDeviations(for input: LearnerInput) -> [Double?] {
+        input.lineItems.map { _ in nil }
+    }
 }
 
 /// The learners `mediate simulate --learner` knows.
 public enum ECPMLearners {
-    /// Their names, in the order `--learner all` runs them.
-    public static let names = ["static", "auto-cpm", "smoothing", "bayes"]
+    /// Their names, in order: `--learner all` runs the first four; `thompson` is named on its own.
+    public static let names = ["static", "auto-cpm", "smoothing", "bayes", "thompson"]
+    /// What `--learner all` runs: the estimator and the baselines.
+    public static let all = ["static", "auto-cpm", "smoothing", "bayes"]
 
     /// The learner called `name`, or `nil` for an unknown name.
     /// - Parameter name: one of ``names``.
@@ -47,6 +70,7 @@ public enum ECPMLearners {
         case "auto-cpm": AutoCPMLearner()
         case "smoothing": SmoothingLearner()
         case "bayes": BayesianLearner()
+        case "thompson": ThompsonLearner()
         default: nil
         }
     }

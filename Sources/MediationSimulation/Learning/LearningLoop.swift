@@ -75,7 +75,7 @@ extension Simulation {
             }
             var configurations = [state.configuration(configuration, pricedAt: truth)]
             for learner in learners.indices {
-                configurations.append(state.configuration(configuration, pricedAt: state.prices[learner]))
+                configurations.append(state.configuration(configuration, pricedAt: state.prices[learner], deviations: state.deviations[learner], exploring: learners[learner].explores))
             }
             var dayOptions = options
             dayOptions.seed = SplitMix64.mix(options.seed &+ SplitMix64.gamma &* UInt64(day))
@@ -131,6 +131,8 @@ struct LearningState {
     let learners: [any ECPMLearner]
     /// Per learner, per line item: its current price, USD CPM.
     var prices: [[Double]]
+    /// Per learner, per line item: its price's standard deviation, USD CPM, if any.
+    var deviations: [[Double?]]
     /// Per learner, per line item: its reported days.
     var reports: [[[BayesianECPM.Observation]]]
 
@@ -146,16 +148,22 @@ struct LearningState {
         lineItems = priced
         self.learners = learners
         prices = learners.map { _ in priced.map(\.manualUSD) }
+        deviations = learners.map { _ in priced.map { _ in nil } }
         reports = learners.map { _ in priced.map { _ in [] } }
     }
 
-    /// `configuration` with the placement's fixed-price line items priced at `pricesUSD`.
-    func configuration(_ configuration: MediationConfiguration, pricedAt pricesUSD: [Double]) -> MediationConfiguration {
+    /// `configuration` with the placement's fixed-price line items priced at `pricesUSD` (with
+    /// `deviations` as their `ecpm_sd`), exploring when `exploring`.
+    func configuration(_ configuration: MediationConfiguration, pricedAt pricesUSD: [Double], deviations: [Double?] = [], exploring: Bool = false) -> MediationConfiguration {
         var result = configuration
         guard let placementIndex = result.placements.firstIndex(where: { $0.id == placementID }) else { return result }
-        for (priced, price) in zip(lineItems, pricesUSD) {
-            result.placements[placementIndex].sources[priced.index].eCPM = price / priced.lineItem.usdRate
+        for (index, priced) in lineItems.enumerated() where index < pricesUSD.count {
+            result.placements[placementIndex].sources[priced.index].eCPM = pricesUSD[index] / priced.lineItem.usdRate
+            if exploring {
+                result.placements[placementIndex].sources[priced.index].eCPMSD = index < deviations.count ? deviations[index].map { $0 / priced.lineItem.usdRate } : nil
+            }
         }
+        if exploring { result.placements[placementIndex].exploration = .thompson }
         return result
     }
 
@@ -178,10 +186,13 @@ struct LearningState {
                 configuredECPM: prices[learner][index], observations: reports[learner][index]
             )
         }
-        let next = rule.prices(for: LearnerInput(lineItems: inputs, manualECPMs: lineItems.map(\.manualUSD), asOf: day))
+        let input = LearnerInput(lineItems: inputs, manualECPMs: lineItems.map(\.manualUSD), asOf: day)
+        let next = rule.prices(for: input)
+        let spreads = rule.explores ? rule.standardDeviations(for: input) : []
         for index in lineItems.indices where index < next.count {
             let price = next[index]
             if price.isFinite, price > 0, price <= SourceDraw.maximumPrice { prices[learner][index] = price }
+            if index < spreads.count { deviations[learner][index] = spreads[index].flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } }
         }
     }
 }

@@ -39,7 +39,7 @@ extension Simulation {
             engine = try MediationEngine(
                 configuration: networks.configuration,
                 registry: networks.registry,
-                environment: MediationEnvironment(clock: clock, seed: seed),
+                environment: ShardRunner.environment(clock: clock, seed: seed, firstAuction: 0),
                 hostContext: { _ in
                     // Called once per auction, on the clock, in the order auctions start.
                     SimulatedNetworks.context(forAuction: counters.withLock { $0.nextAuction() })

@@ -13,6 +13,15 @@ enum ShardRunner {
     /// How far the driver moves virtual time per step: far beyond any auction (3 s at most).
     static let stretch: Duration = .seconds(86_400)
 
+    /// The environment of a shard's engine: its clock, the run's seed, and auction ids that
+    /// follow from the seed and the shard's first auction (so an exploring placement's draws,
+    /// keyed by the auction id, repeat; R23).
+    static func environment(clock: ManualClock, seed: UInt64, firstAuction: Int) -> MediationEnvironment {
+        var environment = MediationEnvironment(clock: clock, seed: seed)
+        environment.auctionIDSeed = SplitMix64.mix(seed ^ SplitMix64.mix(UInt64(firstAuction) &+ SplitMix64.gamma))
+        return environment
+    }
+
     /// Runs auctions `range` of `placementID`.
     /// - Returns: one record per auction (in index order) and the counts of every source.
     static func run(_ networks: SimulatedNetworks, placementID: String, range: Range<Int>, concurrency: Int) async -> Result<(records: [AuctionRecord], sources: [SourceCounts]), SimulationError> {
@@ -25,7 +34,7 @@ enum ShardRunner {
             engine = try MediationEngine(
                 configuration: networks.configuration,
                 registry: networks.registry,
-                environment: MediationEnvironment(clock: clock, seed: networks.seed)
+                environment: ShardRunner.environment(clock: clock, seed: networks.seed, firstAuction: range.lowerBound)
             )
         } catch {
             return .failure(SimulationError(code: .invalidConfiguration, path: error.path, message: error.message))
