@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Mediation
 import MediationLearning
 import MediationSimulation
@@ -13,10 +18,8 @@ enum LearningReports {
         let root = environment.resolve(directory)
         for (index, learner) in run.learners.enumerated() {
             let folder = root.appendingPathComponent(learner, isDirectory: true)
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                return MediateCommand.fail(.cannotCreate, "cannot create the reports folder \(directory)/\(learner): \((error as NSError).localizedDescription)", environment: environment)
+            if let reason = makeDirectories(folder) {
+                return MediateCommand.fail(.cannotCreate, "cannot create the reports folder \(directory)/\(learner): \(reason)", environment: environment)
             }
             for day in run.daily where index < day.learners.count {
                 guard let date = UTCDay(day.date) else { continue }
@@ -30,6 +33,23 @@ enum LearningReports {
                     return MediateCommand.fail(.cannotCreate, "cannot write the report \(directory)/\(learner)/\(day.date).csv: \(error.message)", environment: environment)
                 }
             }
+        }
+        return nil
+    }
+
+    /// Creates `url` and its missing parents (mode 0755); `nil` on success, else the system's
+    /// reason for the first one that could not be made (Foundation's own error says only
+    /// "error 512").
+    private static func makeDirectories(_ url: URL) -> String? {
+        var path = ""
+        for component in url.standardizedFileURL.path.split(separator: "/") {
+            path += "/" + component
+            var status = stat()
+            if stat(path, &status) == 0 {
+                guard (status.st_mode & S_IFMT) == S_IFDIR else { return "\(path) is not a directory" }
+                continue
+            }
+            guard mkdir(path, 0o755) == 0 || errno == EEXIST else { return "\(path): " + String(cString: strerror(errno)) }
         }
         return nil
     }

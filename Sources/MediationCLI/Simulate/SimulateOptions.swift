@@ -174,7 +174,7 @@ enum SimulateOptionsParser {
             do {
                 parsed.append(try PriceDrift(parsing: String(spec)))
             } catch {
-                throw UsageError(message: "--drift \(error.message)")
+                throw UsageError(message: "--" + error.message)
             }
         }
         return SimulateOptions.LearningMode(days: days, learners: names, drifts: parsed, reportsDirectory: reportsDirectory)

@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+@testable import MediationCLI
+import Testing
+
+/// `mediate simulate --days` end to end: its options, its figures on fixed draws, the reports it
+/// writes, and `mediate optimize` reading them back (the loop run by hand).
+@Suite("mediate simulate --days")
+struct LearningLoopCommandTests {
+    private func workspace() throws -> Workspace {
+        let workspace = try Workspace()
+        // NetA is configured at 1.20 and pays 1.00; NetB at 0.80 pays 1.50: the limit shows NetB.
+        try workspace.write(SimulateCommandTests.pairConfig, to: "Config/mediation.json")
+        try workspace.write(SimulateCommandTests.pairMarket, to: "Config/market.json")
+        return workspace
+    }
+
+    @Test("options: days, learners, drifts and reports parse; mistakes are usage errors")
+    func options() throws {
+        let parsed = try SimulateOptionsParser.parse(["--placement", "p", "--days", "3", "--learner", "bayes,static", "--drift", "nitx:0.5@2,elo:2@1", "--write-reports", "out"])
+        #expect(parsed.mode == .learn(SimulateOptions.LearningMode(
+            days: 3, learners: ["static", "bayes"],
+            drifts: [.init(network: "nitx", factor: 0.5, fromDay: 2), .init(network: "elo", factor: 2, fromDay: 1)],
+            reportsDirectory: "out"
+        )))
+        #expect(try SimulateOptionsParser.parse(["--placement", "p", "--days", "2"]).mode == .learn(.init(days: 2, learners: ["static", "auto-cpm", "smoothing", "bayes"], drifts: [], reportsDirectory: nil)))
+        for arguments in [["--days", "0"], ["--days", "x"], ["--days", "2", "--learner", "max"], ["--days", "2", "--learner", "bayes,bayes"],
+                          ["--days", "2", "--drift", "nitx:0@2"], ["--learner", "bayes"], ["--drift", "nitx:0.5@2"], ["--days", "2", "--sweep", "floor=1"]] {
+            #expect(throws: UsageError.self, "\(arguments)") { try SimulateOptionsParser.parse(["--placement", "p"] + arguments) }
+        }
+    }
+
+    @Test("the figures, the reports on disk, and optimize learning from them")
+    func loopByHand() async throws {
+        let workspace = try workspace()
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static,bayes", "--auctions", "600", "--write-reports", "reports", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let run = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let daily = try #require(run["daily"] as? [[String: Any]])
+        #expect(daily.map { $0["limit_revenue_per_1000_requests"] as? Double } == [1.5, 1.5])
+        #expect(daily.map { $0["date"] as? String } == ["2026-01-01", "2026-01-02"])
+        // Day 1, every learner: NetA wins at 1.00. bayes learns NetA at 1.04, still above NetB's
+        // 0.80, so NetB, which pays 1.50, is never shown nor learned (a case for exploration).
+        let day2 = try #require(daily[1]["learners"] as? [[String: Any]])
+        #expect(day2.map { $0["learner"] as? String } == ["static", "bayes"])
+        #expect(day2.map { $0["revenue_per_1000_requests"] as? Double } == [1.0, 1.0])
+        // The reports: one file per learner and day, one row per fixed-price line item.
+        let report = try String(contentsOf: workspace.directory.appendingPathComponent("reports/bayes/2026-01-01.csv"), encoding: .utf8)
+        #expect(report == "day,network,ad_unit_id,impressions,revenue,currency\n2026-01-01,neta,a,600,0.600000,USD\n2026-01-01,netb,b,0,0.000000,USD\n")
+        #expect(try String(contentsOf: workspace.directory.appendingPathComponent("reports/static/2026-01-02.csv"), encoding: .utf8).contains("2026-01-02,neta,a,600,0.600000,USD"))
+        // mediate optimize on day 1's report learns NetA's price as the loop did.
+        let optimize = await workspace.run(["optimize", "--reports", "reports/bayes/2026-01-01.csv", "--json"])
+        #expect(optimize.code == .success, "\(optimize.error)")
+        let day1 = try #require(daily[0]["learners"] as? [[String: Any]])
+        let loopPrices = try #require(day1[1]["prices"] as? [[String: Any]])
+        let learned = try #require(loopPrices.first { $0["line_item"] as? String == "neta_li" }?["learned"] as? Double)
+        let optimized = try JSONSerialization.jsonObject(with: Data(optimize.output.utf8)) as? [String: Any]
+        let estimates = try #require(optimized?["line_items"] as? [[String: Any]])
+        let neta = try #require(estimates.first { $0["line_item"] as? String == "neta_li" })
+        // ρ = (500 + 600/1.2) / 1100; μ = (500·1.2·ρ + 600) / 1100: the loop's price, to the
+        // report's six decimals.
+        let rho = 1000.0 / 1100
+        #expect(abs(learned - (500 * 1.2 * rho + 600) / 1100) < 1e-12)
+        #expect(abs((neta["learned_ecpm"] as? Double ?? 0) - learned) < 1e-6)
+
+        let text = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static,bayes", "--auctions", "600"])
+        #expect(text.output.contains("bayes - static"))
+        #expect(text.output.contains("2    2026-01-02"))
+        let html = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--auctions", "200", "--report", "loop.html"])
+        #expect(html.code == .success)
+        let page = try String(contentsOf: workspace.directory.appendingPathComponent("loop.html"), encoding: .utf8)
+        #expect(page.contains("Ratio to the true-means limit") && page.contains("<svg"))
+        #expect((try? XMLDocument(data: Data(page.utf8))) != nil)
+    }
+
+    @Test("a reports folder that cannot be made says why (exit 73)")
+    func unwritableReports() async throws {
+        let workspace = try workspace()
+        try workspace.write("a file", to: "taken")
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "1", "--learner", "bayes", "--auctions", "10", "--write-reports", "taken/x"])
+        #expect(result.code == .cannotCreate)
+        #expect(result.error.contains("is not a directory"))
+    }
+}
