@@ -9,7 +9,7 @@ import Testing
 @Suite("Network health in simulation")
 struct HealthInSimulationTests {
     /// A waterfall: `neta` (tier 1, 2.00, network timeout 500 ms), then `netb` (1.00); both
-    /// always fill after 100 ms, health at its defaults (5 failures of 10, 30 s back-off).
+    /// always fill after 100 ms, health at its defaults (7 failures of 10, 30 s back-off).
     let configuration = SimulationFixture.configuration(
         sources: [.fixedPrice("neta", eCPM: 2.0), .fixedPrice("netb", eCPM: 1.0)],
         mode: .waterfall,
@@ -31,13 +31,13 @@ struct HealthInSimulationTests {
         let events = report.health.events
         #expect(events.map(\.event) == ["paused", "paused", "resumed"], "\(events)")
         guard events.count == 3 else { return }
-        // Auctions 10 to 14 wait out neta's 500 ms and take netb at 600 ms; the fifth failure
-        // (with auctions 5 to 9's answers, 5 of the last 10) pauses it when auction 14 ends.
-        #expect(events[0].network == "neta" && events[0].cause == "failures" && events[0].atMilliseconds == 14_600)
-        #expect(events[0].failures == 5 && events[0].outcomes == 10 && events[0].shard == 0)
+        // Auctions 10 to 16 wait out neta's 500 ms and take netb at 600 ms; the seventh failure
+        // (with auctions 7 to 9's answers, 7 of the last 10) pauses it when auction 16 ends.
+        #expect(events[0].network == "neta" && events[0].cause == "failures" && events[0].atMilliseconds == 16_600)
+        #expect(events[0].failures == 7 && events[0].outcomes == 10 && events[0].shard == 0)
         // The back-off: 30 s less a jitter of up to 20 %.
         let retry1 = try #require(events[0].retryAtMilliseconds)
-        #expect(retry1 > 14_600 + 24_000 && retry1 <= 14_600 + 30_000)
+        #expect(retry1 > 16_600 + 24_000 && retry1 <= 16_600 + 30_000)
         // The first auction at or after the retry instant probes: still hung, paused again when
         // it ends, for twice the back-off (less its jitter).
         let probe1 = (retry1 + 999) / 1000
@@ -48,20 +48,20 @@ struct HealthInSimulationTests {
         let probe2 = (retry2 + 999) / 1000
         #expect(probe2 >= 60)
         #expect(events[2].atMilliseconds == probe2 * 1000 + 100)
-        // Counted per request: paused from auction 15 to the last before the second probe, but
+        // Counted per request: paused from auction 17 to the last before the second probe, but
         // for the first probe.
         let neta = try #require(report.network("neta"))
-        let paused = Int(probe2) - 15 - 1
+        let paused = Int(probe2) - 17 - 1
         #expect(neta.paused == paused && neta.notAsked == paused && neta.asked == 120 - paused)
-        #expect(neta.timeouts == 6)
+        #expect(neta.timeouts == 8)
         #expect(neta.wins == 10 + (120 - Int(probe2)))
         #expect(report.health.pauses == 2 && report.health.resumes == 1 && report.health.pausedRequests == paused)
-        // Per 10 s window: the outage's first window asks neta 5 times; the next ones only probe.
+        // Per 10 s window: the outage's first window asks neta 7 times; the next ones only probe.
         let windows = try #require(report.windows)
         #expect(windows.count == 12 && windows.allSatisfy { $0.requests == 10 })
         #expect(windows[0].network("neta")?.wins == 10 && windows[0].timeToAd.p50 == 100)
-        #expect(windows[1].network("neta")?.asked == 5 && windows[1].network("neta")?.paused == 5 && windows[1].network("netb")?.wins == 10)
-        #expect(windows[1].timeToAd.p50 == 100 && windows[1].timeToAd.p95 == 600)
+        #expect(windows[1].network("neta")?.asked == 7 && windows[1].network("neta")?.paused == 3 && windows[1].network("netb")?.wins == 10)
+        #expect(windows[1].timeToAd.p50 == 600 && windows[1].timeToAd.p95 == 600)
         #expect(windows[2].network("neta")?.asked == 0 && windows[2].timeToAd.p95 == 100)
         #expect(windows[11].network("neta")?.wins == 10)
     }
@@ -73,8 +73,8 @@ struct HealthInSimulationTests {
         #expect(!comparison.a.health.enabled && comparison.a.health.pauses == 0)
         #expect(comparison.a.network("neta")?.timeouts == 50 && comparison.a.network("neta")?.asked == 120)
         #expect(comparison.b.health.enabled && comparison.b.health.pauses == 2)
-        // B − A of the mean auction: 50 × 600 + 70 × 100 ms without; with, 6 auctions of 600 ms.
-        let expected = (Double(6 * 600 + 114 * 100) - Double(50 * 600 + 70 * 100)) / 120
+        // B − A of the mean auction: 50 × 600 + 70 × 100 ms without; with, 8 auctions of 600 ms.
+        let expected = (Double(8 * 600 + 112 * 100) - Double(50 * 600 + 70 * 100)) / 120
         #expect(comparison.difference("mean_auction_ms")?.difference == expected)
         #expect(comparison.difference("fill_rate")?.difference == 0)
     }
@@ -87,7 +87,7 @@ struct HealthInSimulationTests {
             #expect(report.health.events.first?.cause == "failures", "\(kind)")
             #expect(report.health.events.last?.event == "resumed", "\(kind)")
             let neta = try #require(report.network("neta"))
-            if case .error = kind { #expect(neta.errors == 6) } else { #expect(neta.timeouts == 6) }
+            if case .error = kind { #expect(neta.errors == 8) } else { #expect(neta.timeouts == 8) }
         }
     }
 
@@ -101,12 +101,12 @@ struct HealthInSimulationTests {
         options.jobs = 3
         let three = try await Simulation.run(configuration: configuration, market: market, placementID: "level_end", options: options)
         #expect(try SimulationFixture.json(one) == SimulationFixture.json(three))
-        // Shard 0 pauses neta after auctions 3500 to 3504; shard 1's engine starts with no
-        // memory of it, so auctions 3600 to 3604 wait for it again.
+        // Shard 0 pauses neta after auctions 3500 to 3506; shard 1's engine starts with no
+        // memory of it, so auctions 3600 to 3606 wait for it again.
         let pausesByFailures = one.health.events.filter { $0.cause == "failures" }
         #expect(pausesByFailures.map(\.shard) == [0, 1])
-        #expect(pausesByFailures.map(\.atMilliseconds) == [3_504_600, 3_604_600])
-        #expect(pausesByFailures.map(\.outcomes) == [10, 5])
+        #expect(pausesByFailures.map(\.atMilliseconds) == [3_506_600, 3_606_600])
+        #expect(pausesByFailures.map(\.outcomes) == [10, 7])
     }
 
     @Test func aNetworkThatNeverAnswersInARunOfNAuctions() async throws {
@@ -117,7 +117,7 @@ struct HealthInSimulationTests {
         let options = SimulationOptions(auctions: 4000, seed: 3, shardSize: 2000)
         let comparison = try await Simulation.compareHealth(configuration: configuration, market: market, placementID: "level_end", options: options)
         #expect(comparison.a.timeToAd.p50 == 600 && comparison.a.network("neta")?.timeouts == 4000)
-        // With health, each shard pays for the auctions in flight until the fifth failure, then
+        // With health, each shard pays for the auctions in flight until the seventh failure, then
         // probes: the median auction no longer waits.
         #expect(comparison.b.timeToAd.p50 == 100)
         #expect(comparison.b.health.events.filter { $0.cause == "failures" }.map(\.shard) == [0, 1])
