@@ -22,9 +22,10 @@ enum HelpText {
       mediate validate [--config FILE]
       mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson
                        [--events-start DAY]] [--as-of DAY] [--json] [--write NEW.json]
-      mediate simulate --placement ID [--config FILE] [--market FILE] [--auctions N] [--seed N]
+      mediate simulate --placement ID [--config FILE] [--market FILE] [--seed N]
+                       [--auctions N | --duration D [--rate R] [--window W]]
                        [--json] [--jobs K] [--report FILE.html]
-                       [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson]
+                       [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson]
       mediate --help | --version
 
     Options:
@@ -78,7 +79,10 @@ enum HelpText {
       --auctions N       auctions to run (default 10000)
       --compare FILE     run --config (A) and FILE (B) on the same draws; B - A with 95 % intervals
       --sweep SPEC       floor=0.5:4.0:0.25, deadline_ms=500:3000:250 or LINE_ITEM.ecpm=1:2:0.2
-      --duration SECONDS a refreshing placement shown in a visible view over virtual time
+      --duration D       a timed run: auctions at --rate R per second (default 10) over D of
+                         virtual time (90s, 10m, 1h), with figures per --window W (default
+                         60s); alone on a refreshing placement: one visible view over D
+      --compare-health   the engine without network health (A) and with it (B), same draws
       --replay FILE      re-run the auctions of a --watch --events log under --config
       --jobs K           shards run at once (the same output for any K)
       --report FILE      also write a self-contained HTML report with charts

@@ -90,7 +90,7 @@ enum NetworksCommand {
             probes = settings.probes
         }
 
-        /// e.g. `on, closed (0 of 0 failed); pauses after 5 failures of the last 10, back-off
+        /// e.g. `on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off
         /// 30000 ms to 600000 ms, 1 probe` or `off`.
         var text: String {
             guard enabled else { return "off" }

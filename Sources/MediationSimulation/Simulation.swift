@@ -41,8 +41,28 @@ public enum Simulation {
     /// - Throws: ``SimulationError``: `unknown_placement`, `invalid_market` (the market path),
     ///   `invalid_options`, `invalid_configuration`, `stalled`.
     public static func run(configuration: MediationConfiguration, market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> SimulationReport {
-        let (totals, models) = try await runTotals([configuration], market: market, placementID: placementID, options: options)
-        return SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[0], models: models[0])
+        let (totals, models) = try await runTotals([(configuration, true)], market: market, placementID: placementID, options: options)
+        return SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[0], models: models[0], options: options)
+    }
+
+    /// Runs `placementID` twice on the same auctions and draws: A with network health off for
+    /// every network (the engine without R24), B with the configuration's health settings, and
+    /// reports each figure's difference B − A (what health changes) as
+    /// ``compare(_:_:market:placementID:options:)`` does.
+    /// - Parameters:
+    ///   - configuration: the configuration, as loaded.
+    ///   - market: how the networks answer (outages too, in a timed run).
+    ///   - placementID: the placement.
+    ///   - options: auctions (or a timed run's rate), seed, jobs, shard size, concurrency, batches.
+    /// - Returns: A (no health), B (health) and the differences.
+    /// - Throws: ``SimulationError``.
+    public static func compareHealth(configuration: MediationConfiguration, market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> SimulationComparison {
+        let (totals, models) = try await runTotals([(configuration, false), (configuration, true)], market: market, placementID: placementID, options: options)
+        return SimulationComparison(
+            a: SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[0], models: models[0], health: false, options: options),
+            b: SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[1], models: models[1], options: options),
+            differences: Differences.between(totals, from: 0, to: 1)
+        )
     }
 
     /// Runs two configurations of `placementID` on the same auctions and draws (common random
@@ -58,10 +78,10 @@ public enum Simulation {
     /// - Returns: both reports and the differences.
     /// - Throws: ``SimulationError``.
     public static func compare(_ a: MediationConfiguration, _ b: MediationConfiguration, market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> SimulationComparison {
-        let (totals, models) = try await runTotals([a, b], market: market, placementID: placementID, options: options)
+        let (totals, models) = try await runTotals([(a, true), (b, true)], market: market, placementID: placementID, options: options)
         return SimulationComparison(
-            a: SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[0], models: models[0]),
-            b: SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[1], models: models[1]),
+            a: SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[0], models: models[0], options: options),
+            b: SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[1], models: models[1], options: options),
             differences: Differences.between(totals, from: 0, to: 1)
         )
     }
@@ -86,9 +106,9 @@ public enum Simulation {
         for value in specification.values {
             configurations.append(try specification.parameter.apply(value, to: configuration, placementID: placementID))
         }
-        let (totals, models) = try await runTotals(configurations, market: market, placementID: placementID, options: options)
+        let (totals, models) = try await runTotals(configurations.map { ($0, true) }, market: market, placementID: placementID, options: options)
         let reports = totals.runs.indices.map { index in
-            SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[index], models: models[index])
+            SimulationReport(placementID: placementID, seed: options.seed, totals: totals.runs[index], models: models[index], options: options)
         }
         let points = zip(specification.values, reports.dropFirst()).map { SweepPoint(value: $0, report: $1) }
         // Ranked by the objective, then by position (the first of equals wins).
@@ -124,9 +144,12 @@ public enum Simulation {
         try await sweep(SweepSpecification(parameter: parameter, values: values), configuration: configuration, market: market, placementID: placementID, options: options)
     }
 
-    /// Runs `configurations` (the same placement in each) on the same shards and draws.
-    static func runTotals(_ configurations: [MediationConfiguration], market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> (MultiTotals, [[SourceModel]]) {
+    /// Runs `runs` (a configuration, and whether its health is on; the same placement in each)
+    /// on the same shards and draws.
+    static func runTotals(_ runs: [(configuration: MediationConfiguration, health: Bool)], market: Market, placementID: String, options: SimulationOptions) async throws(SimulationError) -> (MultiTotals, [[SourceModel]]) {
         try options.validate()
+        try checkOutages(market, options: options)
+        let configurations = runs.map(\.configuration)
         for configuration in configurations where configuration.placement(placementID) == nil {
             let known = configuration.placements.map(\.id).joined(separator: ", ")
             throw SimulationError(code: .unknownPlacement, message: "no placement \"\(placementID)\" in the configuration; it has: \(known)")
@@ -134,8 +157,8 @@ public enum Simulation {
         var networks: [SimulatedNetworks] = []
         do {
             try market.check(against: configurations, placements: [placementID])
-            for configuration in configurations {
-                networks.append(try SimulatedNetworks(configuration: configuration, market: market, seed: options.seed, placements: [placementID]))
+            for run in runs {
+                networks.append(try SimulatedNetworks(configuration: run.configuration, market: market, seed: options.seed, placements: [placementID], health: run.health))
             }
         } catch {
             throw SimulationError.market(error)
@@ -146,5 +169,11 @@ public enum Simulation {
         case .failure(let error):
             throw error
         }
+    }
+
+    /// A market's outages are instants of a run's time line, which only a timed run has.
+    static func checkOutages(_ market: Market, options: SimulationOptions) throws(SimulationError) {
+        guard options.rate == nil, let network = market.networks.first(where: { !$0.outages.isEmpty }) else { return }
+        throw SimulationError(code: .invalidOptions, message: "the market has outages (networks.\(network.id).outages), which need a timed run: a rate of requests per second (SimulationOptions.timed, mediate simulate --duration D --rate R)")
     }
 }

@@ -1,8 +1,17 @@
-/// How a simulation runs: how many auctions, from which seed, and how the work is split.
+/// How a simulation runs: how many auctions, from which seed, at what rate, and how the work is
+/// split.
 ///
-/// Only ``auctions``, ``seed`` and ``batches`` can change a report; ``jobs``, ``shardSize`` and
+/// ``jobs`` never changes a report. Without network health (or when no network is ever paused)
+/// only ``auctions``, ``seed``, ``rate``, ``window`` and ``batches`` can: ``shardSize`` and
 /// ``concurrency`` only change how fast it comes (every draw is keyed by the auction's index in
-/// the run and every total is an exact integer sum; see `docs/simulation.md`).
+/// the run and every total is an exact integer sum; see `docs/simulation.md`). With health on,
+/// a network's health carries from one auction to the next within a shard and starts fresh at
+/// each shard's first auction, so ``shardSize`` and ``concurrency`` are inputs too.
+///
+/// A **timed run** (``rate`` set, ``timed(duration:rate:seed:jobs:window:)``) starts auction `i`
+/// at `i ÷ rate` seconds of virtual time from the run's start, whatever the others do, and
+/// reports figures per ``window``; each of its shards starts its clock at its first auction's
+/// instant, so a market's outages apply at the same instants in every shard.
 public struct SimulationOptions: Hashable, Sendable {
     /// The default shard size: 10,000 auctions.
     public static let defaultShardSize = 10_000
@@ -10,6 +19,13 @@ public struct SimulationOptions: Hashable, Sendable {
     public static let defaultConcurrency = 32
     /// The default number of batches for batch-means intervals.
     public static let defaultBatches = 20
+    /// The default width of a timed run's windows: one minute.
+    public static let defaultWindow: Duration = .seconds(60)
+    /// The virtual time a shard of a timed run covers by default: one hour (health state starts
+    /// fresh at each shard's start).
+    public static let timedShardDuration: Duration = .seconds(3600)
+    /// The highest ``rate``, requests per second.
+    public static let maximumRate: Double = 10_000
 
     /// The number of auctions (requests) to run, at least 1.
     public var auctions: Int
@@ -29,6 +45,13 @@ public struct SimulationOptions: Hashable, Sendable {
     /// Where the run counts the auctions it has finished, for a progress bar (default none;
     /// it never changes a report).
     public var progress: SimulationProgress?
+    /// Requests per second of a timed run: auction `i` starts at `i ÷ rate` s of virtual time
+    /// from the run's start (`nil`, the default: each shard's auctions follow each other as
+    /// fast as ``concurrency`` allows, and a market may not have outages).
+    public var rate: Double?
+    /// The width of a timed run's windows (default one minute): its report has figures per
+    /// window (``SimulationReport/windows``).
+    public var window: Duration = SimulationOptions.defaultWindow
 
     /// Creates options.
     /// - Parameters:
@@ -54,6 +77,38 @@ public struct SimulationOptions: Hashable, Sendable {
         self.concurrency = concurrency
         self.batches = batches
         self.progress = progress
+    }
+
+    /// The options of a timed run: `duration × rate` auctions (rounded up), auction `i` starting
+    /// at `i ÷ rate` s, in shards of one hour of virtual time each (``timedShardDuration``).
+    /// - Parameters:
+    ///   - duration: the virtual time the run covers.
+    ///   - rate: requests per second.
+    ///   - seed: the seed (default 1).
+    ///   - jobs: shards run at once (default 1).
+    ///   - window: the width of the report's windows (default one minute).
+    /// - Returns: the options (checked when the run starts).
+    public static func timed(duration: Duration, rate: Double, seed: UInt64 = 1, jobs: Int = 1, window: Duration = SimulationOptions.defaultWindow) -> SimulationOptions {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let auctions = rate.isFinite && rate > 0 ? Int(min((seconds * rate).rounded(.up), 2e9)) : 0
+        let perShard = rate.isFinite && rate > 0 ? Int(min((3600 * rate).rounded(.up), 2e9)) : 1
+        var options = SimulationOptions(auctions: auctions, seed: seed, jobs: jobs, shardSize: max(1, perShard))
+        options.rate = rate
+        options.window = window
+        return options
+    }
+
+    /// The instant auction `index` starts in a timed run, from the run's start (`nil` without a
+    /// ``rate``): `index ÷ rate` seconds, in whole nanoseconds.
+    /// - Parameter index: an auction index, from 0.
+    public func arrival(ofAuction index: Int) -> Duration? {
+        rate.map { .nanoseconds(Int64((Double(index) * 1e9 / $0).rounded())) }
+    }
+
+    /// The window of auction `index` in a timed run: ⌊arrival ÷ window⌋.
+    func window(ofAuction index: Int) -> Int? {
+        guard let arrival = arrival(ofAuction: index) else { return nil }
+        return Int(arrival / window)
     }
 
     /// The number of shards.
@@ -85,5 +140,10 @@ public struct SimulationOptions: Hashable, Sendable {
         guard shardSize >= 1 else { throw fail("the shard size must be at least 1, found \(shardSize)") }
         guard concurrency >= 1 else { throw fail("concurrency must be at least 1, found \(concurrency)") }
         guard batches >= 2 else { throw fail("batches must be at least 2, found \(batches)") }
+        if let rate {
+            guard rate.isFinite, rate > 0, rate <= SimulationOptions.maximumRate else { throw fail("the rate must be above 0 and at most \(Int(SimulationOptions.maximumRate)) requests per second, found \(rate)") }
+            guard Double(auctions) / rate <= 366 * 86_400 else { throw fail("a timed run covers at most a year of virtual time: \(auctions) auctions at \(rate) per second is longer") }
+            guard window >= .seconds(1) else { throw fail("the window must be at least one second") }
+        }
     }
 }

@@ -40,7 +40,7 @@ struct NetworksCommandTests {
         #expect(output.contains("limit_ad_tracking on (lmt 1)"))
         #expect(output.contains("admob_backfill: adapter fallback, fixed_price\n"))
         // R24: each network's health and the rule it is held to.
-        #expect(output.contains("  health:    on, closed (0 of 0 failed); pauses after 5 failures of the last 10, back-off 30000 ms to 600000 ms, 1 probe\n"), "\(output)")
+        #expect(output.contains("  health:    on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off 30000 ms to 600000 ms, 1 probe\n"), "\(output)")
     }
 
     @Test("--json: each network's health (on by default, off where the config turns it off)")
@@ -142,7 +142,7 @@ struct WatchHealthTests {
         let result = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "400"])
         #expect(result.code == .success, "\(result.error)")
         let output = result.output
-        #expect(output.contains("] network slow paused (failures: 5 of 5 failed) until "), "\(output)")
+        #expect(output.contains("] network slow paused (failures: 7 of 7 failed) until "), "\(output)")
         #expect(output.contains("network health (R24):\n  slow: paused "), "\(output)")
         #expect(!output.contains("  ok: paused"))
     }

@@ -123,6 +123,32 @@ struct SimulateCommandTests {
         #expect(sweepOne.code == .success && sweepOne.output == sweepTwo.output)
     }
 
+    @Test func timedRunsAndCompareHealthThroughTheCommandLine() async throws {
+        let workspace = try pairWorkspace()
+        // neta hangs from 10 s to 40 s; the placement does not refresh, so --duration runs
+        // auctions at the default rate (10 per second).
+        try workspace.write(Self.pairMarket.replacingOccurrences(of: "\"latency\": { \"median_ms\": 50, \"spread\": 0 } },", with: "\"latency\": { \"median_ms\": 50, \"spread\": 0 }, \"outages\": [{ \"start\": \"10s\", \"end\": 40, \"kind\": \"hang\" }] },"), to: "outage.json")
+        let arguments = ["simulate", "--placement", "level_end", "--market", "outage.json", "--duration", "1m", "--window", "10s"]
+        let one = await workspace.run(arguments)
+        #expect(one.code == .success, "\(one.error)")
+        #expect(one.output.contains("level_end: 600 auctions at 10 per second over 60 s of virtual time, seed 1"), "\(one.output)")
+        #expect(one.output.contains("per 10 s window (network: wins/asked):"), "\(one.output)")
+        #expect(one.output.contains("neta paused (failures, 7 failures of 10)"), "\(one.output)")
+        let two = await workspace.run(arguments + ["--jobs", "2"])
+        #expect(two.output == one.output)
+        let report = try json(await workspace.run(arguments + ["--json"]).output)
+        #expect(report["rate"] as? Double == 10 && (report["windows"] as? [Any])?.count == 6)
+        #expect(((report["health"] as? [String: Any])?["pauses"] as? Int ?? 0) >= 1)
+        // The same draws without health and with it.
+        let compare = await workspace.run(arguments + ["--compare-health"])
+        #expect(compare.code == .success, "\(compare.error)")
+        #expect(compare.output.contains("A = Config/mediation.json with network health off, B = Config/mediation.json with its health settings"), "\(compare.output)")
+        #expect(compare.output.contains("per 10 s window, A / B"), "\(compare.output)")
+        // A market with outages needs a timed run.
+        let untimed = await workspace.run(["simulate", "--placement", "level_end", "--market", "outage.json", "--auctions", "10"])
+        #expect(untimed.code == .usage && untimed.error.contains("networks.neta.outages"), "\(untimed.error)")
+    }
+
     @Test func sweepPrintsTheCurveAndTheBestValue() async throws {
         let workspace = try pairWorkspace()
         // An eCPM sweep of NetB: above 1.20 it wins (realised 1.50), at or below it NetA wins.
@@ -235,7 +261,12 @@ struct SimulateCommandTests {
             (["simulate", "--placement", "level_end", "--sweep", "floor=1", "--compare", "x.json"], .usage, "do not combine"),
             (["simulate", "--placement", "level_end", "--duration", "-3"], .usage, "--duration needs a positive number"),
             (["simulate", "--placement", "level_end", "--bogus"], .usage, "unknown option --bogus"),
-            (["simulate", "--placement", "level_end", "--duration", "60"], .usage, "level_end is interstitial and does not refresh: use --auctions N"),
+            (["simulate", "--placement", "level_end", "--rate", "5"], .usage, "--rate applies to a timed run: give --duration D too"),
+            (["simulate", "--placement", "level_end", "--duration", "1h", "--rate", "0"], .usage, "--rate needs a number of requests per second above 0"),
+            (["simulate", "--placement", "level_end", "--duration", "10m", "--window", "1h"], .usage, "--window needs a length from 1 s to the duration"),
+            (["simulate", "--placement", "level_end", "--duration", "1x"], .usage, "--duration needs a positive number of seconds, or a number and a unit"),
+            (["simulate", "--placement", "level_end", "--duration", "60", "--auctions", "5"], .usage, "--auctions does not apply to --duration"),
+            (["simulate", "--placement", "level_end", "--compare-health", "--compare", "x.json"], .usage, "do not combine"),
             (["simulate", "--placement", "nowhere"], .usage, "no placement \"nowhere\""),
             (["simulate", "--placement", "level_end", "--market", "missing.json"], .noInput, "market file not found: missing.json"),
             (["simulate", "--placement", "level_end", "--compare", "missing.json"], .noInput, "config file not found: missing.json"),

@@ -29,6 +29,9 @@ final class AuctionTimer: Sendable {
     private struct Pending {
         var run: AuctionRun
         var wakeup: MediationInstant
+        /// When it was scheduled, among this timer's wake-ups: ties at one instant are woken
+        /// in this order, not in the dictionary's (which differs between processes).
+        var sequence: UInt64
     }
 
     private struct State {
@@ -38,6 +41,8 @@ final class AuctionTimer: Sendable {
         var task: Task<Void, Never>?
         /// Bumped for every new target, so a replaced task does nothing.
         var generation: UInt64 = 0
+        /// The next ``Pending/sequence``.
+        var nextSequence: UInt64 = 0
     }
 
     private let clock: any MediationClock
@@ -63,7 +68,8 @@ final class AuctionTimer: Sendable {
                 defer { state.task = nil }
                 return Change(cancel: state.task)
             }
-            state.pending[key] = Pending(run: run, wakeup: wakeup)
+            state.pending[key] = Pending(run: run, wakeup: wakeup, sequence: state.nextSequence)
+            state.nextSequence &+= 1
             if let target = state.target, target <= wakeup { return Change() } // it wakes in time
             state.generation &+= 1
             state.target = wakeup
@@ -127,8 +133,10 @@ final class AuctionTimer: Sendable {
                 return due.map(\.pending)
             }
             guard let due else { return }
-            // In wake-up order, so auctions due at once are ticked in the order they were due.
-            for pending in due.sorted(by: { $0.wakeup < $1.wakeup }) {
+            // In wake-up order, so auctions due at once are ticked in the order they were due,
+            // and those due at the same instant in the order they were scheduled (the same on
+            // every run: network health, R24, counts their verdicts in that order).
+            for pending in due.sorted(by: { $0.wakeup != $1.wakeup ? $0.wakeup < $1.wakeup : $0.sequence < $1.sequence }) {
                 pending.run.wake(for: pending.wakeup)
             }
             // The ticks may have asked for an earlier wake-up (a new task then replaced this

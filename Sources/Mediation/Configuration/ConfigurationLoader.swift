@@ -45,7 +45,7 @@ import Foundation
 /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
 /// - `health` (top level, and per network over it): when a failing network is paused
 ///   (engine rule R24, ``decodeHealth(_:at:over:)``), e.g. `{"enabled": true,
-///   "failures_to_open": 5, "window": 10, "backoff_ms": 30000, "max_backoff_ms": 600000,
+///   "failures_to_open": 7, "window": 10, "backoff_ms": 30000, "max_backoff_ms": 600000,
 ///   "probes": 1}` (the defaults); `{"enabled": false}` turns it off.
 ///
 /// A source's pricing comes from its network's kind, as the kind's factory in the

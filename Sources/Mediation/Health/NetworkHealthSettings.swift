@@ -10,7 +10,7 @@ public struct NetworkHealthSettings: Hashable, Sendable {
     /// Whether the network is ever paused (`enabled`; default `true`).
     public var enabled: Bool
     /// Failures among the last ``window`` verdicts that open it (`failures_to_open`, 1...64;
-    /// default 5).
+    /// default 7).
     public var failuresToOpen: Int
     /// How many recent verdicts count (`window`, ``failuresToOpen``...64; default 10).
     public var window: Int
@@ -22,7 +22,7 @@ public struct NetworkHealthSettings: Hashable, Sendable {
     /// default 1).
     public var probes: Int
 
-    /// The defaults (5 failures in the last 10, 30 s, at most 10 min, 1 probe).
+    /// The defaults (7 failures in the last 10, 30 s, at most 10 min, 1 probe).
     public static let standard = NetworkHealthSettings()
     /// Health off: the network is always asked.
     public static let disabled = NetworkHealthSettings(enabled: false)
@@ -41,7 +41,7 @@ public struct NetworkHealthSettings: Hashable, Sendable {
     ///   - backoff: the first back-off.
     ///   - maxBackoff: the longest back-off.
     ///   - probes: concurrent probes once the back-off ends.
-    public init(enabled: Bool = true, failuresToOpen: Int = 5, window: Int = 10, backoff: Duration = .seconds(30), maxBackoff: Duration = .seconds(600), probes: Int = 1) {
+    public init(enabled: Bool = true, failuresToOpen: Int = 7, window: Int = 10, backoff: Duration = .seconds(30), maxBackoff: Duration = .seconds(600), probes: Int = 1) {
         self.enabled = enabled
         self.failuresToOpen = failuresToOpen
         self.window = window

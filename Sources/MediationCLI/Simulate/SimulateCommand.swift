@@ -35,7 +35,18 @@ enum SimulateCommand {
             }
         }
         let progress = SimulationProgress()
-        let simulationOptions = SimulationOptions(auctions: options.auctions, seed: options.seed, jobs: options.jobs, progress: progress)
+        var options = options
+        if case .duration(let duration) = options.mode, let placement = configuration.placement(options.placementID), placement.format != .banner, placement.refreshSeconds == nil {
+            // A placement that does not refresh runs as a timed run at the default rate.
+            options.mode = .run
+            options.timedDuration = duration
+            options.rate = SimulateOptions.defaultRate
+        }
+        var simulationOptions = SimulationOptions(auctions: options.auctions, seed: options.seed, jobs: options.jobs, progress: progress)
+        if let duration = options.timedDuration, let rate = options.rate {
+            simulationOptions = .timed(duration: duration, rate: rate, seed: options.seed, jobs: options.jobs, window: options.window ?? SimulationOptions.defaultWindow)
+            simulationOptions.progress = progress
+        }
         let bar = ProgressBar.start(progress, environment: environment)
         let outcome = await simulate(options, configuration: configuration, configPath: configPath, market: market, marketPath: marketPath, simulationOptions: simulationOptions, environment: environment)
         await bar?.finish()
@@ -66,6 +77,10 @@ enum SimulateCommand {
             case .run:
                 let report = try await Simulation.run(configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
                 return .success(Rendered(text: SimulationText.run(report, header: header), json: try SimulationText.json(report), html: wantsHTML ? SimulationHTML.run(report, header: header) : nil))
+            case .compareHealth:
+                let comparison = try await Simulation.compareHealth(configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
+                let label = "\(configPath) with network health off"
+                return .success(Rendered(text: SimulationText.compare(comparison, header: header, otherPath: "\(configPath) with its health settings", aLabel: label), json: try SimulationText.json(comparison), html: wantsHTML ? SimulationHTML.compare(comparison, header: header, otherPath: "\(configPath) with health") : nil))
             case .compare(let otherPath):
                 let other: MediationConfiguration
                 switch loadConfiguration(otherPath, environment: environment) {
@@ -78,9 +93,6 @@ enum SimulateCommand {
                 let sweep = try await Simulation.sweep(specification, configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
                 return .success(Rendered(text: SimulationText.sweep(sweep, header: header), json: try SimulationText.json(sweep), html: wantsHTML ? SimulationHTML.sweep(sweep, header: header) : nil))
             case .duration(let duration):
-                if let placement = configuration.placement(options.placementID), placement.format != .banner, placement.refreshSeconds == nil {
-                    return .failure(MediateCommand.Exit(code: MediateCommand.usageError("--duration runs a refreshing placement (a banner); \(options.placementID) is \(placement.format) and does not refresh: use --auctions N", environment: environment)))
-                }
                 let report = try await Simulation.runPlacement(configuration: configuration, market: market, placementID: options.placementID, duration: duration, seed: options.seed)
                 return .success(Rendered(text: SimulationText.placement(report, header: header), json: try SimulationText.json(report), html: nil))
             case .learn(let mode):

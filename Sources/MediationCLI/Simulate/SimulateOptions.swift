@@ -9,9 +9,13 @@ struct SimulateOptions: Equatable, Sendable {
         case run
         /// `--compare FILE`: the configuration (A) against another (B) on the same draws.
         case compare(String)
+        /// `--compare-health`: the engine without network health (A) against the engine with the
+        /// configuration's health settings (B), on the same draws.
+        case compareHealth
         /// `--sweep SPEC`: one parameter over a range.
         case sweep(SweepSpecification)
-        /// `--duration SECONDS`: a refreshing placement over virtual time.
+        /// `--duration SECONDS` alone: a refreshing placement in one visible view over virtual
+        /// time (``SimulateOptions/rate`` is `nil`).
         case duration(Duration)
         /// `--replay FILE`: a recorded event log re-run under the configuration.
         case replay(String)
@@ -33,6 +37,8 @@ struct SimulateOptions: Equatable, Sendable {
 
     /// The default number of auctions.
     static let defaultAuctions = 10_000
+    /// The default rate of a timed run, requests per second.
+    static let defaultRate: Double = 10
     /// The most shards run at once.
     static let maximumJobs = 256
 
@@ -54,21 +60,32 @@ struct SimulateOptions: Equatable, Sendable {
     var reportPath: String?
     /// The kind of run.
     var mode: Mode = .run
+    /// A timed run's virtual time (`--duration` with `--rate`, `--compare`, `--compare-health`
+    /// or `--sweep`, or on a placement that does not refresh): auctions at ``rate`` per second.
+    var timedDuration: Duration?
+    /// `--rate R`: a timed run's requests per second (default 10).
+    var rate: Double?
+    /// `--window SECONDS`: a timed run's window (default 60 s).
+    var window: Duration?
 }
 
 /// Parses `mediate simulate …` (the arguments after `simulate`).
 ///
 /// ```
-/// mediate simulate --placement P [--config F] [--market M] [--auctions N] [--seed S] [--json]
-///                  [--jobs K] [--report FILE.html]
-///                  [--compare OTHER_CONFIG | --sweep SPEC | --duration SECONDS | --replay FILE.ndjson
+/// mediate simulate --placement P [--config F] [--market M] [--auctions N | --duration D [--rate R] [--window W]]
+///                  [--seed S] [--json] [--jobs K] [--report FILE.html]
+///                  [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson
 ///                   | --days D [--learner L] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]]
 /// ```
+/// D and W: seconds, or a number and a unit (`90s`, `10m`, `1h`, `1d`). `--duration` runs
+/// auctions at R requests per second (default 10) over D of virtual time; on a refreshing
+/// placement without `--rate`, `--compare`, `--compare-health` or `--sweep` it runs the
+/// placement in one visible view instead.
 /// SPEC: `floor=0.5:4.0:0.25`, `deadline_ms=500:3000:250`, `LINE_ITEM.ecpm=1.0:2.0:0.2` (or
 /// `ecpm[LINE_ITEM]=…`); a list `A,B,C` or one value instead of `FROM:TO:STEP`.
 enum SimulateOptionsParser {
-    private static let valued: Set<String> = ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--days", "--learner", "--drift", "--write-reports"]
-    private static let flags: Set<String> = ["--json"]
+    private static let valued: Set<String> = ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports"]
+    private static let flags: Set<String> = ["--json", "--compare-health"]
 
     /// Parses the arguments after `simulate`.
     /// - Throws: ``UsageError`` saying what is wrong.
@@ -130,27 +147,55 @@ enum SimulateOptionsParser {
             }
             options.jobs = jobs
         }
-        let modes = ["--compare", "--sweep", "--duration", "--replay", "--days"].filter { values[$0] != nil }
-        guard modes.count <= 1 else { throw UsageError(message: "\(modes[0]) and \(modes[1]) do not combine: give one of --compare, --sweep, --duration, --replay, --days") }
+        let modes = ["--compare", "--compare-health", "--sweep", "--replay", "--days"].filter { values[$0] != nil }
+        guard modes.count <= 1 else { throw UsageError(message: "\(modes[0]) and \(modes[1]) do not combine: give one of --compare, --compare-health, --sweep, --replay, --days") }
         for name in ["--learner", "--drift", "--write-reports"] where values[name] != nil && values["--days"] == nil {
             throw UsageError(message: "\(name) applies to the learning loop: give --days D")
         }
         if let text = values["--days"] {
+            if values["--duration"] != nil { throw UsageError(message: "--duration does not apply to --days (each day is --auctions N auctions)") }
             options.mode = .learn(try learning(days: text, learners: values["--learner"], drifts: values["--drift"], reportsDirectory: values["--write-reports"]))
         }
         if let file = values["--compare"] { options.mode = .compare(file) }
+        if values["--compare-health"] != nil { options.mode = .compareHealth }
         if let text = values["--sweep"] { options.mode = .sweep(try sweep(text)) }
         if let file = values["--replay"] {
             if values["--auctions"] != nil { throw UsageError(message: "--auctions does not apply to --replay (the recording's auctions are replayed)") }
+            if values["--duration"] != nil { throw UsageError(message: "--duration does not apply to --replay (the recording's auctions are replayed)") }
             options.mode = .replay(file)
         }
-        if let text = values["--duration"] {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= 366 * 86_400 else {
-                throw UsageError(message: "--duration needs a positive number of seconds (at most a year, 31622400), got '\(text.prefix(40))'")
+        if values["--duration"] == nil {
+            for name in ["--rate", "--window"] where values[name] != nil {
+                throw UsageError(message: "\(name) applies to a timed run: give --duration D too")
             }
-            if values["--auctions"] != nil { throw UsageError(message: "--auctions does not apply to --duration (the placement refreshes over virtual time)") }
-            if values["--report"] != nil { throw UsageError(message: "--report applies to runs of auctions, not to --duration") }
-            options.mode = .duration(.milliseconds(Int64((seconds * 1000).rounded())))
+        }
+        if let text = values["--duration"] {
+            guard let duration = virtualTime(text), duration > .zero, duration <= .seconds(366 * 86_400) else {
+                throw UsageError(message: "--duration needs a positive number of seconds, or a number and a unit (90s, 10m, 1h), at most a year (31622400 s), got '\(text.prefix(40))'")
+            }
+            if values["--auctions"] != nil { throw UsageError(message: "--auctions does not apply to --duration (the auctions follow from the duration and the rate)") }
+            if let text = values["--rate"] {
+                guard let rate = Double(text), rate.isFinite, rate > 0, rate <= SimulationOptions.maximumRate else {
+                    throw UsageError(message: "--rate needs a number of requests per second above 0 and at most \(Int(SimulationOptions.maximumRate)), got '\(text.prefix(40))'")
+                }
+                options.rate = rate
+            }
+            if let text = values["--window"] {
+                guard let window = virtualTime(text), window >= .seconds(1), window <= duration else {
+                    throw UsageError(message: "--window needs a length from 1 s to the duration, in seconds or with a unit (30s, 1m), got '\(text.prefix(40))'")
+                }
+                options.window = window
+            }
+            if options.mode == .run, options.rate == nil, options.window == nil {
+                // Decided with the configuration: a refreshing placement runs in one view, any
+                // other as a timed run at the default rate.
+                options.mode = .duration(duration)
+            }
+            options.timedDuration = duration
+            if case .duration = options.mode {} else if options.rate == nil { options.rate = SimulateOptions.defaultRate }
+        }
+        if case .duration = options.mode, values["--report"] != nil, options.rate == nil {
+            throw UsageError(message: "--report applies to runs of auctions, not to a refreshing placement's --duration (add --rate R for a timed run)")
         }
         return options
     }
@@ -178,6 +223,20 @@ enum SimulateOptionsParser {
             }
         }
         return SimulateOptions.LearningMode(days: days, learners: names, drifts: parsed, reportsDirectory: reportsDirectory)
+    }
+
+    /// A length of virtual time: seconds (`90`, `0.5`), or a number and a unit (`500ms`, `90s`,
+    /// `10m`, `1.5h`, `1d`); `nil` when it is neither.
+    static func virtualTime(_ text: String) -> Duration? {
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
+        let unit = units.first { text.hasSuffix($0.suffix) }
+        let digits = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), digits.first != ".", digits.last != ".",
+              let value = Double(digits), value.isFinite
+        else { return nil }
+        let seconds = value * (unit?.seconds ?? 1)
+        guard seconds <= 10 * 366 * 86_400 else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// A sweep as the command line writes it: `floor=…`, `deadline_ms=…`, `LINE_ITEM.ecpm=…`

@@ -8,11 +8,78 @@ enum SimulationText {
     // MARK: - Run
 
     static func run(_ report: SimulationReport, header: SimulationHeader) -> String {
-        var lines = ["\(safe(report.placementID)): \(HumanReport.counted(report.requests, "auction")), seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))", ""]
+        var lines = ["\(safe(report.placementID)): \(HumanReport.counted(report.requests, "auction"))\(timing(report)), seed \(header.seed) (config \(safe(header.configPath)), market \(safe(header.marketPath)))", ""]
         lines += summary(report)
         lines.append("")
         lines += networkTable(report)
+        lines += healthEvents(report)
+        if let windows = report.windows {
+            lines.append("")
+            lines += windowTable(windows, networks: report.networks.map(\.network), width: report.windowSeconds ?? 60)
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `" at 10 per second over 3600 s"` for a timed run, else empty.
+    static func timing(_ report: SimulationReport) -> String {
+        guard let rate = report.rate else { return "" }
+        return " at \(value(rate)) per second over \(value((Double(report.requests) / rate).rounded(.up))) s of virtual time"
+    }
+
+    /// The health line of a report.
+    static func healthSummary(_ health: HealthFigures) -> String {
+        guard health.enabled else { return "off" }
+        return "on: \(HumanReport.counted(health.pauses, "pause")), \(HumanReport.counted(health.resumes, "resume")), \(HumanReport.counted(health.pausedRequests, "request")) not made"
+    }
+
+    /// The first pauses and resumes, one a line, at most `limit`.
+    static func healthEvents(_ report: SimulationReport, limit: Int = 40) -> [String] {
+        let events = report.health.events
+        guard !events.isEmpty else { return [] }
+        var lines = ["", "network health events (virtual time\(report.rate == nil ? " from each shard's start" : " from the run's start")):"]
+        for event in events.prefix(limit) {
+            var line = "  " + clock(event.atMilliseconds) + "  " + safe(event.network) + " " + event.event
+            if let cause = event.cause { line += " (\(cause)" + (event.failures.map { ", \($0) failures of \(event.outcomes ?? 0)" } ?? "") + ")" }
+            if let retry = event.retryAtMilliseconds { line += ", retry at " + clock(retry) }
+            if report.rate == nil { line += ", shard \(event.shard)" }
+            lines.append(line)
+        }
+        if events.count > limit || report.health.pauses + report.health.resumes > events.count {
+            lines.append("  … \(report.health.pauses + report.health.resumes - min(limit, events.count)) more (in --json, up to \(HealthFigures.listedEvents))")
+        }
+        return lines
+    }
+
+    /// `mm:ss.mmm` (or `h:mm:ss.mmm`) of a virtual instant in milliseconds.
+    static func clock(_ milliseconds: Int64) -> String {
+        let total = max(0, milliseconds)
+        let hours = total / 3_600_000
+        let minutes = total / 60_000 % 60
+        let seconds = total / 1000 % 60
+        let millis = total % 1000
+        let tail = String(format: "%02lld:%02lld.%03lld", minutes, seconds, millis)
+        return hours > 0 ? "\(hours):" + tail : tail
+    }
+
+    /// One line per window: its start, requests, fill, time to ad p50, and each network's wins
+    /// over the requests made to it.
+    static func windowTable(_ windows: [WindowFigures], networks: [String], width: Double) -> [String] {
+        var lines = ["per \(value(width)) s window (network: wins/asked):", pad("start", 11) + lpad("requests", 9) + lpad("fill", 8) + lpad("p50 ms", 8) + networks.map { lpad(short($0), 15) }.joined()]
+        for window in windows {
+            var line = pad(clock(Int64((window.startSeconds * 1000).rounded())), 11) + lpad(String(window.requests), 9) + lpad(fixed(window.fillRate, 3), 8) + lpad(ms(window.timeToAd.p50), 8)
+            for network in networks {
+                let figures = window.network(network)
+                line += lpad(figures.map { "\($0.wins)/\($0.asked)" } ?? "-", 15)
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// A network id cut to 14 characters for a column head.
+    private static func short(_ id: String) -> String {
+        let safe = safe(id)
+        return safe.count > 14 ? String(safe.prefix(13)) + "…" : safe
     }
 
     /// The summary figures of one report.
@@ -27,26 +94,27 @@ enum SimulationText {
             row("oracle ratio, deadline", report.oracle.ratio.map { fixed($0, 4) } ?? "-", report.oracle.ratioInterval, 4),
             row("oracle ratio, unbounded", report.oracle.unboundedRatio.map { fixed($0, 4) } ?? "-", report.oracle.unboundedRatioInterval, 4),
             row("revenue, USD", fixed(report.revenueUSD, 6) + " (oracle " + fixed(report.oracle.revenueUSD, 6) + ", unbounded " + fixed(report.oracle.unboundedRevenueUSD, 6) + ")"),
+            row("network health", healthSummary(report.health)),
         ]
     }
 
     /// One line per network: asked, fills, wins, win share, timeouts, errors, revenue.
     static func networkTable(_ report: SimulationReport) -> [String] {
         let width = max(8, report.networks.map { safe($0.network).count }.max() ?? 0) + 2
-        var lines = [pad("network", width) + lpad("asked", 10) + lpad("fills", 10) + lpad("wins", 10) + lpad("win share", 11) + lpad("timeouts", 10) + lpad("errors", 9) + lpad("p50 ms", 8) + lpad("revenue USD", 14)]
+        var lines = [pad("network", width) + lpad("asked", 10) + lpad("fills", 10) + lpad("wins", 10) + lpad("win share", 11) + lpad("timeouts", 10) + lpad("errors", 9) + lpad("paused", 9) + lpad("p50 ms", 8) + lpad("revenue USD", 14)]
         for network in report.networks {
             lines.append(pad(safe(network.network), width) + lpad(String(network.asked), 10) + lpad(String(network.fills), 10) + lpad(String(network.wins), 10)
                 + lpad(fixed(network.winShare * 100, 1) + " %", 11) + lpad(String(network.timeouts), 10) + lpad(String(network.errors), 9)
-                + lpad(ms(network.answerLatency.p50), 8) + lpad(fixed(network.revenueUSD, 6), 14))
+                + lpad(String(network.paused), 9) + lpad(ms(network.answerLatency.p50), 8) + lpad(fixed(network.revenueUSD, 6), 14))
         }
         return lines
     }
 
     // MARK: - Compare
 
-    static func compare(_ comparison: SimulationComparison, header: SimulationHeader, otherPath: String) -> String {
+    static func compare(_ comparison: SimulationComparison, header: SimulationHeader, otherPath: String, aLabel: String? = nil) -> String {
         var lines = [
-            "\(safe(comparison.a.placementID)): A = \(safe(header.configPath)), B = \(safe(otherPath)); \(HumanReport.counted(comparison.a.requests, "paired auction")) on the same draws, seed \(header.seed) (market \(safe(header.marketPath)))",
+            "\(safe(comparison.a.placementID)): A = \(safe(aLabel ?? header.configPath)), B = \(safe(otherPath)); \(HumanReport.counted(comparison.a.requests, "paired auction"))\(timing(comparison.a)) on the same draws, seed \(header.seed) (market \(safe(header.marketPath)))",
             "",
         ]
         lines += differenceTable(comparison.differences)
@@ -63,7 +131,38 @@ enum SimulationText {
                 + lpad(a.map { fixed($0.winShare * 100, 1) + " %" } ?? "-", 10) + lpad(b.map { fixed($0.winShare * 100, 1) + " %" } ?? "-", 10)
                 + lpad(a.map { fixed($0.revenueUSD, 6) } ?? "-", 13) + lpad(b.map { fixed($0.revenueUSD, 6) } ?? "-", 13))
         }
+        lines.append("")
+        lines.append(pad("network health", 28) + "A " + healthSummary(comparison.a.health) + "; B " + healthSummary(comparison.b.health))
+        for (name, report) in [("A", comparison.a), ("B", comparison.b)] {
+            let events = healthEvents(report)
+            if !events.isEmpty {
+                lines.append("")
+                lines.append("\(name), " + events[1])
+                lines += events.dropFirst(2)
+            }
+        }
+        if let windowsA = comparison.a.windows, let windowsB = comparison.b.windows {
+            lines.append("")
+            lines += windowComparison(windowsA, windowsB, networks: names, width: comparison.a.windowSeconds ?? 60)
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line per window of two timed runs on the same draws: fill, time to ad p50, and each
+    /// network's wins, A then B.
+    static func windowComparison(_ a: [WindowFigures], _ b: [WindowFigures], networks: [String], width: Double) -> [String] {
+        var lines = ["per \(value(width)) s window, A / B (network: wins A/B):", pad("start", 11) + lpad("requests", 9) + lpad("fill A", 8) + lpad("fill B", 8) + lpad("p50 A", 7) + lpad("p50 B", 7) + networks.map { lpad(short($0), 15) }.joined()]
+        let byStartB = Dictionary(b.map { ($0.startSeconds, $0) }, uniquingKeysWith: { first, _ in first })
+        for window in a {
+            let other = byStartB[window.startSeconds]
+            var line = pad(clock(Int64((window.startSeconds * 1000).rounded())), 11) + lpad(String(window.requests), 9) + lpad(fixed(window.fillRate, 3), 8) + lpad(other.map { fixed($0.fillRate, 3) } ?? "-", 8)
+                + lpad(ms(window.timeToAd.p50), 7) + lpad(ms(other?.timeToAd.p50), 7)
+            for network in networks {
+                line += lpad("\(window.network(network).map { String($0.wins) } ?? "-")/\(other?.network(network).map { String($0.wins) } ?? "-")", 15)
+            }
+            lines.append(line)
+        }
+        return lines
     }
 
     /// `figure  A  B  B − A  (interval)` lines.

@@ -79,7 +79,7 @@ extension Simulation {
             }
             var dayOptions = options
             dayOptions.seed = SplitMix64.mix(options.seed &+ SplitMix64.gamma &* UInt64(day))
-            let (totals, _) = try await runTotals(configurations, market: dayMarket, placementID: placementID, options: dayOptions)
+            let (totals, _) = try await runTotals(configurations.map { ($0, true) }, market: dayMarket, placementID: placementID, options: dayOptions)
             accumulated.add(totals)
             let limitMean = revenuePer1000(totals.runs[0])
             var figures: [LearnerDay] = []

@@ -201,16 +201,21 @@ public struct NetworkMarket: Hashable, Sendable {
     public var behaviour: MarketBehaviour
     /// Overrides by line item id.
     public var lineItems: [String: MarketBehaviour]
+    /// Its outages, in time order and not overlapping: during each, every request to any of its
+    /// line items hangs, errors or is slow (see ``Outage``).
+    public var outages: [Outage]
 
     /// Creates a network's market.
     /// - Parameters:
     ///   - id: the network id.
     ///   - behaviour: its default behaviour.
     ///   - lineItems: overrides by line item id.
-    public init(id: String, behaviour: MarketBehaviour, lineItems: [String: MarketBehaviour] = [:]) {
+    ///   - outages: its outages, in time order and not overlapping (default none).
+    public init(id: String, behaviour: MarketBehaviour, lineItems: [String: MarketBehaviour] = [:], outages: [Outage] = []) {
         self.id = id
         self.behaviour = behaviour
         self.lineItems = lineItems
+        self.outages = outages
     }
 }
 
@@ -226,6 +231,10 @@ public struct Market: Hashable, Sendable {
     public init(networks: [NetworkMarket]) {
         self.networks = networks
     }
+
+    /// Whether any network has an outage (such a market needs a timed run,
+    /// ``SimulationOptions/rate``).
+    public var hasOutages: Bool { networks.contains { !$0.outages.isEmpty } }
 
     /// The network with `id`.
     /// - Parameter id: a network id.

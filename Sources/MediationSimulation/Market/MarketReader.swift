@@ -8,6 +8,10 @@ extension Market {
     public static let latencyMedianRange: ClosedRange<Double> = 0...600_000
     /// The bounds on a spread (σ of the logarithm).
     public static let spreadRange: ClosedRange<Double> = 0...4
+    /// The bounds on an outage's `start` and `end`, in seconds from the run's start (a year).
+    public static let outageTimeRange: ClosedRange<Double> = 0...31_622_400
+    /// The bounds on a slow outage's `latency_factor`.
+    public static let latencyFactorRange: ClosedRange<Double> = 1...1000
 
     /// Reads a market file (`Config/market.json`, described by `Config/market.schema.json`)
     /// strictly, like the configuration (engine rule R15): the first mistake fails the whole
@@ -49,6 +53,13 @@ extension Market {
     ///   }
     /// }
     /// ```
+    /// A network (not a line item) may also have `outages`, in time order and not overlapping:
+    /// `[{"start": "10m", "end": "40m", "kind": "hang"}]`, where `start` and `end` are seconds
+    /// from the run's start (a number, 0 to 31,622,400) or a string of a number and a unit
+    /// (`"90s"`, `"10m"`, `"1.5h"`, `"500ms"`), `end` after `start`, and `kind` is `hang`, `error`
+    /// or `slow`; a `slow` outage needs `latency_factor` (1 to 1000: the drawn latency is
+    /// multiplied by it), which the other kinds must not have.
+    ///
     /// `fill_rate`, `never_answers` and `error` are probabilities (0 to 1); `price.median` is USD
     /// CPM (positive); `latency.median_ms` is 0 to 600,000; `spread` is 0 to 4 (default 0). A
     /// network or line item may leave out any field; each line item the simulation uses must
@@ -103,8 +114,11 @@ enum MarketReader {
     }
 
     private static func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkMarket {
-        let object = try ConfigurationObject(node, at: path, allowed: behaviourKeys.union(["line_items"]))
+        let object = try ConfigurationObject(node, at: path, allowed: behaviourKeys.union(["line_items", "outages"]))
         let behaviour = try decodeBehaviour(object)
+        let outages = try object["outages"].map { (node) throws(ConfigurationError) -> [Outage] in
+            try decodeOutages(node, at: path.appending("outages"))
+        } ?? []
         var lineItems: [String: MarketBehaviour] = [:]
         if let node = object["line_items"] {
             let lineItemsPath = path.appending("line_items")
@@ -117,7 +131,85 @@ enum MarketReader {
                 lineItems[member.key] = try decodeBehaviour(try ConfigurationObject(member.value, at: lineItemPath, allowed: behaviourKeys))
             }
         }
-        return NetworkMarket(id: id, behaviour: behaviour, lineItems: lineItems)
+        return NetworkMarket(id: id, behaviour: behaviour, lineItems: lineItems, outages: outages)
+    }
+
+    private static let outageKeys: Set<String> = ["description", "start", "end", "kind", "latency_factor"]
+
+    /// Reads `outages`: an array of outages in time order, none overlapping the one before.
+    private static func decodeOutages(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> [Outage] {
+        guard case .array(let elements) = node else {
+            throw ConfigurationReading.wrongType(node, expected: "an array of outages", at: path)
+        }
+        var outages: [Outage] = []
+        for (index, element) in elements.enumerated() {
+            let outagePath = path.appending(index: index)
+            let object = try ConfigurationObject(element, at: outagePath, allowed: outageKeys)
+            if let description = object["description"] {
+                _ = try ConfigurationReading.string(description, at: outagePath.appending("description"), nonEmpty: false)
+            }
+            let start = try instant(try object.required("start"), at: outagePath.appending("start"))
+            let end = try instant(try object.required("end"), at: outagePath.appending("end"))
+            guard end > start else {
+                throw ConfigurationError(code: .invalidValue, path: outagePath.appending("end").description, message: "must be after start (\(seconds(start)) s), found \(seconds(end)) s")
+            }
+            if let previous = outages.last, start < previous.end {
+                throw ConfigurationError(code: .invalidValue, path: outagePath.appending("start").description, message: "must not be before the end of outages[\(index - 1)] (\(seconds(previous.end)) s): outages are in time order and do not overlap, found \(seconds(start)) s")
+            }
+            let kindPath = outagePath.appending("kind")
+            let kindNode = try object.required("kind")
+            let kindName = try ConfigurationReading.string(kindNode, at: kindPath)
+            let factorNode = object["latency_factor"]
+            let kind: Outage.Kind
+            switch kindName {
+            case "hang", "error":
+                if factorNode != nil {
+                    throw ConfigurationError(code: .invalidValue, path: outagePath.appending("latency_factor").description, message: "applies only to kind \"slow\", found with kind \"\(kindName)\"")
+                }
+                kind = kindName == "hang" ? .hang : .error
+            case "slow":
+                guard let factorNode else {
+                    throw ConfigurationError(code: .missingField, path: outagePath.appending("latency_factor").description, message: "a \"slow\" outage needs latency_factor (1 to 1000: the drawn latency is multiplied by it)")
+                }
+                kind = .slow(latencyFactor: try number(factorNode, at: outagePath.appending("latency_factor"), in: Market.latencyFactorRange, unit: "(the drawn latency is multiplied by it)"))
+            default:
+                throw ConfigurationError(code: .invalidValue, path: kindPath.description, message: "must be \"hang\", \"error\" or \"slow\", found \"\(ConfigurationText.excerpt(kindName))\"")
+            }
+            outages.append(Outage(start: start, end: end, kind: kind))
+        }
+        return outages
+    }
+
+    /// Reads an outage's instant: seconds (a number), or a string of a number and a unit
+    /// (`ms`, `s`, `m`, `h`), from 0 to ``Market/outageTimeRange``'s upper bound; whole
+    /// milliseconds.
+    private static func instant(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> Duration {
+        let seconds: Double
+        switch node {
+        case .number:
+            seconds = try number(node, at: path, in: Market.outageTimeRange, unit: "seconds")
+        case .string(let text):
+            let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+            guard let unit = units.first(where: { text.hasSuffix($0.suffix) }),
+                  case let digits = String(text.dropLast(unit.suffix.count)),
+                  !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), digits.first != ".", digits.last != ".",
+                  let value = Double(digits), value.isFinite
+            else {
+                throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be seconds (a number) or a number with a unit, like \"90s\", \"10m\", \"1.5h\" or \"500ms\", found \"\(ConfigurationText.excerpt(text))\"")
+            }
+            seconds = value * unit.seconds
+            guard Market.outageTimeRange.contains(seconds) else {
+                throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be from 0 to \(format(Market.outageTimeRange.upperBound)) seconds (a year), found \"\(ConfigurationText.excerpt(text))\"")
+            }
+        default:
+            throw ConfigurationReading.wrongType(node, expected: "seconds (a number) or a string like \"10m\"", at: path)
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded(.toNearestOrAwayFromZero)))
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? String(milliseconds / 1000) : String(Double(milliseconds) / 1000)
     }
 
     private static func decodeBehaviour(_ object: ConfigurationObject) throws(ConfigurationError) -> MarketBehaviour {

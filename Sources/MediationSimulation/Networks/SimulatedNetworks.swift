@@ -23,6 +23,8 @@ public struct SimulatedNetworks: Sendable {
     public let registry: NetworkRegistry
     /// The run's seed.
     public let seed: UInt64
+    /// Whether the networks keep their health settings (`false`: health is off for all).
+    public let health: Bool
     /// The simulated placements' sources, by placement id.
     let sourcesByPlacement: [String: [SourceModel]]
 
@@ -33,18 +35,21 @@ public struct SimulatedNetworks: Sendable {
     ///   - seed: the run's seed.
     ///   - placementIDs: the placements to simulate; their every line item must be in the
     ///     market. A request for another placement's line item fails with an error.
+    ///   - health: `true` (the default) to keep each network's health settings (engine rule
+    ///     R24: a failing network is paused, its health carried from one auction to the next of
+    ///     one engine); `false` to turn health off for every network (the engine without it).
     /// - Throws: ``ConfigurationError`` with the market path of the first line item the market
     ///   does not describe (see ``Market/behaviour(of:)``). Overrides of line items the
     ///   configuration lacks are not looked for here: ``Market/check(against:placements:)`` does.
-    public init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String]) throws(ConfigurationError) {
-        try self.init(configuration: configuration, market: market, seed: seed, placements: placementIDs, recording: nil)
+    public init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String], health: Bool = true) throws(ConfigurationError) {
+        try self.init(configuration: configuration, market: market, seed: seed, placements: placementIDs, recording: nil, health: health)
     }
 
     /// Builds the simulated networks; with a `recording` (a replay of one placement), each
     /// source answers auction `i` as recording `i` says when it holds an answer for it, and
     /// counts in `recording.counters` how many requests took a recorded answer and how many a
     /// market draw.
-    init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String], recording: ReplaySources?) throws(ConfigurationError) {
+    init(configuration: MediationConfiguration, market: Market, seed: UInt64, placements placementIDs: [String], recording: ReplaySources?, health: Bool = true) throws(ConfigurationError) {
         var rewritten = configuration
         var sourcesByPlacement: [String: [SourceModel]] = [:]
         var sourcesByNetwork: [String: [String: SourceModel]] = [:]
@@ -63,6 +68,7 @@ public struct SimulatedNetworks: Sendable {
                     placement: placement,
                     networkTimeout: configuration.network(lineItem.network)?.timeout
                 )
+                model.outages = market.network(lineItem.network)?.outages ?? []
                 if let recording, recording.placementID == placement.id {
                     model.recorded = recording.answers(of: lineItem)
                 }
@@ -77,13 +83,15 @@ public struct SimulatedNetworks: Sendable {
             let kind = "simulated.\(network.id)"
             let pricing = configuration.placements.lazy.flatMap(\.sources).first { $0.network == network.id }?.pricing ?? .fixedPrice
             registry.register(SimulatedNetworkFactory(kind: kind, pricing: pricing, seed: seed, sources: sourcesByNetwork[network.id] ?? [:], counters: recording?.counters))
-            // Network health (R24) is off in the simulation: concurrent auctions at one instant
-            // would be admitted in task order, so a pause could change the figures between runs.
-            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout, health: .disabled)
+            // Network health (R24) as configured (or off): a shard's auctions run on one engine
+            // and one clock's serial executor, so its health carries from one auction to the
+            // next in the same order on every run.
+            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
         }
         self.configuration = rewritten
         self.registry = registry
         self.seed = seed
+        self.health = health
         self.sourcesByPlacement = sourcesByPlacement
     }
 
@@ -164,7 +172,9 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
         }
         let recorded = source.recorded.isEmpty ? nil : source.recorded[auction]
         counters?.count(recorded: recorded != nil)
-        let draw = recorded?.draw ?? source.draw(seed: seed, auction: auction)
+        // An outage applies by the instant the request is made: the shard's clock reads the
+        // run's virtual time (a timed run's shard starts it at its first auction's instant).
+        let draw = recorded?.draw ?? source.draw(seed: seed, auction: auction, at: clock.now.offset)
         let latency = recorded?.latency ?? .milliseconds(draw.latencyMilliseconds)
         let start = clock.now
         if draw.answer == .never {

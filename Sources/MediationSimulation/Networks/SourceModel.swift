@@ -21,6 +21,8 @@ struct SourceModel: Sendable {
     /// Its effective limit from the moment it is asked (R3a): the earliest of its line item's
     /// and its network's `timeout_ms` and the placement's deadline (at most 3000 ms).
     let limit: Duration
+    /// Its network's outages (``NetworkMarket/outages``), in time order.
+    var outages: [Outage] = []
     /// In a replay, the answers the recording holds for this source, by auction index (empty
     /// otherwise): they take the place of the market's draws.
     var recorded: [UInt64: RecordedAnswer] = [:]
@@ -47,10 +49,13 @@ struct SourceModel: Sendable {
         self.limit = limit
     }
 
-    /// Its draw in auction `auction` of a run seeded `seed`.
-    func draw(seed: UInt64, auction: UInt64) -> SourceDraw {
+    /// Its draw in auction `auction` of a run seeded `seed`, for a request made `offset` after
+    /// the run's start (an outage then changes it; `nil`: no outage applies).
+    func draw(seed: UInt64, auction: UInt64, at offset: Duration? = nil) -> SourceDraw {
         if !recorded.isEmpty, let answer = recorded[auction] { return answer.draw }
-        return behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+        let draw = behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+        if let offset, let outage = outages.active(at: offset) { return outage.applied(to: draw) }
+        return draw
     }
 
     /// The bid this source sends for `draw`, in its line item's currency.

@@ -68,6 +68,7 @@ extension Simulation {
         var options = options
         options.auctions = auctions.count
         try options.validate()
+        try Simulation.checkOutages(market, options: options)
         let counters = ReplayCounters()
         let networks: SimulatedNetworks
         do {

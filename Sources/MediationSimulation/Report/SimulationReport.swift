@@ -48,6 +48,9 @@ public struct SourceFigures: Hashable, Sendable, Codable {
     public var noFills: Int
     /// Requests cancelled because it could no longer win.
     public var cancelled: Int
+    /// Auctions in which it was not asked because its network was paused (R24); also in
+    /// ``notAsked``.
+    public var paused: Int
     /// The revenue of its wins at their realised prices, USD.
     public var revenueUSD: Double
     /// The revenue of its wins at the prices the engine knows (bids, configured eCPMs), USD.
@@ -72,6 +75,7 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         case errors
         case noFills = "no_fills"
         case cancelled
+        case paused
         case revenueUSD = "revenue_usd"
         case knownRevenueUSD = "known_revenue_usd"
         case answerLatency = "answer_latency_ms"
@@ -89,6 +93,7 @@ public struct SourceFigures: Hashable, Sendable, Codable {
         errors = counts.errors
         noFills = counts.noFills
         cancelled = counts.cancelled
+        paused = counts.paused
         revenueUSD = Money.usd(counts.revenue)
         knownRevenueUSD = Money.usd(counts.knownRevenue)
         let step = SourceCounts.latencyBucketMilliseconds
@@ -187,8 +192,19 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var lineItems: [SourceFigures]
     /// Per network, in order of first appearance in the placement.
     public var networks: [SourceFigures]
+    /// What network health (R24) did: pauses, resumes, requests not made.
+    public var health: HealthFigures
+    /// A timed run's requests per second (`nil` for a run of N auctions).
+    public var rate: Double?
+    /// A timed run's window width, seconds (`nil` otherwise).
+    public var windowSeconds: Double?
+    /// A timed run's figures per window, in time order (`nil` otherwise).
+    public var windows: [WindowFigures]?
 
     private enum CodingKeys: String, CodingKey {
+        case health, rate
+        case windowSeconds = "window_s"
+        case windows
         case placementID = "placement"
         case seed
         case requests
@@ -211,8 +227,15 @@ public struct SimulationReport: Hashable, Sendable, Codable {
         case networks
     }
 
-    /// The report of `totals`.
-    init(placementID: String, seed: UInt64, totals: RunTotals, models: [SourceModel]) {
+    /// The report of `totals`; `health` says whether the engine kept the configuration's health
+    /// settings, and `options` with a rate adds the windows.
+    init(placementID: String, seed: UInt64, totals: RunTotals, models: [SourceModel], health: Bool = true, options: SimulationOptions? = nil) {
+        self.health = HealthFigures(enabled: health, totals: totals)
+        if let options, let rate = options.rate {
+            self.rate = rate
+            windowSeconds = options.window.inSeconds
+            windows = WindowFigures.all(totals, models: models, window: options.window)
+        }
         self.placementID = placementID
         self.seed = seed
         requests = totals.requests

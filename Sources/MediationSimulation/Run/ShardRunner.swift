@@ -1,3 +1,4 @@
+import Foundation
 import Mediation
 import MediationVirtualTime
 
@@ -13,37 +14,59 @@ enum ShardRunner {
     /// How far the driver moves virtual time per step: far beyond any auction (3 s at most).
     static let stretch: Duration = .seconds(86_400)
 
-    /// The environment of a shard's engine: its clock, the run's seed, and auction ids that
-    /// follow from the seed and the shard's first auction (so an exploring placement's draws,
-    /// keyed by the auction id, repeat; R23).
+    /// The environment of a shard's engine: its clock; the run's seed; a wall clock that follows
+    /// the virtual one, so nothing the health stores depends on the machine's time; and auction
+    /// ids that follow from the seed and the shard's first auction (so an exploring placement's
+    /// draws, keyed by the auction id, repeat; R23).
     static func environment(clock: ManualClock, seed: UInt64, firstAuction: Int) -> MediationEnvironment {
-        var environment = MediationEnvironment(clock: clock, seed: seed)
+        var environment = MediationEnvironment(clock: clock, seed: seed, wallClock: { Date(timeIntervalSince1970: 0).addingTimeInterval(clock.now.offset.inSeconds) })
         environment.auctionIDSeed = SplitMix64.mix(seed ^ SplitMix64.mix(UInt64(firstAuction) &+ SplitMix64.gamma))
         return environment
     }
 
-    /// Runs auctions `range` of `placementID`.
-    /// - Returns: one record per auction (in index order) and the counts of every source.
-    static func run(_ networks: SimulatedNetworks, placementID: String, range: Range<Int>, concurrency: Int) async -> Result<(records: [AuctionRecord], sources: [SourceCounts]), SimulationError> {
+    /// Runs auctions `range` of `placementID` (shard `shard`).
+    ///
+    /// Without a rate, `options.concurrency` workers run the auctions one after another from
+    /// the clock's origin. With one (a timed run), the clock starts at the first auction's
+    /// instant and auction `i` starts at its own (``SimulationOptions/arrival(ofAuction:)``),
+    /// however many are in flight.
+    /// - Returns: one record per auction (in index order), the counts of every source, a timed
+    ///   run's windows and the health events.
+    static func run(_ networks: SimulatedNetworks, placementID: String, range: Range<Int>, shard: Int, options: SimulationOptions) async -> Result<ShardOutput, SimulationError> {
         guard let models = networks.sourcesByPlacement[placementID] else {
             return .failure(SimulationError(code: .unknownPlacement, message: "no placement \"\(placementID)\" was prepared"))
         }
-        let clock = ManualClock()
+        let start = MediationInstant.origin + (options.arrival(ofAuction: range.lowerBound) ?? .zero)
+        let clock = ManualClock(start: start)
+        let collector = ShardCollector(start: range.lowerBound, count: range.count, models: models, seed: networks.seed, shard: shard, options: options)
         let engine: MediationEngine
         do {
             engine = try MediationEngine(
                 configuration: networks.configuration,
                 registry: networks.registry,
-                environment: ShardRunner.environment(clock: clock, seed: networks.seed, firstAuction: range.lowerBound)
+                environment: ShardRunner.environment(clock: clock, seed: networks.seed, firstAuction: range.lowerBound),
+                onEvent: { collector.observe($0) }
             )
         } catch {
             return .failure(SimulationError(code: .invalidConfiguration, path: error.path, message: error.message))
         }
-        let collector = ShardCollector(start: range.lowerBound, count: range.count, models: models, seed: networks.seed)
         let finished = await clock.perform { () -> Bool in
+            if options.rate != nil {
+                // A timed run: one task starts each auction at its own instant.
+                clock.startTask {
+                    for index in range {
+                        let arrival = MediationInstant.origin + (options.arrival(ofAuction: index) ?? .zero)
+                        if arrival > clock.now { try? await clock.sleep(until: arrival) }
+                        clock.startTask {
+                            let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)))
+                            collector.record(outcome, auction: index)
+                        }
+                    }
+                }
+            }
             // `concurrency` workers on the clock, each running one auction after another; an
             // auction that ends lets its worker start the next one at the same instant.
-            for _ in 0..<min(concurrency, range.count) {
+            for _ in 0..<(options.rate == nil ? min(options.concurrency, range.count) : 0) {
                 clock.startTask {
                     while let index = collector.nextAuction() {
                         let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)))
@@ -68,12 +91,29 @@ enum ShardRunner {
     }
 }
 
+/// What one shard of one configuration came to.
+struct ShardOutput: Sendable {
+    var records: [AuctionRecord]
+    var sources: [SourceCounts]
+    var windows: [Int: WindowTotals]
+    var healthEvents: [HealthEventRecord]
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
 /// Collects a shard's records and source counts as its auctions end (on the shard's clock).
 final class ShardCollector: Sendable {
     private struct State {
         var next: Int
         var records: [AuctionRecord]
         var sources: [SourceCounts]
+        var windows: [Int: WindowTotals] = [:]
+        var healthEvents: [HealthEventRecord] = []
         var finished = 0
         var missing = 0
     }
@@ -81,12 +121,16 @@ final class ShardCollector: Sendable {
     private let start: Int
     private let models: [SourceModel]
     private let seed: UInt64
+    private let shard: Int
+    private let options: SimulationOptions
     private let state: Locked<State>
 
-    init(start: Int, count: Int, models: [SourceModel], seed: UInt64) {
+    init(start: Int, count: Int, models: [SourceModel], seed: UInt64, shard: Int = 0, options: SimulationOptions? = nil) {
         self.start = start
         self.models = models
         self.seed = seed
+        self.shard = shard
+        self.options = options ?? SimulationOptions(auctions: max(1, count))
         state = Locked(State(
             next: start,
             records: Array(repeating: AuctionRecord(), count: count),
@@ -105,7 +149,21 @@ final class ShardCollector: Sendable {
         }
     }
     var missing: Int { state.withLock { $0.missing } }
-    var result: (records: [AuctionRecord], sources: [SourceCounts]) { state.withLock { ($0.records, $0.sources) } }
+    var result: ShardOutput { state.withLock { ShardOutput(records: $0.records, sources: $0.sources, windows: $0.windows, healthEvents: $0.healthEvents) } }
+
+    /// Keeps the engine's pauses and resumes (R24), in the order they are published.
+    func observe(_ event: MediationEvent) {
+        let record: HealthEventRecord
+        switch event {
+        case .networkPaused(let pause):
+            record = HealthEventRecord(network: pause.networkID, paused: true, cause: pause.cause.rawValue, atMilliseconds: Int64(pause.at.milliseconds.rounded()), retryAtMilliseconds: Int64(pause.retryAt.milliseconds.rounded()), failures: pause.failures, outcomes: pause.outcomes, shard: shard)
+        case .networkResumed(let networkID, _, let at):
+            record = HealthEventRecord(network: networkID, paused: false, cause: "", atMilliseconds: Int64(at.milliseconds.rounded()), retryAtMilliseconds: 0, failures: 0, outcomes: 0, shard: shard)
+        default:
+            return
+        }
+        state.withLock { $0.healthEvents.append(record) }
+    }
 
     /// Records auction `auction`'s outcome: the winner's realised and known prices, the
     /// duration, the oracles (from the draws), and each source's status.
@@ -118,8 +176,10 @@ final class ShardCollector: Sendable {
             return
         }
         var record = AuctionRecord()
+        // The oracles ask every source at the auction's start, so an outage applies at it.
+        let arrival = options.arrival(ofAuction: auction)
         for model in models {
-            let values = model.oracleValues(of: model.draw(seed: seed, auction: UInt64(auction)))
+            let values = model.oracleValues(of: model.draw(seed: seed, auction: UInt64(auction), at: arrival))
             record.oracleMicros = max(record.oracleMicros, values.bounded)
             record.unboundedOracleMicros = max(record.unboundedOracleMicros, values.unbounded)
             record.knownOracleMicros = max(record.knownOracleMicros, values.known)
@@ -133,10 +193,22 @@ final class ShardCollector: Sendable {
             record.realisedMicros = (winner.ad as? SimulatedAd)?.realisedPriceMicros ?? record.knownMicros
             winner.ad.releaseResources() // the caller's ad; a simulated one holds nothing
         }
+        let window = options.window(ofAuction: auction)
         state.withLock { state in
             state.records[auction - start] = record
+            var windowTotals = window.map { state.windows[$0] ?? WindowTotals(sourceCount: models.count) }
             for index in 0..<min(trace.sourceCount, state.sources.count) {
-                ShardCollector.count(trace.sourceSummary(at: index), into: &state.sources[index])
+                let line = trace.sourceSummary(at: index)
+                ShardCollector.count(line, into: &state.sources[index])
+                if windowTotals != nil {
+                    if line.wasAsked { windowTotals?.sources[index].asked += 1 }
+                    if case .timeout = line.outcome { windowTotals?.sources[index].timeouts += 1 }
+                    if case .notAsked(let reason) = line.outcome, reason == .networkPaused { windowTotals?.sources[index].paused += 1 }
+                }
+            }
+            if let window, var totals = windowTotals {
+                totals.add(record)
+                state.windows[window] = totals
             }
             if record.winner >= 0 {
                 state.sources[Int(record.winner)].revenue.add(record.realisedMicros)
@@ -150,6 +222,7 @@ final class ShardCollector: Sendable {
     private static func count(_ line: SourceLineSummary, into counts: inout SourceCounts) {
         guard line.wasAsked else {
             counts.notAsked += 1
+            if case .notAsked(let reason) = line.outcome, reason == .networkPaused { counts.paused += 1 }
             return
         }
         counts.asked += 1

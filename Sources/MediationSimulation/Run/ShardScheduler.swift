@@ -52,13 +52,15 @@ enum ShardScheduler {
         var records: [[AuctionRecord]] = []
         var totals = MultiTotals(configurations: networks.count, sourceCounts: sourceCounts, batchCount: options.effectiveBatches)
         for (configuration, simulated) in networks.enumerated() {
-            switch await ShardRunner.run(simulated, placementID: placementID, range: range, concurrency: options.concurrency) {
+            switch await ShardRunner.run(simulated, placementID: placementID, range: range, shard: shard, options: options) {
             case .success(let output):
                 options.progress?.advance(by: range.count)
                 records.append(output.records)
                 for index in output.sources.indices {
                     totals.runs[configuration].sources[index].add(output.sources[index])
                 }
+                totals.runs[configuration].windows = output.windows
+                totals.runs[configuration].healthEvents = output.healthEvents
             case .failure(let error):
                 return .failure(error)
             }

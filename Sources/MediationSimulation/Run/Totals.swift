@@ -41,6 +41,8 @@ struct SourceCounts: Hashable, Sendable {
     var cancelled = 0
     /// Any other status (a future one).
     var other = 0
+    /// Not asked because its network was paused (R24, `network_paused`); also in ``notAsked``.
+    var paused = 0
     /// Σ realised micros of its wins.
     var revenue = WideSum()
     /// Σ known micros of its wins.
@@ -69,6 +71,7 @@ struct SourceCounts: Hashable, Sendable {
         timeouts += other.timeouts
         cancelled += other.cancelled
         self.other += other.other
+        paused += other.paused
         revenue.add(other.revenue)
         knownRevenue.add(other.knownRevenue)
         for index in latencies.indices where index < other.latencies.count {
@@ -98,6 +101,68 @@ struct BatchTotals: Hashable, Sendable {
     }
 }
 
+/// What one window of a timed run's auctions came to (by the instant each auction started).
+struct WindowTotals: Sendable {
+    /// One source's counts in the window.
+    struct Source: Sendable {
+        var asked = 0
+        var wins = 0
+        var paused = 0
+        var timeouts = 0
+    }
+
+    var requests = 0
+    var filled = 0
+    var realised = WideSum()
+    /// Filled auctions by duration in whole milliseconds.
+    var timesToAd = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+    var sources: [Source]
+
+    init(sourceCount: Int) {
+        sources = Array(repeating: Source(), count: sourceCount)
+    }
+
+    mutating func add(_ record: AuctionRecord) {
+        requests += 1
+        realised.add(record.realisedMicros)
+        if record.isFilled {
+            filled += 1
+            timesToAd[Int(min(max(record.durationMilliseconds, 0), Int64(RunTotals.histogramLimit)))] += 1
+            if Int(record.winner) < sources.count { sources[Int(record.winner)].wins += 1 }
+        }
+    }
+
+    mutating func add(_ other: WindowTotals) {
+        requests += other.requests
+        filled += other.filled
+        realised.add(other.realised)
+        for index in timesToAd.indices { timesToAd[index] += other.timesToAd[index] }
+        for index in sources.indices where index < other.sources.count {
+            sources[index].asked += other.sources[index].asked
+            sources[index].wins += other.sources[index].wins
+            sources[index].paused += other.sources[index].paused
+            sources[index].timeouts += other.sources[index].timeouts
+        }
+    }
+}
+
+/// A network paused or resumed by the engine's health (R24), at an instant of the run's
+/// virtual time (a timed run's, or its shard's clock for a run of N auctions).
+struct HealthEventRecord: Hashable, Sendable {
+    var network: String
+    /// `true` for a pause, `false` for a resume.
+    var paused: Bool
+    /// The pause's cause (`failures`, `probe_failed`, `restored`); empty for a resume.
+    var cause: String
+    var atMilliseconds: Int64
+    /// The instant it is tried again (a pause's), else 0.
+    var retryAtMilliseconds: Int64
+    var failures: Int
+    var outcomes: Int
+    /// The shard whose engine it happened in.
+    var shard: Int
+}
+
 /// Everything a report is built from, for one configuration: exact integer sums, so adding up
 /// shards in any order gives the same totals.
 struct RunTotals: Sendable {
@@ -117,6 +182,10 @@ struct RunTotals: Sendable {
     var timesToAd = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
     var sources: [SourceCounts]
     var batches: [BatchTotals]
+    /// A timed run's windows, by window index (only those with an auction).
+    var windows: [Int: WindowTotals] = [:]
+    /// Every pause and resume, by shard in shard order, then in the order they happened.
+    var healthEvents: [HealthEventRecord] = []
 
     init(sourceCount: Int, batchCount: Int) {
         sources = Array(repeating: SourceCounts(), count: sourceCount)
@@ -161,6 +230,10 @@ struct RunTotals: Sendable {
         for index in batches.indices where index < other.batches.count {
             batches[index].add(other.batches[index])
         }
+        for (index, window) in other.windows {
+            windows[index, default: WindowTotals(sourceCount: sources.count)].add(window)
+        }
+        healthEvents.append(contentsOf: other.healthEvents)
     }
 }
 

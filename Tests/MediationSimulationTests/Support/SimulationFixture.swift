@@ -9,23 +9,26 @@ import Testing
 enum SimulationFixture {
     /// A placement `level_end` (interstitial, deadline 3000 ms unless given) over networks
     /// `bid` (bidder), `neta` and `netb` (fixed price), one line item each with the network's id.
+    /// Network health is off unless `health` says otherwise: these fixtures check the auction's
+    /// figures, and a network that always fails would be paused (the health tests turn it on).
     static func configuration(
         sources: [LineItem],
         mode: AuctionMode = .parallel,
         deadline: Duration = .milliseconds(3000),
         floor: Double? = nil,
-        networkTimeouts: [String: Duration] = [:]
+        networkTimeouts: [String: Duration] = [:],
+        health: NetworkHealthSettings = .disabled
     ) -> MediationConfiguration {
         let networks = Set(sources.map(\.network)).sorted().map { id in
-            NetworkConfiguration(id: id, adapter: "unused", timeout: networkTimeouts[id])
+            NetworkConfiguration(id: id, adapter: "unused", timeout: networkTimeouts[id], health: health)
         }
         let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: deadline, floor: floor, mode: mode, sources: sources)
         return MediationConfiguration(networks: networks, placements: [placement])
     }
 
     /// A banner placement `home_banner` (anchored, slot 90 pt high, refresh `refreshSeconds`).
-    static func banner(sources: [LineItem], refreshSeconds: Int = 30) -> MediationConfiguration {
-        let networks = Set(sources.map(\.network)).sorted().map { NetworkConfiguration(id: $0, adapter: "unused") }
+    static func banner(sources: [LineItem], refreshSeconds: Int = 30, health: NetworkHealthSettings = .disabled) -> MediationConfiguration {
+        let networks = Set(sources.map(\.network)).sorted().map { NetworkConfiguration(id: $0, adapter: "unused", health: health) }
         let placement = PlacementConfiguration(
             id: "home_banner",
             format: .banner,
