@@ -13,7 +13,7 @@ enum LearningBenchmark {
         let auctions = quick ? 10_000 : 100_000
         let days = quick ? 7 : 14
         guard let (configuration, market) = ShippedSimulationFiles.load(into: &result) else { return result }
-        let learners = ECPMLearners.names.compactMap(ECPMLearners.named)
+        let learners = ECPMLearners.all.compactMap(ECPMLearners.named)
         for (label, drifts) in [("stationary", [PriceDrift]()), ("nitx halves on day 5", [PriceDrift(network: "nitx", factor: 0.5, fromDay: 5)])] {
             let clock = ContinuousClock()
             let start = clock.now
@@ -51,6 +51,35 @@ enum LearningBenchmark {
                 let day7 = run.daily.first { $0.day == 7 }?.learners.first { $0.learner == "bayes" }?.ratioToLimit ?? 0
                 let autoDay7 = run.daily.first { $0.day == 7 }?.learners.first { $0.learner == "auto-cpm" }?.ratioToLimit ?? 0
                 result.targets.append(TargetCheck(target: "drift: bayes back to >= 98 % of the limit by day 7 (auto-cpm shown)", measured: String(format: "bayes %.4f, auto-cpm %.4f", day7, autoDay7), met: day7 >= 0.98))
+            }
+        }
+        // Exploration: its cost on the shipped market, its benefit where a price hides.
+        let hidden: Market
+        do {
+            hidden = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market-hidden-demand.json"))
+        } catch {
+            result.failures.append("Config/market-hidden-demand.json: \(error)")
+            return result
+        }
+        for (label, exploreMarket) in [("shipped market", market), ("market-hidden-demand.json", hidden)] {
+            let run: LearningRun
+            do {
+                run = try await Simulation.learn(configuration: configuration, market: exploreMarket, placementID: RevenueBenchmark.placementID, learners: [BayesianLearner(), ThompsonLearner()],
+                                                 learning: LearningOptions(days: days), options: SimulationOptions(auctions: auctions, seed: 1, jobs: 2))
+            } catch {
+                result.failures.append("exploration run failed: \(error)")
+                return result
+            }
+            guard let difference = run.difference("thompson", minus: "bayes"), let change = difference.difference, let bayes = run.summary("bayes") else { continue }
+            let relative = change / bayes.revenuePer1000Requests
+            let interval = difference.interval.map { String(format: "%+.6f to %+.6f", $0.lower, $0.upper) } ?? "-"
+            result.figures.append(Figure(name: "\(label): thompson - bayes, revenue / 1000 requests over \(days) days", unit: "USD", summary: Summary(single: change)))
+            result.notes.append("\(label): thompson - bayes = \(String(format: "%+.6f", change)) per 1000 requests (95 %: \(interval)), \(String(format: "%+.2f", relative * 100)) %; ratios to the limit \(String(format: "%.4f", bayes.ratioToLimit ?? 0)) and \(String(format: "%.4f", run.summary("thompson")?.ratioToLimit ?? 0))")
+            guard !quick else { continue }
+            if exploreMarket == market {
+                result.targets.append(TargetCheck(target: "exploration costs at most 0.3 % on the stationary shipped market", measured: String(format: "%+.3f %%", relative * 100), met: relative >= -0.003))
+            } else {
+                result.targets.append(TargetCheck(target: "exploration pays where a price hides (interval above 0)", measured: String(format: "%+.6f (%@)", change, interval), met: (difference.interval?.lower ?? 0) > 0))
             }
         }
         return result

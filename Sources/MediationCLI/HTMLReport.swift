@@ -191,11 +191,11 @@ enum HTMLReport {
     }
 
     private static func f(_ value: Double) -> String {
-        String(format: "%.1f", finite(value))
+        DecimalText.fixed(finite(value), digits: 1)
     }
 
     private static func seconds(_ milliseconds: Double) -> String {
-        String(format: "%.3f", finite(milliseconds) / 1000)
+        DecimalText.fixed(finite(milliseconds) / 1000, digits: 3)
     }
 
     /// A round tick step giving 4 to 10 ticks over `span` ms.

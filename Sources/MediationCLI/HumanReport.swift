@@ -136,7 +136,7 @@ enum HumanReport {
 
     /// `1.20`.
     static func money(_ value: Double) -> String {
-        value.isFinite ? String(format: "%.2f", value) : "\(value)"
+        DecimalText.fixed(value, digits: 2)
     }
 
     static func millis(_ value: Double) -> String {

@@ -190,7 +190,7 @@ enum OptimizeCommand {
         }
     }
 
-    private static func price(_ value: Double) -> String { String(format: "%.4f", value) }
+    private static func price(_ value: Double) -> String { DecimalText.fixed(value, digits: 4) }
 
     private static func table(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, written: String?) -> String {
         var out = "learned eCPMs (USD CPM) as of \(asOf): half-life \(format(parameters.halfLifeDays)) days, prior \(format(parameters.priorImpressions)) impressions, at least \(format(parameters.minimumEffectiveImpressions)) effective impressions, change capped at ±\(format(parameters.maximumChange * 100)) %\n"

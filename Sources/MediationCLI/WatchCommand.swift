@@ -348,12 +348,7 @@ final class WatchPrinter: Sendable {
     }
 
     static func money(_ value: Double, digits: Int = 2) -> String {
-        guard value.isFinite, abs(value) < 1e12 else { return String(value) } // never traps
-        var scale: Int64 = 1
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = Int64((abs(value) * Double(scale)).rounded())
-        let fraction = String(scaled % scale)
-        return (value < 0 ? "-" : "") + "\(scaled / scale)." + String(repeating: "0", count: digits - fraction.count) + fraction
+        DecimalText.fixed(value, digits: digits)
     }
 }
 

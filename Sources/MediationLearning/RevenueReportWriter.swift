@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 /// Writes revenue reports in the CSV format ``RevenueReportParser`` reads: the header
 /// `day,network,ad_unit_id,impressions,revenue,currency`, one row per line, revenue with six
@@ -44,11 +45,7 @@ public enum RevenueReportWriter {
 
     /// `value` with six decimals, without exponent.
     static func decimal(_ value: Double) -> String {
-        let micros = (value * 1_000_000).rounded()
-        guard micros.magnitude < 9e18 else { return "0.000000" }
-        let whole = Int64(micros)
-        let fraction = String(whole % 1_000_000)
-        return "\(whole / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
+        DecimalText.fixed(value, digits: 6)
     }
 
     /// A CSV field, quoted (quotes doubled) when it holds a comma, a quote or a line break.

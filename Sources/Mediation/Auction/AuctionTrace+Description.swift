@@ -51,12 +51,7 @@ extension AuctionTrace: CustomStringConvertible {
 
     /// A USD CPM with two to six decimals, e.g. `1.20`.
     static func money(_ value: Double?) -> String {
-        guard let value, value.isFinite, abs(value) < 1e12 else { return value.map { String($0) } ?? "-" }
-        let micros = Int64((value * 1_000_000).rounded())
-        let whole = micros / 1_000_000
-        var fraction = String(micros % 1_000_000)
-        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
-        while fraction.count > 2, fraction.hasSuffix("0") { fraction.removeLast() }
-        return "\(whole).\(fraction)"
+        guard let value else { return "-" }
+        return DecimalText.trimmed(value)
     }
 }

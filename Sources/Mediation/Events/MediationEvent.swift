@@ -296,13 +296,6 @@ enum USD {
     static func revenue(_ value: Double) -> String { "$" + fixed(value, digits: 6) }
 
     private static func fixed(_ value: Double, digits: Int) -> String {
-        guard value.isFinite, abs(value) < 1e12 else { return String(value) } // never traps
-        var scale = 1.0
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = Int64((abs(value) * scale).rounded(.toNearestOrAwayFromZero))
-        let divisor = Int64(scale)
-        let fraction = String(scaled % divisor)
-        let padded = String(repeating: "0", count: max(0, digits - fraction.count)) + fraction
-        return (value < 0 ? "-" : "") + "\(scaled / divisor).\(padded)"
+        DecimalText.fixed(value, digits: digits)
     }
 }

@@ -284,9 +284,7 @@ enum SimulationText {
 
     /// `value` with `digits` decimals (never traps; a non-finite value prints as Swift does).
     static func fixed(_ value: Double, _ digits: Int) -> String {
-        guard value.isFinite else { return String(value) }
-        let text = String(format: "%.\(digits)f", value)
-        return text == "-" + String(format: "%.\(digits)f", 0.0) ? String(format: "%.\(digits)f", 0.0) : text
+        DecimalText.fixed(value, digits: digits)
     }
 
     /// `fixed` with a sign: `+0.0123`, `-0.0040`, `0.0000`.
@@ -299,9 +297,7 @@ enum SimulationText {
     static func value(_ value: Double) -> String {
         guard value.isFinite else { return String(value) }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        var text = String(format: "%.6f", value)
-        while text.hasSuffix("0") { text.removeLast() }
-        return text
+        return DecimalText.trimmed(value, minimumDigits: 0, maximumDigits: 6)
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

@@ -1,0 +1,36 @@
+/// The one number formatter of every report the project prints (traces, events, `mediate`'s
+/// text, JSON-adjacent CSV, the HTML pages): decimal text computed from integers, so it never
+/// traps, never depends on the C library's locale or rounding, and prints the same bytes on
+/// every platform.
+package enum DecimalText {
+    /// `value` with exactly `digits` decimals (0 to 9), rounded half away from zero, e.g.
+    /// `fixed(1.2, digits: 2)` is `1.20`; a value that rounds to zero prints without a sign
+    /// (`0.00`, never `-0.00`). A non-finite value, or one too large for the integer arithmetic
+    /// (`|value| · 10^digits` of 9·10^18 or more), prints as Swift prints it.
+    package static func fixed(_ value: Double, digits: Int) -> String {
+        let digits = min(max(digits, 0), 9)
+        var scale: Int64 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (value.magnitude * Double(scale)).rounded(.toNearestOrAwayFromZero)
+        guard value.isFinite, scaled < 9e18 else { return String(value) }
+        let units = Int64(scaled)
+        let whole = String(units / scale)
+        let sign = value < 0 && units != 0 ? "-" : ""
+        guard digits > 0 else { return sign + whole }
+        let fraction = String(units % scale)
+        return sign + whole + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+
+    /// `value` with between `minimumDigits` and `maximumDigits` decimals: rounded to
+    /// `maximumDigits`, then trailing zeros dropped down to `minimumDigits`, and the point with
+    /// them (a USD CPM such as `1.20` or `0.001234`; `3` with no minimum).
+    package static func trimmed(_ value: Double, minimumDigits: Int = 2, maximumDigits: Int = 6) -> String {
+        var text = fixed(value, digits: maximumDigits)
+        guard value.isFinite, let point = text.firstIndex(of: ".") else { return text }
+        while text.distance(from: point, to: text.endIndex) - 1 > minimumDigits, text.hasSuffix("0") {
+            text.removeLast()
+        }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,31 @@
+import Testing
+@testable import Mediation
+
+/// The one number formatter of every report (`DecimalText`).
+@Suite("DecimalText")
+struct DecimalTextTests {
+    @Test("fixed decimals: padded, rounded half away from zero, no negative zero, never traps")
+    func fixed() {
+        #expect(DecimalText.fixed(1.2, digits: 2) == "1.20")
+        #expect(DecimalText.fixed(0.125, digits: 2) == "0.13")
+        #expect(DecimalText.fixed(-0.125, digits: 2) == "-0.13")
+        #expect(DecimalText.fixed(-0.0001, digits: 2) == "0.00")
+        #expect(DecimalText.fixed(-0.0, digits: 4) == "0.0000")
+        #expect(DecimalText.fixed(1234.5, digits: 0) == "1235")
+        #expect(DecimalText.fixed(0.000001, digits: 6) == "0.000001")
+        #expect(DecimalText.fixed(3.14159, digits: 12) == "3.141590000") // at most 9 decimals
+        #expect(DecimalText.fixed(.infinity, digits: 2) == "inf")
+        #expect(DecimalText.fixed(.nan, digits: 2) == "nan")
+        #expect(DecimalText.fixed(1e300, digits: 2) == "1e+300")
+        #expect(DecimalText.fixed(8.9e17, digits: 1) == "890000000000000000.0")
+    }
+
+    @Test("trimmed: two to six decimals by default")
+    func trimmed() {
+        #expect(DecimalText.trimmed(1.2) == "1.20")
+        #expect(DecimalText.trimmed(0.0012345) == "0.001235")
+        #expect(DecimalText.trimmed(2) == "2.00")
+        #expect(DecimalText.trimmed(0.5, minimumDigits: 0) == "0.5")
+        #expect(DecimalText.trimmed(3, minimumDigits: 0, maximumDigits: 6) == "3")
+    }
+}
