@@ -25,6 +25,9 @@ enum HTMLReport {
         var traces: [AuctionTrace]
         /// The watch summary, if any.
         var statistics: MediationStatistics?
+        /// A watch's network health (R24): each network paused at least once, its pauses and
+        /// resumes, and whether it was paused at the end.
+        var health: [WatchPrinter.HealthTally] = []
     }
 
     /// Renders the report.
@@ -51,6 +54,7 @@ enum HTMLReport {
             html += "<p class=\"meta\">\(HumanReport.counted(statistics.auctions, "auction")) (\(statistics.filledAuctions) filled), \(HumanReport.counted(statistics.impressions, "impression")), revenue $\(WatchPrinter.money(statistics.revenueUSD, digits: 6)) USD, \(HumanReport.counted(statistics.lateAnswers, "late answer")). Latency percentiles are nearest-rank; fill rate = fills / requests, win rate = wins / fills.</p>\n"
             html += "<h3>Per network</h3>\n" + statisticsTable(statistics.networks, kind: "networks")
             html += "<h3>Per line item</h3>\n" + statisticsTable(statistics.lineItems, kind: "line-items")
+            html += "<h3>Network health (R24)</h3>\n" + healthTable(content.health)
         }
         for (number, trace) in content.traces.prefix(maximumAuctions).enumerated() {
             html += auctionSection(trace, number: number + 1)
@@ -132,6 +136,17 @@ enum HTMLReport {
         svg += "<line class=\"deadline\" x1=\"\(f(x(deadline)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(deadline)))\" y2=\"\(f(rowsBottom + 4))\"><title>deadline \(DebugReport.millis(deadline)) ms</title></line>\n"
         svg += "<text class=\"marker deadline-label\" x=\"\(f(x(deadline)))\" y=\"\(f(height - 3))\" text-anchor=\"end\">deadline \(DebugReport.millis(deadline)) ms</text>\n"
         return svg + "</svg>\n"
+    }
+
+    /// Each paused network's pauses, resumes and state at the end; a sentence when none was.
+    private static func healthTable(_ health: [WatchPrinter.HealthTally]) -> String {
+        guard !health.isEmpty else { return "<p class=\"meta\">No network was paused: every network was asked in every auction.</p>\n" }
+        var html = "<table class=\"health\"><thead><tr><th>network</th><th>paused</th><th>resumed</th><th>at the end</th></tr></thead><tbody>\n"
+        for entry in health {
+            let state = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
+            html += "<tr><td>\(escaped(entry.network))</td><td>\(entry.pauses)</td><td>\(entry.resumes)</td><td>\(escaped(state))</td></tr>\n"
+        }
+        return html + "</tbody></table>\n"
     }
 
     private static func sourceTable(_ trace: AuctionTrace) -> String {

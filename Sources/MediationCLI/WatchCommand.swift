@@ -141,7 +141,7 @@ enum WatchCommand {
         }
         if let reportPath = options.reportPath {
             let how = "watch, \(WatchPrinter.seconds(duration)) s on \(options.fast ? "virtual time" : "real time")"
-            let content = HTMLReport.Content(placement: placementConfiguration, runDescription: how, traces: traces, statistics: printer.statistics)
+            let content = HTMLReport.Content(placement: placementConfiguration, runDescription: how, traces: traces, statistics: printer.statistics, health: printer.health)
             if let exit = MediateCommand.writeReport(HTMLReport.render(content), to: reportPath, environment: environment) { return exit }
         }
         return .success
@@ -192,7 +192,7 @@ final class WatchPrinter: Sendable {
 
     /// How many times a network was paused and resumed, and whether the last event left it
     /// paused (until when).
-    private struct HealthTally {
+    struct HealthTally {
         var network: String
         var pauses = 0
         var resumes = 0
@@ -212,6 +212,9 @@ final class WatchPrinter: Sendable {
         self.output = output
         self.quiet = quiet
     }
+
+    /// Each network's pauses and resumes so far (R24), in first-paused order.
+    var health: [HealthTally] { counts.withLock { $0.health } }
 
     /// The per-network and per-line-item statistics so far.
     var statistics: MediationStatistics { counts.withLock { $0.statistics } }

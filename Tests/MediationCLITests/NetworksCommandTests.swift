@@ -145,5 +145,12 @@ struct WatchHealthTests {
         #expect(output.contains("] network slow paused (failures: 7 of 7 failed) until "), "\(output)")
         #expect(output.contains("network health (R24):\n  slow: paused "), "\(output)")
         #expect(!output.contains("  ok: paused"))
+        // The HTML report shows the same: its health table names the paused network only.
+        let report = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "400", "--report", "watch.html"])
+        #expect(report.code == .success, "\(report.error)")
+        let page = try String(contentsOf: workspace.directory.appendingPathComponent("watch.html"), encoding: .utf8)
+        #expect(page.contains("<h3>Network health (R24)</h3>"))
+        #expect(page.contains("<tr><td>slow</td><td>"), "\(page.suffix(2000))")
+        #expect(!page.contains("<tr><td>ok</td><td>"))
     }
 }
