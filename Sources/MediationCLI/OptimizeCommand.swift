@@ -131,7 +131,11 @@ enum OptimizeCommand {
         for warning in assembly.warnings {
             environment.standardError.write("mediate: warning: \(DisplayText.escaped(warning.description))\n")
         }
-        let asOf = options.asOf ?? assembly.latestDay ?? UTCDay(daysSince1970: 0)
+        guard let asOf = options.asOf ?? assembly.latestDay else {
+            // A report with its header only: no day to learn as of (not 1970-01-01).
+            let files = options.reportPaths.map { DisplayText.escaped($0) }.joined(separator: ", ")
+            return MediateCommand.fail(.dataError, "the reports hold no rows (\(files)): nothing to learn from; give --as-of DAY to print the configured prices anyway", environment: environment)
+        }
         let estimator = BayesianECPM()
         let estimates = estimator.estimate(assembly.inputs, asOf: asOf)
 

@@ -206,4 +206,18 @@ struct OptimizeShippedConfigTests {
         let validate = await workspace.run(["validate", "--config", "Config/learned.json"])
         #expect(validate.code == .success, "\(validate.error)")
     }
+
+    @Test("a report with its header only is refused (exit 65), not learned as of 1970; --as-of runs it")
+    func headerOnly() async throws {
+        let workspace = try OptimizeCommandTests.workspace()
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n", to: "empty.csv")
+        let result = await workspace.run(["optimize", "--reports", "empty.csv"])
+        #expect(result.code == .dataError)
+        #expect(result.error.contains("the reports hold no rows (empty.csv)"), "\(result.error)")
+        #expect(!result.output.contains("1970"))
+        let dated = await workspace.run(["optimize", "--reports", "empty.csv", "--as-of", "2026-03-10"])
+        #expect(dated.code == .success, "\(dated.error)")
+        #expect(dated.output.contains("as of 2026-03-10"))
+    }
+
 }
