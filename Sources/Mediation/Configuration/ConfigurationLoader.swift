@@ -26,8 +26,8 @@ import Foundation
 /// - `config_version`, `issued_at`, `rollout`: the release fields a signed configuration
 ///   carries (``decodeRelease(_:)``); all optional.
 /// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
-///   `credentials` an object of strings; `endpoint` (required) `"sandbox"` or an http(s)
-///   URL; `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
+///   `credentials` an object of strings without control characters; `endpoint` (required)
+///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
 /// - `placements`: an object keyed by placement id, in file order. `format` (required) is
 ///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
 ///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
@@ -200,7 +200,13 @@ public struct ConfigurationLoader: Sendable {
                 guard credentials[member.key] == nil else {
                     throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the key \(ConfigurationText.quoted(member.key)) appears twice")
                 }
-                credentials[member.key] = try ConfigurationReading.string(member.value, at: memberPath, nonEmpty: false)
+                let value = try ConfigurationReading.string(member.value, at: memberPath, nonEmpty: false)
+                // A credential goes into URLs, headers and bodies: a control character (a NUL, a
+                // line break) would end or split one (header injection), so none is accepted.
+                if let control = value.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                    throw ConfigurationError(code: .invalidValue, path: memberPath.description, message: "must not contain control characters (found \(DisplayText.escaped(String(control))))")
+                }
+                credentials[member.key] = value
             }
         }
         let endpoint = try decodeEndpoint(try object.required("endpoint"), at: path.appending("endpoint"))
@@ -228,6 +234,10 @@ public struct ConfigurationLoader: Sendable {
         if text == "sandbox" { return .sandbox }
         guard let url = ConfigurationLoader.endpointURL(text) else {
             throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected \"sandbox\" or an http(s) URL such as \"https://ads.example.com/v1\", found \(ConfigurationText.quoted(text))")
+        }
+        // Requests carry credentials and user signals: in clear text only to this device.
+        if url.scheme == "http", !["127.0.0.1", "localhost"].contains(url.host ?? "") {
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "plain http is allowed for a loopback host only (127.0.0.1, localhost): requests carry credentials and user signals; use https, found \(ConfigurationText.quoted(text))")
         }
         return .url(url)
     }

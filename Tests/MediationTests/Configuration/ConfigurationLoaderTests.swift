@@ -260,4 +260,29 @@ struct RefreshValueTests {
         let json = ConfigurationFixture.edited(#", "refresh_seconds": 60"#, "")
         #expect(try ConfigurationFixture.load(json).placement("home_banner")?.refreshSeconds == 60)
     }
+
+    @Test("a credential with a control character (NUL, line break) is refused at its path: it would split a header")
+    func credentialControlCharacters() {
+        for bad in ["a\\u0000b", "a\\nX-Injected: 1", "tab\\there"] {
+            #expect {
+                _ = try ConfigurationFixture.load(ConfigurationFixture.edited("\"app_id\": \"a1\"", "\"app_id\": \"\(bad)\""))
+            } throws: { error in
+                (error as? ConfigurationError).map { $0.code == .invalidValue && $0.path == "networks.fb.credentials.app_id" && $0.message.contains("control characters") } ?? false
+            }
+        }
+    }
+
+    @Test("a network endpoint in plain http is refused unless it is this device (127.0.0.1, localhost)")
+    func plainHTTPOnlyToLoopback() throws {
+        #expect {
+            _ = try ConfigurationFixture.load(ConfigurationFixture.edited("https://bid.example.com/v1", "http://bid.example.com/v1"))
+        } throws: { error in
+            (error as? ConfigurationError).map { $0.code == .invalidValue && $0.path == "networks.bid.endpoint" && $0.message.contains("loopback host only") } ?? false
+        }
+        for host in ["http://127.0.0.1:8080/v1", "http://localhost:9000"] {
+            let configuration = try ConfigurationFixture.load(ConfigurationFixture.edited("https://bid.example.com/v1", host))
+            #expect(configuration.networks.first { $0.id == "bid" }?.endpoint == .url(try #require(URL(string: host))))
+        }
+    }
+
 }
