@@ -25,7 +25,8 @@ enum HelpText {
       mediate simulate --placement ID [--config FILE] [--market FILE] [--seed N]
                        [--auctions N | --duration D [--rate R] [--window W]]
                        [--json] [--jobs K] [--report FILE.html]
-                       [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson]
+                       [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson
+                        | --days D [--learner L[,L...]] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]]
       mediate --help | --version
 
     Options:
@@ -84,6 +85,13 @@ enum HelpText {
                          60s); alone on a refreshing placement: one visible view over D
       --compare-health   the engine without network health (A) and with it (B), same draws
       --replay FILE      re-run the auctions of a --watch --events log under --config
+      --days D           the learning loop (docs/learning.md): D days of --auctions N a day for
+                         each learner and the true-means limit on the same draws; each learner
+                         reprices from its own revenue reports at the end of each day
+      --learner L        static, auto-cpm, smoothing, bayes, thompson, or all (the first four;
+                         the default); a comma-separated list runs several
+      --drift SPEC       NETWORK:FACTOR@DAY, e.g. nitx:0.5@5 (Nitx's prices halve from day 5)
+      --write-reports DIR  each learner's daily revenue reports, DIR/LEARNER/YYYY-MM-DD.csv
       --jobs K           shards run at once (the same output for any K)
       --report FILE      also write a self-contained HTML report with charts
 
