@@ -206,7 +206,9 @@ enum MediateCommand {
         if let remote {
             // The config file is the bundled one; the cache in the state store and the server
             // may replace it (engine rule R22).
-            let engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder, stateStore: remote.store)
+            var engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder, stateStore: remote.store)
+            // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
+            engineEnvironment.auctionIDSeed = seed
             do {
                 return .success(try MediationEngine(bundledConfiguration: environment.resolve(path), remote: remote.remote, registry: environment.registry, environment: engineEnvironment, hostContext: hostContext, onEvent: onEvent))
             } catch {
@@ -221,7 +223,9 @@ enum MediateCommand {
             return .failure(.configuration(path: path, error))
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
-        let engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
+        var engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
+        // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
+        engineEnvironment.auctionIDSeed = seed
         do {
             return .success(try MediationEngine(configuration: configuration, registry: environment.registry, environment: engineEnvironment, hostContext: hostContext, onEvent: onEvent))
         } catch {

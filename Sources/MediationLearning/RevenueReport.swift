@@ -106,6 +106,11 @@ public enum RevenueReportParser {
         guard let revenue = decimal(fields[4]), revenue.isFinite, revenue >= 0 else {
             throw ReportError(at(4), "revenue must be a finite number >= 0, found \(quoted(fields[4]))")
         }
+        guard impressions > 0 || revenue == 0 else {
+            // Money for no impressions is a broken row; learned, it would price a line item
+            // (and its network's pool) at anything.
+            throw ReportError(at(4), "revenue must be 0 on a row with 0 impressions, found \(quoted(fields[4]))")
+        }
         let currency = fields[5]
         let rate: Double
         if currency == "USD" {

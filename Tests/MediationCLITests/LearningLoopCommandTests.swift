@@ -84,3 +84,50 @@ struct LearningLoopCommandTests {
         #expect(result.error.contains("is not a directory"))
     }
 }
+
+/// Red-team findings on the loop's command line, kept as tests.
+@Suite("mediate simulate --days: attacks")
+struct LearningLoopAttackTests {
+    @Test("two line items sharing a network's ad unit make one summed row, which optimize reads back")
+    func sharedAdUnit() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "networks": { "neta": { "adapter": "fallback", "endpoint": "sandbox" }, "netb": { "adapter": "fallback", "endpoint": "sandbox" } },
+          "placements": { "level_end": { "format": "interstitial", "sources": [
+            { "id": "a1", "network": "neta", "ad_unit_id": "same", "ecpm": 1.20 },
+            { "id": "a2", "network": "neta", "ad_unit_id": "same", "ecpm": 1.10 },
+            { "id": "b", "network": "netb", "ad_unit_id": "b", "ecpm": 0.80 } ] } }
+        }
+        """, to: "Config/mediation.json")
+        try workspace.write("""
+        { "networks": {
+          "neta": { "fill_rate": 0.5, "price": { "median": 1.00, "spread": 0 }, "latency": { "median_ms": 50, "spread": 0 } },
+          "netb": { "fill_rate": 1, "price": { "median": 1.50, "spread": 0 }, "latency": { "median_ms": 80, "spread": 0 } } } }
+        """, to: "Config/market.json")
+        let run = await workspace.run(["simulate", "--placement", "level_end", "--days", "1", "--learner", "bayes", "--auctions", "400", "--write-reports", "r"])
+        #expect(run.code == .success, "\(run.error)")
+        let report = try String(contentsOf: workspace.directory.appendingPathComponent("r/bayes/2026-01-01.csv"), encoding: .utf8)
+        let rows = report.split(separator: "\n").dropFirst()
+        #expect(rows.filter { $0.contains(",neta,same,") }.count == 1, "\(report)")
+        let optimize = await workspace.run(["optimize", "--reports", "r/bayes/2026-01-01.csv"])
+        #expect(optimize.code == .success, "\(optimize.error)")
+    }
+
+    @Test("an exploring placement's one-shot is the same for the same seed (auction ids come from the seed)")
+    func exploringOneShotRepeats() async throws {
+        let workspace = try Workspace()
+        try workspace.write(SimulateCommandTests.pairConfig.replacingOccurrences(of: "\"format\": \"interstitial\",", with: "\"format\": \"interstitial\", \"exploration\": \"thompson\","), to: "Config/mediation.json")
+        func values() async throws -> [Double?] {
+            let result = await workspace.run(["--placement", "level_end", "--json", "--seed", "4"])
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            let trace = try #require(object["trace"] as? [String: Any])
+            let sources = try #require(trace["sources"] as? [[String: Any]])
+            return sources.map { $0["ecpm"] as? Double }
+        }
+        let first = try await values()
+        #expect(first.allSatisfy { $0 != nil })
+        #expect(first != [1.2, 0.8], "the placement explores: its values are draws")
+        #expect(try await values() == first)
+    }
+}

@@ -30,5 +30,10 @@ struct LearnedFieldsLoaderTests {
         #expect(Self.code(#"{ "id": "a", "network": "bf", "ad_unit_id": "u", "ecpm": 1, "ecpm_sd": 0 }"#)!.1 == "placements.p.sources[0].ecpm_sd")
         #expect(Self.code(#"{ "id": "a", "network": "bf", "ad_unit_id": "u", "ecpm": 1, "ecpm_impressions": -1 }"#)!.1 == "placements.p.sources[0].ecpm_impressions")
         #expect(Self.code(#"{ "id": "a", "network": "bf", "ad_unit_id": "u", "ecpm": 1, "ecpm_impressions": 1.5 }"#)!.1 == "placements.p.sources[0].ecpm_impressions")
+        // An uncertainty beyond the price itself is no estimate (an exploring placement would
+        // value the line item at anything).
+        #expect(Self.code(#"{ "id": "a", "network": "bf", "ad_unit_id": "u", "ecpm": 1, "ecpm_sd": 1.01 }"#)! == ("invalid_value", "placements.p.sources[0].ecpm_sd"))
+        #expect(Self.code(#"{ "id": "a", "network": "bf", "ad_unit_id": "u", "ecpm": 1, "ecpm_sd": 1e300 }"#)! == ("invalid_value", "placements.p.sources[0].ecpm_sd"))
+        #expect(try Self.load(#"{ "id": "a", "network": "bf", "ad_unit_id": "u", "ecpm": 1, "ecpm_sd": 1 }"#).placements[0].sources[0].eCPMSD == 1)
     }
 }

@@ -57,6 +57,15 @@ struct RevenueReportTests {
         #expect(rows[1].location.description == "r.csv:3:1")
     }
 
+    @Test("revenue on a row with 0 impressions is an error at its column; 0 and 0 is a row")
+    func revenueWithoutImpressions() throws {
+        let header = "day,network,ad_unit_id,impressions,revenue,currency\n"
+        let message = try #require(Self.error(header + "2026-03-10,nitx,SLOT-HOMEBANNER,0,7.2,USD\n"))
+        #expect(message.hasPrefix("r.csv:2:35:"), "\(message)")
+        #expect(message.contains("revenue must be 0 on a row with 0 impressions"))
+        #expect(try Self.parse(header + "2026-03-10,nitx,SLOT-HOMEBANNER,0,0,USD\n").count == 1)
+    }
+
     @Test("each mistake names file:line:column")
     func errors() {
         let h = Self.header

@@ -132,6 +132,33 @@ struct ExplorationSimulationTests {
         #expect(try SimulationFixture.json(again) == SimulationFixture.json(on))
     }
 
+    @Test("a configuration that explores: only the exploring learner does; the limit and the others value at their prices")
+    func configurationExploringAlready() async throws {
+        let run = try await Simulation.learn(
+            configuration: Self.configuration(exploring: true), market: Self.market, placementID: "level_end",
+            learners: [BayesianLearner()],
+            learning: LearningOptions(days: 2),
+            options: SimulationOptions(auctions: 1000, seed: 5, shardSize: 500)
+        )
+        #expect(run.daily.allSatisfy { $0.limitRevenuePer1000Requests == 1.3 })
+        #expect(run.daily.allSatisfy { $0.learners[0].revenuePer1000Requests == 1.0 })
+    }
+
+    @Test("drifts that take a price beyond the market's maximum, and outages, are refused before any auction")
+    func refusedMarkets() async throws {
+        let drifts = Array(repeating: PriceDrift(network: "hidden", factor: 1000, fromDay: 1), count: 3)
+        await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.learn(configuration: Self.configuration(exploring: false), market: Self.market, placementID: "level_end",
+                                           learners: [BayesianLearner()], learning: LearningOptions(days: 2, drifts: drifts), options: SimulationOptions(auctions: 10))
+        }
+        var outage = Self.market
+        outage.networks[0].outages = [Outage(start: .seconds(0), end: .seconds(60), kind: .hang)]
+        await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.learn(configuration: Self.configuration(exploring: false), market: outage, placementID: "level_end",
+                                           learners: [BayesianLearner()], learning: LearningOptions(days: 1), options: SimulationOptions(auctions: 10))
+        }
+    }
+
     @Test("in the loop, bayes never learns the hidden price; thompson learns it and reaches the limit")
     func pays() async throws {
         let run = try await Simulation.learn(

@@ -446,6 +446,11 @@ public struct ConfigurationLoader: Sendable {
         let eCPMImpressions = try object["ecpm_impressions"].map { (node) throws(ConfigurationError) -> Int in
             try ConfigurationReading.wholeNumber(node, at: impressionsPath, in: ConfigurationLoader.learnedImpressionsRange, unit: "impressions", rangeCode: .invalidValue)
         }
+        if let eCPMSD, let eCPM, eCPMSD > eCPM {
+            // A price's uncertainty beyond the price itself is no estimate: an exploring
+            // placement would value the line item at anything (R23).
+            throw ConfigurationError(code: .invalidValue, path: sdPath.description, message: "must be at most the source's ecpm (\(DecimalText.trimmed(eCPM))), found \(DecimalText.trimmed(eCPMSD))")
+        }
         if pricing == .bidder, let stray = eCPMSD != nil ? sdPath : eCPMImpressions != nil ? impressionsPath : nil {
             throw ConfigurationError(code: .pricingMismatch, path: stray.description, message: "the network \(ConfigurationText.quoted(networkID)) (\(network.adapter)) is a bidder: a learned eCPM's \"ecpm_sd\" and \"ecpm_impressions\" apply to fixed-price sources only")
         }

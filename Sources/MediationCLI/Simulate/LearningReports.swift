@@ -12,6 +12,18 @@ import MediationSimulation
 /// each day, `DIR/LEARNER/YYYY-MM-DD.csv`, in the format `mediate optimize --reports` reads
 /// (one row per fixed-price line item, its network's ad unit id and currency as configured).
 enum LearningReports {
+    /// Makes `DIR/LEARNER` for every learner before the run, so a folder that cannot be made
+    /// fails at once; `nil` on success, else the exit code after saying what failed.
+    static func prepare(_ learners: [String], in directory: String, environment: CommandEnvironment) -> ExitCode? {
+        let root = environment.resolve(directory)
+        for learner in learners {
+            if let reason = makeDirectories(root.appendingPathComponent(learner, isDirectory: true)) {
+                return MediateCommand.fail(.cannotCreate, "cannot create the reports folder \(directory)/\(learner): \(reason)", environment: environment)
+            }
+        }
+        return nil
+    }
+
     /// Writes the reports; `nil` on success, else the exit code after saying what failed.
     static func write(_ run: LearningRun, configuration: MediationConfiguration, to directory: String, environment: CommandEnvironment) -> ExitCode? {
         let sources = configuration.placement(run.placementID)?.sources ?? []
@@ -23,9 +35,18 @@ enum LearningReports {
             }
             for day in run.daily where index < day.learners.count {
                 guard let date = UTCDay(day.date) else { continue }
-                let rows = day.learners[index].prices.compactMap { price -> RevenueReportWriter.Row? in
-                    guard let lineItem = sources.first(where: { $0.id == price.lineItemID }) else { return nil }
-                    return RevenueReportWriter.Row(day: date, network: lineItem.network, adUnitID: lineItem.adUnitID, impressions: price.impressions, revenue: price.revenueUSD / lineItem.usdRate, currency: lineItem.currency)
+                // One row per network and ad unit, as a network reports it: line items sharing an
+                // ad unit share its row (so `mediate optimize` reads the file back).
+                var rows: [RevenueReportWriter.Row] = []
+                for price in day.learners[index].prices {
+                    guard let lineItem = sources.first(where: { $0.id == price.lineItemID }) else { continue }
+                    let revenue = price.revenueUSD / lineItem.usdRate
+                    if let at = rows.firstIndex(where: { $0.network == lineItem.network && $0.adUnitID == lineItem.adUnitID && $0.currency == lineItem.currency }) {
+                        rows[at].impressions += price.impressions
+                        rows[at].revenue += revenue
+                    } else {
+                        rows.append(RevenueReportWriter.Row(day: date, network: lineItem.network, adUnitID: lineItem.adUnitID, impressions: price.impressions, revenue: revenue, currency: lineItem.currency))
+                    }
                 }
                 do throws(OutputFile.Failure) {
                     try OutputFile.write(RevenueReportWriter.csv(rows), to: folder.appendingPathComponent(day.date + ".csv"))

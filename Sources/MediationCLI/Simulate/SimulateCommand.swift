@@ -96,6 +96,9 @@ enum SimulateCommand {
                 let report = try await Simulation.runPlacement(configuration: configuration, market: market, placementID: options.placementID, duration: duration, seed: options.seed)
                 return .success(Rendered(text: SimulationText.placement(report, header: header), json: try SimulationText.json(report), html: nil))
             case .learn(let mode):
+                if let directory = mode.reportsDirectory, let exit = LearningReports.prepare(mode.learners, in: directory, environment: environment) {
+                    return .failure(MediateCommand.Exit(code: exit))
+                }
                 let learners = mode.learners.compactMap(ECPMLearners.named)
                 let run = try await Simulation.learn(configuration: configuration, market: market, placementID: options.placementID, learners: learners, learning: LearningOptions(days: mode.days, drifts: mode.drifts), options: simulationOptions)
                 if let directory = mode.reportsDirectory, let exit = LearningReports.write(run, configuration: configuration, to: directory, environment: environment) {

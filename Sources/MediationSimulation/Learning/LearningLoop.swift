@@ -53,6 +53,18 @@ extension Simulation {
         for drift in learning.drifts where market.network(drift.network) == nil {
             throw invalid("drift \(drift): the market has no network \"\(drift.network)\"")
         }
+        if let network = market.networks.first(where: { !$0.outages.isEmpty }) {
+            throw invalid("network \"\(network.id)\" has outages: they apply to timed runs (--duration), not to a learning run's days; use a market without them")
+        }
+        // Drifts compound: every day's prices must stay a price the market and the engine take.
+        for day in 1...learning.days {
+            for network in market.drifted(by: learning.drifts, onDay: day).networks {
+                let prices = [network.behaviour.price] + network.lineItems.values.map(\.price)
+                for price in prices.compactMap({ $0 }) where !(price.median > 0 && price.mean <= SourceDraw.maximumPrice) {
+                    throw invalid("the drifts take network \"\(network.id)\"'s prices to a mean of \(price.mean) USD CPM on day \(day), beyond the market's \(Int(SourceDraw.maximumPrice))")
+                }
+            }
+        }
         guard let placement = configuration.placement(placementID) else {
             let known = configuration.placements.map(\.id).joined(separator: ", ")
             throw SimulationError(code: .unknownPlacement, message: "no placement \"\(placementID)\" in the configuration; it has: \(known)")
@@ -163,7 +175,9 @@ struct LearningState {
                 result.placements[placementIndex].sources[priced.index].eCPMSD = index < deviations.count ? deviations[index].map { $0 / priced.lineItem.usdRate } : nil
             }
         }
-        if exploring { result.placements[placementIndex].exploration = .thompson }
+        // Only an exploring learner explores: the limit and the others value each line item at
+        // its price, whatever the configuration says.
+        result.placements[placementIndex].exploration = exploring ? .thompson : .off
         return result
     }
 
