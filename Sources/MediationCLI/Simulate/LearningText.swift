@@ -36,7 +36,7 @@ enum LearningText {
                 let interval = difference.interval.map { "(95 %: \(SimulationText.signed($0.lower, 6)) to \(SimulationText.signed($0.upper, 6)))" } ?? "-"
                 lines.append(pad("\(safe(pair.b)) - \(safe(pair.a))", 26) + lpad(difference.difference.map { SimulationText.signed($0, 6) } ?? "-", 11) + "   " + interval + (difference.isSignificant ? "  *" : ""))
             }
-            lines.append("(* the interval excludes 0)")
+            if run.differences.contains(where: { $0.revenuePer1000Requests.isSignificant }) { lines.append("(* the interval excludes 0)") }
         }
         for (index, learner) in run.learners.enumerated() {
             guard let first = run.daily.first, index < first.learners.count, !first.learners[index].prices.isEmpty else { continue }
