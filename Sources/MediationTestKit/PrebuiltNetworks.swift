@@ -31,8 +31,13 @@ public struct PrebuiltNetworks: Sendable {
     ///   - timeout: the network's `timeout_ms`, if any.
     ///   - servesInlineBanners: whether the network serves inline banners
     ///     (``NetworkAdapterFactory/servesInlineBanners``, default `true`).
-    ///   - health: the network's health settings (R24, default on).
-    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true, health: NetworkHealthSettings = .standard) {
+    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true) {
+        add(id, pricing: pricing, adapter: adapter, timeout: timeout, servesInlineBanners: servesInlineBanners, health: .standard)
+    }
+
+    /// Adds network `id` with its own health settings (R24); see
+    /// ``add(_:pricing:adapter:timeout:servesInlineBanners:)``.
+    package mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true, health: NetworkHealthSettings) {
         let kind = "prebuilt.\(id)"
         registry.register(Factory(kind: kind, pricing: pricing, adapter: adapter, servesInlineBanners: servesInlineBanners))
         networks.removeAll { $0.id == id }

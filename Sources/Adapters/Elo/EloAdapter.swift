@@ -9,24 +9,24 @@ import Mediation
 /// decoding failure is `.failure` with kind `invalidResponse` (code 1); a cancelled request
 /// `cancelled` (code 2); a missing ad unit id `configuration` (code 3); a placement format other
 /// than banner or native `unsupported` (code 4), without a request.
-public struct EloAdapter: AdNetworkAdapter {
+package struct EloAdapter: AdNetworkAdapter {
     /// The network id, e.g. `"elo"`.
-    public let network: String
+    package let network: String
     /// The client the adapter owns.
-    public let client: EloClient
+    package let client: EloClient
 
 
     /// Creates an adapter around a client.
     /// - Parameters:
     ///   - network: the network id from the configuration.
     ///   - client: a configured client.
-    public init(network: String = "elo", client: EloClient) {
+    package init(network: String = "elo", client: EloClient) {
         self.network = network
         self.client = client
     }
 
     /// Loads one ad through the client.
-    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+    package func loadAd(for request: AdRequest) async -> AdLoadResult {
         guard request.format == .banner || request.format == .native else {
             return .failure(EloErrorCode.unsupportedFormat.error("Elo serves banner and native placements only, not \(request.format)"))
         }
@@ -41,14 +41,14 @@ public struct EloAdapter: AdNetworkAdapter {
     /// The host's signals changed: after a consent withdrawal (`privacy.userConsent == false`)
     /// the stored user identifier and user data are erased at once
     /// (``EloClient/hostPrivacyDidChange(_:)``); each request applies the same rule.
-    public func requestTemplateDidChange(_ template: RequestTemplate) {
+    package func requestTemplateDidChange(_ template: RequestTemplate) {
         client.hostPrivacyDidChange(template.privacy)
     }
 
     /// The engine is shutting down (engine rule R18): the client cancels its requests in flight,
     /// drops preloaded ads, erases the stored user identity (Elo document, `shutdown()`) and
     /// stops every ad it handed out from sending anything.
-    public func shutdown() async {
+    package func shutdown() async {
         await client.shutdown()
     }
 }

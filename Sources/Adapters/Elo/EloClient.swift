@@ -19,9 +19,9 @@ import Mediation
 ///   identifier and user data are erased at once (``hostPrivacyDidChange(_:)``).
 /// - The stored identity record is untrusted input (engine rule R21): each field is checked when
 ///   it is read back, and a bad one discarded with a warning.
-public actor EloClient {
+package actor EloClient {
     /// The client's version string for support tickets.
-    public static let sdkVersion = EloRequestBuilder.sdkVersion
+    package static let sdkVersion = EloRequestBuilder.sdkVersion
 
     private let transport: any HTTPTransport
     private let clock: any MediationClock
@@ -59,7 +59,7 @@ public actor EloClient {
     ///   - identityStore: where the identity record persists.
     ///   - now: wall-clock time, for the `createdAt` rules and event timestamps.
     ///   - makeID: makes request, session and install ids (default random UUIDs).
-    public init(
+    package init(
         configuration: EloConfiguration? = nil,
         network: String = "elo",
         transport: any HTTPTransport,
@@ -115,7 +115,7 @@ public actor EloClient {
     /// ``shutdown()`` followed by a new configure returns to the configured `shareGeoLocation`.
     /// Emits `.configured`.
     /// - Parameter configuration: the full configuration.
-    public func configure(_ configuration: EloConfiguration) {
+    package func configure(_ configuration: EloConfiguration) {
         self.configuration = configuration
         logThreshold.withLock { $0 = configuration.logLevel }
         currentSessionID = makeID()
@@ -139,44 +139,44 @@ public actor EloClient {
     ///   - adUnitID: the default ad unit id.
     ///   - shareGeoLocation: default `true`.
     ///   - geoLocationPrecision: default 2, clamped to 0 ... 6; `nil` = full precision.
-    public func configure(publisherID: String, adUnitID: String, shareGeoLocation: Bool = true, geoLocationPrecision: Int? = EloConfiguration.defaultGeoPrecision) {
+    package func configure(publisherID: String, adUnitID: String, shareGeoLocation: Bool = true, geoLocationPrecision: Int? = EloConfiguration.defaultGeoPrecision) {
         configure(EloConfiguration(publisherID: publisherID, adUnitID: adUnitID, shareGeoLocation: shareGeoLocation, geoLocationPrecision: geoLocationPrecision))
     }
 
     /// Whether the client is configured (and not shut down).
-    public var isConfigured: Bool { configuration != nil }
+    package var isConfigured: Bool { configuration != nil }
 
     /// The current configuration.
-    public var currentConfiguration: EloConfiguration? { configuration }
+    package var currentConfiguration: EloConfiguration? { configuration }
 
     /// The session id, new on every configure; `nil` when not configured.
-    public var sessionID: String? { currentSessionID }
+    package var sessionID: String? { currentSessionID }
 
     /// Resumes new requests.
-    public func enable() { disabled = false }
+    package func enable() { disabled = false }
 
     /// Pauses new requests: loads answer no fill `sessionDisabled` without a request.
-    public func disable() { disabled = true }
+    package func disable() { disabled = true }
 
     /// Whether new requests are paused.
-    public var isDisabled: Bool { disabled }
+    package var isDisabled: Bool { disabled }
 
     /// Turns passive geo sharing on or off at run time (Elo document: "The toggle resets to the
     /// configured value after shutdown() + reconfigure"): the toggle wins over the configured
     /// `shareGeoLocation` through any number of re-configures, until ``shutdown()``; the
     /// configure after that shutdown uses its configured value again.
     /// - Parameter enabled: whether coordinates are sent.
-    public func setShareGeoLocation(_ enabled: Bool) { geoToggle = enabled }
+    package func setShareGeoLocation(_ enabled: Bool) { geoToggle = enabled }
 
     /// Whether coordinates are currently shared: the runtime toggle when one was set since the
     /// last ``shutdown()``, else the configured value (on by default, as before any configure).
-    public var isSharingGeoLocation: Bool { geoToggle ?? configuration?.shareGeoLocation ?? true }
+    package var isSharingGeoLocation: Bool { geoToggle ?? configuration?.shareGeoLocation ?? true }
 
     /// Cancels the requests in flight (they answer `.error(.cancelled)`), releases preloaded ads,
     /// erases the stored user identifier and user data, stops the tracking of every ad handed
     /// out before (no render, impression or browser event is sent afterwards, queued ones are
     /// cancelled), and leaves the client unconfigured. Emits `.shutdown`.
-    public func shutdown() {
+    package func shutdown() {
         tracking.close()
         for race in inFlight.values { race.cancel() }
         inFlight.removeAll()
@@ -195,13 +195,13 @@ public actor EloClient {
     /// Sets the publisher's user identifier, sent as the visitor id in place of the anonymous
     /// install id. Trimmed; blank or `nil` clears; over 256 characters is ignored with a warning.
     /// - Parameter identifier: the identifier.
-    public func setUserIdentifier(_ identifier: String?) {
+    package func setUserIdentifier(_ identifier: String?) {
         setUserIdentity(userIdentifier: identifier, userData: userData)
     }
 
     /// Replaces the user data; `nil` or an object with no field set clears it.
     /// - Parameter data: the data.
-    public func setUserData(_ data: EloUserData?) {
+    package func setUserData(_ data: EloUserData?) {
         updateIdentity { $0.userData = EloIdentityRules.normalizedData(data) }
     }
 
@@ -209,7 +209,7 @@ public actor EloClient {
     /// - Parameters:
     ///   - userIdentifier: the identifier (rules of ``setUserIdentifier(_:)``).
     ///   - userData: the data (rules of ``setUserData(_:)``).
-    public func setUserIdentity(userIdentifier: String?, userData: EloUserData?) {
+    package func setUserIdentity(userIdentifier: String?, userData: EloUserData?) {
         let change = EloIdentityRules.identifierChange(userIdentifier)
         if change == .ignore {
             log(.warn, "user identifier over \(EloIdentityRules.maximumIdentifierLength) characters ignored")
@@ -242,13 +242,13 @@ public actor EloClient {
     }
 
     /// The stored user identifier.
-    public var userIdentifier: String? { identity.withLock { $0.userIdentifier } }
+    package var userIdentifier: String? { identity.withLock { $0.userIdentifier } }
 
     /// The stored user data.
-    public var userData: EloUserData? { identity.withLock { $0.userData } }
+    package var userData: EloUserData? { identity.withLock { $0.userData } }
 
     /// The visitor id sent with requests and pings: the user identifier, else the install id.
-    public var visitorID: String { identity.withLock { $0.userIdentifier ?? $0.installID ?? "" } }
+    package var visitorID: String { identity.withLock { $0.userIdentifier ?? $0.installID ?? "" } }
 
     /// The visitor id for a request with `privacy`: the install id when the user refused or
     /// withdrew consent (the publisher's identifier is first-party identity), else
@@ -292,7 +292,7 @@ public actor EloClient {
     /// - Parameters:
     ///   - observer: receives each event, never while the client holds a lock.
     ///   - capturePayloads: also deliver the redacted request and the response (default off).
-    public nonisolated func setDebugObserver(_ observer: (@Sendable (EloDebugEvent) -> Void)?, capturePayloads: Bool = false) {
+    package nonisolated func setDebugObserver(_ observer: (@Sendable (EloDebugEvent) -> Void)?, capturePayloads: Bool = false) {
         debug.set(observer, capturePayloads: capturePayloads)
     }
 
@@ -300,11 +300,11 @@ public actor EloClient {
 
     /// The host's browser opened the ad's click URL (see ``EloAd/recordBrowserOpened()``).
     /// - Parameter ad: an Elo-served ad.
-    public nonisolated func trackBrowserOpened(_ ad: EloAd) { ad.recordBrowserOpened() }
+    package nonisolated func trackBrowserOpened(_ ad: EloAd) { ad.recordBrowserOpened() }
 
     /// The host's browser closed (see ``EloAd/recordBrowserClosed()``).
     /// - Parameter ad: an Elo-served ad.
-    public nonisolated func trackBrowserClosed(_ ad: EloAd) { ad.recordBrowserClosed() }
+    package nonisolated func trackBrowserClosed(_ ad: EloAd) { ad.recordBrowserClosed() }
 
     // MARK: Loading
 
@@ -327,7 +327,7 @@ public actor EloClient {
     /// - Parameter request: the request a later load will repeat.
     /// - Returns: the preload's task.
     @discardableResult
-    public nonisolated func preloadAd(for request: AdRequest) -> Task<Void, Never> {
+    package nonisolated func preloadAd(for request: AdRequest) -> Task<Void, Never> {
         clock.startTask { await self.runPreload(request) }
     }
 

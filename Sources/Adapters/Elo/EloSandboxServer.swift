@@ -11,16 +11,16 @@ import Mediation
 /// - `GET /t/...` (tracking) and `POST /v1/events` (analytics) answer 204.
 /// - Anything else answers 404.
 /// The same seed and the same sequence of requests give the same answers.
-public struct EloSandboxServer: SandboxServer {
+package struct EloSandboxServer: SandboxServer {
     /// The sandbox host name.
-    public static let host = "sandbox.elo.test"
+    package static let host = "sandbox.elo.test"
     /// The sandbox base URL, `https://sandbox.elo.test`.
-    public static let baseURL: URL = URL(string: "https://\(host)") ?? URL(fileURLWithPath: "/")
+    package static let baseURL: URL = URL(string: "https://\(host)") ?? URL(fileURLWithPath: "/")
 
     /// The share of bid requests answered with no bids, 0 ... 1.
-    public let noBidRate: Double
+    package let noBidRate: Double
     /// The range prices are drawn from, USD CPM.
-    public let priceRange: ClosedRange<Double>
+    package let priceRange: ClosedRange<Double>
 
     private let state: Locked<SandboxState>
 
@@ -41,14 +41,14 @@ public struct EloSandboxServer: SandboxServer {
     ///   - seed: the seed of the prices, no-bids and creatives.
     ///   - noBidRate: the share of no-bid answers, clamped to 0 ... 1 (default 0.1).
     ///   - priceRange: prices in USD CPM (default 0.50 ... 4.00).
-    public init(seed: UInt64, noBidRate: Double = 0.1, priceRange: ClosedRange<Double> = 0.5...4.0) {
+    package init(seed: UInt64, noBidRate: Double = 0.1, priceRange: ClosedRange<Double> = 0.5...4.0) {
         self.noBidRate = noBidRate.isFinite ? min(max(noBidRate, 0), 1) : 0
         self.priceRange = priceRange
         self.state = Locked(SandboxState(random: SeededRandom(seed: seed)))
     }
 
     /// Answers one request.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTPRequest) async -> HTTPResponse {
         let path = request.url.path
         if request.method == "GET", path.hasPrefix("/t/") { return HTTPResponse(statusCode: 204) }
         if request.method == "POST", path == "/v1/events" { return HTTPResponse(statusCode: 204) }

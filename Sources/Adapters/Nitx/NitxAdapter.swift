@@ -6,21 +6,21 @@ import Mediation
 /// Formats: banner (320x50, 300x250 or adaptive, from the request's slot and sizing),
 /// interstitial, app open, native, and rewarded (always a failure, "Rewarded ads are not
 /// available in v1").
-public struct NitxAdapter: AdNetworkAdapter {
+package struct NitxAdapter: AdNetworkAdapter {
     /// The config's network id, e.g. `"nitx"`.
-    public let network: String
+    package let network: String
     /// The client: consent, identify, reset, screen name and state go through it.
-    public let client: NitxClient
+    package let client: NitxClient
 
     /// Creates an adapter over `client`.
-    public init(network: String, client: NitxClient) {
+    package init(network: String, client: NitxClient) {
         self.network = network
         self.client = client
     }
 
     /// Loads one ad for the line item's slot code (`request.adUnitID`).
     /// - Returns: `.fill(ad)`, a no-fill, or a failure (never throws).
-    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+    package func loadAd(for request: AdRequest) async -> AdLoadResult {
         switch NitxFormatChoice.resolve(for: request) {
         case .failure(let error):
             return .failure(error)
@@ -31,26 +31,26 @@ public struct NitxAdapter: AdNetworkAdapter {
 
     /// The app went to the background (engine rule R18): queued impression and viewable events
     /// are sent now (Nitx document, "Request mode").
-    public func didEnterBackground() async {
+    package func didEnterBackground() async {
         await client.applicationDidEnterBackground()
     }
 
     /// The app is about to resign active (R18; it also comes before termination): queued events
     /// are sent now (Nitx document: flushed when the app resigns active or enters the background).
-    public func willResignActive() async {
+    package func willResignActive() async {
         await client.applicationWillResignActive()
     }
 
     /// The host's signals changed: a consent withdrawal (`privacy.userConsent == false`) is
     /// Nitx's `consent(false)` at once (profile and consent record deleted, visitor id kept;
     /// ``NitxClient/hostPrivacyDidChange(_:)``). Each request applies the same rule.
-    public func requestTemplateDidChange(_ template: RequestTemplate) {
+    package func requestTemplateDidChange(_ template: RequestTemplate) {
         client.hostPrivacyDidChange(template.privacy)
     }
 
     /// The engine is shutting down (R18): the client drops its queued events, stops its 2 s batch
     /// timer and sends nothing afterwards, not even for ads handed out earlier.
-    public func shutdown() async {
+    package func shutdown() async {
         await client.shutdown()
     }
 }

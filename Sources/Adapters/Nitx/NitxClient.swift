@@ -9,11 +9,11 @@ import Mediation
 /// warns when the source's bundle id is not the app's, calls `GET /api/ad-mobiles/init/{code}`
 /// once per process while the source is `pending_verification`, then asks for ads with GET per
 /// slot, or with POST when the config advertises the `sdk` block.
-public actor NitxClient {
+package actor NitxClient {
     /// The mobile source code, e.g. `SDK-AM-DEMOI`.
-    public nonisolated let sourceCode: String
+    package nonisolated let sourceCode: String
     /// The options it started with.
-    public nonisolated let options: NitxOptions
+    package nonisolated let options: NitxOptions
     private let networkID: String
     private let transport: any HTTPTransport
     private let clock: any MediationClock
@@ -51,7 +51,7 @@ public actor NitxClient {
     ///   - wallClockAnchor: the wall time at the clock's current instant; wall time is this plus
     ///     the clock's elapsed time (event timestamps, the app open time, the current year).
     ///   - makeVisitorID: makes a new visitor id (default a lowercased random UUID).
-    public init(
+    package init(
         sourceCode: String,
         options: NitxOptions = NitxOptions(),
         networkID: String = "nitx",
@@ -96,7 +96,7 @@ public actor NitxClient {
 
     /// Loads the source's config once (single flight; retried on the next call after a failure).
     /// - Parameter app: the host app, for the bundle id check.
-    public func start(app: AppInfo) async {
+    package func start(app: AppInfo) async {
         if started || isShutDown { return }
         if let startTask {
             await startTask.value
@@ -109,7 +109,7 @@ public actor NitxClient {
     }
 
     /// Sets the screen name sent as `context.app.screen` with the next requests.
-    public func setScreen(_ name: String?) {
+    package func setScreen(_ name: String?) {
         screenName = name
     }
 
@@ -117,7 +117,7 @@ public actor NitxClient {
     /// buffered profile; `false` deletes the profile and the consent record, keeping the
     /// visitor id. The host's own withdrawal signal (`PrivacySignals.userConsent == false`) is
     /// a `consent(false)` too (``hostPrivacyDidChange(_:)``). Does nothing with personalization off.
-    public func consent(_ granted: Bool) {
+    package func consent(_ granted: Bool) {
         visitor.withLock { $0.setConsent(granted) }
     }
 
@@ -143,7 +143,7 @@ public actor NitxClient {
 
     /// Normalises and hashes `traits` at once (raw values are discarded). A call implying an age
     /// under 16 is discarded whole. Does nothing with personalization off.
-    public func identify(_ traits: NitxTraits) {
+    package func identify(_ traits: NitxTraits) {
         guard options.personalization else { return }
         guard let update = NitxIdentityNormalizer.update(for: traits, currentYear: currentYear) else {
             counters.identifyDiscarded += 1
@@ -156,7 +156,7 @@ public actor NitxClient {
     /// Forgets the visitor (id, profile, consent): pending events are sent first, then a
     /// best-effort forget request goes to the advertised forget endpoint. Does nothing with
     /// personalization off.
-    public func reset() async {
+    package func reset() async {
         guard options.personalization, !isShutDown else { return }
         await batcher.flush()
         // The flush waits on the network: a shutdown meanwhile means nothing more is sent (R18).
@@ -180,13 +180,13 @@ public actor NitxClient {
 
     /// The host went to the background: sends queued events now (Nitx document, "Request
     /// mode": events are flushed when the app resigns active or enters the background).
-    public func applicationDidEnterBackground() async {
+    package func applicationDidEnterBackground() async {
         await batcher.flush()
     }
 
     /// The host is about to resign active (a call, the app switcher, or the way to
     /// termination): sends queued events now.
-    public func applicationWillResignActive() async {
+    package func applicationWillResignActive() async {
         await batcher.flush()
     }
 
@@ -194,16 +194,16 @@ public actor NitxClient {
     /// batch timer stops, and nothing is sent afterwards, not even for ads handed out earlier;
     /// later loads fail without a request (`cancelled`, code 14) and ``reset()`` sends no forget
     /// request.
-    public func shutdown() {
+    package func shutdown() {
         isShutDown = true
         batcher.close()
     }
 
     /// Whether ``shutdown()`` was called.
-    public var isStopped: Bool { isShutDown }
+    package var isStopped: Bool { isShutDown }
 
     /// Counters, mode, consent, visitor id and profile keys.
-    public func state() async -> NitxClientState {
+    package func state() async -> NitxClientState {
         let visitor = visitor.withLock { $0 }
         var counters = counters
         counters.eventsQueued = batcher.queuedCount

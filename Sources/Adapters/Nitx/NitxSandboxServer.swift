@@ -9,26 +9,26 @@ import Mediation
 /// `GET /api/ad-mobiles/init/{code}`, `GET /api/ad-slots/show/{slot}`, and the three POST
 /// endpoints. Slot codes steer the answer: one containing `NOFILL` gets no ad (204), `HTML` an
 /// HTML creative, `VIDEO` a video, `PATHONLY` a path-only ad with no structured assets.
-public struct NitxSandboxServer: SandboxServer {
+package struct NitxSandboxServer: SandboxServer {
     /// What the sandbox simulates.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// The one source code it knows.
-        public var sourceCode: String
+        package var sourceCode: String
         /// The source's registered bundle id.
-        public var bundleID: String
+        package var bundleID: String
         /// The source's status, e.g. `active` or `pending_verification`.
-        public var status: String
+        package var status: String
         /// Whether the config advertises the POST endpoints.
-        public var sdkBlock: Bool
+        package var sdkBlock: Bool
         /// When set, the POST ads endpoint answers this status (e.g. 404, 405, 501).
-        public var postAdsStatus: Int?
+        package var postAdsStatus: Int?
         /// The formats of GET slots, by slot code (GET requests carry no format).
-        public var slotFormats: [String: NitxFormat]
+        package var slotFormats: [String: NitxFormat]
         /// The seed the creative ids derive from.
-        public var seed: UInt64
+        package var seed: UInt64
 
         /// Creates a configuration.
-        public init(sourceCode: String = "SDK-AM-DEMOI", bundleID: String = "com.example.app", status: String = "active", sdkBlock: Bool = true, postAdsStatus: Int? = nil, slotFormats: [String: NitxFormat] = [:], seed: UInt64 = 1) {
+        package init(sourceCode: String = "SDK-AM-DEMOI", bundleID: String = "com.example.app", status: String = "active", sdkBlock: Bool = true, postAdsStatus: Int? = nil, slotFormats: [String: NitxFormat] = [:], seed: UInt64 = 1) {
             self.sourceCode = sourceCode
             self.bundleID = bundleID
             self.status = status
@@ -40,19 +40,19 @@ public struct NitxSandboxServer: SandboxServer {
     }
 
     /// What the sandbox has received.
-    public struct Counts: Sendable, Hashable {
+    package struct Counts: Sendable, Hashable {
         /// Config loads.
-        public var configLoads = 0
+        package var configLoads = 0
         /// Init calls.
-        public var initCalls = 0
+        package var initCalls = 0
         /// GET slot requests.
-        public var getRequests = 0
+        package var getRequests = 0
         /// POST ads requests.
-        public var postRequests = 0
+        package var postRequests = 0
         /// Events received.
-        public var events = 0
+        package var events = 0
         /// Forget requests.
-        public var forgets = 0
+        package var forgets = 0
     }
 
     /// The paths the `sdk` block advertises.
@@ -63,19 +63,19 @@ public struct NitxSandboxServer: SandboxServer {
     package static let forgetPath = "/api/sdk/forget"
 
     /// The configuration.
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let state = Locked((counts: Counts(), served: UInt64(0)))
 
     /// Creates a sandbox.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// What it has received so far.
-    public var counts: Counts { state.withLock { $0.counts } }
+    package var counts: Counts { state.withLock { $0.counts } }
 
     /// Answers one request.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTPRequest) async -> HTTPResponse {
         let path = request.url.path
         let parts = path.split(separator: "/").map(String.init)
         switch (request.method, parts.count) {

@@ -21,9 +21,9 @@ import Mediation
 /// endpoint's origin; the bundle and tracking URLs of an answer only to http(s) URLs off the
 /// in-process sandboxes; every size, density, duration, URL and id of an answer is bounded with
 /// `NetworkValueBounds` (``QartveloValidatedCreative``).
-public struct QartveloAdapter: AdNetworkAdapter {
+package struct QartveloAdapter: AdNetworkAdapter {
     /// The network id as the configuration names it.
-    public let network: String
+    package let network: String
     let builder: QartveloRequestBuilder
     private let transport: OriginLockedTransport
     private let answerTransport: OriginLockedTransport
@@ -45,7 +45,7 @@ public struct QartveloAdapter: AdNetworkAdapter {
     ///   - transport: the HTTP transport.
     ///   - clock: the engine's clock (`tmax`, the HTML5 ready timer).
     ///   - logger: where warnings go.
-    public init(
+    package init(
         network: String = "qartvelo",
         appID: String,
         baseURL: URL,
@@ -91,13 +91,13 @@ public struct QartveloAdapter: AdNetworkAdapter {
 
     /// The engine is shutting down (R18): tracking of every ad handed out earlier stops (pings
     /// under way are cancelled) and later loads fail without a request.
-    public func shutdown() async {
+    package func shutdown() async {
         gate.close()
     }
 
 
     /// Loads one banner. Never throws; see the type's documentation for each answer.
-    public func loadAd(for request: AdRequest) async -> AdLoadResult {
+    package func loadAd(for request: AdRequest) async -> AdLoadResult {
         let sequence = counter.withLock { value -> UInt64 in
             value += 1
             return value

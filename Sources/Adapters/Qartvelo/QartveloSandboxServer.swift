@@ -11,28 +11,28 @@ import Mediation
 ///   The answer carries the dashboard's `banner_refresh_seconds` (option, default 60).
 /// - `GET /v1/bundles/{creative id}`: an HTML5 bundle of `sandbox_html5_bundle_bytes` bytes.
 /// - `GET /v1/events/...`: 204 (impression and click tracking).
-public struct QartveloSandboxServer: SandboxServer {
+package struct QartveloSandboxServer: SandboxServer {
     /// The sandbox's host name.
-    public static let host = "sandbox.qartvelo.test"
+    package static let host = "sandbox.qartvelo.test"
     /// The sandbox's base URL, `https://sandbox.qartvelo.test`.
-    public static let baseURL: URL = URL(string: "https://\(host)") ?? URL(fileURLWithPath: "/")
+    package static let baseURL: URL = URL(string: "https://\(host)") ?? URL(fileURLWithPath: "/")
 
     /// The dashboard settings the sandbox simulates.
-    public var options: QartveloOptions
+    package var options: QartveloOptions
     /// The approved creatives, in upload order.
-    public var creatives: [QartveloCreativeArtwork]
+    package var creatives: [QartveloCreativeArtwork]
 
     /// Creates a sandbox server.
     /// - Parameters:
     ///   - options: `banner_refresh_seconds`, `sandbox_html5`, `sandbox_html5_bundle_bytes`.
     ///   - creatives: the approved creatives (default every upload size).
-    public init(options: QartveloOptions = QartveloOptions(), creatives: [QartveloCreativeArtwork] = QartveloCreativeArtwork.uploadSizes) {
+    package init(options: QartveloOptions = QartveloOptions(), creatives: [QartveloCreativeArtwork] = QartveloCreativeArtwork.uploadSizes) {
         self.options = options
         self.creatives = creatives
     }
 
     /// Answers one request.
-    public func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTPRequest) async -> HTTPResponse {
         let path = request.url.path
         switch (request.method, path) {
         case ("POST", "/v1/banner"):

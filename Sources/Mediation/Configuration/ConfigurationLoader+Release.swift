@@ -11,7 +11,7 @@
 extension ConfigurationLoader {
     /// The largest `config_version`: 2^53 - 1, the largest whole number every JSON reader keeps
     /// exactly.
-    public static let maximumConfigVersion = 9_007_199_254_740_991
+    package static let maximumConfigVersion = 9_007_199_254_740_991
 
     /// The release fields of a configuration's root object.
     struct Release {

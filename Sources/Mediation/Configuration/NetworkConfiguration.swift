@@ -25,7 +25,7 @@ public struct NetworkConfiguration: Hashable, Sendable {
     public var options: [String: JSONValue]
     /// How the engine pauses it when it fails (engine rule R24): the configuration's top-level
     /// `health` with this network's own `health` over it (default ``NetworkHealthSettings/standard``).
-    public var health: NetworkHealthSettings
+    package var health: NetworkHealthSettings
 
     /// Creates a network configuration.
     public init(
@@ -34,8 +34,20 @@ public struct NetworkConfiguration: Hashable, Sendable {
         credentials: [String: String] = [:],
         endpoint: NetworkEndpoint = .sandbox,
         timeout: Duration? = nil,
+        options: [String: JSONValue] = [:]
+    ) {
+        self.init(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: .standard)
+    }
+
+    /// Creates a network configuration with its own health settings (R24).
+    package init(
+        id: String,
+        adapter: String,
+        credentials: [String: String] = [:],
+        endpoint: NetworkEndpoint = .sandbox,
+        timeout: Duration? = nil,
         options: [String: JSONValue] = [:],
-        health: NetworkHealthSettings = .standard
+        health: NetworkHealthSettings
     ) {
         self.health = health
         self.id = id

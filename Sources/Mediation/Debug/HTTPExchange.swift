@@ -7,36 +7,36 @@ import Foundation
 ///
 /// It holds what went over the wire, user data included: render it through
 /// ``HTTPExchangeRedactor`` unless the person reading it may see that data.
-public struct HTTPExchange: Hashable, Sendable {
+package struct HTTPExchange: Hashable, Sendable {
     /// The network id (`networks.<id>` in the configuration).
-    public var networkID: String
+    package var networkID: String
     /// The source it was made for, when it was made inside an auction's `loadAd`; `nil` for
     /// requests sent outside one (tracking pings, event batches, preloads).
     package var source: SourceAttribution?
     /// `GET`, `POST` …
-    public var method: String
+    package var method: String
     /// The full URL.
-    public var url: URL
+    package var url: URL
     /// The request's header fields.
-    public var requestHeaders: [String: String]
+    package var requestHeaders: [String: String]
     /// The request body (at most ``HTTPExchangeRecorder/bodyLimit`` bytes), if any.
-    public var requestBody: Data?
+    package var requestBody: Data?
     /// The request body's full size in bytes (0 without a body).
-    public var requestBodyBytes: Int
+    package var requestBodyBytes: Int
     /// The HTTP status, or `nil` when the transport threw.
-    public var statusCode: Int?
+    package var statusCode: Int?
     /// The response's header fields (empty when the transport threw).
-    public var responseHeaders: [String: String]
+    package var responseHeaders: [String: String]
     /// The response body (at most ``HTTPExchangeRecorder/bodyLimit`` bytes).
-    public var responseBody: Data
+    package var responseBody: Data
     /// The response body's full size in bytes.
-    public var responseBodyBytes: Int
+    package var responseBodyBytes: Int
     /// The transport error (`kind: message`) when there was no response.
-    public var error: String?
+    package var error: String?
     /// When the request was handed to the transport, on the engine's clock.
-    public var startedAt: MediationInstant
+    package var startedAt: MediationInstant
     /// When the response (or the error) came back, on the engine's clock.
-    public var endedAt: MediationInstant
+    package var endedAt: MediationInstant
 
     /// Creates an exchange.
     package init(
@@ -72,5 +72,5 @@ public struct HTTPExchange: Hashable, Sendable {
     }
 
     /// How long the exchange took, in milliseconds of the engine's clock.
-    public var durationMilliseconds: Double { (endedAt - startedAt).milliseconds }
+    package var durationMilliseconds: Double { (endedAt - startedAt).milliseconds }
 }

@@ -6,9 +6,9 @@ import Foundation
 ///
 /// Keeps the first ``capacity`` exchanges, each body cut to ``bodyLimit`` bytes; later exchanges
 /// are only counted (``droppedCount``). Safe to use from any task (one ``Locked`` box).
-public final class HTTPExchangeRecorder: Sendable {
+package final class HTTPExchangeRecorder: Sendable {
     /// The most bytes kept of each request or response body: 65,536.
-    public static let bodyLimit = 65_536
+    package static let bodyLimit = 65_536
 
     private struct State {
         var exchanges: [HTTPExchange] = []
@@ -17,18 +17,18 @@ public final class HTTPExchangeRecorder: Sendable {
     }
 
     /// The most exchanges kept.
-    public let capacity: Int
+    package let capacity: Int
     private let state = Locked(State())
 
     /// Creates a recorder.
     /// - Parameter capacity: the most exchanges kept (default 10,000; at least 1).
-    public init(capacity: Int = 10_000) {
+    package init(capacity: Int = 10_000) {
         self.capacity = max(1, capacity)
     }
 
     /// Records one exchange (dropped and counted once ``capacity`` are kept).
     /// - Parameter exchange: the exchange.
-    public func record(_ exchange: HTTPExchange) {
+    package func record(_ exchange: HTTPExchange) {
         _ = begin(exchange)
     }
 
@@ -36,7 +36,7 @@ public final class HTTPExchangeRecorder: Sendable {
     /// `nil` when it was dropped (``capacity`` reached). Until it finishes it reads as in flight
     /// (no status, ``HTTPExchange/error`` `"no response yet"`).
     /// - Parameter exchange: the exchange as far as it is known.
-    public func begin(_ exchange: HTTPExchange) -> Int? {
+    package func begin(_ exchange: HTTPExchange) -> Int? {
         begin(exchange, in: \.exchanges)
     }
 
@@ -44,7 +44,7 @@ public final class HTTPExchangeRecorder: Sendable {
     /// - Parameters:
     ///   - slot: the slot.
     ///   - exchange: the finished exchange.
-    public func finish(_ slot: Int, with exchange: HTTPExchange) {
+    package func finish(_ slot: Int, with exchange: HTTPExchange) {
         finish(slot, with: exchange, in: \.exchanges)
     }
 
@@ -92,14 +92,14 @@ public final class HTTPExchangeRecorder: Sendable {
     package var adapterCalls: [AdapterCall] { state.withLock { $0.calls } }
 
     /// The exchanges kept so far, in the order they started.
-    public var exchanges: [HTTPExchange] { state.withLock { $0.exchanges } }
+    package var exchanges: [HTTPExchange] { state.withLock { $0.exchanges } }
 
     /// How many exchanges and adapter calls were not kept because ``capacity`` was reached.
-    public var droppedCount: Int { state.withLock { $0.dropped } }
+    package var droppedCount: Int { state.withLock { $0.dropped } }
 
     /// The exchanges of one auction, in the order they started.
     /// - Parameter auctionID: the auction's id.
-    public func exchanges(ofAuction auctionID: String) -> [HTTPExchange] {
+    package func exchanges(ofAuction auctionID: String) -> [HTTPExchange] {
         exchanges.filter { $0.source?.auctionID == auctionID }
     }
 }

@@ -12,56 +12,56 @@
 /// `next_check_at_ms`; its `placement` is empty. A network's health (`network_paused`,
 /// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
 /// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty.
-public struct EventRecord: Hashable, Sendable, Codable {
+package struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
-    public var event: String
+    package var event: String
     /// When it happened, milliseconds on the engine's clock.
-    public var atMilliseconds: Double
+    package var atMilliseconds: Double
     /// The placement id.
-    public var placementID: String
+    package var placementID: String
     /// Why an auction started, or why an ad was released.
-    public var reason: String?
+    package var reason: String?
     /// An auction's trace (`auction_finished`).
-    public var trace: AuctionTrace?
+    package var trace: AuctionTrace?
     /// The ad (ad events).
-    public var ad: AdSummary?
+    package var ad: AdSummary?
     /// When a loaded ad expires, milliseconds on the engine's clock (`ad_loaded`).
-    public var expiresAtMilliseconds: Double?
+    package var expiresAtMilliseconds: Double?
     /// When the next refresh is due, milliseconds on the engine's clock (`refresh_scheduled`).
-    public var dueAtMilliseconds: Double?
+    package var dueAtMilliseconds: Double?
     /// An impression's revenue, USD (`shown`).
-    public var revenueUSD: Double?
+    package var revenueUSD: Double?
     /// The auction of a late answer.
-    public var auctionID: String?
+    package var auctionID: String?
     /// The line item of a late answer.
-    public var lineItemID: String?
+    package var lineItemID: String?
     /// Whether a late answer's ad was released.
-    public var adReleased: Bool?
+    package var adReleased: Bool?
     /// The `config_version` the event belongs to (``MediationEvent/configVersion``); `nil` in
     /// records written before configurations had versions.
-    public var configVersion: Int?
+    package var configVersion: Int?
     /// A configuration update's message.
-    public var message: String?
+    package var message: String?
     /// A configuration update's JSON path inside the offered configuration.
-    public var path: String?
+    package var path: String?
     /// The version a configuration update was offered.
-    public var offeredVersion: Int?
+    package var offeredVersion: Int?
     /// Where a configuration update's configuration came from (`bundled`, `cache`, `remote`).
-    public var source: String?
+    package var source: String?
     /// When a configuration update's next check is due, milliseconds on the engine's clock.
-    public var nextCheckAtMilliseconds: Double?
+    package var nextCheckAtMilliseconds: Double?
     /// The network a health event is about.
-    public var network: String?
+    package var network: String?
     /// A paused network's failed verdicts, of ``outcomes``.
-    public var failures: Int?
+    package var failures: Int?
     /// A paused network's verdicts counted.
-    public var outcomes: Int?
+    package var outcomes: Int?
     /// A network's failed probes since it was paused from closed.
-    public var failedProbes: Int?
+    package var failedProbes: Int?
     /// A paused network's back-off, in milliseconds.
-    public var backoffMilliseconds: Double?
+    package var backoffMilliseconds: Double?
     /// When a paused network is tried again, milliseconds on the engine's clock.
-    public var retryAtMilliseconds: Double?
+    package var retryAtMilliseconds: Double?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -92,7 +92,7 @@ public struct EventRecord: Hashable, Sendable, Codable {
 
     /// The record of `event`.
     /// - Parameter event: an engine event.
-    public init(_ event: MediationEvent) {
+    package init(_ event: MediationEvent) {
         self.event = event.name
         atMilliseconds = event.instant.milliseconds
         placementID = event.placementID

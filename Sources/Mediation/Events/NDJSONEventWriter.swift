@@ -11,21 +11,21 @@ import Foundation
 ///                                  onEvent: { writer.record($0) })
 /// // or, from a stream: Task { await writer.record(engine.events()) }
 /// ```
-public final class NDJSONEventWriter: Sendable {
+package final class NDJSONEventWriter: Sendable {
     private let sink: @Sendable (String) -> Void
     private let state = Locked((lines: 0, failures: 0))
 
     /// Creates a writer.
     /// - Parameter sink: receives each line, newline included, in event order; called under
     ///   the writer's lock, so it must not block for long.
-    public init(sink: @escaping @Sendable (String) -> Void) {
+    package init(sink: @escaping @Sendable (String) -> Void) {
         self.sink = sink
     }
 
     /// The NDJSON line of `event` (newline included), or `nil` when it cannot be encoded (a
     /// trace with a non-finite number).
     /// - Parameter event: an engine event.
-    public static func line(for event: MediationEvent) -> String? {
+    package static func line(for event: MediationEvent) -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(EventRecord(event)) else { return nil }
@@ -34,7 +34,7 @@ public final class NDJSONEventWriter: Sendable {
 
     /// Writes `event` as one line.
     /// - Parameter event: an engine event (e.g. from the engine's `onEvent` handler).
-    public func record(_ event: MediationEvent) {
+    package func record(_ event: MediationEvent) {
         let line = NDJSONEventWriter.line(for: event)
         state.withLock { state in
             guard let line else {
@@ -48,12 +48,12 @@ public final class NDJSONEventWriter: Sendable {
 
     /// Writes every event of `events` until the stream ends.
     /// - Parameter events: e.g. ``MediationEngine/events()``.
-    public func record(_ events: AsyncStream<MediationEvent>) async {
+    package func record(_ events: AsyncStream<MediationEvent>) async {
         for await event in events { record(event) }
     }
 
     /// Lines written so far.
-    public var linesWritten: Int { state.withLock { $0.lines } }
+    package var linesWritten: Int { state.withLock { $0.lines } }
     /// Events that could not be encoded (and were skipped).
-    public var encodingFailures: Int { state.withLock { $0.failures } }
+    package var encodingFailures: Int { state.withLock { $0.failures } }
 }

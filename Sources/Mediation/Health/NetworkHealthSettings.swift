@@ -6,26 +6,26 @@
 /// ``window`` verdicts are failures; it is tried again after a back-off of ``backoff``, doubled
 /// for each failed probe up to ``maxBackoff`` (shortened by a seeded jitter of up to 20 %); at
 /// most ``probes`` auctions at a time ask it then, and one answer closes it again.
-public struct NetworkHealthSettings: Hashable, Sendable {
+package struct NetworkHealthSettings: Hashable, Sendable {
     /// Whether the network is ever paused (`enabled`; default `true`).
-    public var enabled: Bool
+    package var enabled: Bool
     /// Failures among the last ``window`` verdicts that open it (`failures_to_open`, 1...64;
     /// default 7).
-    public var failuresToOpen: Int
+    package var failuresToOpen: Int
     /// How many recent verdicts count (`window`, ``failuresToOpen``...64; default 10).
-    public var window: Int
+    package var window: Int
     /// The first back-off (`backoff_ms`, 1000...86,400,000; default 30,000 ms).
-    public var backoff: Duration
+    package var backoff: Duration
     /// The longest back-off (`max_backoff_ms`, ``backoff``...86,400,000; default 600,000 ms).
-    public var maxBackoff: Duration
+    package var maxBackoff: Duration
     /// How many auctions may probe it at once when its back-off has ended (`probes`, 1...10;
     /// default 1).
-    public var probes: Int
+    package var probes: Int
 
     /// The defaults (7 failures in the last 10, 30 s, at most 10 min, 1 probe).
-    public static let standard = NetworkHealthSettings()
+    package static let standard = NetworkHealthSettings()
     /// Health off: the network is always asked.
-    public static let disabled = NetworkHealthSettings(enabled: false)
+    package static let disabled = NetworkHealthSettings(enabled: false)
 
     /// The allowed ranges (the schema's).
     static let failuresRange = 1...64
@@ -41,7 +41,7 @@ public struct NetworkHealthSettings: Hashable, Sendable {
     ///   - backoff: the first back-off.
     ///   - maxBackoff: the longest back-off.
     ///   - probes: concurrent probes once the back-off ends.
-    public init(enabled: Bool = true, failuresToOpen: Int = 7, window: Int = 10, backoff: Duration = .seconds(30), maxBackoff: Duration = .seconds(600), probes: Int = 1) {
+    package init(enabled: Bool = true, failuresToOpen: Int = 7, window: Int = 10, backoff: Duration = .seconds(30), maxBackoff: Duration = .seconds(600), probes: Int = 1) {
         self.enabled = enabled
         self.failuresToOpen = failuresToOpen
         self.window = window

@@ -31,7 +31,7 @@ public struct MediationEnvironment: Sendable {
     public var requestTemplate: RequestTemplate
     /// Where every network's HTTP exchanges are recorded for debugging (`mediate --debug`);
     /// `nil` (the default) records nothing. Factories opt in with ``instrumented(_:networkID:)``.
-    public var exchangeRecorder: HTTPExchangeRecorder?
+    package var exchangeRecorder: HTTPExchangeRecorder?
     /// The wall clock, read once per auction for its trace's `started_at` (ISO 8601 UTC);
     /// tests fix it. Never used for deadlines or timers (those are ``clock``'s).
     public var wallClock: @Sendable () -> Date
@@ -54,7 +54,6 @@ public struct MediationEnvironment: Sendable {
     ///   - storageDirectory: where adapters may keep non-secret state (default: memory only).
     ///   - secureStore: where adapters keep identity (default: memory only).
     ///   - requestTemplate: the host's request signals.
-    ///   - exchangeRecorder: where HTTP exchanges are recorded (default: nowhere).
     ///   - wallClock: the wall clock for traces' `started_at` (default `Date()`).
     ///   - stateStore: where the engine keeps state across launches (default: memory only).
     public init(
@@ -66,7 +65,27 @@ public struct MediationEnvironment: Sendable {
         storageDirectory: URL? = nil,
         secureStore: (any SecureStore)? = nil,
         requestTemplate: RequestTemplate = RequestTemplate(),
-        exchangeRecorder: HTTPExchangeRecorder? = nil,
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        stateStore: any StateStore = MemoryStateStore()
+    ) {
+        self.init(
+            clock: clock, logger: logger, seed: seed, transport: transport, sandboxLatency: sandboxLatency,
+            storageDirectory: storageDirectory, secureStore: secureStore, requestTemplate: requestTemplate,
+            exchangeRecorder: nil, wallClock: wallClock, stateStore: stateStore
+        )
+    }
+
+    /// Creates an environment that records every network's HTTP exchanges (`mediate --debug`).
+    package init(
+        clock: any MediationClock = SystemClock(),
+        logger: any MediationLogger = SilentLogger(),
+        seed: UInt64 = 1,
+        transport: (any HTTPTransport)? = nil,
+        sandboxLatency: Duration = .zero,
+        storageDirectory: URL? = nil,
+        secureStore: (any SecureStore)? = nil,
+        requestTemplate: RequestTemplate = RequestTemplate(),
+        exchangeRecorder: HTTPExchangeRecorder?,
         wallClock: @escaping @Sendable () -> Date = { Date() },
         stateStore: any StateStore = MemoryStateStore()
     ) {

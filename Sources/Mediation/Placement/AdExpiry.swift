@@ -13,7 +13,7 @@ public struct AdExpiry: Hashable, Sendable {
     ///   - timeToLive: the network's TTL; `nil` uses `format`'s default. A TTL of zero or less
     ///     (untrusted network input) makes the ad expired on arrival.
     ///   - format: the ad's format.
-    public init(loadedAt: MediationInstant, timeToLive: Duration?, format: AdFormat) {
+    package init(loadedAt: MediationInstant, timeToLive: Duration?, format: AdFormat) {
         self.loadedAt = loadedAt
         self.timeToLive = timeToLive ?? format.defaultTimeToLive
     }

@@ -10,7 +10,7 @@ public protocol SandboxServer: Sendable {
 
 /// The offline transport: hands each request to the sandbox server registered for its host.
 /// A request to an unknown host fails like a refused connection.
-public struct SandboxTransport: HTTPTransport {
+package struct SandboxTransport: HTTPTransport {
     private let servers: [String: any SandboxServer]
     private let clock: any MediationClock
     private let latency: Duration
@@ -20,7 +20,7 @@ public struct SandboxTransport: HTTPTransport {
     ///   - servers: the simulated server for each host name (e.g. `"elo.sandbox"`).
     ///   - clock: the clock on which simulated network latency passes.
     ///   - latency: the simulated round-trip time added to every request (default zero).
-    public init(servers: [String: any SandboxServer], clock: any MediationClock = SystemClock(), latency: Duration = .zero) {
+    package init(servers: [String: any SandboxServer], clock: any MediationClock = SystemClock(), latency: Duration = .zero) {
         self.servers = servers
         self.clock = clock
         self.latency = latency
@@ -29,7 +29,7 @@ public struct SandboxTransport: HTTPTransport {
     /// Routes `request` to its host's sandbox server.
     /// - Throws: ``TransportError`` `.connection` for an unknown host, `.cancelled` when the
     ///   task is cancelled during the simulated latency.
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         guard let host = request.url.host, let server = servers[host] else {
             throw TransportError(kind: .connection, message: "no sandbox server for \(request.url.host ?? "(no host)")")
         }

@@ -20,13 +20,13 @@ import FoundationNetworking
 ///   answered as a `.redirectRefused` error carrying the redirect's status and naming only the
 ///   target's origin. Combined with ``OriginLockedTransport``, a network's requests never
 ///   leave its configured origin.
-public final class URLSessionTransport: HTTPTransport {
+package final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let collector: ResponseCollector
 
     /// The transport the standard networks use when the environment supplies none
     /// (``MediationEnvironment/transport`` is `nil`): one session for the process.
-    public static let shared = URLSessionTransport()
+    package static let shared = URLSessionTransport()
 
     /// Creates a transport with one ephemeral session.
     /// - Parameters:
@@ -36,7 +36,7 @@ public final class URLSessionTransport: HTTPTransport {
     ///     largest creative bundle a network documents: Qartvelo's 2 MB).
     ///   - maximumRedirects: the most same-origin redirects followed per request (default
     ///     ``defaultMaximumRedirects``, 3); the next one is refused.
-    public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
+    package init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstopTimeout
         configuration.timeoutIntervalForResource = backstopTimeout
@@ -48,7 +48,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// The most same-origin redirects a request follows by default: 3.
-    public static let defaultMaximumRedirects = 3
+    package static let defaultMaximumRedirects = 3
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -59,7 +59,7 @@ public final class URLSessionTransport: HTTPTransport {
     ///   calling task was cancelled, `.timedOut` when the backstop fired, `.redirectRefused`
     ///   for a redirect off the request's origin or past the limit, `.responseTooLarge` for a
     ///   body over the limit, `.invalidRequest` for a URL that is not http(s).
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         guard let origin = HTTPOrigin(request.url) else {
             throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
         }
