@@ -149,6 +149,27 @@ struct SimulateCommandTests {
         #expect(untimed.code == .usage && untimed.error.contains("networks.neta.outages"), "\(untimed.error)")
     }
 
+    @Test func durationTimesRateUnderOneAuctionIsAUsageError() async throws {
+        let workspace = try pairWorkspace()
+        let cases: [([String], String)] = [
+            (["--duration", "1", "--rate", "0.5"], "(1 s × 0.5 per second = 0.5)"),
+            (["--duration", "0.09", "--rate", "10", "--sweep", "floor=1"], "(0.09 s × 10 per second = 0.9)"),
+            (["--duration", "50ms", "--compare-health"], "(0.05 s × 10 per second = 0.5)"),
+            // level_end does not refresh: --duration alone runs at the default rate, 10 per second.
+            (["--duration", "50ms"], "(0.05 s × 10 per second = 0.5)"),
+        ]
+        for (flags, product) in cases {
+            let result = await workspace.run(["simulate", "--placement", "level_end"] + flags)
+            #expect(result.code == .usage, "\(flags): \(result.error)")
+            #expect(result.error.contains("--duration × --rate gives fewer than 1 auction \(product): give a longer --duration or a higher --rate"), "\(flags): \(result.error)")
+            #expect(result.output.isEmpty, "\(flags)")
+        }
+        // Exactly one auction is a run.
+        let one = await workspace.run(["simulate", "--placement", "level_end", "--duration", "100ms"])
+        #expect(one.code == .success, "\(one.error)")
+        #expect(one.output.contains("level_end: 1 auction at 10 per second"), "\(one.output)")
+    }
+
     @Test func sweepPrintsTheCurveAndTheBestValue() async throws {
         let workspace = try pairWorkspace()
         // An eCPM sweep of NetB: above 1.20 it wins (realised 1.50), at or below it NetA wins.

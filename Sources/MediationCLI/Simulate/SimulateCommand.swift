@@ -41,6 +41,11 @@ enum SimulateCommand {
             options.mode = .run
             options.timedDuration = duration
             options.rate = SimulateOptions.defaultRate
+            do {
+                try SimulateOptionsParser.checkAuctions(duration: duration, rate: SimulateOptions.defaultRate)
+            } catch {
+                return MediateCommand.usageError(error.message, environment: environment)
+            }
         }
         var simulationOptions = SimulationOptions(auctions: options.auctions, seed: options.seed, jobs: options.jobs, progress: progress)
         if let duration = options.timedDuration, let rate = options.rate {

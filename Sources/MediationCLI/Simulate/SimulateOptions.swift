@@ -1,3 +1,4 @@
+import Mediation
 import MediationLearning
 import MediationSimulation
 
@@ -193,11 +194,26 @@ enum SimulateOptionsParser {
             }
             options.timedDuration = duration
             if case .duration = options.mode {} else if options.rate == nil { options.rate = SimulateOptions.defaultRate }
+            if let rate = options.rate { try checkAuctions(duration: duration, rate: rate) }
         }
         if case .duration = options.mode, values["--report"] != nil, options.rate == nil {
             throw UsageError(message: "--report applies to runs of auctions, not to a refreshing placement's --duration (add --rate R for a timed run)")
         }
         return options
+    }
+
+    /// Refuses a timed run whose `duration × rate` is less than one auction (it would otherwise
+    /// be rounded up to one auction the flags did not ask for).
+    /// - Parameters:
+    ///   - duration: `--duration`.
+    ///   - rate: `--rate`, or the default rate.
+    /// - Throws: ``UsageError`` naming both flags and their product.
+    static func checkAuctions(duration: Duration, rate: Double) throws(UsageError) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let auctions = seconds * rate
+        guard auctions < 1 else { return }
+        let text = { (value: Double) in DecimalText.trimmed(value, minimumDigits: 0, maximumDigits: 9) }
+        throw UsageError(message: "--duration × --rate gives fewer than 1 auction (\(text(seconds)) s × \(text(rate)) per second = \(text(auctions))): give a longer --duration or a higher --rate")
     }
 
     /// The learning loop's options from their texts.
