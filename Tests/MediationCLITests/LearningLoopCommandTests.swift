@@ -75,6 +75,17 @@ struct LearningLoopCommandTests {
         #expect((try? XMLDocument(data: Data(page.utf8))) != nil)
     }
 
+    @Test("the loop's header names its drifts with plain decimal factors")
+    func driftInTheHeader() async throws {
+        let workspace = try workspace()
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static", "--auctions", "10", "--drift", "netb:1e-5@2,neta:1000@2"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains(", drift netb:0.00001@2, neta:1000@2 (config "), "\(result.output)")
+        let refused = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static", "--auctions", "10", "--drift", "netb:1000@2,netb:1000@2"])
+        #expect(refused.code == .usage)
+        #expect(refused.error.contains("the drifts take network \"netb\"'s prices to a mean of 1500000 USD CPM on day 2"), "\(refused.error)")
+    }
+
     @Test("a reports folder that cannot be made says why (exit 73)")
     func unwritableReports() async throws {
         let workspace = try workspace()

@@ -68,6 +68,15 @@ struct LearningLoopTests {
         #expect(Self.market.drifted(by: drifts, onDay: 9).network("netb")?.behaviour.price?.median == 0.45)
     }
 
+    @Test("a drift's description writes its factor in plain decimals, never in exponent form nor with a .0")
+    func driftDescription() throws {
+        #expect(PriceDrift(network: "nitx", factor: 0.5, fromDay: 5).description == "nitx:0.5@5")
+        #expect(PriceDrift(network: "nitx", factor: 1000, fromDay: 3).description == "nitx:1000@3")
+        #expect(PriceDrift(network: "nitx", factor: 0.00001, fromDay: 2).description == "nitx:0.00001@2")
+        #expect(try PriceDrift(parsing: "nitx:1e-5@2").description == "nitx:0.00001@2")
+        #expect(PriceDrift(network: "nitx", factor: 1.0 / 3, fromDay: 2).description == "nitx:0.333333333@2")
+    }
+
     @Test("a drift or a run that cannot be says what is wrong")
     func invalid() async throws {
         #expect(throws: SimulationError.self) { try PriceDrift(parsing: "nitx0.5@5") }

@@ -61,7 +61,7 @@ extension Simulation {
             for network in market.drifted(by: learning.drifts, onDay: day).networks {
                 let prices = [network.behaviour.price] + network.lineItems.values.map(\.price)
                 for price in prices.compactMap({ $0 }) where !(price.median > 0 && price.mean <= SourceDraw.maximumPrice) {
-                    throw invalid("the drifts take network \"\(network.id)\"'s prices to a mean of \(price.mean) USD CPM on day \(day), beyond the market's \(Int(SourceDraw.maximumPrice))")
+                    throw invalid("the drifts take network \"\(network.id)\"'s prices to a mean of \(DecimalText.trimmed(price.mean, minimumDigits: 0, maximumDigits: 6)) USD CPM on day \(day), beyond the market's \(Int(SourceDraw.maximumPrice))")
                 }
             }
         }

@@ -1,3 +1,5 @@
+import Mediation
+
 /// A change of a network's realised prices from a day of a learning run on: every price median
 /// of the network (its own and its line items' overrides) is multiplied by ``factor`` from day
 /// ``fromDay`` on (`mediate simulate --drift nitx:0.5@5`: Nitx's prices halve on day 5).
@@ -39,8 +41,9 @@ public struct PriceDrift: Hashable, Sendable, Codable, CustomStringConvertible {
         self.init(network: network, factor: factor, fromDay: day)
     }
 
-    /// `NETWORK:FACTOR@DAY`.
-    public var description: String { "\(network):\(factor)@\(fromDay)" }
+    /// `NETWORK:FACTOR@DAY`, the factor in plain decimals (up to 9, trailing zeros dropped:
+    /// `nitx:0.5@5`, `nitx:0.00001@2`, `nitx:1000@3`), never in exponent form.
+    public var description: String { "\(network):\(DecimalText.trimmed(factor, minimumDigits: 0, maximumDigits: 9))@\(fromDay)" }
 }
 
 extension Market {
