@@ -77,6 +77,35 @@ struct LearningLoopTests {
         #expect(PriceDrift(network: "nitx", factor: 1.0 / 3, fromDay: 2).description == "nitx:0.333333333@2")
     }
 
+    @Test("line items sharing an ad unit learn from its summed row, as mediate optimize does")
+    func sharedAdUnitIsPooled() async throws {
+        let configuration = SimulationFixture.configuration(sources: [
+            .fixedPrice("neta_hi", network: "neta", adUnitID: "shared", eCPM: 1.20),
+            .fixedPrice("neta_lo", network: "neta", adUnitID: "shared", eCPM: 1.00),
+            .fixedPrice("netb", adUnitID: "b", eCPM: 0.80),
+        ])
+        let run = try await Simulation.learn(
+            configuration: configuration, market: Self.market, placementID: "level_end",
+            learners: [BayesianLearner()], learning: LearningOptions(days: 2),
+            options: SimulationOptions(auctions: 1000, seed: 3, shardSize: 250)
+        )
+        // Day 1: neta_hi (1.20) wins every auction, 1000 impressions paying 0.60 USD; neta_lo
+        // wins none of its own, but its ad unit's row is the same.
+        let day1 = run.daily[0].learners[0]
+        #expect(day1.prices.map(\.impressions) == [1000, 0, 0])
+        let report = "day,network,ad_unit_id,impressions,revenue,currency\n\(run.daily[0].date),neta,shared,1000,0.6,USD\n"
+        let assembly = try ReportAssembly(reports: [("r.csv", Array(report.utf8))], configuration: configuration)
+        let optimized = BayesianECPM().estimate(assembly.inputs, asOf: try #require(UTCDay(run.daily[0].date)))
+        #expect(optimized.map(\.lineItemID) == ["neta_hi", "neta_lo", "netb"])
+        for index in 0..<2 {
+            #expect(abs(day1.prices[index].learned - optimized[index].newECPM) < 1e-9, "\(day1.prices[index].lineItemID)")
+        }
+        // Both are learned below netb's 0.80: netb, which pays 0.90, is shown on day 2 (neta_lo
+        // kept at 1.00 would have won again at 0.60).
+        #expect(day1.prices[1].learned < 0.8)
+        #expect(run.daily[1].learners[0].revenuePer1000Requests == 0.9)
+    }
+
     @Test("a drift or a run that cannot be says what is wrong")
     func invalid() async throws {
         #expect(throws: SimulationError.self) { try PriceDrift(parsing: "nitx0.5@5") }

@@ -145,8 +145,10 @@ struct LearningState {
     var prices: [[Double]]
     /// Per learner, per line item: its price's standard deviation, USD CPM, if any.
     var deviations: [[Double?]]
-    /// Per learner, per line item: its reported days.
+    /// Per learner, per line item: its reported days (its ad unit's rows).
     var reports: [[[BayesianECPM.Observation]]]
+    /// Per line item: the line items (itself included) with its network and ad unit.
+    let sharingAdUnit: [[Int]]
 
     init(placement: PlacementConfiguration, learners: [any ECPMLearner]) {
         placementID = placement.id
@@ -158,6 +160,9 @@ struct LearningState {
             priced.append(Priced(index: index, lineItem: lineItem, manualUSD: usd))
         }
         lineItems = priced
+        sharingAdUnit = priced.map { item in
+            priced.indices.filter { priced[$0].lineItem.network == item.lineItem.network && priced[$0].lineItem.adUnitID == item.lineItem.adUnitID }
+        }
         self.learners = learners
         prices = learners.map { _ in priced.map(\.manualUSD) }
         deviations = learners.map { _ in priced.map { _ in nil } }
@@ -181,13 +186,24 @@ struct LearningState {
         return result
     }
 
-    /// Adds the day's report of `learner`'s run: each line item's wins and realised revenue.
+    /// Adds the day's report of `learner`'s run and returns each line item's own wins and
+    /// realised revenue. A network reports an ad unit, not a line item: as in `mediate optimize`
+    /// (``ReportAssembly``), each line item learns from its network and ad unit's row, the sum
+    /// over the placement's fixed-price line items sharing them (the written reports hold the
+    /// same sums).
     mutating func record(_ run: RunTotals, learner: Int, on day: UTCDay) -> [BayesianECPM.Observation] {
         let observed = lineItems.map { priced in
             let counts = priced.index < run.sources.count ? run.sources[priced.index] : SourceCounts()
             return BayesianECPM.Observation(day: day, impressions: counts.wins, revenueUSD: Money.usd(counts.revenue))
         }
-        for index in observed.indices { reports[learner][index].append(observed[index]) }
+        for index in observed.indices {
+            var row = BayesianECPM.Observation(day: day, impressions: 0, revenueUSD: 0)
+            for other in sharingAdUnit[index] where other < observed.count {
+                row.impressions += observed[other].impressions
+                row.revenueUSD += observed[other].revenueUSD
+            }
+            reports[learner][index].append(row)
+        }
         return observed
     }
 
