@@ -81,7 +81,7 @@ enum HelpText {
       --compare FILE     run --config (A) and FILE (B) on the same draws; B - A with 95 % intervals
       --sweep SPEC       floor=0.5:4.0:0.25, deadline_ms=500:3000:250 or LINE_ITEM.ecpm=1:2:0.2
       --duration D       a timed run: auctions at --rate R per second (default 10) over D of
-                         virtual time (90s, 10m, 1h), with figures per --window W (default
+                         virtual time (90s, 10m, 1h, 1d), with figures per --window W (default
                          60s); alone on a refreshing placement: one visible view over D
       --compare-health   the engine without network health (A) and with it (B), same draws
       --replay FILE      re-run the auctions of a --watch --events log under --config

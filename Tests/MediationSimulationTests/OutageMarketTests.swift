@@ -48,6 +48,28 @@ struct OutageMarketTests {
         #expect(error?.code == .wrongType && error?.path == "networks.a.outages", "\(error?.description ?? "")")
     }
 
+    @Test func readsDaysLikeTheOtherUnits() throws {
+        let days = try Market(json: Self.edited(#"{ "start": "7200000ms", "end": "2.5h", "kind": "error" }"#, #"{ "start": "0.5d", "end": "1d", "kind": "error" }"#))
+        #expect(days.network("neta")?.outages.last == Outage(start: .seconds(43_200), end: .seconds(86_400), kind: .error))
+        let year = try Market(json: Self.edited(#""end": "2.5h""#, #""end": "366d""#))
+        #expect(year.network("neta")?.outages.last?.end == .seconds(31_622_400))
+        let beyond = #expect(throws: ConfigurationError.self) {
+            _ = try Market(json: Self.edited(#""end": "2.5h""#, #""end": "367d""#))
+        }
+        #expect(beyond?.path == "networks.neta.outages[2].end" && beyond?.message.contains("a year") == true, "\(beyond?.description ?? "")")
+        let unknown = #expect(throws: ConfigurationError.self) {
+            _ = try Market(json: Self.edited(#""end": "2.5h""#, #""end": "1w""#))
+        }
+        #expect(unknown?.message.contains(#""1.5h", "1d" or "500ms""#) == true, "\(unknown?.description ?? "")")
+        // The grammar the command line's --duration and --window read too.
+        #expect(VirtualTimeText.seconds("1.5d") == 129_600)
+        #expect(VirtualTimeText.seconds("90") == 90 && VirtualTimeText.seconds("90", unitRequired: true) == nil)
+        #expect(VirtualTimeText.seconds("500ms") == 0.5 && VirtualTimeText.seconds("10m") == 600 && VirtualTimeText.seconds("2h") == 7200)
+        for bad in ["", "d", ".5d", "5.d", "-1d", "1e3s", "1 d", "1D", "nand"] {
+            #expect(VirtualTimeText.seconds(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test(arguments: [
         // (old text, new text, error code, path)
         ("\"start\": 600,", "\"start\": 600, \"begin\": 1,", "unknown_key", "networks.neta.outages[0].begin"),

@@ -172,7 +172,7 @@ enum SimulateOptionsParser {
         }
         if let text = values["--duration"] {
             guard let duration = virtualTime(text), duration > .zero, duration <= .seconds(366 * 86_400) else {
-                throw UsageError(message: "--duration needs a positive number of seconds, or a number and a unit (90s, 10m, 1h), at most a year (31622400 s), got '\(text.prefix(40))'")
+                throw UsageError(message: "--duration needs a positive number of seconds, or a number and a unit (90s, 10m, 1h, 1d), at most a year (31622400 s), got '\(text.prefix(40))'")
             }
             if values["--auctions"] != nil { throw UsageError(message: "--auctions does not apply to --duration (the auctions follow from the duration and the rate)") }
             if let text = values["--rate"] {
@@ -244,14 +244,7 @@ enum SimulateOptionsParser {
     /// A length of virtual time: seconds (`90`, `0.5`), or a number and a unit (`500ms`, `90s`,
     /// `10m`, `1.5h`, `1d`); `nil` when it is neither.
     static func virtualTime(_ text: String) -> Duration? {
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
-        let unit = units.first { text.hasSuffix($0.suffix) }
-        let digits = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), digits.first != ".", digits.last != ".",
-              let value = Double(digits), value.isFinite
-        else { return nil }
-        let seconds = value * (unit?.seconds ?? 1)
-        guard seconds <= 10 * 366 * 86_400 else { return nil }
+        guard let seconds = VirtualTimeText.seconds(text), seconds <= 10 * 366 * 86_400 else { return nil }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 

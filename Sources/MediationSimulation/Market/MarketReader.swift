@@ -56,7 +56,7 @@ extension Market {
     /// A network (not a line item) may also have `outages`, in time order and not overlapping:
     /// `[{"start": "10m", "end": "40m", "kind": "hang"}]`, where `start` and `end` are seconds
     /// from the run's start (a number, 0 to 31,622,400) or a string of a number and a unit
-    /// (`"90s"`, `"10m"`, `"1.5h"`, `"500ms"`), `end` after `start`, and `kind` is `hang`, `error`
+    /// (`"90s"`, `"10m"`, `"1.5h"`, `"1d"`, `"500ms"`), `end` after `start`, and `kind` is `hang`, `error`
     /// or `slow`; a `slow` outage needs `latency_factor` (1 to 1000: the drawn latency is
     /// multiplied by it), which the other kinds must not have.
     ///
@@ -181,7 +181,7 @@ enum MarketReader {
     }
 
     /// Reads an outage's instant: seconds (a number), or a string of a number and a unit
-    /// (`ms`, `s`, `m`, `h`), from 0 to ``Market/outageTimeRange``'s upper bound; whole
+    /// (`ms`, `s`, `m`, `h`, `d`: ``VirtualTimeText``), from 0 to ``Market/outageTimeRange``'s upper bound; whole
     /// milliseconds.
     private static func instant(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> Duration {
         let seconds: Double
@@ -189,15 +189,10 @@ enum MarketReader {
         case .number:
             seconds = try number(node, at: path, in: Market.outageTimeRange, unit: "seconds")
         case .string(let text):
-            let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-            guard let unit = units.first(where: { text.hasSuffix($0.suffix) }),
-                  case let digits = String(text.dropLast(unit.suffix.count)),
-                  !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), digits.first != ".", digits.last != ".",
-                  let value = Double(digits), value.isFinite
-            else {
-                throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be seconds (a number) or a number with a unit, like \"90s\", \"10m\", \"1.5h\" or \"500ms\", found \"\(ConfigurationText.excerpt(text))\"")
+            guard let value = VirtualTimeText.seconds(text, unitRequired: true) else {
+                throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be seconds (a number) or a number with a unit, like \"90s\", \"10m\", \"1.5h\", \"1d\" or \"500ms\", found \"\(ConfigurationText.excerpt(text))\"")
             }
-            seconds = value * unit.seconds
+            seconds = value
             guard Market.outageTimeRange.contains(seconds) else {
                 throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be from 0 to \(format(Market.outageTimeRange.upperBound)) seconds (a year), found \"\(ConfigurationText.excerpt(text))\"")
             }
