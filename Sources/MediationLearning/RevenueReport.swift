@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 /// One row of a revenue report: what a network says one of its ad units earned on one UTC day.
 public struct RevenueRow: Hashable, Sendable {
@@ -153,11 +154,18 @@ public enum RevenueReportParser {
         return Double(text)
     }
 
-    /// `text` in double quotes, at most 40 characters, control characters escaped.
+    /// `text` in double quotes, at most 40 characters, escaped so that it stays one
+    /// unambiguous piece of one line: `"` and `\` as `\"` and `\\`, and every character that
+    /// could move the cursor, break the line or reorder it (``DisplayText``)
+    /// as `\u{XX}`. A report's ids are quoted with it wherever a message names them.
     static func quoted(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars.prefix(40) {
-            out += scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            default: out += DisplayText.escaped(scalar)
+            }
         }
         return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
     }

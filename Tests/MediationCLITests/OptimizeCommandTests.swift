@@ -130,6 +130,17 @@ struct OptimizeCommandTests {
         #expect(result.error == "mediate: invalid input: bad.csv:2:30: revenue must be a finite number >= 0, found \"-0.5\"\n")
     }
 
+    @Test("an ad unit id with a quote and a line end cannot forge a warning line")
+    func hostileAdUnitWarning() async throws {
+        let workspace = try Self.workspace()
+        let forged = "X\"\"; (unknown_ad_unit)\nmediate: warning:"
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n2026-03-10,nitx,\"\(forged)\",10,0.01,USD\n", to: "hostile.csv")
+        let result = await workspace.run(["optimize", "--reports", "r.csv", "hostile.csv"])
+        #expect(result.code == .success, "\(result.error)")
+        let warnings = result.error.split(separator: "\n").filter { $0.hasPrefix("mediate: warning:") }
+        #expect(warnings == [#"mediate: warning: hostile.csv:2:1: no fixed-price line item of the config has network "nitx" and ad unit "X\"; (unknown_ad_unit)\u{0A}mediate: warning:"; the row is not used (unknown_ad_unit)"#], "\(result.error)")
+    }
+
     @Test("warnings go to standard error; missing files and bad options have their exit codes")
     func warningsAndExits() async throws {
         let workspace = try Self.workspace()

@@ -127,6 +127,26 @@ struct RevenueReportTests {
         #expect(assembly.latestDay?.description == "2026-03-03")
     }
 
+    @Test("an ad unit id with a quote, a line end or a control character is quoted escaped: its warning and its error stay one line")
+    func hostileAdUnitIDs() throws {
+        let configuration = try Self.configuration()
+        // In the CSV, a quoted field: doubled quotes, a line end, a tab, a line separator, a
+        // right-to-left override and a backslash.
+        let field = "\"S\"\"; used\n(unknown_ad_unit)\t\u{2028}\u{202E}\\\""
+        let text = Self.header + "2026-03-01,nitx,\(field),10,0.01,USD\n"
+        let assembly = try ReportAssembly(reports: [("n.csv", Array(text.utf8))], configuration: configuration)
+        #expect(assembly.warnings.map(\.code) == [.unknownAdUnit])
+        let line = try #require(assembly.warnings.first).description
+        #expect(line == #"n.csv:2:1: no fixed-price line item of the config has network "nitx" and ad unit "S\"; used\u{0A}(unknown_ad_unit)\u{09}\u{2028}\u{202E}\\"; the row is not used (unknown_ad_unit)"#)
+        #expect(!line.unicodeScalars.contains { DisplayText.needsEscape($0) })
+        let twice = text + "2026-03-01,nitx,\(field),10,0.01,USD\n"
+        #expect {
+            _ = try ReportAssembly(reports: [("n.csv", Array(twice.utf8))], configuration: configuration)
+        } throws: { error in
+            (error as? ReportError)?.description == #"n.csv:4:1: duplicate row: 2026-03-01, network "nitx", ad unit "S\"; used\u{0A}(unknown_ad_unit)\u{09}\u{2028}\u{202E}\\" is already reported at n.csv:2:1"#
+        }
+    }
+
     @Test("revenue too large for the estimate's sums is refused at its file:line:column, not learned as inf")
     func hugeRevenueIsRefused() throws {
         let h = Self.header
