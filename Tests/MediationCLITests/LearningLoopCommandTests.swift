@@ -86,6 +86,45 @@ struct LearningLoopCommandTests {
         #expect(refused.error.contains("the drifts take network \"netb\"'s prices to a mean of 1500000 USD CPM on day 2"), "\(refused.error)")
     }
 
+    @Test("the loop's tables widen to a long line item id and big numbers and stay aligned")
+    func columnsFollowTheirContent() async throws {
+        let workspace = try Workspace()
+        let longID = "neta_line_item_with_a_rather_long_name"
+        try workspace.write(SimulateCommandTests.pairConfig.replacingOccurrences(of: "\"neta_li\"", with: "\"\(longID)\""), to: "Config/mediation.json")
+        // NetA pays 300000 USD CPM, NetB 400000: six-figure cells in every table.
+        try workspace.write(SimulateCommandTests.pairMarket.replacingOccurrences(of: "\"median\": 1.00", with: "\"median\": 300000").replacingOccurrences(of: "\"median\": 1.50", with: "\"median\": 400000"), to: "Config/market.json")
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static,bayes", "--auctions", "20"])
+        #expect(result.code == .success, "\(result.error)")
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func table(after title: String) throws -> [String] {
+            let start = try #require(lines.firstIndex { $0.hasPrefix(title) }) + 1
+            return Array(lines[start...].prefix { !$0.isEmpty })
+        }
+        /// The offset just past `text` in `line`, from its start.
+        func end(of text: String, in line: String) -> Int? {
+            line.range(of: text).map { line.distance(from: line.startIndex, to: $0.upperBound) }
+        }
+        // Per day: the limit and each learner's figures end where their heads end.
+        let daily = try table(after: "revenue per 1000 requests, USD")
+        #expect(daily.count == 4)
+        #expect(Set(daily.map(\.count)).count == 1, "\(daily)")
+        let limitEnd = end(of: "limit", in: daily[0])
+        for row in daily.dropFirst() {
+            #expect(end(of: "400000.0000", in: row) == limitEnd, "\(row)")
+            #expect(end(of: "300000.0000 (0.7500)", in: row) == end(of: "static", in: daily[0]), "\(row)")
+        }
+        // Per learner: each line item's eCPM / true mean ends under its id.
+        let prices = try table(after: "static: eCPM each fixed-price line item ran at")
+        #expect(prices.count == 4)
+        #expect(Set(prices.map(\.count)).count == 1, "\(prices)")
+        for row in prices.dropFirst(1).dropLast() {
+            #expect(end(of: " / 300000.000", in: row) == end(of: longID, in: prices[0]), "\(row)")
+            #expect(row.contains("0.800 / 400000.000"), "\(row)")
+        }
+        // Cells never touch: every cell keeps a space from the next.
+        #expect(!result.output.contains("0000300000") && !result.output.contains("0000400000"), "\(result.output)")
+    }
+
     @Test("a reports folder that cannot be made says why (exit 73)")
     func unwritableReports() async throws {
         let workspace = try workspace()
