@@ -264,6 +264,50 @@ struct SimulateCommandTests {
         }
     }
 
+    @Test func reportOfAnOutageShowsHealthAndWindows() async throws {
+        let workspace = try Workspace()
+        for file in ["mediation.json", "market-outage-premium.json"] {
+            try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
+        }
+        // admob_premium hangs from minute 10 to minute 40 of a refreshing banner's timed run.
+        let arguments = ["simulate", "--placement", "home_banner", "--market", "Config/market-outage-premium.json", "--duration", "1h", "--rate", "1", "--window", "10m"]
+        let result = await workspace.run(arguments + ["--report", "outage.html"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains("admob_premium paused"), "\(result.output)")
+        let page = try Data(contentsOf: workspace.directory.appendingPathComponent("outage.html"))
+        let document = try XMLDocument(data: page)
+        func rows(_ section: String) throws -> [[String]] {
+            try document.nodes(forXPath: "//section[h2='\(section)']//tr").map { row in
+                (row.children ?? []).map { $0.stringValue ?? "" }
+            }
+        }
+        // Pauses and resumes per network: admob_premium is paused, and not asked while it is.
+        let health = try rows("Network health")
+        let premium = try #require(health.first { $0.first == "admob_premium" && $0.count == 4 }, "\(health)")
+        #expect((Int(premium[1]) ?? 0) >= 1 && (Int(premium[3]) ?? 0) >= 1, "\(premium)")
+        // Its first pause is an event of the outage, between minute 10 and minute 40.
+        let pause = try #require(health.first { $0.count >= 3 && $0[1] == "admob_premium" && $0[2] == "paused" }, "\(health)")
+        #expect(pause[0] >= "10:00.000" && pause[0] < "40:00.000", "\(pause)")
+        // The per-window table: six windows; before the outage admob_premium wins and is never
+        // paused; during it it times out, wins nothing and is paused.
+        let windows = try rows("Per 600 s window")
+        let head = try #require(windows.first)
+        let wins = try #require(head.firstIndex(of: "admob_premium wins/asked"))
+        let timeouts = try #require(head.firstIndex(of: "admob_premium timeouts"))
+        let paused = try #require(head.firstIndex(of: "admob_premium paused"))
+        let body = windows.dropFirst().map { $0 }
+        #expect(body.map { $0.first } == ["00:00.000", "10:00.000", "20:00.000", "30:00.000", "40:00.000", "50:00.000"])
+        #expect(!body[0][wins].hasPrefix("0/") && body[0][paused] == "0", "\(body[0])")
+        #expect(body[1][wins].hasPrefix("0/") && (Int(body[1][timeouts]) ?? 0) > 0 && (Int(body[1][paused]) ?? 0) > 0, "\(body[1])")
+        // --compare-health: A without health is never paused, B is; their windows side by side.
+        let compare = await workspace.run(arguments + ["--compare-health", "--report", "compare.html"])
+        #expect(compare.code == .success, "\(compare.error)")
+        let comparePage = try String(contentsOf: workspace.directory.appendingPathComponent("compare.html"), encoding: .utf8)
+        #expect(comparePage.contains("<p>A: network health off</p>") && comparePage.contains("<p>B: network health on: "), "\(comparePage)")
+        #expect(comparePage.contains("<h2>Per 600 s window, A / B</h2>") && comparePage.contains("<th>admob_premium paused A / B</th>"))
+        #expect((try? XMLDocument(data: Data(comparePage.utf8))) != nil)
+    }
+
     @Test func progressBarLine() {
         #expect(ProgressBar.line(done: 0, total: 1000, elapsed: .seconds(2)) == "[------------------------------]   0%  0 / 1000 auctions")
         #expect(ProgressBar.line(done: 250, total: 1000, elapsed: .seconds(2)) == "[#######-----------------------]  25%  250 / 1000 auctions, about 6 s left")

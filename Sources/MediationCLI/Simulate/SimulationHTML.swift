@@ -3,7 +3,9 @@ import MediationSimulation
 /// `mediate simulate --report FILE.html`: one self-contained page (inline CSS and inline SVG;
 /// no script, no external resource), well-formed XML so tools can check it: a summary table,
 /// the revenue curve of a sweep, the time-to-answer CDF of every network, the win share bars,
-/// and the per-network table.
+/// the per-network table, and for a run with network health events or windows (a timed run,
+/// `--compare-health`) its pauses and resumes per network, its events and its per-window table
+/// (``HealthHTML``).
 enum SimulationHTML {
     static func run(_ report: SimulationReport, header: SimulationHeader) -> String {
         page(title: "\(report.placementID): \(report.requests) simulated auctions", meta: meta(header)) {
@@ -11,6 +13,7 @@ enum SimulationHTML {
                 + section("Time to answer per network (CDF)", latencyCDF([("", report)]))
                 + section("Win share by network", winShares([("", report)]))
                 + section("Networks", networkTable(report))
+                + HealthHTML.sections(report)
         }
     }
 
@@ -23,6 +26,7 @@ enum SimulationHTML {
                 + section("Win share by network", winShares(runs))
                 + section("Networks, A", networkTable(comparison.a))
                 + section("Networks, B", networkTable(comparison.b))
+                + HealthHTML.sections(comparison)
         }
     }
 
@@ -132,10 +136,10 @@ enum SimulationHTML {
     }
 
     private static func networkTable(_ report: SimulationReport) -> String {
-        table(["network", "asked", "fills", "wins", "win share", "timeouts", "errors", "no fills", "answer p50 / p95 ms", "revenue USD"], report.networks.map { network in
+        table(["network", "asked", "fills", "wins", "win share", "timeouts", "errors", "no fills", "paused", "answer p50 / p95 ms", "revenue USD"], report.networks.map { network in
             [
                 network.network, String(network.asked), String(network.fills), String(network.wins),
-                SimulationText.fixed(network.winShare * 100, 1) + " %", String(network.timeouts), String(network.errors), String(network.noFills),
+                SimulationText.fixed(network.winShare * 100, 1) + " %", String(network.timeouts), String(network.errors), String(network.noFills), String(network.paused),
                 "\(SimulationText.ms(network.answerLatency.p50)) / \(SimulationText.ms(network.answerLatency.p95))",
                 SimulationText.fixed(network.revenueUSD, 6),
             ]
