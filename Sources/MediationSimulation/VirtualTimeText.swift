@@ -1,7 +1,7 @@
 /// Lengths of virtual time written as text: a number and a unit (`500ms`, `90s`, `10m`, `1.5h`,
 /// `1d`), or, where the reader allows it, a number of seconds alone (`90`, `0.5`). One grammar
 /// for the market's outages (`start`, `end`) and `mediate simulate`'s `--duration` and `--window`.
-public enum VirtualTimeText {
+package enum VirtualTimeText {
     /// The units, each suffix with its seconds; `ms` is tried before `m` and `s`.
     private static let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
 
@@ -11,7 +11,7 @@ public enum VirtualTimeText {
     /// - Parameters:
     ///   - text: the text, e.g. `"10m"`.
     ///   - unitRequired: whether a number alone is refused.
-    public static func seconds(_ text: String, unitRequired: Bool = false) -> Double? {
+    package static func seconds(_ text: String, unitRequired: Bool = false) -> Double? {
         let unit = units.first { text.hasSuffix($0.suffix) }
         if unit == nil, unitRequired { return nil }
         let digits = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
