@@ -100,15 +100,17 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     ///   - script: the answer to request 0, 1, …; the last one repeats.
     ///   - ads: properties of the ads it creates.
     ///   - honoursCancellation: whether a cancelled request stops waiting (default `false`).
+    ///   - receivesNotices: its ``receivesAuctionNotices`` (default `true`).
     public convenience init(
         network: String,
         pricing: AdSourcePricing,
         clock: any MediationClock,
         script: [ScriptedAnswer],
         ads: AdTemplate = AdTemplate(),
-        honoursCancellation: Bool = false
+        honoursCancellation: Bool = false,
+        receivesNotices: Bool = true
     ) {
-        self.init(network: network, pricing: pricing, clock: clock, ads: ads, honoursCancellation: honoursCancellation) { index, _ in
+        self.init(network: network, pricing: pricing, clock: clock, ads: ads, honoursCancellation: honoursCancellation, receivesNotices: receivesNotices) { index, _ in
             guard let last = script.last else { return .after(.zero, .noFill) }
             return index < script.count ? script[index] : last
         }
@@ -121,6 +123,8 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     ///   - clock: the clock delays run on.
     ///   - ads: properties of the ads it creates.
     ///   - honoursCancellation: whether a cancelled request stops waiting (default `false`).
+    ///   - receivesNotices: its ``receivesAuctionNotices`` (default `true`): `false` plays a
+    ///     network that ignores notices, so the engine must send it none.
     ///   - answer: given the 0-based request index and the request, the answer.
     public init(
         network: String,
@@ -128,8 +132,10 @@ public final class ScriptedAdapter: AdNetworkAdapter {
         clock: any MediationClock,
         ads: AdTemplate = AdTemplate(),
         honoursCancellation: Bool = false,
+        receivesNotices: Bool = true,
         answer: @escaping @Sendable (Int, AdRequest) -> ScriptedAnswer
     ) {
+        receivesAuctionNotices = receivesNotices
         self.network = network
         self.pricing = pricing
         self.clock = clock
@@ -137,6 +143,9 @@ public final class ScriptedAdapter: AdNetworkAdapter {
         self.honoursCancellation = honoursCancellation
         self.answer = answer
     }
+
+    /// Whether the engine sends it notices (``AdNetworkAdapter/receivesAuctionNotices``).
+    public let receivesAuctionNotices: Bool
 
     /// How many requests arrived.
     public var requestCount: Int { state.withLock { $0.requests.count } }

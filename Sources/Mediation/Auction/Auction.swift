@@ -13,12 +13,16 @@ package struct AuctionSource: Sendable {
     package var servesInlineBanners: Bool
     /// Its network's health settings (R24; they apply when the runner has a health monitor).
     package var health: NetworkHealthSettings
+    /// Whether its adapter hears notices (``AdNetworkAdapter/receivesAuctionNotices``, read
+    /// once here): when not, auctions build none for it.
+    package var receivesNotices: Bool
 
     /// Pairs a line item with its adapter.
     package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false, servesInlineBanners: Bool = true, health: NetworkHealthSettings = .standard) {
         self.health = health
         self.lineItem = lineItem
         self.adapter = adapter
+        receivesNotices = adapter.receivesAuctionNotices
         self.networkTimeout = networkTimeout
         self.usesSandbox = usesSandbox
         self.servesInlineBanners = servesInlineBanners
@@ -43,6 +47,7 @@ package struct Auction: Sendable {
         didSet {
             machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
             healthPlan = health.map { NetworkHealthMonitor.Plan(sources, on: $0) }
+            sendsNotices = sources.contains { $0.receivesNotices }
         }
     }
     /// The clock.
@@ -76,6 +81,8 @@ package struct Auction: Sendable {
     private var machine: AuctionStateMachine
     /// The sources' networks for health, each once (R24).
     private var healthPlan: NetworkHealthMonitor.Plan?
+    /// Whether some source's adapter hears notices: when none does, auctions build none.
+    private var sendsNotices: Bool
 
     /// Creates an auction runner.
     package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
@@ -87,6 +94,7 @@ package struct Auction: Sendable {
         timer = AuctionTimer(clock: clock)
         machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
         healthPlan = nil
+        sendsNotices = sources.contains { $0.receivesNotices }
     }
 
     /// Makes this runner's auction ids follow from `seed` (``MediationEnvironment/auctionIDSeed``).
@@ -167,6 +175,7 @@ package struct Auction: Sendable {
             wallClock: wallClock,
             attributesSources: attributesSources,
             adapterWarnings: adapterWarnings,
+            sendsNotices: sendsNotices,
             onLateAnswer: onLateAnswer
         )
         let outcome = await run.outcome()

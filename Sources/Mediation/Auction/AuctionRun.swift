@@ -107,6 +107,8 @@ final class AuctionRun: Sendable {
     private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     private let wallClock: @Sendable () -> WallClockTime
     private let adapterWarnings: AdapterWarnings?
+    /// Whether some source's adapter hears notices (``AuctionSource/receivesNotices``).
+    private let sendsNotices: Bool
     /// Whether each adapter call runs with its ``SourceAttribution`` set: when a recorder or a
     /// logger can use it; otherwise the auction pays nothing for it.
     private let attributesSources: Bool
@@ -126,8 +128,10 @@ final class AuctionRun: Sendable {
         wallClock: @escaping @Sendable () -> WallClockTime,
         attributesSources: Bool = false,
         adapterWarnings: AdapterWarnings? = nil,
+        sendsNotices: Bool = true,
         onLateAnswer: (@Sendable (LateAnswer) -> Void)?
     ) {
+        self.sendsNotices = sendsNotices
         self.attributesSources = attributesSources || adapterWarnings != nil
         self.adapterWarnings = adapterWarnings
         self.decidesInline = !clock.defersEndOfInstant
@@ -466,7 +470,9 @@ final class AuctionRun: Sendable {
     /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
     /// winning value).
     private func notifyAdapters(of decided: DecidedOutcome) {
-        AuctionNotice.forEachNotice(of: decided.outcome.trace, sourceCount: sources.count, adUnitID: { sources[$0].lineItem.adUnitID }) { index, notice in
+        // Most adapters hear no notices (the built-in networks'): then none is built.
+        guard sendsNotices else { return }
+        AuctionNotice.forEachNotice(of: decided.outcome.trace, sourceCount: sources.count, to: { sources[$0].receivesNotices }, adUnitID: { sources[$0].lineItem.adUnitID }) { index, notice in
             sources[index].adapter.auctionDidEnd(notice)
         }
     }

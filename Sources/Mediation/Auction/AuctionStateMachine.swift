@@ -505,6 +505,19 @@ struct AuctionStateMachine {
             entries[index].startedAt == nil ? nil : entries[index].value?.eCPM
         }
 
+        func healthSignal(at index: Int) -> HealthSignal? {
+            // No outcome: its tier was not reached, which says nothing.
+            guard let outcome = entries[index].outcome else { return nil }
+            return HealthSignal(outcome)
+        }
+
+        func notice(at index: Int, auctionID: String, placementID: String, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice? {
+            guard entries[index].startedAt != nil else { return nil }
+            let outcome = entries[index].outcome ?? .notAsked(.tierNotReached)
+            let won = if case .won = outcome { true } else { false }
+            return AuctionNotice(auctionID: auctionID, placementID: placementID, lineItemID: lineItems[index].id, adUnitID: adUnitID, outcome: outcome, eCPM: entries[index].value?.eCPM, priceToBeat: priceToBeat(won), adID: entries[index].adID)
+        }
+
         private func latency(at index: Int) -> Double? {
             guard let answeredAt = entries[index].answeredAt, let startedAt = entries[index].startedAt else { return nil }
             return (answeredAt - startedAt).milliseconds

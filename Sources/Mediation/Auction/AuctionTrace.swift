@@ -496,6 +496,30 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         }
     }
 
+    /// The notice of line `index`'s source (`index` in `0..<sourceCount`) if it was asked,
+    /// carrying the ad unit id its request carried and `priceToBeat(won)`; `nil` if it was not
+    /// asked. Builds neither the line nor any other source's part.
+    package func notice(at index: Int, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice? {
+        switch lines {
+        case .built(let sources):
+            let line = sources[index]
+            guard line.startOffsetMilliseconds != nil else { return nil }
+            let won = if case .won = line.outcome { true } else { false }
+            return AuctionNotice(auctionID: auctionID, placementID: placementID, lineItemID: line.lineItemID, adUnitID: adUnitID, outcome: line.outcome, eCPM: line.eCPM, priceToBeat: priceToBeat(won), adID: line.adID)
+        case .deferred(let deferred):
+            return deferred.notice(at: index, auctionID: auctionID, placementID: placementID, adUnitID: adUnitID, priceToBeat: priceToBeat)
+        }
+    }
+
+    /// What line `index`'s outcome (`index` in `0..<sourceCount`) says of its network's health
+    /// (engine rule R24), without building the line or copying the outcome.
+    package func healthSignal(at index: Int) -> HealthSignal? {
+        switch lines {
+        case .built(let sources): HealthSignal(sources[index].outcome)
+        case .deferred(let deferred): deferred.healthSignal(at: index)
+        }
+    }
+
     /// Line `index`'s outcome (`index` in `0..<sourceCount`), without building the line.
     package func sourceOutcome(at index: Int) -> SourceOutcome {
         switch lines {
@@ -630,6 +654,11 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     func value(at index: Int) -> Double?
     /// Line `index`'s outcome.
     func outcome(at index: Int) -> SourceOutcome
+    /// The notice of line `index`'s source if it was asked (``AuctionNotice``: its own line
+    /// item, outcome, value and ad, and `priceToBeat(won)`), `nil` if not.
+    func notice(at index: Int, auctionID: String, placementID: String, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice?
+    /// What line `index`'s outcome says of its network's health (``HealthSignal/init(_:)``).
+    func healthSignal(at index: Int) -> HealthSignal?
 }
 
 /// What the engine's own tallies (statistics, notices, simulation counts) read of a trace

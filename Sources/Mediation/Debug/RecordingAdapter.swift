@@ -24,6 +24,7 @@ struct RecordingAdapter: AdNetworkAdapter {
     }
 
     func auctionDidEnd(_ notice: AuctionNotice) { base.auctionDidEnd(notice) }
+    var receivesAuctionNotices: Bool { base.receivesAuctionNotices }
     func didEnterBackground() async { await base.didEnterBackground() }
     func willEnterForeground() async { await base.willEnterForeground() }
     func willResignActive() async { await base.willResignActive() }

@@ -1,7 +1,7 @@
 /// What one auction says about one network's health (engine rule R24): it answered, it
 /// failed to answer, or the auction says nothing about it. One per network per auction,
 /// however many of its line items took part.
-enum HealthSignal: Hashable, Sendable {
+package enum HealthSignal: Hashable, Sendable {
     /// It answered: an ad (won, lost, even rejected) or a no-fill.
     case success
     /// It could not be reached or heard from: an error of kind `network`, `server`,
@@ -33,14 +33,20 @@ enum HealthSignal: Hashable, Sendable {
     /// One network's signal from its line items' outcomes in one auction: any answer is a
     /// success (the network is reachable), else any failure is a failure, else nothing.
     static func combined<Outcomes: Sequence>(_ outcomes: Outcomes) -> HealthSignal? where Outcomes.Element == SourceOutcome {
-        var signal: HealthSignal?
-        for outcome in outcomes {
-            switch HealthSignal(outcome) {
+        combined(signals: outcomes.lazy.map { HealthSignal($0) })
+    }
+
+    /// One network's signal from its line items' own signals in one auction, by the rule of
+    /// ``combined(_:)``.
+    static func combined<Signals: Sequence>(signals: Signals) -> HealthSignal? where Signals.Element == HealthSignal? {
+        var combined: HealthSignal?
+        for signal in signals {
+            switch signal {
             case .success: return .success
-            case .failure: signal = .failure
+            case .failure: combined = .failure
             case nil: break
             }
         }
-        return signal
+        return combined
     }
 }

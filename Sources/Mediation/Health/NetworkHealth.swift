@@ -63,6 +63,16 @@ struct NetworkHealth: Hashable, Sendable {
     /// Failures among the recent verdicts.
     var recentFailures: Int { recent.nonzeroBitCount }
 
+    /// Whether recording `signal` would change nothing because it is closed and the signal
+    /// says nothing, or is a success into a full window (`window`) that holds no failure: the
+    /// monitor's fast path, exact (``record(_:probe:at:settings:jitter:)`` would return `nil`
+    /// and leave every field as it is).
+    func isUnchanged(byClosedSignal signal: HealthSignal?, window: Int) -> Bool {
+        guard phase == .closed else { return false }
+        guard let signal else { return true }
+        return signal == .success && recent == 0 && recentCount == min(max(window, 1), 64)
+    }
+
     /// Whether an auction at `now` asks it.
     mutating func admit(at now: MediationInstant, settings: NetworkHealthSettings) -> Admission {
         switch phase {

@@ -80,15 +80,21 @@ final class NetworkHealthMonitor: Sendable {
         state.withLock { $0.slot(of: networkID) }
     }
 
-    /// Admits an auction at `now` over the networks of `plan`.
-    func admit(_ plan: Plan, at now: MediationInstant) -> Ticket {
+    /// Admits an auction at `now` over the networks of `plan`. `now` is read only when a
+    /// network is not closed (the clock is not read at all in the common case).
+    func admit(_ plan: Plan, at clockNow: @autoclosure () -> MediationInstant) -> Ticket {
         guard !plan.networks.isEmpty else { return Ticket() }
         var ticket = Ticket()
         var events: [MediationEvent] = []
+        var instant: MediationInstant?
         state.withLock { table in
-            for (place, network) in plan.networks.enumerated() {
-                // A closed network (nearly always) is asked, and nothing changes.
-                if table.machines[network.slot]?.phase == .closed { continue }
+            for place in plan.networks.indices {
+                // A closed network (nearly always) is asked, and nothing changes: read in place,
+                // without copying the plan's entry or the machine.
+                if table.machines[plan.networks[place].slot]?.phase == .closed { continue }
+                let now = instant ?? clockNow()
+                instant = now
+                let network = plan.networks[place]
                 var health = table.machines[network.slot] ?? restore(network.id, at: now, settings: network.settings, events: &events)
                 switch health.admit(at: now, settings: network.settings) {
                 case .ask(let probe):
@@ -104,37 +110,53 @@ final class NetworkHealthMonitor: Sendable {
     }
 
     /// Records what an auction admitted over `plan` with `ticket` said of each of its
-    /// networks (``signal(of:in:)``), at `now`.
-    func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at now: MediationInstant) {
+    /// networks (``signal(of:in:)``), at `now` (read only when a machine may change).
+    func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at clockNow: @autoclosure () -> MediationInstant) {
         guard !plan.networks.isEmpty else { return }
         var events: [MediationEvent] = []
+        var instant: MediationInstant?
         state.withLock { table in
-            for (place, network) in plan.networks.enumerated() {
-                let id = network.id
-                guard var health = table.machines[network.slot] else { continue }
-                let signal = Self.signal(of: network, in: trace)
-                // The jitter numbers an opening, and only a failure opens.
-                let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: id, opening: health.openings) : 0
-                let transition = health.record(signal, probe: ticket.probes.contains(place), at: now, settings: network.settings, jitter: jitter)
-                table.machines[network.slot] = health
-                guard let transition else { continue }
-                persist(health, id: id, at: now)
-                switch transition {
-                case .opened(let cause, let failures, let outcomes, let backoff, let retryAt):
-                    events.append(.networkPaused(NetworkPause(networkID: id, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: now)))
-                case .closed(let failedProbes):
-                    events.append(.networkResumed(networkID: id, failedProbes: failedProbes, at: now))
-                }
+            for place in plan.networks.indices {
+                let slot = plan.networks[place].slot
+                guard let current = table.machines[slot] else { continue }
+                let signal = Self.signal(of: plan.networks[place].sources, in: trace)
+                // Nearly always: a closed network that answered into a full window with no
+                // failure (or said nothing); recording it would change nothing.
+                if current.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) { continue }
+                let now = instant ?? clockNow()
+                instant = now
+                record(signal, of: plan.networks[place], probe: ticket.probes.contains(place), in: &table, at: now, events: &events)
             }
         }
         for event in events { emit(event) }
     }
 
-    /// The network's one signal in a finished auction: its line items' outcomes combined
-    /// (``HealthSignal/combined(_:)``), read without building the trace's lines.
-    static func signal(of network: Plan.Network, in trace: AuctionTrace) -> HealthSignal? {
+    /// Records `signal` of `network` in its machine (under the lock), storing its state and
+    /// collecting the event when it opens or closes.
+    @inline(never)
+    private func record(_ signal: HealthSignal?, of network: Plan.Network, probe: Bool, in table: inout Table, at now: MediationInstant, events: inout [MediationEvent]) {
+        guard var health = table.machines[network.slot] else { return }
+        let id = network.id
+        // The jitter numbers an opening, and only a failure opens.
+        let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: id, opening: health.openings) : 0
+        let transition = health.record(signal, probe: probe, at: now, settings: network.settings, jitter: jitter)
+        table.machines[network.slot] = health
+        guard let transition else { return }
+        persist(health, id: id, at: now)
+        switch transition {
+        case .opened(let cause, let failures, let outcomes, let backoff, let retryAt):
+            events.append(.networkPaused(NetworkPause(networkID: id, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: now)))
+        case .closed(let failedProbes):
+            events.append(.networkResumed(networkID: id, failedProbes: failedProbes, at: now))
+        }
+    }
+
+    /// The one signal of a network whose line items are `sources` (their indices) in a finished
+    /// auction: their outcomes combined (``HealthSignal/combined(_:)``: any answer is a
+    /// success), read without building the trace's lines.
+    static func signal(of sources: [Int], in trace: AuctionTrace) -> HealthSignal? {
         let count = trace.sourceCount
-        return HealthSignal.combined(network.sources.lazy.filter { $0 < count }.map { trace.sourceOutcome(at: $0) })
+        return HealthSignal.combined(signals: sources.lazy.filter { $0 < count }.map { trace.healthSignal(at: $0) })
     }
 
     /// The health of `networkID` under `settings`, reading its stored state if no auction

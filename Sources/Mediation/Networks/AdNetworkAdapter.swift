@@ -42,6 +42,13 @@ public protocol AdNetworkAdapter: Sendable {
     /// - Parameter notice: the result for this adapter's request.
     func auctionDidEnd(_ notice: AuctionNotice)
 
+    /// Whether this adapter hears its notices (``auctionDidEnd(_:)``). Read once, when the
+    /// engine builds the configuration's auctions; when `false`, auctions neither build nor
+    /// send this adapter's notices. Default: `true`. An adapter whose ``auctionDidEnd(_:)``
+    /// does nothing (as Elo's, Nitx's and Qartvelo's) returns `false` and saves each auction
+    /// building a notice per request.
+    var receivesAuctionNotices: Bool { get }
+
     /// The app went to the background (engine rule R18): flush queued events now, because the
     /// process may be suspended. The engine awaits this before its own
     /// ``MediationEngine/setForeground(_:)`` returns. Default: does nothing.
@@ -84,6 +91,8 @@ public protocol AdNetworkAdapter: Sendable {
 extension AdNetworkAdapter {
     /// Does nothing.
     public func auctionDidEnd(_ notice: AuctionNotice) {}
+    /// `true`: the adapter hears its notices.
+    public var receivesAuctionNotices: Bool { true }
     /// Does nothing.
     public func didEnterBackground() async {}
     /// Does nothing.

@@ -62,45 +62,32 @@ public struct AuctionNotice: Sendable, Hashable, Codable {
 }
 
 extension AuctionNotice {
-    /// Hands the notice of every asked source of `trace` to `deliver`, in config order, in two
-    /// passes over its summaries (without building the trace's lines or any array).
+    /// Hands the notice of every asked source of `trace` that `receives` to `deliver`, in
+    /// config order, without building the trace's lines or any array.
     /// - Parameters:
     ///   - trace: the decided auction's trace.
     ///   - sourceCount: the number of sources the auction has (config order).
+    ///   - receives: whether source `index`'s adapter hears notices (default: every one).
     ///   - adUnitID: the ad unit id source `index`'s request carried.
     ///   - deliver: called with each asked source's index and notice.
-    package static func forEachNotice(of trace: AuctionTrace, sourceCount: Int, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
+    package static func forEachNotice(of trace: AuctionTrace, sourceCount: Int, to receives: (Int) -> Bool = { _ in true }, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
         let count = min(trace.sourceCount, sourceCount)
-        // The two highest valid values, for the winner's price to beat (the highest other).
-        var best: (index: Int, value: Double)?
-        var secondBest: Double?
-        for index in 0..<count {
-            guard let value = trace.sourceValue(at: index) else { continue }
-            if let current = best, value <= current.value {
-                if value > (secondBest ?? -Double.infinity) { secondBest = value }
-            } else {
-                if let current = best { secondBest = max(secondBest ?? -Double.infinity, current.value) }
-                best = (index, value)
+        let winningECPM = trace.winningECPM
+        for index in 0..<count where receives(index) {
+            // A loser had to beat the winning value; the winner, the highest other valid value.
+            let notice = trace.notice(at: index, adUnitID: adUnitID(index)) { won in
+                won ? highestValue(in: trace, count: count, excluding: index) : winningECPM
             }
+            if let notice { deliver(index, notice) }
         }
-        for index in 0..<count where trace.sourceWasAsked(at: index) {
-            let summary = trace.sourceSummary(at: index)
-            let priceToBeat: Double?
-            if case .won = summary.outcome {
-                priceToBeat = best.flatMap { $0.index == index ? secondBest : $0.value }
-            } else {
-                priceToBeat = trace.winningECPM
-            }
-            deliver(index, AuctionNotice(
-                auctionID: trace.auctionID,
-                placementID: trace.placementID,
-                lineItemID: summary.lineItemID,
-                adUnitID: adUnitID(index),
-                outcome: summary.outcome,
-                eCPM: summary.eCPM,
-                priceToBeat: priceToBeat,
-                adID: summary.adID
-            ))
+    }
+
+    /// The highest valid value among the first `count` lines of `trace` but line `excluded`'s.
+    private static func highestValue(in trace: AuctionTrace, count: Int, excluding excluded: Int) -> Double? {
+        var highest: Double?
+        for index in 0..<count where index != excluded {
+            if let value = trace.sourceValue(at: index), value > (highest ?? -Double.infinity) { highest = value }
         }
+        return highest
     }
 }

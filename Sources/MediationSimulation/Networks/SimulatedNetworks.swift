@@ -163,6 +163,9 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
         self.counters = counters
     }
 
+    /// `false`: as the networks it models (Elo, Nitx, Qartvelo, the fallback), it ignores notices, so auctions build none for it.
+    var receivesAuctionNotices: Bool { false }
+
     func loadAd(for request: AdRequest) async -> AdLoadResult {
         guard let source = sources[request.adUnitID] else {
             return .failure(AdapterError(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))

@@ -148,6 +148,38 @@ struct MediationEngineTests {
         #expect([bid, netA, netB].map(\.notices.count) == [1, 1, 1])
     }
 
+    @Test("an adapter that hears no notices gets none; the others' notices are the same, the winner's price to beat included")
+    func adaptersThatHearNoNoticesGetNone() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(ms(50), .bid(2.00))])
+        let netA = ScriptedAdapter(network: "neta", pricing: .fixedPrice, clock: clock, script: [.after(ms(30), .fill)], receivesNotices: false)
+        let netB = ScriptedAdapter(network: "netb", pricing: .fixedPrice, clock: clock, script: [.after(ms(20), .noFill)], receivesNotices: false)
+        let engine = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: [bid, netA, netB], clock: clock)
+        let outcome = try await engine.runAuction("level_end", until: .seconds(1))
+        #expect(outcome.winner?.lineItem.id == "bid")
+        #expect(netA.requestCount == 1)
+        #expect(netA.notices.isEmpty)
+        #expect(netB.notices.isEmpty)
+        let won = try #require(bid.notices.first)
+        #expect(won.outcome == .won)
+        // NetA, which hears nothing, still brought the highest other valid value.
+        #expect(won.priceToBeat == 1.20)
+        #expect(bid.notices.count == 1)
+
+        // No source hears notices: the auction runs the same and sends none.
+        let clock2 = ManualClock()
+        let deaf = [
+            ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock2, script: [.after(ms(50), .bid(2.00))], receivesNotices: false),
+            ScriptedAdapter(network: "neta", pricing: .fixedPrice, clock: clock2, script: [.after(ms(30), .fill)], receivesNotices: false),
+            ScriptedAdapter(network: "netb", pricing: .fixedPrice, clock: clock2, script: [.after(ms(20), .noFill)], receivesNotices: false),
+        ]
+        let engine2 = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: deaf, clock: clock2)
+        let outcome2 = try await engine2.runAuction("level_end", until: .seconds(1))
+        #expect(outcome2.winner?.lineItem.id == "bid")
+        #expect(outcome2.trace.sources.map(\.outcome) == outcome.trace.sources.map(\.outcome))
+        #expect(deaf.allSatisfy { $0.notices.isEmpty })
+    }
+
     @Test("a loser's notice carries loss reason 102 and the winning value")
     func loserNotice() async throws {
         let clock = ManualClock()

@@ -90,4 +90,44 @@ struct NetworkHealthTests {
         #expect(backoff <= .seconds(30) && backoff >= .seconds(24))
         #expect(NetworkHealth.backoff(failedProbes: 0, settings: settings, jitter: 0.5) == .seconds(27))
     }
+
+    @Test("the monitor's fast path is exact: whenever it skips a verdict, recording it would have changed nothing")
+    func fastPathSkipsOnlyVerdictsThatChangeNothing() {
+        // Seeded walks over every phase: each step admits or records a random signal; whenever
+        // `isUnchanged` says so, the full `record` must return nil and leave the state equal.
+        var counter: UInt64 = 24
+        func nextRandom() -> UInt64 {
+            counter &+= 0x9E37_79B9_7F4A_7C15
+            return AuctionIDGenerator.mix(counter) // SplitMix64's finaliser
+        }
+        var skipped = 0
+        for walk in 0..<200 {
+            var health = NetworkHealth()
+            var now = t0
+            let window = [1, 3, 5, 10, 64][walk % 5]
+            let walkSettings = NetworkHealthSettings(failuresToOpen: min(3, window), window: window, backoff: .seconds(1), maxBackoff: .seconds(4), probes: 1)
+            for _ in 0..<300 {
+                now = now + .milliseconds(Int(nextRandom() % 700))
+                let roll = nextRandom() % 10
+                let signal: HealthSignal? = roll < 7 ? .success : roll < 9 ? .failure : nil
+                if nextRandom() % 3 == 0 { _ = health.admit(at: now, settings: walkSettings) }
+                let probe = health.phase != .closed && nextRandom() % 2 == 0
+                if health.isUnchanged(byClosedSignal: signal, window: walkSettings.window) {
+                    skipped += 1
+                    var copy = health
+                    #expect(copy.record(signal, probe: probe, at: now, settings: walkSettings, jitter: 0.5) == nil)
+                    #expect(copy == health)
+                }
+                _ = health.record(signal, probe: probe, at: now, settings: walkSettings, jitter: 0.5)
+            }
+        }
+        #expect(skipped > 10_000) // the walks do reach the steady state the fast path serves
+        // A success into a window that is not yet full, or holds a failure, is not skipped.
+        var filling = NetworkHealth()
+        _ = filling.record(.success, probe: false, at: t0, settings: settings, jitter: 0)
+        #expect(!filling.isUnchanged(byClosedSignal: .success, window: settings.window))
+        #expect(filling.isUnchanged(byClosedSignal: nil, window: settings.window))
+        #expect(!filling.isUnchanged(byClosedSignal: .failure, window: settings.window))
+    }
 }
+
