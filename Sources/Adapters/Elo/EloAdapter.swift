@@ -25,10 +25,10 @@ package struct EloAdapter: AdNetworkAdapter {
         self.client = client
     }
 
-    /// Loads one ad through the client.
     /// `false`: Elo's SDK takes no win or loss notice, so auctions build none for it.
     package var receivesAuctionNotices: Bool { false }
 
+    /// Loads one ad through the client.
     package func loadAd(for request: AdRequest) async -> AdLoadResult {
         guard request.format == .banner || request.format == .native else {
             return .failure(EloErrorCode.unsupportedFormat.error("Elo serves banner and native placements only, not \(request.format)"))

@@ -45,12 +45,12 @@ public struct FallbackAdapter: AdNetworkAdapter {
         self.seed = seed
     }
 
-    /// Loads one ad (see the type's documentation for the steps).
-    /// - Parameter request: the request; its ad unit id, format, slot and screen are used.
-    /// - Returns: a fill, a no-fill, or a `cancelled` failure.
     /// `false`: the fallback has no one to tell, so auctions build none for it.
     public var receivesAuctionNotices: Bool { false }
 
+    /// Loads one ad (see the type's documentation for the steps).
+    /// - Parameter request: the request; its ad unit id, format, slot and screen are used.
+    /// - Returns: a fill, a no-fill, or a `cancelled` failure.
     public func loadAd(for request: AdRequest) async -> AdLoadResult {
         let number = requestCounts.withLock { counts -> UInt64 in
             counts[request.adUnitID, default: 0] += 1

@@ -18,11 +18,11 @@ package struct NitxAdapter: AdNetworkAdapter {
         self.client = client
     }
 
-    /// Loads one ad for the line item's slot code (`request.adUnitID`).
-    /// - Returns: `.fill(ad)`, a no-fill, or a failure (never throws).
     /// `false`: Nitx's document has no win or loss notice, so auctions build none for it.
     package var receivesAuctionNotices: Bool { false }
 
+    /// Loads one ad for the line item's slot code (`request.adUnitID`).
+    /// - Returns: `.fill(ad)`, a no-fill, or a failure (never throws).
     package func loadAd(for request: AdRequest) async -> AdLoadResult {
         switch NitxFormatChoice.resolve(for: request) {
         case .failure(let error):

@@ -96,10 +96,10 @@ package struct QartveloAdapter: AdNetworkAdapter {
     }
 
 
-    /// Loads one banner. Never throws; see the type's documentation for each answer.
     /// `false`: Qartvelo's document has no win or loss notice, so auctions build none for it.
     package var receivesAuctionNotices: Bool { false }
 
+    /// Loads one banner. Never throws; see the type's documentation for each answer.
     package func loadAd(for request: AdRequest) async -> AdLoadResult {
         let sequence = counter.withLock { value -> UInt64 in
             value += 1
