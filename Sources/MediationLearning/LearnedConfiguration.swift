@@ -35,9 +35,14 @@ package enum LearnedConfiguration {
                               let idMember = source.first(where: { $0.key == "id" }), case .string(let id) = idMember.value,
                               let estimate = learned[Key(placement: placementID, lineItem: id)] else { continue }
                         let rate = rates[Key(placement: placementID, lineItem: id)] ?? 1
-                        set(&source, "ecpm", number(estimate.newECPM / rate, keepingAbove: 0.000001 / rate))
-                        set(&source, "ecpm_sd", number(estimate.standardDeviation / rate, keepingAbove: 0))
-                        set(&source, "ecpm_impressions", .number(JSONNumberLiteral(text: String(estimate.impressions))))
+                        // The loader's bounds (R23): an uncertainty of at most the price written
+                        // (a capped change of a wild estimate has an sd far above it) and at most
+                        // 10^12 impressions (each report row may count that many, a window's sum more).
+                        let eCPM = rounded(estimate.newECPM / rate, keepingAbove: 0.000001 / rate)
+                        set(&source, "ecpm", number(eCPM))
+                        set(&source, "ecpm_sd", number(min(rounded(estimate.standardDeviation / rate, keepingAbove: 0), eCPM)))
+                        let impressions = min(max(estimate.impressions, 0), RevenueReportParser.maximumImpressions)
+                        set(&source, "ecpm_impressions", .number(JSONNumberLiteral(text: String(impressions))))
                         sources[sourceIndex] = .object(source)
                     }
                     placement[sourcesIndex].value = .array(sources)
@@ -61,10 +66,14 @@ package enum LearnedConfiguration {
     }
 
     /// `value` rounded to six decimals, unless that would not stay above `minimum`.
-    private static func number(_ value: Double, keepingAbove minimum: Double) -> JSONNode {
+    private static func rounded(_ value: Double, keepingAbove minimum: Double) -> Double {
         let rounded = (value * 1_000_000).rounded() / 1_000_000
-        let chosen = rounded > minimum ? rounded : value
-        return .number(JSONNumberLiteral(text: "\(chosen)"))
+        return rounded > minimum ? rounded : value
+    }
+
+    /// The JSON number of `value`.
+    private static func number(_ value: Double) -> JSONNode {
+        .number(JSONNumberLiteral(text: "\(value)"))
     }
 
     /// The JSON text of `node`, two-space indented.

@@ -190,6 +190,31 @@ struct OptimizeCommandTests {
         #expect(throws: UsageError.self) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--seed", "1"]) }
         #expect(throws: UsageError.self) { try InvocationParser.parse(["optimize", "--reports", "a.csv", "--json", "--json"]) }
     }
+
+    @Test("--write keeps a wild report's learned fields within the loader's bounds: ecpm_sd at most the ecpm written, ecpm_impressions at most 10^12")
+    func writeBoundsWildEstimates() async throws {
+        let workspace = try Self.workspace()
+        // home_nitx: 200 impressions paying 10^12 USD, a capped change whose estimate's sd is
+        // about 10^11; home_backfill: two days of 10^12 impressions each (2 x 10^12 in its window).
+        try workspace.write("""
+        day,network,ad_unit_id,impressions,revenue,currency
+        2026-03-10,nitx,SLOT-HOME,200,1000000000000,USD
+        2026-03-09,backfill,bf-home,1000000000000,500000000,EUR
+        2026-03-10,backfill,bf-home,1000000000000,500000000,EUR
+
+        """, to: "wild.csv")
+        let result = await workspace.run(["optimize", "--config", "Config/mediation.json", "--reports", "wild.csv", "--write", "new.json"])
+        #expect(result.code == .success, "\(result.error)")
+        let text = try String(contentsOf: workspace.directory.appendingPathComponent("new.json"), encoding: .utf8)
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: text)
+        let sources = configuration.placements[0].sources
+        #expect(sources[1].eCPM == 1.5)
+        #expect(sources[1].eCPMSD == 1.5)
+        #expect(sources[1].eCPMImpressions == 200)
+        #expect(sources[2].eCPMImpressions == 1_000_000_000_000)
+        let validate = await workspace.run(["validate", "--config", "new.json"])
+        #expect(validate.code == .success, "\(validate.error)")
+    }
 }
 
 /// The README's command on the shipped config and sample report.
