@@ -24,10 +24,11 @@ final class OneShotRun: Sendable {
         self.environment = environment
     }
 
-    /// The logger the engine gets: it prints nothing (what the adapters warn about while they
-    /// work for a source is on its trace line: a logger that is not the `SilentLogger` asks
-    /// the engine to attribute it).
-    var logger: any MediationLogger { TraceOnlyLogger() }
+    /// The logger the engine gets: it prints only network health's warnings, as a watch does
+    /// (a stored health discarded or not stored, R21, R24); what the adapters warn about while
+    /// they work for a source is on its trace line (a logger that is not the `SilentLogger`
+    /// asks the engine to attribute it).
+    var logger: any MediationLogger { TraceOnlyLogger(output: environment.standardError) }
 
     /// The event handler the engine gets: it keeps the late answers.
     var onEvent: @Sendable (MediationEvent) -> Void {
@@ -79,8 +80,15 @@ final class OneShotRun: Sendable {
     }
 }
 
-/// The one-shot run's logger: drops every line, the warnings of a source's request reaching
-/// its trace line through the engine's attribution.
+/// The one-shot run's logger: drops the adapters' lines, the warnings of a source's request
+/// reaching its trace line through the engine's attribution; network health's warnings, which
+/// belong to no source (a stored health that was discarded, one that could not be stored), are
+/// written to standard error in the watch's form.
 private struct TraceOnlyLogger: MediationLogger {
-    func log(_ level: LogLevel, _ message: String, source: String) {}
+    let output: any TextOutput
+
+    func log(_ level: LogLevel, _ message: String, source: String) {
+        guard level >= .warning, source == "health" else { return }
+        output.write("mediate: \(level) [\(DisplayText.escaped(source))] \(DisplayText.escaped(message))\n")
+    }
 }

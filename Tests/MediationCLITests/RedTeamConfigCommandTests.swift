@@ -98,6 +98,18 @@ struct RedTeamConfigCommandTests {
             #expect(result.error.contains("--state-dir"))
         }
     }
+    @Test("a one-shot run says on standard error that a damaged stored network health in --state-dir was discarded (R21), as a watch does")
+    func discardedHealthIsAWarning() async throws {
+        let workspace = try await Self.keyed()
+        let store = try FileStateStore(directory: workspace.directory.appendingPathComponent("state"))
+        try store.setData(Data("garbage".utf8), forKey: "health.never")
+        let result = await workspace.run(["--placement", "home_banner", "--config-url", "http://127.0.0.1:1/c.json", "--public-key", "k.pub", "--state-dir", "state"])
+        #expect(result.code == .success, "\(result.code) \(result.error)")
+        let line = try #require(result.error.split(separator: "\n").first { $0.contains("stored health") }, "\(result.error)")
+        #expect(line.hasPrefix("mediate: warning [health] the stored health of network never was discarded"), "\(line)")
+        #expect(try store.data(forKey: "health.never") == nil)
+    }
+
     @Test("a placement the signed configuration from the server dropped: exit 64 naming that configuration (its version and source), not the bundled file that has it")
     func placementDroppedByTheServer() async throws {
         let workspace = try await Self.keyed()
