@@ -51,6 +51,17 @@ enum ConversationFile {
         do {
             entries = try JSONDecoder().decode([Entry].self, from: data)
         } catch let error as DecodingError {
+            if case .dataCorrupted = error {
+                // A syntax error: the strict reader says where (path, line and column).
+                if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+                    throw .invalid("$: the file is empty; expected a JSON array of messages")
+                }
+                do {
+                    _ = try StrictJSONReader.parse(Array(data))
+                } catch {
+                    throw .invalid(error.description)
+                }
+            }
             throw .invalid(describe(error))
         } catch {
             throw .invalid("not a JSON array of messages")

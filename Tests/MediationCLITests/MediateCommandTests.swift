@@ -210,6 +210,10 @@ struct MediateCommandTests {
         ("chat.json", #"[{"role": "user"}]"#, ExitCode.dataError, "mediate: invalid messages file chat.json: [0].content: missing required field"),
         ("chat.json", #"{"role": "user"}"#, ExitCode.dataError, "mediate: invalid messages file chat.json: $: wrong type"),
         ("chat.json", #"[{"role": "user", "content": "x", "created_at": "yesterday"}]"#, ExitCode.dataError, "mediate: invalid messages file chat.json: [0].created_at: expected an ISO 8601 time"),
+        // Syntax errors say where, by path, line and column.
+        ("chat.json", "[{\"role\": \"user\",\n  \"content\": \"a\\ud800\"}]", ExitCode.dataError, "mediate: invalid messages file chat.json: [0].content: a high surrogate must be followed by a low surrogate (line 2, column 22)"),
+        ("chat.json", "[{\"role\": \"user\", \"content\": \"x\"", ExitCode.dataError, "mediate: invalid messages file chat.json: [0]: "),
+        ("chat.json", " \n", ExitCode.dataError, "mediate: invalid messages file chat.json: $: the file is empty; expected a JSON array of messages"),
     ])
     func badMessagesFiles(_ path: String, _ contents: String?, _ code: ExitCode, _ message: String) async throws {
         let workspace = try Workspace()
