@@ -80,10 +80,12 @@ package enum ConfigurationReading {
     ///   when outside `range` (or too large for `Int`).
     package static func wholeNumber(_ node: JSONNode, at path: JSONPath, in range: ClosedRange<Int>, unit: String, rangeCode: ConfigurationError.Code) throws(ConfigurationError) -> Int {
         guard case .number(let number) = node, number.isWhole else {
-            throw wrongType(node, expected: "a whole number of \(unit)", at: path)
+            // "a whole number of milliseconds", "a whole number (a version number)"
+            throw wrongType(node, expected: unit.hasPrefix("(") ? "a whole number \(unit)" : "a whole number of \(unit)", at: path)
         }
         guard let value = number.intValue, range.contains(value) else {
-            throw ConfigurationError(code: rangeCode, path: path.description, message: "must be from \(range.lowerBound) to \(range.upperBound) \(unit), found \(number.text)")
+            let found = number.text.count > 24 ? String(number.text.prefix(24)) + "…" : number.text
+            throw ConfigurationError(code: rangeCode, path: path.description, message: "must be from \(range.lowerBound) to \(range.upperBound) \(unit), found \(found)")
         }
         return value
     }

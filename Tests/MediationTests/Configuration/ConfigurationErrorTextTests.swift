@@ -46,6 +46,19 @@ struct ConfigurationErrorTextTests {
         }
     }
 
+    @Test("a whole number out of range with thousands of digits is quoted as a 24-character excerpt; a fractional config_version reads as English")
+    func hugeWholeNumbersAreExcerpts() throws {
+        let digits = "3" + String(repeating: "0", count: 5000)
+        let json = ConfigurationFixture.edited(#""refresh_seconds": 60"#, "\"refresh_seconds\": \(digits)")
+        let error = try #require(throws: ConfigurationError.self) { try ConfigurationFixture.load(json) }
+        #expect(error.path == "placements.home_banner.refresh_seconds")
+        #expect(error.message.hasSuffix("found " + String(digits.prefix(24)) + "…"), "\(error.message)")
+        #expect(error.description.count < 200, "\(error.description.count) characters")
+        let fractional = ConfigurationFixture.edited(#""$schema": "./mediation.schema.json","#, #""$schema": "./mediation.schema.json", "config_version": 1.5,"#)
+        let versionError = try #require(throws: ConfigurationError.self) { try ConfigurationFixture.load(fractional) }
+        #expect(versionError.message == "expected a whole number (a version number), found number 1.5", "\(versionError.message)")
+    }
+
     @Test("control characters in a key or a value are escaped: the error is one line with no raw ESC")
     func controlCharactersAreEscaped() throws {
         let json = ConfigurationFixture.edited(#""mode": "waterfall""#, #""mode": "wa\u001b[31mRED\nFAKE""#)
