@@ -115,6 +115,9 @@ struct CompareAndSweepTests {
         ("floor=0:1000:0.001", "at most 1000 values"),
         ("ecpm[]=1", "unknown parameter"),
         ("deadline_ms=a,b", "is not a number"),
+        // A number out of the readable range says so, not that it is no number.
+        ("floor=1e308", "\"1e308\" is not a number from -1000000000000 to 1000000000000"),
+        ("floor=0:1e13:1", "FROM:TO:STEP must be three numbers from -1000000000000 to 1000000000000"),
     ])
     func malformedSweepsAreRejected(text: String, message: String) {
         let error = #expect(throws: SimulationError.self) {
@@ -122,6 +125,15 @@ struct CompareAndSweepTests {
         }
         #expect(error?.code == .invalidSweep)
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+    }
+
+    @Test("an eCPM that rounds to 0 millionths is refused with the range, not as 'not a positive number'")
+    func tinyECPMSweepSaysTheRange() async throws {
+        let configuration = SimulationFixture.configuration(sources: SimulationFixture.scenarioSources)
+        let error = await #expect(throws: SimulationError.self) {
+            _ = try await Simulation.sweep(try SweepSpecification(parsing: "ecpm[neta]=1e-300,1"), configuration: configuration, market: SimulationFixture.randomMarket, placementID: "level_end", options: SimulationOptions(auctions: 10))
+        }
+        #expect(error?.message.contains("an eCPM must be from 0.000001 to 1000000 USD CPM (sweep values are rounded to millionths)") == true, "\(error?.message ?? "")")
     }
 
     @Test func sweepValuesThatDoNotApplyAreRejected() async throws {

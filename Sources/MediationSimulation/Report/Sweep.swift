@@ -45,7 +45,7 @@ public enum SweepParameter: Hashable, Sendable, CustomStringConvertible {
             guard result.placements[index].sources[sourceIndex].pricing == .fixedPrice else {
                 throw invalid("\(lineItem) is a bidder: it has no configured eCPM")
             }
-            guard value.isFinite, value > 0, value <= SourceDraw.maximumPrice else { throw invalid("an eCPM must be a positive number") }
+            guard value.isFinite, value > 0, value <= SourceDraw.maximumPrice else { throw invalid("an eCPM must be from 0.000001 to 1000000 USD CPM (sweep values are rounded to millionths)") }
             result.placements[index].sources[sourceIndex].eCPM = value
         }
         return result
@@ -93,7 +93,7 @@ public struct SweepSpecification: Hashable, Sendable, CustomStringConvertible {
         let parts = valuesText.split(separator: ":", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         if parts.count == 3 {
             guard let from = SweepSpecification.micros(parts[0]), let to = SweepSpecification.micros(parts[1]), let step = SweepSpecification.micros(parts[2]) else {
-                throw invalid("FROM:TO:STEP must be three numbers")
+                throw invalid("FROM:TO:STEP must be three numbers from -1000000000000 to 1000000000000")
             }
             guard step > 0 else { throw invalid("the step must be positive") }
             guard to >= from else { throw invalid("TO must not be less than FROM") }
@@ -104,7 +104,7 @@ public struct SweepSpecification: Hashable, Sendable, CustomStringConvertible {
             var values: [Double] = []
             for item in valuesText.split(separator: ",", omittingEmptySubsequences: false) {
                 guard let micros = SweepSpecification.micros(item.trimmingCharacters(in: .whitespaces)) else {
-                    throw invalid("\"\(item.prefix(30))\" is not a number")
+                    throw invalid("\"\(item.prefix(30))\" is not a number from -1000000000000 to 1000000000000")
                 }
                 values.append(Double(micros) / 1_000_000)
             }
