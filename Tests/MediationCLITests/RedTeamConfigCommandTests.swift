@@ -98,6 +98,28 @@ struct RedTeamConfigCommandTests {
             #expect(result.error.contains("--state-dir"))
         }
     }
+    @Test("config sign / verify and --public-key read regular files only: a device, a directory (and a FIFO, whose open would block) is exit 66 'not a regular file', never read")
+    func keyAndSignedFilesMustBeRegular() async throws {
+        let workspace = try await Self.keyed()
+        let signed = await workspace.run(["config", "sign", "--key", "k", "--version", "2", "Config/mediation.json"])
+        try workspace.write(signed.output, to: "signed.json")
+        try FileManager.default.createDirectory(at: workspace.directory.appendingPathComponent("adir"), withIntermediateDirectories: true)
+        let runs: [([String], String)] = [
+            (["config", "verify", "--public-key", "k.pub", "/dev/zero"], "cannot read signed config file /dev/zero: not a regular file"),
+            (["config", "verify", "--public-key", "/dev/zero", "signed.json"], "cannot read public key file /dev/zero: not a regular file"),
+            (["config", "sign", "--key", "/dev/zero", "--version", "3", "Config/mediation.json"], "cannot read key file /dev/zero: not a regular file"),
+            (["config", "sign", "--key", "k", "--version", "3", "/dev/zero"], "cannot read config file /dev/zero: not a regular file"),
+            (["config", "sign", "--key", "k", "--version", "3", "--public-key", "/dev/zero", "signed.json"], "cannot read public key file /dev/zero: not a regular file"),
+            (["config", "verify", "--public-key", "k.pub", "adir"], "cannot read signed config file adir: it is a directory"),
+            (["--placement", "home_banner", "--config-url", "http://127.0.0.1:1/c.json", "--public-key", "/dev/zero"], "cannot read public key file /dev/zero: not a regular file"),
+        ]
+        for (arguments, message) in runs {
+            let result = await workspace.run(arguments)
+            #expect(result.code == .noInput, "\(arguments): \(result.code) \(result.error)")
+            #expect(result.error == "mediate: \(message)\n", "\(arguments): \(result.error)")
+        }
+    }
+
     @Test("a one-shot run says on standard error that a damaged stored network health in --state-dir was discarded (R21), as a watch does")
     func discardedHealthIsAWarning() async throws {
         let workspace = try await Self.keyed()

@@ -182,10 +182,20 @@ enum ConfigCommand {
     }
 
     /// The file's bytes, at most `limit` (the loader's 4 MiB by default; more is an invalid file).
+    /// Only a regular file is opened (through a symbolic link): a FIFO would block the open until
+    /// a writer came, a device would never end.
     private static func readData(_ path: String, what: String, environment: CommandEnvironment, limit: Int = SignedConfiguration.maximumBytes) -> Result<Data, MediateCommand.Exit> {
         let url = environment.resolve(path)
-        guard FileManager.default.fileExists(atPath: url.path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "\(what) file not found: \(path)", environment: environment)))
+        }
+        guard !isDirectory.boolValue else {
+            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): it is a directory", environment: environment)))
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
+            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): not a regular file", environment: environment)))
         }
         guard let handle = try? FileHandle(forReadingFrom: url), let data = try? handle.read(upToCount: limit + 1) ?? Data() else {
             return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path)", environment: environment)))
