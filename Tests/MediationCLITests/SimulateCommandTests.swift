@@ -180,6 +180,21 @@ struct SimulateCommandTests {
         #expect(result.output.contains("vs as configured: +0.5000 (95 %: +0.5000 to +0.5000)"))
     }
 
+    @Test("--replay of a device, a directory or a missing file: exit 66 saying which, not a permission error")
+    func replayOfANonRegularFile() async throws {
+        let workspace = try Workspace()
+        for file in ["mediation.json", "market.json"] {
+            try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/\(file)"), encoding: .utf8), to: "Config/\(file)")
+        }
+        try FileManager.default.createDirectory(at: workspace.directory.appendingPathComponent("adir"), withIntermediateDirectories: true)
+        for (path, reason) in [("/dev/zero", "cannot read /dev/zero: not a regular file"), ("/dev/null", "cannot read /dev/null: not a regular file"), ("adir", "it is a directory"), ("missing.ndjson", "no such file: ")] {
+            let result = await workspace.run(["simulate", "--placement", "home_banner", "--replay", path])
+            #expect(result.code == .noInput, "\(path): \(result.code) \(result.error)")
+            #expect(result.error.hasPrefix("mediate: recording \(path): ") && result.error.contains(reason), "\(path): \(result.error)")
+            #expect(!result.error.contains("permission"), "\(path): \(result.error)")
+        }
+    }
+
     @Test func replayOfAWatchRunUnderTheSameConfigReproducesItsRevenue() async throws {
         let workspace = try Workspace()
         for file in ["mediation.json", "market.json"] {

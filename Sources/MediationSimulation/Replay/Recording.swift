@@ -192,6 +192,19 @@ public struct Recording: Hashable, Sendable {
     /// - Throws: ``SimulationError``: `unreadable_recording` when the file cannot be read,
     ///   `invalid_recording` as ``read(ndjson:)``.
     public static func load(contentsOf url: URL) throws(SimulationError) -> Recording {
+        // Only a regular file (through a symbolic link): a FIFO's open would block until a
+        // writer came, a device would never end; Foundation's error for them says "permission".
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw SimulationError(code: .unreadableRecording, message: "no such file: \(url.path)")
+        }
+        guard !isDirectory.boolValue else {
+            throw SimulationError(code: .unreadableRecording, message: "cannot read \(url.path): it is a directory")
+        }
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
+        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
+            throw SimulationError(code: .unreadableRecording, message: "cannot read \(url.path): not a regular file")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: url)
