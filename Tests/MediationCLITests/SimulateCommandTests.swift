@@ -249,6 +249,19 @@ struct SimulateCommandTests {
         #expect(missing.code == .noInput)
     }
 
+    @Test("the simulation page escapes a placement id's bidirectional override and line separator, as the one-shot report does")
+    func reportEscapesBidirectionalControls() async throws {
+        let workspace = try Workspace()
+        let config = try String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json"), encoding: .utf8)
+        try workspace.write(config.replacingOccurrences(of: #""home_banner": {"#, with: #""hb\u202Eevil\u2028x": {"#), to: "Config/mediation.json")
+        try workspace.write(String(contentsOf: Workspace.repositoryRoot.appendingPathComponent("Config/market.json"), encoding: .utf8), to: "Config/market.json")
+        let result = await workspace.run(["simulate", "--placement", "hb\u{202E}evil\u{2028}x", "--auctions", "50", "--report", "sim.html"])
+        #expect(result.code == .success, "\(result.error)")
+        let html = try String(contentsOf: workspace.directory.appendingPathComponent("sim.html"), encoding: .utf8)
+        #expect(!html.unicodeScalars.contains { $0.value == 0x202E || $0.value == 0x2028 })
+        #expect(html.contains(#"hb\u{202E}evil\u{2028}x"#))
+    }
+
     @Test func reportIsOneWellFormedPageWithItsCharts() async throws {
         let workspace = try Workspace()
         for file in ["mediation.json", "market.json"] {

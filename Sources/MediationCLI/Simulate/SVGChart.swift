@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 /// Inline SVG charts for the HTML report: a line chart (with an optional interval band) and
 /// horizontal bars. Plain SVG 1.1 elements, well-formed XML, no script, no external resource.
@@ -137,6 +138,10 @@ enum HTML {
                     result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
                 } else if (0x7F...0x9F).contains(scalar.value) || (0xFFFE...0xFFFF).contains(scalar.value) {
                     result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                } else if DisplayText.needsEscape(scalar) {
+                    // Line and paragraph separators and bidirectional controls (a placement id
+                    // with U+202E would reorder the page's text), as the one-shot report does.
+                    result += DisplayText.escaped(scalar)
                 } else {
                     result.unicodeScalars.append(scalar)
                 }
