@@ -187,12 +187,12 @@ public enum AppImpressions {
     ///   - file: its name for locations.
     ///   - start: the UTC day on whose midnight the events' clock started (`at_ms` 0).
     /// - Throws: as ``count(_:file:)``, and at a `shown` event whose `at_ms` is not a finite
-    ///   number >= 0.
+    ///   number from 0 to under 10^15.
     public static func countByDay(_ bytes: [UInt8], file: String, start: UTCDay) throws(ReportError) -> [Key: [UTCDay: Int]] {
         var counts: [Key: [UTCDay: Int]] = [:]
         try forEachShown(bytes, file: file) { (key, milliseconds, line) throws(ReportError) in
             guard let milliseconds, milliseconds.isFinite, milliseconds >= 0, milliseconds < 1e15 else {
-                throw ReportError(ReportLocation(file: file, line: line, column: 1), "a shown event needs its at_ms, a finite number >= 0")
+                throw ReportError(ReportLocation(file: file, line: line, column: 1), "a shown event needs its at_ms, a finite number from 0 to under 10^15 (milliseconds from the start day, about 31,000 years)")
             }
             let day = start.adding(days: Int((milliseconds / 86_400_000).rounded(.down)))
             counts[key, default: [:]][day, default: 0] += 1

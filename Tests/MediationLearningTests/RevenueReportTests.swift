@@ -225,5 +225,10 @@ struct ImpressionsPerDayTests {
         #expect(throws: ReportError.self) {
             try AppImpressions.countByDay(Array(Self.shown(atMilliseconds: -1).utf8), file: "e.ndjson", start: start)
         }
+        // A finite, positive instant past the bound is refused with the bound, not as "not >= 0".
+        let far = #expect(throws: ReportError.self) {
+            try AppImpressions.countByDay(Array(Self.shown(atMilliseconds: 9_000_000_000_000_000).utf8), file: "e.ndjson", start: start)
+        }
+        #expect(far?.description.contains("a finite number from 0 to under 10^15") == true, "\(far?.description ?? "")")
     }
 }
