@@ -123,6 +123,14 @@ public struct ConfigurationLoader: Sendable {
     // MARK: - Root
 
     private func decodeRoot(_ root: JSONNode) throws(ConfigurationError) -> MediationConfiguration {
+        // A signed envelope (`mediate config sign`) given where a plain configuration is read:
+        // say what it is rather than `format: unknown key` (R22: it is read with trusted keys).
+        if case .object(let members) = root, members.contains(where: { member in
+            guard member.key == "format", case .string(let format) = member.value else { return false }
+            return format == SignedConfiguration.format
+        }) {
+            throw ConfigurationError(code: .unknownKey, path: "format", message: "this is a signed configuration (\(SignedConfiguration.format)), not a plain one: it is read with the keys it was signed with (mediate --config-url URL --public-key KEY.pub runs it as the bundled configuration; mediate config verify checks it)")
+        }
         let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates", "health"])
         if let schema = object["$schema"] {
             _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))

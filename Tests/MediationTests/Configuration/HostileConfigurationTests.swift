@@ -32,6 +32,17 @@ struct HostileConfigurationTests {
         }
     }
 
+    @Test("a signed envelope given as a plain configuration says it is one and how it is read, not 'format: unknown key'")
+    func aSignedEnvelopeIsNamed() throws {
+        let envelope = #"{"format": "mediation-signed-config-v1", "key_id": "c882f47debb3cd17", "signature": "AA==", "config": "e30="}"#
+        let error = try #require(Self.error(envelope))
+        #expect(error.code == .unknownKey && error.path == "format")
+        #expect(error.message.hasPrefix("this is a signed configuration (mediation-signed-config-v1), not a plain one"), "\(error.message)")
+        // Any other "format" is an unknown key as before.
+        let other = try #require(Self.error(ConfigurationFixture.edited(#""networks": {"#, #""format": "v2", "networks": {"#)))
+        #expect(other.code == .unknownKey && other.message.hasPrefix("unknown key \"format\""), "\(other.message)")
+    }
+
     @Test("a device that never ends (/dev/zero) is refused, not read forever")
     func deviceThatNeverEnds() throws {
         let url = URL(fileURLWithPath: "/dev/zero")
