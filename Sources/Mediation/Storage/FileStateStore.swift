@@ -14,7 +14,8 @@ import Musl
 /// Writes are atomic and durable: the record goes to a temporary file in the same directory,
 /// which is flushed to disk (`fsync`), renamed over the old file (`rename`, atomic on POSIX
 /// file systems) and the directory flushed, so a crash or power loss leaves the old value or
-/// the new one, never a mix. Temporary files left by a crash are removed when the store opens.
+/// the new one, never a mix. Temporary files left by a crash (of this process, or of one that no
+/// longer runs) are removed when the store opens.
 ///
 /// Reads are bounded and untrusted (engine rule R21): only a regular file is read (no symbolic
 /// link is followed), at most ``maximumValueBytes`` plus the record's framing; a file that is
@@ -57,9 +58,20 @@ public final class FileStateStore: StateStore {
         guard FileManager.default.fileExists(atPath: self.directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StateStoreError(kind: .unavailable, key: "", message: "\(self.directory.path) is not a directory")
         }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.directory.path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.directory.path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") && Self.isLeftOver(name) {
             _ = unlink(self.directory.appendingPathComponent(name).path)
         }
+    }
+
+    /// Whether the temporary file `name` (`.<file>.<pid>.<counter>.tmp`) was left by a write
+    /// that cannot finish: one of this process (one store per directory, so none is running) or
+    /// of a process that no longer exists. Another live process's file is a write in progress
+    /// (two `mediate` runs sharing a `--state-dir`): removing it would fail that write's rename.
+    static func isLeftOver(_ name: String) -> Bool {
+        let parts = name.split(separator: ".")
+        guard parts.count >= 4, let pid = pid_t(parts[parts.count - 3]), pid > 0 else { return true }
+        if pid == getpid() { return true }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 
     // MARK: - StateStore

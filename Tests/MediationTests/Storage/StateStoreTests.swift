@@ -108,10 +108,22 @@ struct StateStoreTests {
     func leftoverTemporaryFiles() throws {
         let directory = Directory()
         _ = try FileStateStore(directory: directory.url)
-        let leftover = directory.url.appendingPathComponent(".config.cache.123.1.tmp")
-        try Data("half".utf8).write(to: leftover)
+        // A process that no longer runs (no pid is this high), this process, and a name that
+        // does not parse.
+        let leftovers = [".config.cache.state.\(Int32.max - 1).1.tmp", ".config.cache.state.\(getpid()).7.tmp", ".config.cache.tmp"].map { directory.url.appendingPathComponent($0) }
+        for leftover in leftovers { try Data("half".utf8).write(to: leftover) }
         _ = try FileStateStore(directory: directory.url)
-        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        for leftover in leftovers { #expect(!FileManager.default.fileExists(atPath: leftover.path), "\(leftover.lastPathComponent)") }
+    }
+
+    @Test("opening a store leaves another live process's temporary file alone: it is that process's write in progress (two mediate runs on one --state-dir)")
+    func liveWritersTemporaryFileIsKept() throws {
+        let directory = Directory()
+        _ = try FileStateStore(directory: directory.url)
+        let inFlight = directory.url.appendingPathComponent(".install.id.state.\(getppid()).1.tmp")
+        try Data("being written".utf8).write(to: inFlight)
+        _ = try FileStateStore(directory: directory.url)
+        #expect(FileManager.default.fileExists(atPath: inFlight.path))
     }
 
     @Test("the memory store checks its records the same way, and typed values that do not decode are discarded")
