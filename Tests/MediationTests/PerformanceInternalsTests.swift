@@ -274,17 +274,24 @@ struct PerformanceInternalsTests {
         let lazy = outcome.trace
         #expect(lazy.sourceCount == 6)
         var summaries: [(Bool, Double?, SourceOutcome)] = []
-        var asked: [Bool] = []
+        var signals: [HealthSignal?] = []
+        var notices: [AuctionNotice?] = []
         for index in 0..<lazy.sourceCount {
             let summary = lazy.sourceSummary(at: index)
             summaries.append((summary.wasAsked, summary.latencyMilliseconds, summary.outcome))
-            asked.append(lazy.sourceWasAsked(at: index))
+            signals.append(lazy.healthSignal(at: index))
+            notices.append(lazy.notice(at: index, adUnitID: "unit-\(index)") { won in won ? 9 : 8 })
         }
         let lines = lazy.sources
         #expect(lines.map(\.outcome) == summaries.map(\.2))
         #expect(lines.map(\.latencyMilliseconds) == summaries.map(\.1))
         #expect(lines.map { $0.startOffsetMilliseconds != nil } == summaries.map(\.0))
-        #expect(asked == summaries.map(\.0))
+        #expect(notices.map { $0 != nil } == summaries.map(\.0))
+        #expect(signals == [.success, .failure, .failure, .success, .success, nil])
+        #expect(notices[3]?.priceToBeat == 9)
+        #expect(notices[4]?.priceToBeat == 8)
+        #expect(notices[4]?.adUnitID == "unit-4")
+        #expect(notices[4]?.lineItemID == "Lost")
         #expect(lines.map(\.lineItemID) == ["NoFill", "Error", "Timeout", "Won", "Lost", "Invalid"])
         #expect(lines[2].outcome == .timeout(.deadline))
         #expect(lines[3].outcome == .won)
@@ -296,7 +303,8 @@ struct PerformanceInternalsTests {
         for index in 0..<built.sourceCount {
             #expect(built.sourceSummary(at: index).outcome == summaries[index].2)
             #expect(built.sourceSummary(at: index).latencyMilliseconds == summaries[index].1)
-            #expect(built.sourceWasAsked(at: index) == summaries[index].0)
+            #expect(built.healthSignal(at: index) == signals[index])
+            #expect(built.notice(at: index, adUnitID: "unit-\(index)") { won in won ? 9 : 8 } == notices[index])
         }
     }
 

@@ -484,21 +484,10 @@ struct AuctionStateMachine {
 
         func summary(at index: Int) -> SourceLineSummary {
             SourceLineSummary(
-                lineItemID: lineItems[index].id,
                 wasAsked: entries[index].startedAt != nil,
                 latencyMilliseconds: latency(at: index),
-                outcome: entries[index].outcome ?? .notAsked(.tierNotReached),
-                eCPM: entries[index].value?.eCPM,
-                adID: entries[index].adID
+                outcome: entries[index].outcome ?? .notAsked(.tierNotReached)
             )
-        }
-
-        func wasAsked(at index: Int) -> Bool {
-            entries[index].startedAt != nil
-        }
-
-        func outcome(at index: Int) -> SourceOutcome {
-            entries[index].outcome ?? .notAsked(.tierNotReached)
         }
 
         func value(at index: Int) -> Double? {

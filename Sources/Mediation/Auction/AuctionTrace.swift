@@ -520,29 +520,12 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         }
     }
 
-    /// Line `index`'s outcome (`index` in `0..<sourceCount`), without building the line.
-    package func sourceOutcome(at index: Int) -> SourceOutcome {
-        switch lines {
-        case .built(let sources): sources[index].outcome
-        case .deferred(let deferred): deferred.outcome(at: index)
-        }
-    }
-
     /// Line `index`'s valid value in USD CPM when its source was asked and brought a priced
     /// ad (`index` in `0..<sourceCount`), without building the line or its summary.
     package func sourceValue(at index: Int) -> Double? {
         switch lines {
         case .built(let sources): sources[index].startOffsetMilliseconds == nil ? nil : sources[index].eCPM
         case .deferred(let deferred): deferred.value(at: index)
-        }
-    }
-
-    /// Whether line `index`'s source was asked (`index` in `0..<sourceCount`), without
-    /// building the line.
-    package func sourceWasAsked(at index: Int) -> Bool {
-        switch lines {
-        case .built(let sources): sources[index].startOffsetMilliseconds != nil
-        case .deferred(let deferred): deferred.wasAsked(at: index)
         }
     }
 
@@ -648,12 +631,8 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     var count: Int { get }
     /// Line `index`'s summary (`index` in `0..<count`), without building the line.
     func summary(at index: Int) -> SourceLineSummary
-    /// Whether line `index`'s source was asked (`index` in `0..<count`).
-    func wasAsked(at index: Int) -> Bool
     /// Line `index`'s valid value in USD CPM if its source was asked and brought a priced ad.
     func value(at index: Int) -> Double?
-    /// Line `index`'s outcome.
-    func outcome(at index: Int) -> SourceOutcome
     /// The notice of line `index`'s source if it was asked (``AuctionNotice``: its own line
     /// item, outcome, value and ad, and `priceToBeat(won)`), `nil` if not.
     func notice(at index: Int, auctionID: String, placementID: String, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice?
@@ -661,39 +640,27 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     func healthSignal(at index: Int) -> HealthSignal?
 }
 
-/// What the engine's own tallies (statistics, notices, simulation counts) read of a trace
+/// What the engine's own tallies (statistics, simulation counts) read of a trace
 /// line, available without building the line.
 package struct SourceLineSummary: Sendable {
-    /// The source's line item id.
-    package var lineItemID: String
     /// Whether the source was asked (its line has a start offset).
     package var wasAsked: Bool
     /// Its latency in milliseconds, if it answered by its outcome.
     package var latencyMilliseconds: Double?
     /// Its outcome.
     package var outcome: SourceOutcome
-    /// Its valid value in USD CPM, if it brought a priced ad that took part.
-    package var eCPM: Double?
-    /// The id of the ad it brought, if any.
-    package var adID: String?
 
     /// The summary of a built line.
     package init(_ line: SourceTrace) {
-        lineItemID = line.lineItemID
         wasAsked = line.startOffsetMilliseconds != nil
         latencyMilliseconds = line.latencyMilliseconds
         outcome = line.outcome
-        eCPM = line.eCPM
-        adID = line.adID
     }
 
     /// A summary from its parts.
-    package init(lineItemID: String, wasAsked: Bool, latencyMilliseconds: Double?, outcome: SourceOutcome, eCPM: Double?, adID: String?) {
-        self.lineItemID = lineItemID
+    package init(wasAsked: Bool, latencyMilliseconds: Double?, outcome: SourceOutcome) {
         self.wasAsked = wasAsked
         self.latencyMilliseconds = latencyMilliseconds
         self.outcome = outcome
-        self.eCPM = eCPM
-        self.adID = adID
     }
 }
