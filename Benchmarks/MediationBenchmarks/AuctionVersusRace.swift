@@ -10,9 +10,9 @@ struct AuctionVersusRace {
     /// Accounting problems (every ad must be released exactly once: the winner by the caller).
     var violations: [String] = []
 
-    static func run(sources count: Int, samples: Int, batch: Int, warmup: Int) async -> AuctionVersusRace {
+    static func run(sources count: Int, samples: Int, batch: Int, warmup: Int, hearNotices: Bool = true) async -> AuctionVersusRace {
         let ledger = AdLedger()
-        let auction = instantAuction(count: count, ledger: ledger)
+        let auction = instantAuction(count: count, ledger: ledger, hearNotices: hearNotices)
         let adapters = auction.adapters
         let fixedPrices = auction.fixedPrices
         let request = benchRequest

@@ -117,12 +117,17 @@ final class CountingAd: LoadedAd {
     }
 }
 
-/// A source that answers at once: a bid at `price` (bidders) or a fill (fixed price).
+/// A source that answers at once: a bid at `price` (bidders) or a fill (fixed price). It hears
+/// its auction notices (the default of a third-party adapter) unless `hearsNotices` is `false`
+/// (as the built-in networks' adapters).
 struct InstantAdapter: AdNetworkAdapter {
     let network: String
     let pricing: AdSourcePricing
     let price: Double
     let ledger: AdLedger
+    var hearsNotices = true
+
+    var receivesAuctionNotices: Bool { hearsNotices }
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
         let ad = CountingAd(network: network, format: request.format, ledger: ledger)
@@ -199,7 +204,7 @@ struct BenchAuction: Sendable {
 /// Builds `count` instant sources: even positions bid, odd positions fill at a fixed price;
 /// prices rise with the position (1.00, 1.01, …), so the last one wins and every source must
 /// answer before the outcome is decided.
-func instantSources(count: Int, format: AdFormat, ledger: AdLedger) -> (lineItems: [LineItem], adapters: [any AdNetworkAdapter]) {
+func instantSources(count: Int, format: AdFormat, ledger: AdLedger, hearNotices: Bool = true) -> (lineItems: [LineItem], adapters: [any AdNetworkAdapter]) {
     var lineItems: [LineItem] = []
     var adapters: [any AdNetworkAdapter] = []
     for index in 0..<count {
@@ -209,14 +214,15 @@ func instantSources(count: Int, format: AdFormat, ledger: AdLedger) -> (lineItem
             ? .bidder(id, adUnitID: "unit-\(index)")
             : .fixedPrice(id, adUnitID: "unit-\(index)", eCPM: price)
         lineItems.append(lineItem)
-        adapters.append(InstantAdapter(network: id, pricing: lineItem.pricing, price: price, ledger: ledger))
+        adapters.append(InstantAdapter(network: id, pricing: lineItem.pricing, price: price, ledger: ledger, hearsNotices: hearNotices))
     }
     return (lineItems, adapters)
 }
 
-/// An auction over `count` instant sources on the system clock (3000 ms deadline).
-func instantAuction(count: Int, ledger: AdLedger, clock: any MediationClock = SystemClock()) -> BenchAuction {
-    let (lineItems, adapters) = instantSources(count: count, format: .interstitial, ledger: ledger)
+/// An auction over `count` instant sources on the system clock (3000 ms deadline), whose
+/// adapters hear their notices unless `hearNotices` is `false`.
+func instantAuction(count: Int, ledger: AdLedger, clock: any MediationClock = SystemClock(), hearNotices: Bool = true) -> BenchAuction {
+    let (lineItems, adapters) = instantSources(count: count, format: .interstitial, ledger: ledger, hearNotices: hearNotices)
     let placement = PlacementConfiguration(id: "bench_interstitial", format: .interstitial, sources: lineItems)
     return BenchAuction(placement: placement, adapters: adapters, clock: clock)
 }

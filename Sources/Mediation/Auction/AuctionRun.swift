@@ -312,6 +312,7 @@ final class AuctionRun: Sendable {
     /// Puts the warnings the adapters logged for this auction's sources so far on their trace
     /// lines (before each answer and each decision, so a source cancelled before it answered
     /// keeps what it logged).
+    @inline(__always)
     private func absorbAdapterWarnings(into state: inout State) {
         guard let adapterWarnings, !state.machine.isFinished else { return }
         for (lineItemID, issues) in adapterWarnings.take(auctionID: auctionID) {
