@@ -164,6 +164,34 @@ struct LearningLoopAttackTests {
         #expect(optimize.code == .success, "\(optimize.error)")
     }
 
+    @Test("two line items on one ad unit in two currencies make one row, in the first one's currency, which optimize reads back")
+    func sharedAdUnitInTwoCurrencies() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "networks": { "neta": { "adapter": "fallback", "endpoint": "sandbox" }, "netb": { "adapter": "fallback", "endpoint": "sandbox" } },
+          "currency_rates": { "EUR": 1.25 },
+          "placements": { "level_end": { "format": "interstitial", "sources": [
+            { "id": "a1", "network": "neta", "ad_unit_id": "same", "ecpm": 1.20 },
+            { "id": "a2", "network": "neta", "ad_unit_id": "same", "ecpm": 0.90, "currency": "EUR" },
+            { "id": "b", "network": "netb", "ad_unit_id": "b", "ecpm": 0.80 } ] } }
+        }
+        """, to: "Config/mediation.json")
+        try workspace.write("""
+        { "networks": {
+          "neta": { "fill_rate": 0.5, "price": { "median": 1.00, "spread": 0 }, "latency": { "median_ms": 50, "spread": 0 } },
+          "netb": { "fill_rate": 1, "price": { "median": 1.50, "spread": 0 }, "latency": { "median_ms": 80, "spread": 0 } } } }
+        """, to: "Config/market.json")
+        let run = await workspace.run(["simulate", "--placement", "level_end", "--days", "1", "--learner", "bayes", "--auctions", "400", "--write-reports", "r"])
+        #expect(run.code == .success, "\(run.error)")
+        let report = try String(contentsOf: workspace.directory.appendingPathComponent("r/bayes/2026-01-01.csv"), encoding: .utf8)
+        let rows = report.split(separator: "\n").dropFirst().filter { $0.contains(",neta,same,") }
+        #expect(rows.count == 1, "\(report)")
+        #expect(rows.first?.hasSuffix(",USD") == true, "\(report)")
+        let optimize = await workspace.run(["optimize", "--reports", "r/bayes/2026-01-01.csv"])
+        #expect(optimize.code == .success, "\(optimize.error)")
+    }
+
     @Test("an exploring placement's one-shot is the same for the same seed (auction ids come from the seed)")
     func exploringOneShotRepeats() async throws {
         let workspace = try Workspace()

@@ -36,16 +36,18 @@ enum LearningReports {
             for day in run.daily where index < day.learners.count {
                 guard let date = UTCDay(day.date) else { continue }
                 // One row per network and ad unit, as a network reports it: line items sharing an
-                // ad unit share its row (so `mediate optimize` reads the file back).
+                // ad unit share its row (so `mediate optimize` reads the file back), in one
+                // currency, its first line item's (a network reports an ad unit in one currency).
                 var rows: [RevenueReportWriter.Row] = []
+                var usdRates: [Double] = []
                 for price in day.learners[index].prices {
                     guard let lineItem = sources.first(where: { $0.id == price.lineItemID }) else { continue }
-                    let revenue = price.revenueUSD / lineItem.usdRate
-                    if let at = rows.firstIndex(where: { $0.network == lineItem.network && $0.adUnitID == lineItem.adUnitID && $0.currency == lineItem.currency }) {
+                    if let at = rows.firstIndex(where: { $0.network == lineItem.network && $0.adUnitID == lineItem.adUnitID }) {
                         rows[at].impressions += price.impressions
-                        rows[at].revenue += revenue
+                        rows[at].revenue += price.revenueUSD / usdRates[at]
                     } else {
-                        rows.append(RevenueReportWriter.Row(day: date, network: lineItem.network, adUnitID: lineItem.adUnitID, impressions: price.impressions, revenue: revenue, currency: lineItem.currency))
+                        rows.append(RevenueReportWriter.Row(day: date, network: lineItem.network, adUnitID: lineItem.adUnitID, impressions: price.impressions, revenue: price.revenueUSD / lineItem.usdRate, currency: lineItem.currency))
+                        usdRates.append(lineItem.usdRate)
                     }
                 }
                 do throws(OutputFile.Failure) {
