@@ -24,7 +24,8 @@ public struct SimulationError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidOptions = Code(rawValue: "invalid_options")
         /// A sweep's parameter or values are malformed or do not apply to the placement.
         public static let invalidSweep = Code(rawValue: "invalid_sweep")
-        /// A replay's recording is malformed (``path`` is `line N` of the NDJSON file).
+        /// A replay's recording is malformed (``path`` is `line N` of the NDJSON file, with the
+        /// field's JSON path in it when there is one: `line 12: trace.sources[1].latency_ms`).
         public static let invalidRecording = Code(rawValue: "invalid_recording")
         /// A replay's recording cannot be read.
         public static let unreadableRecording = Code(rawValue: "unreadable_recording")

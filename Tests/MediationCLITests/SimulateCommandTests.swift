@@ -249,6 +249,41 @@ struct SimulateCommandTests {
         #expect(missing.code == .noInput)
     }
 
+    @Test("--replay refuses a tampered line with its file, line and field (a bad latency, an unknown outcome, an eCPM past the largest price) and names a recorded line item the configuration lacks")
+    func replayRefusesTamperedLines() async throws {
+        let workspace = try pairWorkspace()
+        func auction(_ source: String) -> String {
+            #"{"event":"auction_finished","at_ms":50,"placement":"level_end","trace":{"placement":"level_end","winner":"neta_li","winning_ecpm":1.2,"sources":[{"line_item":"netb_li","network":"netb","start_ms":0,"latency_ms":80,"outcome":{"status":"lost"},"ecpm":0.8},"# + source + "]}}"
+        }
+        let good = #"{"line_item":"neta_li","network":"neta","start_ms":0,"latency_ms":50,"outcome":{"status":"won"},"ecpm":1.2}"#
+        let tampered: [(String, String)] = [
+            (good.replacingOccurrences(of: #""latency_ms":50"#, with: #""latency_ms":-5"#), "line 2: trace.sources[1].latency_ms: must be a number of milliseconds from 0 to 3600000, found -5"),
+            (good.replacingOccurrences(of: #""latency_ms":50"#, with: #""latency_ms":"fast""#), "line 2: trace.sources[1].latency_ms: must be a number of milliseconds from 0 to 3600000"),
+            (good.replacingOccurrences(of: #""latency_ms":50"#, with: #""latency_ms":1e12"#), "line 2: trace.sources[1].latency_ms: must be a number of milliseconds from 0 to 3600000, found 1"),
+            (good.replacingOccurrences(of: #""won""#, with: #""wonn""#), #"line 2: trace.sources[1].outcome.status: unknown outcome status "wonn"; a recording has won, lost"#),
+            (#"{"line_item":"neta_li","network":"neta","latency_ms":50,"outcome":"bogus"}"#, #"line 2: trace.sources[1].outcome: unknown outcome status "bogus""#),
+            (good.replacingOccurrences(of: #""ecpm":1.2"#, with: #""ecpm":1e308"#), "line 2: trace.sources[1].ecpm: must be a USD CPM above 0 and at most 1000000, found 1e+308"),
+        ]
+        for (source, expected) in tampered {
+            try workspace.write([auction(good), auction(source), ""].joined(separator: "\n"), to: "bad.ndjson")
+            let result = await workspace.run(["simulate", "--placement", "level_end", "--replay", "bad.ndjson"])
+            #expect(result.code == .dataError, "\(source): \(result.output)")
+            #expect(result.error.contains("mediate: invalid recording bad.ndjson: \(expected)"), "\(source): \(result.error)")
+        }
+
+        // A line item the configuration lacks is named with its line, and the answers drawn
+        // for the configured one it stands for are counted as what they are.
+        try workspace.write([auction(good), auction(good.replacingOccurrences(of: "neta_li", with: "neta_lx")), ""].joined(separator: "\n"), to: "renamed.ndjson")
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--replay", "renamed.ndjson"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output.contains(#"warning: line 2: trace.sources[1].line_item "neta_lx" (network neta) is not a line item of level_end in the configuration: its 1 recorded line is not replayed"#), "\(result.output)")
+        #expect(result.output.contains("1 of line items the recorded auction has no line of"), "\(result.output)")
+        #expect(!result.output.contains("not in the recording"), "\(result.output)")
+        let report = try json(await workspace.run(["simulate", "--placement", "level_end", "--replay", "renamed.ndjson", "--json"]).output)
+        #expect(report["drawn_without_line"] as? Int == 1)
+        #expect((report["unknown_line_items"] as? [[String: Any]])?.first?["first_line"] as? Int == 2)
+    }
+
     @Test("the simulation page escapes a placement id's bidirectional override and line separator, as the one-shot report does")
     func reportEscapesBidirectionalControls() async throws {
         let workspace = try Workspace()

@@ -45,7 +45,7 @@ enum SimulationHTML {
 
     static func replay(_ replay: ReplayReport, header: SimulationHeader, recordingPath: String) -> String {
         let report = replay.report
-        let note = "Replay of \(replay.recordedAuctions) recorded auctions from \(recordingPath): \(replay.recordedAnswers) answers as recorded, \(replay.drawnAnswers) drawn from the market. Recorded revenue \(SimulationText.fixed(replay.recordedRevenueUSD, 6)) USD; replayed \(SimulationText.fixed(report.knownRevenueUSD, 6)) USD."
+        let note = "Replay of \(replay.recordedAuctions) recorded auctions from \(recordingPath): \(replay.recordedAnswers) answers as recorded, \(replay.drawnAnswers) drawn from the market\(SimulationText.drawnBreakdown(replay)).\(replay.unknownLineItems.isEmpty ? "" : " Recorded line items not in the configuration (not replayed): " + SimulationText.listed(replay.unknownLineItems.map(\.lineItemID)) + ".") Recorded revenue \(SimulationText.fixed(replay.recordedRevenueUSD, 6)) USD; replayed \(SimulationText.fixed(report.knownRevenueUSD, 6)) USD."
         return page(title: "\(report.placementID): replay of \(replay.recordedAuctions) auctions", meta: meta(header)) {
             "<p>\(HTML.escape(note))</p>"
                 + section("Summary", summaryTable([("", report)]))

@@ -240,14 +240,48 @@ enum SimulationText {
         let report = replay.report
         var lines = [
             "\(safe(report.placementID)): replay of \(HumanReport.counted(replay.recordedAuctions, "recorded auction")) from \(safe(recordingPath)) under \(safe(header.configPath)), seed \(header.seed) (market \(safe(header.marketPath)))",
-            "answers: \(replay.recordedAnswers) as recorded, \(replay.drawnAnswers) drawn from the market (not in the recording: tiers it never reached, sources it cancelled, late answers)",
+            "answers: \(replay.recordedAnswers) as recorded, \(replay.drawnAnswers) drawn from the market" + drawnBreakdown(replay),
             "recorded: \(replay.recordedFilled) filled, revenue \(fixed(replay.recordedRevenueUSD, 6)) USD; replayed: \(report.filled) filled, revenue \(fixed(report.knownRevenueUSD, 6)) USD at the engine's values (\(signed(report.knownRevenueUSD - replay.recordedRevenueUSD, 6)))",
-            "",
         ]
+        if !replay.unrecordedLineItems.isEmpty {
+            lines.append("note: line items the recording has no line of (every answer drawn): " + listed(replay.unrecordedLineItems.map(safe)))
+        }
+        for item in replay.unknownLineItems.prefix(maximumListedLineItems) {
+            let at = item.firstLine.map { "line \($0): " } ?? ""
+            lines.append("warning: \(at)\(item.firstPath).line_item \"\(safe(item.lineItemID))\" (network \(safe(item.network))) is not a line item of \(safe(report.placementID)) in the configuration: its \(HumanReport.counted(item.lines, "recorded line")) \(item.lines == 1 ? "is" : "are") not replayed")
+        }
+        if replay.unknownLineItems.count > maximumListedLineItems {
+            lines.append("warning: … and \(replay.unknownLineItems.count - maximumListedLineItems) more recorded line items not in the configuration")
+        }
+        lines.append("")
         lines += summary(report)
         lines.append("")
         lines += networkTable(report)
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The most line items a replay's text names one by one.
+    static let maximumListedLineItems = 20
+
+    /// `(…)` after a replay's drawn answers: how many were of lines recorded without an answer
+    /// and how many of line items a recorded auction has no line of; empty when none were drawn.
+    static func drawnBreakdown(_ replay: ReplayReport) -> String {
+        guard replay.drawnAnswers > 0 else { return "" }
+        let withoutAnswer = replay.drawnAnswers - replay.drawnWithoutLine
+        var parts: [String] = []
+        if withoutAnswer > 0 {
+            parts.append("\(withoutAnswer) recorded without an answer: tiers it never reached, sources it cancelled, late answers, bids without a usable value")
+        }
+        if replay.drawnWithoutLine > 0 {
+            parts.append("\(replay.drawnWithoutLine) of line items the recorded auction has no line of")
+        }
+        return " (" + parts.joined(separator: "; ") + ")"
+    }
+
+    /// The first ``maximumListedLineItems`` of `items`, comma-separated, then `… and N more`.
+    static func listed(_ items: [String]) -> String {
+        let shown = items.prefix(maximumListedLineItems).joined(separator: ", ")
+        return items.count > maximumListedLineItems ? shown + " … and \(items.count - maximumListedLineItems) more" : shown
     }
 
     // MARK: - JSON

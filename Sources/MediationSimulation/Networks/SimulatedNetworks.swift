@@ -70,7 +70,7 @@ public struct SimulatedNetworks: Sendable {
                 )
                 model.outages = market.network(lineItem.network)?.outages ?? []
                 if let recording, recording.placementID == placement.id {
-                    model.recorded = recording.answers(of: lineItem)
+                    (model.recorded, model.recordedLines) = recording.answers(of: lineItem)
                 }
                 models.append(model)
                 sourcesByNetwork[lineItem.network, default: [:]][lineItem.adUnitID] = model
@@ -174,7 +174,9 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
             return .failure(AdapterError(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
         }
         let recorded = source.recorded.isEmpty ? nil : source.recorded[auction]
-        counters?.count(recorded: recorded != nil)
+        if let counters {
+            counters.count(recorded: recorded != nil, hasLine: auction <= UInt64(Int.max) && source.recordedLines.contains(Int(auction)))
+        }
         // An outage applies by the instant the request is made: the shard's clock reads the
         // run's virtual time (a timed run's shard starts it at its first auction's instant).
         let draw = recorded?.draw ?? source.draw(seed: seed, auction: auction, at: clock.now.offset)

@@ -1,3 +1,4 @@
+import Foundation
 import Mediation
 
 /// One source (line item) of a simulated placement: its market behaviour, the key of its random
@@ -26,6 +27,9 @@ struct SourceModel: Sendable {
     /// In a replay, the answers the recording holds for this source, by auction index (empty
     /// otherwise): they take the place of the market's draws.
     var recorded: [UInt64: RecordedAnswer] = [:]
+    /// In a replay, the auction indices whose recording has a line of this source, with an
+    /// answer or without (empty otherwise).
+    var recordedLines = IndexSet()
 
     init(index: Int, lineItem: LineItem, behaviour: SourceBehaviour, placement: PlacementConfiguration, networkTimeout: Duration?) {
         self.index = index

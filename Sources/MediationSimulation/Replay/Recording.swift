@@ -3,8 +3,10 @@ import Mediation
 
 /// One source's line of a recorded auction, as much of the engine's trace line as a replay
 /// reads (`line_item`, `network`, `start_ms`, `latency_ms`, `outcome.status`, `ecpm`,
-/// `raw_price`). Decoding is tolerant: unknown keys and statuses are kept as they are, so a
-/// trace with more fields or new statuses still reads.
+/// `raw_price`). Unknown keys are skipped, so a trace with more fields still reads; the fields a
+/// replay reads are strict: a status that is not one of ``knownStatuses``, a latency, start or
+/// value that is not a number in range is refused with its JSON path, rather than replayed as
+/// a market draw (or, for a value past the largest price, as an ad at that price).
 public struct RecordedSource: Hashable, Sendable, Decodable {
     /// The line item id.
     public var lineItemID: String
@@ -47,22 +49,56 @@ public struct RecordedSource: Hashable, Sendable, Decodable {
         self.rawPrice = rawPrice
     }
 
+    /// The status words a trace line may have: the engine's (`won`, `lost`, `no_fill`, `error`,
+    /// `timeout`, `cancelled`, `not_asked`) and `late`.
+    public static let knownStatuses: [String] = ["won", "lost", "no_fill", "error", "timeout", "cancelled", "not_asked", "late"]
+
     /// Decodes a trace line; the outcome may be `{"status": …}` with any detail, or a bare
     /// status string.
-    /// - Throws: `DecodingError` when `line_item`, `network` or the status is missing.
+    /// - Throws: `DecodingError` (its coding path names the field) when `line_item`, `network`
+    ///   or the status is missing or not a string, the status is not one of ``knownStatuses``,
+    ///   `start_ms` or `latency_ms` is not a number from 0 to
+    ///   ``SourceDraw/maximumLatencyMilliseconds``, `ecpm` is not a number above 0 and at most
+    ///   ``SourceDraw/maximumPrice``, or `raw_price` is not a number.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         lineItemID = try container.decode(String.self, forKey: .lineItemID)
         network = try container.decode(String.self, forKey: .network)
-        startOffsetMilliseconds = try? container.decodeIfPresent(Double.self, forKey: .startOffsetMilliseconds)
-        latencyMilliseconds = try? container.decodeIfPresent(Double.self, forKey: .latencyMilliseconds)
-        eCPM = try? container.decodeIfPresent(Double.self, forKey: .eCPM)
-        rawPrice = try? container.decodeIfPresent(Double.self, forKey: .rawPrice)
+        let longest = Double(SourceDraw.maximumLatencyMilliseconds)
+        startOffsetMilliseconds = try Self.number(container, .startOffsetMilliseconds, "a number of milliseconds from 0 to \(SourceDraw.maximumLatencyMilliseconds)") { $0 >= 0 && $0 <= longest }
+        latencyMilliseconds = try Self.number(container, .latencyMilliseconds, "a number of milliseconds from 0 to \(SourceDraw.maximumLatencyMilliseconds)") { $0 >= 0 && $0 <= longest }
+        eCPM = try Self.number(container, .eCPM, "a USD CPM above 0 and at most \(Int(SourceDraw.maximumPrice))") { $0 > 0 && $0 <= SourceDraw.maximumPrice }
+        rawPrice = try Self.number(container, .rawPrice, "a number") { _ in true }
         if let outcome = try? container.nestedContainer(keyedBy: OutcomeKeys.self, forKey: .outcome) {
             status = try outcome.decode(String.self, forKey: .status)
+            guard Self.knownStatuses.contains(status) else {
+                throw DecodingError.dataCorruptedError(forKey: .status, in: outcome, debugDescription: Self.unknownStatus(status))
+            }
         } else {
             status = try container.decode(String.self, forKey: .outcome)
+            guard Self.knownStatuses.contains(status) else {
+                throw DecodingError.dataCorruptedError(forKey: .outcome, in: container, debugDescription: Self.unknownStatus(status))
+            }
         }
+    }
+
+    /// The optional number at `key`, refused (with the key's path) when it is not a number or
+    /// `accepts` rejects it.
+    private static func number(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys, _ expected: String, accepts: (Double) -> Bool) throws -> Double? {
+        let value: Double?
+        do {
+            value = try container.decodeIfPresent(Double.self, forKey: key)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "must be \(expected)")
+        }
+        if let value, !(value.isFinite && accepts(value)) {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "must be \(expected), found \(value)")
+        }
+        return value
+    }
+
+    private static func unknownStatus(_ status: String) -> String {
+        "unknown outcome status \"\(DisplayText.escaped(String(status.prefix(64))))\"; a recording has \(knownStatuses.joined(separator: ", "))"
     }
 
     /// The answer this line records, for a source of `usdRate` (USD per unit of its currency):
@@ -76,7 +112,7 @@ public struct RecordedSource: Hashable, Sendable, Decodable {
         case "won", "lost":
             if let eCPM, eCPM.isFinite, eCPM > 0 {
                 priceUSD = eCPM
-            } else if let rawPrice, rawPrice.isFinite, rawPrice > 0 {
+            } else if let rawPrice, rawPrice.isFinite, rawPrice > 0, (rawPrice * usdRate).isFinite, rawPrice * usdRate <= SourceDraw.maximumPrice {
                 priceUSD = rawPrice * usdRate
             } else {
                 return nil
@@ -106,6 +142,8 @@ public struct RecordedAuction: Hashable, Sendable, Decodable {
     public var winningECPM: Double?
     /// One line per source.
     public var sources: [RecordedSource]
+    /// The line of the NDJSON file it was read from (1-based), when read from one.
+    public var line: Int? = nil
 
     private enum CodingKeys: String, CodingKey {
         case placementID = "placement"
@@ -115,11 +153,12 @@ public struct RecordedAuction: Hashable, Sendable, Decodable {
     }
 
     /// Creates a recorded auction.
-    public init(placementID: String, winner: String?, winningECPM: Double?, sources: [RecordedSource]) {
+    public init(placementID: String, winner: String?, winningECPM: Double?, sources: [RecordedSource], line: Int? = nil) {
         self.placementID = placementID
         self.winner = winner
         self.winningECPM = winningECPM
         self.sources = sources
+        self.line = line
     }
 
     /// The line of `lineItemID`.
@@ -155,7 +194,10 @@ public struct Recording: Hashable, Sendable {
     /// - Returns: the recording.
     /// - Throws: ``SimulationError`` (`invalid_recording`) naming the line (`line 12`) of the
     ///   first line that is not JSON, too long, or an `auction_finished` event without a
-    ///   readable trace.
+    ///   readable trace, and in a trace the field's JSON path
+    ///   (`line 12: trace.sources[1].latency_ms`): a missing or mistyped field, an unknown
+    ///   outcome status, a latency or value out of range (see ``RecordedSource/init(from:)``), a
+    ///   `winning_ecpm` that is not above 0 and at most ``SourceDraw/maximumPrice``.
     public static func read(ndjson data: Data) throws(SimulationError) -> Recording {
         var auctions: [RecordedAuction] = []
         let decoder = JSONDecoder()
@@ -178,11 +220,21 @@ public struct Recording: Hashable, Sendable {
                 throw invalid("not a JSON object with an \"event\" name")
             }
             guard header.event == "auction_finished" else { continue }
+            var auction: RecordedAuction
             do {
-                auctions.append(try decoder.decode(AuctionLine.self, from: line).trace)
+                auction = try decoder.decode(AuctionLine.self, from: line).trace
+            } catch let error as DecodingError {
+                let (field, problem) = describe(error)
+                throw SimulationError(code: .invalidRecording, path: "line \(lineNumber)" + (field.isEmpty ? "" : ": \(field)"), message: problem)
             } catch {
                 throw invalid("an auction_finished event without a readable trace (placement, sources with line_item, network and outcome.status)")
             }
+            if let value = auction.winningECPM, !(value.isFinite && value > 0 && value <= SourceDraw.maximumPrice) {
+                // Past the largest price it would be clamped to it and counted as revenue.
+                throw SimulationError(code: .invalidRecording, path: "line \(lineNumber): trace.winning_ecpm", message: "must be a USD CPM above 0 and at most \(Int(SourceDraw.maximumPrice)), found \(value)")
+            }
+            auction.line = lineNumber
+            auctions.append(auction)
             guard auctions.count <= maximumAuctions else { throw invalid("more than \(maximumAuctions) auctions") }
         }
         return Recording(auctions: auctions)
@@ -214,6 +266,37 @@ public struct Recording: Hashable, Sendable {
         return try read(ndjson: data)
     }
 
+    /// The JSON path of a decoding error (`trace.sources[1].latency_ms`) and what is wrong there.
+    private static func describe(_ error: DecodingError) -> (path: String, problem: String) {
+        let needs = "an auction_finished event needs a trace with placement and sources with line_item, network and outcome.status"
+        switch error {
+        case .keyNotFound(let key, let context):
+            return (jsonPath(context.codingPath + [key]), "missing: \(needs)")
+        case .valueNotFound(_, let context):
+            return (jsonPath(context.codingPath), "null where a value is needed: \(needs)")
+        case .typeMismatch(let type, let context):
+            let expected = type == String.self ? "a string" : type == Double.self ? "a number" : "\(type)"
+            return (jsonPath(context.codingPath), "not \(expected)" + (expected.hasPrefix("a ") ? "" : " value"))
+        case .dataCorrupted(let context):
+            return (jsonPath(context.codingPath), context.debugDescription)
+        @unknown default:
+            return ("", "an auction_finished event without a readable trace (\(needs))")
+        }
+    }
+
+    /// `trace.sources[1].latency_ms` for a coding path.
+    private static func jsonPath(_ path: [any CodingKey]) -> String {
+        var text = ""
+        for key in path {
+            if let index = key.intValue {
+                text += "[\(index)]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + key.stringValue
+            }
+        }
+        return text
+    }
+
     private struct EventHeader: Decodable {
         var event: String
     }
@@ -237,28 +320,39 @@ struct ReplaySources: Sendable {
     let auctions: [RecordedAuction]
     let counters: ReplayCounters
 
-    /// The recorded answers of `lineItem`, by auction index.
-    func answers(of lineItem: LineItem) -> [UInt64: RecordedAnswer] {
+    /// The recorded answers of `lineItem`, by auction index, and the indices of the auctions
+    /// that have a line of it (with an answer or without).
+    func answers(of lineItem: LineItem) -> (answers: [UInt64: RecordedAnswer], lines: IndexSet) {
         var answers: [UInt64: RecordedAnswer] = [:]
+        var lines = IndexSet()
         for (index, auction) in auctions.enumerated() {
-            if let answer = auction.source(lineItem.id)?.answer(usdRate: lineItem.usdRate) {
+            guard let source = auction.source(lineItem.id) else { continue }
+            lines.insert(index)
+            if let answer = source.answer(usdRate: lineItem.usdRate) {
                 answers[UInt64(index)] = answer
             }
         }
-        return answers
+        return (answers, lines)
     }
 }
 
-/// How many requests of a replay took a recorded answer and how many a market draw.
+/// How many requests of a replay took a recorded answer and how many a market draw, and of
+/// those drawn, how many were of a line item the recorded auction has no line of.
 final class ReplayCounters: Sendable {
-    private let counts = Locked((recorded: 0, drawn: 0))
+    private let counts = Locked((recorded: 0, drawn: 0, withoutLine: 0))
 
-    func count(recorded: Bool) {
+    func count(recorded: Bool, hasLine: Bool = true) {
         counts.withLock { counts in
-            if recorded { counts.recorded += 1 } else { counts.drawn += 1 }
+            if recorded {
+                counts.recorded += 1
+            } else {
+                counts.drawn += 1
+                if !hasLine { counts.withoutLine += 1 }
+            }
         }
     }
 
     var recorded: Int { counts.withLock { $0.recorded } }
     var drawn: Int { counts.withLock { $0.drawn } }
+    var drawnWithoutLine: Int { counts.withLock { $0.withoutLine } }
 }
