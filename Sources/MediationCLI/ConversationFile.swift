@@ -3,7 +3,8 @@ import Mediation
 
 /// Reads `--messages FILE`: a JSON array of `{"role", "content", "id"?, "created_at"?}`
 /// (role `user`, `assistant` or `summary`; `created_at` ISO 8601, e.g.
-/// `"2026-05-02T09:14:03Z"`), oldest first. See `Config/sample-conversation.json`.
+/// `"2026-05-02T09:14:03Z"`), oldest first, read as strictly as the config
+/// (`StrictJSONReader`). See `Config/sample-conversation.json`.
 enum ConversationFile {
     /// Why the file was not read.
     enum Failure: Error, Equatable {
@@ -47,21 +48,22 @@ enum ConversationFile {
         guard let data = try? Data(contentsOf: url) else {
             throw .missing("cannot read \(url.path)")
         }
+        if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            throw .invalid("$: the file is empty; expected a JSON array of messages")
+        }
+        // The configuration's strict reader first, so the file is held to the same JSON as the
+        // config (no trailing comma, which Foundation's decoder lets through; no comment, no
+        // leading zero, no repeated key) and a syntax error says where: its path, line and
+        // column.
+        do {
+            _ = try ConfigurationReading.jsonValue(StrictJSONReader.parse(Array(data)), at: .root)
+        } catch {
+            throw .invalid(error.description)
+        }
         let entries: [Entry]
         do {
             entries = try JSONDecoder().decode([Entry].self, from: data)
         } catch let error as DecodingError {
-            if case .dataCorrupted = error {
-                // A syntax error: the strict reader says where (path, line and column).
-                if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
-                    throw .invalid("$: the file is empty; expected a JSON array of messages")
-                }
-                do {
-                    _ = try StrictJSONReader.parse(Array(data))
-                } catch {
-                    throw .invalid(error.description)
-                }
-            }
             throw .invalid(describe(error))
         } catch {
             throw .invalid("not a JSON array of messages")

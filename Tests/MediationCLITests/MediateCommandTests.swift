@@ -214,6 +214,11 @@ struct MediateCommandTests {
         ("chat.json", "[{\"role\": \"user\",\n  \"content\": \"a\\ud800\"}]", ExitCode.dataError, "mediate: invalid messages file chat.json: [0].content: a high surrogate must be followed by a low surrogate (line 2, column 22)"),
         ("chat.json", "[{\"role\": \"user\", \"content\": \"x\"", ExitCode.dataError, "mediate: invalid messages file chat.json: [0]: "),
         ("chat.json", " \n", ExitCode.dataError, "mediate: invalid messages file chat.json: $: the file is empty; expected a JSON array of messages"),
+        // As strict as the config: no trailing comma, no comment, no repeated key.
+        ("chat.json", "[{\"role\": \"user\", \"content\": \"x\"},\n]", ExitCode.dataError, "mediate: invalid messages file chat.json: [1]: unexpected character ']'; expected a value (line 2, column 1)"),
+        ("chat.json", "[{\"role\": \"user\", \"content\": \"x\",}]", ExitCode.dataError, "mediate: invalid messages file chat.json: [0]: expected a quoted key (line 1, column 34)"),
+        ("chat.json", "// hi\n[{\"role\": \"user\", \"content\": \"x\"}]", ExitCode.dataError, "mediate: invalid messages file chat.json: $: unexpected character '/'; expected a value (line 1, column 1)"),
+        ("chat.json", "[{\"role\": \"user\", \"content\": \"x\", \"role\": \"assistant\"}]", ExitCode.dataError, "mediate: invalid messages file chat.json: [0].role: the key \"role\" appears twice"),
     ])
     func badMessagesFiles(_ path: String, _ contents: String?, _ code: ExitCode, _ message: String) async throws {
         let workspace = try Workspace()
