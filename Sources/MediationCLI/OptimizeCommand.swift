@@ -128,9 +128,11 @@ enum OptimizeCommand {
         } catch {
             return MediateCommand.fail(.dataError, "invalid input: \(error)", environment: environment)
         }
-        for warning in assembly.warnings {
-            environment.standardError.write("mediate: warning: \(DisplayText.escaped(warning.description))\n")
+        var warnings = assembly.warnings
+        if let asOf = options.asOf, let warning = laterRows(assembly.rows, asOf: asOf) {
+            warnings.append(warning)
         }
+        printWarnings(warnings, environment: environment)
         guard let asOf = options.asOf ?? assembly.latestDay else {
             // A report with its header only: no day to learn as of (not 1970-01-01).
             let files = options.reportPaths.map { DisplayText.escaped($0) }.joined(separator: ", ")
@@ -156,7 +158,7 @@ enum OptimizeCommand {
         }
 
         if options.json {
-            guard let text = json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: assembly.warnings, written: options.writePath) else {
+            guard let text = json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: warnings, written: options.writePath) else {
                 return MediateCommand.fail(.software, "the estimates cannot be written as JSON (a number is not finite)", environment: environment)
             }
             environment.standardOutput.write(text)
@@ -164,6 +166,45 @@ enum OptimizeCommand {
             environment.standardOutput.write(table(estimates, asOf: asOf, parameters: estimator.parameters, written: options.writePath))
         }
         return .success
+    }
+
+    /// The most warnings of one kind printed one by one; the rest are counted in one line.
+    static let maximumWarningsPerKind = 20
+
+    /// Prints the warnings on standard error: the first ``maximumWarningsPerKind`` of each
+    /// kind, then one line per kind with how many more there are (100,000 rows of unknown ad
+    /// units print 21 lines, not 100,000).
+    private static func printWarnings(_ warnings: [ReportWarning], environment: CommandEnvironment) {
+        var counts: [ReportWarning.Code: Int] = [:]
+        var order: [ReportWarning.Code] = []
+        for warning in warnings {
+            let count = counts[warning.code, default: 0] + 1
+            if count == 1 { order.append(warning.code) }
+            counts[warning.code] = count
+            if count <= maximumWarningsPerKind {
+                environment.standardError.write("mediate: warning: \(DisplayText.escaped(warning.description))\n")
+            }
+        }
+        for code in order {
+            let more = counts[code, default: 0] - maximumWarningsPerKind
+            guard more > 0 else { continue }
+            let what: String = switch code {
+            case .unknownAdUnit: "rows for unknown ad units"
+            case .missingDay: "gaps of missing days"
+            case .impressionDiscrepancy: "impression discrepancies"
+            default: "warnings"
+            }
+            environment.standardError.write("mediate: warning: … and \(more) more \(what) (\(DisplayText.escaped(code.rawValue)))\n")
+        }
+    }
+
+    /// One `after_as_of` warning for the rows dated after `asOf` (which the estimates do not
+    /// use), at the first of them; `nil` when there are none.
+    private static func laterRows(_ rows: [RevenueRow], asOf: UTCDay) -> ReportWarning? {
+        let later = rows.filter { $0.day > asOf }
+        guard let first = later.first, let latest = later.map(\.day).max() else { return nil }
+        let counted = later.count == 1 ? "1 report row is" : "\(later.count) report rows are"
+        return ReportWarning(code: .afterAsOf, location: first.location, message: "\(counted) dated after --as-of \(asOf) (up to \(latest)) and not used; the first is here")
     }
 
     /// Reads an input file whole, at most `limit` bytes (66 when it is missing or unreadable,

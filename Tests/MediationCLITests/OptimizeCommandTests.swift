@@ -141,6 +141,39 @@ struct OptimizeCommandTests {
         #expect(warnings == [#"mediate: warning: hostile.csv:2:1: no fixed-price line item of the config has network "nitx" and ad unit "X\"; (unknown_ad_unit)\u{0A}mediate: warning:"; the row is not used (unknown_ad_unit)"#], "\(result.error)")
     }
 
+    @Test("rows of unknown ad units print the first 20 warnings, then one line with how many more")
+    func unknownAdUnitWarningsAreCapped() async throws {
+        let workspace = try Self.workspace()
+        let rows = (0..<1000).map { "2026-03-10,nitx,SLOT-GONE-\($0),10,0.01,USD" }
+        try workspace.write((["day,network,ad_unit_id,impressions,revenue,currency"] + rows).joined(separator: "\n") + "\n", to: "gone.csv")
+        let result = await workspace.run(["optimize", "--reports", "r.csv", "gone.csv"])
+        #expect(result.code == .success, "\(result.error)")
+        let warnings = result.error.split(separator: "\n").filter { $0.hasPrefix("mediate: warning:") }
+        #expect(warnings.count == 21, "\(warnings.count) warning lines")
+        #expect(warnings.first?.hasPrefix("mediate: warning: gone.csv:2:1: no fixed-price line item of the config has network \"nitx\" and ad unit \"SLOT-GONE-0\"") == true)
+        #expect(warnings.dropLast().last?.contains("\"SLOT-GONE-19\"") == true)
+        #expect(warnings.last == "mediate: warning: … and 980 more rows for unknown ad units (unknown_ad_unit)")
+        // --json keeps every warning.
+        let json = await workspace.run(["optimize", "--reports", "r.csv", "gone.csv", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect((object["warnings"] as? [Any])?.count == 1000)
+    }
+
+    @Test("rows dated after --as-of are counted in one warning at the first of them")
+    func rowsAfterAsOfAreReported() async throws {
+        let workspace = try Self.workspace()
+        let result = await workspace.run(["optimize", "--reports", "r.csv", "--as-of", "2026-03-08"])
+        #expect(result.code == .success, "\(result.error)")
+        let warnings = result.error.split(separator: "\n").filter { $0.hasPrefix("mediate: warning:") }
+        #expect(warnings == ["mediate: warning: r.csv:4:1: 3 report rows are dated after --as-of 2026-03-08 (up to 2026-03-10) and not used; the first is here (after_as_of)"], "\(result.error)")
+        let json = await workspace.run(["optimize", "--reports", "r.csv", "--as-of", "2026-03-09", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let codes = (object["warnings"] as? [[String: Any]])?.compactMap { $0["code"] as? String }
+        #expect(codes == ["after_as_of"])
+        let latest = await workspace.run(["optimize", "--reports", "r.csv", "--as-of", "2026-03-10"])
+        #expect(!latest.error.contains("after_as_of"), "\(latest.error)")
+    }
+
     @Test("warnings go to standard error; missing files and bad options have their exit codes")
     func warningsAndExits() async throws {
         let workspace = try Self.workspace()
