@@ -95,7 +95,9 @@ enum MediateCommand {
             let configuration = engine.configuration
             let networks = configuration.networks.count, placements = configuration.placements.count
             let ids = configuration.placements.map { DisplayText.escaped($0.id) }.joined(separator: ", ")
-            environment.standardOutput.write("\(DisplayText.escaped(path)): valid (\(networks) network\(networks == 1 ? "" : "s"), \(placements) placement\(placements == 1 ? "" : "s"): \(ids))\n")
+            // No placements: say so, not "0 placements: " with nothing after the colon.
+            let placed = placements == 0 ? "no placements" : "\(placements) placement\(placements == 1 ? "" : "s"): \(ids)"
+            environment.standardOutput.write("\(DisplayText.escaped(path)): valid (\(networks) network\(networks == 1 ? "" : "s"), \(placed))\n")
             return .success
         }
     }

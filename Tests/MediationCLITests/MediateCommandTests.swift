@@ -116,6 +116,15 @@ struct MediateCommandTests {
         #expect(result.output == "Config/mediation.json: valid (3 networks, 3 placements: home_banner, empty_slot, coin_flips)\n")
     }
 
+    @Test("validate of a config without placements says so, not \"0 placements: \" with nothing after the colon")
+    func validateReportsAConfigWithoutPlacements() async throws {
+        let workspace = try Workspace()
+        try workspace.write(#"{"networks": {"backfill": {"adapter": "fallback", "endpoint": "sandbox"}}, "placements": {}}"#, to: "Config/mediation.json")
+        let result = await workspace.run(["validate"])
+        #expect(result.code == .success, "\(result.error)")
+        #expect(result.output == "Config/mediation.json: valid (1 network, no placements)\n")
+    }
+
     @Test func validatesTheShippedConfig() async {
         let environment = CommandEnvironment(standardOutput: CapturedOutput(), standardError: CapturedOutput(), currentDirectory: Workspace.repositoryRoot, clock: SystemClock(), registry: .standard)
         #expect(await MediateCommand.run(arguments: ["validate"], environment: environment) == .success)
