@@ -11,7 +11,7 @@ enum HelpText {
       mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
               [--debug[=unredacted]] [--report FILE.html]
               [--config-url URL --public-key KEY.pub [--state-dir DIR]]
-      mediate --placement ID --watch [--duration SECONDS] [--fast] [--json] [--config FILE]
+      mediate --placement ID --watch [--duration D] [--fast] [--json] [--config FILE]
               [--seed N] [--messages FILE] [--debug[=unredacted]] [--report FILE.html]
               [--events FILE.ndjson] [--config-url URL --public-key KEY.pub [--state-dir DIR]]
       mediate config keygen --out KEY
@@ -41,7 +41,8 @@ enum HelpText {
       --watch            keep the placement running as one visible view; print each
                          auction, impression and refresh as it happens, then a summary per
                          network and line item (Ctrl-C stops)
-      --duration SECONDS how long --watch runs (default 180)
+      --duration D       how long --watch runs: seconds, or a number and a unit (500ms, 90s,
+                         5m, 1h, 1d), at most a week (default 180)
       --fast             run --watch on virtual time, as fast as the CPU allows, with
                          virtual timestamps (the same lines every run)
       --debug            print every source's adapter call and HTTP exchange (method, URL,

@@ -54,7 +54,7 @@ struct RunOptions: Equatable, Sendable {
     var messagesPath: String?
     /// `--watch`: keep the placement running as one visible view.
     var watch = false
-    /// `--duration SECONDS`: how long watch mode runs.
+    /// `--duration D`: how long watch mode runs (seconds, or a number and a unit: `5m`).
     var duration: Duration?
     /// `--fast`: watch mode on virtual time, run as fast as the CPU allows.
     var fast = false

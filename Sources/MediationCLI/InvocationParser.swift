@@ -1,9 +1,11 @@
+import MediationSimulation
+
 /// Parses `mediate`'s arguments (without the program name) into an ``Invocation``.
 ///
 /// Grammar:
 /// ```
 /// mediate --placement ID [--config FILE] [--json] [--seed N] [--messages FILE]
-///         [--watch] [--duration SECONDS] [--fast] [--debug[=unredacted]] [--report FILE]
+///         [--watch] [--duration D] [--fast] [--debug[=unredacted]] [--report FILE]
 ///         [--config-url URL --public-key FILE [--state-dir DIR]]
 /// mediate config keygen | sign | verify …
 /// mediate validate [--config FILE]
@@ -96,8 +98,10 @@ enum InvocationParser {
             options.seed = seed
         }
         if let text = values[.duration] {
-            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= maximumDurationSeconds else {
-                throw UsageError(message: "--duration needs a positive number of seconds (at most \(Int(maximumDurationSeconds))), got '\(text)'")
+            // The grammar of `mediate simulate --duration`: seconds (`300`, `0.5`) or a number
+            // and a unit (`500ms`, `90s`, `5m`, `1h`, `1d`).
+            guard let seconds = VirtualTimeText.seconds(text), seconds > 0, seconds <= maximumDurationSeconds else {
+                throw UsageError(message: "--duration needs a positive number of seconds, or a number and a unit (90s, 5m, 1h, 1d), at most a week (\(Int(maximumDurationSeconds)) s), got '\(text.prefix(40))'")
             }
             options.duration = .milliseconds(Int64((seconds * 1000).rounded()))
         }

@@ -4,7 +4,7 @@ import Foundation
 import Mediation
 import MediationVirtualTime
 
-/// `mediate --placement ID --watch [--duration S] [--fast]`: runs the placement the way an app
+/// `mediate --placement ID --watch [--duration D] [--fast]`: runs the placement the way an app
 /// would, as one visible view whose every new ad is rendered at once, and prints each auction
 /// (with a one-line trace summary), impression and refresh as it happens, for `--duration`
 /// seconds (default 180). `--fast` runs on a `ManualClock`: the same run in virtual time, as
