@@ -99,8 +99,12 @@ enum WatchCommand {
         }
 
         if let manualClock {
-            // A check of --config-url runs over real HTTP: virtual time waits for it.
-            let settle: (@Sendable () async -> Void)? = remote == nil ? nil : { @Sendable [engine] in await engine.configurationChecksSettled() }
+            // A check of --config-url runs over real HTTP: virtual time waits for it, for at
+            // most the fetch timeout of real time (then its timeout fires on virtual time), and
+            // Ctrl-C ends the wait.
+            let settle: (@Sendable () async -> Void)? = remote == nil ? nil : { @Sendable [engine] in
+                await engine.configurationChecksSettled { length in await interruption.sleep(for: length) }
+            }
             await runFast(manualClock, until: end, interruption: interruption, settle: settle)
         } else {
             let wait = clock.startTask { try? await clock.sleep(until: end) }
@@ -422,6 +426,15 @@ final class Interruption: Sendable {
             return state.happened
         }
         if already { handler() }
+    }
+
+    /// Sleeps for `length` of real time, or until Ctrl-C (checked every 50 ms) or the task is
+    /// cancelled.
+    func sleep(for length: Duration) async {
+        let end = ContinuousClock.now + length
+        while !happened, !Task.isCancelled, ContinuousClock.now < end {
+            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
+        }
     }
 
     /// Stops listening; Ctrl-C kills the process again.

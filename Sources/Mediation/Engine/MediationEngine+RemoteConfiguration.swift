@@ -117,10 +117,13 @@ extension MediationEngine {
         await remoteUpdater?.firstCheck()
     }
 
-    /// Returns once no configuration check is running (virtual-time runs that fetch over real
-    /// HTTP wait for it before moving time on).
-    package func configurationChecksSettled() async {
-        await remoteUpdater?.settled()
+    /// Returns once no configuration check is running, or once the check running has been
+    /// waited for as long as the fetch timeout of real time (virtual-time runs that fetch over
+    /// real HTTP wait for it before moving time on; past that, time moves on and the check's
+    /// timeout fires at its virtual instant).
+    /// - Parameter sleep: sleeps for a length of real time; it may return early (Ctrl-C).
+    package func configurationChecksSettled(sleep: @escaping @Sendable (Duration) async -> Void) async {
+        await remoteUpdater?.settled(sleep: sleep)
     }
 
     /// The bundled configuration at `url`: a signed envelope (verified) or a plain file.

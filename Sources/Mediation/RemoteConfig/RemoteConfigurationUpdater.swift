@@ -34,6 +34,9 @@ actor RemoteConfigurationUpdater {
     private var stopped = false
     /// The check running, if any: a second trigger joins it.
     private var checking: Task<ConfigurationUpdate?, Never>?
+    /// The number of the latest check started, and of the one ``settled(sleep:)`` gave up on.
+    private var checkNumber = 0
+    private var givenUpCheck: Int?
     /// The one timer task (the next check).
     private var timer: Task<Void, Never>?
     /// What the first check that ended came to (the launch check, unless a trigger came first).
@@ -83,9 +86,32 @@ actor RemoteConfigurationUpdater {
         return await checkNow()
     }
 
-    /// Returns once no check is running (for virtual-time runs that fetch over real HTTP).
-    func settled() async {
-        while let running = checking { _ = await running.value }
+    /// Returns once no check is running, or once a check has been waited for as long as the
+    /// fetch timeout (``RemoteConfiguration/timeout``) of real time (for virtual-time runs that
+    /// fetch over real HTTP). A check given up on is never waited for again: virtual time moves
+    /// on, and the check's timeout fires at its instant on the engine's clock, so a server that
+    /// never answers, or trickles its bytes, cannot hold virtual time still.
+    /// - Parameter sleep: sleeps for a length of real time (the wall clock in `mediate`; a test
+    ///   passes one it controls); it may return early, e.g. on Ctrl-C.
+    func settled(sleep: @escaping @Sendable (Duration) async -> Void) async {
+        while let running = checking, givenUpCheck != checkNumber {
+            let number = checkNumber
+            let (outcomes, continuation) = AsyncStream.makeStream(of: Bool.self)
+            let answer = Task {
+                _ = await running.value
+                continuation.yield(true)
+            }
+            let budget = Task { [timeout = settings.timeout] in
+                await sleep(timeout)
+                continuation.yield(false)
+            }
+            var iterator = outcomes.makeAsyncIterator()
+            let ended = await iterator.next() ?? true
+            continuation.finish()
+            answer.cancel()
+            budget.cancel()
+            if !ended { givenUpCheck = number }
+        }
     }
 
     /// A new install id (new rollout buckets) from now on; the next check asks unconditionally,
@@ -113,6 +139,7 @@ actor RemoteConfigurationUpdater {
         if let checking { return checking }
         let task = clock.startTask { await self.performCheck() }
         checking = task
+        checkNumber += 1
         return task
     }
 

@@ -245,4 +245,47 @@ struct RedTeamRemoteConfigTests {
             #expect(await harness.shutdownAndCountAds())
         }
     }
+
+    @Test(
+        "a server that never answers, outside virtual time, cannot hold a virtual-time run still: the wait gives up after the fetch timeout's real-time budget, once per check, and the timeout fires at its virtual instant",
+        .timeLimit(.minutes(1))
+    )
+    func silentServerUnderVirtualTime() async throws {
+        let transport = SilentTransport()
+        let harness = try RemoteHarness(settings: { $0.transport = transport })
+        try await harness.clock.perform { () async throws in
+            await harness.clock.runUntilIdle()
+            #expect(transport.requestCount == 1, "the launch check is in flight")
+            // The budget's real time runs out at once (a server trickling its bytes, or silent).
+            let budgets = Locked<[Duration]>([])
+            await harness.engine.configurationChecksSettled { length in budgets.withLock { $0.append(length) } }
+            #expect(budgets.withLock { $0 } == [.seconds(10)], "one wait of the fetch timeout")
+            await harness.engine.configurationChecksSettled { _ in Issue.record("a check given up on is waited for again") }
+            await harness.advance(to: 10)
+            let update = try #require(harness.updates.last)
+            #expect(update.code == .timeout && update.at == .origin + .seconds(10), "\(update)")
+            #expect(harness.engine.configurationVersion == 0)
+            #expect(try await harness.auction().configVersion == 0)
+            #expect(await harness.shutdownAndCountAds())
+        }
+    }
+}
+
+/// A configuration server outside virtual time that accepts and never answers (or trickles its
+/// bytes for ever): only cancellation ends a request.
+private final class SilentTransport: HTTPTransport {
+    private let state = Locked<(requests: Int, streams: [AsyncStream<Never>.Continuation])>((0, []))
+
+    /// The requests received.
+    var requestCount: Int { state.withLock { $0.requests } }
+
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        let (stream, continuation) = AsyncStream.makeStream(of: Never.self)
+        state.withLock { state in
+            state.requests += 1
+            state.streams.append(continuation) // held, so the stream ends only on cancellation
+        }
+        for await _ in stream {}
+        throw TransportError(kind: .cancelled, message: "request cancelled")
+    }
 }
