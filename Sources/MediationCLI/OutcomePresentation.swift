@@ -23,7 +23,7 @@ enum OutcomePresentation {
 
     /// The detail column: the outcome's reason (loss reason, no-fill reason, error, the limit
     /// a timeout hit and its length, the value a cancelled source could not beat, why a
-    /// source was not asked), then its late answer if any. Not escaped: callers escape for
+    /// source was not asked and, for a paused network, when it is tried again), then its late answer if any. Not escaped: callers escape for
     /// their medium.
     static func detail(_ source: SourceTrace) -> String {
         var text: String
@@ -33,7 +33,10 @@ enum OutcomePresentation {
         case .error(let error): text = error.description
         case .timeout(let limit): text = HumanReport.timeoutDetail(limit) + (source.limitMilliseconds.map { " (\(HumanReport.millis($0)))" } ?? "")
         case .cancelled(let value): text = value.map { "could not beat \(HumanReport.money($0)) USD" } ?? "the caller gave up"
-        case .notAsked(let reason): text = reason == .tierNotReached ? "waterfall tier not reached" : reason == .underFloor ? "eCPM under the placement's floor" : reason.rawValue
+        case .notAsked(let reason):
+            text = reason == .tierNotReached ? "waterfall tier not reached" : reason == .underFloor ? "eCPM under the placement's floor" : reason.rawValue
+            // A paused network says when it is tried again (docs/health.md).
+            if let retry = source.retryAtMilliseconds { text += "; retry at \(HumanReport.millis(retry))" }
         case .won: text = ""
         }
         if let late = source.lateAnswer {

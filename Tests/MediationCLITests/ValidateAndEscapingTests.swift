@@ -84,4 +84,12 @@ struct ValidateAndEscapingTests {
         #expect(!output.contents.contains("\u{1B}"))
         #expect(output.contents.split(separator: "\n").count == events.count)
     }
+
+    @Test("a paused network's line says when it is tried again (docs/health.md: retry at N ms), in the table and the HTML report")
+    func pausedNetworkRetryInstant() {
+        let paused = SourceTrace(lineItemID: "li", network: "elo", pricing: .bidder, startOffsetMilliseconds: nil, latencyMilliseconds: nil, outcome: .notAsked(.networkPaused), retryAtMilliseconds: 22500.228)
+        #expect(OutcomePresentation.detail(paused) == "network_paused; retry at 22500 ms")
+        let tier = SourceTrace(lineItemID: "li", network: "elo", pricing: .fixedPrice, startOffsetMilliseconds: nil, latencyMilliseconds: nil, outcome: .notAsked(.tierNotReached))
+        #expect(OutcomePresentation.detail(tier) == "waterfall tier not reached")
+    }
 }
