@@ -155,7 +155,7 @@ actor RemoteConfigurationUpdater {
         let outcome = await RemoteFetch.send(request, through: transport, clock: clock, timeout: settings.timeout)
         guard !stopped else { return nil }
         let running = engine.configurationVersion
-        let verdict = RemoteVerdict.of(outcome, running: running, highestApplied: highestApplied, installID: installID, trustedKeys: settings.trustedKeys, registry: registry, wallClock: WallClockTime(wallClock()))
+        let verdict = RemoteVerdict.of(outcome, running: running, highestApplied: highestApplied, installID: installID, trustedKeys: settings.trustedKeys, registry: registry, wallClock: WallClockTime(wallClock()), conditional: headers["If-None-Match"] != nil)
         var update: ConfigurationUpdate
         switch verdict {
         case .apply(let verified, let cacheHeaders):

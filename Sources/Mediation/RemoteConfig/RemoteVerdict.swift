@@ -23,6 +23,8 @@ package enum RemoteVerdict: Sendable {
     ///   - trustedKeys: the keys the app trusts.
     ///   - registry: the network kinds (the loader's R15 checks).
     ///   - wallClock: the device's clock (an HTTP-date `Retry-After`).
+    ///   - conditional: whether the request named the configuration held (`If-None-Match`);
+    ///     a 304 to a request that named none confirms nothing, and says so.
     static func of(
         _ outcome: RemoteFetch.Outcome,
         running: Int,
@@ -30,7 +32,8 @@ package enum RemoteVerdict: Sendable {
         installID: String,
         trustedKeys: [ConfigurationPublicKey],
         registry: NetworkRegistry,
-        wallClock: WallClockTime
+        wallClock: WallClockTime,
+        conditional: Bool
     ) -> RemoteVerdict {
         let response: HTTPResponse
         switch outcome {
@@ -56,7 +59,10 @@ package enum RemoteVerdict: Sendable {
             // held, or the server would answer 304 to it for ever and no new version would arrive.
             var kept = headers
             kept.entityTag = nil
-            return .keep(.unchanged, .notModified, "304 Not Modified: the server's configuration is the one held", offered: nil, kept)
+            let message = conditional
+                ? "304 Not Modified: the server's configuration is the one held"
+                : "304 Not Modified to a request that named no configuration (no If-None-Match): nothing received, version \(running) kept"
+            return .keep(.unchanged, .notModified, message, offered: nil, kept)
         case 429, 503:
             let wait = headers.retryAfter.map { ", Retry-After \($0) s" } ?? ""
             return .fail(.serverBusy, "HTTP \(response.statusCode)\(wait)", busy: true, retryAfter: headers.retryAfter)

@@ -19,6 +19,8 @@ struct RedTeamRemoteConfigTests {
             await harness.advance(to: 1)
             #expect(harness.engine.configurationVersion == 0)
             #expect(harness.updates.last?.code == .notModified)
+            // It confirms nothing: the message must not say a configuration is held.
+            #expect(harness.updates.last?.message.contains("named no configuration") == true, "\(harness.updates.last?.message ?? "")")
             await harness.advance(to: 62)
             #expect(harness.transport.requests.count == 2)
             // The 304's tag was never a representation this install held: it is not sent back,
