@@ -32,6 +32,11 @@ struct OriginLockTests {
         #expect(HTTPOrigin(try Self.url("http://127.0.0.1/x"))?.port == 80)
         #expect(HTTPOrigin(try Self.url("ftp://ads.example.com/x")) == nil)
         #expect(HTTPOrigin(try Self.url("file:///etc/passwd")) == nil)
+        // A port no request can reach is no origin (URL parses it; every request would fail
+        // with an opaque "bad URL" error instead of the URL being refused where it is given).
+        #expect(HTTPOrigin(try Self.url("http://127.0.0.1:99999/x")) == nil)
+        #expect(HTTPOrigin(try Self.url("http://127.0.0.1:0/x")) == nil)
+        #expect(HTTPOrigin(try Self.url("http://127.0.0.1:65535/x"))?.port == 65535)
     }
 
     @Test func aLockedTransportSendsOnlyToItsOrigin() async throws {

@@ -14,17 +14,19 @@ public struct HTTPOrigin: Hashable, Sendable, CustomStringConvertible {
     /// The port: the URL's, else the scheme's default.
     public let port: Int
 
-    /// The origin of `url`, or `nil` when it is not an http(s) URL with a host.
+    /// The origin of `url`, or `nil` when it is not an http(s) URL with a host (and, when it
+    /// names a port, a port from 1 to 65535: `URL` parses `:99999`, which no request can reach).
     /// - Parameter url: any URL.
     public init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               var host = url.host?.lowercased(), !host.isEmpty
         else { return nil }
         if host.hasSuffix(".") { host.removeLast() }
-        guard !host.isEmpty else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
         self.scheme = scheme
         self.host = host
-        self.port = url.port ?? (scheme == "https" ? 443 : 80)
+        self.port = port
     }
 
     /// Whether `url` is on this origin.

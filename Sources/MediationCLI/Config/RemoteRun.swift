@@ -17,7 +17,7 @@ struct RemoteRun: Sendable {
     static func prepare(_ options: RunOptions, environment: CommandEnvironment) -> Result<RemoteRun?, MediateCommand.Exit> {
         guard let text = options.configURL else { return .success(nil) }
         guard let url = URL(string: text), HTTPOrigin(url) != nil else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.usageError("--config-url needs an http(s) URL with a host, got '\(text)'", environment: environment)))
+            return .failure(MediateCommand.Exit(code: MediateCommand.usageError("--config-url needs an http(s) URL with a host (and a port from 1 to 65535, if any), got '\(text)'", environment: environment)))
         }
         let keys: [ConfigurationPublicKey]
         switch ConfigCommand.readPublicKeys(options.publicKeyPath ?? "", environment: environment) {
