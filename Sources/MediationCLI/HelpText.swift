@@ -18,7 +18,7 @@ enum HelpText {
       mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at TIME]
                           [--public-key KEY.pub] CONFIG
       mediate config verify --public-key KEY.pub SIGNED
-      mediate networks [--config FILE] [--json]
+      mediate networks [--config FILE] [--json] [--state-dir DIR]
       mediate validate [--config FILE]
       mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson
                        [--events-start DAY]] [--as-of DAY] [--json] [--write NEW.json]
@@ -61,7 +61,8 @@ enum HelpText {
 
     Commands:
       networks           each network's adapter version, endpoint, mode, initialisation,
-                         effective timeouts and the privacy it applies; sends nothing
+                         effective timeouts, health (stored in --state-dir, if given) and
+                         the privacy it applies; sends nothing
       validate           load the config and build every adapter
       config keygen      write a new signing key to KEY (mode 0600) and KEY.pub (one line)
       config sign        print CONFIG signed as version N (a signed file: signed again, the

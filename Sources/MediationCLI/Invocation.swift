@@ -24,6 +24,9 @@ struct NetworksOptions: Equatable, Sendable {
     var configPath: String?
     /// `--json`: print the networks as JSON.
     var json = false
+    /// `--state-dir DIR`: read the networks' stored health (a pause kept by an earlier run with
+    /// `--config-url … --state-dir DIR`, R24) from it; `nil`: every network starts closed.
+    var stateDirectory: String?
 }
 
 /// What `--debug` shows of each HTTP exchange.

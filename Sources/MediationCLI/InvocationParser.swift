@@ -67,8 +67,8 @@ enum InvocationParser {
             return .validate(ValidateOptions(configPath: values[.config]))
         }
         if arguments.first == "networks" {
-            let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config, .json], command: "networks")
-            return .networks(NetworksOptions(configPath: values[.config], json: values[.json] != nil))
+            let values = try parseOptions(Array(arguments.dropFirst()), allowed: [.config, .json, .stateDir], command: "networks")
+            return .networks(NetworksOptions(configPath: values[.config], json: values[.json] != nil, stateDirectory: values[.stateDir]))
         }
         guard !arguments.isEmpty else {
             throw UsageError(message: "missing --placement ID")

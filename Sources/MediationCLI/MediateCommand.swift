@@ -203,6 +203,7 @@ enum MediateCommand {
         exchangeRecorder: HTTPExchangeRecorder? = nil,
         clockFor: ((MediationConfiguration) -> (any MediationClock)?)? = nil,
         remote: RemoteRun? = nil,
+        stateStore: (any StateStore)? = nil,
         environment: CommandEnvironment
     ) -> Result<MediationEngine, LoadFailure> {
         if let remote {
@@ -226,6 +227,7 @@ enum MediateCommand {
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
         var engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
+        if let stateStore { engineEnvironment.stateStore = stateStore }
         // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
         engineEnvironment.auctionIDSeed = seed
         do {

@@ -1,13 +1,15 @@
 import Foundation
 import Mediation
 
-/// `mediate networks [--config FILE] [--json]`: each configured network's adapter kind and
+/// `mediate networks [--config FILE] [--json] [--state-dir DIR]`: each configured network's adapter kind and
 /// version, endpoint (and whether it is a sandbox), request mode, initialisation, effective
 /// timeouts (the network's `timeout_ms`, each of its line items' `timeout_ms`, each placement's
 /// deadline, and the effective limit: the earliest of the three, R3a) and the privacy that will
 /// be applied with the host signals `mediate` uses (``RequestTemplate``'s defaults: no COPPA or
 /// TFUA, GDPR unknown, limit ad tracking on, tracking not authorized). It builds the engine as
-/// a run would, asks each adapter's ``AdNetworkAdapter/status(for:)`` and sends nothing.
+/// a run would, asks each adapter's ``AdNetworkAdapter/status(for:)`` and sends nothing. With
+/// `--state-dir` each network's health is read from the stored state a run kept there (a pause
+/// lasts until its back-off ends, R24); a damaged record is discarded with a warning.
 enum NetworksCommand {
     /// One network, as printed and encoded.
     struct Entry: Encodable {
@@ -119,8 +121,16 @@ enum NetworksCommand {
     /// Runs the command.
     static func run(_ options: NetworksOptions, environment: CommandEnvironment) async -> ExitCode {
         let path = options.configPath ?? MediateCommand.defaultConfigPath
+        var store: (any StateStore)?
+        if let directory = options.stateDirectory {
+            do {
+                store = try FileStateStore(directory: environment.resolve(directory))
+            } catch {
+                return MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)
+            }
+        }
         let engine: MediationEngine
-        switch MediateCommand.makeEngine(path, seed: MediateCommand.defaultSeed, environment: environment) {
+        switch MediateCommand.makeEngine(path, seed: MediateCommand.defaultSeed, logger: HealthWarningLogger(output: environment.standardError), stateStore: store, environment: environment) {
         case .failure(let failure):
             return MediateCommand.report(failure, environment: environment)
         case .success(let built):

@@ -28,7 +28,7 @@ final class OneShotRun: Sendable {
     /// (a stored health discarded or not stored, R21, R24); what the adapters warn about while
     /// they work for a source is on its trace line (a logger that is not the `SilentLogger`
     /// asks the engine to attribute it).
-    var logger: any MediationLogger { TraceOnlyLogger(output: environment.standardError) }
+    var logger: any MediationLogger { HealthWarningLogger(output: environment.standardError) }
 
     /// The event handler the engine gets: it keeps the late answers.
     var onEvent: @Sendable (MediationEvent) -> Void {
@@ -80,11 +80,11 @@ final class OneShotRun: Sendable {
     }
 }
 
-/// The one-shot run's logger: drops the adapters' lines, the warnings of a source's request
+/// The logger of one-shot runs and `mediate networks`: drops the adapters' lines, the warnings of a source's request
 /// reaching its trace line through the engine's attribution; network health's warnings, which
 /// belong to no source (a stored health that was discarded, one that could not be stored), are
 /// written to standard error in the watch's form.
-private struct TraceOnlyLogger: MediationLogger {
+struct HealthWarningLogger: MediationLogger {
     let output: any TextOutput
 
     func log(_ level: LogLevel, _ message: String, source: String) {

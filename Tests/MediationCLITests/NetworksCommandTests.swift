@@ -77,6 +77,45 @@ struct NetworksCommandTests {
         #expect(text.output.contains("  health:    off\n"))
     }
 
+    @Test("--state-dir: a network a run paused reads open, with its retry instant, from the stored health; without it, closed; a state dir that cannot be opened is exit 73")
+    func storedPause() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "networks": {
+            "down": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "https://127.0.0.1:1/", "health": { "failures_to_open": 1, "window": 1 } },
+            "up": { "adapter": "fallback", "endpoint": "sandbox", "options": { "fill_rate": 1, "latency_ms": 0 } }
+          },
+          "placements": {
+            "p": { "format": "interstitial", "sources": [
+              { "id": "x", "network": "down", "ad_unit_id": "SLOT-X", "ecpm": 2 },
+              { "id": "y", "network": "up", "ad_unit_id": "y1", "ecpm": 1 } ] }
+          }
+        }
+        """, to: "Config/mediation.json")
+        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
+        // A run whose one failure to reach "down" pauses it (1 of the last 1) and keeps the pause.
+        let run = await workspace.run(["--placement", "p", "--config-url", "http://127.0.0.1:1/c.json", "--public-key", "k.pub", "--state-dir", "state"])
+        #expect(run.code == .success, "\(run.error)")
+        func health(_ arguments: [String]) async throws -> [String: Any] {
+            let result = await workspace.run(["networks", "--json"] + arguments)
+            #expect(result.code == .success, "\(result.error)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            let networks = try #require(object["networks"] as? [[String: Any]])
+            return try #require(networks.first { $0["id"] as? String == "down" }?["health"] as? [String: Any])
+        }
+        let stored = try await health(["--state-dir", "state"])
+        #expect(stored["state"] as? String == "open", "\(stored)")
+        #expect(stored["retry_at_ms"] as? Double != nil, "\(stored)")
+        #expect(try await health([])["state"] as? String == "closed")
+        let text = await workspace.run(["networks", "--state-dir", "state"])
+        #expect(text.output.contains("  health:    on, open, tried again at "), "\(text.output)")
+        try workspace.write("not a directory", to: "file")
+        let refused = await workspace.run(["networks", "--state-dir", "file"])
+        #expect(refused.code == .cannotCreate, "\(refused.code) \(refused.error)")
+        #expect(refused.error.contains("--state-dir file"), "\(refused.error)")
+    }
+
     @Test("--json: one entry per network with its status; a host's network answers through the status hook, one without it says nothing")
     func json() async throws {
         let workspace = try Workspace()
