@@ -165,7 +165,7 @@ struct EloDebugEventTests {
         #expect(try transport.decodedBidRequests().map(\.id) == ["id-3", "id-4"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(10)))
     func observerCanCallBackIntoElo() async throws {
         let clock = ManualClock()
         let transport = EloFakeTransport()

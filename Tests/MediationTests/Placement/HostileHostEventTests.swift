@@ -367,7 +367,7 @@ struct HostileHostEventTests {
         adapters.allSatisfy { $0.ads.allSatisfy { $0.impressionCount > 0 || $0.releaseCount > 0 } }
     }
 
-    @Test("a host's loop over events() ends at shutdown; a stream asked for after shutdown is already finished", .timeLimit(.minutes(1)))
+    @Test("a host's loop over events() ends at shutdown; a stream asked for after shutdown is already finished", .timeLimit(.minutes(10)))
     func eventStreamsEndAtShutdown() async throws {
         let fixture = try PlacementFixture(placement: PlacementFixture.homeBanner(refreshSeconds: 30))
         let stream = fixture.engine.events()
