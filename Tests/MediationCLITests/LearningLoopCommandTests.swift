@@ -138,15 +138,17 @@ struct LearningLoopCommandTests {
 /// Red-team findings on the loop's command line, kept as tests.
 @Suite("mediate simulate --days: attacks")
 struct LearningLoopAttackTests {
-    @Test("two line items sharing a network's ad unit make one summed row, which optimize reads back")
-    func sharedAdUnit() async throws {
+    /// Runs one `bayes` day of `level_end` whose line items `a1` and `a2` share network `neta`'s
+    /// ad unit `same` (`a2` with the JSON fields `a2`, `extra` added to the config's
+    /// top level) with `--write-reports r`, and returns the workspace and the day's report.
+    private static func sharedAdUnitDay(a2: String, extra: String = "") async throws -> (Workspace, String) {
         let workspace = try Workspace()
         try workspace.write("""
         {
-          "networks": { "neta": { "adapter": "fallback", "endpoint": "sandbox" }, "netb": { "adapter": "fallback", "endpoint": "sandbox" } },
+          "networks": { "neta": { "adapter": "fallback", "endpoint": "sandbox" }, "netb": { "adapter": "fallback", "endpoint": "sandbox" } },\(extra)
           "placements": { "level_end": { "format": "interstitial", "sources": [
             { "id": "a1", "network": "neta", "ad_unit_id": "same", "ecpm": 1.20 },
-            { "id": "a2", "network": "neta", "ad_unit_id": "same", "ecpm": 1.10 },
+            { "id": "a2", "network": "neta", "ad_unit_id": "same", \(a2) },
             { "id": "b", "network": "netb", "ad_unit_id": "b", "ecpm": 0.80 } ] } }
         }
         """, to: "Config/mediation.json")
@@ -158,6 +160,12 @@ struct LearningLoopAttackTests {
         let run = await workspace.run(["simulate", "--placement", "level_end", "--days", "1", "--learner", "bayes", "--auctions", "400", "--write-reports", "r"])
         #expect(run.code == .success, "\(run.error)")
         let report = try String(contentsOf: workspace.directory.appendingPathComponent("r/bayes/2026-01-01.csv"), encoding: .utf8)
+        return (workspace, report)
+    }
+
+    @Test("two line items sharing a network's ad unit make one summed row, which optimize reads back")
+    func sharedAdUnit() async throws {
+        let (workspace, report) = try await Self.sharedAdUnitDay(a2: #""ecpm": 1.10"#)
         let rows = report.split(separator: "\n").dropFirst()
         #expect(rows.filter { $0.contains(",neta,same,") }.count == 1, "\(report)")
         let optimize = await workspace.run(["optimize", "--reports", "r/bayes/2026-01-01.csv"])
@@ -166,25 +174,7 @@ struct LearningLoopAttackTests {
 
     @Test("two line items on one ad unit in two currencies make one row, in the first one's currency, which optimize reads back")
     func sharedAdUnitInTwoCurrencies() async throws {
-        let workspace = try Workspace()
-        try workspace.write("""
-        {
-          "networks": { "neta": { "adapter": "fallback", "endpoint": "sandbox" }, "netb": { "adapter": "fallback", "endpoint": "sandbox" } },
-          "currency_rates": { "EUR": 1.25 },
-          "placements": { "level_end": { "format": "interstitial", "sources": [
-            { "id": "a1", "network": "neta", "ad_unit_id": "same", "ecpm": 1.20 },
-            { "id": "a2", "network": "neta", "ad_unit_id": "same", "ecpm": 0.90, "currency": "EUR" },
-            { "id": "b", "network": "netb", "ad_unit_id": "b", "ecpm": 0.80 } ] } }
-        }
-        """, to: "Config/mediation.json")
-        try workspace.write("""
-        { "networks": {
-          "neta": { "fill_rate": 0.5, "price": { "median": 1.00, "spread": 0 }, "latency": { "median_ms": 50, "spread": 0 } },
-          "netb": { "fill_rate": 1, "price": { "median": 1.50, "spread": 0 }, "latency": { "median_ms": 80, "spread": 0 } } } }
-        """, to: "Config/market.json")
-        let run = await workspace.run(["simulate", "--placement", "level_end", "--days", "1", "--learner", "bayes", "--auctions", "400", "--write-reports", "r"])
-        #expect(run.code == .success, "\(run.error)")
-        let report = try String(contentsOf: workspace.directory.appendingPathComponent("r/bayes/2026-01-01.csv"), encoding: .utf8)
+        let (workspace, report) = try await Self.sharedAdUnitDay(a2: #""ecpm": 0.90, "currency": "EUR""#, extra: #" "currency_rates": { "EUR": 1.25 },"#)
         let rows = report.split(separator: "\n").dropFirst().filter { $0.contains(",neta,same,") }
         #expect(rows.count == 1, "\(report)")
         #expect(rows.first?.hasSuffix(",USD") == true, "\(report)")

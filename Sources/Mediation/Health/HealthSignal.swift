@@ -30,14 +30,8 @@ package enum HealthSignal: Hashable, Sendable {
     /// classification of ``AdapterError/Kind/init(_:)``).
     static let failureKinds: Set<AdapterError.Kind> = [.network, .server, .timeout, .invalidResponse]
 
-    /// One network's signal from its line items' outcomes in one auction: any answer is a
+    /// One network's signal from its line items' own signals in one auction: any answer is a
     /// success (the network is reachable), else any failure is a failure, else nothing.
-    static func combined<Outcomes: Sequence>(_ outcomes: Outcomes) -> HealthSignal? where Outcomes.Element == SourceOutcome {
-        combined(signals: outcomes.lazy.map { HealthSignal($0) })
-    }
-
-    /// One network's signal from its line items' own signals in one auction, by the rule of
-    /// ``combined(_:)``.
     static func combined<Signals: Sequence>(signals: Signals) -> HealthSignal? where Signals.Element == HealthSignal? {
         var combined: HealthSignal?
         for signal in signals {

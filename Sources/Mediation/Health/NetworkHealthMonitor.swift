@@ -156,7 +156,7 @@ final class NetworkHealthMonitor: Sendable {
     }
 
     /// The one signal of a network whose line items are `sources` (their indices) in a finished
-    /// auction: their outcomes combined (``HealthSignal/combined(_:)``: any answer is a
+    /// auction: their outcomes combined (``HealthSignal/combined(signals:)``: any answer is a
     /// success), read without building the trace's lines.
     static func signal(of sources: [Int], in trace: AuctionTrace) -> HealthSignal? {
         let count = trace.sourceCount

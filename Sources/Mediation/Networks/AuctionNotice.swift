@@ -67,10 +67,10 @@ extension AuctionNotice {
     /// - Parameters:
     ///   - trace: the decided auction's trace.
     ///   - sourceCount: the number of sources the auction has (config order).
-    ///   - receives: whether source `index`'s adapter hears notices (default: every one).
+    ///   - receives: whether source `index`'s adapter hears notices.
     ///   - adUnitID: the ad unit id source `index`'s request carried.
     ///   - deliver: called with each asked source's index and notice.
-    package static func forEachNotice(of trace: AuctionTrace, sourceCount: Int, to receives: (Int) -> Bool = { _ in true }, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
+    package static func forEachNotice(of trace: AuctionTrace, sourceCount: Int, to receives: (Int) -> Bool, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
         let count = min(trace.sourceCount, sourceCount)
         let winningECPM = trace.winningECPM
         for index in 0..<count where receives(index) {
