@@ -92,16 +92,7 @@ struct OneShotWinnerHoldTests {
                 let engine = try MediationEngine(configuration: Self.v1(), registry: NetworkRegistry([factory]), environment: MediationEnvironment(clock: clock))
                 gone = engine
                 var first = try await Self.oneShot(on: engine, clock: clock).winner // neta's, under v1
-                let apply = clock.startTask { () -> ConfigurationError? in
-                    do throws(ConfigurationError) {
-                        try await engine.apply(Self.withoutNeta, version: 2, source: .remote)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                await clock.runUntilIdle()
-                #expect(await apply.value == nil)
+                try await SwapHarness.apply(Self.withoutNeta, version: 2, to: engine, clock: clock)
                 #expect(factory.adapters.map(Self.shutdowns) == [0, 0])
                 last = try await Self.oneShot(on: engine, clock: clock).winner // netb's, under v2
                 #expect(last?.lineItem.id == "netb_le")
