@@ -553,6 +553,14 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
 }
 
 /// The winner of an auction.
+///
+/// A winner of ``MediationEngine/runAuction(placementID:context:)`` holds the configuration its
+/// auction ran under for as long as the caller holds it (the winner, any copy of it, or the
+/// ``AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
+/// changes the winner's network shuts that network's adapter down only once the winner is
+/// dropped, so the ad's impression and clicks still reach its network. Keep the winner while its
+/// ad is unshown or on screen; drop it once the ad is released or no longer shown. After
+/// ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut down then).
 public struct AuctionWinner: Sendable {
     /// The ad, which now belongs to the caller (it was not released).
     public package(set) var ad: any LoadedAd
@@ -562,6 +570,9 @@ public struct AuctionWinner: Sendable {
     public package(set) var eCPM: Double
     /// When it arrived, on the engine's clock.
     public package(set) var arrivedAt: MediationInstant
+    /// A one-shot winner's use of its configuration snapshot, shared by every copy; `nil` for
+    /// a winner that holds none (a placement's, which its controller holds, or one built by hand).
+    var hold: SnapshotHold?
 
     /// Creates a winner.
     public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, arrivedAt: MediationInstant) {

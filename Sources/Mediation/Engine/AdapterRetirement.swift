@@ -3,9 +3,11 @@
 /// under its lock.
 ///
 /// Uses are counted per snapshot (``EngineSnapshot/generation``): a running auction holds its
-/// snapshot from start to end, a placement's current ad holds the snapshot its auction ran
-/// under for as long as it is current (its impression and clicks still reach its network), and
-/// a configuration change holds the old snapshot until every placement has taken the new one.
+/// snapshot from start to end (a one-shot auction's winner then holds it, ``SnapshotHold``,
+/// until its caller drops the winner), a placement's current ad holds the snapshot its auction
+/// ran under for as long as it is current (its impression and clicks still reach its network),
+/// and a configuration change holds the old snapshot until every placement has taken the new
+/// one.
 /// A snapshot that is no longer current and no longer used is dropped; an adapter that no
 /// remaining snapshot (current or used) holds is handed out once, to be shut down.
 struct AdapterRetirement {

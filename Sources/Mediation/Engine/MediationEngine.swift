@@ -204,6 +204,11 @@ public final class MediationEngine: Sendable {
     /// events `auction_started`, `auction_finished` and any `late_answer` are published as for
     /// a placement's auctions. The winner's ad belongs to the caller, who must show it or call
     /// `releaseResources()` on it.
+    ///
+    /// The winner holds this configuration for as long as the caller holds it (``AuctionWinner``):
+    /// a configuration change that removes or changes its network shuts that network's adapter
+    /// down only once the caller has dropped the winner (and the outcome), so drop it once its ad
+    /// is released or no longer shown. An outcome without a winner holds nothing.
     /// - Parameters:
     ///   - placementID: the placement whose sources take part.
     ///   - context: the conversation and screen context; `nil` asks the engine's provider.
@@ -221,11 +226,17 @@ public final class MediationEngine: Sendable {
         let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
         let events = eventHub
         events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start))
-        let outcome = await entry.auction.run(request: request, excluding: []) { late in
+        var outcome = await entry.auction.run(request: request, excluding: []) { late in
             events.emit(.lateAnswer(late))
         }
         events.emit(.auctionFinished(placementID: placementID, trace: outcome.trace, at: clock.now))
-        release(entry.generation)
+        // The winner's ad now belongs to the caller, unshown: the auction's use of its snapshot
+        // passes to the winner, and ends when the caller drops it. No winner, no use.
+        if outcome.winner != nil {
+            outcome.winner?.hold = SnapshotHold(of: entry.generation, on: self)
+        } else {
+            release(entry.generation)
+        }
         return outcome
     }
 
@@ -241,8 +252,9 @@ public final class MediationEngine: Sendable {
     /// - a placement the new configuration removes (or gives another format or banner sizing)
     ///   is destroyed (its unshown ads released once, its shown ones retired) and a
     ///   `placement_removed` event tells its views;
-    /// - the adapter of a network removed or changed is shut down once no running auction and
-    ///   no placement's current ad uses it; unchanged networks keep their adapters.
+    /// - the adapter of a network removed or changed is shut down once no running auction, no
+    ///   placement's current ad and no one-shot winner a caller still holds
+    ///   (``runAuction(placementID:context:)``) uses it; unchanged networks keep their adapters.
     ///
     /// Changes run one at a time. The remote configuration (``RemoteConfiguration``) calls this
     /// only for verified configurations.
@@ -334,8 +346,9 @@ public final class MediationEngine: Sendable {
     /// The current snapshot.
     private var snapshot: EngineSnapshot { state.withLock { $0.current } }
 
-    /// Ends one use of snapshot `generation`, shutting down the adapters nothing uses any more.
-    private func release(_ generation: UInt64) {
+    /// Ends one use of snapshot `generation`, shutting down the adapters nothing uses any more
+    /// (a one-shot winner's ``SnapshotHold`` ends its use here).
+    func release(_ generation: UInt64) {
         let free = state.withLock { state in state.retirement.release(generation, current: state.current) }
         shutDown(free.map(\.adapter))
     }

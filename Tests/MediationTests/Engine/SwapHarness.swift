@@ -76,7 +76,12 @@ final class SwapHarness: Sendable {
 
     /// Applies `configuration` as `version`, from a task on the clock, and lets the work due now run.
     func apply(_ configuration: MediationConfiguration, version: Int) async throws {
-        let engine = engine
+        try await Self.apply(configuration, version: version, to: engine, clock: clock)
+    }
+
+    /// Applies `configuration` as `version` to `engine` (one no harness holds), from a task on
+    /// `clock`, and lets the work due now run.
+    static func apply(_ configuration: MediationConfiguration, version: Int, to engine: MediationEngine, clock: ManualClock) async throws {
         let task = clock.startTask { () -> ConfigurationError? in
             do throws(ConfigurationError) {
                 try await engine.apply(configuration, version: version, source: .remote)

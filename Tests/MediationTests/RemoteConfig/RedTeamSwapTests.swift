@@ -151,7 +151,8 @@ struct RedTeamSwapTests {
             }
         }
     }
-    @Test("open: a one-shot winner the caller still holds keeps its network's adapter alive across a swap that removes the network (its impression must still count)")
+
+    @Test("a one-shot winner the caller still holds keeps its network's adapter alive across a swap that removes the network (its impression must still count)")
     func oneShotWinnerHeldAcrossASwap() async throws {
         let clock = ManualClock()
         let factory = HookedFactory(clock: clock)
@@ -171,12 +172,10 @@ struct RedTeamSwapTests {
             await clock.runUntilIdle()
             #expect(await apply.value == nil)
             let neta = try #require(factory.adapters.first)
-            // runAuction ends its hold on the snapshot when the auction ends, not when the caller
-            // shows or releases the winner: the adapter is shut down under an unshown ad, and a
-            // real network sends nothing after shutdown (R18), so its impression would be lost.
-            withKnownIssue("runAuction's winner does not hold its configuration snapshot") {
-                #expect(!neta.lifeCycleCalls.contains(.shutdown))
-            }
+            // The winner holds the snapshot its auction ran under until the caller drops it: the
+            // adapter is not shut down under an unshown ad (a real network sends nothing after
+            // shutdown, R18, so its impression would be lost).
+            #expect(!neta.lifeCycleCalls.contains(.shutdown))
             winner.ad.releaseResources()
             let shutdown = clock.startTask { await engine.shutdown() }
             await clock.runUntilIdle()
