@@ -96,7 +96,7 @@ public enum AuctionReason: String, Sendable, Hashable, Codable {
     case refresh
     /// The current ad's creative could not be shown; the new auction leaves its line item out.
     case renderFailure = "render_failure"
-    /// A one-shot auction run through ``MediationEngine/runAuction(placementID:request:)``.
+    /// A one-shot auction run through ``MediationEngine/runAuction(placementID:context:)``.
     case oneShot = "one_shot"
 }
 
