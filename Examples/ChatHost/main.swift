@@ -124,9 +124,9 @@ func main() async -> Int32 {
                 case .expired(let ad, let at):
                     print("[\(at)]   engine: \(ad.placementID) \(ad.adID) expired unshown")
                 case .networkPaused(let pause):
-                    print("[\(pause.at)]   engine: network \(pause.networkID) paused until \(pause.retryAt) (\(pause.cause.rawValue))")
-                case .networkResumed(let networkID, _, let at):
-                    print("[\(at)]   engine: network \(networkID) resumed")
+                    print("[\(pause.at)]   engine: network \(pause.networkID)\(pause.lineItemID.map { " line item \($0)" } ?? "") paused until \(pause.retryAt) (\(pause.cause.rawValue))")
+                case .networkResumed(let networkID, _, let at, _, let lineItemID):
+                    print("[\(at)]   engine: network \(networkID)\(lineItemID.map { " line item \($0)" } ?? "") resumed")
                 case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved:
                     break
                 }

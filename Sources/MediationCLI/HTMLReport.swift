@@ -138,13 +138,14 @@ enum HTMLReport {
         return svg + "</svg>\n"
     }
 
-    /// Each paused network's pauses, resumes and state at the end; a sentence when none was.
+    /// Each paused network's (and line item's, under its network) pauses, resumes and state at
+    /// the end; a sentence when none was.
     private static func healthTable(_ health: [WatchPrinter.HealthTally]) -> String {
         guard !health.isEmpty else { return "<p class=\"meta\">No network was paused: every network was asked in every auction.</p>\n" }
         var html = "<table class=\"health\"><thead><tr><th>network</th><th>paused</th><th>resumed</th><th>at the end</th></tr></thead><tbody>\n"
         for entry in health {
             let state = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
-            html += "<tr><td>\(escaped(entry.network))</td><td>\(entry.pauses)</td><td>\(entry.resumes)</td><td>\(escaped(state))</td></tr>\n"
+            html += "<tr><td>\(escaped(WatchPrinter.healthSubject(entry.network, lineItem: entry.lineItem)))</td><td>\(entry.pauses)</td><td>\(entry.resumes)</td><td>\(escaped(state))</td></tr>\n"
         }
         return html + "</tbody></table>\n"
     }

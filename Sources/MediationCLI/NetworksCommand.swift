@@ -21,6 +21,9 @@ enum NetworksCommand {
             var deadlineMilliseconds: Double
             var effectiveMilliseconds: Double
             var limit: String
+            /// Its own health (R24) when it is paused on its own (open or half-open), else
+            /// absent: a closed line item is asked whenever its network is.
+            var health: Health?
 
             enum CodingKeys: String, CodingKey {
                 case placement
@@ -28,7 +31,7 @@ enum NetworksCommand {
                 case timeoutMilliseconds = "timeout_ms"
                 case deadlineMilliseconds = "deadline_ms"
                 case effectiveMilliseconds = "effective_ms"
-                case limit
+                case limit, health
             }
         }
 
@@ -92,16 +95,19 @@ enum NetworksCommand {
             probes = settings.probes
         }
 
+        /// e.g. `closed (0 of 0 failed)` or `open, tried again at 30000 ms (0 failed probes)`.
+        var stateText: String {
+            switch state {
+            case .closed: "closed (\(recentFailures) of \(recentOutcomes) failed)"
+            case .open, .halfOpen: "\(state.rawValue), tried again at \(retryAtMilliseconds.map { DebugReport.millis($0) } ?? "-") ms (\(failedProbes) failed probes)"
+            }
+        }
+
         /// e.g. `on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off
         /// 30000 ms to 600000 ms, 1 probe` or `off`.
         var text: String {
             guard enabled else { return "off" }
-            let state: String
-            switch self.state {
-            case .closed: state = "closed (\(recentFailures) of \(recentOutcomes) failed)"
-            case .open, .halfOpen: state = "\(self.state.rawValue), tried again at \(retryAtMilliseconds.map { DebugReport.millis($0) } ?? "-") ms (\(failedProbes) failed probes)"
-            }
-            return "on, \(state); pauses after \(failuresToOpen) failures of the last \(window), back-off \(DebugReport.millis(backoffMilliseconds)) ms to \(DebugReport.millis(maxBackoffMilliseconds)) ms, \(probes) \(probes == 1 ? "probe" : "probes")"
+            return "on, \(stateText); pauses after \(failuresToOpen) failures of the last \(window), back-off \(DebugReport.millis(backoffMilliseconds)) ms to \(DebugReport.millis(maxBackoffMilliseconds)) ms, \(probes) \(probes == 1 ? "probe" : "probes")"
         }
     }
 
@@ -142,6 +148,11 @@ enum NetworksCommand {
             let status = await engine.networkStatus(network.id) ?? NetworkStatus()
             var made = entry(network, configuration: engine.configuration, registry: environment.registry, status: status)
             made.health = engine.networkHealth(network.id).map { Health($0, settings: network.health) }
+            for index in made.lineItems.indices {
+                let item = made.lineItems[index]
+                guard let status = engine.lineItemHealth(item.lineItem, placementID: item.placement), status.state != .closed else { continue }
+                made.lineItems[index].health = Health(status, settings: network.health)
+            }
             entries.append(made)
         }
         await engine.shutdown()
@@ -220,6 +231,10 @@ enum NetworksCommand {
                 lines.append("  privacy:   \(text)")
             }
             if let health = entry.health { lines.append("  health:    \(health.text)") }
+            for item in entry.lineItems {
+                guard let health = item.health else { continue }
+                lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): line item \(health.stateText)")
+            }
             for note in entry.status.notes { lines.append("  note:      \(safe(note))") }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -183,21 +183,31 @@ final class WatchPrinter: Sendable {
         var auctionNumbers: [String: Int] = [:]
         var statistics = MediationStatistics()
         var traces: [AuctionTrace] = []
-        /// Network health (R24), per network in first-paused order.
+        /// Network health (R24), per network in first-paused order, each network's line items
+        /// paused on their own right after it.
         var health: [HealthTally] = []
 
-        /// The tally of `network`, made on its first event.
-        mutating func tally(_ network: String) -> Int {
-            if let index = health.firstIndex(where: { $0.network == network }) { return index }
-            health.append(HealthTally(network: network))
-            return health.count - 1
+        /// The tally of `network` (or of its line item `lineItem`), made on its first event.
+        mutating func tally(_ network: String, lineItem: String?) -> Int {
+            if let index = health.firstIndex(where: { $0.network == network && $0.lineItem == lineItem }) { return index }
+            let tally = HealthTally(network: network, lineItem: lineItem)
+            guard let last = health.lastIndex(where: { $0.network == network }) else {
+                health.append(tally)
+                return health.count - 1
+            }
+            // Under its network: the network's own tally first, then its line items'.
+            let index = lineItem == nil ? (health.firstIndex { $0.network == network } ?? last) : last + 1
+            health.insert(tally, at: index)
+            return index
         }
     }
 
-    /// How many times a network was paused and resumed, and whether the last event left it
-    /// paused (until when).
+    /// How many times a network, or one of its line items on its own, was paused and resumed,
+    /// and whether the last event left it paused (until when).
     struct HealthTally {
         var network: String
+        /// The line item paused on its own; `nil` for the whole network.
+        var lineItem: String?
         var pauses = 0
         var resumes = 0
         var pausedUntil: MediationInstant?
@@ -287,18 +297,18 @@ final class WatchPrinter: Sendable {
             line = "[\(at)] placement \(safe(placementID)) removed by config version \(version)"
         case .networkPaused(let pause):
             counts.withLock { counts in
-                let index = counts.tally(pause.networkID)
+                let index = counts.tally(pause.networkID, lineItem: pause.lineItemID)
                 counts.health[index].pauses += 1
                 counts.health[index].pausedUntil = pause.retryAt
             }
-            line = "[\(pause.at)] network \(safe(pause.networkID)) paused (\(pause.cause.rawValue): \(pause.failures) of \(pause.outcomes) failed) until \(pause.retryAt)"
-        case .networkResumed(let networkID, let failedProbes, let at):
+            line = "[\(pause.at)] network \(Self.healthSubject(pause.networkID, lineItem: pause.lineItemID)) paused (\(pause.cause.rawValue): \(pause.failures) of \(pause.outcomes) failed) until \(pause.retryAt)"
+        case .networkResumed(let networkID, let failedProbes, let at, _, let lineItemID):
             counts.withLock { counts in
-                let index = counts.tally(networkID)
+                let index = counts.tally(networkID, lineItem: lineItemID)
                 counts.health[index].resumes += 1
                 counts.health[index].pausedUntil = nil
             }
-            line = "[\(at)] network \(safe(networkID)) resumed after \(failedProbes) failed probes"
+            line = "[\(at)] network \(Self.healthSubject(networkID, lineItem: lineItemID)) resumed after \(failedProbes) failed probes"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
             line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"
@@ -329,10 +339,16 @@ final class WatchPrinter: Sendable {
             output.write("network health (R24):\n")
             for entry in counts.health {
                 let now = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
-                output.write("  \(DisplayText.escaped(entry.network)): paused \(HumanReport.counted(entry.pauses, "time")), resumed \(HumanReport.counted(entry.resumes, "time")); at the end \(now)\n")
+                output.write("  \(Self.healthSubject(entry.network, lineItem: entry.lineItem)): paused \(HumanReport.counted(entry.pauses, "time")), resumed \(HumanReport.counted(entry.resumes, "time")); at the end \(now)\n")
             }
         }
         output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")
+    }
+
+    /// A network, or its line item paused on its own, escaped: `nitx`, `nitx line item
+    /// level_end_nitx`.
+    static func healthSubject(_ network: String, lineItem: String?) -> String {
+        DisplayText.escaped(network) + (lineItem.map { " line item " + DisplayText.escaped($0) } ?? "")
     }
 
     /// The summary tables per network and per line item (nearest-rank latency percentiles).

@@ -1,6 +1,6 @@
 import Adapters
 import Foundation
-import Mediation
+@testable import Mediation
 import Testing
 @testable import MediationCLI
 
@@ -116,6 +116,46 @@ struct NetworksCommandTests {
         #expect(refused.error.contains("--state-dir file"), "\(refused.error)")
     }
 
+    @Test("--state-dir: a line item paused on its own shows under its network, with its retry instant; its network and other line items read closed")
+    func storedLineItemPause() async throws {
+        let workspace = try Workspace()
+        try workspace.write("""
+        {
+          "networks": {
+            "a": { "adapter": "fallback", "endpoint": "sandbox" },
+            "b": { "adapter": "fallback", "endpoint": "sandbox" }
+          },
+          "placements": {
+            "p": { "format": "interstitial", "sources": [
+              { "id": "x", "network": "a", "ad_unit_id": "x1", "ecpm": 1 },
+              { "id": "y", "network": "b", "ad_unit_id": "y1", "ecpm": 1 } ] },
+            "q": { "format": "interstitial", "sources": [
+              { "id": "z", "network": "a", "ad_unit_id": "z1", "ecpm": 1 } ] }
+          }
+        }
+        """, to: "Config/mediation.json")
+        // What a run that paused line item z of q on its own (a answered for x) kept.
+        let store = try FileStateStore(directory: workspace.directory.appendingPathComponent("state"))
+        let retryAt = (Date().timeIntervalSince1970 + 120) * 1000
+        try store.setData(Data(#"{"version":1,"retry_at_wall_ms":\#(retryAt),"backoff_ms":30000,"failed_probes":0,"openings":1,"network":"a","placement":"q","line_item":"z"}"#.utf8), forKey: HealthSubject.lineItem("z", placementID: "q", networkID: "a").storeKey)
+        let text = await workspace.run(["networks", "--state-dir", "state"])
+        #expect(text.code == .success, "\(text.error)")
+        #expect(text.output.contains("  health:    on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off 30000 ms to 600000 ms, 1 probe\n    q / z: line item open, tried again at "), "\(text.output)")
+        #expect(!text.output.contains("p / x: line item open"))
+        let result = await workspace.run(["networks", "--json", "--state-dir", "state"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let networks = try #require(object["networks"] as? [[String: Any]])
+        let lineItems = try #require(networks.first?["line_items"] as? [[String: Any]])
+        #expect(lineItems.map { $0["line_item"] as? String } == ["x", "z"])
+        #expect(lineItems[0]["health"] == nil)
+        let health = try #require(lineItems[1]["health"] as? [String: Any])
+        #expect(health["state"] as? String == "open")
+        #expect(health["retry_at_ms"] as? Double != nil)
+        #expect((networks.first?["health"] as? [String: Any])?["state"] as? String == "closed")
+        // Without the stored state, every line item reads closed and none is listed as paused.
+        #expect(!(await workspace.run(["networks"])).output.contains("line item open"))
+    }
+
     @Test("--json: one entry per network with its status; a host's network answers through the status hook, one without it says nothing")
     func json() async throws {
         let workspace = try Workspace()
@@ -191,5 +231,24 @@ struct WatchHealthTests {
         #expect(page.contains("<h3>Network health (R24)</h3>"))
         #expect(page.contains("<tr><td>slow</td><td>"), "\(page.suffix(2000))")
         #expect(!page.contains("<tr><td>ok</td><td>"))
+    }
+
+    @Test("a line item paused on its own: its lines name it, and the summary lists it under its network")
+    func watchNamesAPausedLineItem() {
+        let output = CapturedOutput()
+        let printer = WatchPrinter(output: output)
+        let at = MediationInstant.origin + .seconds(30)
+        func pause(_ network: String, lineItem: String? = nil, at: MediationInstant) -> MediationEvent {
+            .networkPaused(NetworkPause(networkID: network, cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: 30000, retryAt: at + .seconds(30), at: at, placementID: lineItem == nil ? nil : "p", lineItemID: lineItem))
+        }
+        printer.print(pause("ads", lineItem: "bad", at: at))
+        printer.print(pause("other", at: at + .seconds(1)))
+        printer.print(pause("ads", at: at + .seconds(2)))
+        printer.print(.networkResumed(networkID: "ads", failedProbes: 0, at: at + .seconds(40), placementID: "p", lineItemID: "bad"))
+        printer.summary(at: at + .seconds(60), interrupted: false)
+        let text = output.contents
+        #expect(text.contains("] network ads line item bad paused (failures: 7 of 7 failed) until 60.000s\n"), "\(text)")
+        #expect(text.contains("] network ads line item bad resumed after 0 failed probes\n"), "\(text)")
+        #expect(text.contains("network health (R24):\n  ads: paused 1 time, resumed 0 times; at the end paused until 62.000s\n  ads line item bad: paused 1 time, resumed 1 time; at the end asked\n  other: paused 1 time"), "\(text)")
     }
 }

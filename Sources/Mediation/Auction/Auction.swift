@@ -13,13 +13,18 @@ package struct AuctionSource: Sendable {
     package var servesInlineBanners: Bool
     /// Its network's health settings (R24; they apply when the runner has a health monitor).
     package var health: NetworkHealthSettings
+    /// Whether the line item keeps a health of its own beside its network's (R24): set when
+    /// its network has other line items in the configuration. A network's only line item has
+    /// none: its verdicts are its network's, so its own machine could never open.
+    package var lineItemHealth: Bool
     /// Whether its adapter hears notices (``AdNetworkAdapter/receivesAuctionNotices``, read
     /// once here): when not, auctions build none for it.
     package var receivesNotices: Bool
 
     /// Pairs a line item with its adapter.
-    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false, servesInlineBanners: Bool = true, health: NetworkHealthSettings = .standard) {
+    package init(lineItem: LineItem, adapter: any AdNetworkAdapter, networkTimeout: Duration? = nil, usesSandbox: Bool = false, servesInlineBanners: Bool = true, health: NetworkHealthSettings = .standard, lineItemHealth: Bool = true) {
         self.health = health
+        self.lineItemHealth = lineItemHealth
         self.lineItem = lineItem
         self.adapter = adapter
         receivesNotices = adapter.receivesAuctionNotices
@@ -40,13 +45,16 @@ package struct AuctionSource: Sendable {
 package struct Auction: Sendable {
     /// The placement.
     package var placement: PlacementConfiguration {
-        didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
+        didSet {
+            machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
+            healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) }
+        }
     }
     /// Its sources, in config order.
     package var sources: [AuctionSource] {
         didSet {
             machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
-            healthPlan = health.map { NetworkHealthMonitor.Plan(sources, on: $0) }
+            healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) }
             sendsNotices = sources.contains { $0.receivesNotices }
         }
     }
@@ -72,7 +80,7 @@ package struct Auction: Sendable {
     /// The engine's network health (R24): paused networks are not asked, and each auction's
     /// signals go to it; `nil` (a runner outside an engine) asks every network.
     var health: NetworkHealthMonitor? {
-        didSet { healthPlan = health.map { NetworkHealthMonitor.Plan(sources, on: $0) } }
+        didSet { healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) } }
     }
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
@@ -156,13 +164,12 @@ package struct Auction: Sendable {
             let prices = placement.exploration == .thompson ? ExplorationDraw.prices(of: included.map(\.lineItem), placementFloorUSD: placement.floor, auctionID: auctionID) : nil
             machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion, fixedPrices: prices)
         }
-        // R24: one admission per network per auction, however many line items it has.
-        let plan = health.flatMap { health in excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included, on: health) }
+        // R24: one admission per network per auction, however many line items it has, then
+        // one per line item of each network asked.
+        let plan = health.flatMap { health in excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included, placementID: placement.id, on: health) }
         let ticket = health.flatMap { health in plan.map { health.admit($0, at: clock.now) } }
         if let ticket, !ticket.paused.isEmpty {
-            for index in included.indices {
-                if let retryAt = ticket.paused[included[index].lineItem.network] { machine.pause(sourceAt: index, until: retryAt) }
-            }
+            for (index, retryAt) in ticket.paused { machine.pause(sourceAt: index, until: retryAt) }
         }
         let run = AuctionRun(
             auctionID: auctionID,

@@ -30,8 +30,9 @@ public struct NotAskedReason: RawRepresentable, Hashable, Sendable, Codable, Cus
     /// A fixed-price line item whose configured eCPM is not a usable value (R2).
     public static let invalidECPM = NotAskedReason(rawValue: "invalid_ecpm")
     /// Its network is paused (engine rule R24): it failed to answer too often and its back-off
-    /// has not ended (or its probes are taken); the trace line names when it is tried again
-    /// (``SourceTrace/retryAtMilliseconds``).
+    /// has not ended (or its probes are taken); or its line item is paused on its own (it kept
+    /// failing while its network answered for others). The trace line names when it is tried
+    /// again (``SourceTrace/retryAtMilliseconds``).
     public static let networkPaused = NotAskedReason(rawValue: "network_paused")
 
     /// The code.

@@ -116,4 +116,17 @@ public struct MediationConfiguration: Hashable, Sendable {
     public func placement(_ id: String) -> PlacementConfiguration? {
         placements.first { $0.id == id }
     }
+
+    /// The networks with more than one line item across the placements: their line items
+    /// keep a health of their own beside the network's (engine rule R24).
+    var networksWithLineItemHealth: Set<String> {
+        var seen = Set<String>()
+        var several = Set<String>()
+        for placement in placements {
+            for lineItem in placement.sources where !seen.insert(lineItem.network).inserted {
+                several.insert(lineItem.network)
+            }
+        }
+        return several
+    }
 }

@@ -129,6 +129,7 @@ final class EngineSnapshot: Sendable {
             }
         }
         var entries: [String: PlacementEntry] = [:]
+        let lineItemHealth = configuration.networksWithLineItemHealth
         for placement in configuration.placements {
             var sources: [AuctionSource] = []
             sources.reserveCapacity(placement.sources.count)
@@ -142,7 +143,7 @@ final class EngineSnapshot: Sendable {
                 let servesInline = entry.factory.servesInlineBanners
                 if !servesInline, let error = anchoredBannerNeverFits(lineItem, in: placement) { return .failure(BuildFailure(error: error, unusedAdapters: built)) }
                 warnings += validation.warnings
-                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.handle.adapter, networkTimeout: entry.handle.network.timeout, usesSandbox: entry.handle.network.endpoint == .sandbox, servesInlineBanners: servesInline, health: entry.handle.network.health))
+                sources.append(AuctionSource(lineItem: lineItem, adapter: entry.handle.adapter, networkTimeout: entry.handle.network.timeout, usesSandbox: entry.handle.network.endpoint == .sandbox, servesInlineBanners: servesInline, health: entry.handle.network.health, lineItemHealth: lineItemHealth.contains(lineItem.network)))
             }
             var auction = Auction(placement: placement, sources: sources, clock: environment.clock, wallClock: { [wallClock = environment.wallClock] in WallClockTime(wallClock()) }, configVersion: version)
             auction.adapterWarnings = (environment.logger as? AttributingLogger)?.warnings

@@ -488,7 +488,28 @@ public final class MediationEngine: Sendable {
     /// - Parameter networkID: a key of the configuration's `networks`.
     public func networkHealth(_ networkID: String) -> NetworkHealthStatus? {
         guard let network = snapshot.configuration.network(networkID) else { return nil }
-        return health.status(networkID, settings: network.health, at: clock.now)
+        return health.status(.network(networkID), settings: network.health, at: clock.now)
+    }
+
+    /// The health of line item `lineItemID` of placement `placementID` on its own (engine rule
+    /// R24), beside its network's (``networkHealth(_:)``): open when it kept failing while its
+    /// network answered for its other line items (its sources are `not_asked` with
+    /// `network_paused` until its ``NetworkHealthStatus/retryAt``), under its network's
+    /// settings; `nil` when the configuration in force has no such line item. The only line
+    /// item of its network has no health of its own (its network's is its): it reads closed.
+    /// A line item paused when the engine last stopped reads as paused from its stored state.
+    /// Sends nothing.
+    /// - Parameters:
+    ///   - lineItemID: a source's `id` in the placement.
+    ///   - placementID: a key of the configuration's `placements`.
+    public func lineItemHealth(_ lineItemID: String, placementID: String) -> NetworkHealthStatus? {
+        let configuration = snapshot.configuration
+        guard let lineItem = configuration.placement(placementID)?.sources.first(where: { $0.id == lineItemID }),
+              let network = configuration.network(lineItem.network) else { return nil }
+        guard configuration.networksWithLineItemHealth.contains(network.id) else {
+            return NetworkHealthStatus(NetworkHealth(), enabled: network.health.enabled)
+        }
+        return health.status(.lineItem(lineItemID, placementID: placementID, networkID: network.id), settings: network.health, at: clock.now)
     }
 
     // MARK: - Building

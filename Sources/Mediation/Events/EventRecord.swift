@@ -11,7 +11,9 @@
 /// its code in `reason`, and `message`, `path`, `offered_version`, `source` and
 /// `next_check_at_ms`; its `placement` is empty. A network's health (`network_paused`,
 /// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
-/// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty.
+/// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty,
+/// unless the event is about one line item paused on its own: then `line_item` names it and
+/// `placement` is its placement.
 package struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     package var event: String
@@ -33,7 +35,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
     package var revenueUSD: Double?
     /// The auction of a late answer.
     package var auctionID: String?
-    /// The line item of a late answer.
+    /// The line item of a late answer, or of a line item's health event.
     package var lineItemID: String?
     /// Whether a late answer's ad was released.
     package var adReleased: Bool?
@@ -124,14 +126,16 @@ package struct EventRecord: Hashable, Sendable, Codable {
             adReleased = late.adReleased
         case .networkPaused(let pause):
             network = pause.networkID
+            lineItemID = pause.lineItemID
             reason = pause.cause.rawValue
             failures = pause.failures
             outcomes = pause.outcomes
             failedProbes = pause.failedProbes
             backoffMilliseconds = pause.backoffMilliseconds
             retryAtMilliseconds = pause.retryAt.milliseconds
-        case .networkResumed(let networkID, let probes, _):
+        case .networkResumed(let networkID, let probes, _, _, let lineItem):
             network = networkID
+            lineItemID = lineItem
             failedProbes = probes
         case .clicked, .retired, .expired, .renderFailed, .placementRemoved:
             break

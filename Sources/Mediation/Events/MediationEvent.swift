@@ -152,19 +152,27 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     case placementRemoved(placementID: String, configVersion: Int, at: MediationInstant)
     /// A network was paused (engine rule R24): no auction asks it until its back-off ends
     /// (its sources are `not_asked` with `network_paused`). Its ``placementID`` is empty: it
-    /// is about a network.
+    /// is about a network. When the pause is one line item's (``NetworkPause/lineItemID``;
+    /// it failed while its network answered for others), only that line item is not asked,
+    /// and ``placementID`` is the line item's placement.
     case networkPaused(NetworkPause)
     /// A paused network's probe answered (R24): every auction asks it again. `failedProbes`
-    /// probes had failed before this one. Its ``placementID`` is empty.
-    case networkResumed(networkID: String, failedProbes: Int, at: MediationInstant)
+    /// probes had failed before this one. Its ``placementID`` is empty; for a line item paused
+    /// on its own, `lineItemID` names it and `placementID` (and ``placementID``) is its
+    /// placement.
+    case networkResumed(networkID: String, failedProbes: Int, at: MediationInstant, placementID: String? = nil, lineItemID: String? = nil)
 
     /// The placement the event is about (empty for ``configuration(_:)``, about the engine).
     public var placementID: String {
         switch self {
         case .auctionStarted(let placementID, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _), .placementRemoved(let placementID, _, _):
             placementID
-        case .configuration, .networkPaused, .networkResumed:
+        case .configuration:
             ""
+        case .networkPaused(let pause):
+            pause.placementID ?? ""
+        case .networkResumed(_, _, _, let placementID, _):
+            placementID ?? ""
         case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
             ad.placementID
         case .shown(let impression, _):
@@ -180,7 +188,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .auctionStarted(_, _, _, let at), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
              .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
              .renderFailed(_, let at), .refreshScheduled(_, _, _, let at), .placementRemoved(_, _, let at),
-             .networkResumed(_, _, let at):
+             .networkResumed(_, _, let at, _, _):
             at
         case .networkPaused(let pause):
             pause.at
@@ -280,8 +288,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             return "[\(instant)] \(update)"
         case .networkPaused(let pause):
             return "[\(instant)] \(name) \(pause)"
-        case .networkResumed(let networkID, let failedProbes, _):
-            return "[\(instant)] \(name) \(DisplayText.escaped(networkID)) after \(failedProbes) failed probes"
+        case .networkResumed(let networkID, let failedProbes, _, let placementID, let lineItemID):
+            return "[\(instant)] \(name) \(HealthSubject.text(networkID: networkID, placementID: placementID, lineItemID: lineItemID)) after \(failedProbes) failed probes"
         case .lateAnswer(let late):
             return "\(head) \(DisplayText.escaped(late.lineItemID)) in \(DisplayText.escaped(late.auctionID))\(late.adReleased ? ", ad released" : "")"
         }

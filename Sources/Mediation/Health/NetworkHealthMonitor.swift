@@ -1,48 +1,80 @@
 import Foundation
 
-/// The thin driver of every network's ``NetworkHealth`` (engine rule R24): one per engine,
-/// shared by the auctions of every placement and every configuration. Before an auction it
-/// says which networks are paused; after it, it feeds each network's one signal to its
-/// machine, keeps paused states in the state store (`health.<network id>`) and publishes
-/// `network_paused` and `network_resumed`.
+/// The thin driver of every network's and line item's ``NetworkHealth`` (engine rule R24):
+/// one per engine, shared by the auctions of every placement and every configuration. Before
+/// an auction it says which networks and line items are paused; after it, it feeds each
+/// network's one signal to its machine, and each line item's own signal to the line item's
+/// (``LineItemRun`` says whose a failure is), keeps paused states in the state store
+/// (``HealthSubject/storeKey``) and publishes `network_paused` and `network_resumed`.
 ///
-/// All state sits in one ``Locked`` box; events are published outside it. A network's stored
-/// state is read the first time an auction needs the network.
+/// A network's line items have machines of their own only when the network has more than
+/// one line item in the configuration (``AuctionSource/lineItemHealth``): a lone line item's
+/// verdicts are its network's. They follow the network's settings.
+///
+/// All state sits in one ``Locked`` box; events are published outside it. A machine's stored
+/// state is read the first time an auction needs it.
 final class NetworkHealthMonitor: Sendable {
     /// The networks of an auction's sources with health on, each once in config order, with
-    /// its settings (clamped) and the indices of its sources: built once per placement.
+    /// its settings (clamped), the indices of its sources and its line items with a health of
+    /// their own: built once per placement.
     struct Plan: Sendable {
         struct Network: Sendable {
-            var id: String
+            var subject: HealthSubject
             /// Its place in the monitor's table (``NetworkHealthMonitor/slot(of:)``).
             var slot: Int
             var settings: NetworkHealthSettings
             var sources: [Int]
+            /// Its line items in ``Plan/lineItems``: none, or one for each of its sources.
+            var lineItems: Range<Int> = 0..<0
+        }
+
+        struct LineItem: Sendable {
+            var subject: HealthSubject
+            /// Its place in the monitor's table.
+            var slot: Int
+            /// Its source's index.
+            var source: Int
         }
 
         var networks: [Network] = []
+        var lineItems: [LineItem] = []
 
-        /// The plan of `sources` on `monitor`'s table.
-        init(_ sources: [AuctionSource], on monitor: NetworkHealthMonitor) {
+        /// The plan of `sources` of placement `placementID` on `monitor`'s table.
+        init(_ sources: [AuctionSource], placementID: String, on monitor: NetworkHealthMonitor) {
             var places: [String: Int] = [:]
+            var ownHealth: [Bool] = []
             for (index, source) in sources.enumerated() where source.health.enabled {
-                if let place = places[source.lineItem.network] {
+                let id = source.lineItem.network
+                if let place = places[id] {
                     networks[place].sources.append(index)
+                    ownHealth[place] = ownHealth[place] || source.lineItemHealth
                 } else {
-                    places[source.lineItem.network] = networks.count
-                    networks.append(Network(id: source.lineItem.network, slot: monitor.slot(of: source.lineItem.network), settings: source.health.clamped, sources: [index]))
+                    places[id] = networks.count
+                    networks.append(Network(subject: .network(id), slot: monitor.slot(of: .network(id)), settings: source.health.clamped, sources: [index]))
+                    ownHealth.append(source.lineItemHealth)
                 }
+            }
+            for place in networks.indices where ownHealth[place] {
+                let start = lineItems.count
+                for index in networks[place].sources {
+                    let subject = HealthSubject.lineItem(sources[index].lineItem.id, placementID: placementID, networkID: networks[place].subject.networkID)
+                    lineItems.append(LineItem(subject: subject, slot: monitor.slot(of: subject), source: index))
+                }
+                networks[place].lineItems = start..<lineItems.count
             }
         }
     }
 
-    /// What an auction was told: the networks paused for it, and those it asks as probes
-    /// (by their place in the plan). Empty, as nearly always, it allocates nothing.
+    /// What an auction was told: the sources paused for it (their network's or their own
+    /// pause), and the networks and line items it asks as probes (by their place in the plan).
+    /// Empty, as nearly always, it allocates nothing.
     struct Ticket: Sendable {
-        /// Paused networks and when each is tried again.
-        var paused: [String: MediationInstant] = [:]
+        /// Paused sources (by index) and when each is tried again.
+        var paused: [Int: MediationInstant] = [:]
         /// The plan's networks this auction asks as probes.
         var probes: Set<Int> = []
+        /// The plan's line items this auction asks as probes.
+        var lineItemProbes: Set<Int> = []
 
         /// A ticket that pauses nothing and probes nothing: made once (building the empty
         /// collections of a fresh one costs each auction a call).
@@ -54,18 +86,69 @@ final class NetworkHealthMonitor: Sendable {
     private let wallClock: @Sendable () -> Date
     private let logger: any MediationLogger
     private let emit: @Sendable (MediationEvent) -> Void
-    /// Every network's machine, in a table whose slots plans hold (so an auction looks up no
-    /// network id); `nil` until its stored state is read.
-    private struct Table {
-        var slots: [String: Int] = [:]
-        var machines: [NetworkHealth?] = []
 
-        /// The slot of `networkID`, made on first use.
-        mutating func slot(of networkID: String) -> Int {
-            if let slot = slots[networkID] { return slot }
-            slots[networkID] = machines.count
+    /// Every network's and line item's machine, in a table whose slots plans hold (so an
+    /// auction looks up no id); `nil` until its stored state is read.
+    private struct Table {
+        var slots: [HealthSubject: Int] = [:]
+        var machines: [NetworkHealth?] = []
+        /// Each line item's recent verdicts (``LineItemRun``), by slot (a network's is unused).
+        var runs: [LineItemRun] = []
+        /// The slots of each network's line items, by the network's slot.
+        var lineItemSlots: [Int: [Int]] = [:]
+        /// The number of the last auction recorded with line items (``LineItemRun``).
+        var auctions: UInt64 = 0
+
+        /// The slot of `subject`, made on first use.
+        mutating func slot(of subject: HealthSubject) -> Int {
+            if let slot = slots[subject] { return slot }
+            let slot = machines.count
+            slots[subject] = slot
             machines.append(nil)
-            return machines.count - 1
+            runs.append(LineItemRun())
+            if subject.isLineItem {
+                lineItemSlots[self.slot(of: .network(subject.networkID)), default: []].append(slot)
+            }
+            return slot
+        }
+
+        /// Whether the line item in `slot`, of the network in `networkSlot`, fails on its own.
+        func failsAlone(_ slot: Int, ofNetworkIn networkSlot: Int) -> Bool {
+            runs[slot].failsAlone(among: (lineItemSlots[networkSlot] ?? []).lazy.map { runs[$0] })
+        }
+
+        /// Notes the verdict of each of `items` (a network's line items in `plan`, the network
+        /// in `networkSlot`) in this auction (``LineItemRun``) and returns their network's
+        /// signal: any answer is a success; else a failure that is not a line item's own (it
+        /// fails alone, or it is paused or probing on its own) is a failure; else nothing.
+        mutating func noteLineItems(_ items: Range<Int>, of plan: Plan, networkSlot: Int, in trace: AuctionTrace) -> HealthSignal? {
+            let count = trace.sourceCount
+            var answered = false
+            var failed = false
+            for item in items where plan.lineItems[item].source < count {
+                let signal = trace.healthSignal(at: plan.lineItems[item].source)
+                runs[plan.lineItems[item].slot].note(signal, auction: auctions)
+                answered = answered || signal == .success
+                failed = failed || signal == .failure
+            }
+            if answered { return .success }
+            guard failed else { return nil }
+            for item in items where plan.lineItems[item].source < count && trace.healthSignal(at: plan.lineItems[item].source) == .failure {
+                let slot = plan.lineItems[item].slot
+                let ownPause = machines[slot].map { $0.phase != .closed } ?? false
+                if !ownPause && !failsAlone(slot, ofNetworkIn: networkSlot) { return .failure }
+            }
+            return nil
+        }
+
+        /// The signal the machine (`machine`, in `slot`) of the line item of source `source`
+        /// records: an answer; a failure when it is its own (it fails alone, or the line item
+        /// is paused or probing); else nothing.
+        func ownSignal(ofSource source: Int, in slot: Int, machine: NetworkHealth, networkSlot: Int, trace: AuctionTrace) -> HealthSignal? {
+            guard source < trace.sourceCount else { return nil }
+            let signal = trace.healthSignal(at: source)
+            guard signal == .failure, machine.phase == .closed else { return signal }
+            return failsAlone(slot, ofNetworkIn: networkSlot) ? .failure : nil
         }
     }
 
@@ -79,13 +162,14 @@ final class NetworkHealthMonitor: Sendable {
         self.emit = emit
     }
 
-    /// The slot of `networkID` in the table, made on first use.
-    func slot(of networkID: String) -> Int {
-        state.withLock { $0.slot(of: networkID) }
+    /// The slot of `subject` in the table, made on first use.
+    func slot(of subject: HealthSubject) -> Int {
+        state.withLock { $0.slot(of: subject) }
     }
 
-    /// Admits an auction at `now` over the networks of `plan`. `now` is read only when a
-    /// network is not closed (the clock is not read at all in the common case).
+    /// Admits an auction at `now` over the networks of `plan`, then over the line items of
+    /// each network it asks. `now` is read only when a machine is not closed (the clock is
+    /// not read at all in the common case).
     func admit(_ plan: Plan, at clockNow: @autoclosure () -> MediationInstant) -> Ticket {
         guard !plan.networks.isEmpty else { return .open }
         var ticket = Ticket.open
@@ -93,65 +177,107 @@ final class NetworkHealthMonitor: Sendable {
         var instant: MediationInstant?
         state.withLock { table in
             for place in plan.networks.indices {
-                // A closed network (nearly always) is asked, and nothing changes: read in place,
+                // A closed machine (nearly always) is asked, and nothing changes: read in place,
                 // without copying the plan's entry or the machine.
-                if table.machines[plan.networks[place].slot]?.phase == .closed { continue }
-                let now = instant ?? clockNow()
-                instant = now
-                let network = plan.networks[place]
-                var health = table.machines[network.slot] ?? restore(network.id, at: now, settings: network.settings, events: &events)
-                switch health.admit(at: now, settings: network.settings) {
-                case .ask(let probe):
-                    if probe { ticket.probes.insert(place) }
-                case .paused(let retryAt):
-                    ticket.paused[network.id] = retryAt
+                if table.machines[plan.networks[place].slot]?.phase != .closed {
+                    let now = instant ?? clockNow()
+                    instant = now
+                    let network = plan.networks[place]
+                    switch admit(network.subject, in: network.slot, settings: network.settings, table: &table, at: now, events: &events) {
+                    case .ask(let probe):
+                        if probe { ticket.probes.insert(place) }
+                    case .paused(let retryAt):
+                        for source in network.sources { ticket.paused[source] = retryAt }
+                        continue // its line items are not asked: their machines are left as they are
+                    }
                 }
-                table.machines[network.slot] = health
+                for item in plan.networks[place].lineItems where table.machines[plan.lineItems[item].slot]?.phase != .closed {
+                    let now = instant ?? clockNow()
+                    instant = now
+                    let lineItem = plan.lineItems[item]
+                    switch admit(lineItem.subject, in: lineItem.slot, settings: plan.networks[place].settings, table: &table, at: now, events: &events) {
+                    case .ask(let probe):
+                        if probe { ticket.lineItemProbes.insert(item) }
+                    case .paused(let retryAt):
+                        ticket.paused[lineItem.source] = retryAt
+                    }
+                }
             }
         }
         for event in events { emit(event) }
         return ticket
     }
 
+    /// Admits `subject`'s machine in `slot` (under the lock), reading its stored state first
+    /// if no auction needed it yet.
+    private func admit(_ subject: HealthSubject, in slot: Int, settings: NetworkHealthSettings, table: inout Table, at now: MediationInstant, events: inout [MediationEvent]) -> NetworkHealth.Admission {
+        var health = table.machines[slot] ?? restore(subject, at: now, settings: settings, events: &events)
+        let admission = health.admit(at: now, settings: settings)
+        table.machines[slot] = health
+        return admission
+    }
+
     /// Records what an auction admitted over `plan` with `ticket` said of each of its
-    /// networks (``signal(of:in:)``), at `now` (read only when a machine may change).
+    /// networks and line items, at `now` (read only when a machine may change).
+    ///
+    /// Each network first: its signal (any answer of its line items is a success; a failure
+    /// counts unless it is a line item's own, ``LineItemRun``). Then, only if the network is
+    /// closed after it, each of its line items' own signal: when the network is paused, or
+    /// still paused (a probe failed), the failure is the network's and its line items are fed
+    /// nothing (a probe's place is still freed).
     func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at clockNow: @autoclosure () -> MediationInstant) {
         guard !plan.networks.isEmpty else { return }
         var events: [MediationEvent] = []
         var instant: MediationInstant?
         state.withLock { table in
+            if !plan.lineItems.isEmpty { table.auctions &+= 1 }
             for place in plan.networks.indices {
                 let slot = plan.networks[place].slot
                 guard let current = table.machines[slot] else { continue }
-                let signal = Self.signal(of: plan.networks[place].sources, in: trace)
+                let items = plan.networks[place].lineItems
+                let signal = items.isEmpty
+                    ? Self.signal(of: plan.networks[place].sources, in: trace)
+                    : table.noteLineItems(items, of: plan, networkSlot: slot, in: trace)
                 // Nearly always: a closed network that answered into a full window with no
                 // failure (or said nothing); recording it would change nothing.
-                if current.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) { continue }
-                let now = instant ?? clockNow()
-                instant = now
-                record(signal, of: plan.networks[place], probe: ticket.probes.contains(place), in: &table, at: now, events: &events)
+                if !current.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) {
+                    let now = instant ?? clockNow()
+                    instant = now
+                    record(signal, of: plan.networks[place].subject, in: slot, settings: plan.networks[place].settings, probe: ticket.probes.contains(place), table: &table, at: now, events: &events)
+                }
+                guard !items.isEmpty else { continue }
+                let networkClosed = table.machines[slot]?.phase == .closed
+                for item in items {
+                    // Read in place: the plan's entry is copied only when the machine may change.
+                    let itemSlot = plan.lineItems[item].slot
+                    guard let machine = table.machines[itemSlot] else { continue }
+                    let own = networkClosed ? table.ownSignal(ofSource: plan.lineItems[item].source, in: itemSlot, machine: machine, networkSlot: slot, trace: trace) : nil
+                    if machine.isUnchanged(byClosedSignal: own, window: plan.networks[place].settings.window) { continue }
+                    let now = instant ?? clockNow()
+                    instant = now
+                    record(own, of: plan.lineItems[item].subject, in: itemSlot, settings: plan.networks[place].settings, probe: ticket.lineItemProbes.contains(item), table: &table, at: now, events: &events)
+                }
             }
         }
         for event in events { emit(event) }
     }
 
-    /// Records `signal` of `network` in its machine (under the lock), storing its state and
-    /// collecting the event when it opens or closes.
+    /// Records `signal` of `subject` in its machine in `slot` (under the lock), storing its
+    /// state and collecting the event when it opens or closes.
     @inline(never)
-    private func record(_ signal: HealthSignal?, of network: Plan.Network, probe: Bool, in table: inout Table, at now: MediationInstant, events: inout [MediationEvent]) {
-        guard var health = table.machines[network.slot] else { return }
-        let id = network.id
+    private func record(_ signal: HealthSignal?, of subject: HealthSubject, in slot: Int, settings: NetworkHealthSettings, probe: Bool, table: inout Table, at now: MediationInstant, events: inout [MediationEvent]) {
+        guard var health = table.machines[slot] else { return }
         // The jitter numbers an opening, and only a failure opens.
-        let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: id, opening: health.openings) : 0
-        let transition = health.record(signal, probe: probe, at: now, settings: network.settings, jitter: jitter)
-        table.machines[network.slot] = health
+        let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: subject.jitterID, opening: health.openings) : 0
+        let transition = health.record(signal, probe: probe, at: now, settings: settings, jitter: jitter)
+        table.machines[slot] = health
         guard let transition else { return }
-        persist(health, id: id, at: now)
+        persist(health, of: subject, at: now)
         switch transition {
         case .opened(let cause, let failures, let outcomes, let backoff, let retryAt):
-            events.append(.networkPaused(NetworkPause(networkID: id, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: now)))
+            events.append(.networkPaused(NetworkPause(subject, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoff: backoff, retryAt: retryAt, at: now)))
         case .closed(let failedProbes):
-            events.append(.networkResumed(networkID: id, failedProbes: failedProbes, at: now))
+            events.append(.networkResumed(networkID: subject.networkID, failedProbes: failedProbes, at: now, placementID: subject.placementID, lineItemID: subject.lineItemID))
         }
     }
 
@@ -163,16 +289,16 @@ final class NetworkHealthMonitor: Sendable {
         return HealthSignal.combined(signals: sources.lazy.filter { $0 < count }.map { trace.healthSignal(at: $0) })
     }
 
-    /// The health of `networkID` under `settings`, reading its stored state if no auction
-    /// needed it yet.
-    func status(_ networkID: String, settings given: NetworkHealthSettings, at now: MediationInstant) -> NetworkHealthStatus {
+    /// The health of `subject` under its network's `settings`, reading its stored state if no
+    /// auction needed it yet.
+    func status(_ subject: HealthSubject, settings given: NetworkHealthSettings, at now: MediationInstant) -> NetworkHealthStatus {
         let settings = given.clamped
         guard settings.enabled else { return NetworkHealthStatus(NetworkHealth(), enabled: false) }
         var events: [MediationEvent] = []
         let health = state.withLock { table in
-            let slot = table.slot(of: networkID)
+            let slot = table.slot(of: subject)
             if let health = table.machines[slot] { return health }
-            let health = restore(networkID, at: now, settings: settings, events: &events)
+            let health = restore(subject, at: now, settings: settings, events: &events)
             table.machines[slot] = health
             return health
         }
@@ -180,42 +306,49 @@ final class NetworkHealthMonitor: Sendable {
         return NetworkHealthStatus(health, enabled: true)
     }
 
-    /// The stored state of `id` (R21): closed when there is none; a value that fails its
+    /// The stored state of `subject` (R21): closed when there is none; a value that fails its
     /// checks is discarded with a warning; a paused one is clamped (``StoredNetworkHealth``).
-    private func restore(_ id: String, at now: MediationInstant, settings: NetworkHealthSettings, events: inout [MediationEvent]) -> NetworkHealth {
-        let key = StoredNetworkHealth.key(id)
+    private func restore(_ subject: HealthSubject, at now: MediationInstant, settings: NetworkHealthSettings, events: inout [MediationEvent]) -> NetworkHealth {
+        let key = subject.storeKey
         let stored: StoredNetworkHealth?
         do {
             stored = try store.value(StoredNetworkHealth.self, forKey: key)
         } catch {
-            logger.warning("the stored health of network \(DisplayText.escaped(id)) was discarded: \(error)", source: "health")
+            logger.warning("the stored health of network \(subject.text) was discarded: \(error)", source: "health")
             return NetworkHealth()
         }
         guard let stored else { return NetworkHealth() }
-        if let problem = stored.problem {
+        if let problem = stored.problem(for: subject) {
             try? store.setData(nil, forKey: key)
-            logger.warning("the stored health of network \(DisplayText.escaped(id)) was discarded: \(problem)", source: "health")
+            logger.warning("the stored health of network \(subject.text) was discarded: \(problem)", source: "health")
             return NetworkHealth()
         }
         let health = stored.health(at: now, wallNow: wallClock(), settings: settings)
         if let retryAt = health.retryAt {
-            events.append(.networkPaused(NetworkPause(networkID: id, cause: .restored, failures: 0, outcomes: 0, failedProbes: health.failedProbes, backoffMilliseconds: health.backoff.milliseconds, retryAt: retryAt, at: now)))
+            events.append(.networkPaused(NetworkPause(subject, cause: .restored, failures: 0, outcomes: 0, failedProbes: health.failedProbes, backoff: health.backoff, retryAt: retryAt, at: now)))
         }
         return health
     }
 
-    /// Stores `health` of `id` (paused) or removes it (closed); a store that cannot be written
-    /// costs a warning, never the auction.
-    private func persist(_ health: NetworkHealth, id: String, at now: MediationInstant) {
-        let key = StoredNetworkHealth.key(id)
+    /// Stores `health` of `subject` (paused) or removes it (closed); a store that cannot be
+    /// written costs a warning, never the auction.
+    private func persist(_ health: NetworkHealth, of subject: HealthSubject, at now: MediationInstant) {
+        let key = subject.storeKey
         do {
-            if let stored = StoredNetworkHealth(health, now: now, wallNow: wallClock()) {
+            if let stored = StoredNetworkHealth(health, of: subject, now: now, wallNow: wallClock()) {
                 try store.setValue(stored, forKey: key)
             } else {
                 try store.setData(nil, forKey: key)
             }
         } catch {
-            logger.warning("the health of network \(DisplayText.escaped(id)) could not be stored: \(error)", source: "health")
+            logger.warning("the health of network \(subject.text) could not be stored: \(error)", source: "health")
         }
+    }
+}
+
+extension NetworkPause {
+    /// The pause of `subject` (a network, or one of its line items).
+    init(_ subject: HealthSubject, cause: NetworkPauseCause, failures: Int, outcomes: Int, failedProbes: Int, backoff: Duration, retryAt: MediationInstant, at: MediationInstant) {
+        self.init(networkID: subject.networkID, cause: cause, failures: failures, outcomes: outcomes, failedProbes: failedProbes, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: at, placementID: subject.placementID, lineItemID: subject.lineItemID)
     }
 }

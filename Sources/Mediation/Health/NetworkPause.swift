@@ -1,5 +1,9 @@
-/// A network paused (engine rule R24): why, the counts behind it and when it is tried again;
-/// the detail of a `network_paused` event.
+/// A network, or one of its line items, paused (engine rule R24): why, the counts behind it
+/// and when it is tried again; the detail of a `network_paused` event.
+///
+/// A line item is paused on its own when it keeps failing while its network answers for its
+/// other line items: then ``lineItemID`` and ``placementID`` name it, and its network's other
+/// line items are still asked. Both are `nil` for the pause of a whole network.
 public struct NetworkPause: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The network id.
     public var networkID: String
@@ -18,6 +22,10 @@ public struct NetworkPause: Hashable, Sendable, Codable, CustomStringConvertible
     public var retryAt: MediationInstant
     /// When it was paused, on the engine's clock.
     public var at: MediationInstant
+    /// The placement of the paused line item; `nil` when the whole network is paused.
+    public var placementID: String?
+    /// The paused line item (its id in ``placementID``); `nil` when the whole network is paused.
+    public var lineItemID: String?
 
     private enum CodingKeys: String, CodingKey {
         case networkID = "network"
@@ -26,10 +34,13 @@ public struct NetworkPause: Hashable, Sendable, Codable, CustomStringConvertible
         case backoffMilliseconds = "backoff_ms"
         case retryAt = "retry_at"
         case at
+        case placementID = "placement"
+        case lineItemID = "line_item"
     }
 
-    /// e.g. `elo (failures: 5 of 10 failed), retry at 30.000s`.
+    /// e.g. `elo (failures: 7 of 10 failed), retry at 30.000s`, or for a line item
+    /// `nitx line item level_end_nitx of level_end (failures: 7 of 7 failed), retry at 30.000s`.
     public var description: String {
-        "\(DisplayText.escaped(networkID)) (\(cause.rawValue): \(failures) of \(outcomes) failed), retry at \(retryAt)"
+        "\(HealthSubject.text(networkID: networkID, placementID: placementID, lineItemID: lineItemID)) (\(cause.rawValue): \(failures) of \(outcomes) failed), retry at \(retryAt)"
     }
 }

@@ -2,10 +2,13 @@ import Foundation
 
 /// A paused network as the state store keeps it under `health.<network id>` (engine rules R21,
 /// R24): when its back-off ends on the wall clock, so a relaunch keeps it paused until then.
-/// A closed network has no stored value.
+/// A closed network has no stored value. A line item paused on its own is kept the same way
+/// under its own key (``HealthSubject/storeKey``), with its ids (`network`, `placement`,
+/// `line_item`) in the value.
 ///
-/// Read back as untrusted input: a value that does not decode, has another `version`, or
-/// holds a number out of range is discarded (removed, with a warning); the time left is
+/// Read back as untrusted input: a value that does not decode, has another `version`, holds
+/// a number out of range or names another line item is discarded (removed, with a warning);
+/// the time left is
 /// clamped to `0...max_backoff_ms` from now, so a stored instant far in the future pauses the
 /// network for at most its longest back-off, and one in the past lets the next auction probe.
 struct StoredNetworkHealth: Codable, Hashable, Sendable {
@@ -19,6 +22,12 @@ struct StoredNetworkHealth: Codable, Hashable, Sendable {
     var failedProbes: Int
     /// How many times it opened.
     var openings: Int
+    /// For a line item: its network (absent in a network's value).
+    var network: String?
+    /// For a line item: its placement.
+    var placement: String?
+    /// For a line item: its id.
+    var lineItem: String?
 
     private enum CodingKeys: String, CodingKey {
         case version
@@ -26,18 +35,22 @@ struct StoredNetworkHealth: Codable, Hashable, Sendable {
         case backoffMilliseconds = "backoff_ms"
         case failedProbes = "failed_probes"
         case openings
+        case network, placement
+        case lineItem = "line_item"
     }
 
     /// The format this engine writes and reads.
     static let currentVersion = 1
 
-    /// The store key of `networkID`'s health.
-    static func key(_ networkID: String) -> String { "health." + networkID }
-
-    /// The stored form of `health` if it is paused (open or half-open), else `nil`;
-    /// `wallNow` is the wall-clock time of `now`.
-    init?(_ health: NetworkHealth, now: MediationInstant, wallNow: Date) {
+    /// The stored form of `subject`'s `health` if it is paused (open or half-open), else
+    /// `nil`; `wallNow` is the wall-clock time of `now`.
+    init?(_ health: NetworkHealth, of subject: HealthSubject, now: MediationInstant, wallNow: Date) {
         guard health.phase != .closed, let retryAt = health.retryAt else { return nil }
+        if subject.isLineItem {
+            network = subject.networkID
+            placement = subject.placementID
+            lineItem = subject.lineItemID
+        }
         version = StoredNetworkHealth.currentVersion
         let remaining = max(0, (retryAt - now).milliseconds)
         retryAtWallMilliseconds = (wallNow.timeIntervalSince1970 * 1000 + remaining).rounded()
@@ -46,8 +59,12 @@ struct StoredNetworkHealth: Codable, Hashable, Sendable {
         openings = health.openings
     }
 
-    /// Why a stored value is refused, or `nil` when every field is in range.
-    var problem: String? {
+    /// Why a stored value of `subject` is refused, or `nil` when every field is in range and
+    /// it names `subject` (a network's value names no line item).
+    func problem(for subject: HealthSubject) -> String? {
+        if network != (subject.isLineItem ? subject.networkID : nil) || placement != subject.placementID || lineItem != subject.lineItemID {
+            return "it names another line item"
+        }
         if version != StoredNetworkHealth.currentVersion { return "version \(version) is not \(StoredNetworkHealth.currentVersion)" }
         if !retryAtWallMilliseconds.isFinite || retryAtWallMilliseconds < 0 { return "retry_at_wall_ms is not a time" }
         if !backoffMilliseconds.isFinite || backoffMilliseconds < 0 || backoffMilliseconds > Double(NetworkHealthSettings.backoffRange.upperBound) { return "backoff_ms is out of range" }

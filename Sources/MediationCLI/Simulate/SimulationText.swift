@@ -38,7 +38,7 @@ enum SimulationText {
         guard !events.isEmpty else { return [] }
         var lines = ["", "network health events (virtual time\(report.rate == nil ? " from each shard's start" : " from the run's start")):"]
         for event in events.prefix(limit) {
-            var line = "  " + clock(event.atMilliseconds) + "  " + safe(event.network) + " " + event.event
+            var line = "  " + clock(event.atMilliseconds) + "  " + safe(event.network) + (event.lineItem.map { " line item " + safe($0) } ?? "") + " " + event.event
             if let cause = event.cause { line += " (\(cause)" + (event.failures.map { ", \($0) failures of \(event.outcomes ?? 0)" } ?? "") + ")" }
             if let retry = event.retryAtMilliseconds { line += ", retry at " + clock(retry) }
             if report.rate == nil { line += ", shard \(event.shard)" }

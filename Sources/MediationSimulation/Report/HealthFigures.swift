@@ -1,7 +1,11 @@
-/// A network paused or resumed by the engine's health (engine rule R24) during a run.
+/// A network, or one of its line items on its own, paused or resumed by the engine's health
+/// (engine rule R24) during a run.
 public struct HealthEventFigure: Hashable, Sendable, Codable {
     /// The network id.
     public var network: String
+    /// The line item (of the simulated placement) paused or resumed on its own while its
+    /// network answered for others; `nil` (absent in JSON) for the whole network.
+    public var lineItem: String?
     /// `paused` or `resumed`.
     public var event: String
     /// A pause's cause: `failures`, `probe_failed` or `restored` (`nil` for a resume).
@@ -19,7 +23,9 @@ public struct HealthEventFigure: Hashable, Sendable, Codable {
     public var shard: Int
 
     private enum CodingKeys: String, CodingKey {
-        case network, event, cause
+        case network
+        case lineItem = "line_item"
+        case event, cause
         case atMilliseconds = "at_ms"
         case retryAtMilliseconds = "retry_at_ms"
         case failures, outcomes, shard
@@ -27,6 +33,7 @@ public struct HealthEventFigure: Hashable, Sendable, Codable {
 
     init(_ record: HealthEventRecord) {
         network = record.network
+        lineItem = record.lineItem
         event = record.paused ? "paused" : "resumed"
         cause = record.paused ? record.cause : nil
         atMilliseconds = record.atMilliseconds
@@ -44,11 +51,12 @@ public struct HealthFigures: Hashable, Sendable, Codable {
 
     /// Whether the engine ran with the configuration's health settings (`false`: health off).
     public var enabled: Bool
-    /// Pauses (`network_paused` events), all networks.
+    /// Pauses (`network_paused` events), all networks and line items.
     public var pauses: Int
     /// Resumes (`network_resumed` events).
     public var resumes: Int
-    /// Requests not made because their network was paused (`not_asked`, `network_paused`).
+    /// Requests not made because their network, or their line item, was paused (`not_asked`,
+    /// `network_paused`).
     public var pausedRequests: Int
     /// The first ``listedEvents`` pauses and resumes, by shard, then in the order they happened.
     public var events: [HealthEventFigure]

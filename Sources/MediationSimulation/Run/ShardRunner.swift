@@ -156,9 +156,9 @@ final class ShardCollector: Sendable {
         let record: HealthEventRecord
         switch event {
         case .networkPaused(let pause):
-            record = HealthEventRecord(network: pause.networkID, paused: true, cause: pause.cause.rawValue, atMilliseconds: Int64(pause.at.milliseconds.rounded()), retryAtMilliseconds: Int64(pause.retryAt.milliseconds.rounded()), failures: pause.failures, outcomes: pause.outcomes, shard: shard)
-        case .networkResumed(let networkID, _, let at):
-            record = HealthEventRecord(network: networkID, paused: false, cause: "", atMilliseconds: Int64(at.milliseconds.rounded()), retryAtMilliseconds: 0, failures: 0, outcomes: 0, shard: shard)
+            record = HealthEventRecord(network: pause.networkID, lineItem: pause.lineItemID, paused: true, cause: pause.cause.rawValue, atMilliseconds: Int64(pause.at.milliseconds.rounded()), retryAtMilliseconds: Int64(pause.retryAt.milliseconds.rounded()), failures: pause.failures, outcomes: pause.outcomes, shard: shard)
+        case .networkResumed(let networkID, _, let at, _, let lineItemID):
+            record = HealthEventRecord(network: networkID, lineItem: lineItemID, paused: false, cause: "", atMilliseconds: Int64(at.milliseconds.rounded()), retryAtMilliseconds: 0, failures: 0, outcomes: 0, shard: shard)
         default:
             return
         }

@@ -146,10 +146,14 @@ struct WindowTotals: Sendable {
     }
 }
 
-/// A network paused or resumed by the engine's health (R24), at an instant of the run's
-/// virtual time (a timed run's, or its shard's clock for a run of N auctions).
+/// A network (or one of its line items, on its own) paused or resumed by the engine's health
+/// (R24), at an instant of the run's virtual time (a timed run's, or its shard's clock for a
+/// run of N auctions).
 struct HealthEventRecord: Hashable, Sendable {
     var network: String
+    /// The line item paused or resumed on its own (of the simulated placement); `nil` for
+    /// the whole network.
+    var lineItem: String?
     /// `true` for a pause, `false` for a resume.
     var paused: Bool
     /// The pause's cause (`failures`, `probe_failed`, `restored`); empty for a resume.

@@ -60,7 +60,7 @@ struct HealthFixture: Sendable {
     }
 
     var resumes: [String] {
-        recorder.events.compactMap { if case .networkResumed(let id, _, _) = $0 { id } else { nil } }
+        recorder.events.compactMap { if case .networkResumed(let id, _, _, _, _) = $0 { id } else { nil } }
     }
 }
 

@@ -188,7 +188,7 @@ func text(_ event: MediationEvent) -> String {
         "placement_removed \(placementID) v\(version) @\(instant)"
     case .networkPaused(let pause):
         "network_paused \(pause.networkID) until \(pause.retryAt) @\(pause.at)"
-    case .networkResumed(let networkID, _, let instant):
+    case .networkResumed(let networkID, _, let instant, _, _):
         "network_resumed \(networkID) @\(instant)"
     }
 }
