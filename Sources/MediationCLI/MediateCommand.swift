@@ -141,6 +141,7 @@ enum MediateCommand {
         if remote != nil {
             // One check before the auction, bounded by the fetch timeout, applied by an app's rules.
             for warning in engine.launchWarnings { RemoteRun.report(warning, environment: environment) }
+            run.reportStoreWarnings()
             configUpdate = await engine.firstConfigurationCheck()
             if let configUpdate { RemoteRun.report(configUpdate, environment: environment) }
         }

@@ -15,6 +15,9 @@ final class OneShotRun: Sendable {
     private struct State {
         var clock: ManualClock?
         var lateAnswers: [LateAnswer] = []
+        /// Whether the cache warnings of configuration checks are written (after launch, whose
+        /// warnings the command writes from `launchWarnings`).
+        var reportsStoreWarnings = false
     }
 
     private let environment: CommandEnvironment
@@ -30,12 +33,27 @@ final class OneShotRun: Sendable {
     /// asks the engine to attribute it).
     var logger: any MediationLogger { HealthWarningLogger(output: environment.standardError) }
 
-    /// The event handler the engine gets: it keeps the late answers.
+    /// The event handler the engine gets: it keeps the late answers and, once
+    /// ``reportStoreWarnings()`` was called, writes a configuration check's warning that the
+    /// state store could not keep the configuration (`store_unavailable`), which the check's
+    /// own update does not carry.
     var onEvent: @Sendable (MediationEvent) -> Void {
         { [self] event in
-            guard case .lateAnswer(let late) = event else { return }
-            state.withLock { $0.lateAnswers.append(late) }
+            switch event {
+            case .lateAnswer(let late):
+                state.withLock { $0.lateAnswers.append(late) }
+            case .configuration(let update) where update.code == .storeUnavailable:
+                if state.withLock({ $0.reportsStoreWarnings }) { RemoteRun.report(update, environment: environment) }
+            default:
+                break
+            }
         }
+    }
+
+    /// From now on, writes the state store's warnings of configuration checks (call it once the
+    /// launch warnings are written, before the first check).
+    func reportStoreWarnings() {
+        state.withLock { $0.reportsStoreWarnings = true }
     }
 
     /// Virtual time when every network of `configuration` is a sandbox and the environment's

@@ -153,6 +153,17 @@ struct URLSessionTransportRedirectTests {
         #expect(try await server.receivedRequests().map(\.path) == ["/a", "/b", "/c", "/d", "/loop", "/loop", "/loop", "/loop"])
     }
 
+    @Test("a URL whose scheme is written in capitals (HTTP://, as `--config-url` accepts it) is sent, not refused as unsupported")
+    func aSchemeInCapitalsIsSent() async throws {
+        let server = try await LoopbackServer(single: ["GET /config.json": .json(#"{"ok":true}"#)])
+        defer { server.stop() }
+        let text = server.baseURL.appendingPathComponent("config.json").absoluteString
+        let url = try #require(URL(string: "HTTP" + text.dropFirst("http".count)))
+        let response = try await Self.transport.send(HTTPRequest(url: url))
+        #expect(response.statusCode == 200)
+        #expect(try await server.receivedRequests().map(\.path) == ["/config.json"])
+    }
+
     @Test func aURLThatIsNotHTTPIsNotSent() async throws {
         let url = try #require(URL(string: "file:///etc/passwd"))
         let error = await #expect(throws: TransportError.self) {

@@ -132,6 +132,24 @@ struct RedTeamConfigCommandTests {
         #expect(try store.data(forKey: "health.never") == nil)
     }
 
+    @Test("a one-shot run says on standard error that the configuration it applied could not be cached in --state-dir (a directory at the cache's path), as a watch does, and that the directory was not removed")
+    func unwritableCacheIsAWarning() async throws {
+        let workspace = try await Self.keyed()
+        let signed = await workspace.run(["config", "sign", "--key", "k", "--version", "2", "Config/mediation.json"])
+        let server = try await ConfigServer([.init(body: signed.output, headers: ["Cache-Control": "max-age=300"])])
+        defer { server.stop() }
+        try FileManager.default.createDirectory(at: workspace.directory.appendingPathComponent("state/config.cache.state"), withIntermediateDirectories: true)
+        let result = await workspace.run(["--placement", "home_banner", "--config-url", server.url.absoluteString, "--public-key", "k.pub", "--state-dir", "state"])
+        #expect(result.code == .success, "\(result.code) \(result.error)")
+        let lines = result.error.split(separator: "\n")
+        let discarded = try #require(lines.first { $0.contains("cache_discarded") }, "\(result.error)")
+        #expect(discarded.contains("not removed"), "\(discarded)")
+        let unwritable = try #require(lines.first { $0.contains("store_unavailable") }, "\(result.error)")
+        #expect(unwritable.hasPrefix("mediate: warning: ") && unwritable.contains("could not be written"), "\(unwritable)")
+        #expect(result.error.components(separatedBy: "store_unavailable").count == 2, "written once: \(result.error)")
+        #expect(lines.contains { $0.contains("version 2 applied") })
+    }
+
     @Test("a placement the signed configuration from the server dropped: exit 64 naming that configuration (its version and source), not the bundled file that has it")
     func placementDroppedByTheServer() async throws {
         let workspace = try await Self.keyed()

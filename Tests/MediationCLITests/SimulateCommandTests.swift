@@ -170,6 +170,22 @@ struct SimulateCommandTests {
         #expect(one.output.contains("level_end: 1 auction at 10 per second"), "\(one.output)")
     }
 
+    @Test("a timed run of more auctions than --auctions takes (a year at 10,000 per second: 3 × 10^11) is a usage error naming --duration × --rate and their true product, not 'auctions must be at most 1,000,000,000, found 2000000000'")
+    func durationTimesRateOverTheAuctionBoundIsAUsageError() async throws {
+        let workspace = try pairWorkspace()
+        let cases: [([String], String)] = [
+            (["--duration", "366d", "--rate", "10000"], "(31622400 s × 10000 per second = 316224000000)"),
+            (["--duration", "2d", "--rate", "10000", "--compare-health"], "(172800 s × 10000 per second = 1728000000)"),
+            (["--duration", "366d", "--rate", "40", "--sweep", "floor=1"], "(31622400 s × 40 per second = 1264896000)"),
+        ]
+        for (flags, product) in cases {
+            let result = await workspace.run(["simulate", "--placement", "level_end"] + flags)
+            #expect(result.code == .usage, "\(flags): \(result.error)")
+            #expect(result.error.contains("--duration × --rate gives more than 1000000000 auctions, the most a run takes \(product): give a shorter --duration or a lower --rate"), "\(flags): \(result.error)")
+            #expect(result.output.isEmpty, "\(flags)")
+        }
+    }
+
     @Test func sweepPrintsTheCurveAndTheBestValue() async throws {
         let workspace = try pairWorkspace()
         // An eCPM sweep of NetB: above 1.20 it wins (realised 1.50), at or below it NetA wins.

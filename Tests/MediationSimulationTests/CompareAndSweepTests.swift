@@ -112,6 +112,10 @@ struct CompareAndSweepTests {
         ("ceiling=1", "unknown parameter"),
         ("floor=1:0:0.1", "TO must not be less than FROM"),
         ("floor=0:1:0", "the step must be positive"),
+        ("floor=0:1:-0.5", "the step must be positive"),
+        // A positive step that rounds to 0 millionths is too small, not "not positive".
+        ("floor=0:1e9:1e-9", "the step must be at least 0.000001 (sweep values are exact to the millionth)"),
+        ("floor=1:2:0.0000004", "the step must be at least 0.000001"),
         ("floor=0:1000:0.001", "at most 1000 values"),
         ("ecpm[]=1", "unknown parameter"),
         ("deadline_ms=a,b", "is not a number"),

@@ -20,7 +20,8 @@ import Musl
 /// Reads are bounded and untrusted (engine rule R21): only a regular file is read (no symbolic
 /// link is followed), at most ``maximumValueBytes`` plus the record's framing; a file that is
 /// larger, truncated, changed, another key's, another program's or a newer version's is
-/// removed and reported as ``StateStoreError/Kind/discarded``.
+/// removed and reported as ``StateStoreError/Kind/discarded`` (a directory at a key's path is
+/// reported too, but cannot be removed, and the message says so).
 ///
 /// One store object serialises its own reads and writes; use one per directory.
 public final class FileStateStore: StateStore {
@@ -77,7 +78,8 @@ public final class FileStateStore: StateStore {
     // MARK: - StateStore
 
     /// The value stored under `key`.
-    /// - Throws: ``StateStoreError``: `discarded` for a file that fails its checks (removed),
+    /// - Throws: ``StateStoreError``: `discarded` for a file that fails its checks (removed when
+    ///   it can be; the message says which),
     ///   `invalidKey`, or `unavailable` when the file exists but cannot be read.
     public func data(forKey key: String) throws(StateStoreError) -> Data? {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
@@ -93,15 +95,13 @@ public final class FileStateStore: StateStore {
         case .failure(.unreadable(let reason)):
             throw StateStoreError(kind: .unavailable, key: key, message: "cannot read \(path): \(reason)")
         case .failure(let failure):
-            remove(path)
-            throw StateStoreError(kind: .discarded, key: key, message: "\(failure.reason); removed")
+            throw StateStoreError(kind: .discarded, key: key, message: "\(failure.reason); \(remove(path))")
         }
         switch StateRecord.decode(record, key: key, maximumValueBytes: maximumValueBytes) {
         case .success(let value):
             return value
         case .failure(let refusal):
-            remove(path)
-            throw StateStoreError(kind: .discarded, key: key, message: "\(refusal.reason); removed")
+            throw StateStoreError(kind: .discarded, key: key, message: "\(refusal.reason); \(remove(path))")
         }
     }
 
@@ -185,10 +185,13 @@ public final class FileStateStore: StateStore {
         return name.count <= longestEncodedName ? name : "~" + SHA256Digest.hex(SHA256Digest.hash(Array(key.utf8)))
     }
 
-    private func remove(_ path: String) {
+    /// Removes the discarded entry at `path` and says so: `removed`, or `not removed:` and the
+    /// system's reason when it stays (a directory at a key's path cannot be unlinked).
+    private func remove(_ path: String) -> String {
         lock.withLock { _ in
-            _ = unlink(path)
+            guard unlink(path) == 0 || errno == ENOENT else { return "not removed: \(Self.errorText())" }
             Self.syncDirectory(directory.path)
+            return "removed"
         }
     }
 

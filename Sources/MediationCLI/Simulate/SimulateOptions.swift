@@ -42,6 +42,8 @@ struct SimulateOptions: Equatable, Sendable {
     static let defaultRate: Double = 10
     /// The most shards run at once.
     static let maximumJobs = 256
+    /// The most auctions a run asks for: `--auctions`, or a timed run's `--duration × --rate`.
+    static let maximumAuctions = 1_000_000_000
 
     /// `--placement ID`.
     var placementID: String
@@ -133,8 +135,8 @@ enum SimulateOptionsParser {
         options.json = values["--json"] != nil
         options.reportPath = values["--report"]
         if let text = values["--auctions"] {
-            guard let auctions = Int(text), auctions >= 1, auctions <= 1_000_000_000 else {
-                throw UsageError(message: "--auctions needs a whole number from 1 to 1000000000, got '\(text.prefix(40))'")
+            guard let auctions = Int(text), auctions >= 1, auctions <= SimulateOptions.maximumAuctions else {
+                throw UsageError(message: "--auctions needs a whole number from 1 to \(SimulateOptions.maximumAuctions), got '\(text.prefix(40))'")
             }
             options.auctions = auctions
         }
@@ -203,7 +205,9 @@ enum SimulateOptionsParser {
     }
 
     /// Refuses a timed run whose `duration × rate` is less than one auction (it would otherwise
-    /// be rounded up to one auction the flags did not ask for).
+    /// be rounded up to one auction the flags did not ask for), or more than
+    /// ``maximumAuctions``, the bound of `--auctions`, naming both flags and their true product
+    /// (the simulation's own check names `auctions`, a count it caps).
     /// - Parameters:
     ///   - duration: `--duration`.
     ///   - rate: `--rate`, or the default rate.
@@ -211,8 +215,11 @@ enum SimulateOptionsParser {
     static func checkAuctions(duration: Duration, rate: Double) throws(UsageError) {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let auctions = seconds * rate
-        guard auctions < 1 else { return }
         let text = { (value: Double) in DecimalText.trimmed(value, minimumDigits: 0, maximumDigits: 9) }
+        if auctions > Double(SimulateOptions.maximumAuctions) {
+            throw UsageError(message: "--duration × --rate gives more than \(SimulateOptions.maximumAuctions) auctions, the most a run takes (\(text(seconds)) s × \(text(rate)) per second = \(text(auctions.rounded()))): give a shorter --duration or a lower --rate")
+        }
+        guard auctions < 1 else { return }
         throw UsageError(message: "--duration × --rate gives fewer than 1 auction (\(text(seconds)) s × \(text(rate)) per second = \(text(auctions))): give a longer --duration or a higher --rate")
     }
 

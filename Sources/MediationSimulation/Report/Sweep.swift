@@ -95,7 +95,11 @@ public struct SweepSpecification: Hashable, Sendable, CustomStringConvertible {
             guard let from = SweepSpecification.micros(parts[0]), let to = SweepSpecification.micros(parts[1]), let step = SweepSpecification.micros(parts[2]) else {
                 throw invalid("FROM:TO:STEP must be three numbers from -1000000000000 to 1000000000000")
             }
-            guard step > 0 else { throw invalid("the step must be positive") }
+            guard step > 0 else {
+                // A positive step under half a millionth rounds to 0: say so, not that it is not positive.
+                let positive = Double(parts[2]).map { $0 > 0 } ?? false
+                throw invalid(positive ? "the step must be at least 0.000001 (sweep values are exact to the millionth)" : "the step must be positive")
+            }
             guard to >= from else { throw invalid("TO must not be less than FROM") }
             let count = (to - from) / step + 1
             guard count <= SweepSpecification.maximumValues else { throw invalid("at most \(SweepSpecification.maximumValues) values, found \(count)") }

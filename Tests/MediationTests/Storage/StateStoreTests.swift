@@ -104,6 +104,22 @@ struct StateStoreTests {
         #expect(try store.data(forKey: "b") == Data("b".utf8)) // a refused write keeps the old value
     }
 
+    @Test("a directory at a key's path is discarded without a claim that it was removed: it stays, and the message says so; a removed file still says removed")
+    func directoryAtAKeyIsNotClaimedRemoved() throws {
+        let directory = Directory()
+        let store = try FileStateStore(directory: directory.url)
+        try FileManager.default.createDirectory(atPath: store.path(for: "config.cache"), withIntermediateDirectories: false)
+        #expect { try store.data(forKey: "config.cache") } throws: { error in
+            guard let error = error as? StateStoreError, error.kind == .discarded else { return false }
+            return error.message.contains("not a regular file") && error.message.contains("not removed") && !error.message.hasSuffix("; removed")
+        }
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: store.path(for: "config.cache"), isDirectory: &isDirectory) && isDirectory.boolValue)
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: store.path(for: "other")))
+        #expect { try store.data(forKey: "other") } throws: { ($0 as? StateStoreError)?.message.hasSuffix("; removed") == true }
+        #expect(!FileManager.default.fileExists(atPath: store.path(for: "other")))
+    }
+
     @Test("a temporary file an interrupted write left is removed when the store opens")
     func leftoverTemporaryFiles() throws {
         let directory = Directory()

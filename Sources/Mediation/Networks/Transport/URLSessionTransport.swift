@@ -63,7 +63,14 @@ package final class URLSessionTransport: HTTPTransport {
         guard let origin = HTTPOrigin(request.url) else {
             throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
         }
-        var urlRequest = URLRequest(url: request.url)
+        // Schemes are case-insensitive (RFC 3986), but Linux's URLSession answers `HTTP://` with
+        // "unsupported URL": the request goes out with the origin's lowercased scheme.
+        var url = request.url
+        if url.scheme != origin.scheme, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.scheme = origin.scheme
+            url = components.url ?? url
+        }
+        var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
