@@ -98,6 +98,27 @@ struct RedTeamConfigCommandTests {
             #expect(result.error.contains("--state-dir"))
         }
     }
+    @Test("--config-url with a user name or password before the host: exit 64 before any request, as for a network's endpoint, naming the URL without them",
+          arguments: [("http://user:pw-s3cret@127.0.0.1:1/c.json", "http://***@127.0.0.1:1/c.json"),
+                      ("https://t0ken-s3cret@config.example.com/c.json", "https://***@config.example.com/c.json"),
+                      ("http://a@b:pw-s3cret@127.0.0.1:1/c.json?x=@", "http://***@127.0.0.1:1/c.json?x=@"),
+                      ("HTTP://user:pw-s3cret@localhost:1", "HTTP://***@localhost:1"),
+                      ("http:user:pw-s3cret@127.0.0.1:1/c.json", "http:***@127.0.0.1:1/c.json")])
+    func credentialsInTheConfigURL(url: String, shown: String) async throws {
+        let workspace = try await Self.keyed()
+        for watch in [[], ["--watch", "--fast", "--duration", "1"]] {
+            let result = await workspace.run(["--placement", "home_banner", "--config-url", url, "--public-key", "k.pub"] + watch)
+            #expect(result.code == .usage, "\(url) \(watch): \(result.code) \(result.error)")
+            #expect(result.output.isEmpty)
+            #expect(result.error == "mediate: --config-url \(shown): credentials are not allowed in the URL (a user name or password before the host, as in a network's endpoint) (see mediate --help)\n", "\(result.error)")
+            #expect(!result.error.contains("s3cret"))
+        }
+        // The same rule as a network's endpoint, which the configuration refuses.
+        let endpoint = Workspace.instantConfig.replacingOccurrences(of: #""endpoint": "sandbox""#, with: #""endpoint": "http://user:pw@127.0.0.1:1/""#)
+        try workspace.write(endpoint, to: "endpoint.json")
+        #expect(await workspace.run(["validate", "--config", "endpoint.json"]).code == .dataError)
+    }
+
     @Test("config sign / verify and --public-key read regular files only: a device, a directory (and a FIFO, whose open would block) is exit 66 'not a regular file', never read")
     func keyAndSignedFilesMustBeRegular() async throws {
         let workspace = try await Self.keyed()
