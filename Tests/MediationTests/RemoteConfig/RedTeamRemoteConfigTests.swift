@@ -270,6 +270,7 @@ struct RedTeamRemoteConfigTests {
             await harness.advance(to: 10)
             let update = try #require(harness.updates.last)
             #expect(update.code == .timeout && update.at == .origin + .seconds(10), "\(update)")
+            #expect(update.message == "no complete response within the fetch timeout", "\(update)")
             #expect(harness.engine.configurationVersion == 0)
             #expect(try await harness.auction().configVersion == 0)
             #expect(await harness.shutdownAndCountAds())
