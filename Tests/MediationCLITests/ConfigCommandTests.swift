@@ -146,4 +146,27 @@ struct ConfigCommandTests {
         #expect(applied.first?.hasPrefix("[0.000s]") == true)
         #expect(applied.last?.hasPrefix("[100.000s]") == true)
     }
+
+    @Test("--watch --fast --config-url: a version that drops the watched placement prints that it was applied first, then what it did to the placement")
+    func watchPrintsTheApplicationBeforeItsConsequences() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        _ = await workspace.run(["config", "keygen", "--out", "k"])
+        try workspace.write(Workspace.instantConfig.replacingOccurrences(of: #""home_banner": {"#, with: #""old_banner": {"#), to: "dropped.json")
+        let v23 = await workspace.run(["config", "sign", "--key", "k", "--version", "23", "dropped.json"])
+        let server = try await ConfigServer([
+            .init(status: 304, headers: ["Cache-Control": "max-age=100"]),
+            .init(body: v23.output, headers: ["ETag": "\"v23\"", "Cache-Control": "max-age=100"]),
+        ])
+        defer { server.stop() }
+        let result = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "250", "--config-url", server.url.absoluteString, "--public-key", "k.pub"])
+        #expect(result.code == .success, "\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let applied = try #require(lines.firstIndex { $0.hasSuffix("] config version 23 applied (remote)") }, "\(result.output)")
+        let removed = try #require(lines.firstIndex { $0.hasSuffix("] placement home_banner removed by config version 23") }, "\(result.output)")
+        #expect(applied < removed, "\(result.output)")
+        // Every line the swap caused (the placement's ad released, the placement removed) comes after it.
+        let instant = String(lines[applied].prefix { $0 != "]" })
+        #expect(!lines[..<applied].contains { $0.hasPrefix(instant + "]") }, "\(result.output)")
+    }
 }

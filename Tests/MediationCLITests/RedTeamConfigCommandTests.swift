@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Mediation
 @testable import MediationCLI
 import Testing
@@ -98,6 +101,61 @@ struct RedTeamConfigCommandTests {
             #expect(result.error.contains("--state-dir"))
         }
     }
+    @Test("--config-url with a user name or password before the host: exit 64 before any request, as for a network's endpoint, naming the URL without them",
+          arguments: [("http://user:pw-s3cret@127.0.0.1:1/c.json", "http://***@127.0.0.1:1/c.json"),
+                      ("https://t0ken-s3cret@config.example.com/c.json", "https://***@config.example.com/c.json"),
+                      ("http://a@b:pw-s3cret@127.0.0.1:1/c.json?x=@", "http://***@127.0.0.1:1/c.json?x=@"),
+                      ("HTTP://user:pw-s3cret@localhost:1", "HTTP://***@localhost:1"),
+                      ("http:user:pw-s3cret@127.0.0.1:1/c.json", "http:***@127.0.0.1:1/c.json")])
+    func credentialsInTheConfigURL(url: String, shown: String) async throws {
+        let workspace = try await Self.keyed()
+        for watch in [[], ["--watch", "--fast", "--duration", "1"]] {
+            let result = await workspace.run(["--placement", "home_banner", "--config-url", url, "--public-key", "k.pub"] + watch)
+            #expect(result.code == .usage, "\(url) \(watch): \(result.code) \(result.error)")
+            #expect(result.output.isEmpty)
+            #expect(result.error == "mediate: --config-url \(shown): credentials are not allowed in the URL (a user name or password before the host, as in a network's endpoint) (see mediate --help)\n", "\(result.error)")
+            #expect(!result.error.contains("s3cret"))
+        }
+        // The same rule as a network's endpoint, which the configuration refuses.
+        let endpoint = Workspace.instantConfig.replacingOccurrences(of: #""endpoint": "sandbox""#, with: #""endpoint": "http://user:pw@127.0.0.1:1/""#)
+        try workspace.write(endpoint, to: "endpoint.json")
+        #expect(await workspace.run(["validate", "--config", "endpoint.json"]).code == .dataError)
+    }
+
+    @Test("--config-url with an IPv6 literal host: where URLSession is FoundationNetworking's (Linux), exit 64 saying this platform's HTTP client does not support it; elsewhere it runs; a host name runs everywhere",
+          arguments: ["http://[::1]:1/c.json", "http://[::ffff:127.0.0.1]:1/c.json", "https://[2001:DB8::1]/c.json", "http://[fe80::1%25lo]:1/"])
+    func ipv6LiteralInTheConfigURL(url: String) async throws {
+        let workspace = try await Self.keyed()
+        let result = await workspace.run(["--placement", "home_banner", "--config-url", url, "--public-key", "k.pub"])
+        #if canImport(FoundationNetworking)
+        #expect(result.code == .usage, "\(url): \(result.code) \(result.error)")
+        #expect(result.output.isEmpty)
+        #expect(result.error == "mediate: --config-url \(url): IPv6 literal hosts are not supported by this platform's HTTP client (its URLSession refuses them before sending anything); use a host name that resolves to the address (see mediate --help)\n", "\(result.error)")
+        #else
+        #expect(result.code == .success, "\(url): \(result.code) \(result.error)")
+        #endif
+        let named = await workspace.run(["--placement", "home_banner", "--config-url", "http://localhost:1/c.json", "--public-key", "k.pub"])
+        #expect(named.code == .success, "\(named.code) \(named.error)")
+    }
+
+    #if canImport(FoundationNetworking)
+    /// Why the refusal above exists. When this fails, the platform's URLSession reaches IPv6
+    /// literals (swift-corelibs-foundation issue 5496, fixed upstream): lift
+    /// `RemoteRun.refusesIPv6LiteralHosts` for the toolchains that have the fix.
+    @Test("FoundationNetworking's URLSession still refuses an IPv6 literal host with NSURLErrorBadURL before connecting")
+    func foundationNetworkingRefusesIPv6Literals() async throws {
+        let url = try #require(URL(string: "http://[::1]:1/c.json"))
+        let code: Int? = await withCheckedContinuation { continuation in
+            let session = URLSession(configuration: .ephemeral)
+            session.dataTask(with: URLRequest(url: url, timeoutInterval: 5)) { _, _, error in
+                continuation.resume(returning: error.map { ($0 as NSError).code })
+                session.finishTasksAndInvalidate()
+            }.resume()
+        }
+        #expect(code == NSURLErrorBadURL, "URLSession answered \(code.map(String.init) ?? "without an error"): see RemoteRun.refusesIPv6LiteralHosts")
+    }
+    #endif
+
     @Test("config sign / verify and --public-key read regular files only: a device, a directory (and a FIFO, whose open would block) is exit 66 'not a regular file', never read")
     func keyAndSignedFilesMustBeRegular() async throws {
         let workspace = try await Self.keyed()

@@ -262,12 +262,16 @@ public final class MediationEngine: Sendable {
     ///   - configuration: the new configuration.
     ///   - version: its `config_version`.
     ///   - source: where it came from.
+    ///   - announce: runs once the new configuration is in force and before the placements
+    ///     take it or are removed, so that what announces it (the remote configuration's
+    ///     `config_applied`) comes before its consequences (ads retired or released,
+    ///     `placement_removed`); not run when it is refused.
     /// - Throws: ``ConfigurationError`` naming the JSON path when it cannot be built, or when
     ///   the engine was shut down (`$`).
-    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationSource) async throws(ConfigurationError) {
+    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationSource, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
         let error: ConfigurationError? = await applying.run { [self] in
             do throws(ConfigurationError) {
-                try await swap(to: configuration, version: version, source: source)
+                try await swap(to: configuration, version: version, source: source, announce: announce)
                 return nil
             } catch {
                 return error
@@ -276,8 +280,8 @@ public final class MediationEngine: Sendable {
         if let error { throw error }
     }
 
-    /// ``apply(_:version:source:)``'s body, run inside the gate.
-    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationSource) async throws(ConfigurationError) {
+    /// ``apply(_:version:source:announce:)``'s body, run inside the gate.
+    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationSource, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
         let current: (snapshot: EngineSnapshot, template: RequestTemplate)? = state.withLock { $0.isShutDown ? nil : ($0.current, $0.template) }
         guard let (previous, template) = current else {
             throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
@@ -327,6 +331,7 @@ public final class MediationEngine: Sendable {
             }
         }
         shutDown(swapped.free.map(\.adapter))
+        if let announce { await announce() }
         for (placement, entry) in swapped.kept.sorted(by: { $0.0.id < $1.0.id }) {
             await placement.adopt(entry)
         }

@@ -6,11 +6,11 @@ import Foundation
 /// under its own key (``HealthSubject/storeKey``), with its ids (`network`, `placement`,
 /// `line_item`) in the value.
 ///
-/// Read back as untrusted input: a value that does not decode, has another `version`, holds
-/// a number out of range or names another line item is discarded (removed, with a warning);
-/// the time left is
-/// clamped to `0...max_backoff_ms` from now, so a stored instant far in the future pauses the
-/// network for at most its longest back-off, and one in the past lets the next auction probe.
+/// Read back as untrusted input: a value that is not strict JSON (a key twice, text after the
+/// value: ``StoredJSON``), does not decode, has another `version`, holds a number out of range
+/// or names another line item is discarded (removed, with a warning); the time left is clamped
+/// to `0...max_backoff_ms` from now, so a stored instant far in the future pauses the network
+/// for at most its longest back-off, and one in the past lets the next auction probe.
 struct StoredNetworkHealth: Codable, Hashable, Sendable {
     /// The format: 1.
     var version: Int

@@ -9,8 +9,10 @@ import Foundation
 /// Stored under `config.cache` as one line of JSON (`{"format": 1, "etag", "fetched_at_ms",
 /// "max_age_s", "stale_while_revalidate_s"}`), a newline, then the envelope's bytes as they were
 /// received; under `config.applied_version` as the version's decimal digits. Both are read back
-/// as untrusted input (R21): a record that does not parse, or of a newer format, is removed
-/// with a warning, and the envelope is verified again like a download.
+/// as untrusted input (R21): a record that does not parse (the metadata line is read as
+/// strictly as a configuration: no key twice, nothing after the object; the version is plain
+/// digits, no sign, no leading zero), or of a newer format, is removed with a warning, and the
+/// envelope is verified again like a download.
 package struct ConfigurationCache: Sendable {
     /// The store key of the cached configuration.
     package static let key = "config.cache"
@@ -78,10 +80,11 @@ package struct ConfigurationCache: Sendable {
             return .failure(discard("the cache record has no metadata line"))
         }
         let metadata: Metadata
-        do {
-            metadata = try JSONDecoder().decode(Metadata.self, from: Data(bytes[0..<newline]))
-        } catch {
-            return .failure(discard("the cache record's metadata does not parse"))
+        switch StoredJSON.decode(Metadata.self, from: Data(bytes[0..<newline])) {
+        case .success(let decoded):
+            metadata = decoded
+        case .failure(let refusal):
+            return .failure(discard("the cache record's metadata does not parse: \(refusal.reason)"))
         }
         guard metadata.format == Self.format else {
             return .failure(discard(metadata.format > Self.format
@@ -116,7 +119,7 @@ package struct ConfigurationCache: Sendable {
         do {
             guard let data = try store.data(forKey: Self.appliedVersionKey) else { return (0, nil) }
             let text = String(decoding: data, as: UTF8.self)
-            guard text.utf8.count <= 16, let version = Int(text), (0...ConfigurationLoader.maximumConfigVersion).contains(version) else {
+            guard Self.isCanonicalDecimal(text), let version = Int(text), (0...ConfigurationLoader.maximumConfigVersion).contains(version) else {
                 try? store.setData(nil, forKey: Self.appliedVersionKey)
                 return (0, StateStoreError(kind: .discarded, key: Self.appliedVersionKey, message: "not a version number; removed"))
             }
@@ -124,6 +127,14 @@ package struct ConfigurationCache: Sendable {
         } catch {
             return (0, error)
         }
+    }
+
+    /// Whether `text` is a version as ``setAppliedVersion(_:)`` writes it: 1 to 16 ASCII digits,
+    /// no sign, no leading zero (`Int` alone would also take `+4` or `004`).
+    static func isCanonicalDecimal(_ text: String) -> Bool {
+        let digits = Array(text.utf8)
+        guard (1...16).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return false }
+        return digits.count == 1 || digits[0] != UInt8(ascii: "0")
     }
 
     /// Records `version` as the highest applied.

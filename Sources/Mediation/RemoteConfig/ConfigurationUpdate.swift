@@ -76,7 +76,8 @@ public struct ConfigurationUpdate: Sendable, Hashable, CustomStringConvertible {
         public static let serverBusy = Code(rawValue: "server_busy")
         /// No response: refused connection, DNS, TLS, a dropped or truncated transfer.
         public static let transport = Code(rawValue: "transport")
-        /// No response within the fetch timeout.
+        /// No complete response within the fetch timeout: the server was silent, or still
+        /// sending (its bytes trickling).
         public static let timeout = Code(rawValue: "timeout")
         /// The server redirected off the configuration URL's origin (not followed).
         public static let redirectRefused = Code(rawValue: "redirect_refused")

@@ -156,10 +156,13 @@ actor RemoteConfigurationUpdater {
         guard !stopped else { return nil }
         let running = engine.configurationVersion
         let verdict = RemoteVerdict.of(outcome, running: running, highestApplied: highestApplied, installID: installID, trustedKeys: settings.trustedKeys, registry: registry, wallClock: WallClockTime(wallClock()), conditional: headers["If-None-Match"] != nil)
-        var update: ConfigurationUpdate
+        let update: ConfigurationUpdate
         switch verdict {
         case .apply(let verified, let cacheHeaders):
-            update = await apply(verified, headers: cacheHeaders, engine: engine)
+            switch await apply(verified, headers: cacheHeaders, engine: engine) {
+            case .published(let applied): return applied
+            case .refused(let refusal): update = refusal
+            }
         case .keep(let outcome, let code, let message, let offered, let cacheHeaders):
             policy.record(.answered(cacheHeaders), at: clock.now)
             let failure = keepCache(noStore: cacheHeaders.noStore)
@@ -172,20 +175,53 @@ actor RemoteConfigurationUpdater {
             policy.record(busy ? .busy(retryAfter: retryAfter) : .failed, at: clock.now)
             update = self.update(.failed, code, message, source: .remote, engine: engine)
         }
+        return publish(update, engine: engine)
+    }
+
+    /// Publishes what a check came to (with the next check's instant), the first one also as
+    /// ``firstCheck()``'s answer.
+    private func publish(_ update: ConfigurationUpdate, engine: MediationEngine) -> ConfigurationUpdate {
+        var update = update
         update.nextCheckAt = policy.nextCheck
         if firstUpdate == nil { firstUpdate = update }
         engine.emit(.configuration(update))
         return update
     }
 
-    /// Builds and applies `verified` (R19 runs in the build); keeps it in the cache.
-    private func apply(_ verified: VerifiedConfiguration, headers: HTTPCacheHeaders, engine: MediationEngine) async -> ConfigurationUpdate {
+    /// What applying a verified configuration came to.
+    private enum Application {
+        /// Applied, and its update already published (from inside the swap).
+        case published(ConfigurationUpdate)
+        /// The build refused it: the update to publish.
+        case refused(ConfigurationUpdate)
+    }
+
+    /// The update published from inside the swap of the configuration being applied.
+    private var announced: ConfigurationUpdate?
+
+    /// Builds and applies `verified` (R19 runs in the build); keeps it in the cache. Its
+    /// `config_applied` is published as soon as it is in force, before the placements take it
+    /// or are removed: the application first, then its consequences.
+    private func apply(_ verified: VerifiedConfiguration, headers: HTTPCacheHeaders, engine: MediationEngine) async -> Application {
+        announced = nil
         do {
-            try await engine.apply(verified.configuration, version: verified.version, source: .remote)
+            try await engine.apply(verified.configuration, version: verified.version, source: .remote) { [self] in
+                await announce(verified, headers: headers, engine: engine)
+            }
         } catch {
             policy.record(.failed, at: clock.now)
-            return update(.refused, .invalidConfig, "\(error.message) (\(error.code))", path: error.path, offered: verified.version, source: .remote, engine: engine)
+            return .refused(update(.refused, .invalidConfig, "\(error.message) (\(error.code))", path: error.path, offered: verified.version, source: .remote, engine: engine))
         }
+        let published = announce(verified, headers: headers, engine: engine) // announced in the swap
+        announced = nil
+        return .published(published)
+    }
+
+    /// Records `verified` as applied (the policy, the cache, the highest version) and
+    /// publishes its update, once: later calls return the update published.
+    @discardableResult
+    private func announce(_ verified: VerifiedConfiguration, headers: HTTPCacheHeaders, engine: MediationEngine) -> ConfigurationUpdate {
+        if let announced { return announced }
         policy.record(.answered(headers), at: clock.now)
         highestApplied = max(highestApplied, verified.version)
         envelope = verified.envelope
@@ -197,7 +233,9 @@ actor RemoteConfigurationUpdater {
         }
         if let failure { engine.emit(.configuration(storeWarning(failure, engine: engine))) }
         let issued = verified.configuration.issuedAt.map { ", issued \($0)" } ?? ""
-        return update(.applied, .applied, "version \(verified.version) applied (key \(verified.keyID)\(issued)); each placement's next auction runs it", offered: verified.version, source: .remote, engine: engine)
+        let published = publish(update(.applied, .applied, "version \(verified.version) applied (key \(verified.keyID)\(issued)); each placement's next auction runs it", offered: verified.version, source: .remote, engine: engine), engine: engine)
+        announced = published
+        return published
     }
 
     /// Writes the cache record of the configuration running (its envelope, the entity tag and

@@ -8,7 +8,7 @@ enum RemoteFetch {
         case response(HTTPResponse)
         /// No response: the transport's error.
         case transport(TransportError)
-        /// No response within the timeout.
+        /// No complete response within the timeout (none, or one still arriving).
         case timedOut
         /// The check was cancelled (the engine shut down).
         case cancelled

@@ -40,7 +40,9 @@ package enum RemoteVerdict: Sendable {
         case .response(let answered):
             response = answered
         case .timedOut:
-            return .fail(.timeout, "no response within the fetch timeout", busy: false, retryAfter: nil)
+            // The transport answers with a whole response or nothing: a server that sent its
+            // headers and trickles its body is not told apart from a silent one.
+            return .fail(.timeout, "no complete response within the fetch timeout", busy: false, retryAfter: nil)
         case .cancelled:
             return .fail(.transport, "the check was cancelled", busy: false, retryAfter: nil)
         case .transport(let error):

@@ -94,19 +94,21 @@ public protocol StateStore: Sendable {
 
 extension StateStore {
     /// The value stored under `key` decoded from JSON as `T`, or `nil` when there is none. A
-    /// value that does not decode is removed like a damaged file (engine rule R21).
+    /// value that is not strict JSON (a key repeated in an object, text after the value, a
+    /// syntax error) or does not decode is removed like a damaged file (engine rule R21).
     /// - Parameters:
     ///   - type: the type to decode.
     ///   - key: the key.
-    /// - Throws: ``StateStoreError``: `discarded` (also when the JSON does not decode as `T`),
-    ///   `invalidKey` or `unavailable`.
+    /// - Throws: ``StateStoreError``: `discarded` (also when the JSON is not strict or does not
+    ///   decode as `T`; the message names the JSON path), `invalidKey` or `unavailable`.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) throws(StateStoreError) -> T? {
         guard let data = try data(forKey: key) else { return nil }
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch {
+        switch StoredJSON.decode(T.self, from: data) {
+        case .success(let value):
+            return value
+        case .failure(let refusal):
             try? setData(nil, forKey: key)
-            throw StateStoreError(kind: .discarded, key: key, message: "the stored value does not decode as \(T.self); removed")
+            throw StateStoreError(kind: .discarded, key: key, message: "\(refusal.reason); removed")
         }
     }
 

@@ -12,12 +12,17 @@ struct RemoteRun: Sendable {
     let store: any StateStore
 
     /// The remote run of `options`, `nil` without `--config-url`, or the exit of a failure
-    /// (reported on standard error): 64 for a URL that is not http(s), 65 or 66 for the key
-    /// file, 73 for a state directory that cannot be created.
+    /// (reported on standard error): 64 for a URL that is not http(s), carries credentials or
+    /// (where this platform's HTTP client cannot reach one) names an IPv6 literal host, 65 or
+    /// 66 for the key file, 73 for a state directory that cannot be created.
     static func prepare(_ options: RunOptions, environment: CommandEnvironment) -> Result<RemoteRun?, MediateCommand.Exit> {
         guard let text = options.configURL else { return .success(nil) }
-        guard let url = URL(string: text), HTTPOrigin(url) != nil else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.usageError("--config-url needs an http(s) URL with a host (and a port from 1 to 65535, if any), got '\(text)'", environment: environment)))
+        let url: URL
+        switch checkedURL(text) {
+        case .failure(let refusal):
+            return .failure(MediateCommand.Exit(code: MediateCommand.usageError(refusal.text, environment: environment)))
+        case .success(let checked):
+            url = checked
         }
         let keys: [ConfigurationPublicKey]
         switch ConfigCommand.readPublicKeys(options.publicKeyPath ?? "", environment: environment) {
@@ -34,6 +39,55 @@ struct RemoteRun: Sendable {
         }
         let transport = URLSessionTransport(maximumResponseBytes: RemoteConfiguration.maximumBodyBytes)
         return .success(RemoteRun(remote: RemoteConfiguration(url: url, trustedKeys: keys, transport: transport), store: store))
+    }
+
+    /// Why a `--config-url` is refused: the usage error's text.
+    struct Refusal: Error {
+        /// The message, naming the URL without its credentials.
+        let text: String
+    }
+
+    /// `text` as the URL of a configuration server, or why not: an http(s) URL with a host
+    /// (and a port from 1 to 65535, if any); no user name or password before the host (the
+    /// rule of a network's `endpoint`: a URL is printed, logged and kept in shell histories,
+    /// and the server's answer is signed, so it needs no secret); and, on platforms whose
+    /// `URLSession` is FoundationNetworking's (Linux), no IPv6 literal host, which it refuses
+    /// with `NSURLErrorBadURL` before any request (swift-corelibs-foundation issue 5496).
+    /// The messages never echo the credentials.
+    static func checkedURL(_ text: String) -> Result<URL, Refusal> {
+        let credentials = "credentials are not allowed in the URL (a user name or password before the host, as in a network's endpoint)"
+        let shown = withoutUserInfo(text)
+        guard shown == text else {
+            return .failure(Refusal(text: "--config-url \(shown): \(credentials)"))
+        }
+        guard let url = URL(string: text), let origin = HTTPOrigin(url) else {
+            return .failure(Refusal(text: "--config-url needs an http(s) URL with a host (and a port from 1 to 65535, if any), got '\(text)'"))
+        }
+        guard url.user == nil, url.password == nil else {
+            return .failure(Refusal(text: "--config-url: \(credentials)"))
+        }
+        if refusesIPv6LiteralHosts, origin.host.contains(":") || origin.host.hasPrefix("[") {
+            return .failure(Refusal(text: "--config-url \(text): IPv6 literal hosts are not supported by this platform's HTTP client (its URLSession refuses them before sending anything); use a host name that resolves to the address"))
+        }
+        return .success(url)
+    }
+
+    /// Whether this platform's `URLSession` refuses a URL whose host is an IPv6 literal
+    /// (`http://[::1]:8080/`): FoundationNetworking's (Linux) does, Apple's does not.
+    #if canImport(FoundationNetworking)
+    static let refusesIPv6LiteralHosts = true
+    #else
+    static let refusesIPv6LiteralHosts = false
+    #endif
+
+    /// `text` with the user info of its authority (what comes before the last `@` between
+    /// `://`, or the scheme's `:`, and the next `/`, `?` or `#`) written `***`; `text` itself
+    /// when it has none.
+    static func withoutUserInfo(_ text: String) -> String {
+        guard let start = text.range(of: "://")?.upperBound ?? text.range(of: ":")?.upperBound else { return text }
+        let authorityEnd = text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
+        guard let at = text[start..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<start]) + "***" + String(text[at...])
     }
 
     /// Writes a configuration update on standard error: `mediate: warning: config refused …`

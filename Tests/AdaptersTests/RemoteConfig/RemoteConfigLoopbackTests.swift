@@ -174,9 +174,14 @@ struct RemoteConfigLoopbackTests {
         await harness.shutdown()
     }
 
-    @Test("a server slower than the timeout: the check fails at the timeout's instant on the clock, and the request is abandoned")
-    func slowServer() async throws {
-        let server = try await LoopbackServer(single: ["GET /config.json": .init(status: 200, body: try Self.signed(2), delayMilliseconds: 20_000)])
+    @Test("a server slower than the timeout, silent or trickling its body: the check fails at the timeout's instant on the clock saying no complete response came, and the request is abandoned",
+          arguments: ["silent", "trickling"])
+    func slowServer(kind: String) async throws {
+        let body = try Self.signed(2)
+        let response: LoopbackServer.Response = kind == "silent"
+            ? .init(status: 200, body: body, delayMilliseconds: 20_000)
+            : .init(status: 200, body: body, drip: .init(bytes: 1, intervalMilliseconds: 50)) // headers at once, the body over a minute
+        let server = try await LoopbackServer(single: ["GET /config.json": response])
         defer { server.stop() }
         let harness = try Harness(url: server.baseURL.appendingPathComponent("config.json"))
         let engine = harness.engine
@@ -186,6 +191,7 @@ struct RemoteConfigLoopbackTests {
         await harness.clock.advance(by: .seconds(10))
         let update = try #require(await check.value)
         #expect(update.code == .timeout && update.outcome == .failed && update.at == .origin + .seconds(10))
+        #expect(update.message == "no complete response within the fetch timeout", "\(kind): \(update.message)")
         #expect(try await harness.auctionVersion() == 0)
         await harness.shutdown()
     }

@@ -120,7 +120,7 @@ struct RedTeamRemoteConfigTests {
     }
 
     @Test("a tampered config.applied_version is discarded with a warning; the cached version running raises the floor again, so an older version is still refused",
-          arguments: ["garbage", "-5", "99999999999999999999", "9007199254740992", " 4", "4\n", "", String(repeating: "9", count: 5000)])
+          arguments: ["garbage", "-5", "99999999999999999999", "9007199254740992", " 4", "4\n", "", String(repeating: "9", count: 5000), "+4", "04"])
     func tamperedAppliedVersion(value: String) async throws {
         let store = MemoryStateStore()
         let first = try RemoteHarness(store: store, steps: [.respond(ScriptedTransport.ok(try RemoteHarness.signed(4), etag: "\"v4\""))])
@@ -144,7 +144,11 @@ struct RedTeamRemoteConfigTests {
     @Test("foreign or hostile cache metadata is discarded with a warning and never trusted",
           arguments: ["{}", "[]", "null", #"{"format": 1}"#, #"{"format": 1, "fetched_at_ms": "x", "max_age_s": 1, "stale_while_revalidate_s": 0}"#,
                       #"{"format": 1, "fetched_at_ms": 1e40, "max_age_s": 1, "stale_while_revalidate_s": 0}"#, #"{"format": -1, "fetched_at_ms": 0, "max_age_s": 1, "stale_while_revalidate_s": 0}"#,
-                      #"{"format": 99999999999999999999, "fetched_at_ms": 0, "max_age_s": 1, "stale_while_revalidate_s": 0}"#, String(repeating: " ", count: 5000)])
+                      #"{"format": 99999999999999999999, "fetched_at_ms": 0, "max_age_s": 1, "stale_while_revalidate_s": 0}"#, String(repeating: " ", count: 5000),
+                      // A repeated key (`JSONDecoder` alone keeps one of the two, by platform) and text after the object.
+                      #"{"format": 1, "fetched_at_ms": 1796220000000, "max_age_s": 3600, "stale_while_revalidate_s": 0, "format": 2}"#,
+                      #"{"format": 2, "fetched_at_ms": 1796220000000, "max_age_s": 3600, "stale_while_revalidate_s": 0, "format": 1}"#,
+                      #"{"format": 1, "fetched_at_ms": 1796220000000, "max_age_s": 3600, "stale_while_revalidate_s": 0} x"#])
     func hostileCacheMetadata(metadata: String) async throws {
         let store = MemoryStateStore()
         let envelope = try RemoteHarness.signed(3)
@@ -266,6 +270,7 @@ struct RedTeamRemoteConfigTests {
             await harness.advance(to: 10)
             let update = try #require(harness.updates.last)
             #expect(update.code == .timeout && update.at == .origin + .seconds(10), "\(update)")
+            #expect(update.message == "no complete response within the fetch timeout", "\(update)")
             #expect(harness.engine.configurationVersion == 0)
             #expect(try await harness.auction().configVersion == 0)
             #expect(await harness.shutdownAndCountAds())

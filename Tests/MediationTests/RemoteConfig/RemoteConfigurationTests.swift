@@ -400,4 +400,24 @@ struct RemoteConfigurationTests {
             #expect(await harness.shutdownAndCountAds())
         }
     }
+
+    @Test("a remote version that drops a placement: its config_applied comes first, then its consequences (the placement's ad released, placement_removed), and a store warning before it all")
+    func appliedBeforeItsConsequences() async throws {
+        let dropped = RemoteConfigFixture.configJSON(version: nil).replacingOccurrences(of: "home_banner", with: "other_banner")
+        let signed = try RemoteConfigFixture().signed(version: 1, config: dropped)
+        let store = MemoryStateStore()
+        let harness = try RemoteHarness(store: store, steps: [.respond(ScriptedTransport.ok(signed, etag: "\"v1\""), after: .milliseconds(150))])
+        let engine = harness.engine
+        try await harness.clock.perform { () async throws in
+            let placement = try #require(engine.placement("home_banner"))
+            _ = await placement.attachView(visible: true) // an ad loaded at 0.1, not shown; v1 applies at 0.150
+            await harness.advance(to: 0.12)
+            store.failAll("disk full")
+            await harness.advance(to: 0.2)
+            #expect(engine.configurationVersion == 1)
+            let names = harness.recorder.names.drop { $0 != "config_warning" }
+            #expect(Array(names) == ["config_warning", "config_applied", "released", "placement_removed"], "\(harness.recorder.names)")
+            #expect(await harness.shutdownAndCountAds())
+        }
+    }
 }

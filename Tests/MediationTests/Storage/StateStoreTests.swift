@@ -158,4 +158,24 @@ struct StateStoreTests {
         store.failAll("disk full")
         #expect { try store.setData(Data(), forKey: "x") } throws: { ($0 as? StateStoreError)?.kind == .unavailable }
     }
+
+    @Test("a typed value is read as strictly as a configuration: a key twice at any depth, or text after the value, is discarded and removed, the message naming the JSON path",
+          arguments: [
+              (#"{"a":{"b":1,"b":2}}"#, #"a.b: the key "b" appears twice"#),
+              (#"{"a":{"b":1},"a":{"b":2}}"#, #"a: the key "a" appears twice"#),
+              (#"{"a":{"b":1}} {}"#, "unexpected text after the end of the document"),
+              (#"{"a":{"b":1},}"#, "$"),
+          ])
+    func typedValuesAreStrictJSON(value: String, says: String) throws {
+        let directory = Directory()
+        let store = try FileStateStore(directory: directory.url)
+        try store.setData(Data(value.utf8), forKey: "nested")
+        #expect { try store.value([String: [String: Int]].self, forKey: "nested") } throws: { error in
+            guard let error = error as? StateStoreError else { return false }
+            return error.kind == .discarded && error.message.contains("not strict JSON") && error.message.contains(says) && error.message.hasSuffix("; removed")
+        }
+        #expect(try store.data(forKey: "nested") == nil)
+        try store.setValue(["a": ["b": 1]], forKey: "nested")
+        #expect(try store.value([String: [String: Int]].self, forKey: "nested") == ["a": ["b": 1]])
+    }
 }
