@@ -241,11 +241,11 @@ public struct ConfigurationLoader: Sendable {
         let text = try ConfigurationReading.string(node, at: path)
         if text == "sandbox" { return .sandbox }
         guard let url = ConfigurationLoader.endpointURL(text) else {
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected \"sandbox\" or an http(s) URL such as \"https://ads.example.com/v1\", found \(ConfigurationText.quoted(text))")
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "expected \"sandbox\" or an http(s) URL such as \"https://ads.example.com/v1\", found \(ConfigurationText.quoted(ConfigurationText.withoutUserInfo(text)))")
         }
         // Requests carry credentials and user signals: in clear text only to this device.
         if url.scheme == "http", !["127.0.0.1", "localhost"].contains(url.host ?? "") {
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "plain http is allowed for a loopback host only (127.0.0.1, localhost): requests carry credentials and user signals; use https, found \(ConfigurationText.quoted(text))")
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "plain http is allowed for a loopback host only (127.0.0.1, localhost): requests carry credentials and user signals; use https, found \(ConfigurationText.quoted(ConfigurationText.withoutUserInfo(text)))")
         }
         return .url(url)
     }

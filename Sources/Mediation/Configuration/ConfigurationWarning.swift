@@ -111,4 +111,16 @@ package enum ConfigurationText {
     package static func quoted(_ text: String) -> String {
         "\"" + excerpt(text) + "\""
     }
+
+    /// `text` with the user info of its authority (what comes before the last `@` between
+    /// `://`, or the scheme's `:`, and the next `/`, `?` or `#`) written `***`; `text` itself
+    /// when it has none. A URL is quoted through this wherever a message may show it, so a
+    /// password written into it never reaches an error, a warning or a log.
+    /// - Parameter text: a URL as written (an endpoint, `--config-url`).
+    package static func withoutUserInfo(_ text: String) -> String {
+        guard let start = text.range(of: "://")?.upperBound ?? text.range(of: ":")?.upperBound else { return text }
+        let authorityEnd = text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
+        guard let at = text[start..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<start]) + "***" + String(text[at...])
+    }
 }

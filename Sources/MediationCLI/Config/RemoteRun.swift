@@ -56,7 +56,7 @@ struct RemoteRun: Sendable {
     /// The messages never echo the credentials.
     static func checkedURL(_ text: String) -> Result<URL, Refusal> {
         let credentials = "credentials are not allowed in the URL (a user name or password before the host, as in a network's endpoint)"
-        let shown = withoutUserInfo(text)
+        let shown = ConfigurationText.withoutUserInfo(text)
         guard shown == text else {
             return .failure(Refusal(text: "--config-url \(shown): \(credentials)"))
         }
@@ -79,16 +79,6 @@ struct RemoteRun: Sendable {
     #else
     static let refusesIPv6LiteralHosts = false
     #endif
-
-    /// `text` with the user info of its authority (what comes before the last `@` between
-    /// `://`, or the scheme's `:`, and the next `/`, `?` or `#`) written `***`; `text` itself
-    /// when it has none.
-    static func withoutUserInfo(_ text: String) -> String {
-        guard let start = text.range(of: "://")?.upperBound ?? text.range(of: ":")?.upperBound else { return text }
-        let authorityEnd = text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
-        guard let at = text[start..<authorityEnd].lastIndex(of: "@") else { return text }
-        return String(text[..<start]) + "***" + String(text[at...])
-    }
 
     /// Writes a configuration update on standard error: `mediate: warning: config refused …`
     /// for a warning, `mediate: config applied …` otherwise (standard output keeps the report).

@@ -190,6 +190,15 @@ struct HostileConfigurationTests {
         #expect(error.path == "networks.bid.endpoint")
     }
 
+    @Test("an endpoint with credentials in it is refused without quoting them (ConfigurationError's description never contains credentials)", arguments: ["https://ad-user:s3cret-pw@bid.example.com/v1", "http://ad-user:s3cret-pw@ads.example.org/v1", "https://s3cret-pw@bid.example.com"])
+    func endpointCredentialsAreNotQuoted(_ endpoint: String) throws {
+        let error = try #require(Self.error(ConfigurationFixture.edited(#""endpoint": "https://bid.example.com/v1""#, #""endpoint": "\#(endpoint)""#)))
+        #expect(error.code == .invalidValue)
+        #expect(error.path == "networks.bid.endpoint")
+        #expect(!error.description.contains("s3cret"), "\(error)")
+        #expect(error.description.contains("***@"), "\(error)")
+    }
+
     @Test("an empty placements object and an empty networks object load: nothing to run, nothing asked")
     func emptyObjects() throws {
         let configuration = try ConfigurationFixture.load(#"{"networks": {}, "placements": {}}"#)
