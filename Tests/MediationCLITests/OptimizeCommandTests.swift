@@ -130,6 +130,19 @@ struct OptimizeCommandTests {
         #expect(result.error == "mediate: invalid input: bad.csv:2:30: revenue must be a finite number >= 0, found \"-0.5\"\n")
     }
 
+    @Test("a report ending in empty lines is read; an empty line before more rows is exit 65 at its line")
+    func trailingEmptyLines() async throws {
+        let workspace = try Self.workspace()
+        try workspace.write(Self.report + "\n\r\n", to: "trailing.csv")
+        let trailing = await workspace.run(["optimize", "--reports", "trailing.csv"])
+        #expect(trailing.code == .success, "\(trailing.error)")
+        #expect(trailing.output.contains("home_nitx"))
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n2026-03-10,nitx,SLOT-HOME,10,0.5,USD\n\n2026-03-11,nitx,SLOT-HOME,10,0.5,USD\n", to: "middle.csv")
+        let middle = await workspace.run(["optimize", "--reports", "middle.csv"])
+        #expect(middle.code == .dataError)
+        #expect(middle.error == "mediate: invalid input: middle.csv:3:1: an empty line with rows after it (empty lines are skipped only at the end of the file)\n")
+    }
+
     @Test("an ad unit id with a quote and a line end cannot forge a warning line")
     func hostileAdUnitWarning() async throws {
         let workspace = try Self.workspace()
