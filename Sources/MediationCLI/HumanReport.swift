@@ -91,8 +91,8 @@ enum HumanReport {
         var parts = [placement.format.description]
         if let sizing = placement.bannerSizing { parts[0] += " (\(sizing))" }
         var slot: [String] = []
-        if let width = placement.slot.maxWidth { slot.append("max width \(number(width)) pt") }
-        if let height = placement.slot.maxHeight { slot.append("max height \(number(height)) pt") }
+        if let width = placement.slot.maxWidth { slot.append("max width \(DisplayText.number(width)) pt") }
+        if let height = placement.slot.maxHeight { slot.append("max height \(DisplayText.number(height)) pt") }
         if !slot.isEmpty { parts.append("slot " + slot.joined(separator: ", ")) }
         parts.append(placement.mode.rawValue)
         parts.append("deadline \(millis(placement.deadline.milliseconds))")
@@ -141,9 +141,5 @@ enum HumanReport {
 
     static func millis(_ value: Double) -> String {
         value.isFinite && abs(value) < 1e15 ? "\(Int(value.rounded())) ms" : "-"
-    }
-
-    private static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
     }
 }

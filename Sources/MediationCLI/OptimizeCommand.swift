@@ -238,14 +238,14 @@ enum OptimizeCommand {
     private static func price(_ value: Double) -> String { DecimalText.fixed(value, digits: 4) }
 
     private static func table(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, written: String?) -> String {
-        var out = "learned eCPMs (USD CPM) as of \(asOf): half-life \(format(parameters.halfLifeDays)) days, prior \(format(parameters.priorImpressions)) impressions, at least \(format(parameters.minimumEffectiveImpressions)) effective impressions, change capped at ±\(format(parameters.maximumChange * 100)) %\n"
+        var out = "learned eCPMs (USD CPM) as of \(asOf): half-life \(DisplayText.number(parameters.halfLifeDays)) days, prior \(DisplayText.number(parameters.priorImpressions)) impressions, at least \(DisplayText.number(parameters.minimumEffectiveImpressions)) effective impressions, change capped at ±\(DisplayText.number(parameters.maximumChange * 100)) %\n"
         let header = ["placement", "line item", "configured", "learned", "90 % interval", "impressions", "days", "decision", "new eCPM"]
         var rows = [header]
         for estimate in estimates {
             rows.append([
                 DisplayText.escaped(estimate.placementID), DisplayText.escaped(estimate.lineItemID),
                 price(estimate.configuredECPM), price(estimate.mean), "\(price(estimate.lower))–\(price(estimate.upper))",
-                "\(estimate.impressions) (\(format(estimate.effectiveImpressions.rounded())) eff.)", "\(estimate.days)",
+                "\(estimate.impressions) (\(DisplayText.number(estimate.effectiveImpressions.rounded())) eff.)", "\(estimate.days)",
                 estimate.decision.rawValue, price(estimate.newECPM),
             ])
         }
@@ -257,10 +257,6 @@ enum OptimizeCommand {
         if estimates.isEmpty { out += "(no fixed-price line items)\n" }
         if let written { out += "wrote \(DisplayText.escaped(written))\n" }
         return out
-    }
-
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 
     private struct JSONOutput: Encodable {

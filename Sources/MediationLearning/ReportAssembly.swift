@@ -160,6 +160,10 @@ public struct ReportAssembly: Sendable {
 /// The app's own impressions per line item, from the engine's NDJSON events file: its
 /// `shown` events (``NDJSONEventWriter``), by their `ad`'s placement and line item.
 ///
+/// Every line is an engine event record, or the file is refused at the first that is not (a
+/// wrong file would otherwise read as an app that showed nothing); events the count does not
+/// use are skipped by name only, so a newer engine's kinds of event still read.
+///
 /// An event's `at_ms` is the engine clock's offset from its start, not a wall-clock time: given
 /// the UTC day on whose midnight the clock started, an event falls on that day plus
 /// `floor(at_ms / 86,400,000)`.
@@ -191,7 +195,7 @@ public enum AppImpressions {
     public static func countByDay(_ bytes: [UInt8], file: String, start: UTCDay) throws(ReportError) -> [Key: [UTCDay: Int]] {
         var counts: [Key: [UTCDay: Int]] = [:]
         try forEachShown(bytes, file: file) { (key, milliseconds, line) throws(ReportError) in
-            guard let milliseconds, milliseconds.isFinite, milliseconds >= 0, milliseconds < 1e15 else {
+            guard milliseconds.isFinite, milliseconds >= 0, milliseconds < 1e15 else {
                 throw ReportError(ReportLocation(file: file, line: line, column: 1), "a shown event needs its at_ms, a finite number from 0 to under 10^15 (milliseconds from the start day, about 31,000 years)")
             }
             let day = start.adding(days: Int((milliseconds / 86_400_000).rounded(.down)))
@@ -204,8 +208,10 @@ public enum AppImpressions {
     /// - Parameters:
     ///   - bytes: the events file (one JSON object a line).
     ///   - file: its name for locations.
-    /// - Throws: ``ReportError`` at a line that is not a JSON object, or a `shown` event
-    ///   without its `ad`.
+    /// - Throws: ``ReportError`` at a line that is not a JSON object, or not an engine event
+    ///   record (`event` and `placement` strings, an `at_ms` number; the message names the
+    ///   field), at a `shown` event without its `ad`'s `placementID` and `lineItemID`, and for a
+    ///   file that holds no event. Events of names other than `shown` are skipped.
     public static func count(_ bytes: [UInt8], file: String) throws(ReportError) -> [Key: Int] {
         guard bytes.count <= maximumSize else {
             throw ReportError(ReportLocation(file: file), "the events file is larger than \(maximumSize >> 20) MiB")
@@ -218,24 +224,98 @@ public enum AppImpressions {
     }
 
     /// Calls `body` with each `shown` event's line item, `at_ms` and line number.
-    private static func forEachShown(_ bytes: [UInt8], file: String, _ body: (Key, Double?, Int) throws(ReportError) -> Void) throws(ReportError) {
+    ///
+    /// Every line but an empty one must be an engine event record (``EventLine``); events of
+    /// any other name are skipped (a newer engine's kinds read too). A file with no event is
+    /// refused: it is not an events log, or its run never started.
+    private static func forEachShown(_ bytes: [UInt8], file: String, _ body: (Key, Double, Int) throws(ReportError) -> Void) throws(ReportError) {
         guard bytes.count <= maximumSize else {
             throw ReportError(ReportLocation(file: file), "the events file is larger than \(maximumSize >> 20) MiB")
         }
+        let decoder = JSONDecoder()
         var lineNumber = 0
+        var events = 0
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             var line = line
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.isEmpty { continue }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
-                throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), "expected one JSON object per line (an engine events file, mediate --watch --events)")
+            let event: EventLine
+            do {
+                event = try decoder.decode(EventLine.self, from: Data(line))
+            } catch {
+                throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), EventLine.problem(error))
             }
-            guard object["event"] as? String == "shown" else { continue }
-            guard let ad = object["ad"] as? [String: Any], let placement = ad["placementID"] as? String, let lineItem = ad["lineItemID"] as? String else {
-                throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), "a shown event needs its ad's placementID and lineItemID")
+            events += 1
+            if let key = event.shown {
+                try body(key, event.atMilliseconds, lineNumber)
             }
-            try body(Key(placementID: placement, lineItemID: lineItem), (object["at_ms"] as? NSNumber)?.doubleValue, lineNumber)
+        }
+        guard events > 0 else {
+            throw ReportError(ReportLocation(file: file), "the events file holds no events; expected an engine events log, one JSON event record a line (mediate --watch --events)")
         }
     }
+
+    /// What every line of an events log is: an engine event record (`EventRecord`, as
+    /// `NDJSONEventWriter` writes it), of which the reader checks the fields every record has,
+    /// `event` (a string), `at_ms` (a number) and `placement` (a string), and of a `shown`
+    /// event its `ad`'s `placementID` and `lineItemID` (strings).
+    private struct EventLine: Decodable {
+        var atMilliseconds: Double
+        /// A `shown` event's line item; `nil` for every other event.
+        var shown: Key?
+
+        private enum CodingKeys: String, CodingKey {
+            case event
+            case atMilliseconds = "at_ms"
+            case placement
+            case ad
+        }
+
+        private enum AdKeys: String, CodingKey {
+            case placementID
+            case lineItemID
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            let event = try container.decode(String.self, forKey: .event)
+            atMilliseconds = try container.decode(Double.self, forKey: .atMilliseconds)
+            _ = try container.decode(String.self, forKey: .placement)
+            guard event == "shown" else { return }
+            let ad = try container.nestedContainer(keyedBy: AdKeys.self, forKey: .ad)
+            shown = Key(placementID: try ad.decode(String.self, forKey: .placementID), lineItemID: try ad.decode(String.self, forKey: .lineItemID))
+        }
+
+        /// What is wrong with a line that did not decode, naming the field's JSON path.
+        static func problem(_ error: any Error) -> String {
+            let record = "not an engine event record: each line of an events log has event (a string), at_ms (a number) and placement (a string) (mediate --watch --events)"
+            let notJSON = "expected one JSON object per line (an engine events file, mediate --watch --events)"
+            guard let error = error as? DecodingError else { return notJSON }
+            let path: [any CodingKey], what: String
+            switch error {
+            case .keyNotFound(let key, let context):
+                (path, what) = (context.codingPath + [key], "is missing")
+            case .valueNotFound(let type, let context):
+                (path, what) = (context.codingPath, "is null, not \(name(of: type))")
+            case .typeMismatch(let type, let context):
+                (path, what) = (context.codingPath, "is not \(name(of: type))")
+            case .dataCorrupted(let context):
+                (path, what) = (context.codingPath, "is not a valid value")
+            @unknown default:
+                return notJSON
+            }
+            guard let first = path.first else { return notJSON }
+            let field = path.map(\.stringValue).joined(separator: ".")
+            if first.stringValue == CodingKeys.ad.stringValue {
+                return "a shown event needs its ad's placementID and lineItemID (strings): \(field) \(what)"
+            }
+            return "\(field) \(what); \(record)"
+        }
+
+        private static func name(of type: Any.Type) -> String {
+            type == String.self ? "a string" : type == Double.self ? "a number" : "an object"
+        }
+    }
+
 }

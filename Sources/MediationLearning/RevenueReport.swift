@@ -34,9 +34,10 @@ public struct RevenueRow: Hashable, Sendable {
 }
 
 /// A strict parser of revenue reports: CSV (RFC 4180 quoting, LF or CRLF line ends, an
-/// optional UTF-8 byte order mark) with exactly the header
-/// `day,network,ad_unit_id,impressions,revenue,currency`. The first mistake refuses the file
-/// with its `file:line:column`; no input traps (binary data, huge lines, invalid UTF-8).
+/// optional UTF-8 byte order mark, empty lines skipped at the very end of the file only) with
+/// exactly the header `day,network,ad_unit_id,impressions,revenue,currency`. The first mistake
+/// (an empty line before more rows is one) refuses the file with its `file:line:column`; no
+/// input traps (binary data, huge lines, invalid UTF-8).
 public enum RevenueReportParser {
     /// The header, field by field.
     public static let header = ["day", "network", "ad_unit_id", "impressions", "revenue", "currency"]
@@ -185,8 +186,9 @@ struct CSVRecord: Hashable, Sendable {
 }
 
 /// RFC 4180 records from bytes: fields separated by commas, records by LF or CRLF; a field in
-/// double quotes may hold commas, line ends and doubled quotes. A BOM at the start is skipped.
-/// Refused: a quote inside an unquoted field, text after a closing quote, an unterminated
+/// double quotes may hold commas, line ends and doubled quotes. A BOM at the start is skipped,
+/// and so are empty lines at the end of the file (any number). Refused: an empty line with
+/// records after it, a quote inside an unquoted field, text after a closing quote, an unterminated
 /// quote, a lone CR, control characters other than tab, invalid UTF-8, a record longer than
 /// the limit.
 enum CSVReader {
@@ -198,6 +200,12 @@ enum CSVReader {
         func location(_ line: Int, _ column: Int) -> ReportLocation { ReportLocation(file: file, line: line, column: column) }
 
         while index < bytes.count {
+            if lineEndLength(bytes[index...]) > 0 {
+                // An empty line: skipped when nothing but line ends follows (editors and
+                // exports often leave some); before more rows it is a mistake.
+                if onlyLineEnds(bytes[index...]) { break }
+                throw ReportError(location(line, column), "an empty line with rows after it (empty lines are skipped only at the end of the file)")
+            }
             let recordStart = index
             let recordLine = line
             var fields: [CSVField] = []
@@ -293,6 +301,23 @@ enum CSVReader {
             records.append(CSVRecord(fields: fields, line: recordLine))
         }
         return records
+    }
+
+    /// The length of the line end (LF: 1, CRLF: 2) `bytes` start with, 0 when they start with none.
+    private static func lineEndLength(_ bytes: ArraySlice<UInt8>) -> Int {
+        if bytes.first == UInt8(ascii: "\n") { return 1 }
+        return bytes.starts(with: [UInt8(ascii: "\r"), UInt8(ascii: "\n")]) ? 2 : 0
+    }
+
+    /// Whether `bytes` are nothing but line ends (LF or CRLF): empty lines to the end.
+    private static func onlyLineEnds(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var rest = bytes
+        while !rest.isEmpty {
+            let length = lineEndLength(rest)
+            guard length > 0 else { return false }
+            rest = rest.dropFirst(length)
+        }
+        return true
     }
 
     /// Refuses control characters other than tab (and NUL: binary data).

@@ -102,6 +102,21 @@ struct FillabilityValidationTests {
         #expect(fills(fallback, placement(.banner, sizing: .anchored, slot: SlotSize(maxHeight: 10)), options: ["creative_sizes": .object(["banner": .array([.string("320x8")])])]))
     }
 
+    @Test("a slot's height is quoted as configured, never rounded: Elo's 1e-9 is not 0, 71.9 not 71; Qartvelo's 40 is not 40.0")
+    func slotHeightsAreQuotedAsGiven() {
+        func message(_ factory: any NetworkAdapterFactory, _ format: AdFormat, sizing: BannerSizing? = nil, maxHeight: Double) -> String? {
+            let placement = PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: SlotSize(maxHeight: maxHeight), sources: [.fixedPrice("s", eCPM: 1)])
+            let result = factory.validate(placement.sources[0], in: placement, network: NetworkConfiguration(id: "n", adapter: factory.kind))
+            return (result.errors.first?.message ?? result.warnings.first?.message)
+        }
+        #expect(message(EloAdapterFactory(), .native, maxHeight: 1e-9) == "no Elo format fits a slot under 72 pt high (slot.max_height 1e-9 pt)")
+        #expect(message(EloAdapterFactory(), .native, maxHeight: 71.9) == "no Elo format fits a slot under 72 pt high (slot.max_height 71.9 pt)")
+        #expect(message(EloAdapterFactory(), .banner, sizing: .anchored, maxHeight: 0.5) == "no Elo format fits a slot under 72 pt high (slot.max_height 0.5 pt)")
+        #expect(message(QartveloAdapterFactory(), .banner, sizing: .anchored, maxHeight: 1e-9) == "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height 1e-9 pt never fits it")
+        #expect(message(QartveloAdapterFactory(), .banner, sizing: .anchored, maxHeight: 40) == "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height 40 pt never fits it")
+        #expect(message(QartveloAdapterFactory(), .banner, sizing: .anchored, maxHeight: 89.4) == "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height 89.4 pt does not fit it there")
+    }
+
     @Test("warnings: Elo's geo_precision 99 is clamped, sandbox options on a URL endpoint are ignored, an anchored Qartvelo slot under 90 pt may not fit, and every sandbox network is named")
     func warningsAreCollectedOnTheEngine() throws {
         let engine = try Self.build([

@@ -130,6 +130,39 @@ struct OptimizeCommandTests {
         #expect(result.error == "mediate: invalid input: bad.csv:2:30: revenue must be a finite number >= 0, found \"-0.5\"\n")
     }
 
+    @Test("a report ending in empty lines is read; an empty line before more rows is exit 65 at its line")
+    func trailingEmptyLines() async throws {
+        let workspace = try Self.workspace()
+        try workspace.write(Self.report + "\n\r\n", to: "trailing.csv")
+        let trailing = await workspace.run(["optimize", "--reports", "trailing.csv"])
+        #expect(trailing.code == .success, "\(trailing.error)")
+        #expect(trailing.output.contains("home_nitx"))
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n2026-03-10,nitx,SLOT-HOME,10,0.5,USD\n\n2026-03-11,nitx,SLOT-HOME,10,0.5,USD\n", to: "middle.csv")
+        let middle = await workspace.run(["optimize", "--reports", "middle.csv"])
+        #expect(middle.code == .dataError)
+        #expect(middle.error == "mediate: invalid input: middle.csv:3:1: an empty line with rows after it (empty lines are skipped only at the end of the file)\n")
+    }
+
+    @Test("--events: an engine log reads; a line that is not an event record, or a file with no event, is exit 65 saying where")
+    func eventsFileIsAnEngineLog() async throws {
+        let workspace = try Self.workspace()
+        let watch = await workspace.run(["--placement", "home", "--watch", "--fast", "--duration", "61", "--events", "run.ndjson"])
+        #expect(watch.code == .success, "\(watch.error)")
+        let logged = await workspace.run(["optimize", "--reports", "r.csv", "--events", "run.ndjson"])
+        #expect(logged.code == .success, "\(logged.error)")
+        #expect(logged.error.contains("(impression_discrepancy)"), "\(logged.error)")
+
+        try workspace.write(#"{"event":"clicked","at_ms":2,"placement":"home"}"# + "\n" + #"{"a":1}"# + "\n", to: "wrong.ndjson")
+        let wrong = await workspace.run(["optimize", "--reports", "r.csv", "--events", "wrong.ndjson"])
+        #expect(wrong.code == .dataError)
+        #expect(wrong.error == "mediate: invalid input: wrong.ndjson:2:1: event is missing; not an engine event record: each line of an events log has event (a string), at_ms (a number) and placement (a string) (mediate --watch --events)\n")
+
+        try workspace.write("\n", to: "empty.ndjson")
+        let empty = await workspace.run(["optimize", "--reports", "r.csv", "--events", "empty.ndjson"])
+        #expect(empty.code == .dataError)
+        #expect(empty.error == "mediate: invalid input: empty.ndjson: the events file holds no events; expected an engine events log, one JSON event record a line (mediate --watch --events)\n")
+    }
+
     @Test("an ad unit id with a quote and a line end cannot forge a warning line")
     func hostileAdUnitWarning() async throws {
         let workspace = try Self.workspace()

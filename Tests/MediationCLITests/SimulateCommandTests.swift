@@ -265,6 +265,26 @@ struct SimulateCommandTests {
         #expect(missing.code == .noInput)
     }
 
+    @Test("--replay refuses a recording whose auctions appear twice (the same auction id) at the repeat's line and field, exit 65")
+    func replayRefusesRepeatedAuctions() async throws {
+        let workspace = try pairWorkspace()
+        let watch = await workspace.run(["--placement", "level_end", "--watch", "--fast", "--duration", "300", "--events", "run.ndjson"])
+        #expect(watch.code == .success, "\(watch.error)")
+        let log = try String(contentsOf: workspace.directory.appendingPathComponent("run.ndjson"), encoding: .utf8)
+        let lines = log.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        let first = try #require(lines.firstIndex { $0.contains(#""event":"auction_finished""#) })
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(lines[first].utf8)) as? [String: Any])
+        let trace = try #require(record["trace"] as? [String: Any])
+        let id = try #require(trace["auction_id"] as? String)
+        let once = await workspace.run(["simulate", "--placement", "level_end", "--replay", "run.ndjson"])
+        #expect(once.code == .success, "\(once.error)")
+
+        try workspace.write(log + log, to: "twice.ndjson")
+        let twice = await workspace.run(["simulate", "--placement", "level_end", "--replay", "twice.ndjson"])
+        #expect(twice.code == .dataError, "\(twice.output)")
+        #expect(twice.error.contains("mediate: invalid recording twice.ndjson: line \(lines.count + first + 1): trace.auction_id: the auction \"\(id)\" is already recorded at line \(first + 1); a recording holds each auction once"), "\(twice.error)")
+    }
+
     @Test("--replay refuses a tampered line with its file, line and field (a bad latency, an unknown outcome, an eCPM past the largest price) and names a recorded line item the configuration lacks")
     func replayRefusesTamperedLines() async throws {
         let workspace = try pairWorkspace()

@@ -27,6 +27,16 @@ struct ValidateAndEscapingTests {
         #expect(result.output.isEmpty)
     }
 
+    @Test("validate quotes a slot's height as configured, not rounded to whole points", arguments: [
+        ("1e-9", "1e-9"), ("0.4", "0.4"), ("71.9", "71.9"), ("5E-324", "5e-324"),
+    ])
+    func validateQuotesTheSlotHeightAsGiven(_ given: String, _ shown: String) async throws {
+        let workspace = try Self.workspace(#""slot": { "max_height": 100 }"#, #""slot": { "max_height": \#(given) }"#)
+        let result = await workspace.run(["validate"])
+        #expect(result.code == .dataError)
+        #expect(result.error == "mediate: invalid config Config/mediation.json: placements.chat_strip.sources[0]: no Elo format fits a slot under 72 pt high (slot.max_height \(shown) pt)\n")
+    }
+
     @Test("validate and a one-shot run print Elo's clamped geo_precision and the sandbox networks on standard error")
     func warningsAreShown() async throws {
         let workspace = try Self.workspace(#""geo_precision": 2"#, #""geo_precision": 99"#)

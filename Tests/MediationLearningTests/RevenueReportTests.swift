@@ -57,6 +57,20 @@ struct RevenueReportTests {
         #expect(rows[1].location.description == "r.csv:3:1")
     }
 
+    @Test("empty lines at the end of the file are skipped, any number, LF or CRLF; a quoted empty field is not an empty line")
+    func trailingEmptyLines() throws {
+        let row = "2026-03-01,nitx,SLOT-HOME,3,1,USD"
+        for ending in ["\n", "\n\n", "\r\n\r\n", "\n\r\n\n\n", "\r\n\n"] {
+            let rows = try Self.parse(Self.header + row + ending)
+            #expect(rows.count == 1, "\(ending.debugDescription)")
+            #expect(rows.first?.location.description == "r.csv:2:1")
+        }
+        #expect(try Self.parse(Self.header + "\n\n").isEmpty)
+        #expect(try Self.parse("\u{FEFF}" + Self.header + row + "\r\n\r\n").count == 1)
+        #expect(Self.error(Self.header + row + "\n\"\"\n") == "r.csv:3:1: expected 6 fields (day,network,ad_unit_id,impressions,revenue,currency), found 1")
+        #expect(Self.error("\n\n") == "r.csv:1:1: the report is empty; expected the header day,network,ad_unit_id,impressions,revenue,currency")
+    }
+
     @Test("revenue on a row with 0 impressions is an error at its column; 0 and 0 is a row")
     func revenueWithoutImpressions() throws {
         let header = "day,network,ad_unit_id,impressions,revenue,currency\n"
@@ -77,7 +91,10 @@ struct RevenueReportTests {
         #expect(Self.error(h + "2026-02-30,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: day must be a UTC day YYYY-MM-DD, found \"2026-02-30\"")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,GBP\n") == "r.csv:2:31: unknown currency \"GBP\": the config's currency_rates has no rate for it (USD per unit)")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1\n") == "r.csv:2:1: expected 6 fields (day,network,ad_unit_id,impressions,revenue,currency), found 5")
-        #expect(Self.error(h + "\n") == "r.csv:2:1: expected 6 fields (day,network,ad_unit_id,impressions,revenue,currency), found 1")
+        #expect(Self.error(h + "\n2026-03-01,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: an empty line with rows after it (empty lines are skipped only at the end of the file)")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\r\n\r\n\r\n2026-03-02,nitx,SLOT-HOME,3,1,USD") == "r.csv:3:1: an empty line with rows after it (empty lines are skipped only at the end of the file)")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n\r") == "r.csv:3:1: a carriage return must be followed by a line feed")
+        #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n\n\r") == "r.csv:3:1: an empty line with rows after it (empty lines are skipped only at the end of the file)")
         #expect(Self.error("day,network,ad_unit,impressions,revenue,currency\n") == "r.csv:1:13: the header must be day,network,ad_unit_id,impressions,revenue,currency; field 3 must be \"ad_unit_id\"")
         #expect(Self.error("") == "r.csv:1:1: the report is empty; expected the header day,network,ad_unit_id,impressions,revenue,currency")
         #expect(Self.error(h + "2026-03-01,\"nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:12: the quoted field is never closed")
@@ -192,10 +209,56 @@ struct RevenueReportTests {
         #expect(try codes(111) == [.impressionDiscrepancy])
         #expect(ReportAssembly.isDiscrepancy(app: 1, network: 0))
         #expect {
-            _ = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array("{\"event\":\"shown\"}\nnot json\n".utf8)), configuration: configuration)
+            _ = try ReportAssembly(reports: [("n.csv", report)], events: ("e.ndjson", Array("{\"event\":\"shown\",\"at_ms\":1,\"placement\":\"home\"}\nnot json\n".utf8)), configuration: configuration)
         } throws: { error in
-            (error as? ReportError)?.description == "e.ndjson:1:1: a shown event needs its ad's placementID and lineItemID"
+            (error as? ReportError)?.description == "e.ndjson:1:1: a shown event needs its ad's placementID and lineItemID (strings): ad is missing"
         }
+    }
+}
+
+/// What an events file is: the engine's event records, one a line.
+@Suite("Revenue reports: the events file")
+struct EventsFileTests {
+    static let record = "not an engine event record: each line of an events log has event (a string), at_ms (a number) and placement (a string) (mediate --watch --events)"
+
+    static func error(_ text: String) -> String? {
+        do {
+            _ = try AppImpressions.count(Array(text.utf8), file: "e.ndjson")
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("a line that is JSON but not an event record is refused at its file:line:column, naming the field", arguments: [
+        (#"{"a":1}"#, "event is missing; \(record)"),
+        (#"{"event":1,"at_ms":0,"placement":"home"}"#, "event is not a string; \(record)"),
+        (#"{"event":"clicked","placement":"home"}"#, "at_ms is missing; \(record)"),
+        (#"{"event":"clicked","at_ms":"0","placement":"home"}"#, "at_ms is not a number; \(record)"),
+        (#"{"event":"clicked","at_ms":true,"placement":"home"}"#, "at_ms is not a number; \(record)"),
+        (#"{"event":"clicked","at_ms":0,"placement":null}"#, "placement is null, not a string; \(record)"),
+        (#"{"event":"shown","at_ms":0,"placement":"home","ad":{"placementID":"home","lineItemID":5}}"#, "a shown event needs its ad's placementID and lineItemID (strings): ad.lineItemID is not a string"),
+        (#"{"event":"shown","at_ms":0,"placement":"home","ad":[]}"#, "a shown event needs its ad's placementID and lineItemID (strings): ad is not an object"),
+        (#"[{"event":"clicked","at_ms":0,"placement":"home"}]"#, "expected one JSON object per line (an engine events file, mediate --watch --events)"),
+        ("day,network", "expected one JSON object per line (an engine events file, mediate --watch --events)"),
+    ])
+    func notAnEventRecord(_ line: String, _ message: String) {
+        let good = RevenueReportTests.shownEvents(1)
+        #expect(Self.error(good + "\r\n" + line + "\n") == "e.ndjson:4:1: \(message)")
+    }
+
+    @Test("events of names the reader does not use are skipped, with fields of their own")
+    func unknownEventNames() throws {
+        let text = #"{"event":"a_future_kind","at_ms":5,"placement":"","config_version":3,"extra":{"x":[1,null]}}"# + "\n" + RevenueReportTests.shownEvents(2)
+        #expect(try AppImpressions.count(Array(text.utf8), file: "e.ndjson") == [AppImpressions.Key(placementID: "home", lineItemID: "home_nitx"): 2])
+        #expect(try AppImpressions.count(Array(#"{"event":"clicked","at_ms":2,"placement":"home"}"#.utf8), file: "e.ndjson").isEmpty)
+    }
+
+    @Test("a file with no event at all is refused and says so", arguments: ["", "\n", "\r\n\n"])
+    func noEvents(_ text: String) throws {
+        #expect(Self.error(text) == "e.ndjson: the events file holds no events; expected an engine events log, one JSON event record a line (mediate --watch --events)")
+        let start = try #require(UTCDay("2026-03-01"))
+        #expect(throws: ReportError.self) { try AppImpressions.countByDay(Array(text.utf8), file: "e.ndjson", start: start) }
     }
 }
 

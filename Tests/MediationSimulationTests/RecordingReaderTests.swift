@@ -25,6 +25,30 @@ struct RecordingReaderTests {
         #expect(recording.auctions[0].source("a")?.latencyMilliseconds == 50)
     }
 
+    @Test("an auction id recorded twice is refused at the second line, naming the first; distinct ids read")
+    func repeatedAuctionID() throws {
+        func line(_ id: String) -> String {
+            Self.line(Self.good).replacingOccurrences(of: #""trace":{"#, with: #""trace":{"auction_id":"# + id + ",")
+        }
+        let distinct = try Self.read([line(#""a1""#), line(#""a2""#), Self.line(Self.good), Self.line(Self.good)])
+        #expect(distinct.auctions.map(\.auctionID) == ["a1", "a2", nil, nil])
+        do throws(SimulationError) {
+            _ = try Self.read([line(#""a1""#), line(#""a2""#), "", line(#""a1""#)])
+            Issue.record("read")
+        } catch {
+            #expect(error.code == .invalidRecording)
+            #expect(error.path == "line 4: trace.auction_id", "\(error)")
+            #expect(error.message == #"the auction "a1" is already recorded at line 1; a recording holds each auction once"#, "\(error)")
+        }
+        do throws(SimulationError) {
+            _ = try Self.read([line("7")])
+            Issue.record("read")
+        } catch {
+            #expect(error.path == "line 1: trace.auction_id", "\(error)")
+            #expect(error.message == "not a string", "\(error)")
+        }
+    }
+
     @Test("a winning eCPM past the largest price is refused, not clamped to it and counted as revenue")
     func winningECPMOutOfRange() {
         do throws(SimulationError) {

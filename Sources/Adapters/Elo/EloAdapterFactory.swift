@@ -95,8 +95,9 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
             return .unfillable(at: placement.path(of: lineItem), "Elo serves banner and native ads only; placement \(placement.id) is \(placement.format)")
         }
         let height = EloAdFormat.wholePoints(placement.slot.maxHeight)
-        guard EloAdFormat.choose(forMaxHeight: height) != nil else {
-            return .unfillable(at: placement.path(of: lineItem), "no Elo format fits a slot under \(EloAdFormat.stripMinimumSlotHeight) pt high (slot.max_height \(height ?? 0))")
+        if EloAdFormat.choose(forMaxHeight: height) == nil, let maxHeight = placement.slot.maxHeight {
+            // The height as configured, not in whole points (1e-9 is not 0, 71.9 not 71).
+            return .unfillable(at: placement.path(of: lineItem), "no Elo format fits a slot under \(EloAdFormat.stripMinimumSlotHeight) pt high (slot.max_height \(DisplayText.number(maxHeight)) pt)")
         }
         return .valid
     }

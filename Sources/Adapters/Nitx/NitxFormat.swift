@@ -75,7 +75,7 @@ package struct NitxFormatChoice: Sendable, Hashable {
                 }
             }
             guard let size = adaptiveSize(slot: request.slot, screenWidth: request.screen.width) else {
-                return .failure(NitxErrorCode.noBannerSizeFits.error("no Nitx banner size fits a slot of \(request.slot.maxWidth.map { "\($0)" } ?? "any") x \(request.slot.maxHeight.map { "\($0)" } ?? "any") pt"))
+                return .failure(NitxErrorCode.noBannerSizeFits.error("no Nitx banner size fits a slot of \(request.slot.maxWidth.map(DisplayText.number) ?? "any") x \(request.slot.maxHeight.map(DisplayText.number) ?? "any") pt"))
             }
             return .success(NitxFormatChoice(format: .bannerAdaptive, size: size))
         }

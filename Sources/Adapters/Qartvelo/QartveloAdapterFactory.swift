@@ -29,10 +29,10 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
         }
         guard placement.bannerSizing != .inline, let maxHeight = placement.slot.maxHeight else { return .valid }
         if maxHeight + 0.5 < 50 {
-            return .unfillable(at: placement.path(of: lineItem), "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height \(maxHeight) pt never fits it")
+            return .unfillable(at: placement.path(of: lineItem), "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height \(DisplayText.number(maxHeight)) pt never fits it")
         }
         if maxHeight + 0.5 < 90 {
-            return LineItemValidation(warnings: [ConfigurationWarning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(maxHeight) pt does not fit it there")])
+            return LineItemValidation(warnings: [ConfigurationWarning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
         }
         return .valid
     }

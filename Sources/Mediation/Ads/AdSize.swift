@@ -16,11 +16,7 @@ public struct AdSize: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// The size as `WIDTHxHEIGHT`, e.g. `320x50`.
     public var description: String {
-        "\(AdSize.format(width))x\(AdSize.format(height))"
-    }
-
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : String(value)
+        "\(DisplayText.number(width))x\(DisplayText.number(height))"
     }
 }
 

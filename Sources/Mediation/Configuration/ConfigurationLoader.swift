@@ -391,7 +391,7 @@ public struct ConfigurationLoader: Sendable {
     private static func slotBound(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> Double {
         let value = try ConfigurationReading.positiveNumber(node, at: path, code: .invalidValue)
         guard value <= NetworkValueBounds.maximumAdDimension else {
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be at most \(Int(NetworkValueBounds.maximumAdDimension)) points, found \(value)")
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be at most \(Int(NetworkValueBounds.maximumAdDimension)) points, found \(DisplayText.number(value))")
         }
         return value
     }

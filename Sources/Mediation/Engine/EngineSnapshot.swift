@@ -171,7 +171,7 @@ extension EngineSnapshot {
               let maxHeight = placement.slot.maxHeight, maxHeight + 0.5 < AnchoredAdaptiveSizing.minimumHeight else { return nil }
         return LineItemValidation.unfillable(
             at: placement.path(of: lineItem),
-            "network \(ConfigurationText.quoted(lineItem.network)) serves no inline banners: its anchored adaptive banner (at least \(Int(AnchoredAdaptiveSizing.minimumHeight)) pt high) never fits placement \(placement.id)'s max height of \(maxHeight == maxHeight.rounded() && abs(maxHeight) < 1e9 ? String(Int(maxHeight)) : String(maxHeight)) pt"
+            "network \(ConfigurationText.quoted(lineItem.network)) serves no inline banners: its anchored adaptive banner (at least \(Int(AnchoredAdaptiveSizing.minimumHeight)) pt high) never fits placement \(placement.id)'s max height of \(DisplayText.number(maxHeight)) pt"
         ).errors.first
     }
 }

@@ -106,7 +106,7 @@ public struct NetworkSettings: Sendable {
         guard let value = network.options[key] else { return nil }
         guard let number = value.doubleValue else { throw ConfigurationError(code: .wrongType, path: optionPath(key), message: "must be a number") }
         guard number.isFinite, range.contains(number) else {
-            throw ConfigurationError(code: .invalidValue, path: optionPath(key), message: "must be a number from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound))")
+            throw ConfigurationError(code: .invalidValue, path: optionPath(key), message: "must be a number from \(DisplayText.number(range.lowerBound)) to \(DisplayText.number(range.upperBound))")
         }
         return number
     }
@@ -140,9 +140,5 @@ public struct NetworkSettings: Sendable {
 
     private static func unknown(_ what: String, _ kind: String, _ known: Set<String>) -> String {
         known.isEmpty ? "unknown \(what) for \(kind); it takes none" : "unknown \(what) for \(kind); known: \(known.sorted().joined(separator: ", "))"
-    }
-
-    private static func text(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

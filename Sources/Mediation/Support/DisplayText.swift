@@ -3,6 +3,19 @@
 /// written as visible escapes such as `\u{1B}` and `\u{0A}`, so a creative id like
 /// `cr<ESC>[31mRED<LF>FAKE-LINE` prints on one line and changes no colour.
 package enum DisplayText {
+    /// A number for a message (a configuration's, a network's) as its value is, never rounded:
+    /// a whole number without a fraction (`90`), any other in the shortest form that reads back
+    /// as the same value (`71.9`, `1e-9`, `2.5e20`), so that a message never shows a value the
+    /// input does not have.
+    /// - Parameter value: the number.
+    package static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e16 { return String(Int64(value)) }
+        // Swift's description is the shortest that reads back exactly: `1e-09`, `2.5e+20`.
+        let text = "\(value)"
+        guard let e = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: e)...]) else { return text }
+        return "\(text[..<e])e\(exponent)"
+    }
+
     /// `text` with every character that could move the cursor, change the terminal's state or
     /// reorder the line written as `\u{XX}`; other text is kept as it is.
     /// - Parameter text: text from outside (a network, a configuration, a host).

@@ -194,7 +194,7 @@ enum MarketReader {
             }
             seconds = value
             guard Market.outageTimeRange.contains(seconds) else {
-                throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be from 0 to \(format(Market.outageTimeRange.upperBound)) seconds (a year), found \"\(ConfigurationText.excerpt(text))\"")
+                throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be from 0 to \(DisplayText.number(Market.outageTimeRange.upperBound)) seconds (a year), found \"\(ConfigurationText.excerpt(text))\"")
             }
         default:
             throw ConfigurationReading.wrongType(node, expected: "seconds (a number) or a string like \"10m\"", at: path)
@@ -251,12 +251,8 @@ enum MarketReader {
         let value = literal.doubleValue
         guard value.isFinite, range.contains(value) else {
             let shown = literal.text.count > 24 ? String(literal.text.prefix(24)) + "…" : literal.text
-            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be from \(format(range.lowerBound)) to \(format(range.upperBound)) \(unit), found \(shown)")
+            throw ConfigurationError(code: .invalidValue, path: path.description, message: "must be from \(DisplayText.number(range.lowerBound)) to \(DisplayText.number(range.upperBound)) \(unit), found \(shown)")
         }
         return value
-    }
-
-    private static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -134,6 +134,9 @@ public struct RecordedSource: Hashable, Sendable, Decodable {
 /// One recorded auction: the trace of an `auction_finished` event (as much of it as a replay
 /// reads).
 public struct RecordedAuction: Hashable, Sendable, Decodable {
+    /// The auction's id (the trace's `auction_id`), when the line has one: the engine writes it
+    /// on every trace; a recording holds each auction once.
+    public var auctionID: String?
     /// The placement id.
     public var placementID: String
     /// The winning line item, if any.
@@ -146,6 +149,7 @@ public struct RecordedAuction: Hashable, Sendable, Decodable {
     public var line: Int? = nil
 
     private enum CodingKeys: String, CodingKey {
+        case auctionID = "auction_id"
         case placementID = "placement"
         case winner
         case winningECPM = "winning_ecpm"
@@ -153,7 +157,8 @@ public struct RecordedAuction: Hashable, Sendable, Decodable {
     }
 
     /// Creates a recorded auction.
-    public init(placementID: String, winner: String?, winningECPM: Double?, sources: [RecordedSource], line: Int? = nil) {
+    public init(auctionID: String? = nil, placementID: String, winner: String?, winningECPM: Double?, sources: [RecordedSource], line: Int? = nil) {
+        self.auctionID = auctionID
         self.placementID = placementID
         self.winner = winner
         self.winningECPM = winningECPM
@@ -168,8 +173,8 @@ public struct RecordedAuction: Hashable, Sendable, Decodable {
 }
 
 /// A recorded run: the auctions of an NDJSON event log (`mediate --watch --events FILE`, or
-/// ``NDJSONEventWriter`` in a host), in file order. Lines whose `event` is not
-/// `auction_finished` are skipped; so is a blank line.
+/// ``NDJSONEventWriter`` in a host), in file order, each auction once (by its `auction_id`).
+/// Lines whose `event` is not `auction_finished` are skipped; so is a blank line.
 public struct Recording: Hashable, Sendable {
     /// The longest line read, in bytes (a trace of 10,000 sources fits).
     public static let maximumLineBytes = 4 << 20
@@ -197,9 +202,13 @@ public struct Recording: Hashable, Sendable {
     ///   readable trace, and in a trace the field's JSON path
     ///   (`line 12: trace.sources[1].latency_ms`): a missing or mistyped field, an unknown
     ///   outcome status, a latency or value out of range (see ``RecordedSource/init(from:)``), a
-    ///   `winning_ecpm` that is not above 0 and at most ``SourceDraw/maximumPrice``.
+    ///   `winning_ecpm` that is not above 0 and at most ``SourceDraw/maximumPrice``, an
+    ///   `auction_id` that is not a string or that an earlier line already has
+    ///   (`line 12: trace.auction_id`, naming the first line: a duplicated auction would be
+    ///   counted twice).
     public static func read(ndjson data: Data) throws(SimulationError) -> Recording {
         var auctions: [RecordedAuction] = []
+        var lineOfAuction: [String: Int] = [:]
         let decoder = JSONDecoder()
         var lineNumber = 0
         var start = data.startIndex
@@ -232,6 +241,11 @@ public struct Recording: Hashable, Sendable {
             if let value = auction.winningECPM, !(value.isFinite && value > 0 && value <= SourceDraw.maximumPrice) {
                 // Past the largest price it would be clamped to it and counted as revenue.
                 throw SimulationError(code: .invalidRecording, path: "line \(lineNumber): trace.winning_ecpm", message: "must be a USD CPM above 0 and at most \(Int(SourceDraw.maximumPrice)), found \(value)")
+            }
+            if let id = auction.auctionID {
+                if let first = lineOfAuction.updateValue(lineNumber, forKey: id) {
+                    throw SimulationError(code: .invalidRecording, path: "line \(lineNumber): trace.auction_id", message: "the auction \"\(DisplayText.escaped(String(id.prefix(64))))\" is already recorded at line \(first); a recording holds each auction once")
+                }
             }
             auction.line = lineNumber
             auctions.append(auction)

@@ -20,6 +20,25 @@ struct DecimalTextTests {
         #expect(DecimalText.fixed(8.9e17, digits: 1) == "890000000000000000.0")
     }
 
+    @Test("a number as it is: whole without a fraction, else the shortest form that reads back, never rounded")
+    func number() {
+        #expect(DisplayText.number(90) == "90")
+        #expect(DisplayText.number(-0.0) == "0")
+        #expect(DisplayText.number(71.9) == "71.9")
+        #expect(DisplayText.number(1e-9) == "1e-9")
+        #expect(DisplayText.number(2.5e-7) == "2.5e-7")
+        #expect(DisplayText.number(.leastNonzeroMagnitude) == "5e-324")
+        #expect(DisplayText.number(1e15) == "1000000000000000")
+        #expect(DisplayText.number(1e16) == "1e16")
+        #expect(DisplayText.number(2.5e20) == "2.5e20")
+        #expect(DisplayText.number(123456.789) == "123456.789")
+        #expect(DisplayText.number(.infinity) == "inf")
+        #expect(DisplayText.number(.nan) == "nan")
+        for value in [1e-9, 71.9, .leastNonzeroMagnitude, 0.1 + 0.2, .greatestFiniteMagnitude] {
+            #expect(Double(DisplayText.number(value)) == value)
+        }
+    }
+
     @Test("trimmed: two to six decimals by default")
     func trimmed() {
         #expect(DecimalText.trimmed(1.2) == "1.20")
