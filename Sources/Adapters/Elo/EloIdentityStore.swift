@@ -95,6 +95,11 @@ public struct SecureEloIdentityStore: EloIdentityStore {
         guard data.count <= EloIdentityRules.maximumStoredRecordBytes else {
             throw EloStorageError(message: "the stored identity record is over \(EloIdentityRules.maximumStoredRecordBytes / 1024) KiB")
         }
+        // Untrusted (R21): strict JSON first (a key given twice is refused, not resolved by
+        // whichever value the decoder keeps).
+        guard StoredJSON.strictnessProblem(of: data) == nil else {
+            throw EloStorageError(message: "the stored identity record is damaged")
+        }
         do {
             return try JSONDecoder().decode(EloIdentityRecord.self, from: data)
         } catch {
@@ -145,6 +150,9 @@ enum EloLegacyIdentityFile {
             // or a FIFO is refused, never followed or read.
             guard case .success(let data?) = UntrustedFile.contents(file.path, limit: EloIdentityRules.maximumStoredRecordBytes) else {
                 throw EloStorageError(message: "not a regular file of at most the record's bound")
+            }
+            guard StoredJSON.strictnessProblem(of: data) == nil else {
+                throw EloStorageError(message: "the plaintext identity file is not strict JSON")
             }
             let legacy = try JSONDecoder().decode(EloIdentityRecord.self, from: data)
             if try store.read() == EloIdentityRecord() { try store.write(legacy) }

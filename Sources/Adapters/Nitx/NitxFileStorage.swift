@@ -49,8 +49,8 @@ public final class NitxFileStorage: NitxStorage {
             return [:]
         }
         guard !data.isEmpty else { return [:] }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            warnings.append("Nitx storage file \(name) is not a JSON object: discarded")
+        guard StoredJSON.strictnessProblem(of: data) == nil, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            warnings.append("Nitx storage file \(name) is not a strict JSON object (one value, no key twice): discarded")
             return [:]
         }
         var loaded: [String: String] = [:]

@@ -41,7 +41,7 @@ package enum NitxStoredValues {
     ///   that JSON).
     package static func profile(_ text: String) -> Result<(profile: NitxProfile, dropped: Int), Problem> {
         guard text.utf8.count <= maximumValueBytes else { return .failure(.tooLong) }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+        guard StoredJSON.strictnessProblem(of: Data(text.utf8)) == nil, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
               let hashes = object["hashes"] as? [String: Any] else { return .failure(.malformed) }
         var kept: [String: String] = [:]
         var dropped = 0

@@ -11,16 +11,28 @@ package enum StoredJSON {
     ///   - type: the type to decode.
     ///   - data: the stored bytes.
     package static func decode<T: Decodable>(_ type: T.Type, from data: Data) -> Result<T, StateRecord.Refusal> {
-        do {
-            let root = try StrictJSONReader.parse([UInt8](data))
-            _ = try ConfigurationReading.jsonValue(root, at: .root)
-        } catch {
-            return .failure(StateRecord.Refusal("the stored value is not strict JSON: \(error.path): \(error.message)"))
+        if let problem = strictnessProblem(of: data) {
+            return .failure(StateRecord.Refusal("the stored value is not strict JSON: \(problem)"))
         }
         do {
             return .success(try JSONDecoder().decode(T.self, from: data))
         } catch {
             return .failure(StateRecord.Refusal("the stored value does not decode as \(T.self)"))
+        }
+    }
+
+    /// Why `data` is not strict JSON (``StrictJSONReader``, no key twice in any object), as
+    /// `path: message`; `nil` when it is. For values an adapter reads back from its own storage
+    /// (R21) before it decodes them with `JSONDecoder` or `JSONSerialization`, which both take
+    /// a repeated key silently.
+    /// - Parameter data: the stored bytes.
+    package static func strictnessProblem(of data: Data) -> String? {
+        do {
+            let root = try StrictJSONReader.parse([UInt8](data))
+            _ = try ConfigurationReading.jsonValue(root, at: .root)
+            return nil
+        } catch {
+            return "\(error.path): \(error.message)"
         }
     }
 }

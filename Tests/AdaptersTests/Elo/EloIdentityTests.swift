@@ -122,6 +122,18 @@ struct EloIdentityTests {
         #expect(throws: EloStorageError.self) { try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read() }
     }
 
+    /// R21: a record that names a field twice is damaged, not read with whichever value the
+    /// decoder keeps (a planted second `userIdentifier` must not become the identity).
+    @Test func recordWithARepeatedKeyIsAStorageError() throws {
+        let keychain = MemorySecureStore()
+        let valid = #"{"installID": "id-1", "userIdentifier": "alice"}"#
+        try keychain.setData(Data(valid.utf8), forKey: "elo.identity.elo")
+        #expect(try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read().userIdentifier == "alice")
+        let planted = #"{"installID": "id-1", "userIdentifier": "alice", "userIdentifier": "mallory"}"#
+        try keychain.setData(Data(planted.utf8), forKey: "elo.identity.elo")
+        #expect(throws: EloStorageError.self) { try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read() }
+    }
+
     @Test func failingSecureStoreKeepsTheIdentityInMemoryWithAWarning() async {
         let keychain = MemorySecureStore()
         keychain.failAll(SecureStoreError(message: "Keychain write failed (status -25308)"))

@@ -43,6 +43,20 @@ struct RedTeamNitxFileStorageTests {
         #expect(NitxFileStorage(directory: directory, networkID: "nitx").value(forKey: .visitorID) == "v-1")
     }
 
+    @Test("a file that names a key twice is discarded whole, with a warning, not read with whichever value the decoder keeps (R21)")
+    func repeatedKey() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("nitx-nitx.json")
+        try Data(#"{"nitx.visitor_id": "v-1"}"#.utf8).write(to: file)
+        #expect(NitxFileStorage(directory: directory, networkID: "nitx").value(forKey: .visitorID) == "v-1")
+        try Data(#"{"nitx.visitor_id": "v-1", "nitx.visitor_id": "v-planted"}"#.utf8).write(to: file)
+        let logger = RecordingLogger()
+        let storage = NitxFileStorage(directory: directory, networkID: "nitx", logger: logger)
+        #expect(storage.value(forKey: .visitorID) == nil)
+        #expect(logger.warnings.contains { $0.contains("nitx-nitx.json") && $0.contains("no key twice") })
+    }
+
     @Test("a symbolic link to a device that never ends (/dev/zero) is refused at once")
     func symlinkToADevice() throws {
         let directory = try Self.directory()
