@@ -222,9 +222,10 @@ final class NetworkHealthMonitor: Sendable {
     ///
     /// Each network first: its signal (any answer of its line items is a success; a failure
     /// counts unless it is a line item's own, ``LineItemRun``). Then, only if the network is
-    /// closed after it, each of its line items' own signal: when the network is paused, or
-    /// still paused (a probe failed), the failure is the network's and its line items are fed
-    /// nothing (a probe's place is still freed).
+    /// closed after it, or this auction was its probe and heard nothing of it, each of its line
+    /// items' own signal: when the network is paused, or still paused (a probe failed), the
+    /// failure is the network's and its line items are fed nothing (a probe's place is still
+    /// freed).
     func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at clockNow: @autoclosure () -> MediationInstant) {
         guard !plan.networks.isEmpty else { return }
         var events: [MediationEvent] = []
@@ -246,12 +247,18 @@ final class NetworkHealthMonitor: Sendable {
                     record(signal, of: plan.networks[place].subject, in: slot, settings: plan.networks[place].settings, probe: ticket.probes.contains(place), table: &table, at: now, events: &events)
                 }
                 guard !items.isEmpty else { continue }
-                let networkClosed = table.machines[slot]?.phase == .closed
+                // Its line items record their own verdicts when it is closed after this auction,
+                // or when this auction was its probe and heard nothing of it (it is still
+                // probing): their failures were then all their own, and a line item probing on
+                // its own must hear its probe's verdict, or it would be probed (and waited for)
+                // by every auction until another placement's answer decides the network's probe.
+                let networkPhase = table.machines[slot]?.phase
+                let feedsLineItems = networkPhase == .closed || (networkPhase == .halfOpen && ticket.probes.contains(place))
                 for item in items {
                     // Read in place: the plan's entry is copied only when the machine may change.
                     let itemSlot = plan.lineItems[item].slot
                     guard let machine = table.machines[itemSlot] else { continue }
-                    let own = networkClosed ? table.ownSignal(ofSource: plan.lineItems[item].source, in: itemSlot, machine: machine, networkSlot: slot, trace: trace) : nil
+                    let own = feedsLineItems ? table.ownSignal(ofSource: plan.lineItems[item].source, in: itemSlot, machine: machine, networkSlot: slot, trace: trace) : nil
                     if machine.isUnchanged(byClosedSignal: own, window: plan.networks[place].settings.window) { continue }
                     let now = instant ?? clockNow()
                     instant = now

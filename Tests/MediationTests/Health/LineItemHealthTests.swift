@@ -375,6 +375,43 @@ struct LineItemHealthMonitorTests {
         }
     }
 
+    @Test("a line item probing on its own in its network's probe, with no other line item of the network in the auction: its failure is its own and reopens it; the network's probe, which heard nothing, frees its place (neither is probed in every auction)")
+    func lineItemProbeInsideANetworkProbeThatHearsNothing() {
+        let monitor = monitor()
+        let p = plan("p", ["a"], on: monitor)
+        let q = plan("q", ["m"], on: monitor)
+        func at(_ seconds: Double) -> MediationInstant { .origin + .milliseconds(Int(seconds * 1000)) }
+        // `a` fails while `m` answers: `a`'s first failure is the network's, from the second
+        // on its own; it opens on its own at its 8th failure.
+        for second in 0..<8 {
+            let ticket = monitor.admit(p, at: at(Double(2 * second)))
+            monitor.record(trace([("a", Self.failed)]), plan: p, ticket: ticket, at: at(Double(2 * second) + 0.2))
+            let other = monitor.admit(q, at: at(Double(2 * second + 1)))
+            monitor.record(trace([("m", Self.answered)]), plan: q, ticket: other, at: at(Double(2 * second + 1) + 0.2))
+        }
+        #expect(log == ["+ads/a failures"])
+        // Then `m` fails too: the network's failures; it opens.
+        for second in 20..<27 {
+            let ticket = monitor.admit(q, at: at(Double(second)))
+            monitor.record(trace([("m", Self.failed)]), plan: q, ticket: ticket, at: at(Double(second) + 0.2))
+        }
+        #expect(log == ["+ads/a failures", "+ads failures"])
+        // Both back-offs over: a `p` auction probes the network and `a`; `a` fails. The failure
+        // is `a`'s own (it is probing on its own): `a` opens again with a doubled back-off; the
+        // network's probe heard nothing and frees its place.
+        let probe = monitor.admit(p, at: at(100))
+        #expect(probe.probes == [0] && probe.lineItemProbes == [0])
+        monitor.record(trace([("a", Self.failed)]), plan: p, ticket: probe, at: at(100.2))
+        #expect(log == ["+ads/a failures", "+ads failures", "+ads/a probe_failed"])
+        // The next `p` auction does not ask `a` again: it is paused until its doubled back-off.
+        let next = monitor.admit(p, at: at(101))
+        #expect(next.paused.keys.sorted() == [0])
+        #expect(next.lineItemProbes.isEmpty)
+        monitor.record(trace([("a", .notAsked(.networkPaused))]), plan: p, ticket: next, at: at(101.2))
+        // The network's probe place was freed: a `q` auction probes it.
+        #expect(monitor.admit(q, at: at(102)).probes == [0])
+    }
+
     @Test("when the network's probe fails, its line items are fed nothing (no line item event) and a line item's probe frees its place; once the network answers, the line item probes and closes")
     func lineItemsUnderAFailedNetworkProbe() {
         let monitor = monitor()
