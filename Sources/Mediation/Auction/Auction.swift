@@ -89,6 +89,8 @@ package struct Auction: Sendable {
     private var machine: AuctionStateMachine
     /// The sources' networks for health, each once (R24).
     private var healthPlan: NetworkHealthMonitor.Plan?
+    /// The line items with a health of their own among its sources (R24).
+    var healthLineItems: [HealthSubject] { healthPlan?.lineItems.map(\.subject) ?? [] }
     /// Whether some source's adapter hears notices: when none does, auctions build none.
     private var sendsNotices: Bool
 

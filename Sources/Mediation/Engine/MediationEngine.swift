@@ -331,6 +331,9 @@ public final class MediationEngine: Sendable {
             }
         }
         shutDown(swapped.free.map(\.adapter))
+        // R24: a line item the new configuration removed (or moved) no longer speaks for its
+        // network's other line items.
+        health.configurationChanged(lineItems: new.entries.values.lazy.flatMap(\.auction.healthLineItems))
         if let announce { await announce() }
         for (placement, entry) in swapped.kept.sorted(by: { $0.0.id < $1.0.id }) {
             await placement.adopt(entry)

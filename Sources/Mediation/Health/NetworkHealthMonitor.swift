@@ -112,6 +112,26 @@ final class NetworkHealthMonitor: Sendable {
             return slot
         }
 
+        /// Makes `subjects` (the line items with a health of their own in the configuration in
+        /// force) the only line items whose verdicts say whether another line item's failure is
+        /// its own (``LineItemRun``): a line item a configuration removed, or gave another
+        /// network, never fails again, so its last answer would stay its latest verdict for
+        /// ever. Its run starts afresh; its machine (a pause, with its stored state) is kept.
+        mutating func keepLineItems<Subjects: Sequence>(_ subjects: Subjects) where Subjects.Element == HealthSubject {
+            var kept: [Int: [Int]] = [:]
+            for subject in subjects {
+                let itemSlot = slot(of: subject)
+                let networkSlot = slot(of: .network(subject.networkID))
+                if kept[networkSlot]?.contains(itemSlot) != true { kept[networkSlot, default: []].append(itemSlot) }
+            }
+            for (networkSlot, itemSlots) in lineItemSlots {
+                for itemSlot in itemSlots where kept[networkSlot]?.contains(itemSlot) != true {
+                    runs[itemSlot] = LineItemRun()
+                }
+            }
+            lineItemSlots = kept
+        }
+
         /// Whether the line item in `slot`, of the network in `networkSlot`, fails on its own.
         func failsAlone(_ slot: Int, ofNetworkIn networkSlot: Int) -> Bool {
             runs[slot].failsAlone(among: (lineItemSlots[networkSlot] ?? []).lazy.map { runs[$0] })
@@ -165,6 +185,13 @@ final class NetworkHealthMonitor: Sendable {
     /// The slot of `subject` in the table, made on first use.
     func slot(of subject: HealthSubject) -> Int {
         state.withLock { $0.slot(of: subject) }
+    }
+
+    /// A configuration came into force whose line items with a health of their own are
+    /// `subjects`: a line item no longer among them (removed, or moved to another network) no
+    /// longer decides whether another's failure is its own (``Table/keepLineItems(_:)``).
+    func configurationChanged<Subjects: Sequence>(lineItems subjects: Subjects) where Subjects.Element == HealthSubject {
+        state.withLock { $0.keepLineItems(subjects) }
     }
 
     /// Admits an auction at `now` over the networks of `plan`, then over the line items of

@@ -223,6 +223,35 @@ struct LineItemHealthTests {
         #expect(fixture.recorder.events.filter { $0.name == "network_paused" }.allSatisfy { $0.placementID.isEmpty })
     }
 
+    @Test("a line item a configuration change removed no longer makes another's failures its own: a whole-network outage after the swap pauses the network only")
+    func removedLineItemNoLongerSpeaksForTheNetwork() async throws {
+        let down = Locked(false)
+        let fixture = try LineItemHealthFixture(placements: [PlacementConfiguration(id: "p", format: .interstitial, sources: [
+            .fixedPrice("a", network: "ads", adUnitID: "u_a", eCPM: 2),
+            .fixedPrice("b", network: "ads", adUnitID: "u_b", eCPM: 1),
+        ])]) { unit in
+            unit == "u_a" || down.withLock({ $0 }) ? .after(.milliseconds(200), .error) : .after(.milliseconds(100), .fill)
+        }
+        // `a` fails beside `b`, which answers: 3 failures of `a`'s own.
+        for _ in 0..<3 { _ = try await fixture.auction() }
+        #expect(fixture.engine.lineItemHealth("a", placementID: "p")?.recentFailures == 3)
+        // `b` is replaced by `c`; then the whole network fails, `a` and `c` from the same auction on.
+        var v2 = fixture.engine.configuration
+        v2.placements = [PlacementConfiguration(id: "p", format: .interstitial, sources: [
+            .fixedPrice("a", network: "ads", adUnitID: "u_a", eCPM: 2),
+            .fixedPrice("c", network: "ads", adUnitID: "u_c", eCPM: 1),
+        ])]
+        try await fixture.engine.apply(v2, version: 2, source: .remote)
+        down.withLock { $0 = true }
+        for _ in 0..<7 { _ = try await fixture.auction() }
+        // Every failure is the network's (nothing of it answered since the outage): the
+        // network opens at its 7th, and `a` (whose answering peer is gone) is not paused.
+        #expect(fixture.pauses.map(\.lineItemID) == [nil])
+        #expect(fixture.engine.lineItemHealth("a", placementID: "p")?.state == .closed)
+        #expect(fixture.engine.lineItemHealth("a", placementID: "p")?.recentFailures == 3)
+        #expect(fixture.engine.networkHealth("ads")?.state == .open)
+    }
+
     @Test("a paused line item is kept across a relaunch on the same store until its back-off ends, and not longer")
     func lineItemPauseSurvivesARelaunch() async throws {
         let store = MemoryStateStore()
