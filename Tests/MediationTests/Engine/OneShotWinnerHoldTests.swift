@@ -135,4 +135,51 @@ struct OneShotWinnerHoldTests {
             harness.expectEveryAdOnce()
         }
     }
+
+    @Test("winners held across three swaps that each change their network, dropped in any order (one by one, or all at once from other tasks): each adapter is shut down once, only when its last winner is dropped", arguments: [[0, 1, 2], [2, 1, 0], [1, 2, 0], [1, 0, 2]], [false, true])
+    func manyWinnersAcrossSwaps(order: [Int], concurrently: Bool) async throws {
+        let harness = try SwapHarness(Self.v1())
+        try await harness.clock.perform {
+            var winners: [AuctionWinner?] = []
+            // neta under v1, v2 and v3 (each changes it: a new adapter), then v4 removes it.
+            for version in 1...3 {
+                if version > 1 {
+                    let changed = MediationConfiguration(networks: [SwapHarness.network("neta", delayMS: 100 + version)], placements: [Self.levelEnd(["neta"])], version: version)
+                    try await harness.apply(changed, version: version)
+                }
+                winners.append(try await Self.oneShot(on: harness.engine, clock: harness.clock).winner)
+            }
+            try await harness.apply(Self.withoutNeta, version: 4)
+            await harness.clock.runUntilIdle()
+            let adapters = harness.adapters(of: "neta")
+            #expect(adapters.count == 3)
+            #expect(adapters.map(Self.shutdowns) == [0, 0, 0])
+            if concurrently {
+                var taken: [AuctionWinner] = []
+                for index in order { if let winner = winners[index] { taken.append(winner) } }
+                winners = []
+                await withTaskGroup(of: Void.self) { group in
+                    for winner in taken {
+                        group.addTask { winner.ad.releaseResources() }
+                    }
+                    taken = []
+                }
+                await harness.clock.runUntilIdle()
+            } else {
+                for (dropped, index) in order.enumerated() {
+                    winners[index]?.ad.releaseResources()
+                    winners[index] = nil
+                    await harness.clock.runUntilIdle()
+                    let expected = adapters.indices.map { order[...dropped].contains($0) ? 1 : 0 }
+                    #expect(adapters.map(Self.shutdowns) == expected, "after dropping \(order[...dropped])")
+                }
+            }
+            #expect(adapters.map(Self.shutdowns) == [1, 1, 1])
+            await harness.shutdown()
+            #expect(adapters.map(Self.shutdowns) == [1, 1, 1])
+            #expect(Self.shutdowns(try #require(harness.adapters(of: "netb").first)) == 1)
+            let counts = harness.expectEveryAdOnce()
+            #expect(counts.released == 3)
+        }
+    }
 }
