@@ -252,6 +252,71 @@ struct LineItemHealthTests {
         #expect(fixture.engine.networkHealth("ads")?.state == .open)
     }
 
+    @Test("line items flapping at different periods across two placements, with a whole-network outage in the middle: the same events twice, and every paused line item or network is asked again once its back-off ends")
+    func flappingIsDeterministicAndNeverStuck() async throws {
+        func run() async throws -> (events: [String], fixture: LineItemHealthFixture) {
+            let auction = Locked(0)
+            let fixture = try LineItemHealthFixture(placements: [
+                PlacementConfiguration(id: "home", format: .interstitial, sources: [
+                    .fixedPrice("h1", network: "ads", adUnitID: "u_h1", eCPM: 2),
+                    .fixedPrice("h2", network: "ads", adUnitID: "u_h2", eCPM: 1),
+                ]),
+                PlacementConfiguration(id: "level", format: .interstitial, sources: [.fixedPrice("h1", network: "ads", adUnitID: "u_l1", eCPM: 1)]),
+            ]) { unit in
+                let n = auction.withLock { $0 }
+                let down = (60..<90).contains(n)
+                let fails = down || (unit == "u_h1" && n % 11 != 0) || (unit == "u_l1" && n % 7 != 0) || (unit == "u_h2" && n % 5 == 0)
+                return fails ? (n % 4 == 0 ? .never : .after(.milliseconds(200), .error)) : .after(.milliseconds(100), .fill)
+            }
+            for n in 0..<240 {
+                auction.withLock { $0 = n }
+                _ = try await fixture.auction(n % 3 == 2 ? "level" : "home")
+            }
+            return (fixture.recorder.events.filter { $0.name.hasPrefix("network_") }.map(\.description), fixture)
+        }
+        let first = try await run()
+        let second = try await run()
+        #expect(first.events == second.events)
+        #expect(!first.events.isEmpty)
+        // Nothing is paused for ever: every pause's retry instant is followed by a request.
+        let fixture = first.fixture
+        for pause in fixture.pauses where pause.retryAt < fixture.clock.now - .seconds(60) {
+            let units: [String] = switch (pause.placementID, pause.lineItemID) {
+            case ("home", "h1"): ["u_h1"]
+            case ("home", "h2"): ["u_h2"]
+            case ("level", "h1"): ["u_l1"]
+            default: ["u_h1", "u_h2", "u_l1"]
+            }
+            #expect(units.contains { unit in fixture.requestInstants(unit).contains { $0 >= pause.retryAt } }, "\(pause)")
+        }
+    }
+
+    @Test("health turned off for the network while a line item is paused on its own: the line item is asked at once and reads off; turned on again after its back-off, it is probed by the next auction and closes on an answer")
+    func healthTurnedOffWhileALineItemIsPaused() async throws {
+        let badAnswers = Locked(false)
+        let fixture = try LineItemHealthFixture(placements: LineItemHealthFixture.twoLineItems) { unit in
+            unit == "u_bad" && !badAnswers.withLock({ $0 }) ? .after(.milliseconds(200), .error) : .after(.milliseconds(100), .fill)
+        }
+        for _ in 0..<7 { _ = try await fixture.auction() }
+        #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.state == .open)
+        var off = fixture.engine.configuration
+        off.networks[0].health.enabled = false
+        try await fixture.engine.apply(off, version: 2, source: .remote)
+        #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.enabled == false)
+        let asked = try await fixture.auction()
+        #expect(asked.trace.source("bad")?.outcome != .notAsked(.networkPaused))
+        badAnswers.withLock { $0 = true }
+        await fixture.clock.advance(by: .seconds(700))
+        var on = off
+        on.networks[0].health.enabled = true
+        try await fixture.engine.apply(on, version: 3, source: .remote)
+        let probe = try await fixture.auction()
+        #expect(probe.trace.source("bad")?.outcome == .won)
+        #expect(fixture.resumes == ["ads/bad"])
+        #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.state == .closed)
+        #expect(fixture.pauses.map(\.lineItemID) == ["bad"])
+    }
+
     @Test("a paused line item is kept across a relaunch on the same store until its back-off ends, and not longer")
     func lineItemPauseSurvivesARelaunch() async throws {
         let store = MemoryStateStore()
