@@ -45,6 +45,14 @@ struct LineItemHealthFixture: Sendable {
         .fixedPrice("good", network: "ads", adUnitID: "u_good", eCPM: 1),
     ])]
 
+    /// ``twoLineItems`` answering: `u_bad` an error at 200 ms until `badAnswers` is set, then a
+    /// fill at 100 ms like `u_good`.
+    static func twoLineItems(badAnswers: Locked<Bool>) throws -> LineItemHealthFixture {
+        try LineItemHealthFixture(placements: twoLineItems) { unit in
+            unit == "u_bad" && !badAnswers.withLock({ $0 }) ? .after(.milliseconds(200), .error) : .after(.milliseconds(100), .fill)
+        }
+    }
+
     /// Two placements sharing `ads`: `home` (line item `home_ads`, ad unit `u_home`) and
     /// `level` (`level_ads`, `u_level`).
     static let twoPlacements = [
@@ -90,9 +98,7 @@ struct LineItemHealthTests {
     @Test("a line item failing beside an answering one opens at its 7th failure of 10; its network stays closed; the other is always asked; it probes at its back-off, a failed probe doubles it, an answer closes it")
     func failingLineItemIsPausedOnItsOwn() async throws {
         let badAnswers = Locked(false)
-        let fixture = try LineItemHealthFixture(placements: LineItemHealthFixture.twoLineItems) { unit in
-            unit == "u_bad" && !badAnswers.withLock({ $0 }) ? .after(.milliseconds(200), .error) : .after(.milliseconds(100), .fill)
-        }
+        let fixture = try LineItemHealthFixture.twoLineItems(badAnswers: badAnswers)
         for _ in 0..<6 { _ = try await fixture.auction() }
         #expect(fixture.pauses.isEmpty)
         #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.recentFailures == 6)
@@ -294,9 +300,7 @@ struct LineItemHealthTests {
     @Test("health turned off for the network while a line item is paused on its own: the line item is asked at once and reads off; turned on again after its back-off, it is probed by the next auction and closes on an answer")
     func healthTurnedOffWhileALineItemIsPaused() async throws {
         let badAnswers = Locked(false)
-        let fixture = try LineItemHealthFixture(placements: LineItemHealthFixture.twoLineItems) { unit in
-            unit == "u_bad" && !badAnswers.withLock({ $0 }) ? .after(.milliseconds(200), .error) : .after(.milliseconds(100), .fill)
-        }
+        let fixture = try LineItemHealthFixture.twoLineItems(badAnswers: badAnswers)
         for _ in 0..<7 { _ = try await fixture.auction() }
         #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.state == .open)
         var off = fixture.engine.configuration
