@@ -107,7 +107,7 @@ enum HumanReport {
     }
 
     /// Which limit a timeout hit (R3a), for the detail column.
-    static func timeoutDetail(_ limit: TimeoutLimit) -> String {
+    static func timeoutDetail(_ limit: SourceOutcome.TimeoutLimit) -> String {
         switch limit {
         case .source: "line item timeout_ms"
         case .network: "network timeout_ms"

@@ -42,7 +42,7 @@ struct WinnerSummary: Encodable, Sendable {
     }
 
     /// Reads `winner`'s line item and ad.
-    init(_ winner: AuctionWinner) {
+    init(_ winner: AuctionOutcome.Winner) {
         lineItem = winner.lineItem.id
         network = winner.lineItem.network
         eCPM = winner.eCPM

@@ -14,7 +14,7 @@ import MediationVirtualTime
 final class OneShotRun: Sendable {
     private struct State {
         var clock: ManualClock?
-        var lateAnswers: [LateAnswer] = []
+        var lateAnswers: [MediationEvent.LateAnswer] = []
         /// Whether the cache warnings of configuration checks are written (after launch, whose
         /// warnings the command writes from `launchWarnings`).
         var reportsStoreWarnings = false

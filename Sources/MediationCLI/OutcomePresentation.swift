@@ -25,7 +25,7 @@ enum OutcomePresentation {
     /// a timeout hit and its length, the value a cancelled source could not beat, why a
     /// source was not asked and, for a paused network, when it is tried again), then its late answer if any. Not escaped: callers escape for
     /// their medium.
-    static func detail(_ source: SourceTrace) -> String {
+    static func detail(_ source: AuctionTrace.Source) -> String {
         var text: String
         switch source.outcome {
         case .lost(let reason): text = reason.description

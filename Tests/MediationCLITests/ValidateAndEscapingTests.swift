@@ -65,11 +65,11 @@ struct ValidateAndEscapingTests {
         let ad = FallbackAd(id: "ad\u{1B}1", creativeID: Self.hostile, network: "net", format: .banner, size: AdSize(width: 320, height: 50))
         let lineItem = LineItem.fixedPrice("li\u{1B}[2J", network: "net", eCPM: 1)
         let trace = AuctionTrace(auctionID: "a1", placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 10, deadlineMilliseconds: 3000, winner: lineItem.id, winningECPM: 1, sources: [
-            SourceTrace(lineItemID: lineItem.id, network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 10, outcome: .won, eCPM: 1, creativeID: Self.hostile),
-            SourceTrace(lineItemID: "other\nFAKE", network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 5, outcome: .noFill(NoFillReason(code: "x", message: "no\u{1B}[31m fill\nFAKE-ROW"))),
+            AuctionTrace.Source(lineItemID: lineItem.id, network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 10, outcome: .won, eCPM: 1, creativeID: Self.hostile),
+            AuctionTrace.Source(lineItemID: "other\nFAKE", network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 5, outcome: .noFill(NoFillReason(code: "x", message: "no\u{1B}[31m fill\nFAKE-ROW"))),
         ])
         let placement = PlacementConfiguration(id: "p", format: .banner, bannerSizing: .anchored, sources: [lineItem])
-        let text = HumanReport.render(placement: placement, outcome: OneShotOutcome(AuctionOutcome(winner: AuctionWinner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace)))
+        let text = HumanReport.render(placement: placement, outcome: OneShotOutcome(AuctionOutcome(winner: AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace)))
         #expect(!text.contains("\u{1B}"))
         #expect(text.contains(#"creative cr\u{1B}[31mRED\u{0A}FAKE-LINE,"#))
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("FAKE") })
@@ -84,7 +84,7 @@ struct ValidateAndEscapingTests {
         let events: [MediationEvent] = [
             .adLoaded(summary, expiresAt: .origin + .seconds(3600), at: .origin),
             .released(summary, reason: .expired, at: .origin),
-            .lateAnswer(LateAnswer(auctionID: "a\n", placementID: "p", lineItemID: Self.hostile, arrivedAt: .origin, adReleased: true)),
+            .lateAnswer(MediationEvent.LateAnswer(auctionID: "a\n", placementID: "p", lineItemID: Self.hostile, arrivedAt: .origin, adReleased: true)),
         ]
         for event in events {
             printer.print(event)
@@ -97,9 +97,9 @@ struct ValidateAndEscapingTests {
 
     @Test("a paused network's line says when it is tried again (docs/health.md: retry at N ms), in the table and the HTML report")
     func pausedNetworkRetryInstant() {
-        let paused = SourceTrace(lineItemID: "li", network: "elo", pricing: .bidder, startOffsetMilliseconds: nil, latencyMilliseconds: nil, outcome: .notAsked(.networkPaused), retryAtMilliseconds: 22500.228)
+        let paused = AuctionTrace.Source(lineItemID: "li", network: "elo", pricing: .bidder, startOffsetMilliseconds: nil, latencyMilliseconds: nil, outcome: .notAsked(.networkPaused), retryAtMilliseconds: 22500.228)
         #expect(OutcomePresentation.detail(paused) == "network_paused; retry at 22500 ms")
-        let tier = SourceTrace(lineItemID: "li", network: "elo", pricing: .fixedPrice, startOffsetMilliseconds: nil, latencyMilliseconds: nil, outcome: .notAsked(.tierNotReached))
+        let tier = AuctionTrace.Source(lineItemID: "li", network: "elo", pricing: .fixedPrice, startOffsetMilliseconds: nil, latencyMilliseconds: nil, outcome: .notAsked(.tierNotReached))
         #expect(OutcomePresentation.detail(tier) == "waterfall tier not reached")
     }
 }

@@ -76,7 +76,7 @@ struct PerformanceInternalsTests {
         sources: [(String, Double, any AdNetworkAdapter)],
         deadline: Duration = .milliseconds(300),
         until: Duration = .seconds(1),
-        lateAnswers: Locked<[LateAnswer]> = Locked([])
+        lateAnswers: Locked<[MediationEvent.LateAnswer]> = Locked([])
     ) async -> AuctionOutcome {
         let placement = PlacementConfiguration(
             id: "level_end",
@@ -100,9 +100,9 @@ struct PerformanceInternalsTests {
 
     /// A finished auction's trace whose lines have not been read yet (Fast fills at once,
     /// Slow at 500 ms, past the 300 ms deadline).
-    private static func lazyTrace() async -> (AuctionOutcome, [LateAnswer]) {
+    private static func lazyTrace() async -> (AuctionOutcome, [MediationEvent.LateAnswer]) {
         let clock = ManualClock()
-        let late = Locked<[LateAnswer]>([])
+        let late = Locked<[MediationEvent.LateAnswer]>([])
         let outcome = await runAuction(
             clock: clock,
             sources: [
@@ -178,11 +178,11 @@ struct PerformanceInternalsTests {
     func concurrentReadsOfLazyLines() async {
         let (outcome, _) = await Self.lazyTrace()
         let trace = outcome.trace
-        let readings = await withTaskGroup(of: [SourceTrace].self) { group in
+        let readings = await withTaskGroup(of: [AuctionTrace.Source].self) { group in
             for _ in 0..<64 {
                 group.addTask { trace.sources }
             }
-            var readings: [[SourceTrace]] = []
+            var readings: [[AuctionTrace.Source]] = []
             for await lines in group { readings.append(lines) }
             return readings
         }
@@ -233,7 +233,7 @@ struct PerformanceInternalsTests {
     @Test("An answer after the end is reported once, its ad released, and recorded on the outcome's trace")
     func lateAnswerAfterTheEnd() async throws {
         let clock = ManualClock()
-        let late = Locked<[LateAnswer]>([])
+        let late = Locked<[MediationEvent.LateAnswer]>([])
         let slow = TrackingAdapter(network: "Slow", clock: clock, delay: .milliseconds(500), ignoresCancellation: true)
         var outcome = await Self.runAuction(
             clock: clock,
@@ -251,7 +251,7 @@ struct PerformanceInternalsTests {
         #expect(outcome.trace.endedAtMilliseconds == 300)
         outcome.trace.record(answer)
         let line = try #require(outcome.trace.source("Slow"))
-        #expect(line.lateAnswer == LateAnswerRecord(atOffsetMilliseconds: 500, released: true))
+        #expect(line.lateAnswer == AuctionTrace.Source.LateAnswer(atOffsetMilliseconds: 500, released: true))
         #expect(line.warnings.count == 1)
         #expect(outcome.trace.source("Fast")?.lateAnswer == nil)
         #expect(outcome.winner?.lineItem.id == "Fast")

@@ -16,7 +16,7 @@ package final class AdapterWarnings: Sendable {
 
     private struct Pending {
         /// By auction id, then line item id, in the order logged.
-        var byAuction: [String: [String: [TraceIssue]]] = [:]
+        var byAuction: [String: [String: [AuctionTrace.Source.Issue]]] = [:]
         /// Auction ids, oldest first.
         var order: [String] = []
     }
@@ -27,7 +27,7 @@ package final class AdapterWarnings: Sendable {
 
     /// Files `message` under `source`.
     package func record(_ message: String, for source: SourceAttribution) {
-        let issue = TraceIssue(code: TraceIssues.adapterWarningCode, message: String(message.prefix(Self.maximumLength)))
+        let issue = AuctionTrace.Source.Issue(code: TraceIssues.adapterWarningCode, message: String(message.prefix(Self.maximumLength)))
         pending.withLock { pending in
             if pending.byAuction[source.auctionID] == nil {
                 if pending.order.count >= Self.maximumAuctions {
@@ -44,7 +44,7 @@ package final class AdapterWarnings: Sendable {
 
     /// The warnings filed for auction `auctionID`, by line item id, each list in the order
     /// logged; removed.
-    package func take(auctionID: String) -> [String: [TraceIssue]] {
+    package func take(auctionID: String) -> [String: [AuctionTrace.Source.Issue]] {
         pending.withLock { pending in
             guard !pending.byAuction.isEmpty, let taken = pending.byAuction.removeValue(forKey: auctionID) else { return [:] }
             pending.order.removeAll { $0 == auctionID }

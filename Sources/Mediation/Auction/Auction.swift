@@ -152,7 +152,7 @@ package struct Auction: Sendable {
     package func run(
         request: AdRequest,
         excluding excludedLineItems: Set<String> = [],
-        onLateAnswer: (@Sendable (LateAnswer) -> Void)? = nil
+        onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
     ) async -> AuctionOutcome {
         let included: [AuctionSource]
         var machine: AuctionStateMachine

@@ -104,7 +104,7 @@ final class AuctionRun: Sendable {
     private let anchoredSlots: [SlotSize?]?
     private let clock: any MediationClock
     private let timer: AuctionTimer
-    private let onLateAnswer: (@Sendable (LateAnswer) -> Void)?
+    private let onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)?
     private let wallClock: @Sendable () -> WallClockTime
     private let adapterWarnings: AdapterWarnings?
     /// Whether some source's adapter hears notices (``AuctionSource/receivesNotices``).
@@ -129,7 +129,7 @@ final class AuctionRun: Sendable {
         attributesSources: Bool = false,
         adapterWarnings: AdapterWarnings? = nil,
         sendsNotices: Bool = true,
-        onLateAnswer: (@Sendable (LateAnswer) -> Void)?
+        onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)?
     ) {
         self.sendsNotices = sendsNotices
         self.attributesSources = attributesSources || adapterWarnings != nil
@@ -329,7 +329,7 @@ final class AuctionRun: Sendable {
         /// Sources to ask: index, the instant the answer must arrive by, the time left until then.
         var starts: [(index: Int, deadline: MediationInstant, budget: Duration)] = []
         var releases: [any LoadedAd] = []
-        var lateAnswers: [LateAnswer] = []
+        var lateAnswers: [MediationEvent.LateAnswer] = []
         /// The outcome was decided: tell the adapters, then hand it to the caller, once the
         /// releases are done.
         var decided: DecidedOutcome?
@@ -354,7 +354,7 @@ final class AuctionRun: Sendable {
             case .release(let ad):
                 effects.releases.append(ad)
             case .late(let index, let adReleased):
-                effects.lateAnswers.append(LateAnswer(
+                effects.lateAnswers.append(MediationEvent.LateAnswer(
                     auctionID: auctionID,
                     placementID: placementID,
                     lineItemID: sources[index].lineItem.id,

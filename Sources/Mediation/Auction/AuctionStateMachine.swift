@@ -35,7 +35,7 @@ struct AuctionStateMachine {
         case waiting
         /// Asked at `startedAt`; its answer counts strictly before `answerBy`, the earliest of
         /// its limits, `limit` naming which (R3a).
-        case outstanding(startedAt: MediationInstant, answerBy: MediationInstant, limit: TimeoutLimit)
+        case outstanding(startedAt: MediationInstant, answerBy: MediationInstant, limit: SourceOutcome.TimeoutLimit)
         case done
     }
 
@@ -73,7 +73,7 @@ struct AuctionStateMachine {
         /// (released on arrival).
         var lateAnswer: (at: MediationInstant, released: Bool)?
         /// Warnings its line carries when it was asked (e.g. `anchored_for_inline`).
-        var warningsIfAsked: [TraceIssue] = []
+        var warningsIfAsked: [AuctionTrace.Source.Issue] = []
         /// Its network is paused until this instant (R24): it is `not_asked`
         /// (`network_paused`).
         var pausedUntil: MediationInstant?
@@ -90,21 +90,21 @@ struct AuctionStateMachine {
         /// Each source's network `timeout_ms`, by source index (R3a).
         let networkTimeouts: [Duration?]
         /// Trace warnings of every auction of this placement (e.g. `sandbox_endpoint`).
-        let traceWarnings: [TraceWarning]
+        let traceWarnings: [AuctionTrace.Warning]
         /// The placement's configuration as every trace shows it (made once).
-        let placementSummary: PlacementSummary
+        let placementSummary: AuctionTrace.PlacementSummary
         /// Sources with a fixed value, highest value first.
         let fixedByValue: [Int]
         /// The `config_version` every trace names (R22).
         let configVersion: Int
 
-        init(placement: PlacementConfiguration, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [TraceWarning], fixedByValue: [Int], configVersion: Int) {
+        init(placement: PlacementConfiguration, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [AuctionTrace.Warning], fixedByValue: [Int], configVersion: Int) {
             self.placement = placement
             placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
             self.lineItems = lineItems
             self.networkTimeouts = networkTimeouts
             self.traceWarnings = traceWarnings
-            placementSummary = PlacementSummary(placement)
+            placementSummary = AuctionTrace.PlacementSummary(placement)
             self.fixedByValue = fixedByValue
             self.configVersion = configVersion
         }
@@ -115,8 +115,8 @@ struct AuctionStateMachine {
     private var placementFloor: AuctionValue? { plan.placementFloor }
     private var lineItems: [LineItem] { plan.lineItems }
     private var networkTimeouts: [Duration?] { plan.networkTimeouts }
-    private var traceWarnings: [TraceWarning] { plan.traceWarnings }
-    private var placementSummary: PlacementSummary { plan.placementSummary }
+    private var traceWarnings: [AuctionTrace.Warning] { plan.traceWarnings }
+    private var placementSummary: AuctionTrace.PlacementSummary { plan.placementSummary }
     private var fixedByValue: [Int] { plan.fixedByValue }
     /// The `config_version` of the configuration the machine was made from (R22).
     var configVersion: Int { plan.configVersion }
@@ -158,7 +158,7 @@ struct AuctionStateMachine {
     ///   - configVersion: the `config_version` every trace names (R22).
     ///   - fixedPrices: the eCPM each fixed-price source is valued at, in its currency, by
     ///     source index (default: each line item's configured eCPM); an exploring auction's draws.
-    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [TraceWarning] = [], configVersion: Int = 0, fixedPrices: [Double?]? = nil) {
+    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [AuctionTrace.Warning] = [], configVersion: Int = 0, fixedPrices: [Double?]? = nil) {
         self.slot = (slot ?? placement.slot).clamped(to: placement.slot)
         entries = sources.indices.map { index in
             let item = sources[index]
@@ -209,7 +209,7 @@ struct AuctionStateMachine {
     /// - Parameters:
     ///   - warning: the warning.
     ///   - index: the source's index.
-    mutating func addWarningIfAsked(_ warning: TraceIssue, toSourceAt index: Int) {
+    mutating func addWarningIfAsked(_ warning: AuctionTrace.Source.Issue, toSourceAt index: Int) {
         guard entries.indices.contains(index) else { return }
         entries[index].warningsIfAsked.append(warning)
     }
@@ -433,9 +433,9 @@ struct AuctionStateMachine {
     ///   - auctionID: the auction's id.
     ///   - startedAtWallClock: the wall-clock time the auction started, if known.
     func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
-        let winner: AuctionWinner? = best.flatMap { index in
+        let winner: AuctionOutcome.Winner? = best.flatMap { index in
             guard let ad = winnerAd, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
-            return AuctionWinner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
+            return AuctionOutcome.Winner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
         return AuctionOutcome(
             winner: winner,
@@ -463,7 +463,7 @@ struct AuctionStateMachine {
         private let entries: [Entry]
         private let lineItems: [LineItem]
         private let startedAt: MediationInstant
-        private let built = Locked<[SourceTrace]?>(nil)
+        private let built = Locked<[AuctionTrace.Source]?>(nil)
 
         init(entries: [Entry], lineItems: [LineItem], startedAt: MediationInstant) {
             self.entries = entries
@@ -473,7 +473,7 @@ struct AuctionStateMachine {
 
         var count: Int { entries.count }
 
-        var lines: [SourceTrace] {
+        var lines: [AuctionTrace.Source] {
             built.withLock { built in
                 if let built { return built }
                 let lines = entries.indices.map(line(at:))
@@ -512,12 +512,12 @@ struct AuctionStateMachine {
             return (answeredAt - startedAt).milliseconds
         }
 
-        private func line(at index: Int) -> SourceTrace {
+        private func line(at index: Int) -> AuctionTrace.Source {
             let entry = entries[index]
             let item = lineItems[index]
             let outcome = entry.outcome ?? .notAsked(.tierNotReached)
-            let late = entry.lateAnswer.map { LateAnswerRecord(atOffsetMilliseconds: ($0.at - startedAt).milliseconds, released: $0.released) }
-            return SourceTrace(
+            let late = entry.lateAnswer.map { AuctionTrace.Source.LateAnswer(atOffsetMilliseconds: ($0.at - startedAt).milliseconds, released: $0.released) }
+            return AuctionTrace.Source(
                 lineItemID: item.id,
                 network: item.network,
                 adUnitID: item.adUnitID,
@@ -555,7 +555,7 @@ struct AuctionStateMachine {
     /// equal instants the deadline is named, then the line item's limit.
     private mutating func ask(_ index: Int, at now: MediationInstant) -> Action {
         var answerBy = deadline
-        var limit = TimeoutLimit.deadline
+        var limit = SourceOutcome.TimeoutLimit.deadline
         if let timeout = lineItems[index].timeout, now + timeout < answerBy {
             answerBy = now + timeout
             limit = .source

@@ -1,211 +1,215 @@
-/// One source's line in an auction's trace.
-public struct SourceTrace: Hashable, Sendable, Codable {
-    /// The line item id.
-    public package(set) var lineItemID: String
-    /// The network id.
-    public package(set) var network: String
-    /// The network's ad unit id the request carried.
-    public package(set) var adUnitID: String
-    /// Bidder or fixed price.
-    public package(set) var pricing: AdSourcePricing
-    /// Its position in the placement's `sources` (0-based, config order).
-    public package(set) var position: Int
-    /// Waterfall mode: the fixed-price tier it belongs to (1 is the highest eCPM); `nil` for
-    /// bidders and in parallel mode.
-    public package(set) var tier: Int?
-    /// The configured eCPM of a fixed-price line item, in ``currency`` CPM; `nil` for bidders.
-    public package(set) var configuredECPM: Double?
-    /// The line item's own floor (bidders), in ``currency`` CPM, if any.
-    public package(set) var floor: Double?
-    /// The ISO 4217 currency of its prices (`"USD"` by default).
-    public package(set) var currency: String
-    /// The USD rate applied once to its prices when ``currency`` is not USD; `nil` for USD.
-    public package(set) var usdRate: Double?
-    /// Its effective limit in milliseconds from when it was asked (R3a); `nil` if never asked.
-    public package(set) var limitMilliseconds: Double?
-    /// When it was asked, in milliseconds from the auction's start; `nil` if never asked.
-    public package(set) var startOffsetMilliseconds: Double?
-    /// How long it took to answer, in milliseconds; `nil` if it had not answered by its
-    /// outcome (a late answer is in ``lateAnswer``).
-    public package(set) var latencyMilliseconds: Double?
-    /// Its one outcome.
-    public package(set) var outcome: SourceOutcome
-    /// Its value in USD CPM: the bid converted to USD, or the configured eCPM of a fill;
-    /// `nil` when it brought no ad (or an invalid price, kept in ``rawPrice``).
-    public package(set) var eCPM: Double?
-    /// The price as the network gave it (bids) or as configured (fills), in ``currency``
-    /// CPM, before validation and conversion.
-    public package(set) var rawPrice: Double?
-    /// The network's id of the request it answered (bounded), if its answer carried one.
-    public package(set) var requestID: String?
-    /// The network's bid id (bounded), if its answer carried one.
-    public package(set) var bidID: String?
-    /// The creative id of the ad it brought, if any.
-    public package(set) var creativeID: String?
-    /// The id of the ad it brought (``LoadedAd/id``, unique per showing), if any.
-    public package(set) var adID: String?
-    /// Whether the engine released its ad (by the time the trace was taken).
-    public package(set) var adReleased: Bool
-    /// An answer that came after its outcome was set, if any (R6a).
-    public package(set) var lateAnswer: LateAnswerRecord?
-    /// For a source `not_asked` because its network is paused (`network_paused`, R24): when
-    /// the network is tried again, in milliseconds on the engine's clock (`retry_at_ms`).
-    public package(set) var retryAtMilliseconds: Double?
-    /// Errors about this source in this auction (a failed request, an invalid price, a
-    /// timeout), in the order they happened.
-    public package(set) var errors: [TraceIssue]
-    /// Warnings about this source in this auction (what its adapter logged as a warning while
-    /// the auction ran, a late answer).
-    public package(set) var warnings: [TraceIssue]
+extension AuctionTrace {
+    /// One source's line in an auction's trace.
+    public struct Source: Hashable, Sendable, Codable {
+        /// The line item id.
+        public package(set) var lineItemID: String
+        /// The network id.
+        public package(set) var network: String
+        /// The network's ad unit id the request carried.
+        public package(set) var adUnitID: String
+        /// Bidder or fixed price.
+        public package(set) var pricing: AdSourcePricing
+        /// Its position in the placement's `sources` (0-based, config order).
+        public package(set) var position: Int
+        /// Waterfall mode: the fixed-price tier it belongs to (1 is the highest eCPM); `nil` for
+        /// bidders and in parallel mode.
+        public package(set) var tier: Int?
+        /// The configured eCPM of a fixed-price line item, in ``currency`` CPM; `nil` for bidders.
+        public package(set) var configuredECPM: Double?
+        /// The line item's own floor (bidders), in ``currency`` CPM, if any.
+        public package(set) var floor: Double?
+        /// The ISO 4217 currency of its prices (`"USD"` by default).
+        public package(set) var currency: String
+        /// The USD rate applied once to its prices when ``currency`` is not USD; `nil` for USD.
+        public package(set) var usdRate: Double?
+        /// Its effective limit in milliseconds from when it was asked (R3a); `nil` if never asked.
+        public package(set) var limitMilliseconds: Double?
+        /// When it was asked, in milliseconds from the auction's start; `nil` if never asked.
+        public package(set) var startOffsetMilliseconds: Double?
+        /// How long it took to answer, in milliseconds; `nil` if it had not answered by its
+        /// outcome (a late answer is in ``lateAnswer``).
+        public package(set) var latencyMilliseconds: Double?
+        /// Its one outcome.
+        public package(set) var outcome: SourceOutcome
+        /// Its value in USD CPM: the bid converted to USD, or the configured eCPM of a fill;
+        /// `nil` when it brought no ad (or an invalid price, kept in ``rawPrice``).
+        public package(set) var eCPM: Double?
+        /// The price as the network gave it (bids) or as configured (fills), in ``currency``
+        /// CPM, before validation and conversion.
+        public package(set) var rawPrice: Double?
+        /// The network's id of the request it answered (bounded), if its answer carried one.
+        public package(set) var requestID: String?
+        /// The network's bid id (bounded), if its answer carried one.
+        public package(set) var bidID: String?
+        /// The creative id of the ad it brought, if any.
+        public package(set) var creativeID: String?
+        /// The id of the ad it brought (``LoadedAd/id``, unique per showing), if any.
+        public package(set) var adID: String?
+        /// Whether the engine released its ad (by the time the trace was taken).
+        public package(set) var adReleased: Bool
+        /// An answer that came after its outcome was set, if any (R6a).
+        public package(set) var lateAnswer: AuctionTrace.Source.LateAnswer?
+        /// For a source `not_asked` because its network is paused (`network_paused`, R24): when
+        /// the network is tried again, in milliseconds on the engine's clock (`retry_at_ms`).
+        public package(set) var retryAtMilliseconds: Double?
+        /// Errors about this source in this auction (a failed request, an invalid price, a
+        /// timeout), in the order they happened.
+        public package(set) var errors: [AuctionTrace.Source.Issue]
+        /// Warnings about this source in this auction (what its adapter logged as a warning while
+        /// the auction ran, a late answer).
+        public package(set) var warnings: [AuctionTrace.Source.Issue]
 
-    private enum CodingKeys: String, CodingKey {
-        case lineItemID = "line_item"
-        case network
-        case adUnitID = "ad_unit_id"
-        case pricing
-        case position
-        case tier
-        case configuredECPM = "configured_ecpm"
-        case floor
-        case currency
-        case usdRate = "usd_rate"
-        case limitMilliseconds = "limit_ms"
-        case startOffsetMilliseconds = "start_ms"
-        case latencyMilliseconds = "latency_ms"
-        case outcome
-        case eCPM = "ecpm"
-        case rawPrice = "raw_price"
-        case requestID = "request_id"
-        case bidID = "bid_id"
-        case creativeID = "creative_id"
-        case adID = "ad_id"
-        case adReleased = "released"
-        case lateAnswer = "late_answer"
-        case retryAtMilliseconds = "retry_at_ms"
-        case errors
-        case warnings
-    }
+        private enum CodingKeys: String, CodingKey {
+            case lineItemID = "line_item"
+            case network
+            case adUnitID = "ad_unit_id"
+            case pricing
+            case position
+            case tier
+            case configuredECPM = "configured_ecpm"
+            case floor
+            case currency
+            case usdRate = "usd_rate"
+            case limitMilliseconds = "limit_ms"
+            case startOffsetMilliseconds = "start_ms"
+            case latencyMilliseconds = "latency_ms"
+            case outcome
+            case eCPM = "ecpm"
+            case rawPrice = "raw_price"
+            case requestID = "request_id"
+            case bidID = "bid_id"
+            case creativeID = "creative_id"
+            case adID = "ad_id"
+            case adReleased = "released"
+            case lateAnswer = "late_answer"
+            case retryAtMilliseconds = "retry_at_ms"
+            case errors
+            case warnings
+        }
 
-    /// Creates a trace line.
-    package init(
-        lineItemID: String,
-        network: String,
-        adUnitID: String = "",
-        pricing: AdSourcePricing,
-        position: Int = 0,
-        tier: Int? = nil,
-        configuredECPM: Double? = nil,
-        floor: Double? = nil,
-        currency: String = "USD",
-        usdRate: Double? = nil,
-        limitMilliseconds: Double? = nil,
-        startOffsetMilliseconds: Double? = nil,
-        latencyMilliseconds: Double? = nil,
-        outcome: SourceOutcome,
-        eCPM: Double? = nil,
-        rawPrice: Double? = nil,
-        requestID: String? = nil,
-        bidID: String? = nil,
-        creativeID: String? = nil,
-        adID: String? = nil,
-        adReleased: Bool = false,
-        lateAnswer: LateAnswerRecord? = nil,
-        retryAtMilliseconds: Double? = nil,
-        errors: [TraceIssue] = [],
-        warnings: [TraceIssue] = []
-    ) {
-        self.lineItemID = lineItemID
-        self.network = network
-        self.adUnitID = adUnitID
-        self.pricing = pricing
-        self.position = position
-        self.tier = tier
-        self.configuredECPM = configuredECPM
-        self.floor = floor
-        self.currency = currency
-        self.usdRate = usdRate
-        self.limitMilliseconds = limitMilliseconds
-        self.startOffsetMilliseconds = startOffsetMilliseconds
-        self.latencyMilliseconds = latencyMilliseconds
-        self.outcome = outcome
-        self.eCPM = eCPM
-        self.rawPrice = rawPrice
-        self.requestID = requestID
-        self.bidID = bidID
-        self.creativeID = creativeID
-        self.adID = adID
-        self.adReleased = adReleased
-        self.lateAnswer = lateAnswer
-        self.retryAtMilliseconds = retryAtMilliseconds
-        self.errors = errors
-        self.warnings = warnings
-    }
+        /// Creates a trace line.
+        package init(
+            lineItemID: String,
+            network: String,
+            adUnitID: String = "",
+            pricing: AdSourcePricing,
+            position: Int = 0,
+            tier: Int? = nil,
+            configuredECPM: Double? = nil,
+            floor: Double? = nil,
+            currency: String = "USD",
+            usdRate: Double? = nil,
+            limitMilliseconds: Double? = nil,
+            startOffsetMilliseconds: Double? = nil,
+            latencyMilliseconds: Double? = nil,
+            outcome: SourceOutcome,
+            eCPM: Double? = nil,
+            rawPrice: Double? = nil,
+            requestID: String? = nil,
+            bidID: String? = nil,
+            creativeID: String? = nil,
+            adID: String? = nil,
+            adReleased: Bool = false,
+            lateAnswer: AuctionTrace.Source.LateAnswer? = nil,
+            retryAtMilliseconds: Double? = nil,
+            errors: [AuctionTrace.Source.Issue] = [],
+            warnings: [AuctionTrace.Source.Issue] = []
+        ) {
+            self.lineItemID = lineItemID
+            self.network = network
+            self.adUnitID = adUnitID
+            self.pricing = pricing
+            self.position = position
+            self.tier = tier
+            self.configuredECPM = configuredECPM
+            self.floor = floor
+            self.currency = currency
+            self.usdRate = usdRate
+            self.limitMilliseconds = limitMilliseconds
+            self.startOffsetMilliseconds = startOffsetMilliseconds
+            self.latencyMilliseconds = latencyMilliseconds
+            self.outcome = outcome
+            self.eCPM = eCPM
+            self.rawPrice = rawPrice
+            self.requestID = requestID
+            self.bidID = bidID
+            self.creativeID = creativeID
+            self.adID = adID
+            self.adReleased = adReleased
+            self.lateAnswer = lateAnswer
+            self.retryAtMilliseconds = retryAtMilliseconds
+            self.errors = errors
+            self.warnings = warnings
+        }
 
-    /// Decodes the form the encoder writes; fields added after the first release default
-    /// (`ad_unit_id` empty, `position` 0, `currency` USD, no errors or warnings).
-    /// - Throws: `DecodingError` for a missing or mistyped required field.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        lineItemID = try container.decode(String.self, forKey: .lineItemID)
-        network = try container.decode(String.self, forKey: .network)
-        adUnitID = try container.decodeIfPresent(String.self, forKey: .adUnitID) ?? ""
-        pricing = try container.decode(AdSourcePricing.self, forKey: .pricing)
-        position = try container.decodeIfPresent(Int.self, forKey: .position) ?? 0
-        tier = try container.decodeIfPresent(Int.self, forKey: .tier)
-        configuredECPM = try container.decodeIfPresent(Double.self, forKey: .configuredECPM)
-        floor = try container.decodeIfPresent(Double.self, forKey: .floor)
-        currency = try container.decodeIfPresent(String.self, forKey: .currency) ?? "USD"
-        usdRate = try container.decodeIfPresent(Double.self, forKey: .usdRate)
-        limitMilliseconds = try container.decodeIfPresent(Double.self, forKey: .limitMilliseconds)
-        startOffsetMilliseconds = try container.decodeIfPresent(Double.self, forKey: .startOffsetMilliseconds)
-        latencyMilliseconds = try container.decodeIfPresent(Double.self, forKey: .latencyMilliseconds)
-        outcome = try container.decode(SourceOutcome.self, forKey: .outcome)
-        eCPM = try container.decodeIfPresent(Double.self, forKey: .eCPM)
-        rawPrice = try container.decodeIfPresent(Double.self, forKey: .rawPrice)
-        requestID = try container.decodeIfPresent(String.self, forKey: .requestID)
-        bidID = try container.decodeIfPresent(String.self, forKey: .bidID)
-        creativeID = try container.decodeIfPresent(String.self, forKey: .creativeID)
-        adID = try container.decodeIfPresent(String.self, forKey: .adID)
-        adReleased = try container.decodeIfPresent(Bool.self, forKey: .adReleased) ?? false
-        lateAnswer = try container.decodeIfPresent(LateAnswerRecord.self, forKey: .lateAnswer)
-        retryAtMilliseconds = try container.decodeIfPresent(Double.self, forKey: .retryAtMilliseconds)
-        errors = try container.decodeIfPresent([TraceIssue].self, forKey: .errors) ?? []
-        warnings = try container.decodeIfPresent([TraceIssue].self, forKey: .warnings) ?? []
+        /// Decodes the form the encoder writes; fields added after the first release default
+        /// (`ad_unit_id` empty, `position` 0, `currency` USD, no errors or warnings).
+        /// - Throws: `DecodingError` for a missing or mistyped required field.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            lineItemID = try container.decode(String.self, forKey: .lineItemID)
+            network = try container.decode(String.self, forKey: .network)
+            adUnitID = try container.decodeIfPresent(String.self, forKey: .adUnitID) ?? ""
+            pricing = try container.decode(AdSourcePricing.self, forKey: .pricing)
+            position = try container.decodeIfPresent(Int.self, forKey: .position) ?? 0
+            tier = try container.decodeIfPresent(Int.self, forKey: .tier)
+            configuredECPM = try container.decodeIfPresent(Double.self, forKey: .configuredECPM)
+            floor = try container.decodeIfPresent(Double.self, forKey: .floor)
+            currency = try container.decodeIfPresent(String.self, forKey: .currency) ?? "USD"
+            usdRate = try container.decodeIfPresent(Double.self, forKey: .usdRate)
+            limitMilliseconds = try container.decodeIfPresent(Double.self, forKey: .limitMilliseconds)
+            startOffsetMilliseconds = try container.decodeIfPresent(Double.self, forKey: .startOffsetMilliseconds)
+            latencyMilliseconds = try container.decodeIfPresent(Double.self, forKey: .latencyMilliseconds)
+            outcome = try container.decode(SourceOutcome.self, forKey: .outcome)
+            eCPM = try container.decodeIfPresent(Double.self, forKey: .eCPM)
+            rawPrice = try container.decodeIfPresent(Double.self, forKey: .rawPrice)
+            requestID = try container.decodeIfPresent(String.self, forKey: .requestID)
+            bidID = try container.decodeIfPresent(String.self, forKey: .bidID)
+            creativeID = try container.decodeIfPresent(String.self, forKey: .creativeID)
+            adID = try container.decodeIfPresent(String.self, forKey: .adID)
+            adReleased = try container.decodeIfPresent(Bool.self, forKey: .adReleased) ?? false
+            lateAnswer = try container.decodeIfPresent(AuctionTrace.Source.LateAnswer.self, forKey: .lateAnswer)
+            retryAtMilliseconds = try container.decodeIfPresent(Double.self, forKey: .retryAtMilliseconds)
+            errors = try container.decodeIfPresent([AuctionTrace.Source.Issue].self, forKey: .errors) ?? []
+            warnings = try container.decodeIfPresent([AuctionTrace.Source.Issue].self, forKey: .warnings) ?? []
+        }
     }
 }
 
-/// A warning every trace of a placement carries, with a stable code, e.g. `sandbox_endpoint`
-/// when some of its sources' networks use their in-process sandbox instead of a real server.
-public struct TraceWarning: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The stable code, e.g. `"sandbox_endpoint"`.
-    public package(set) var code: String
-    /// The networks it is about, in configuration order.
-    public package(set) var networks: [String]
-    /// What it means, for a person.
-    public package(set) var message: String
+extension AuctionTrace {
+    /// A warning every trace of a placement carries, with a stable code, e.g. `sandbox_endpoint`
+    /// when some of its sources' networks use their in-process sandbox instead of a real server.
+    public struct Warning: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The stable code, e.g. `"sandbox_endpoint"`.
+        public package(set) var code: String
+        /// The networks it is about, in configuration order.
+        public package(set) var networks: [String]
+        /// What it means, for a person.
+        public package(set) var message: String
 
-    /// The code of the warning that some of the placement's networks use their sandbox.
-    public static let sandboxEndpointCode = "sandbox_endpoint"
+        /// The code of the warning that some of the placement's networks use their sandbox.
+        public static let sandboxEndpointCode = "sandbox_endpoint"
 
-    /// Creates a warning.
-    public init(code: String, networks: [String], message: String) {
-        self.code = code
-        self.networks = networks
-        self.message = message
+        /// Creates a warning.
+        public init(code: String, networks: [String], message: String) {
+            self.code = code
+            self.networks = networks
+            self.message = message
+        }
+
+        /// The `sandbox_endpoint` warning for `networks`.
+        /// - Parameter networks: the network ids whose endpoint is `"sandbox"`, in config order.
+        public static func sandboxEndpoint(_ networks: [String]) -> AuctionTrace.Warning {
+            AuctionTrace.Warning(
+                code: sandboxEndpointCode,
+                networks: networks,
+                message: "answered by in-process sandbox servers, not real ad servers: \(networks.joined(separator: ", "))"
+            )
+        }
+
+        /// `code: message`.
+        public var description: String { "\(code): \(message)" }
     }
-
-    /// The `sandbox_endpoint` warning for `networks`.
-    /// - Parameter networks: the network ids whose endpoint is `"sandbox"`, in config order.
-    public static func sandboxEndpoint(_ networks: [String]) -> TraceWarning {
-        TraceWarning(
-            code: sandboxEndpointCode,
-            networks: networks,
-            message: "answered by in-process sandbox servers, not real ad servers: \(networks.joined(separator: ", "))"
-        )
-    }
-
-    /// `code: message`.
-    public var description: String { "\(code): \(message)" }
 }
 
 /// The record of one auction: what every source did, who won, and when it started and ended.
@@ -223,11 +227,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         var startedAtMilliseconds: Double
         var endedAtMilliseconds: Double
         var deadlineMilliseconds: Double
-        var placement: PlacementSummary?
+        var placement: AuctionTrace.PlacementSummary?
         var winner: String?
         var winningECPM: Double?
         var lines: SourceLines
-        var warnings: [TraceWarning]
+        var warnings: [AuctionTrace.Warning]
         var configVersion: Int
     }
 
@@ -275,7 +279,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         set { change { $0.deadlineMilliseconds = newValue } }
     }
     /// The placement's configuration as this auction ran it, if known.
-    public package(set) var placement: PlacementSummary? {
+    public package(set) var placement: AuctionTrace.PlacementSummary? {
         get { storage.value.placement }
         set { change { $0.placement = newValue } }
     }
@@ -294,7 +298,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// An auction's trace builds its lines the first time they are read (from its state
     /// machine's record, kept as it was when the auction ended), so an auction whose trace
     /// nobody reads pays nothing for them; every read sees the same lines.
-    public package(set) var sources: [SourceTrace] {
+    public package(set) var sources: [AuctionTrace.Source] {
         get {
             switch storage.value.lines {
             case .built(let sources): sources
@@ -309,8 +313,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// end (engine rule R22): 0 for an unsigned bundled configuration.
     public var configVersion: Int { storage.value.configVersion }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
-    /// about one source are on its line (``SourceTrace/warnings``).
-    public package(set) var warnings: [TraceWarning] {
+    /// about one source are on its line (``AuctionTrace/Source/warnings``).
+    public package(set) var warnings: [AuctionTrace.Warning] {
         get { storage.value.warnings }
         set { change { $0.warnings = newValue } }
     }
@@ -342,11 +346,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
         deadlineMilliseconds: Double,
-        placement: PlacementSummary? = nil,
+        placement: AuctionTrace.PlacementSummary? = nil,
         winner: String?,
         winningECPM: Double?,
-        sources: [SourceTrace],
-        warnings: [TraceWarning] = [],
+        sources: [AuctionTrace.Source],
+        warnings: [AuctionTrace.Warning] = [],
         configVersion: Int = 0
     ) {
         storage = SharedValue(Fields(
@@ -375,11 +379,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
         deadlineMilliseconds: Double,
-        placement: PlacementSummary?,
+        placement: AuctionTrace.PlacementSummary?,
         winner: String?,
         winningECPM: Double?,
         deferredSources deferred: any DeferredSourceLines,
-        warnings: [TraceWarning],
+        warnings: [AuctionTrace.Warning],
         configVersion: Int
     ) {
         storage = SharedValue(Fields(
@@ -412,11 +416,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             startedAtMilliseconds: try container.decode(Double.self, forKey: .startedAtMilliseconds),
             endedAtMilliseconds: try container.decode(Double.self, forKey: .endedAtMilliseconds),
             deadlineMilliseconds: try container.decode(Double.self, forKey: .deadlineMilliseconds),
-            placement: try container.decodeIfPresent(PlacementSummary.self, forKey: .placement),
+            placement: try container.decodeIfPresent(AuctionTrace.PlacementSummary.self, forKey: .placement),
             winner: try container.decodeIfPresent(String.self, forKey: .winner),
             winningECPM: try container.decodeIfPresent(Double.self, forKey: .winningECPM),
-            lines: .built(try container.decode([SourceTrace].self, forKey: .sources)),
-            warnings: try container.decodeIfPresent([TraceWarning].self, forKey: .warnings) ?? [],
+            lines: .built(try container.decode([AuctionTrace.Source].self, forKey: .sources)),
+            warnings: try container.decodeIfPresent([AuctionTrace.Warning].self, forKey: .warnings) ?? [],
             configVersion: try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
         ))
     }
@@ -536,7 +540,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var deadlineLengthMilliseconds: Double { deadlineMilliseconds - startedAtMilliseconds }
 
     /// The trace line of `lineItemID`.
-    public func source(_ lineItemID: String) -> SourceTrace? {
+    public func source(_ lineItemID: String) -> AuctionTrace.Source? {
         sources.first { $0.lineItemID == lineItemID }
     }
 
@@ -544,54 +548,56 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// (R6a): the first late answer of a line is kept, later ones are ignored. A late answer of
     /// another auction is ignored.
     /// - Parameter late: the late answer, as the auction's late-answer handler got it.
-    package mutating func record(_ late: LateAnswer) {
+    package mutating func record(_ late: MediationEvent.LateAnswer) {
         guard late.auctionID == auctionID, let index = sources.firstIndex(where: { $0.lineItemID == late.lineItemID }), sources[index].lateAnswer == nil else { return }
-        let record = LateAnswerRecord(atOffsetMilliseconds: late.arrivedAt.milliseconds - startedAtMilliseconds, released: late.adReleased)
+        let record = AuctionTrace.Source.LateAnswer(atOffsetMilliseconds: late.arrivedAt.milliseconds - startedAtMilliseconds, released: late.adReleased)
         sources[index].lateAnswer = record
         sources[index].warnings.append(TraceIssues.lateAnswer(record))
     }
 }
 
-/// The winner of an auction.
-///
-/// A winner of ``MediationEngine/runAuction(placementID:context:)`` holds the configuration its
-/// auction ran under for as long as the caller holds it (the winner, any copy of it, or the
-/// ``AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
-/// changes the winner's network shuts that network's adapter down only once the winner is
-/// dropped, so the ad's impression and clicks still reach its network. Keep the winner while its
-/// ad is unshown or on screen; drop it once the ad is released or no longer shown. After
-/// ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut down then).
-public struct AuctionWinner: Sendable {
-    /// The ad, which now belongs to the caller (it was not released).
-    public package(set) var ad: any LoadedAd
-    /// The winning line item.
-    public package(set) var lineItem: LineItem
-    /// Its value in USD CPM.
-    public package(set) var eCPM: Double
-    /// When it arrived, on the engine's clock.
-    public package(set) var arrivedAt: MediationInstant
-    /// A one-shot winner's use of its configuration snapshot, shared by every copy; `nil` for
-    /// a winner that holds none (a placement's, which its controller holds, or one built by hand).
-    var hold: SnapshotHold?
+extension AuctionOutcome {
+    /// The winner of an auction.
+    ///
+    /// A winner of ``MediationEngine/runAuction(placementID:context:)`` holds the configuration its
+    /// auction ran under for as long as the caller holds it (the winner, any copy of it, or the
+    /// ``AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
+    /// changes the winner's network shuts that network's adapter down only once the winner is
+    /// dropped, so the ad's impression and clicks still reach its network. Keep the winner while its
+    /// ad is unshown or on screen; drop it once the ad is released or no longer shown. After
+    /// ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut down then).
+    public struct Winner: Sendable {
+        /// The ad, which now belongs to the caller (it was not released).
+        public package(set) var ad: any LoadedAd
+        /// The winning line item.
+        public package(set) var lineItem: LineItem
+        /// Its value in USD CPM.
+        public package(set) var eCPM: Double
+        /// When it arrived, on the engine's clock.
+        public package(set) var arrivedAt: MediationInstant
+        /// A one-shot winner's use of its configuration snapshot, shared by every copy; `nil` for
+        /// a winner that holds none (a placement's, which its controller holds, or one built by hand).
+        var hold: SnapshotHold?
 
-    /// Creates a winner.
-    public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, arrivedAt: MediationInstant) {
-        self.ad = ad
-        self.lineItem = lineItem
-        self.eCPM = eCPM
-        self.arrivedAt = arrivedAt
+        /// Creates a winner.
+        public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, arrivedAt: MediationInstant) {
+            self.ad = ad
+            self.lineItem = lineItem
+            self.eCPM = eCPM
+            self.arrivedAt = arrivedAt
+        }
     }
 }
 
 /// What an auction returns: the winner, if any, and the trace.
 public struct AuctionOutcome: Sendable {
     /// The winner, or `nil` for no fill.
-    public package(set) var winner: AuctionWinner?
+    public package(set) var winner: AuctionOutcome.Winner?
     /// What every source did.
     public package(set) var trace: AuctionTrace
 
     /// Creates an outcome.
-    public init(winner: AuctionWinner?, trace: AuctionTrace) {
+    public init(winner: AuctionOutcome.Winner?, trace: AuctionTrace) {
         self.winner = winner
         self.trace = trace
     }
@@ -600,36 +606,38 @@ public struct AuctionOutcome: Sendable {
     public var isFilled: Bool { winner != nil }
 }
 
-/// A source that answered after its auction had ended (or after it was cancelled): its ad, if
-/// any, was released on arrival (R7). Reported through the auction's late-answer handler.
-public struct LateAnswer: Sendable {
-    /// The auction id.
-    public package(set) var auctionID: String
-    /// The placement id.
-    public package(set) var placementID: String
-    /// The line item id.
-    public package(set) var lineItemID: String
-    /// When it arrived, on the engine's clock.
-    public package(set) var arrivedAt: MediationInstant
-    /// Whether an ad came with it (and was released).
-    public package(set) var adReleased: Bool
-    /// The `config_version` its auction ran under.
-    public package(set) var configVersion: Int
+extension MediationEvent {
+    /// A source that answered after its auction had ended (or after it was cancelled): its ad, if
+    /// any, was released on arrival (R7). Reported through the auction's late-answer handler.
+    public struct LateAnswer: Sendable {
+        /// The auction id.
+        public package(set) var auctionID: String
+        /// The placement id.
+        public package(set) var placementID: String
+        /// The line item id.
+        public package(set) var lineItemID: String
+        /// When it arrived, on the engine's clock.
+        public package(set) var arrivedAt: MediationInstant
+        /// Whether an ad came with it (and was released).
+        public package(set) var adReleased: Bool
+        /// The `config_version` its auction ran under.
+        public package(set) var configVersion: Int
 
-    /// Creates a late answer record.
-    public init(auctionID: String, placementID: String, lineItemID: String, arrivedAt: MediationInstant, adReleased: Bool, configVersion: Int = 0) {
-        self.auctionID = auctionID
-        self.placementID = placementID
-        self.lineItemID = lineItemID
-        self.arrivedAt = arrivedAt
-        self.adReleased = adReleased
-        self.configVersion = configVersion
+        /// Creates a late answer record.
+        public init(auctionID: String, placementID: String, lineItemID: String, arrivedAt: MediationInstant, adReleased: Bool, configVersion: Int = 0) {
+            self.auctionID = auctionID
+            self.placementID = placementID
+            self.lineItemID = lineItemID
+            self.arrivedAt = arrivedAt
+            self.adReleased = adReleased
+            self.configVersion = configVersion
+        }
     }
 }
 
 /// The lines of a trace: built, or to be built when first read.
 private enum SourceLines: Sendable {
-    case built([SourceTrace])
+    case built([AuctionTrace.Source])
     case deferred(any DeferredSourceLines)
 }
 
@@ -637,7 +645,7 @@ private enum SourceLines: Sendable {
 /// sources, ``AuctionStateMachine``'s).
 package protocol DeferredSourceLines: AnyObject, Sendable {
     /// The lines, in config order; built on the first read, the same lines on every read.
-    var lines: [SourceTrace] { get }
+    var lines: [AuctionTrace.Source] { get }
     /// The number of lines.
     var count: Int { get }
     /// Line `index`'s summary (`index` in `0..<count`), without building the line.
@@ -662,7 +670,7 @@ package struct SourceLineSummary: Sendable {
     package var outcome: SourceOutcome
 
     /// The summary of a built line.
-    package init(_ line: SourceTrace) {
+    package init(_ line: AuctionTrace.Source) {
         wasAsked = line.startOffsetMilliseconds != nil
         latencyMilliseconds = line.latencyMilliseconds
         outcome = line.outcome

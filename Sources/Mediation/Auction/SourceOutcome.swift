@@ -1,58 +1,62 @@
-/// Which of a source's limits fired when it timed out (engine rule R3a). A source's effective
-/// limit is the earliest of its line item's `timeout_ms` and its network's `timeout_ms`, both
-/// counted from the moment the source is asked, and the auction's deadline. When two limits
-/// fall on the same instant, the deadline is named first, then the line item's own limit.
-public enum TimeoutLimit: String, Hashable, Sendable, Codable, CaseIterable {
-    /// The line item's own `timeout_ms`.
-    case source
-    /// The network's `timeout_ms`.
-    case network
-    /// The auction's deadline (`deadline_ms`, at most 3000 ms).
-    case deadline
+extension SourceOutcome {
+    /// Which of a source's limits fired when it timed out (engine rule R3a). A source's effective
+    /// limit is the earliest of its line item's `timeout_ms` and its network's `timeout_ms`, both
+    /// counted from the moment the source is asked, and the auction's deadline. When two limits
+    /// fall on the same instant, the deadline is named first, then the line item's own limit.
+    public enum TimeoutLimit: String, Hashable, Sendable, Codable, CaseIterable {
+        /// The line item's own `timeout_ms`.
+        case source
+        /// The network's `timeout_ms`.
+        case network
+        /// The auction's deadline (`deadline_ms`, at most 3000 ms).
+        case deadline
+    }
 }
 
-/// Why a source was never asked in an auction (engine rule R6a). An open set of stable
-/// snake_case codes, so adding one breaks no caller.
-public struct NotAskedReason: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The stable code, e.g. `"tier_not_reached"`.
-    public var rawValue: String
+extension SourceOutcome {
+    /// Why a source was never asked in an auction (engine rule R6a). An open set of stable
+    /// snake_case codes, so adding one breaks no caller.
+    public struct NotAskedReason: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The stable code, e.g. `"tier_not_reached"`.
+        public var rawValue: String
 
-    /// Creates a reason from its code.
-    /// - Parameter rawValue: a stable snake_case code.
-    public init(rawValue: String) { self.rawValue = rawValue }
+        /// Creates a reason from its code.
+        /// - Parameter rawValue: a stable snake_case code.
+        public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// Waterfall mode: the auction was decided (a higher tier filled, a bid beat the tier, or
-    /// the deadline came) before this source's tier was asked.
-    public static let tierNotReached = NotAskedReason(rawValue: "tier_not_reached")
-    /// A fixed-price line item whose configured eCPM is under the placement's floor: it can
-    /// never win, so it is not asked.
-    public static let underFloor = NotAskedReason(rawValue: "under_floor")
-    /// A fixed-price line item whose configured eCPM is not a usable value (R2).
-    public static let invalidECPM = NotAskedReason(rawValue: "invalid_ecpm")
-    /// Its network is paused (engine rule R24): it failed to answer too often and its back-off
-    /// has not ended (or its probes are taken); or its line item is paused on its own (it kept
-    /// failing while its network answered for others). The trace line names when it is tried
-    /// again (``SourceTrace/retryAtMilliseconds``).
-    public static let networkPaused = NotAskedReason(rawValue: "network_paused")
+        /// Waterfall mode: the auction was decided (a higher tier filled, a bid beat the tier, or
+        /// the deadline came) before this source's tier was asked.
+        public static let tierNotReached = SourceOutcome.NotAskedReason(rawValue: "tier_not_reached")
+        /// A fixed-price line item whose configured eCPM is under the placement's floor: it can
+        /// never win, so it is not asked.
+        public static let underFloor = SourceOutcome.NotAskedReason(rawValue: "under_floor")
+        /// A fixed-price line item whose configured eCPM is not a usable value (R2).
+        public static let invalidECPM = SourceOutcome.NotAskedReason(rawValue: "invalid_ecpm")
+        /// Its network is paused (engine rule R24): it failed to answer too often and its back-off
+        /// has not ended (or its probes are taken); or its line item is paused on its own (it kept
+        /// failing while its network answered for others). The trace line names when it is tried
+        /// again (``AuctionTrace/Source/retryAtMilliseconds``).
+        public static let networkPaused = SourceOutcome.NotAskedReason(rawValue: "network_paused")
 
-    /// The code.
-    public var description: String { rawValue }
+        /// The code.
+        public var description: String { rawValue }
 
-    /// Decodes from the bare code.
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
+        /// Decodes from the bare code.
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
 
-    /// Encodes as the bare code.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
+        /// Encodes as the bare code.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
     }
 }
 
 /// What became of one source in one auction: exactly one per source (engine rules R6, R6a).
 /// An answer that comes after the outcome was set is not an outcome: the source's trace line
-/// records it as a late answer (``SourceTrace/lateAnswer``).
+/// records it as a late answer (``AuctionTrace/Source/lateAnswer``).
 public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     /// It won.
     case won
@@ -64,13 +68,13 @@ public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     case error(AdapterError)
     /// It had not answered by its effective limit; the limit that fired (R3a). An answer at
     /// the limit's instant itself counts as arrived.
-    case timeout(TimeoutLimit)
+    case timeout(SourceOutcome.TimeoutLimit)
     /// It was asked and still outstanding when the auction was decided: `couldNotBeat` is the
     /// value it could not beat, in USD CPM (the best value then); `nil` when the caller gave up
     /// on the auction instead.
     case cancelled(couldNotBeat: Double?)
     /// It was never asked (R6a).
-    case notAsked(NotAskedReason)
+    case notAsked(SourceOutcome.NotAskedReason)
 
     /// A short status word: `won`, `lost`, `no_fill`, `error`, `timeout`, `cancelled`,
     /// `not_asked`.
@@ -167,9 +171,9 @@ extension SourceOutcome: Codable {
         case "lost": self = .lost(try container.decode(LossReason.self, forKey: .lossReason))
         case "no_fill": self = .noFill(try container.decode(NoFillReason.self, forKey: .noFillReason))
         case "error": self = .error(try container.decode(AdapterError.self, forKey: .error))
-        case "timeout": self = .timeout(try container.decodeIfPresent(TimeoutLimit.self, forKey: .limit) ?? .deadline)
+        case "timeout": self = .timeout(try container.decodeIfPresent(SourceOutcome.TimeoutLimit.self, forKey: .limit) ?? .deadline)
         case "cancelled": self = .cancelled(couldNotBeat: try container.decodeIfPresent(Double.self, forKey: .couldNotBeat))
-        case "not_asked": self = .notAsked(try container.decode(NotAskedReason.self, forKey: .reason))
+        case "not_asked": self = .notAsked(try container.decode(SourceOutcome.NotAskedReason.self, forKey: .reason))
         default:
             throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: "unknown status \(status)")
         }

@@ -18,18 +18,18 @@ package enum TraceIssues {
     ///   - outcome: the source's outcome.
     ///   - limit: the source's effective limit (R3a), if it was asked.
     /// - Returns: at most one issue.
-    package static func errors(for outcome: SourceOutcome, limit: Duration?) -> [TraceIssue] {
+    package static func errors(for outcome: SourceOutcome, limit: Duration?) -> [AuctionTrace.Source.Issue] {
         switch outcome {
         case .error(let error):
             if let status = error.httpStatus {
-                return [TraceIssue(code: "http_error", message: "HTTP \(status): \(error.kind)(\(error.code)): \(error.message)")]
+                return [AuctionTrace.Source.Issue(code: "http_error", message: "HTTP \(status): \(error.kind)(\(error.code)): \(error.message)")]
             }
-            return [TraceIssue(code: "request_failed", message: error.description)]
+            return [AuctionTrace.Source.Issue(code: "request_failed", message: error.description)]
         case .lost(let reason) where reason == .invalidResponse:
-            return [TraceIssue(code: "invalid_price", message: reason.description)]
+            return [AuctionTrace.Source.Issue(code: "invalid_price", message: reason.description)]
         case .timeout(let which):
             let length = limit.map { " (\(Int64($0.milliseconds.rounded())) ms)" } ?? ""
-            return [TraceIssue(code: "timeout", message: "no answer by the \(which.rawValue) limit\(length)")]
+            return [AuctionTrace.Source.Issue(code: "timeout", message: "no answer by the \(which.rawValue) limit\(length)")]
         case .won, .lost, .noFill, .cancelled, .notAsked:
             return []
         }
@@ -42,14 +42,14 @@ package enum TraceIssues {
     /// The warning of a source asked for its anchored adaptive banner of `size` in an inline
     /// banner auction, because its network serves no inline banners.
     /// - Parameter size: the anchored adaptive size it was asked for, in points.
-    package static func anchoredForInline(_ size: AdSize) -> TraceIssue {
-        TraceIssue(code: anchoredForInlineCode, message: "the network serves no inline banners: asked for its anchored adaptive banner, \(size) pt")
+    package static func anchoredForInline(_ size: AdSize) -> AuctionTrace.Source.Issue {
+        AuctionTrace.Source.Issue(code: anchoredForInlineCode, message: "the network serves no inline banners: asked for its anchored adaptive banner, \(size) pt")
     }
 
     /// The warning of a late answer.
     /// - Parameter late: the late answer on the line.
-    package static func lateAnswer(_ late: LateAnswerRecord) -> TraceIssue {
+    package static func lateAnswer(_ late: AuctionTrace.Source.LateAnswer) -> AuctionTrace.Source.Issue {
         let at = Int64(late.atOffsetMilliseconds.isFinite ? min(max(late.atOffsetMilliseconds.rounded(), -9e18), 9e18) : 0)
-        return TraceIssue(code: "late_answer", message: late.released ? "answered at \(at) ms, after its outcome; its ad was released" : "answered at \(at) ms, after its outcome")
+        return AuctionTrace.Source.Issue(code: "late_answer", message: late.released ? "answered at \(at) ms, after its outcome; its ad was released" : "answered at \(at) ms, after its outcome")
     }
 }

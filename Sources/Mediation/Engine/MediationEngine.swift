@@ -205,7 +205,7 @@ public final class MediationEngine: Sendable {
     /// a placement's auctions. The winner's ad belongs to the caller, who must show it or call
     /// `releaseResources()` on it.
     ///
-    /// The winner holds this configuration for as long as the caller holds it (``AuctionWinner``):
+    /// The winner holds this configuration for as long as the caller holds it (``AuctionOutcome/Winner``):
     /// a configuration change that removes or changes its network shuts that network's adapter
     /// down only once the caller has dropped the winner (and the outcome), so drop it once its ad
     /// is released or no longer shown. An outcome without a winner holds nothing.

@@ -140,7 +140,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// the placement runs the configuration of `configVersion`.
     case refreshScheduled(placementID: String, dueAt: MediationInstant, configVersion: Int, at: MediationInstant)
     /// A source answered after its auction ended; its ad, if any, was released on arrival (R7).
-    case lateAnswer(LateAnswer)
+    case lateAnswer(MediationEvent.LateAnswer)
     /// A check of the remote configuration, or the choice at launch, came to this (R22): a new
     /// version applied, nothing new, a refusal or a failure with the reason (a warning,
     /// ``ConfigurationUpdate/isWarning``). Its ``placementID`` is empty: it is about the engine.

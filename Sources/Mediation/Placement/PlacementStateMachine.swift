@@ -632,14 +632,14 @@ package struct PlacementStateMachine: Sendable {
     /// When a new ad expires (R14): its network's TTL from its arrival, else its format's
     /// default. The one place that bounds a network's TTL (R16): at most the format's default,
     /// zero or less expired on arrival (``NetworkValueBounds/timeToLive(_:format:)``).
-    private func expiry(of winner: AuctionWinner) -> AdExpiry {
+    private func expiry(of winner: AuctionOutcome.Winner) -> AdExpiry {
         AdExpiry(loadedAt: winner.arrivedAt, timeToLive: NetworkValueBounds.timeToLive(winner.ad.timeToLive, format: format), format: format)
     }
 
     /// The refresh interval while `winner` is the current ad (R13): the configured one, or the
     /// network's server-sent value clamped to 30 s ... 1 day with a warning. The one place that
     /// bounds it (R16).
-    private func refreshInterval(for winner: AuctionWinner) -> RefreshInterval {
+    private func refreshInterval(for winner: AuctionOutcome.Winner) -> RefreshInterval {
         RefreshInterval(configuredSeconds: configuredRefreshSeconds, serverSeconds: winner.ad.serverRefreshSeconds)
     }
 
@@ -760,7 +760,7 @@ package struct PlacementStateMachine: Sendable {
         if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
     }
 
-    private func summary(of winner: AuctionWinner, configVersion: Int) -> AdSummary {
+    private func summary(of winner: AuctionOutcome.Winner, configVersion: Int) -> AdSummary {
         AdSummary(
             placementID: placementID,
             adID: AuctionStateMachine.bounded(winner.ad.id),

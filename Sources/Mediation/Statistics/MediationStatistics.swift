@@ -20,7 +20,7 @@ public struct MediationStatistics: Sendable {
         var revenueUSD = 0.0
         var latencies: [Double] = []
 
-        mutating func add(_ source: SourceTrace) {
+        mutating func add(_ source: AuctionTrace.Source) {
             guard source.startOffsetMilliseconds != nil else { return }
             requests += 1
             switch source.outcome.status {

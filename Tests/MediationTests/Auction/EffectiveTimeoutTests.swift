@@ -85,7 +85,7 @@ struct EffectiveTimeoutTests {
             var source: Duration?
             var network: Duration?
             var deadline: Duration
-            var limit: TimeoutLimit
+            var limit: SourceOutcome.TimeoutLimit
             var at: Double
         }
         let cases: [Case] = [
@@ -115,7 +115,7 @@ struct EffectiveTimeoutTests {
     func timeoutEncodesItsLimit() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        for limit in TimeoutLimit.allCases {
+        for limit in SourceOutcome.TimeoutLimit.allCases {
             let data = try encoder.encode(SourceOutcome.timeout(limit))
             #expect(String(decoding: data, as: UTF8.self) == #"{"limit":"\#(limit.rawValue)","status":"timeout"}"#)
             #expect(try JSONDecoder().decode(SourceOutcome.self, from: data) == .timeout(limit))

@@ -38,7 +38,7 @@ struct InlineCapabilityTests {
         #expect(other.bannerSizing == .inline)
         #expect(other.slot == SlotSize(maxWidth: 320, maxHeight: 250))
         // The trace says so on the source's own line, and only there.
-        #expect(outcome.trace.source("anchored_only")?.warnings == [TraceIssue(code: "anchored_for_inline", message: "the network serves no inline banners: asked for its anchored adaptive banner, 320x50 pt")])
+        #expect(outcome.trace.source("anchored_only")?.warnings == [AuctionTrace.Source.Issue(code: "anchored_for_inline", message: "the network serves no inline banners: asked for its anchored adaptive banner, 320x50 pt")])
         #expect(outcome.trace.source("inline_too")?.warnings == [])
         // Its anchored banner fits the inline slot and wins at its eCPM.
         #expect(outcome.winner?.lineItem.id == "anchored_only")

@@ -88,11 +88,11 @@ struct OutcomeRuleTests {
         #expect(u.requestCount == 0)
         #expect(outcome.trace.source("U")?.startOffsetMilliseconds == nil)
         // Errors on the lines, with stable codes.
-        #expect(outcome.trace.source("E")?.errors == [TraceIssue(code: "request_failed", message: "server(500): scripted error")])
-        #expect(outcome.trace.source("T")?.errors == [TraceIssue(code: "timeout", message: "no answer by the source limit (60 ms)")])
+        #expect(outcome.trace.source("E")?.errors == [AuctionTrace.Source.Issue(code: "request_failed", message: "server(500): scripted error")])
+        #expect(outcome.trace.source("T")?.errors == [AuctionTrace.Source.Issue(code: "timeout", message: "no answer by the source limit (60 ms)")])
         // C's ad still comes at 500 ms: a late answer, released once, reported once.
         #expect(try #require(c.ads.first).releaseCount == 1)
-        let late = recorder.events.compactMap { event -> LateAnswer? in
+        let late = recorder.events.compactMap { event -> MediationEvent.LateAnswer? in
             if case .lateAnswer(let late) = event { return late }
             return nil
         }
@@ -100,7 +100,7 @@ struct OutcomeRuleTests {
         var trace = outcome.trace
         for answer in late { trace.record(answer) }
         trace.record(try #require(late.first)) // recorded once
-        #expect(trace.source("C")?.lateAnswer == LateAnswerRecord(atOffsetMilliseconds: 500, released: true))
+        #expect(trace.source("C")?.lateAnswer == AuctionTrace.Source.LateAnswer(atOffsetMilliseconds: 500, released: true))
         #expect(trace.source("C")?.warnings.map(\.code) == ["late_answer"])
         #expect(trace.source("C")?.outcome == .cancelled(couldNotBeat: 2.00))
     }
@@ -185,7 +185,7 @@ struct OutcomeRuleTests {
         let netA = try #require(outcome.trace.source("NetA"))
         #expect(netA.outcome == .timeout(.source))
         #expect(netA.latencyMilliseconds == nil)
-        #expect(netA.lateAnswer == LateAnswerRecord(atOffsetMilliseconds: 700, released: true))
+        #expect(netA.lateAnswer == AuctionTrace.Source.LateAnswer(atOffsetMilliseconds: 700, released: true))
         #expect(netA.adReleased == false)
         #expect(try #require(harness.netA.ads.first).releaseCount == 1)
         #expect(harness.lateAnswers.map(\.lineItemID) == ["NetA"])

@@ -17,7 +17,7 @@ struct NDJSONEventWriterTests {
             auctionID: "a1", placementID: "home_banner", mode: .parallel,
             startedAtMilliseconds: 0, endedAtMilliseconds: 90, deadlineMilliseconds: 3000,
             winner: "li-1", winningECPM: 1.5,
-            sources: [SourceTrace(lineItemID: "li-1", network: "neta", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 90, outcome: .won, eCPM: 1.5)]
+            sources: [AuctionTrace.Source(lineItemID: "li-1", network: "neta", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 90, outcome: .won, eCPM: 1.5)]
         )
         let events: [MediationEvent] = [
             .auctionStarted(placementID: "home_banner", reason: .refresh, configVersion: 0, at: at(0)),
@@ -26,7 +26,7 @@ struct NDJSONEventWriterTests {
             .shown(Impression(ad: ad), at: at(95)),
             .released(ad, reason: .replaced, at: at(60_095)),
             .refreshScheduled(placementID: "home_banner", dueAt: at(60_090), configVersion: 0, at: at(90)),
-            .lateAnswer(LateAnswer(auctionID: "a1", placementID: "home_banner", lineItemID: "li-2", arrivedAt: at(120), adReleased: true)),
+            .lateAnswer(MediationEvent.LateAnswer(auctionID: "a1", placementID: "home_banner", lineItemID: "li-2", arrivedAt: at(120), adReleased: true)),
         ]
         let lines = Locked<[String]>([])
         let writer = NDJSONEventWriter { line in lines.withLock { $0.append(line) } }

@@ -458,7 +458,7 @@ struct LineItemHealthMonitorTests {
 
     func trace(_ outcomes: [(String, SourceOutcome)]) -> AuctionTrace {
         AuctionTrace(auctionID: "a", placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 200, deadlineMilliseconds: 3000, winner: nil, winningECPM: nil, sources: outcomes.map {
-            SourceTrace(lineItemID: $0.0, network: "ads", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 200, outcome: $0.1)
+            AuctionTrace.Source(lineItemID: $0.0, network: "ads", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 200, outcome: $0.1)
         })
     }
 

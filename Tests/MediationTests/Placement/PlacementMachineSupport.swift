@@ -87,7 +87,7 @@ func testAd(_ id: String, _ format: AdFormat = .banner, timeToLive: Duration? = 
 
 /// An auction outcome won by `ad`, which arrived at `arrived` seconds.
 func filled(_ ad: any LoadedAd, arrived: Double, lineItem: LineItem = PlacementFixture.sources[1], eCPM: Double = 1.20, auctionID: String = "auction-1") -> AuctionOutcome {
-    let winner = AuctionWinner(ad: ad, lineItem: lineItem, eCPM: eCPM, arrivedAt: at(arrived))
+    let winner = AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: eCPM, arrivedAt: at(arrived))
     return AuctionOutcome(winner: winner, trace: trace(auctionID: auctionID, winner: lineItem.id, eCPM: eCPM))
 }
 

@@ -4,11 +4,11 @@ import Testing
 
 @Suite("MediationStatistics")
 struct MediationStatisticsTests {
-    private func line(_ id: String, _ network: String, start: Double? = 0, latency: Double?, _ outcome: SourceOutcome, ad: Bool = false) -> SourceTrace {
-        SourceTrace(lineItemID: id, network: network, pricing: .fixedPrice, startOffsetMilliseconds: start, latencyMilliseconds: latency, outcome: outcome, eCPM: ad ? 1 : nil, adID: ad ? "ad-\(id)" : nil)
+    private func line(_ id: String, _ network: String, start: Double? = 0, latency: Double?, _ outcome: SourceOutcome, ad: Bool = false) -> AuctionTrace.Source {
+        AuctionTrace.Source(lineItemID: id, network: network, pricing: .fixedPrice, startOffsetMilliseconds: start, latencyMilliseconds: latency, outcome: outcome, eCPM: ad ? 1 : nil, adID: ad ? "ad-\(id)" : nil)
     }
 
-    private func trace(_ id: String, winner: String?, _ sources: [SourceTrace]) -> AuctionTrace {
+    private func trace(_ id: String, winner: String?, _ sources: [AuctionTrace.Source]) -> AuctionTrace {
         AuctionTrace(auctionID: id, placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 100, deadlineMilliseconds: 3000, winner: winner, winningECPM: winner == nil ? nil : 2, sources: sources)
     }
 
@@ -56,7 +56,7 @@ struct MediationStatisticsTests {
                 line("fix", "nitx", start: nil, latency: nil, .notAsked(.tierNotReached)),
                 line("tail", "admob", latency: 20, .noFill(NoFillReason(code: "nofill", message: "none"))),
             ]), at: MediationInstant(offset: .seconds(180))),
-            .lateAnswer(LateAnswer(auctionID: "a3", placementID: "p", lineItemID: "bid", arrivedAt: MediationInstant(offset: .seconds(121)), adReleased: false)),
+            .lateAnswer(MediationEvent.LateAnswer(auctionID: "a3", placementID: "p", lineItemID: "bid", arrivedAt: MediationInstant(offset: .seconds(121)), adReleased: false)),
         ]
         for event in events { statistics.record(event) }
 

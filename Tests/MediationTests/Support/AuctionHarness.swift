@@ -65,7 +65,7 @@ struct AuctionHarness {
     var requestCount: Int { bid.requestCount + netA.requestCount + netB.requestCount }
 
     /// The late answers the engine reported.
-    var lateAnswers: [LateAnswer] { engine?.lateAnswers ?? [] }
+    var lateAnswers: [MediationEvent.LateAnswer] { engine?.lateAnswers ?? [] }
 
     /// The outcome returned when the engine is missing (the harness already recorded an issue).
     static let missing = AuctionOutcome(winner: nil, trace: AuctionTrace(auctionID: "", placementID: "level_end", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 0, deadlineMilliseconds: 0, winner: nil, winningECPM: nil, sources: []))

@@ -59,7 +59,7 @@ struct TestEngine: Sendable {
     }
 
     /// The late answers the engine reported, in order.
-    var lateAnswers: [LateAnswer] {
+    var lateAnswers: [MediationEvent.LateAnswer] {
         recorder.events.compactMap { event in
             if case .lateAnswer(let late) = event { return late }
             return nil
