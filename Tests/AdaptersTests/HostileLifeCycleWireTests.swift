@@ -47,7 +47,7 @@ struct HostileLifeCycleWireTests {
         let logger = RecordingLogger()
         let events = EventRecorder()
         let capturing = PrivacyMatrix.CapturingRegistry()
-        let template = RequestTemplate(device: DeviceInfo(advertisingID: idfa, trackingAuthorized: trackingAuthorized), app: AppInfo(bundleID: "com.example.red"), privacy: privacy)
+        let template = RequestTemplate(device: DeviceInfo(advertisingID: idfa, trackingAuthorized: trackingAuthorized), app: RequestTemplate.App(bundleID: "com.example.red"), privacy: privacy)
         let engine = try MediationEngine(
             configuration: ConfigurationLoader(registry: .standard).load(json: configuration),
             registry: capturing.registry,
@@ -79,7 +79,7 @@ struct HostileLifeCycleWireTests {
         #expect(before > 0)
         setup.engine.updateRequestTemplate(RequestTemplate(
             device: DeviceInfo(advertisingID: Self.idfa, trackingAuthorized: true),
-            app: AppInfo(bundleID: "com.example.red"),
+            app: RequestTemplate.App(bundleID: "com.example.red"),
             privacy: PrivacySignals(coppa: true, userConsent: false, limitAdTracking: true)
         ))
         for _ in 0..<3 {
@@ -165,20 +165,20 @@ struct HostileLifeCycleWireTests {
         #expect(setup.wire.requests.count == atShutdown, "releasing after shutdown sends nothing")
     }
 
-    static let hostileScreens: [ScreenInfo] = [
-        ScreenInfo(width: .nan, height: .nan, scale: .nan),
-        ScreenInfo(width: 0, height: 0, scale: 0),
-        ScreenInfo(width: -390, height: -844, scale: -3),
-        ScreenInfo(width: .infinity, height: .infinity, scale: .infinity),
-        ScreenInfo(width: 1e308, height: 1e308, scale: 1e308),
-        ScreenInfo(width: 390, height: 844, scale: 1e-300),
+    static let hostileScreens: [DeviceInfo.Screen] = [
+        DeviceInfo.Screen(width: .nan, height: .nan, scale: .nan),
+        DeviceInfo.Screen(width: 0, height: 0, scale: 0),
+        DeviceInfo.Screen(width: -390, height: -844, scale: -3),
+        DeviceInfo.Screen(width: .infinity, height: .infinity, scale: .infinity),
+        DeviceInfo.Screen(width: 1e308, height: 1e308, scale: 1e308),
+        DeviceInfo.Screen(width: 390, height: 844, scale: 1e-300),
     ]
 
     @Test("a host that reports a NaN, zero, negative or infinite screen and geo crashes no network; every answer is a bounded ad or a clean no fill", arguments: hostileScreens)
-    func hostileHostSignals(_ screen: ScreenInfo) async throws {
+    func hostileHostSignals(_ screen: DeviceInfo.Screen) async throws {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
-        let device = DeviceInfo(utcOffsetMinutes: Int.min, location: GeoLocation(latitude: .nan, longitude: -.infinity), advertisingID: "\u{1B}[31m", trackingAuthorized: true)
+        let device = DeviceInfo(utcOffsetMinutes: Int.min, location: DeviceInfo.Location(latitude: .nan, longitude: -.infinity), advertisingID: "\u{1B}[31m", trackingAuthorized: true)
         let engine = try MediationEngine(
             configuration: ConfigurationLoader(registry: .standard).load(json: Self.configuration),
             registry: .standard,

@@ -173,7 +173,7 @@ enum PrivacyMatrix {
         let logger = RecordingLogger()
         let events = EventRecorder()
         let capturing = CapturingRegistry()
-        let template = RequestTemplate(device: cell.device, app: AppInfo(bundleID: "com.example.app"), privacy: cell.privacy)
+        let template = RequestTemplate(device: cell.device, app: RequestTemplate.App(bundleID: "com.example.app"), privacy: cell.privacy)
         let engine = try MediationEngine(
             configuration: configuration(network, cell),
             registry: capturing.registry,
@@ -418,7 +418,7 @@ struct PrivacyMatrixWithdrawalTests {
             capturing = PrivacyMatrix.CapturingRegistry()
             var privacy = PrivacyMatrix.consentingCell.privacy
             privacy.userConsent = userConsent
-            let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: AppInfo(bundleID: "com.example.app"), privacy: privacy)
+            let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: RequestTemplate.App(bundleID: "com.example.app"), privacy: privacy)
             engine = try MediationEngine(
                 configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
                 registry: capturing.registry,
@@ -482,7 +482,7 @@ struct PrivacyMatrixWithdrawalTests {
         case .templateUpdate:
             var privacy = PrivacyMatrix.consentingCell.privacy
             privacy.userConsent = false
-            first.engine.updateRequestTemplate(RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: AppInfo(bundleID: "com.example.app"), privacy: privacy))
+            first.engine.updateRequestTemplate(RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: RequestTemplate.App(bundleID: "com.example.app"), privacy: privacy))
             underWithdrawal = first
         case .launch:
             underWithdrawal = try Launch(network, userConsent: false, directory: directory, keychain: keychain)

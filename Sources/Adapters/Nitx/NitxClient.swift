@@ -96,7 +96,7 @@ package actor NitxClient {
 
     /// Loads the source's config once (single flight; retried on the next call after a failure).
     /// - Parameter app: the host app, for the bundle id check.
-    package func start(app: AppInfo) async {
+    package func start(app: RequestTemplate.App) async {
         if started || isShutDown { return }
         if let startTask {
             await startTask.value
@@ -369,7 +369,7 @@ package actor NitxClient {
         }
     }
 
-    private func loadSourceConfig(app: AppInfo) async {
+    private func loadSourceConfig(app: RequestTemplate.App) async {
         counters.configLoads += 1
         let base = options.apiBaseURL
         let url = base.appendingPathComponent("api/ad-mobiles/show").appendingPathComponent(sourceCode)

@@ -14,7 +14,7 @@ public struct AdRequest: Hashable, Sendable {
     /// The slot's bounds in points.
     public var slot: SlotSize
     /// The device's screen.
-    public var screen: ScreenInfo {
+    public var screen: DeviceInfo.Screen {
         get { signals.screen }
         set { signals.screen = newValue }
     }
@@ -26,7 +26,7 @@ public struct AdRequest: Hashable, Sendable {
         set { signals.device = newValue }
     }
     /// The host app.
-    public var app: AppInfo {
+    public var app: RequestTemplate.App {
         get { signals.app }
         set { signals.app = newValue }
     }
@@ -51,10 +51,10 @@ public struct AdRequest: Hashable, Sendable {
         format: AdFormat,
         bannerSizing: BannerSizing? = nil,
         slot: SlotSize = SlotSize(),
-        screen: ScreenInfo = .phone,
+        screen: DeviceInfo.Screen = .phone,
         context: HostContext = HostContext(),
         device: DeviceInfo = DeviceInfo(),
-        app: AppInfo = AppInfo(),
+        app: RequestTemplate.App = RequestTemplate.App(),
         privacy: PrivacySignals = PrivacySignals(),
         deadline: MediationInstant = .origin + .seconds(3),
         timeBudget: Duration = .seconds(3)

@@ -1,4 +1,4 @@
-/// A size in points (device-independent pixels; multiply by ``ScreenInfo/scale`` for pixels).
+/// A size in points (device-independent pixels; multiply by ``DeviceInfo/Screen/scale`` for pixels).
 public struct AdSize: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Width in points.
     public var width: Double
@@ -85,26 +85,28 @@ public struct SlotSize: Hashable, Sendable, Codable {
     }
 }
 
-/// The device's screen.
-public struct ScreenInfo: Hashable, Sendable, Codable {
-    /// Screen width in points.
-    public var width: Double
-    /// Screen height in points.
-    public var height: Double
-    /// Pixels per point (2 or 3 on current phones).
-    public var scale: Double
+extension DeviceInfo {
+    /// The device's screen.
+    public struct Screen: Hashable, Sendable, Codable {
+        /// Screen width in points.
+        public var width: Double
+        /// Screen height in points.
+        public var height: Double
+        /// Pixels per point (2 or 3 on current phones).
+        public var scale: Double
 
-    /// Creates a screen description.
-    /// - Parameters:
-    ///   - width: width in points.
-    ///   - height: height in points.
-    ///   - scale: pixels per point.
-    public init(width: Double, height: Double, scale: Double) {
-        self.width = width
-        self.height = height
-        self.scale = scale
+        /// Creates a screen description.
+        /// - Parameters:
+        ///   - width: width in points.
+        ///   - height: height in points.
+        ///   - scale: pixels per point.
+        public init(width: Double, height: Double, scale: Double) {
+            self.width = width
+            self.height = height
+            self.scale = scale
+        }
+
+        /// A 390 x 844 pt screen at scale 3 (a 6.1-inch phone), the CLI's default.
+        public static let phone = Screen(width: 390, height: 844, scale: 3)
     }
-
-    /// A 390 x 844 pt screen at scale 3 (a 6.1-inch phone), the CLI's default.
-    public static let phone = ScreenInfo(width: 390, height: 844, scale: 3)
 }

@@ -8,16 +8,16 @@
 public struct RequestTemplate: Hashable, Sendable {
     /// The signals, in one shared box.
     private struct Signals: Hashable, Sendable {
-        var screen: ScreenInfo
+        var screen: DeviceInfo.Screen
         var device: DeviceInfo
-        var app: AppInfo
+        var app: RequestTemplate.App
         var privacy: PrivacySignals
     }
 
     private var signals: SharedValue<Signals>
 
     /// The device's screen.
-    public var screen: ScreenInfo {
+    public var screen: DeviceInfo.Screen {
         get { signals.value.screen }
         set { signals = signals.changed { $0.screen = newValue } }
     }
@@ -27,7 +27,7 @@ public struct RequestTemplate: Hashable, Sendable {
         set { signals = signals.changed { $0.device = newValue } }
     }
     /// The host app.
-    public var app: AppInfo {
+    public var app: RequestTemplate.App {
         get { signals.value.app }
         set { signals = signals.changed { $0.app = newValue } }
     }
@@ -38,7 +38,7 @@ public struct RequestTemplate: Hashable, Sendable {
     }
 
     /// Creates a template.
-    public init(screen: ScreenInfo = .phone, device: DeviceInfo = DeviceInfo(), app: AppInfo = AppInfo(), privacy: PrivacySignals = PrivacySignals()) {
+    public init(screen: DeviceInfo.Screen = .phone, device: DeviceInfo = DeviceInfo(), app: RequestTemplate.App = RequestTemplate.App(), privacy: PrivacySignals = PrivacySignals()) {
         signals = SharedValue(Signals(screen: screen, device: device, app: app, privacy: privacy))
     }
 

@@ -279,7 +279,7 @@ struct EloClientTests {
     @Test func geoToggleLastsUntilShutdownAndANewConfigure() async throws {
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport)
-        let request = EloFixtures.request(device: DeviceInfo(location: GeoLocation(latitude: 41.7166, longitude: 44.7833)))
+        let request = EloFixtures.request(device: DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166, longitude: 44.7833)))
         await client.setShareGeoLocation(false)
         _ = await client.loadAd(for: request)
         await client.configure(EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", logLevel: .error))
@@ -301,7 +301,7 @@ struct EloClientTests {
         let transport = EloFakeTransport()
         let optOut = EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", shareGeoLocation: false)
         let client = EloFixtures.client(transport: transport, configuration: optOut)
-        let request = EloFixtures.request(device: DeviceInfo(location: GeoLocation(latitude: 41.7166, longitude: 44.7833)))
+        let request = EloFixtures.request(device: DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166, longitude: 44.7833)))
         _ = await client.loadAd(for: request)
         await client.setShareGeoLocation(true)
         await client.configure(optOut)

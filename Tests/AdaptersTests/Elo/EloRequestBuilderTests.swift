@@ -122,7 +122,7 @@ struct EloRequestBuilderTests {
     @Test func deviceSignalsFollowOpenRTB() {
         let device = DeviceInfo(make: "Apple", model: "iPad13,4", hardwareVersion: "13,4", osName: "iPadOS", osVersion: "17.5", kind: .tablet, language: "ka", utcOffsetMinutes: 240, country: "GEO", connectionType: .cellular5G)
         var request = EloFixtures.request(device: device)
-        request.screen = ScreenInfo(width: 820, height: 1180, scale: 2)
+        request.screen = DeviceInfo.Screen(width: 820, height: 1180, scale: 2)
         let wire = build(request).request.device
         #expect(wire.make == "Apple")
         #expect(wire.model == "iPad13,4")
@@ -146,7 +146,7 @@ struct EloRequestBuilderTests {
         (9, 41.716667, 44.783333), // clamped to 6
     ] as [(Int, Double, Double)])
     func geoIsRoundedToThePrecision(precision: Int, latitude: Double, longitude: Double) {
-        let device = DeviceInfo(location: GeoLocation(latitude: 41.7166666, longitude: 44.7833333))
+        let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166666, longitude: 44.7833333))
         let configuration = EloConfiguration(publisherID: "pub-1", geoLocationPrecision: precision)
         let geo = build(EloFixtures.request(device: device), configuration: configuration).request.device.geo
         #expect(geo.lat == latitude)
@@ -160,7 +160,7 @@ struct EloRequestBuilderTests {
     }
 
     @Test func nilPrecisionKeepsFullCoordinates() {
-        let device = DeviceInfo(location: GeoLocation(latitude: 41.7166666, longitude: 44.7833333))
+        let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166666, longitude: 44.7833333))
         let configuration = EloConfiguration(publisherID: "pub-1", geoLocationPrecision: nil)
         let geo = build(EloFixtures.request(device: device), configuration: configuration).request.device.geo
         #expect(geo.lat == 41.7166666)
@@ -168,7 +168,7 @@ struct EloRequestBuilderTests {
     }
 
     @Test func geoSharingOffSendsNoCoordinatesButKeepsCountryAndOffset() {
-        let device = DeviceInfo(utcOffsetMinutes: -300, country: "USA", location: GeoLocation(latitude: 40.7, longitude: -74.0))
+        let device = DeviceInfo(utcOffsetMinutes: -300, country: "USA", location: DeviceInfo.Location(latitude: 40.7, longitude: -74.0))
         let geo = build(EloFixtures.request(device: device), shareGeo: false).request.device.geo
         #expect(geo.lat == nil)
         #expect(geo.lon == nil)

@@ -74,7 +74,7 @@ struct EloStorageFuzzTests {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
-        let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: AppInfo(bundleID: "com.example.app"), privacy: PrivacyMatrix.consentingCell.privacy)
+        let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: RequestTemplate.App(bundleID: "com.example.app"), privacy: PrivacyMatrix.consentingCell.privacy)
         let engine = try MediationEngine(
             configuration: PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell),
             registry: .standard,

@@ -7,7 +7,7 @@ import Testing
 struct NitxContextBuilderTests {
     static let device = DeviceInfo(
         osName: "iOS", osVersion: "17.4", kind: .tablet, language: "ar", timeZone: "Asia/Riyadh",
-        country: "SAU", location: GeoLocation(latitude: 24.7136, longitude: 46.6753),
+        country: "SAU", location: DeviceInfo.Location(latitude: 24.7136, longitude: 46.6753),
         advertisingID: "6D92078A-8246-4BA4-AE5B-76104861E7DC", vendorID: "IDFV-1", trackingAuthorized: true
     )
 
@@ -16,9 +16,9 @@ struct NitxContextBuilderTests {
     static func request(device: DeviceInfo = device, screen: String? = nil, privacy: PrivacySignals = PrivacySignals(limitAdTracking: false)) -> AdRequest {
         AdRequest(
             placementID: "p", adUnitID: "SLOT-A", format: .banner,
-            screen: ScreenInfo(width: 820, height: 1180, scale: 2),
+            screen: DeviceInfo.Screen(width: 820, height: 1180, scale: 2),
             context: HostContext(screenName: screen), device: device,
-            app: AppInfo(bundleID: "com.example.chat", version: "2.4.0", build: "812"),
+            app: RequestTemplate.App(bundleID: "com.example.chat", version: "2.4.0", build: "812"),
             privacy: privacy
         )
     }

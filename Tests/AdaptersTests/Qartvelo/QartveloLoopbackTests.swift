@@ -49,7 +49,7 @@ struct QartveloLoopbackTests {
         #expect(body["placement_id"] as? String == "qv-unit-1")
 
         // 2. Anchored with adaptive sizing off: no banner_height.
-        let creativeSized = try #require(await fixed.loadAd(for: QartveloFixtures.request(width: 768, screen: ScreenInfo(width: 768, height: 1024, scale: 2))).qartveloAd)
+        let creativeSized = try #require(await fixed.loadAd(for: QartveloFixtures.request(width: 768, screen: DeviceInfo.Screen(width: 768, height: 1024, scale: 2))).qartveloAd)
         #expect(creativeSized.size == AdSize(width: 320, height: 50))
         body = try await Self.lastBody(server, count: 2)
         #expect(body["screen_width"] as? Int == 1536)

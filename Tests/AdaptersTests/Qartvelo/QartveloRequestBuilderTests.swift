@@ -14,7 +14,7 @@ struct QartveloRequestBuilderTests {
 
     struct AnchoredCase: Sendable, CustomTestStringConvertible {
         var width: Double
-        var screen: ScreenInfo
+        var screen: DeviceInfo.Screen
         var screenWidth: Int
         var bannerHeight: Int
         var testDescription: String { "\(width) pt at @\(screen.scale) -> \(screenWidth) x \(bannerHeight) px" }
@@ -22,13 +22,13 @@ struct QartveloRequestBuilderTests {
 
     /// Anchored adaptive: screen_width and banner_height in pixels (points x scale).
     static let anchoredCases: [AnchoredCase] = [
-        AnchoredCase(width: 320, screen: ScreenInfo(width: 320, height: 568, scale: 2), screenWidth: 640, bannerHeight: 100),
-        AnchoredCase(width: 390, screen: ScreenInfo(width: 390, height: 844, scale: 3), screenWidth: 1170, bannerHeight: 180),
-        AnchoredCase(width: 390, screen: ScreenInfo(width: 390, height: 350, scale: 2), screenWidth: 780, bannerHeight: 104),
-        AnchoredCase(width: 768, screen: ScreenInfo(width: 768, height: 1024, scale: 2), screenWidth: 1536, bannerHeight: 180),
-        AnchoredCase(width: 768, screen: ScreenInfo(width: 768, height: 500, scale: 1), screenWidth: 768, bannerHeight: 75),
-        AnchoredCase(width: 1024, screen: ScreenInfo(width: 1024, height: 1366, scale: 2), screenWidth: 2048, bannerHeight: 180),
-        AnchoredCase(width: 1024, screen: ScreenInfo(width: 1024, height: 400, scale: 3), screenWidth: 3072, bannerHeight: 180),
+        AnchoredCase(width: 320, screen: DeviceInfo.Screen(width: 320, height: 568, scale: 2), screenWidth: 640, bannerHeight: 100),
+        AnchoredCase(width: 390, screen: DeviceInfo.Screen(width: 390, height: 844, scale: 3), screenWidth: 1170, bannerHeight: 180),
+        AnchoredCase(width: 390, screen: DeviceInfo.Screen(width: 390, height: 350, scale: 2), screenWidth: 780, bannerHeight: 104),
+        AnchoredCase(width: 768, screen: DeviceInfo.Screen(width: 768, height: 1024, scale: 2), screenWidth: 1536, bannerHeight: 180),
+        AnchoredCase(width: 768, screen: DeviceInfo.Screen(width: 768, height: 500, scale: 1), screenWidth: 768, bannerHeight: 75),
+        AnchoredCase(width: 1024, screen: DeviceInfo.Screen(width: 1024, height: 1366, scale: 2), screenWidth: 2048, bannerHeight: 180),
+        AnchoredCase(width: 1024, screen: DeviceInfo.Screen(width: 1024, height: 400, scale: 3), screenWidth: 3072, bannerHeight: 180),
     ]
 
     @Test(arguments: anchoredCases)
@@ -59,7 +59,7 @@ struct QartveloRequestBuilderTests {
 
     @Test(arguments: [(390.0, 3.0, 1170), (320.0, 2.0, 640), (768.0, 2.0, 1536), (1024.0, 1.0, 1024)])
     func adaptiveOffSendsNoBannerHeight(_ width: Double, _ scale: Double, _ pixels: Int) throws {
-        let plan = try Self.plan(Self.fixedBuilder, QartveloFixtures.request(width: width, screen: ScreenInfo(width: width, height: 900, scale: scale)))
+        let plan = try Self.plan(Self.fixedBuilder, QartveloFixtures.request(width: width, screen: DeviceInfo.Screen(width: width, height: 900, scale: scale)))
         #expect(plan.layout == .anchoredCreativeSize)
         let json = QartveloFixtures.json(plan.http)
         #expect(json["screen_width"] as? Int == pixels)
@@ -78,7 +78,7 @@ struct QartveloRequestBuilderTests {
     func inlineSendsModeAndMaxHeightInPixelsAndNoBannerHeight(_ width: Double, _ maxHeight: Double?, _ scale: Double, _ screenWidth: Int, _ maxPixels: Int) throws {
         // Inline sizing wins over the adaptive option.
         for builder in [Self.builder, Self.fixedBuilder] {
-            let plan = try Self.plan(builder, QartveloFixtures.request(sizing: .inline, width: width, maxHeight: maxHeight, screen: ScreenInfo(width: width, height: 900, scale: scale)))
+            let plan = try Self.plan(builder, QartveloFixtures.request(sizing: .inline, width: width, maxHeight: maxHeight, screen: DeviceInfo.Screen(width: width, height: 900, scale: scale)))
             #expect(plan.layout == .inline(maxHeight: maxHeight ?? 250))
             let json = QartveloFixtures.json(plan.http)
             #expect(json["banner_mode"] as? String == "inline")

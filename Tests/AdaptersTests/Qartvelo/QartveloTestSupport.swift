@@ -53,7 +53,7 @@ enum QartveloFixtures {
         sizing: BannerSizing? = .anchored,
         width: Double? = nil,
         maxHeight: Double? = nil,
-        screen: ScreenInfo = .phone
+        screen: DeviceInfo.Screen = .phone
     ) -> AdRequest {
         AdRequest(
             placementID: sizing == .inline ? "feed_inline" : "home_banner",

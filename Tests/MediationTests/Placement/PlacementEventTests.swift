@@ -75,7 +75,7 @@ struct PlacementEventTests {
             contextObjects: [ContextObject(type: "product", description: "secret-context-object")],
             screenName: "SecretScreenName"
         )
-        let device = DeviceInfo(location: GeoLocation(latitude: 41.7151, longitude: 44.8271), advertisingID: "IDFA-SECRET-1234", vendorID: "IDFV-SECRET-5678", trackingAuthorized: true)
+        let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7151, longitude: 44.8271), advertisingID: "IDFA-SECRET-1234", vendorID: "IDFV-SECRET-5678", trackingAuthorized: true)
         let fixture = try PlacementFixture(
             placement: PlacementFixture.homeBanner(refreshSeconds: 30),
             bid: [.after(ms(3400), .bid(5))],
