@@ -154,8 +154,8 @@ func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impre
     // 1. The chat screen: the strip sits under the conversation and is fed it.
     say(clock, "User opens the chat")
     var conversation = [
-        ConversationMessage(role: .user, content: "Any tips for a weekend trip to Kakheti?"),
-        ConversationMessage(role: .assistant, content: "Visit Sighnaghi and a family winery in Telavi."),
+        HostContext.Message(role: .user, content: "Any tips for a weekend trip to Kakheti?"),
+        HostContext.Message(role: .assistant, content: "Visit Sighnaghi and a family winery in Telavi."),
     ]
     guard let strip = engine.placement("chat_strip"), let feed = engine.placement("feed_inline"), let levelEnd = engine.placement("level_end") else {
         FileHandle.standardError.write(Data("chat-host-example: the config needs chat_strip, feed_inline and level_end\n".utf8))
@@ -170,7 +170,7 @@ func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impre
     await layer.render("chat_strip", at: clock)
 
     await run(clock, to: 12)
-    conversation.append(ConversationMessage(role: .user, content: "Which winery has a tasting in English?"))
+    conversation.append(HostContext.Message(role: .user, content: "Which winery has a tasting in English?"))
     await strip.setHostContext(HostContext(messages: conversation, screenName: "Chat"))
     say(clock, "User sends a message; the strip keeps its fresh ad")
     _ = await strip.load()

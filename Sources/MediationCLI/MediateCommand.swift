@@ -250,7 +250,7 @@ enum MediateCommand {
     }
 
     /// Loads the `--messages` file, reporting a failure on standard error.
-    static func loadMessages(_ messagesPath: String, environment: CommandEnvironment) -> Result<[ConversationMessage], Exit> {
+    static func loadMessages(_ messagesPath: String, environment: CommandEnvironment) -> Result<[HostContext.Message], Exit> {
         do {
             return .success(try ConversationFile.load(environment.resolve(messagesPath)))
         } catch {

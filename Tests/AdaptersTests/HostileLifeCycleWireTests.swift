@@ -52,7 +52,7 @@ struct HostileLifeCycleWireTests {
             configuration: ConfigurationLoader(registry: .standard).load(json: configuration),
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
-            hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
+            hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
         let elo = try #require(capturing.adapter("elo") as? EloAdapter)

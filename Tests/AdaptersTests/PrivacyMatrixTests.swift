@@ -178,7 +178,7 @@ enum PrivacyMatrix {
             configuration: configuration(network, cell),
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
-            hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
+            hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
         var identifiers: [String] = []
@@ -423,7 +423,7 @@ struct PrivacyMatrixWithdrawalTests {
                 configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
                 registry: capturing.registry,
                 environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
-                hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: PrivacyMatrix.chat)]) }
+                hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: PrivacyMatrix.chat)]) }
             )
         }
 

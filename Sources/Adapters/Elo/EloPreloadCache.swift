@@ -6,7 +6,7 @@ import Mediation
 struct EloPreloadKey: Hashable, Sendable {
     /// A message as the key sees it.
     struct Message: Hashable, Sendable {
-        var role: MessageRole
+        var role: HostContext.Message.Role
         var content: String
     }
 
@@ -20,7 +20,7 @@ struct EloPreloadKey: Hashable, Sendable {
     var adUnitID: String
     var format: AdFormat
     var messages: [Message]
-    var contextObjects: [ContextObject]
+    var contextObjects: [HostContext.Object]
     var maxHeight: Int?
     var maxWidth: Int?
     var consent: ConsentSnapshot

@@ -1,48 +1,54 @@
 import Foundation
 
-/// Who wrote a conversation message.
-public enum MessageRole: String, Sendable, Hashable, Codable {
-    /// The app's user.
-    case user
-    /// The app's assistant (bot).
-    case assistant
-    /// A summary of earlier messages.
-    case summary
-}
-
-/// One message of the conversation on screen, for networks that target chat context (Elo).
-/// Content is user data: it goes to the networks in ad requests only, never into events,
-/// traces or logs.
-public struct ConversationMessage: Hashable, Sendable, Codable {
-    /// Who wrote it.
-    public var role: MessageRole
-    /// The text.
-    public var content: String
-    /// The host's id for the message, if any.
-    public var id: String?
-    /// When it was written, if known.
-    public var createdAt: Date?
-
-    /// Creates a message.
-    public init(role: MessageRole, content: String, id: String? = nil, createdAt: Date? = nil) {
-        self.role = role
-        self.content = content
-        self.id = id
-        self.createdAt = createdAt
+extension HostContext.Message {
+    /// Who wrote a conversation message.
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// The app's user.
+        case user
+        /// The app's assistant (bot).
+        case assistant
+        /// A summary of earlier messages.
+        case summary
     }
 }
 
-/// A typed piece of context the host knows about the screen (e.g. `product`, `topic`).
-public struct ContextObject: Hashable, Sendable, Codable {
-    /// The kind of context, e.g. `"product"`.
-    public var type: String
-    /// A description of it.
-    public var description: String
+extension HostContext {
+    /// One message of the conversation on screen, for networks that target chat context (Elo).
+    /// Content is user data: it goes to the networks in ad requests only, never into events,
+    /// traces or logs.
+    public struct Message: Hashable, Sendable, Codable {
+        /// Who wrote it.
+        public var role: Role
+        /// The text.
+        public var content: String
+        /// The host's id for the message, if any.
+        public var id: String?
+        /// When it was written, if known.
+        public var createdAt: Date?
 
-    /// Creates a context object.
-    public init(type: String, description: String) {
-        self.type = type
-        self.description = description
+        /// Creates a message.
+        public init(role: Role, content: String, id: String? = nil, createdAt: Date? = nil) {
+            self.role = role
+            self.content = content
+            self.id = id
+            self.createdAt = createdAt
+        }
+    }
+}
+
+extension HostContext {
+    /// A typed piece of context the host knows about the screen (e.g. `product`, `topic`).
+    public struct Object: Hashable, Sendable, Codable {
+        /// The kind of context, e.g. `"product"`.
+        public var type: String
+        /// A description of it.
+        public var description: String
+
+        /// Creates a context object.
+        public init(type: String, description: String) {
+            self.type = type
+            self.description = description
+        }
     }
 }
 
@@ -50,14 +56,14 @@ public struct ContextObject: Hashable, Sendable, Codable {
 /// the screen's name. Never logged or put into events.
 public struct HostContext: Hashable, Sendable {
     /// The conversation, oldest first.
-    public var messages: [ConversationMessage]
+    public var messages: [Message]
     /// Context objects describing the screen.
-    public var contextObjects: [ContextObject]
+    public var contextObjects: [Object]
     /// The name of the screen the slot is on, e.g. `"Chat"`.
     public var screenName: String?
 
     /// Creates a host context.
-    public init(messages: [ConversationMessage] = [], contextObjects: [ContextObject] = [], screenName: String? = nil) {
+    public init(messages: [Message] = [], contextObjects: [Object] = [], screenName: String? = nil) {
         self.messages = messages
         self.contextObjects = contextObjects
         self.screenName = screenName

@@ -101,7 +101,7 @@ public struct SimulatedNetworks: Sendable {
     /// - Parameter index: the auction's index in the run, from 0.
     /// - Returns: the context.
     public static func context(forAuction index: UInt64) -> HostContext {
-        HostContext(contextObjects: [ContextObject(type: auctionContextType, description: String(index))])
+        HostContext(contextObjects: [HostContext.Object(type: auctionContextType, description: String(index))])
     }
 
     /// What the simulated adapter of a line item answers in one auction: the draw it takes (the

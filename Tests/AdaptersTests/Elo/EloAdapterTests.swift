@@ -235,7 +235,7 @@ struct EloShippedConfigurationTests {
         let clock = ManualClock()
         let recorder = NetworkRecorder()
         let engine = try MediationEngine(contentsOf: RepositoryFiles.shippedConfiguration, registry: recorder.wrapping(.standard), environment: MediationEnvironment(clock: clock, seed: 1))
-        let context = HostContext(messages: [ConversationMessage(role: .user, content: "Which tent for two?")])
+        let context = HostContext(messages: [HostContext.Message(role: .user, content: "Which tent for two?")])
         let outcome = try await engine.runAuction(placementID: "chat_strip", context: context, on: clock)
         let loads = recorder.loads(of: "elo")
         try #require(loads.count == 1)

@@ -317,7 +317,7 @@ struct EloClientTests {
         let logger = RecordingLogger()
         let configuration = EloConfiguration(publisherID: "pub-1", adUnitID: "u", logLevel: .error)
         let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: 500)) }, configuration: configuration, logger: logger)
-        _ = await client.loadAd(for: EloFixtures.request(messages: [ConversationMessage(role: .user, content: "x", id: "bad\u{7}")]))
+        _ = await client.loadAd(for: EloFixtures.request(messages: [HostContext.Message(role: .user, content: "x", id: "bad\u{7}")]))
         #expect(logger.lines.isEmpty)
     }
 
@@ -325,8 +325,8 @@ struct EloClientTests {
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger)
         let messages = [
-            ConversationMessage(role: .user, content: "private words", id: "bad\u{7}"),
-            ConversationMessage(role: .assistant, content: "more", createdAt: Date(timeIntervalSince1970: 1_500_000_000)),
+            HostContext.Message(role: .user, content: "private words", id: "bad\u{7}"),
+            HostContext.Message(role: .assistant, content: "more", createdAt: Date(timeIntervalSince1970: 1_500_000_000)),
         ]
         _ = await client.loadAd(for: EloFixtures.request(messages: messages))
         #expect(logger.warnings == [

@@ -33,8 +33,8 @@ struct EloPreloadTests {
     @Test func messageIDsAndTimesDoNotChangeTheKey() async {
         let transport = Self.risingPrices()
         let client = EloFixtures.client(transport: transport)
-        let original = [ConversationMessage(role: .user, content: "hello", id: "m-1", createdAt: Date(timeIntervalSince1970: 1_700_000_000))]
-        let later = [ConversationMessage(role: .user, content: "hello", id: "m-99", createdAt: nil)]
+        let original = [HostContext.Message(role: .user, content: "hello", id: "m-1", createdAt: Date(timeIntervalSince1970: 1_700_000_000))]
+        let later = [HostContext.Message(role: .user, content: "hello", id: "m-99", createdAt: nil)]
         await client.preloadAd(for: EloFixtures.request(messages: original)).value
         let result = await client.loadAd(for: EloFixtures.request(messages: later))
         guard case .loaded(_, let eCPM) = result else { Issue.record("expected a fill, got \(result)"); return }
@@ -51,10 +51,10 @@ struct EloPreloadTests {
     }
 
     @Test(arguments: [
-        EloFixtures.request(messages: [ConversationMessage(role: .user, content: "something else")]),
+        EloFixtures.request(messages: [HostContext.Message(role: .user, content: "something else")]),
         EloFixtures.request(messages: [
-            ConversationMessage(role: .assistant, content: "Where should I fly this weekend?", id: "m-1"),
-            ConversationMessage(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
+            HostContext.Message(role: .assistant, content: "Where should I fly this weekend?", id: "m-1"),
+            HostContext.Message(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
         ]),
         EloFixtures.request(contextObjects: []),
         EloFixtures.request(maxHeight: 150),

@@ -32,7 +32,7 @@ struct EloRequestBuilderTests {
     // MARK: Messages
 
     @Test func onlyTheLatestThirtyMessagesAreForwarded() {
-        let messages = (0..<35).map { ConversationMessage(role: $0.isMultiple(of: 2) ? .user : .assistant, content: "message \($0)") }
+        let messages = (0..<35).map { HostContext.Message(role: $0.isMultiple(of: 2) ? .user : .assistant, content: "message \($0)") }
         let (wire, warnings) = EloMessageRules.wireMessages(messages, now: now)
         #expect(wire.count == 30)
         #expect(wire.first?.content == "message 5")
@@ -42,9 +42,9 @@ struct EloRequestBuilderTests {
 
     @Test func rolesAreSentAsTheirNames() {
         let messages = [
-            ConversationMessage(role: .summary, content: "s"),
-            ConversationMessage(role: .user, content: "u"),
-            ConversationMessage(role: .assistant, content: "a"),
+            HostContext.Message(role: .summary, content: "s"),
+            HostContext.Message(role: .user, content: "u"),
+            HostContext.Message(role: .assistant, content: "a"),
         ]
         #expect(EloMessageRules.wireMessages(messages, now: now).messages.map(\.role) == ["summary", "user", "assistant"])
     }
@@ -60,7 +60,7 @@ struct EloRequestBuilderTests {
         ("turn 1 ✓", true),
     ] as [(String, Bool)])
     func messageIDRules(id: String, kept: Bool) {
-        let (wire, warnings) = EloMessageRules.wireMessages([ConversationMessage(role: .user, content: "secret text", id: id)], now: now)
+        let (wire, warnings) = EloMessageRules.wireMessages([HostContext.Message(role: .user, content: "secret text", id: id)], now: now)
         #expect(wire.count == 1)
         #expect(wire.first?.content == "secret text")
         #expect((wire.first?.id != nil) == kept)
@@ -76,14 +76,14 @@ struct EloRequestBuilderTests {
         (EloFixtures.now.addingTimeInterval(-3600), true),
     ] as [(Date, Bool)])
     func createdAtRules(date: Date, kept: Bool) {
-        let (wire, warnings) = EloMessageRules.wireMessages([ConversationMessage(role: .user, content: "hi", id: "m1", createdAt: date)], now: now)
+        let (wire, warnings) = EloMessageRules.wireMessages([HostContext.Message(role: .user, content: "hi", id: "m1", createdAt: date)], now: now)
         #expect((wire.first?.created_at != nil) == kept)
         #expect(wire.first?.id == "m1")
         #expect(warnings.count == (kept ? 0 : 1))
     }
 
     @Test func createdAtIsSentAsISO8601UTC() {
-        let (wire, _) = EloMessageRules.wireMessages([ConversationMessage(role: .user, content: "hi", createdAt: Date(timeIntervalSince1970: 1_795_953_600.25))], now: now)
+        let (wire, _) = EloMessageRules.wireMessages([HostContext.Message(role: .user, content: "hi", createdAt: Date(timeIntervalSince1970: 1_795_953_600.25))], now: now)
         #expect(wire.first?.created_at == "2026-11-29T12:00:00.250Z")
     }
 

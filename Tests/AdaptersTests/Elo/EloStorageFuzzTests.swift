@@ -79,7 +79,7 @@ struct EloStorageFuzzTests {
             configuration: PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell),
             registry: .standard,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
-            hostContext: { _ in HostContext(messages: [ConversationMessage(role: .user, content: "hello")]) }
+            hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: "hello")]) }
         )
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) { await ($0 as? EloAd)?.tracker?.drain() } != nil)

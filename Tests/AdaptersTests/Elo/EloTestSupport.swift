@@ -116,11 +116,11 @@ enum EloFixtures {
         adUnitID: String = "unit-chat",
         maxWidth: Double? = 390,
         maxHeight: Double? = 120,
-        messages: [ConversationMessage] = [
-            ConversationMessage(role: .user, content: "Where should I fly this weekend?", id: "m-1"),
-            ConversationMessage(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
+        messages: [HostContext.Message] = [
+            HostContext.Message(role: .user, content: "Where should I fly this weekend?", id: "m-1"),
+            HostContext.Message(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
         ],
-        contextObjects: [ContextObject] = [ContextObject(type: "topic", description: "travel planning")],
+        contextObjects: [HostContext.Object] = [HostContext.Object(type: "topic", description: "travel planning")],
         device: DeviceInfo = DeviceInfo(),
         privacy: PrivacySignals = PrivacySignals(),
         deadline: MediationInstant = .origin + .seconds(3)

@@ -71,8 +71,8 @@ struct PlacementEventTests {
     func noUserData() async throws {
         let secrets = ["XYZZY-chat-secret", "IDFA-SECRET-1234", "IDFV-SECRET-5678", "SecretScreenName", "secret-context-object", "41.7151"]
         let context = HostContext(
-            messages: [ConversationMessage(role: .user, content: "my XYZZY-chat-secret diagnosis")],
-            contextObjects: [ContextObject(type: "product", description: "secret-context-object")],
+            messages: [HostContext.Message(role: .user, content: "my XYZZY-chat-secret diagnosis")],
+            contextObjects: [HostContext.Object(type: "product", description: "secret-context-object")],
             screenName: "SecretScreenName"
         )
         let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7151, longitude: 44.8271), advertisingID: "IDFA-SECRET-1234", vendorID: "IDFV-SECRET-5678", trackingAuthorized: true)
