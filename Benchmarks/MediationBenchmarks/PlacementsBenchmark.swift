@@ -140,7 +140,7 @@ enum PlacementsBenchmark {
         let started = wall.now
         let host = clock.startTask { [placements, actions, indexByID] () -> Int in
             var actions = actions
-            var views: [ViewID?] = Array(repeating: nil, count: placements.count)
+            var views: [Placement.ViewID?] = Array(repeating: nil, count: placements.count)
             var instants = 0
 
             /// Runs the work due now, showing each new ad as it becomes current, until none is left.

@@ -21,7 +21,7 @@ import MediationTestKit
 /// new ad into every visible view (one impression per ad, engine rule R12).
 actor AdLayer {
     private let engine: MediationEngine
-    private var viewNames: [String: [ViewID: String]] = [:]
+    private var viewNames: [String: [Placement.ViewID: String]] = [:]
     private var shownAdIDs: [String: String] = [:]
 
     init(engine: MediationEngine) {
@@ -29,7 +29,7 @@ actor AdLayer {
     }
 
     /// A host view of `placementID` appears on screen.
-    func showView(_ name: String, placementID: String, at clock: any MediationClock) async -> ViewID? {
+    func showView(_ name: String, placementID: String, at clock: any MediationClock) async -> Placement.ViewID? {
         guard let placement = engine.placement(placementID) else { return nil }
         let view = await placement.attachView(visible: true)
         viewNames[placementID, default: [:]][view] = name
@@ -38,7 +38,7 @@ actor AdLayer {
     }
 
     /// A host view leaves the screen and is destroyed (its row scrolled away, its screen closed).
-    func removeView(_ view: ViewID, placementID: String, at clock: any MediationClock) async {
+    func removeView(_ view: Placement.ViewID, placementID: String, at clock: any MediationClock) async {
         guard let placement = engine.placement(placementID) else { return }
         await placement.detachView(view)
         let name = viewNames[placementID]?.removeValue(forKey: view) ?? "\(view)"
@@ -180,7 +180,7 @@ func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impre
     // 2. The feed: rows 0-7 on screen, ads in rows 3 and 7; scrolling creates and destroys rows.
     await run(clock, to: 20)
     say(clock, "User opens the feed (rows 0-7 visible, ad slots in rows 3 and 7)")
-    var feedRows: [Int: ViewID] = [:]
+    var feedRows: [Int: Placement.ViewID] = [:]
     for row in [3, 7] {
         if let view = await layer.showView("feed row \(row)", placementID: "feed_inline", at: clock) { feedRows[row] = view }
     }

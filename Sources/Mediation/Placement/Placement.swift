@@ -64,7 +64,7 @@ public actor Placement {
     /// The one timer task and the instant it wakes.
     private var timer: (task: Task<Void, Never>, wakeAt: MediationInstant)?
     /// The callers waiting for the running auction, by ticket.
-    private var waiting: [Machine.LoadTicket: CheckedContinuation<PlacementLoadResult, Never>] = [:]
+    private var waiting: [Machine.LoadTicket: CheckedContinuation<Placement.LoadResult, Never>] = [:]
     /// The ad last handed an event sink (``LoadedAd/attach(_:)``); weak, so a new ad at a freed
     /// ad's address is never taken for it.
     private weak var attachedAd: (any LoadedAd)?
@@ -97,7 +97,7 @@ public actor Placement {
     // MARK: - Observing
 
     /// The current ad, if the placement holds one (shown or not, possibly expired if shown).
-    public var currentAd: PlacementAd? { machine.currentAd }
+    public var currentAd: Placement.Ad? { machine.currentAd }
 
     /// Whether an auction is running.
     public var isLoading: Bool { machine.isAuctionRunning }
@@ -117,7 +117,7 @@ public actor Placement {
     public var timerWakeUp: MediationInstant? { timer?.wakeAt }
 
     /// The attached views and whether each is visible.
-    public var attachedViews: [ViewID: Bool] { machine.views }
+    public var attachedViews: [Placement.ViewID: Bool] { machine.views }
 
     // MARK: - Loading
 
@@ -125,7 +125,7 @@ public actor Placement {
     /// auction (R11) or starts one. Every caller that joins one auction gets its one outcome;
     /// never an "already loading" error. Cancelling a caller does not cancel the auction.
     /// - Returns: the fresh ad, no fill with the trace, or `.destroyed`.
-    public func load() async -> PlacementLoadResult {
+    public func load() async -> Placement.LoadResult {
         let (reply, actions) = machine.load(at: clock.now)
         perform(actions)
         return await result(of: reply)
@@ -145,7 +145,7 @@ public actor Placement {
     /// starts loading; with a current ad the view shows that ad and no request is made (R10).
     /// - Parameter visible: whether the view is visible now.
     /// - Returns: the view's id for ``setVisible(_:for:)`` and ``detachView(_:)``.
-    public func attachView(visible: Bool = false) -> ViewID {
+    public func attachView(visible: Bool = false) -> Placement.ViewID {
         let (view, actions) = machine.attachView(visible: visible, at: clock.now)
         perform(actions)
         return view
@@ -156,14 +156,14 @@ public actor Placement {
     /// - Parameters:
     ///   - visible: whether the view is visible.
     ///   - view: the view; an unknown (detached) view is ignored.
-    public func setVisible(_ visible: Bool, for view: ViewID) {
+    public func setVisible(_ visible: Bool, for view: Placement.ViewID) {
         perform(machine.setVisible(visible, for: view, at: clock.now))
     }
 
     /// Detaches a view. The current ad stays for the next view (R10); the refresh count freezes
     /// when no view is left visible.
     /// - Parameter view: the view; an unknown view is ignored.
-    public func detachView(_ view: ViewID) {
+    public func detachView(_ view: Placement.ViewID) {
         perform(machine.detachView(view, at: clock.now))
     }
 
@@ -200,7 +200,7 @@ public actor Placement {
     /// seen then.
     /// - Parameter ad: the ad the host rendered.
     /// - Returns: what was decided.
-    public func reportShown(_ ad: any LoadedAd) -> ShowResult {
+    public func reportShown(_ ad: any LoadedAd) -> Placement.ShowResult {
         let (result, actions) = machine.reportShown(ad, readiness: ad.impressionReadiness, at: clock.now)
         perform(actions)
         return result
@@ -222,7 +222,7 @@ public actor Placement {
     /// current this is ``load()``.
     /// - Parameter ad: the ad that failed to render.
     /// - Returns: the outcome of the new auction (or of the one already running).
-    public func reportRenderFailure(_ ad: any LoadedAd) async -> PlacementLoadResult {
+    public func reportRenderFailure(_ ad: any LoadedAd) async -> Placement.LoadResult {
         let (reply, actions) = machine.reportRenderFailure(ad, at: clock.now)
         perform(actions)
         return await result(of: reply)
@@ -254,7 +254,7 @@ public actor Placement {
     // MARK: - Driving
 
     /// The caller's result: at once, or when the running auction delivers it.
-    private func result(of reply: Machine.LoadReply) async -> PlacementLoadResult {
+    private func result(of reply: Machine.LoadReply) async -> Placement.LoadResult {
         switch reply {
         case .ready(let result):
             return result

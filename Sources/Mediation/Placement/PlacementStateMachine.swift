@@ -42,7 +42,7 @@ package struct PlacementStateMachine: Sendable {
     /// What a load asks of the caller: take a result now, or wait for the running auction's.
     package enum LoadReply: Sendable {
         /// The result, decided now (a fresh ad, R10, or `.destroyed`).
-        case ready(PlacementLoadResult)
+        case ready(Placement.LoadResult)
         /// Wait for the ``Action/deliver(_:to:)`` that names this ticket.
         case wait(LoadTicket)
     }
@@ -80,7 +80,7 @@ package struct PlacementStateMachine: Sendable {
         /// Call the ad's `recordClick()` (once per ad).
         case recordClick(any LoadedAd)
         /// Give the result to every caller holding one of the tickets.
-        case deliver(PlacementLoadResult, to: [LoadTicket])
+        case deliver(Placement.LoadResult, to: [LoadTicket])
         /// Write a log line (the driver names the placement as its source).
         case log(LogLevel, String)
         /// The placement was destroyed: the engine may forget its controller.
@@ -89,7 +89,7 @@ package struct PlacementStateMachine: Sendable {
 
     /// The current ad with what the placement knows of it.
     private struct CurrentAd {
-        var placementAd: PlacementAd
+        var placementAd: Placement.Ad
         /// What events say of it; its size follows a refit.
         var summary: AdSummary
         var clicked = false
@@ -122,7 +122,7 @@ package struct PlacementStateMachine: Sendable {
         /// It expired unshown (R14): it is released, not shown.
         case expired
         /// It may not count now (R12a): the report is refused with the reason.
-        case refused(ShowRefusal)
+        case refused(Placement.ShowResult.Refusal)
     }
 
     /// The running auction: who waits for its result (R11).
@@ -161,7 +161,7 @@ package struct PlacementStateMachine: Sendable {
     /// Whether the app is in the foreground.
     package private(set) var isForeground: Bool
     /// The attached views and whether each is visible.
-    package private(set) var views: [ViewID: Bool] = [:]
+    package private(set) var views: [Placement.ViewID: Bool] = [:]
     /// Whether the placement was destroyed.
     package private(set) var isDestroyed = false
     /// The instant the driver's timer is set for, or `nil` when none should run.
@@ -214,7 +214,7 @@ package struct PlacementStateMachine: Sendable {
     // MARK: Observing
 
     /// The current ad, if any (shown or not; a shown one possibly expired).
-    package var currentAd: PlacementAd? {
+    package var currentAd: Placement.Ad? {
         if case .ad(let current) = content { return current.placementAd }
         return nil
     }
@@ -283,9 +283,9 @@ package struct PlacementStateMachine: Sendable {
     ///   - visible: whether the view is visible now.
     ///   - now: the current instant.
     /// - Returns: the view's id (a new one even when destroyed) and the actions.
-    package mutating func attachView(visible: Bool, at now: MediationInstant) -> (ViewID, [Action]) {
+    package mutating func attachView(visible: Bool, at now: MediationInstant) -> (Placement.ViewID, [Action]) {
         lastViewNumber += 1
-        let view = ViewID(rawValue: lastViewNumber)
+        let view = Placement.ViewID(rawValue: lastViewNumber)
         guard !isDestroyed else { return (view, []) }
         var actions: [Action] = []
         views[view] = visible
@@ -306,7 +306,7 @@ package struct PlacementStateMachine: Sendable {
     ///   - visible: whether the view is visible.
     ///   - view: the view.
     ///   - now: the current instant.
-    package mutating func setVisible(_ visible: Bool, for view: ViewID, at now: MediationInstant) -> [Action] {
+    package mutating func setVisible(_ visible: Bool, for view: Placement.ViewID, at now: MediationInstant) -> [Action] {
         guard !isDestroyed, views[view] != nil else { return [] }
         var actions: [Action] = []
         views[view] = visible
@@ -322,7 +322,7 @@ package struct PlacementStateMachine: Sendable {
     /// - Parameters:
     ///   - view: the view.
     ///   - now: the current instant.
-    package mutating func detachView(_ view: ViewID, at now: MediationInstant) -> [Action] {
+    package mutating func detachView(_ view: Placement.ViewID, at now: MediationInstant) -> [Action] {
         guard !isDestroyed, views.removeValue(forKey: view) != nil else { return [] }
         var actions: [Action] = []
         viewsChanged(at: now)
@@ -387,7 +387,7 @@ package struct PlacementStateMachine: Sendable {
     ///   - readiness: what the ad says of its impression now (``LoadedAd/impressionReadiness``).
     ///   - now: the current instant.
     /// - Returns: what was decided, and the actions.
-    package mutating func reportShown(_ ad: any LoadedAd, readiness: ImpressionReadiness = .ready, at now: MediationInstant) -> (ShowResult, [Action]) {
+    package mutating func reportShown(_ ad: any LoadedAd, readiness: ImpressionReadiness = .ready, at now: MediationInstant) -> (Placement.ShowResult, [Action]) {
         guard !isDestroyed, case .ad(var current) = content, current.ad === ad else {
             if retiredShown.contains(where: { $0.adID == ad.id }) { return (.alreadyShown, []) }
             return (recentlyExpired.contains(ad.id) ? .expired : .notCurrent, [])
@@ -632,8 +632,8 @@ package struct PlacementStateMachine: Sendable {
     /// When a new ad expires (R14): its network's TTL from its arrival, else its format's
     /// default. The one place that bounds a network's TTL (R16): at most the format's default,
     /// zero or less expired on arrival (``NetworkValueBounds/timeToLive(_:format:)``).
-    private func expiry(of winner: AuctionOutcome.Winner) -> AdExpiry {
-        AdExpiry(loadedAt: winner.arrivedAt, timeToLive: NetworkValueBounds.timeToLive(winner.ad.timeToLive, format: format), format: format)
+    private func expiry(of winner: AuctionOutcome.Winner) -> Placement.Ad.Expiry {
+        Placement.Ad.Expiry(loadedAt: winner.arrivedAt, timeToLive: NetworkValueBounds.timeToLive(winner.ad.timeToLive, format: format), format: format)
     }
 
     /// The refresh interval while `winner` is the current ad (R13): the configured one, or the
@@ -644,13 +644,13 @@ package struct PlacementStateMachine: Sendable {
     }
 
     /// Applies an auction's outcome and says what its callers get.
-    private mutating func adopt(_ outcome: AuctionOutcome, at now: MediationInstant, into actions: inout [Action]) -> PlacementLoadResult {
+    private mutating func adopt(_ outcome: AuctionOutcome, at now: MediationInstant, into actions: inout [Action]) -> Placement.LoadResult {
         guard let winner = outcome.winner else {
             guard !isDestroyed else { return .destroyed }
             schedule?.start(at: now) // a failed auction keeps the current ad and starts a new count
             return .noFill(outcome.trace)
         }
-        let placementAd = PlacementAd(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
+        let placementAd = Placement.Ad(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
         let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner, configVersion: outcome.trace.configVersion))
         guard !isDestroyed else {
             release(won, reason: .destroyed, at: now, into: &actions)

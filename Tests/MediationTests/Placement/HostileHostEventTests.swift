@@ -205,7 +205,7 @@ struct HostileHostEventTests {
         let test = try TestEngine(placements: placements, adapters: [fast, bidder], clock: clock)
         try await clock.perform {
             var controllers: [Placement] = []
-            var views: [ViewID] = []
+            var views: [Placement.ViewID] = []
             for index in 0..<200 {
                 let placement = try #require(test.engine.placement("p\(index)"))
                 controllers.append(placement)

@@ -119,7 +119,7 @@ struct PlacementBehaviourTests {
             let renderer = try fixture.renderEachNewAd()
             defer { renderer.cancel() }
             let placement = try fixture.placement
-            var views: [ViewID] = []
+            var views: [Placement.ViewID] = []
             for _ in 0..<5 { views.append(await placement.attachView(visible: true)) }
             var loads = [try await fixture.startLoad()]
             for _ in 0..<2 { loads.append(try await fixture.startLoad(joining: true)) }

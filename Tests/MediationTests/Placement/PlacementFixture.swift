@@ -98,7 +98,7 @@ final class PlacementFixture: Sendable {
     /// Starts `load()` on the placement as a task on the clock, and returns once the work due
     /// now has run (the auction, if any, has asked its sources).
     /// - Parameter joining: the load joins a running auction (no new request).
-    func startLoad(joining: Bool = false) async throws -> Task<PlacementLoadResult, Never> {
+    func startLoad(joining: Bool = false) async throws -> Task<Placement.LoadResult, Never> {
         let placement = try self.placement
         let requestsBefore = requestCount
         let task = clock.startTask { await placement.load() }

@@ -24,11 +24,11 @@ extension PlacementStateMachine {
     }
 
     mutating func visibility(_ visible: Bool, view: Int = 1, _ seconds: Double) -> [String] {
-        setVisible(visible, for: ViewID(rawValue: view), at: at(seconds)).map(text)
+        setVisible(visible, for: Placement.ViewID(rawValue: view), at: at(seconds)).map(text)
     }
 
     mutating func detaching(view: Int, _ seconds: Double) -> [String] {
-        detachView(ViewID(rawValue: view), at: at(seconds)).map(text)
+        detachView(Placement.ViewID(rawValue: view), at: at(seconds)).map(text)
     }
 
     mutating func foreground(_ foreground: Bool, sequence: UInt64, _ seconds: Double) -> [String] {
@@ -110,7 +110,7 @@ func text(_ reply: Machine.LoadReply) -> String {
     }
 }
 
-func text(_ result: PlacementLoadResult) -> String {
+func text(_ result: Placement.LoadResult) -> String {
     switch result {
     case .loaded(let ad): "loaded \(ad.ad.id)"
     case .noFill: "no fill"
@@ -118,7 +118,7 @@ func text(_ result: PlacementLoadResult) -> String {
     }
 }
 
-func text(_ result: ShowResult) -> String {
+func text(_ result: Placement.ShowResult) -> String {
     switch result {
     case .impression(let impression): "= impression \(impression.ad.adID)"
     case .alreadyShown: "= alreadyShown"
@@ -128,7 +128,7 @@ func text(_ result: ShowResult) -> String {
     }
 }
 
-func text(_ refusal: ShowRefusal) -> String {
+func text(_ refusal: Placement.ShowResult.Refusal) -> String {
     switch refusal {
     case .background: "background"
     case .noVisibleView: "noVisibleView"

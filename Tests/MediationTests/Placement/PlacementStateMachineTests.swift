@@ -141,7 +141,7 @@ struct PlacementStateMachineTests {
         #expect(delivered.eCPM == 2.00)
         #expect(delivered.lineItem.id == "bid")
         #expect(delivered.auctionID == "auction-1")
-        #expect(delivered.expiry == AdExpiry(loadedAt: at(1.0), timeToLive: nil, format: .interstitial))
+        #expect(delivered.expiry == Placement.Ad.Expiry(loadedAt: at(1.0), timeToLive: nil, format: .interstitial))
         #expect(!machine.isAuctionRunning)
         #expect(try #require(machine.currentAd).ad === b1)
     }
@@ -330,7 +330,7 @@ struct PlacementStateMachineTests {
         #expect(machine.attaching(visible: false, 0.05) == ["= view#2"])
         _ = machine.finishing(filled(testAd("a1"), arrived: 0.1), 0.1)
         #expect(machine.attaching(visible: true, 1) == ["= view#3", "refresh_scheduled 31.000s @1.000s", "timer 31.000s"])
-        #expect(machine.views == [ViewID(rawValue: 1): false, ViewID(rawValue: 2): false, ViewID(rawValue: 3): true])
+        #expect(machine.views == [Placement.ViewID(rawValue: 1): false, Placement.ViewID(rawValue: 2): false, Placement.ViewID(rawValue: 3): true])
     }
 
     @Test("a view attaching when the shown banner has expired runs an auction")

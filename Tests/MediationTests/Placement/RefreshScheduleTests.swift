@@ -99,7 +99,7 @@ struct RefreshIntervalTests {
     }
 }
 
-@Suite("AdExpiry (R14)")
+@Suite("Placement.Ad.Expiry (R14)")
 struct AdExpiryTests {
     @Test("usable strictly before the expiry instant", arguments: [
         (AdFormat.banner, nil as Int?, 3600),
@@ -111,7 +111,7 @@ struct AdExpiryTests {
     ])
     func usable(format: AdFormat, ttlSeconds: Int?, lifetime: Int) {
         let loaded = at(0.1)
-        let expiry = AdExpiry(loadedAt: loaded, timeToLive: ttlSeconds.map { .seconds($0) }, format: format)
+        let expiry = Placement.Ad.Expiry(loadedAt: loaded, timeToLive: ttlSeconds.map { .seconds($0) }, format: format)
         #expect(expiry.expiresAt == loaded + .seconds(lifetime))
         #expect(expiry.isUsable(at: loaded))
         #expect(expiry.isUsable(at: loaded + .seconds(lifetime) - .milliseconds(1)))
@@ -122,7 +122,7 @@ struct AdExpiryTests {
 
     @Test("a TTL of zero or less expires on arrival", arguments: [0, -10])
     func nonPositive(ttl: Int) {
-        let expiry = AdExpiry(loadedAt: at(5), timeToLive: .seconds(ttl), format: .banner)
+        let expiry = Placement.Ad.Expiry(loadedAt: at(5), timeToLive: .seconds(ttl), format: .banner)
         #expect(!expiry.isUsable(at: at(5)))
     }
 }
