@@ -80,7 +80,7 @@ struct ValidateAndEscapingTests {
     func watchAndEventsEscape() {
         let output = CapturedOutput()
         let printer = WatchPrinter(output: output)
-        let summary = AdSummary(placementID: "p\u{1B}", adID: Self.hostile, creativeID: Self.hostile, network: "n\n", lineItemID: "l\u{7}", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1)
+        let summary = MediationEvent.AdSummary(placementID: "p\u{1B}", adID: Self.hostile, creativeID: Self.hostile, network: "n\n", lineItemID: "l\u{7}", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1)
         let events: [MediationEvent] = [
             .adLoaded(summary, expiresAt: .origin + .seconds(3600), at: .origin),
             .released(summary, reason: .expired, at: .origin),

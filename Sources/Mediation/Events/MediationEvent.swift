@@ -1,73 +1,75 @@
-/// What an event says about one ad: who served it and at what value. It never carries the
-/// creative's content, the request, chat content or user data.
-public struct AdSummary: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The placement id, e.g. `"home_banner"`.
-    public var placementID: String
-    /// The ad's id (unique per showing).
-    public var adID: String
-    /// The network's creative id.
-    public var creativeID: String
-    /// The network id, e.g. `"elo"`.
-    public var network: String
-    /// The winning line item id.
-    public var lineItemID: String
-    /// The ad's format.
-    public var format: AdFormat
-    /// The ad's size in points.
-    public var size: AdSize
-    /// The ad's value in USD CPM (the winning eCPM of its auction).
-    public var eCPM: Double
-    /// The `config_version` its auction ran under (R22), which it keeps after a newer version
-    /// is applied: its impression and revenue belong to that version.
-    public var configVersion: Int
+extension MediationEvent {
+    /// What an event says about one ad: who served it and at what value. It never carries the
+    /// creative's content, the request, chat content or user data.
+    public struct AdSummary: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The placement id, e.g. `"home_banner"`.
+        public var placementID: String
+        /// The ad's id (unique per showing).
+        public var adID: String
+        /// The network's creative id.
+        public var creativeID: String
+        /// The network id, e.g. `"elo"`.
+        public var network: String
+        /// The winning line item id.
+        public var lineItemID: String
+        /// The ad's format.
+        public var format: AdFormat
+        /// The ad's size in points.
+        public var size: AdSize
+        /// The ad's value in USD CPM (the winning eCPM of its auction).
+        public var eCPM: Double
+        /// The `config_version` its auction ran under (R22), which it keeps after a newer version
+        /// is applied: its impression and revenue belong to that version.
+        public var configVersion: Int
 
-    /// Creates a summary.
-    public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double, configVersion: Int = 0) {
-        self.placementID = placementID
-        self.adID = adID
-        self.creativeID = creativeID
-        self.network = network
-        self.lineItemID = lineItemID
-        self.format = format
-        self.size = size
-        self.eCPM = eCPM
-        self.configVersion = configVersion
-    }
+        /// Creates a summary.
+        public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double, configVersion: Int = 0) {
+            self.placementID = placementID
+            self.adID = adID
+            self.creativeID = creativeID
+            self.network = network
+            self.lineItemID = lineItemID
+            self.format = format
+            self.size = size
+            self.eCPM = eCPM
+            self.configVersion = configVersion
+        }
 
-    private enum CodingKeys: String, CodingKey {
-        case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion
-    }
+        private enum CodingKeys: String, CodingKey {
+            case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion
+        }
 
-    /// Decodes the form the encoder writes; a summary without `configVersion` (recorded before
-    /// configurations had versions) is version 0.
-    /// - Throws: `DecodingError` for a missing or mistyped field.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        placementID = try container.decode(String.self, forKey: .placementID)
-        adID = try container.decode(String.self, forKey: .adID)
-        creativeID = try container.decode(String.self, forKey: .creativeID)
-        network = try container.decode(String.self, forKey: .network)
-        lineItemID = try container.decode(String.self, forKey: .lineItemID)
-        format = try container.decode(AdFormat.self, forKey: .format)
-        size = try container.decode(AdSize.self, forKey: .size)
-        eCPM = try container.decode(Double.self, forKey: .eCPM)
-        configVersion = try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
-    }
+        /// Decodes the form the encoder writes; a summary without `configVersion` (recorded before
+        /// configurations had versions) is version 0.
+        /// - Throws: `DecodingError` for a missing or mistyped field.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            placementID = try container.decode(String.self, forKey: .placementID)
+            adID = try container.decode(String.self, forKey: .adID)
+            creativeID = try container.decode(String.self, forKey: .creativeID)
+            network = try container.decode(String.self, forKey: .network)
+            lineItemID = try container.decode(String.self, forKey: .lineItemID)
+            format = try container.decode(AdFormat.self, forKey: .format)
+            size = try container.decode(AdSize.self, forKey: .size)
+            eCPM = try container.decode(Double.self, forKey: .eCPM)
+            configVersion = try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
+        }
 
-    /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`; control
-    /// characters in the ids are escaped (R17).
-    public var description: String {
-        "\(DisplayText.escaped(network))/\(DisplayText.escaped(lineItemID)) \(DisplayText.escaped(adID)) \(size) @ \(USD.cpm(eCPM))"
+        /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`; control
+        /// characters in the ids are escaped (R17).
+        public var description: String {
+            "\(DisplayText.escaped(network))/\(DisplayText.escaped(lineItemID)) \(DisplayText.escaped(adID)) \(size) @ \(USD.cpm(eCPM))"
+        }
     }
 }
 
 /// One counted impression with its impression-level revenue (engine rule R12).
 public struct Impression: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The ad that was shown.
-    public var ad: AdSummary
+    public var ad: MediationEvent.AdSummary
 
     /// Creates an impression.
-    public init(ad: AdSummary) {
+    public init(ad: MediationEvent.AdSummary) {
         self.ad = ad
     }
 
@@ -88,28 +90,32 @@ public struct Impression: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
-/// Why a placement started an auction.
-public enum AuctionReason: String, Sendable, Hashable, Codable {
-    /// The host called `load()`, or a view attached to an empty banner placement.
-    case load
-    /// The refresh interval's visible time ran out (R13).
-    case refresh
-    /// The current ad's creative could not be shown; the new auction leaves its line item out.
-    case renderFailure = "render_failure"
-    /// A one-shot auction run through ``MediationEngine/runAuction(placementID:context:)``.
-    case oneShot = "one_shot"
+extension MediationEvent {
+    /// Why a placement started an auction.
+    public enum AuctionReason: String, Sendable, Hashable, Codable {
+        /// The host called `load()`, or a view attached to an empty banner placement.
+        case load
+        /// The refresh interval's visible time ran out (R13).
+        case refresh
+        /// The current ad's creative could not be shown; the new auction leaves its line item out.
+        case renderFailure = "render_failure"
+        /// A one-shot auction run through ``MediationEngine/runAuction(placementID:context:)``.
+        case oneShot = "one_shot"
+    }
 }
 
-/// Why the engine released an ad it held (it never releases a shown ad, R12).
-public enum ReleaseReason: String, Sendable, Hashable, Codable {
-    /// It was the current ad, never shown, and a newer ad replaced it.
-    case replaced
-    /// It expired before it was shown (R14).
-    case expired
-    /// Its creative could not be shown.
-    case renderFailure = "render_failure"
-    /// Its placement was destroyed (or the auction ended after that).
-    case destroyed
+extension MediationEvent {
+    /// Why the engine released an ad it held (it never releases a shown ad, R12).
+    public enum ReleaseReason: String, Sendable, Hashable, Codable {
+        /// It was the current ad, never shown, and a newer ad replaced it.
+        case replaced
+        /// It expired before it was shown (R14).
+        case expired
+        /// Its creative could not be shown.
+        case renderFailure = "render_failure"
+        /// Its placement was destroyed (or the auction ended after that).
+        case destroyed
+    }
 }
 
 /// Something that happened in the engine, in the order it happened. Delivered through
@@ -140,7 +146,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// the placement runs the configuration of `configVersion`.
     case refreshScheduled(placementID: String, dueAt: MediationInstant, configVersion: Int, at: MediationInstant)
     /// A source answered after its auction ended; its ad, if any, was released on arrival (R7).
-    case lateAnswer(MediationEvent.LateAnswer)
+    case lateAnswer(LateAnswer)
     /// A check of the remote configuration, or the choice at launch, came to this (R22): a new
     /// version applied, nothing new, a refusal or a failure with the reason (a warning,
     /// ``ConfigurationUpdate/isWarning``). Its ``placementID`` is empty: it is about the engine.

@@ -51,7 +51,7 @@ package struct PlacementStateMachine: Sendable {
     /// and runs the placement's auction without the excluded line items.
     package struct AuctionStart: Hashable, Sendable {
         /// Why it starts (`auction_started` says the same).
-        package var reason: AuctionReason
+        package var reason: MediationEvent.AuctionReason
         /// Line item ids left out (the one whose creative just failed to render).
         package var excludedLineItems: Set<String>
         /// The slot to ask for, in points (it follows ``PlacementStateMachine/slotDidResize(to:)``).
@@ -91,7 +91,7 @@ package struct PlacementStateMachine: Sendable {
     private struct CurrentAd {
         var placementAd: Placement.Ad
         /// What events say of it; its size follows a refit.
-        var summary: AdSummary
+        var summary: MediationEvent.AdSummary
         var clicked = false
         /// Whether `recordRender()` was called (once per ad).
         var renderRecorded = false
@@ -134,7 +134,7 @@ package struct PlacementStateMachine: Sendable {
     /// A shown ad a refresh (or destroy, or a render failure) retired: the renderer keeps it.
     private struct RetiredShown {
         var adID: String
-        var summary: AdSummary
+        var summary: MediationEvent.AdSummary
         var clicked: Bool
     }
 
@@ -675,7 +675,7 @@ package struct PlacementStateMachine: Sendable {
     }
 
     /// Adds a caller to the running auction, starting one if none runs (R11).
-    private mutating func join(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) -> LoadTicket {
+    private mutating func join(reason: MediationEvent.AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) -> LoadTicket {
         if auction == nil { startAuction(reason: reason, excluding: excluded, at: now, into: &actions) }
         lastTicket += 1
         let ticket = LoadTicket(rawValue: lastTicket)
@@ -684,7 +684,7 @@ package struct PlacementStateMachine: Sendable {
     }
 
     /// Starts an auction now; the refresh count stops while it runs (R13).
-    private mutating func startAuction(reason: AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) {
+    private mutating func startAuction(reason: MediationEvent.AuctionReason, excluding excluded: Set<String>, at now: MediationInstant, into actions: inout [Action]) {
         schedule?.stop(at: now)
         lastAuctionReloadedAfterExpiry = false
         if reason != .renderFailure { renderFailedLineItems.removeAll() }
@@ -716,7 +716,7 @@ package struct PlacementStateMachine: Sendable {
 
     /// An ad stops being the current one: a shown ad is retired (never released, R12), an
     /// unshown one released once.
-    private mutating func retire(_ old: CurrentAd, reason: ReleaseReason, at now: MediationInstant, into actions: inout [Action]) {
+    private mutating func retire(_ old: CurrentAd, reason: MediationEvent.ReleaseReason, at now: MediationInstant, into actions: inout [Action]) {
         guard old.isShown else {
             release(old, reason: reason, at: now, into: &actions)
             return
@@ -726,7 +726,7 @@ package struct PlacementStateMachine: Sendable {
         if retiredShown.count > Self.memory { retiredShown.removeFirst(retiredShown.count - Self.memory) }
     }
 
-    private func release(_ old: CurrentAd, reason: ReleaseReason, at now: MediationInstant, into actions: inout [Action]) {
+    private func release(_ old: CurrentAd, reason: MediationEvent.ReleaseReason, at now: MediationInstant, into actions: inout [Action]) {
         actions.append(.release(old.ad))
         actions.append(.emit(.released(old.summary, reason: reason, at: now)))
     }
@@ -760,8 +760,8 @@ package struct PlacementStateMachine: Sendable {
         if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
     }
 
-    private func summary(of winner: AuctionOutcome.Winner, configVersion: Int) -> AdSummary {
-        AdSummary(
+    private func summary(of winner: AuctionOutcome.Winner, configVersion: Int) -> MediationEvent.AdSummary {
+        MediationEvent.AdSummary(
             placementID: placementID,
             adID: AuctionStateMachine.bounded(winner.ad.id),
             creativeID: AuctionStateMachine.bounded(winner.ad.creativeID),

@@ -194,7 +194,7 @@ enum HostileRun {
     /// What a placement run saw.
     struct PlacementRun: Sendable {
         var traces: [AuctionTrace] = []
-        var loaded: [(ad: AdSummary, expiresAt: MediationInstant, at: MediationInstant)] = []
+        var loaded: [(ad: MediationEvent.AdSummary, expiresAt: MediationInstant, at: MediationInstant)] = []
         var stalled = false
     }
 

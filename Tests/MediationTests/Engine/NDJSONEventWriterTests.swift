@@ -6,7 +6,7 @@ import Testing
 /// ids, prices, instants and traces.
 @Suite("NDJSON event log")
 struct NDJSONEventWriterTests {
-    private let ad = AdSummary(placementID: "home_banner", adID: "ad-1", creativeID: "cr-1", network: "neta", lineItemID: "li-1", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1.5)
+    private let ad = MediationEvent.AdSummary(placementID: "home_banner", adID: "ad-1", creativeID: "cr-1", network: "neta", lineItemID: "li-1", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1.5)
 
     private func at(_ milliseconds: Int64) -> MediationInstant {
         MediationInstant(offset: .milliseconds(milliseconds))

@@ -57,7 +57,7 @@ struct PlacementBehaviourTests {
             #expect(try #require(fixture.netB.ads.last).releaseCount == 0)
             #expect(fixture.recorder.count("render_failed") == 1)
             #expect(fixture.auctionStarts == [at(0), at(1)])
-            let reasons: [ReleaseReason] = fixture.recorder.events.compactMap {
+            let reasons: [MediationEvent.ReleaseReason] = fixture.recorder.events.compactMap {
                 if case .released(_, let reason, _) = $0 { return reason }
                 return nil
             }

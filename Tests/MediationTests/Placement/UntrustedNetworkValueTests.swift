@@ -57,7 +57,7 @@ struct UntrustedNetworkValueTests {
         #expect(MediationInstant(offset: .microseconds(-1500)).description == "-0.002s")
         #expect(MediationInstant(offset: .microseconds(999_999_600)).description == "1000.000s")
         let far = MediationInstant(offset: .seconds(Int64.max))
-        let summary = AdSummary(placementID: "p", adID: "a", creativeID: "c", network: "n", lineItemID: "l", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1)
+        let summary = MediationEvent.AdSummary(placementID: "p", adID: "a", creativeID: "c", network: "n", lineItemID: "l", format: .banner, size: AdSize(width: 320, height: 50), eCPM: 1)
         let events: [MediationEvent] = [
             .adLoaded(summary, expiresAt: far, at: far),
             .refreshScheduled(placementID: "p", dueAt: far, configVersion: 0, at: .origin),

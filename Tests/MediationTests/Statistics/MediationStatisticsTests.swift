@@ -13,7 +13,7 @@ struct MediationStatisticsTests {
     }
 
     private func impression(_ lineItem: String, _ network: String, eCPM: Double) -> Impression {
-        Impression(ad: AdSummary(placementID: "p", adID: "x", creativeID: "c", network: network, lineItemID: lineItem, format: .banner, size: AdSize(width: 320, height: 50), eCPM: eCPM))
+        Impression(ad: MediationEvent.AdSummary(placementID: "p", adID: "x", creativeID: "c", network: network, lineItemID: lineItem, format: .banner, size: AdSize(width: 320, height: 50), eCPM: eCPM))
     }
 
     @Test("nearest rank: the value at rank ceil(p/100 x n) of the sorted sample")
