@@ -25,7 +25,7 @@ struct JSONReport: Encodable {
     /// The configuration the auction ran under.
     struct Configuration: Encodable {
         var version: Int
-        var source: ConfigurationSource
+        var source: ConfigurationUpdate.Source
         var update: ConfigurationUpdate?
 
         enum CodingKeys: String, CodingKey {

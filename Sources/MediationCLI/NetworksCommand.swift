@@ -59,7 +59,7 @@ enum NetworksCommand {
     /// A network's health and the rule it is held to.
     struct Health: Encodable {
         var enabled: Bool
-        var state: NetworkHealthStatus.State
+        var state: MediationEngine.HealthStatus.State
         var retryAtMilliseconds: Double?
         var recentFailures: Int
         var recentOutcomes: Int
@@ -81,7 +81,7 @@ enum NetworksCommand {
             case maxBackoffMilliseconds = "max_backoff_ms"
         }
 
-        init(_ status: NetworkHealthStatus, settings: NetworkHealthSettings) {
+        init(_ status: MediationEngine.HealthStatus, settings: NetworkHealthSettings) {
             enabled = status.enabled
             state = status.state
             retryAtMilliseconds = status.retryAt?.milliseconds

@@ -75,7 +75,7 @@ struct FillabilityValidationTests {
 
     @Test("each network's rule: Elo needs banner or native at >= 72 pt, Nitx no rewarded and banners >= 50 pt, Qartvelo banners only (anchored >= 50 pt), the fallback a size that fits")
     func eachFactorysRule() {
-        func placement(_ format: AdFormat, sizing: BannerSizing? = nil, slot: SlotSize = SlotSize()) -> PlacementConfiguration {
+        func placement(_ format: AdFormat, sizing: PlacementConfiguration.BannerSizing? = nil, slot: SlotSize = SlotSize()) -> PlacementConfiguration {
             PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [.fixedPrice("s", eCPM: 1)])
         }
         func fills(_ factory: any NetworkAdapterFactory, _ placement: PlacementConfiguration, options: [String: JSONValue] = [:]) -> Bool {
@@ -104,7 +104,7 @@ struct FillabilityValidationTests {
 
     @Test("a slot's height is quoted as configured, never rounded: Elo's 1e-9 is not 0, 71.9 not 71; Qartvelo's 40 is not 40.0")
     func slotHeightsAreQuotedAsGiven() {
-        func message(_ factory: any NetworkAdapterFactory, _ format: AdFormat, sizing: BannerSizing? = nil, maxHeight: Double) -> String? {
+        func message(_ factory: any NetworkAdapterFactory, _ format: AdFormat, sizing: PlacementConfiguration.BannerSizing? = nil, maxHeight: Double) -> String? {
             let placement = PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: SlotSize(maxHeight: maxHeight), sources: [.fixedPrice("s", eCPM: 1)])
             let result = factory.validate(placement.sources[0], in: placement, network: NetworkConfiguration(id: "n", adapter: factory.kind))
             return (result.errors.first?.message ?? result.warnings.first?.message)

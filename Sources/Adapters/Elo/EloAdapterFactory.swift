@@ -90,7 +90,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
     /// whole points. A banner or native slot from 72 to 191 pt gets only the strip: a warning
     /// is not needed, the strip always fits.
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
         guard placement.format == .banner || placement.format == .native else {
             return .unfillable(at: placement.path(of: lineItem), "Elo serves banner and native ads only; placement \(placement.id) is \(placement.format)")
         }

@@ -185,7 +185,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// slot, every fill would be rejected (203). A `"screen"` size is taken to fit (the screen
     /// is the host's). Options that cannot be parsed are reported by `makeAdapter`.
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
         guard let options = try? FallbackOptions(parsing: network.options, networkID: network.id) else { return .valid }
         let sizes = options.sizes(for: placement.format)
         let fits = sizes.contains { size in

@@ -68,7 +68,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     /// needs a slot at least 1 pt wide and 50 pt high (its smallest size is 320x50, its adaptive
     /// banner 50 to 90 pt high).
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
         switch placement.format {
         case .rewarded:
             return .unfillable(at: placement.path(of: lineItem), "Nitx serves no rewarded ads (rewarded is not available in v1); placement \(placement.id) is rewarded")

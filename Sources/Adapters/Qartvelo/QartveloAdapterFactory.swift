@@ -23,7 +23,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     /// not fit (a warning). An inline banner needs `max_height` of at least 32 pt (the loader
     /// checks it).
     /// - Returns: an `unfillable` error at the source's path, a `slot_may_not_fit` warning, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
         guard placement.format == .banner else {
             return .unfillable(at: placement.path(of: lineItem), "Qartvelo serves banners only; placement \(placement.id) is \(placement.format)")
         }
@@ -32,7 +32,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
             return .unfillable(at: placement.path(of: lineItem), "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height \(DisplayText.number(maxHeight)) pt never fits it")
         }
         if maxHeight + 0.5 < 90 {
-            return LineItemValidation(warnings: [ConfigurationWarning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
+            return LineItem.Validation(warnings: [ConfigurationWarning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
         }
         return .valid
     }

@@ -1,6 +1,6 @@
 /// The kind of ad a placement shows. Raw values are the JSON configuration's spelling.
 public enum AdFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    /// A banner in a slot of the screen (anchored or inline, see ``BannerSizing``); refreshes.
+    /// A banner in a slot of the screen (anchored or inline, see ``PlacementConfiguration/BannerSizing``); refreshes.
     case banner
     /// A full-screen ad shown at a natural pause (a level end, a screen change).
     case interstitial
@@ -25,15 +25,17 @@ public enum AdFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomS
     public var description: String { rawValue }
 }
 
-/// How a banner placement sizes its slot (Qartvelo seed, "Banner" and "Inline banners").
-public enum BannerSizing: String, Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Pinned to the top or bottom of the screen at the container's full width; the height
-    /// follows the width (50 to 90 pt).
-    case anchored
-    /// Inside scrolling content: the ad takes the biggest size that fits the width and the
-    /// slot's maximum height, keeping its proportions.
-    case inline
+extension PlacementConfiguration {
+    /// How a banner placement sizes its slot (Qartvelo seed, "Banner" and "Inline banners").
+    public enum BannerSizing: String, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// Pinned to the top or bottom of the screen at the container's full width; the height
+        /// follows the width (50 to 90 pt).
+        case anchored
+        /// Inside scrolling content: the ad takes the biggest size that fits the width and the
+        /// slot's maximum height, keeping its proportions.
+        case inline
 
-    /// The JSON spelling.
-    public var description: String { rawValue }
+        /// The JSON spelling.
+        public var description: String { rawValue }
+    }
 }

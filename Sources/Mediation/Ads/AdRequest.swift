@@ -10,7 +10,7 @@ public struct AdRequest: Hashable, Sendable {
     /// The ad format the placement shows.
     public var format: AdFormat
     /// For banners, how the slot is sized; `nil` for other formats.
-    public var bannerSizing: BannerSizing?
+    public var bannerSizing: PlacementConfiguration.BannerSizing?
     /// The slot's bounds in points.
     public var slot: SlotSize
     /// The device's screen.
@@ -49,7 +49,7 @@ public struct AdRequest: Hashable, Sendable {
         placementID: String,
         adUnitID: String = "",
         format: AdFormat,
-        bannerSizing: BannerSizing? = nil,
+        bannerSizing: PlacementConfiguration.BannerSizing? = nil,
         slot: SlotSize = SlotSize(),
         screen: DeviceInfo.Screen = .phone,
         context: HostContext = HostContext(),
@@ -74,7 +74,7 @@ public struct AdRequest: Hashable, Sendable {
     package init(
         placementID: String,
         format: AdFormat,
-        bannerSizing: BannerSizing?,
+        bannerSizing: PlacementConfiguration.BannerSizing?,
         slot: SlotSize,
         context: HostContext,
         signals: RequestTemplate,

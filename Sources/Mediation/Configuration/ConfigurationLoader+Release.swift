@@ -7,7 +7,7 @@
 /// - `issued_at`: when it was signed, RFC 3339 in UTC (`2026-12-01T14:00:00Z`, an optional
 ///   fraction of up to three digits). Informational: the engine orders releases by version,
 ///   never by a device's clock.
-/// - `rollout`: `{"percent", "salt"}`, a staged rollout (``ConfigurationRollout``).
+/// - `rollout`: `{"percent", "salt"}`, a staged rollout (``MediationConfiguration/Rollout``).
 extension ConfigurationLoader {
     /// The largest `config_version`: 2^53 - 1, the largest whole number every JSON reader keeps
     /// exactly.
@@ -17,7 +17,7 @@ extension ConfigurationLoader {
     struct Release {
         var version = 0
         var issuedAt: WallClockTime?
-        var rollout: ConfigurationRollout?
+        var rollout: MediationConfiguration.Rollout?
     }
 
     /// Reads `config_version`, `issued_at` and `rollout` from the root object.
@@ -42,10 +42,10 @@ extension ConfigurationLoader {
                 throw ConfigurationReading.wrongType(try rollout.required("percent"), expected: "a number from 0 to 100", at: percentPath)
             }
             let salt = try ConfigurationReading.string(try rollout.required("salt"), at: path.appending("salt"))
-            guard salt.count <= ConfigurationRollout.maximumSaltLength else {
-                throw ConfigurationError(code: .invalidValue, path: path.appending("salt").description, message: "must be at most \(ConfigurationRollout.maximumSaltLength) characters")
+            guard salt.count <= MediationConfiguration.Rollout.maximumSaltLength else {
+                throw ConfigurationError(code: .invalidValue, path: path.appending("salt").description, message: "must be at most \(MediationConfiguration.Rollout.maximumSaltLength) characters")
             }
-            guard let value = ConfigurationRollout(percent: number.doubleValue, salt: salt) else {
+            guard let value = MediationConfiguration.Rollout(percent: number.doubleValue, salt: salt) else {
                 throw ConfigurationError(code: .invalidValue, path: percentPath.description, message: "must be from 0 to 100 with at most two decimals, found \(ConfigurationText.excerpt(number.text, limit: 24))")
             }
             release.rollout = value

@@ -237,7 +237,7 @@ public struct ConfigurationLoader: Sendable {
     /// `http://` or `https://` URL (the scheme in lower case) whose host is letters, digits,
     /// dots and hyphens, with an optional port of 1 to 5 digits and an optional path of
     /// printable ASCII without spaces (``endpointURL(_:)``; the schema's pattern is the same).
-    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkEndpoint {
+    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkConfiguration.Endpoint {
         let text = try ConfigurationReading.string(node, at: path)
         if text == "sandbox" { return .sandbox }
         guard let url = ConfigurationLoader.endpointURL(text) else {
@@ -323,13 +323,13 @@ public struct ConfigurationLoader: Sendable {
         ])
         var slot = try decodeSlot(object["slot"], at: path.appending("slot"))
 
-        var sizing: BannerSizing?
+        var sizing: PlacementConfiguration.BannerSizing?
         let sizingPath = path.appending("sizing")
         if format == .banner {
             guard let node = object["sizing"] else {
                 throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "a banner needs \"sizing\": \"anchored\" or \"inline\"")
             }
-            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": BannerSizing.anchored, "inline": .inline])
+            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": PlacementConfiguration.BannerSizing.anchored, "inline": .inline])
             if sizing == .inline {
                 let maxHeight = slot.maxHeight ?? Self.inlineDefaultMaxHeight
                 guard maxHeight >= Self.inlineMinimumMaxHeight else {
@@ -361,15 +361,15 @@ public struct ConfigurationLoader: Sendable {
             try ConfigurationLoader.checkPriceRange(floor, usdRate: 1, currency: "USD", at: path.appending("floor"))
             return floor
         }
-        var mode = AuctionMode.parallel
+        var mode = PlacementConfiguration.AuctionMode.parallel
         if let node = object["mode"] {
-            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": AuctionMode.parallel, "waterfall": .waterfall])
+            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": PlacementConfiguration.AuctionMode.parallel, "waterfall": .waterfall])
         }
         let sources = try decodeSources(try object.required("sources"), at: path.appending("sources"), networks: networks, currencyRates: currencyRates)
         if let floor { try ConfigurationLoader.checkFloorCanBeMet(floor, sources: sources, at: path.appending("floor")) }
         var placement = PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
         if let node = object["exploration"] {
-            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": Exploration.off, "thompson": .thompson])
+            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": PlacementConfiguration.Exploration.off, "thompson": .thompson])
         }
         return placement
     }

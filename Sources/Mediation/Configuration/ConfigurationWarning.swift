@@ -47,33 +47,35 @@ public struct ConfigurationWarning: Hashable, Sendable, CustomStringConvertible 
     public var description: String { "\(path): \(message) (\(code))" }
 }
 
-/// What a network's factory says about one line item (engine rule R19): errors that make the
-/// line item unable to ever fill (the configuration is then invalid), and warnings.
-public struct LineItemValidation: Hashable, Sendable {
-    /// Why the line item can never fill, each naming its JSON path (e.g.
-    /// `placements.level_end.sources[0]`); the first one fails the engine's build.
-    public var errors: [ConfigurationError]
-    /// Things the author should know, each naming its JSON path.
-    public var warnings: [ConfigurationWarning]
+extension LineItem {
+    /// What a network's factory says about one line item (engine rule R19): errors that make the
+    /// line item unable to ever fill (the configuration is then invalid), and warnings.
+    public struct Validation: Hashable, Sendable {
+        /// Why the line item can never fill, each naming its JSON path (e.g.
+        /// `placements.level_end.sources[0]`); the first one fails the engine's build.
+        public var errors: [ConfigurationError]
+        /// Things the author should know, each naming its JSON path.
+        public var warnings: [ConfigurationWarning]
 
-    /// Creates a result.
-    /// - Parameters:
-    ///   - errors: why the line item can never fill.
-    ///   - warnings: what the author should know.
-    public init(errors: [ConfigurationError] = [], warnings: [ConfigurationWarning] = []) {
-        self.errors = errors
-        self.warnings = warnings
-    }
+        /// Creates a result.
+        /// - Parameters:
+        ///   - errors: why the line item can never fill.
+        ///   - warnings: what the author should know.
+        public init(errors: [ConfigurationError] = [], warnings: [ConfigurationWarning] = []) {
+            self.errors = errors
+            self.warnings = warnings
+        }
 
-    /// Nothing to say: the line item can fill.
-    public static let valid = LineItemValidation()
+        /// Nothing to say: the line item can fill.
+        public static let valid = LineItem.Validation()
 
-    /// A line item that can never fill, for `reason`.
-    /// - Parameters:
-    ///   - path: the JSON path (usually the source's, ``PlacementConfiguration/path(of:)``).
-    ///   - reason: why, for a person.
-    public static func unfillable(at path: String, _ reason: String) -> LineItemValidation {
-        LineItemValidation(errors: [ConfigurationError(code: .unfillable, path: path, message: reason)])
+        /// A line item that can never fill, for `reason`.
+        /// - Parameters:
+        ///   - path: the JSON path (usually the source's, ``PlacementConfiguration/path(of:)``).
+        ///   - reason: why, for a person.
+        public static func unfillable(at path: String, _ reason: String) -> LineItem.Validation {
+            LineItem.Validation(errors: [ConfigurationError(code: .unfillable, path: path, message: reason)])
+        }
     }
 }
 

@@ -1,9 +1,11 @@
-/// The auction mode of a placement (engine rule R1).
-public enum AuctionMode: String, Sendable, Hashable, Codable {
-    /// Every eligible source is asked at once (the default).
-    case parallel
-    /// Bidders are asked at once; fixed-price sources tier by tier in descending eCPM.
-    case waterfall
+extension PlacementConfiguration {
+    /// The auction mode of a placement (engine rule R1).
+    public enum AuctionMode: String, Sendable, Hashable, Codable {
+        /// Every eligible source is asked at once (the default).
+        case parallel
+        /// Bidders are asked at once; fixed-price sources tier by tier in descending eCPM.
+        case waterfall
+    }
 }
 
 /// One source of a placement (a line item): a network, its ad unit, and how it is priced.
@@ -70,17 +72,19 @@ public struct LineItem: Hashable, Sendable {
     }
 }
 
-/// How a placement values its fixed-price line items (engine rule R23).
-public enum Exploration: String, Sendable, Hashable, Codable {
-    /// At their configured eCPM (the default).
-    case off
-    /// Thompson sampling: each auction values a fixed-price line item at a draw from its
-    /// price's posterior, `eCPM + sd · z` (at least 1 micro), with `sd` its `ecpm_sd` or, for a
-    /// line item never learned, ``ExplorationDraw/unlearnedCoefficientOfVariation`` × its eCPM,
-    /// and `z` standard normal from the auction id and the line item id (``ExplorationDraw``),
-    /// so the same auction gives the same values. An uncertain line item sometimes wins, and
-    /// so is learned; a well-learned one barely moves.
-    case thompson
+extension PlacementConfiguration {
+    /// How a placement values its fixed-price line items (engine rule R23).
+    public enum Exploration: String, Sendable, Hashable, Codable {
+        /// At their configured eCPM (the default).
+        case off
+        /// Thompson sampling: each auction values a fixed-price line item at a draw from its
+        /// price's posterior, `eCPM + sd · z` (at least 1 micro), with `sd` its `ecpm_sd` or, for a
+        /// line item never learned, ``ExplorationDraw/unlearnedCoefficientOfVariation`` × its eCPM,
+        /// and `z` standard normal from the auction id and the line item id (``ExplorationDraw``),
+        /// so the same auction gives the same values. An uncertain line item sometimes wins, and
+        /// so is learned; a well-learned one barely moves.
+        case thompson
+    }
 }
 
 /// One placement of the configuration: an app slot and its ordered sources.

@@ -1,11 +1,13 @@
 import Foundation
 
-/// Where a network's requests go.
-public enum NetworkEndpoint: Hashable, Sendable {
-    /// The network's in-process simulated ad server (offline, deterministic with a seed).
-    case sandbox
-    /// The network's real server at this base URL.
-    case url(URL)
+extension NetworkConfiguration {
+    /// Where a network's requests go.
+    public enum Endpoint: Hashable, Sendable {
+        /// The network's in-process simulated ad server (offline, deterministic with a seed).
+        case sandbox
+        /// The network's real server at this base URL.
+        case url(URL)
+    }
 }
 
 /// One network of the configuration: which adapter speaks to it, with what credentials, where.
@@ -17,7 +19,7 @@ public struct NetworkConfiguration: Hashable, Sendable {
     /// The network's credentials (publisher id, source code …), by the adapter's own names.
     public var credentials: [String: String]
     /// Sandbox or a base URL.
-    public var endpoint: NetworkEndpoint
+    public var endpoint: Endpoint
     /// The network's `timeout_ms`: the engine gives each of its sources at most this long from
     /// the moment the source is asked, whatever the adapter does (R3a), if set.
     public var timeout: Duration?
@@ -32,7 +34,7 @@ public struct NetworkConfiguration: Hashable, Sendable {
         id: String,
         adapter: String,
         credentials: [String: String] = [:],
-        endpoint: NetworkEndpoint = .sandbox,
+        endpoint: Endpoint = .sandbox,
         timeout: Duration? = nil,
         options: [String: JSONValue] = [:]
     ) {
@@ -44,7 +46,7 @@ public struct NetworkConfiguration: Hashable, Sendable {
         id: String,
         adapter: String,
         credentials: [String: String] = [:],
-        endpoint: NetworkEndpoint = .sandbox,
+        endpoint: Endpoint = .sandbox,
         timeout: Duration? = nil,
         options: [String: JSONValue] = [:],
         health: NetworkHealthSettings
@@ -88,7 +90,7 @@ public struct MediationConfiguration: Hashable, Sendable {
     /// The file's `issued_at`, when it was signed, if given.
     public var issuedAt: WallClockTime?
     /// The file's staged `rollout`, if any (it applies to signed remote configurations).
-    public var rollout: ConfigurationRollout?
+    public var rollout: Rollout?
 
     /// Creates a configuration.
     public init(
@@ -97,7 +99,7 @@ public struct MediationConfiguration: Hashable, Sendable {
         currencyRates: [String: Double] = [:],
         version: Int = 0,
         issuedAt: WallClockTime? = nil,
-        rollout: ConfigurationRollout? = nil
+        rollout: Rollout? = nil
     ) {
         self.networks = networks
         self.placements = placements

@@ -35,7 +35,7 @@ final class EngineSnapshot: Sendable {
     /// The `config_version` every auction under it runs as.
     let version: Int
     /// Where it came from.
-    let source: ConfigurationSource
+    let source: ConfigurationUpdate.Source
     /// Its number, from 1, one per configuration the engine built.
     let generation: UInt64
     /// The networks, in configuration order.
@@ -47,7 +47,7 @@ final class EngineSnapshot: Sendable {
     /// The ids of the networks answered by their sandbox, in configuration order.
     let sandboxNetworks: [String]
 
-    private init(configuration: MediationConfiguration, version: Int, source: ConfigurationSource, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [ConfigurationWarning], sandboxNetworks: [String]) {
+    private init(configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [ConfigurationWarning], sandboxNetworks: [String]) {
         self.configuration = configuration
         self.version = version
         self.source = source
@@ -86,7 +86,7 @@ final class EngineSnapshot: Sendable {
     static func build(
         _ configuration: MediationConfiguration,
         version: Int,
-        source: ConfigurationSource,
+        source: ConfigurationUpdate.Source,
         generation: UInt64,
         registry: NetworkRegistry,
         environment: MediationEnvironment,
@@ -169,7 +169,7 @@ extension EngineSnapshot {
     private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: PlacementConfiguration) -> ConfigurationError? {
         guard placement.format == .banner, placement.bannerSizing == .inline,
               let maxHeight = placement.slot.maxHeight, maxHeight + 0.5 < AnchoredAdaptiveSizing.minimumHeight else { return nil }
-        return LineItemValidation.unfillable(
+        return LineItem.Validation.unfillable(
             at: placement.path(of: lineItem),
             "network \(ConfigurationText.quoted(lineItem.network)) serves no inline banners: its anchored adaptive banner (at least \(Int(AnchoredAdaptiveSizing.minimumHeight)) pt high) never fits placement \(placement.id)'s max height of \(DisplayText.number(maxHeight)) pt"
         ).errors.first

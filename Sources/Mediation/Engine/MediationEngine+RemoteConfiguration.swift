@@ -207,7 +207,7 @@ struct RemoteLaunch {
     }
 
     /// The updater's start: the schedule resumed from the cache when the engine runs it.
-    func start(now: MediationInstant, wallClock: WallClockTime, runningSource: ConfigurationSource) -> (updater: RemoteConfigurationUpdater.Start, clockBehind: Bool) {
+    func start(now: MediationInstant, wallClock: WallClockTime, runningSource: ConfigurationUpdate.Source) -> (updater: RemoteConfigurationUpdater.Start, clockBehind: Bool) {
         // The jitter differs per install (the id is random) and repeats for a given store.
         let seed = environment.seed ^ SHA256Digest.hash(Array(installID.utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         var policy = RemoteFetchPolicy(settings: remote, seed: seed, now: now)

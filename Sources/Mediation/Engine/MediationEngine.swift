@@ -42,7 +42,7 @@ public final class MediationEngine: Sendable {
     /// The `config_version` of the configuration in force (0 for an unsigned bundled one).
     public var configurationVersion: Int { snapshot.version }
     /// Where the configuration in force came from: bundled, the cache, or the server.
-    public var configurationSource: ConfigurationSource { snapshot.source }
+    public var configurationSource: ConfigurationUpdate.Source { snapshot.source }
     /// The environment the engine and its adapters run in (clock, logger, seed, transport).
     public let environment: MediationEnvironment
     /// The clock every auction, refresh and expiry runs on (the environment's).
@@ -100,7 +100,7 @@ public final class MediationEngine: Sendable {
     struct LaunchCandidate: Sendable {
         var configuration: MediationConfiguration
         var version: Int
-        var source: ConfigurationSource
+        var source: ConfigurationUpdate.Source
     }
 
     /// Builds the engine on the first of `candidates` that builds (best first: the cache, then
@@ -268,7 +268,7 @@ public final class MediationEngine: Sendable {
     ///     `placement_removed`); not run when it is refused.
     /// - Throws: ``ConfigurationError`` naming the JSON path when it cannot be built, or when
     ///   the engine was shut down (`$`).
-    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationSource, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
+    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
         let error: ConfigurationError? = await applying.run { [self] in
             do throws(ConfigurationError) {
                 try await swap(to: configuration, version: version, source: source, announce: announce)
@@ -281,7 +281,7 @@ public final class MediationEngine: Sendable {
     }
 
     /// ``apply(_:version:source:announce:)``'s body, run inside the gate.
-    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationSource, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
+    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
         let current: (snapshot: EngineSnapshot, template: RequestTemplate)? = state.withLock { $0.isShutDown ? nil : ($0.current, $0.template) }
         guard let (previous, template) = current else {
             throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
@@ -489,12 +489,12 @@ public final class MediationEngine: Sendable {
     }
 
     /// The health of network `networkID` (engine rule R24): closed (asked by every auction),
-    /// open (paused until its ``NetworkHealthStatus/retryAt``) or half-open (its back-off
+    /// open (paused until its ``MediationEngine/HealthStatus/retryAt``) or half-open (its back-off
     /// ended: a probe may ask it), with the counts behind it; `nil` for a network the
     /// configuration in force does not have. A network paused when the engine last stopped
     /// reads as paused from its stored state (`health.<network id>`). Sends nothing.
     /// - Parameter networkID: a key of the configuration's `networks`.
-    public func networkHealth(_ networkID: String) -> NetworkHealthStatus? {
+    public func networkHealth(_ networkID: String) -> MediationEngine.HealthStatus? {
         guard let network = snapshot.configuration.network(networkID) else { return nil }
         return health.status(.network(networkID), settings: network.health, at: clock.now)
     }
@@ -502,7 +502,7 @@ public final class MediationEngine: Sendable {
     /// The health of line item `lineItemID` of placement `placementID` on its own (engine rule
     /// R24), beside its network's (``networkHealth(_:)``): open when it kept failing while its
     /// network answered for its other line items (its sources are `not_asked` with
-    /// `network_paused` until its ``NetworkHealthStatus/retryAt``), under its network's
+    /// `network_paused` until its ``MediationEngine/HealthStatus/retryAt``), under its network's
     /// settings; `nil` when the configuration in force has no such line item. The only line
     /// item of its network has no health of its own (its network's is its): it reads closed.
     /// A line item paused when the engine last stopped reads as paused from its stored state.
@@ -510,12 +510,12 @@ public final class MediationEngine: Sendable {
     /// - Parameters:
     ///   - lineItemID: a source's `id` in the placement.
     ///   - placementID: a key of the configuration's `placements`.
-    public func lineItemHealth(_ lineItemID: String, placementID: String) -> NetworkHealthStatus? {
+    public func lineItemHealth(_ lineItemID: String, placementID: String) -> MediationEngine.HealthStatus? {
         let configuration = snapshot.configuration
         guard let lineItem = configuration.placement(placementID)?.sources.first(where: { $0.id == lineItemID }),
               let network = configuration.network(lineItem.network) else { return nil }
         guard configuration.networksWithLineItemHealth.contains(network.id) else {
-            return NetworkHealthStatus(NetworkHealth(), enabled: network.health.enabled)
+            return MediationEngine.HealthStatus(NetworkHealth(), enabled: network.health.enabled)
         }
         return health.status(.lineItem(lineItemID, placementID: placementID, networkID: network.id), settings: network.health, at: clock.now)
     }

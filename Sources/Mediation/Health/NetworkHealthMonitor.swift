@@ -325,9 +325,9 @@ final class NetworkHealthMonitor: Sendable {
 
     /// The health of `subject` under its network's `settings`, reading its stored state if no
     /// auction needed it yet.
-    func status(_ subject: HealthSubject, settings given: NetworkHealthSettings, at now: MediationInstant) -> NetworkHealthStatus {
+    func status(_ subject: HealthSubject, settings given: NetworkHealthSettings, at now: MediationInstant) -> MediationEngine.HealthStatus {
         let settings = given.clamped
-        guard settings.enabled else { return NetworkHealthStatus(NetworkHealth(), enabled: false) }
+        guard settings.enabled else { return MediationEngine.HealthStatus(NetworkHealth(), enabled: false) }
         var events: [MediationEvent] = []
         let health = state.withLock { table in
             let slot = table.slot(of: subject)
@@ -337,7 +337,7 @@ final class NetworkHealthMonitor: Sendable {
             return health
         }
         for event in events { emit(event) }
-        return NetworkHealthStatus(health, enabled: true)
+        return MediationEngine.HealthStatus(health, enabled: true)
     }
 
     /// The stored state of `subject` (R21): closed when there is none; a value that fails its
@@ -382,7 +382,7 @@ final class NetworkHealthMonitor: Sendable {
 
 extension NetworkPause {
     /// The pause of `subject` (a network, or one of its line items).
-    init(_ subject: HealthSubject, cause: NetworkPauseCause, failures: Int, outcomes: Int, failedProbes: Int, backoff: Duration, retryAt: MediationInstant, at: MediationInstant) {
+    init(_ subject: HealthSubject, cause: NetworkPause.Cause, failures: Int, outcomes: Int, failedProbes: Int, backoff: Duration, retryAt: MediationInstant, at: MediationInstant) {
         self.init(networkID: subject.networkID, cause: cause, failures: failures, outcomes: outcomes, failedProbes: failedProbes, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: at, placementID: subject.placementID, lineItemID: subject.lineItemID)
     }
 }

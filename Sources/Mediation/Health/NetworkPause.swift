@@ -8,7 +8,7 @@ public struct NetworkPause: Hashable, Sendable, Codable, CustomStringConvertible
     /// The network id.
     public var networkID: String
     /// Why.
-    public var cause: NetworkPauseCause
+    public var cause: Cause
     /// Failed verdicts behind it: of the last ``outcomes`` (1 of 1 for a failed probe; 0 of 0
     /// for a restored state).
     public var failures: Int
@@ -42,5 +42,17 @@ public struct NetworkPause: Hashable, Sendable, Codable, CustomStringConvertible
     /// `nitx line item level_end_nitx of level_end (failures: 7 of 7 failed), retry at 30.000s`.
     public var description: String {
         "\(HealthSubject.text(networkID: networkID, placementID: placementID, lineItemID: lineItemID)) (\(cause.rawValue): \(failures) of \(outcomes) failed), retry at \(retryAt)"
+    }
+}
+
+extension NetworkPause {
+    /// Why a network was paused (engine rule R24), as `network_paused` events name it.
+    public enum Cause: String, Hashable, Sendable, Codable {
+        /// `failures_to_open` of its last `window` verdicts were failures.
+        case failures
+        /// Its back-off ended and the probe failed: the back-off doubled (up to the cap).
+        case probeFailed = "probe_failed"
+        /// It was paused when the engine last stopped (its stored state, `health.<network id>`).
+        case restored
     }
 }

@@ -46,13 +46,13 @@ public protocol NetworkAdapterFactory: Sendable {
     /// Called once per line item when the engine is built, after ``makeAdapter(for:environment:)``
     /// accepted the network. An error names the JSON path of the source
     /// (``PlacementConfiguration/path(of:)``, e.g. `placements.level_end.sources[0]`) or of a
-    /// field inside it. Must be cheap and must not send anything. Default: ``LineItemValidation/valid``.
+    /// field inside it. Must be cheap and must not send anything. Default: ``LineItem/Validation/valid``.
     /// - Parameters:
     ///   - lineItem: the line item.
     ///   - placement: its placement (format, sizing, slot).
     ///   - network: its network's configuration (endpoint, options).
     /// - Returns: the errors (it can never fill) and warnings.
-    func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation
+    func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation
 
     /// What this factory clamps or ignores in `network`'s configuration (engine rule R19), each
     /// warning naming its JSON path (e.g. `networks.elo.options.geo_precision`). Called once per
@@ -66,7 +66,7 @@ extension NetworkAdapterFactory {
     public var servesInlineBanners: Bool { true }
 
     /// Every line item may fill.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItemValidation {
+    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
         .valid
     }
 

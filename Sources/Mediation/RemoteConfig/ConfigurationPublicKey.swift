@@ -1,18 +1,20 @@
 import Foundation
 
-/// Why a configuration key could not be read.
-public struct ConfigurationKeyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong, for a person (never the key's secret bytes).
-    public var message: String
+extension ConfigurationPublicKey {
+    /// Why a configuration key could not be read.
+    public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong, for a person (never the key's secret bytes).
+        public var message: String
 
-    /// Creates an error.
-    /// - Parameter message: what is wrong.
-    public init(message: String) {
-        self.message = message
+        /// Creates an error.
+        /// - Parameter message: what is wrong.
+        public init(message: String) {
+            self.message = message
+        }
+
+        /// The message.
+        public var description: String { message }
     }
-
-    /// The message.
-    public var description: String { message }
 }
 
 /// A public key the app trusts to sign its remote configurations (Ed25519, RFC 8032). An app
@@ -36,27 +38,27 @@ public struct ConfigurationPublicKey: Hashable, Sendable, CustomStringConvertibl
 
     /// The key of a `KEY.pub` line (surrounding white space ignored).
     /// - Parameter line: `mediation-ed25519 <key id> <public key, base64>`.
-    /// - Throws: ``ConfigurationKeyError`` saying what is wrong with the line.
-    public init(_ line: String) throws(ConfigurationKeyError) {
+    /// - Throws: ``ConfigurationPublicKey/FormatError`` saying what is wrong with the line.
+    public init(_ line: String) throws(FormatError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
         guard words.count == 3, words[0] == Self.linePrefix else {
-            throw ConfigurationKeyError(message: "expected one line \"\(Self.linePrefix) <key id> <public key in base64>\"")
+            throw FormatError(message: "expected one line \"\(Self.linePrefix) <key id> <public key in base64>\"")
         }
         guard let raw = Data(base64Encoded: String(words[2])), raw.count == Ed25519.keyLength else {
-            throw ConfigurationKeyError(message: "the public key is not 32 bytes of base64")
+            throw FormatError(message: "the public key is not 32 bytes of base64")
         }
         try self.init(rawRepresentation: raw)
         guard id == words[1] else {
-            throw ConfigurationKeyError(message: "the key id \(ConfigurationText.quoted(String(words[1].prefix(20)))) does not match the key (its id is \(id))")
+            throw FormatError(message: "the key id \(ConfigurationText.quoted(String(words[1].prefix(20)))) does not match the key (its id is \(id))")
         }
     }
 
     /// The key with these 32 raw bytes; its id is derived from them.
     /// - Parameter rawRepresentation: the raw Ed25519 public key.
-    /// - Throws: ``ConfigurationKeyError`` when it is not 32 bytes.
-    public init(rawRepresentation: Data) throws(ConfigurationKeyError) {
+    /// - Throws: ``ConfigurationPublicKey/FormatError`` when it is not 32 bytes.
+    public init(rawRepresentation: Data) throws(FormatError) {
         guard rawRepresentation.count == Ed25519.keyLength else {
-            throw ConfigurationKeyError(message: "an Ed25519 public key is 32 bytes, found \(rawRepresentation.count)")
+            throw FormatError(message: "an Ed25519 public key is 32 bytes, found \(rawRepresentation.count)")
         }
         self.rawRepresentation = rawRepresentation
         id = Self.keyID(of: [UInt8](rawRepresentation))
@@ -89,36 +91,36 @@ package struct ConfigurationSigningKey: Sendable {
     package static let linePrefix = "mediation-ed25519-private"
 
     /// The key of `seed`.
-    /// - Throws: ``ConfigurationKeyError`` when it is not a 32-byte seed.
-    package init(seed: [UInt8]) throws(ConfigurationKeyError) {
+    /// - Throws: ``ConfigurationPublicKey/FormatError`` when it is not a 32-byte seed.
+    package init(seed: [UInt8]) throws(ConfigurationPublicKey.FormatError) {
         guard let publicKey = Ed25519.publicKey(ofPrivateKey: seed) else {
-            throw ConfigurationKeyError(message: "an Ed25519 private key is a 32-byte seed")
+            throw ConfigurationPublicKey.FormatError(message: "an Ed25519 private key is a 32-byte seed")
         }
         self.seed = seed
         self.publicKey = try ConfigurationPublicKey(rawRepresentation: Data(publicKey))
     }
 
     /// The key of a `KEY` line.
-    /// - Throws: ``ConfigurationKeyError`` saying what is wrong (never quoting the secret).
-    package init(line: String) throws(ConfigurationKeyError) {
+    /// - Throws: ``ConfigurationPublicKey/FormatError`` saying what is wrong (never quoting the secret).
+    package init(line: String) throws(ConfigurationPublicKey.FormatError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
         guard words.count == 3, words[0] == Self.linePrefix else {
-            throw ConfigurationKeyError(message: "expected one line \"\(Self.linePrefix) <key id> <seed in base64>\" (a key written by mediate config keygen)")
+            throw ConfigurationPublicKey.FormatError(message: "expected one line \"\(Self.linePrefix) <key id> <seed in base64>\" (a key written by mediate config keygen)")
         }
         guard let seed = Data(base64Encoded: String(words[2])) else {
-            throw ConfigurationKeyError(message: "the private key is not base64")
+            throw ConfigurationPublicKey.FormatError(message: "the private key is not base64")
         }
         try self.init(seed: [UInt8](seed))
         guard publicKey.id == words[1] else {
-            throw ConfigurationKeyError(message: "the key id does not match the private key (its id is \(publicKey.id))")
+            throw ConfigurationPublicKey.FormatError(message: "the key id does not match the private key (its id is \(publicKey.id))")
         }
     }
 
     /// A new key from the system's secure random source.
-    /// - Throws: ``ConfigurationKeyError`` when the crypto library cannot make one.
-    package static func generate() throws(ConfigurationKeyError) -> ConfigurationSigningKey {
+    /// - Throws: ``ConfigurationPublicKey/FormatError`` when the crypto library cannot make one.
+    package static func generate() throws(ConfigurationPublicKey.FormatError) -> ConfigurationSigningKey {
         guard let seed = Ed25519.generatePrivateKey() else {
-            throw ConfigurationKeyError(message: "the crypto library could not generate an Ed25519 key")
+            throw ConfigurationPublicKey.FormatError(message: "the crypto library could not generate an Ed25519 key")
         }
         return try ConfigurationSigningKey(seed: seed)
     }
@@ -129,10 +131,10 @@ package struct ConfigurationSigningKey: Sendable {
     }
 
     /// The signature of `message`: 64 bytes.
-    /// - Throws: ``ConfigurationKeyError`` when the library fails.
-    package func sign(_ message: [UInt8]) throws(ConfigurationKeyError) -> [UInt8] {
+    /// - Throws: ``ConfigurationPublicKey/FormatError`` when the library fails.
+    package func sign(_ message: [UInt8]) throws(ConfigurationPublicKey.FormatError) -> [UInt8] {
         guard let signature = Ed25519.signature(of: message, privateKey: seed) else {
-            throw ConfigurationKeyError(message: "the crypto library could not sign")
+            throw ConfigurationPublicKey.FormatError(message: "the crypto library could not sign")
         }
         return signature
     }

@@ -29,7 +29,7 @@ package enum ConfigurationSigner {
         key: ConfigurationSigningKey,
         version: Int,
         issuedAt: WallClockTime,
-        rollout: ConfigurationRollout?,
+        rollout: MediationConfiguration.Rollout?,
         registry: NetworkRegistry
     ) throws(Failure) -> Data {
         guard (1...ConfigurationLoader.maximumConfigVersion).contains(version) else {

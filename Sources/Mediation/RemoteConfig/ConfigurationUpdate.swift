@@ -1,12 +1,14 @@
-/// Where the configuration the engine runs came from (engine rule R22: bundled, then cached,
-/// then remote; launch never waits on the network).
-public enum ConfigurationSource: String, Sendable, Hashable, Codable {
-    /// The configuration shipped in the app (always valid; version 0 when unsigned).
-    case bundled
-    /// The last verified remote configuration, read back from the host's state store.
-    case cache
-    /// A verified configuration fetched from the configuration server.
-    case remote
+extension ConfigurationUpdate {
+    /// Where the configuration the engine runs came from (engine rule R22: bundled, then cached,
+    /// then remote; launch never waits on the network).
+    public enum Source: String, Sendable, Hashable, Codable {
+        /// The configuration shipped in the app (always valid; version 0 when unsigned).
+        case bundled
+        /// The last verified remote configuration, read back from the host's state store.
+        case cache
+        /// A verified configuration fetched from the configuration server.
+        case remote
+    }
 }
 
 /// What a check of the remote configuration, or the choice at launch, came to: applied,
@@ -111,14 +113,14 @@ public struct ConfigurationUpdate: Sendable, Hashable, CustomStringConvertible {
     /// The version offered (once its signature verified), if known.
     public var offeredVersion: Int?
     /// Where the configuration considered came from.
-    public var source: ConfigurationSource
+    public var source: Source
     /// When the next check is due, on the engine's clock, if one is scheduled.
     public var nextCheckAt: MediationInstant?
     /// When it happened, on the engine's clock.
     public var at: MediationInstant
 
     /// Creates an update.
-    public init(outcome: Outcome, code: Code, message: String, path: String? = nil, runningVersion: Int, offeredVersion: Int? = nil, source: ConfigurationSource, nextCheckAt: MediationInstant? = nil, at: MediationInstant) {
+    public init(outcome: Outcome, code: Code, message: String, path: String? = nil, runningVersion: Int, offeredVersion: Int? = nil, source: Source, nextCheckAt: MediationInstant? = nil, at: MediationInstant) {
         self.outcome = outcome
         self.code = code
         self.message = message

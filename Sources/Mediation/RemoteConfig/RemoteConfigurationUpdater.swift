@@ -255,7 +255,7 @@ actor RemoteConfigurationUpdater {
         }
     }
 
-    private func update(_ outcome: ConfigurationUpdate.Outcome, _ code: ConfigurationUpdate.Code, _ message: String, path: String? = nil, offered: Int? = nil, source: ConfigurationSource, engine: MediationEngine) -> ConfigurationUpdate {
+    private func update(_ outcome: ConfigurationUpdate.Outcome, _ code: ConfigurationUpdate.Code, _ message: String, path: String? = nil, offered: Int? = nil, source: ConfigurationUpdate.Source, engine: MediationEngine) -> ConfigurationUpdate {
         ConfigurationUpdate(outcome: outcome, code: code, message: message, path: path, runningVersion: engine.configurationVersion, offeredVersion: offered, source: source, nextCheckAt: policy.nextCheck, at: clock.now)
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// The engine's id of this app install: 128 random bits as 32 lowercase hex digits, made once
 /// and kept in the host's state store under `install.id`. It is used on the device only (the
-/// staged-rollout bucket of a configuration, ``ConfigurationRollout``, and the jitter of the
+/// staged-rollout bucket of a configuration, ``MediationConfiguration/Rollout``, and the jitter of the
 /// configuration checks): never sent to any network, never put in an event or a log line.
 /// A host resets it with ``MediationEngine/resetInstallID()`` (a new id, new buckets).
 package enum InstallID {

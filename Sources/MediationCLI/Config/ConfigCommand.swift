@@ -71,10 +71,10 @@ enum ConfigCommand {
                 return MediateCommand.fail(.dataError, "invalid key \(options.keyPath): \(error.message)", environment: environment)
             }
         }
-        var rollout: ConfigurationRollout?
+        var rollout: MediationConfiguration.Rollout?
         if let percent = options.rolloutPercent {
-            guard let value = ConfigurationRollout(percent: percent, salt: options.salt ?? "v\(options.version)") else {
-                return MediateCommand.usageError("--rollout needs at most two decimals and --salt 1 to \(ConfigurationRollout.maximumSaltLength) characters", environment: environment)
+            guard let value = MediationConfiguration.Rollout(percent: percent, salt: options.salt ?? "v\(options.version)") else {
+                return MediateCommand.usageError("--rollout needs at most two decimals and --salt 1 to \(MediationConfiguration.Rollout.maximumSaltLength) characters", environment: environment)
             }
             rollout = value
         }

@@ -44,13 +44,13 @@ struct NitxAuctionTests {
     }
 
     @Test(arguments: [
-        (AdFormat.banner, BannerSizing.anchored as BannerSizing?, SlotSize(maxHeight: 90)),
+        (AdFormat.banner, PlacementConfiguration.BannerSizing.anchored as PlacementConfiguration.BannerSizing?, SlotSize(maxHeight: 90)),
         (.banner, .inline, SlotSize(maxHeight: 250)),
         (.native, nil, SlotSize(maxHeight: 100)),
         (.appOpen, nil, SlotSize()),
         (.interstitial, nil, SlotSize()),
     ])
-    func everyEngineFormatFillsAndFitsItsPlacement(format: AdFormat, sizing: BannerSizing?, slot: SlotSize) async throws {
+    func everyEngineFormatFillsAndFitsItsPlacement(format: AdFormat, sizing: PlacementConfiguration.BannerSizing?, slot: SlotSize) async throws {
         let clock = ManualClock()
         let placement = PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [
             .fixedPrice("nitx_p", network: "nitx", adUnitID: "SLOT-P", eCPM: 2.0),

@@ -13,7 +13,7 @@ struct NitxSandboxTests {
         return (NitxClient(sourceCode: NitxFixtures.code, options: options, transport: transport, clock: clock, wallClockAnchor: NitxFixtures.wallAnchor), server)
     }
 
-    static let formats: [(AdFormat, BannerSizing?, SlotSize)] = [
+    static let formats: [(AdFormat, PlacementConfiguration.BannerSizing?, SlotSize)] = [
         (.banner, .inline, SlotSize(maxWidth: 320, maxHeight: 50)),
         (.banner, .inline, SlotSize(maxWidth: 390, maxHeight: 300)),
         (.banner, .anchored, SlotSize(maxWidth: 390, maxHeight: 90)),

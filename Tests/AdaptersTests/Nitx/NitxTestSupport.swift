@@ -86,7 +86,7 @@ enum NitxFixtures {
         )
     }
 
-    static func request(_ format: AdFormat, slot: SlotSize = SlotSize(), sizing: BannerSizing? = nil, adUnit: String = "SLOT-A", device: DeviceInfo = DeviceInfo(), context: HostContext = HostContext()) -> AdRequest {
+    static func request(_ format: AdFormat, slot: SlotSize = SlotSize(), sizing: PlacementConfiguration.BannerSizing? = nil, adUnit: String = "SLOT-A", device: DeviceInfo = DeviceInfo(), context: HostContext = HostContext()) -> AdRequest {
         AdRequest(placementID: "p", adUnitID: adUnit, format: format, bannerSizing: sizing, slot: slot, context: context, device: device)
     }
 

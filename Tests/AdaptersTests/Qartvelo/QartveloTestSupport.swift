@@ -50,7 +50,7 @@ enum QartveloFixtures {
 
     static func request(
         format: AdFormat = .banner,
-        sizing: BannerSizing? = .anchored,
+        sizing: PlacementConfiguration.BannerSizing? = .anchored,
         width: Double? = nil,
         maxHeight: Double? = nil,
         screen: DeviceInfo.Screen = .phone

@@ -13,7 +13,7 @@ enum SimulationFixture {
     /// figures, and a network that always fails would be paused (the health tests turn it on).
     static func configuration(
         sources: [LineItem],
-        mode: AuctionMode = .parallel,
+        mode: PlacementConfiguration.AuctionMode = .parallel,
         deadline: Duration = .milliseconds(3000),
         floor: Double? = nil,
         networkTimeouts: [String: Duration] = [:],

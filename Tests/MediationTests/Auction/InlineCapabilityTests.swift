@@ -8,7 +8,7 @@ import Testing
 /// trace line says so.
 @Suite("Networks without inline banners")
 struct InlineCapabilityTests {
-    static func placement(sizing: BannerSizing, maxWidth: Double? = 320, maxHeight: Double? = 250) -> PlacementConfiguration {
+    static func placement(sizing: PlacementConfiguration.BannerSizing, maxWidth: Double? = 320, maxHeight: Double? = 250) -> PlacementConfiguration {
         PlacementConfiguration(
             id: "feed", format: .banner, bannerSizing: sizing, slot: SlotSize(maxWidth: maxWidth, maxHeight: maxHeight),
             sources: [.fixedPrice("anchored_only", eCPM: 2.0), .fixedPrice("inline_too", eCPM: 1.0)]

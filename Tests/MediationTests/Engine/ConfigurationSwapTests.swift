@@ -10,7 +10,7 @@ import Testing
 /// adapters built and shut down once nothing uses them. Every ad is shown or released once.
 @Suite("Configuration swap")
 struct ConfigurationSwapTests {
-    private static func levelEnd(_ sources: [LineItem], mode: AuctionMode = .parallel) -> PlacementConfiguration {
+    private static func levelEnd(_ sources: [LineItem], mode: PlacementConfiguration.AuctionMode = .parallel) -> PlacementConfiguration {
         PlacementConfiguration(id: "level_end", format: .interstitial, mode: mode, sources: sources)
     }
 

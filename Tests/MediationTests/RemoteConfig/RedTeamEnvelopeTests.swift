@@ -171,12 +171,12 @@ struct RedTeamEnvelopeTests {
 
     @Test("NaN or infinity cannot reach a rollout built in code either")
     func rolloutInCode() {
-        #expect(ConfigurationRollout(percent: .nan, salt: "s") == nil)
-        #expect(ConfigurationRollout(percent: .infinity, salt: "s") == nil)
-        #expect(ConfigurationRollout(percent: -.infinity, salt: "s") == nil)
-        #expect(ConfigurationRollout(percent: -0.0, salt: "s")?.basisPoints == 0)
-        #expect(ConfigurationRollout(percent: 100, salt: "s")?.includes("00112233445566778899aabbccddeeff") == true)
-        #expect(ConfigurationRollout(percent: 0, salt: "s")?.includes("00112233445566778899aabbccddeeff") == false)
+        #expect(MediationConfiguration.Rollout(percent: .nan, salt: "s") == nil)
+        #expect(MediationConfiguration.Rollout(percent: .infinity, salt: "s") == nil)
+        #expect(MediationConfiguration.Rollout(percent: -.infinity, salt: "s") == nil)
+        #expect(MediationConfiguration.Rollout(percent: -0.0, salt: "s")?.basisPoints == 0)
+        #expect(MediationConfiguration.Rollout(percent: 100, salt: "s")?.includes("00112233445566778899aabbccddeeff") == true)
+        #expect(MediationConfiguration.Rollout(percent: 0, salt: "s")?.includes("00112233445566778899aabbccddeeff") == false)
     }
 
     @Test("hostile caching headers: negative, garbage, fractional, overflowing or repeated directives and an absurd Retry-After stay within the bounds")

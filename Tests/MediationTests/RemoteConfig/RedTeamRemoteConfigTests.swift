@@ -201,8 +201,8 @@ struct RedTeamRemoteConfigTests {
     }
     @Test("a reset install id re-asks for a version its old bucket deferred: the deferred version's entity tag is not sent back")
     func resetInstallIDForgetsTheDeferredTag() async throws {
-        let salt = try #require((0..<1000).map { "wave-\($0)" }.first { ConfigurationRollout(percent: 100, salt: $0)!.bucket(of: RemoteHarness.installID) >= 5000 })
-        let narrow = try #require(ConfigurationRollout(percent: 10, salt: salt))
+        let salt = try #require((0..<1000).map { "wave-\($0)" }.first { MediationConfiguration.Rollout(percent: 100, salt: $0)!.bucket(of: RemoteHarness.installID) >= 5000 })
+        let narrow = try #require(MediationConfiguration.Rollout(percent: 10, salt: salt))
         let harness = try RemoteHarness(steps: [
             .respond(ScriptedTransport.ok(try RemoteHarness.signed(4, rollout: narrow), etag: "\"v4-10\"", cacheControl: "max-age=60")),
             .respond(HTTPResponse(statusCode: 304)),

@@ -38,7 +38,7 @@ private final class HookedFactory: NetworkAdapterFactory {
 /// signals and is shut down at most once.
 @Suite("Red team: configuration swaps")
 struct RedTeamSwapTests {
-    private static func configuration(_ networks: [String: Double], mode: AuctionMode = .parallel, version: Int) -> MediationConfiguration {
+    private static func configuration(_ networks: [String: Double], mode: PlacementConfiguration.AuctionMode = .parallel, version: Int) -> MediationConfiguration {
         let ids = networks.keys.sorted()
         return MediationConfiguration(
             networks: ids.map { NetworkConfiguration(id: $0, adapter: "hooked.fixed", options: ["v": .number(Double(version))]) },

@@ -42,7 +42,7 @@ struct RemoteConfigFixture: Sendable {
     }
 
     /// The envelope of the plain configuration, signed as `version` by ``key``.
-    func signed(version: Int, rollout: ConfigurationRollout? = nil, eCPM: String = "1.2", config: String? = nil) throws -> Data {
+    func signed(version: Int, rollout: MediationConfiguration.Rollout? = nil, eCPM: String = "1.2", config: String? = nil) throws -> Data {
         try ConfigurationSigner.sign(
             Data((config ?? Self.configJSON(version: nil, eCPM: eCPM)).utf8),
             key: key,

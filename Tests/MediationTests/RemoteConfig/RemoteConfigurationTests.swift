@@ -346,10 +346,10 @@ struct RemoteConfigurationTests {
     func stagedRollout() async throws {
         let installID = RemoteHarness.installID
         // Salts whose bucket for this install is known.
-        let salt = try #require((0..<1000).map { "wave-\($0)" }.first { ConfigurationRollout(percent: 100, salt: $0)!.bucket(of: installID) >= 5000 })
-        let bucket = try #require(ConfigurationRollout(percent: 100, salt: salt)).bucket(of: installID)
-        let narrow = try #require(ConfigurationRollout(percent: 10, salt: salt))
-        let wide = try #require(ConfigurationRollout(percent: Double(bucket + 1) / 100, salt: salt))
+        let salt = try #require((0..<1000).map { "wave-\($0)" }.first { MediationConfiguration.Rollout(percent: 100, salt: $0)!.bucket(of: installID) >= 5000 })
+        let bucket = try #require(MediationConfiguration.Rollout(percent: 100, salt: salt)).bucket(of: installID)
+        let narrow = try #require(MediationConfiguration.Rollout(percent: 10, salt: salt))
+        let wide = try #require(MediationConfiguration.Rollout(percent: Double(bucket + 1) / 100, salt: salt))
         let harness = try RemoteHarness(steps: [.respond(ScriptedTransport.ok(try RemoteHarness.signed(4, rollout: narrow), etag: "\"v4-10\"", cacheControl: "max-age=60")), .respond(ScriptedTransport.ok(try RemoteHarness.signed(4, rollout: wide), etag: "\"v4-wide\"", cacheControl: "max-age=60"))])
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 1)

@@ -103,13 +103,13 @@ final class RemoteHarness: Sendable {
     }
 
     /// A signed configuration of version `version` whose line item is worth `eCPM`.
-    func signed(_ version: Int, eCPM: String = "1.2", rollout: ConfigurationRollout? = nil) throws -> Data {
+    func signed(_ version: Int, eCPM: String = "1.2", rollout: MediationConfiguration.Rollout? = nil) throws -> Data {
         try Self.signed(version, eCPM: eCPM, rollout: rollout)
     }
 
     /// ``signed(_:eCPM:rollout:)`` before a harness exists (its script is given at init: the
     /// first check runs as soon as the engine's clock runs its work).
-    static func signed(_ version: Int, eCPM: String = "1.2", rollout: ConfigurationRollout? = nil) throws -> Data {
+    static func signed(_ version: Int, eCPM: String = "1.2", rollout: MediationConfiguration.Rollout? = nil) throws -> Data {
         try RemoteConfigFixture().signed(version: version, rollout: rollout, eCPM: eCPM)
     }
 

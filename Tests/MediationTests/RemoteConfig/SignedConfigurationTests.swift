@@ -40,12 +40,12 @@ struct SignedConfigurationTests {
     @Test("sign then verify: version, key id, issued_at and rollout come back; the payload is the configuration")
     func signAndVerify() throws {
         let fixture = RemoteConfigFixture()
-        let envelope = try fixture.signed(version: 3, rollout: ConfigurationRollout(percent: 25, salt: "wave-1"))
+        let envelope = try fixture.signed(version: 3, rollout: MediationConfiguration.Rollout(percent: 25, salt: "wave-1"))
         let verified = try SignedConfiguration.verify(envelope, trustedKeys: [fixture.key.publicKey], registry: RemoteConfigFixture.registry).get()
         #expect(verified.version == 3)
         #expect(verified.keyID == fixture.key.publicKey.id)
         #expect(verified.configuration.issuedAt == WallClockTime(rfc3339: "2026-12-01T14:00:00Z"))
-        #expect(verified.configuration.rollout == ConfigurationRollout(percent: 25, salt: "wave-1"))
+        #expect(verified.configuration.rollout == MediationConfiguration.Rollout(percent: 25, salt: "wave-1"))
         #expect(verified.configuration.placements.map(\.id) == ["home_banner"])
         #expect(verified.envelope == envelope)
     }
@@ -101,7 +101,7 @@ struct SignedConfigurationTests {
     @Test("signing an envelope signs its configuration again under the new version (rollback in one command)")
     func resigningAnEnvelope() throws {
         let fixture = RemoteConfigFixture()
-        let v3 = try fixture.signed(version: 3, rollout: ConfigurationRollout(percent: 10, salt: "a"))
+        let v3 = try fixture.signed(version: 3, rollout: MediationConfiguration.Rollout(percent: 10, salt: "a"))
         let v9 = try ConfigurationSigner.sign(v3, key: fixture.key, version: 9, issuedAt: WallClockTime(millisecondsSince1970: 0), rollout: nil, registry: RemoteConfigFixture.registry)
         let verified = try SignedConfiguration.verify(v9, trustedKeys: [fixture.key.publicKey], registry: RemoteConfigFixture.registry).get()
         let original = try SignedConfiguration.verify(v3, trustedKeys: [fixture.key.publicKey], registry: RemoteConfigFixture.registry).get()
@@ -119,32 +119,32 @@ struct SignedConfigurationTests {
         #expect(try ConfigurationPublicKey("  \(line)\n") == key.publicKey)
         #expect(key.publicKey.id.count == 16)
         let words = line.split(separator: " ")
-        #expect(throws: ConfigurationKeyError.self) { try ConfigurationPublicKey("\(words[0]) 0000000000000000 \(words[2])") }
-        #expect(throws: ConfigurationKeyError.self) { try ConfigurationPublicKey("\(words[0]) \(words[1]) AAAA") }
-        #expect(throws: ConfigurationKeyError.self) { try ConfigurationPublicKey("ssh-ed25519 \(words[1]) \(words[2])") }
+        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationPublicKey("\(words[0]) 0000000000000000 \(words[2])") }
+        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationPublicKey("\(words[0]) \(words[1]) AAAA") }
+        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationPublicKey("ssh-ed25519 \(words[1]) \(words[2])") }
         #expect(try ConfigurationSigningKey(line: key.line).publicKey == key.publicKey)
-        #expect(throws: ConfigurationKeyError.self) { try ConfigurationSigningKey(line: line) }
+        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationSigningKey(line: line) }
     }
 
     @Test("rollout buckets: SHA-256(install id + salt) mod 10,000; a wider rollout keeps its installs; a new salt draws anew")
     func rolloutBuckets() throws {
         let ids = (0..<2000).map { String(format: "%032x", $0 &* 2_654_435_761) }
-        let ten = try #require(ConfigurationRollout(percent: 10, salt: "wave"))
-        let fifty = try #require(ConfigurationRollout(percent: 50, salt: "wave"))
-        let otherSalt = try #require(ConfigurationRollout(percent: 10, salt: "wave-2"))
+        let ten = try #require(MediationConfiguration.Rollout(percent: 10, salt: "wave"))
+        let fifty = try #require(MediationConfiguration.Rollout(percent: 50, salt: "wave"))
+        let otherSalt = try #require(MediationConfiguration.Rollout(percent: 10, salt: "wave-2"))
         let inTen = Set(ids.filter(ten.includes))
         let inFifty = Set(ids.filter(fifty.includes))
         #expect(inTen.isSubset(of: inFifty))
         #expect((150...250).contains(inTen.count), "10 % of 2000 installs: \(inTen.count)")
         #expect((900...1100).contains(inFifty.count), "50 % of 2000 installs: \(inFifty.count)")
         #expect(Set(ids.filter(otherSalt.includes)) != inTen)
-        #expect(try #require(ConfigurationRollout(percent: 0, salt: "s")).includes(ids[0]) == false)
-        #expect(ids.allSatisfy(try #require(ConfigurationRollout(percent: 100, salt: "s")).includes))
+        #expect(try #require(MediationConfiguration.Rollout(percent: 0, salt: "s")).includes(ids[0]) == false)
+        #expect(ids.allSatisfy(try #require(MediationConfiguration.Rollout(percent: 100, salt: "s")).includes))
         // The bucket is the first 8 bytes of the digest, big-endian, mod 10,000.
         let digest = SHA256Digest.hash(Array((ids[0] + "wave").utf8))
         let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         #expect(ten.bucket(of: ids[0]) == Int(value % 10_000))
-        #expect(ConfigurationRollout(percent: 12.345, salt: "s") == nil)
-        #expect(ConfigurationRollout(percent: 10, salt: "") == nil)
+        #expect(MediationConfiguration.Rollout(percent: 12.345, salt: "s") == nil)
+        #expect(MediationConfiguration.Rollout(percent: 10, salt: "") == nil)
     }
 }

@@ -17,7 +17,7 @@ struct AuctionHarness {
         bid: [ScriptedAnswer],
         netA: [ScriptedAnswer],
         netB: [ScriptedAnswer],
-        mode: AuctionMode = .parallel,
+        mode: PlacementConfiguration.AuctionMode = .parallel,
         deadline: Duration = .milliseconds(3000),
         placementFloor: Double? = nil,
         netATimeout: Duration? = nil
