@@ -8,7 +8,7 @@
 /// for await event in engine.events() { statistics.record(event) }
 /// for row in statistics.networks { print(row.id, row.fillRate ?? 0, row.latencyP95Milliseconds ?? 0) }
 /// ```
-public struct MediationStatistics: Sendable {
+package struct MediationStatistics: Sendable {
     private struct Tally {
         var network: String
         var requests = 0
@@ -58,23 +58,23 @@ public struct MediationStatistics: Sendable {
     private var lineItemOrder: [String] = []
 
     /// Auctions recorded.
-    public private(set) var auctions = 0
+    package private(set) var auctions = 0
     /// Auctions that had a winner.
-    public private(set) var filledAuctions = 0
+    package private(set) var filledAuctions = 0
     /// Impressions recorded.
-    public private(set) var impressions = 0
+    package private(set) var impressions = 0
     /// Revenue of the impressions, USD.
-    public private(set) var revenueUSD = 0.0
+    package private(set) var revenueUSD = 0.0
     /// Late answers recorded (``MediationEvent/lateAnswer(_:)``).
-    public private(set) var lateAnswers = 0
+    package private(set) var lateAnswers = 0
 
     /// Creates empty statistics.
-    public init() {}
+    package init() {}
 
     /// Records what `event` says: a finished auction's trace, an impression, a late answer;
     /// other events change nothing.
     /// - Parameter event: an engine event.
-    public mutating func record(_ event: MediationEvent) {
+    package mutating func record(_ event: MediationEvent) {
         switch event {
         case .auctionFinished(_, let trace, _):
             record(trace)
@@ -89,7 +89,7 @@ public struct MediationStatistics: Sendable {
 
     /// Records one auction: every asked source's outcome and latency.
     /// - Parameter trace: the auction's trace.
-    public mutating func record(_ trace: AuctionTrace) {
+    package mutating func record(_ trace: AuctionTrace) {
         auctions += 1
         if trace.winner != nil { filledAuctions += 1 }
         for source in trace.sources {
@@ -100,7 +100,7 @@ public struct MediationStatistics: Sendable {
 
     /// Records one impression and its revenue for its network and line item.
     /// - Parameter impression: the impression.
-    public mutating func record(_ impression: Impression) {
+    package mutating func record(_ impression: Impression) {
         impressions += 1
         revenueUSD += impression.revenueUSD
         let add: (inout Tally) -> Void = { tally in
@@ -112,13 +112,13 @@ public struct MediationStatistics: Sendable {
     }
 
     /// One row per network, in the order they first appeared.
-    public var networks: [SourceStatistics] {
+    package var networks: [SourceStatistics] {
         networkOrder.compactMap { key in networkTallies[key]?.row(id: key) }
     }
 
     /// One row per line item id, in the order they first appeared (a line item id is unique within
     /// a placement; rows of equal ids from different placements are merged).
-    public var lineItems: [SourceStatistics] {
+    package var lineItems: [SourceStatistics] {
         lineItemOrder.compactMap { key in lineItemTallies[key]?.row(id: key) }
     }
 

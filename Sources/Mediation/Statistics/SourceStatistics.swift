@@ -10,35 +10,35 @@
 ///   (so p50 of 10, 20, 30, 40 is 20, p99 of 100 values is the 99th); `nil` with no answer.
 /// - ``impressions``, ``revenueUSD``: the impressions its ads counted and their revenue in USD
 ///   (eCPM / 1000 each).
-public struct SourceStatistics: Hashable, Sendable, Codable {
+package struct SourceStatistics: Hashable, Sendable, Codable {
     /// The network id, or the line item id for a line item's row.
-    public var id: String
+    package var id: String
     /// The network id (equal to ``id`` for a network's row).
-    public var network: String
+    package var network: String
     /// Times asked.
-    public var requests: Int
+    package var requests: Int
     /// Answers with an ad in time.
-    public var fills: Int
+    package var fills: Int
     /// Auctions won.
-    public var wins: Int
+    package var wins: Int
     /// Outcomes `timeout`.
-    public var timeouts: Int
+    package var timeouts: Int
     /// Outcomes `error`.
-    public var errors: Int
+    package var errors: Int
     /// Impressions counted.
-    public var impressions: Int
+    package var impressions: Int
     /// Revenue of those impressions, USD.
-    public var revenueUSD: Double
+    package var revenueUSD: Double
     /// fills / requests, from 0 to 1; `nil` with no request.
-    public var fillRate: Double?
+    package var fillRate: Double?
     /// wins / fills, from 0 to 1; `nil` with no fill.
-    public var winRate: Double?
+    package var winRate: Double?
     /// Nearest-rank 50th percentile latency, ms.
-    public var latencyP50Milliseconds: Double?
+    package var latencyP50Milliseconds: Double?
     /// Nearest-rank 95th percentile latency, ms.
-    public var latencyP95Milliseconds: Double?
+    package var latencyP95Milliseconds: Double?
     /// Nearest-rank 99th percentile latency, ms.
-    public var latencyP99Milliseconds: Double?
+    package var latencyP99Milliseconds: Double?
 
     private enum CodingKeys: String, CodingKey {
         case id, network, requests, fills, wins, timeouts, errors, impressions
@@ -51,7 +51,7 @@ public struct SourceStatistics: Hashable, Sendable, Codable {
     }
 
     /// Creates a row.
-    public init(
+    package init(
         id: String, network: String, requests: Int = 0, fills: Int = 0, wins: Int = 0, timeouts: Int = 0, errors: Int = 0,
         impressions: Int = 0, revenueUSD: Double = 0, fillRate: Double? = nil, winRate: Double? = nil,
         latencyP50Milliseconds: Double? = nil, latencyP95Milliseconds: Double? = nil, latencyP99Milliseconds: Double? = nil
@@ -77,7 +77,7 @@ public struct SourceStatistics: Hashable, Sendable, Codable {
     /// - Parameters:
     ///   - p: the percentile, e.g. 95.
     ///   - values: the sample (any order).
-    public static func nearestRank(_ p: Double, of values: [Double]) -> Double? {
+    package static func nearestRank(_ p: Double, of values: [Double]) -> Double? {
         guard !values.isEmpty, p > 0, p <= 100 else { return nil }
         let sorted = values.sorted()
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))

@@ -10,7 +10,7 @@ public struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case discarded
         /// The value is larger than the store accepts; nothing was written.
         case tooLarge
-        /// The key is empty or longer than ``StateStoreKey/maximumLength`` bytes.
+        /// The key is empty or longer than 200 bytes of UTF-8.
         case invalidKey
         /// The store's directory or file could not be read or written (the message says why).
         case unavailable
@@ -39,14 +39,14 @@ public struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// The rules every ``StateStore`` shares for its keys.
-public enum StateStoreKey {
+package enum StateStoreKey {
     /// The longest key, in UTF-8 bytes: 200.
-    public static let maximumLength = 200
+    package static let maximumLength = 200
 
     /// Whether `key` is usable: not empty and at most ``maximumLength`` bytes of UTF-8. Any
     /// characters are allowed (a network id may be part of a key); stores encode them.
     /// - Parameter key: the key.
-    public static func isValid(_ key: String) -> Bool {
+    package static func isValid(_ key: String) -> Bool {
         !key.isEmpty && key.utf8.count <= maximumLength
     }
 }
@@ -69,7 +69,7 @@ public enum StateStoreKey {
 /// - ``setData(_:forKey:)`` replaces a value atomically: a reader sees the old value or the new
 ///   one, also after a crash; `nil` deletes it.
 /// - Keys are short names chosen by the engine (`config.cache`, `install.id`,
-///   `health.<network id>`), at most ``StateStoreKey/maximumLength`` bytes.
+///   `health.<network id>`), at most 200 bytes of UTF-8.
 /// - Nothing here is secret: identity a network keeps goes to its ``SecureStore``.
 public protocol StateStore: Sendable {
     /// The value stored under `key`, or `nil` when there is none.
