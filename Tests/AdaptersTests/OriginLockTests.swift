@@ -22,21 +22,21 @@ struct OriginLockTests {
     }
 
     @Test func originsCompareSchemeHostAndPort() throws {
-        let origin = try #require(HTTPOrigin(try Self.url("HTTPS://Ads.Example.com./v1/bid?x=1")))
+        let origin = try #require(OriginLockedTransport.Origin(try Self.url("HTTPS://Ads.Example.com./v1/bid?x=1")))
         #expect(origin.description == "https://ads.example.com:443")
-        #expect(origin == HTTPOrigin(try Self.url("https://ads.example.com:443/other")))
+        #expect(origin == OriginLockedTransport.Origin(try Self.url("https://ads.example.com:443/other")))
         #expect(origin.contains(try Self.url("https://user:pw@ads.example.com/path")))
         #expect(!origin.contains(try Self.url("http://ads.example.com/v1/bid")))
         #expect(!origin.contains(try Self.url("https://ads.example.com:8443/v1/bid")))
         #expect(!origin.contains(try Self.url("https://evil.example.com/v1/bid")))
-        #expect(HTTPOrigin(try Self.url("http://127.0.0.1/x"))?.port == 80)
-        #expect(HTTPOrigin(try Self.url("ftp://ads.example.com/x")) == nil)
-        #expect(HTTPOrigin(try Self.url("file:///etc/passwd")) == nil)
+        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1/x"))?.port == 80)
+        #expect(OriginLockedTransport.Origin(try Self.url("ftp://ads.example.com/x")) == nil)
+        #expect(OriginLockedTransport.Origin(try Self.url("file:///etc/passwd")) == nil)
         // A port no request can reach is no origin (URL parses it; every request would fail
         // with an opaque "bad URL" error instead of the URL being refused where it is given).
-        #expect(HTTPOrigin(try Self.url("http://127.0.0.1:99999/x")) == nil)
-        #expect(HTTPOrigin(try Self.url("http://127.0.0.1:0/x")) == nil)
-        #expect(HTTPOrigin(try Self.url("http://127.0.0.1:65535/x"))?.port == 65535)
+        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:99999/x")) == nil)
+        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:0/x")) == nil)
+        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:65535/x"))?.port == 65535)
     }
 
     @Test func aLockedTransportSendsOnlyToItsOrigin() async throws {

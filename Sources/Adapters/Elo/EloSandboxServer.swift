@@ -11,7 +11,7 @@ import Mediation
 /// - `GET /t/...` (tracking) and `POST /v1/events` (analytics) answer 204.
 /// - Anything else answers 404.
 /// The same seed and the same sequence of requests give the same answers.
-package struct EloSandboxServer: SandboxServer {
+package struct EloSandboxServer: NetworkConnection.SandboxServer {
     /// The sandbox host name.
     package static let host = "sandbox.elo.test"
     /// The sandbox base URL, `https://sandbox.elo.test`.

@@ -9,7 +9,7 @@ import Mediation
 /// `GET /api/ad-mobiles/init/{code}`, `GET /api/ad-slots/show/{slot}`, and the three POST
 /// endpoints. Slot codes steer the answer: one containing `NOFILL` gets no ad (204), `HTML` an
 /// HTML creative, `VIDEO` a video, `PATHONLY` a path-only ad with no structured assets.
-package struct NitxSandboxServer: SandboxServer {
+package struct NitxSandboxServer: NetworkConnection.SandboxServer {
     /// What the sandbox simulates.
     package struct Configuration: Sendable, Hashable {
         /// The one source code it knows.

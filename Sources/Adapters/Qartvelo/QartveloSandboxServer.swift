@@ -11,7 +11,7 @@ import Mediation
 ///   The answer carries the dashboard's `banner_refresh_seconds` (option, default 60).
 /// - `GET /v1/bundles/{creative id}`: an HTML5 bundle of `sandbox_html5_bundle_bytes` bytes.
 /// - `GET /v1/events/...`: 204 (impression and click tracking).
-package struct QartveloSandboxServer: SandboxServer {
+package struct QartveloSandboxServer: NetworkConnection.SandboxServer {
     /// The sandbox's host name.
     package static let host = "sandbox.qartvelo.test"
     /// The sandbox's base URL, `https://sandbox.qartvelo.test`.

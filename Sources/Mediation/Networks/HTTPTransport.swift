@@ -96,7 +96,7 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
 /// Contract: return any HTTP status as a response (status handling is the adapter's job);
 /// throw ``TransportError`` only when there is no response; when the calling task is cancelled,
 /// throw `.cancelled` promptly without waiting for the network. Never follow a redirect off the
-/// origin of the request's URL (``HTTPOrigin``; engine rule R17): answer it as
+/// origin of the request's URL (``OriginLockedTransport/Origin``; engine rule R17): answer it as
 /// ``TransportError/Kind/redirectRefused`` with the redirect's status.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the server's response.

@@ -3,7 +3,7 @@ import Foundation
 /// How a network's adapter reaches its server, built once per network from the config's
 /// `endpoint` (the one transport builder every network uses):
 ///
-/// - `"endpoint": "sandbox"`: the network's in-process ``SandboxServer`` at its sandbox URL,
+/// - `"endpoint": "sandbox"`: the network's in-process ``NetworkConnection/SandboxServer`` at its sandbox URL,
 ///   over a ``SandboxTransport`` on the environment's clock with its sandbox latency;
 /// - `"endpoint": "<URL>"`: the environment's transport (``MediationEnvironment/transport``), or
 ///   the shared ``URLSessionTransport`` when the host gave none.
@@ -31,7 +31,7 @@ public struct NetworkConnection: Sendable {
         for network: NetworkConfiguration,
         environment: MediationEnvironment,
         sandboxURL: URL,
-        sandboxServer: () -> any SandboxServer
+        sandboxServer: () -> any NetworkConnection.SandboxServer
     ) {
         let raw: any HTTPTransport
         switch network.endpoint {

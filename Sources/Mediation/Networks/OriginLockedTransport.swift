@@ -1,43 +1,45 @@
 import Foundation
 
-/// An origin in the web's sense (RFC 6454): scheme, host and port. Two URLs are on the same
-/// origin when all three are equal; the path, query and user info do not count.
-///
-/// Only `http` and `https` URLs with a host have an origin here. The scheme and host are kept
-/// lowercased (a trailing `.` of the host dropped), and the port is the URL's, else 80 for
-/// `http` and 443 for `https`.
-public struct HTTPOrigin: Hashable, Sendable, CustomStringConvertible {
-    /// `http` or `https`.
-    public let scheme: String
-    /// The host name or address, lowercased.
-    public let host: String
-    /// The port: the URL's, else the scheme's default.
-    public let port: Int
+extension OriginLockedTransport {
+    /// An origin in the web's sense (RFC 6454): scheme, host and port. Two URLs are on the same
+    /// origin when all three are equal; the path, query and user info do not count.
+    ///
+    /// Only `http` and `https` URLs with a host have an origin here. The scheme and host are kept
+    /// lowercased (a trailing `.` of the host dropped), and the port is the URL's, else 80 for
+    /// `http` and 443 for `https`.
+    public struct Origin: Hashable, Sendable, CustomStringConvertible {
+        /// `http` or `https`.
+        public let scheme: String
+        /// The host name or address, lowercased.
+        public let host: String
+        /// The port: the URL's, else the scheme's default.
+        public let port: Int
 
-    /// The origin of `url`, or `nil` when it is not an http(s) URL with a host (and, when it
-    /// names a port, a port from 1 to 65535: `URL` parses `:99999`, which no request can reach).
-    /// - Parameter url: any URL.
-    public init?(_ url: URL) {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              var host = url.host?.lowercased(), !host.isEmpty
-        else { return nil }
-        if host.hasSuffix(".") { host.removeLast() }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
-        self.scheme = scheme
-        self.host = host
-        self.port = port
-    }
+        /// The origin of `url`, or `nil` when it is not an http(s) URL with a host (and, when it
+        /// names a port, a port from 1 to 65535: `URL` parses `:99999`, which no request can reach).
+        /// - Parameter url: any URL.
+        public init?(_ url: URL) {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  var host = url.host?.lowercased(), !host.isEmpty
+            else { return nil }
+            if host.hasSuffix(".") { host.removeLast() }
+            let port = url.port ?? (scheme == "https" ? 443 : 80)
+            guard !host.isEmpty, (1...65535).contains(port) else { return nil }
+            self.scheme = scheme
+            self.host = host
+            self.port = port
+        }
 
-    /// Whether `url` is on this origin.
-    /// - Parameter url: any URL.
-    public func contains(_ url: URL) -> Bool {
-        HTTPOrigin(url) == self
-    }
+        /// Whether `url` is on this origin.
+        /// - Parameter url: any URL.
+        public func contains(_ url: URL) -> Bool {
+            OriginLockedTransport.Origin(url) == self
+        }
 
-    /// `scheme://host:port`, e.g. `http://127.0.0.1:8080`: safe to log (no path, no query).
-    public var description: String {
-        "\(scheme)://\(host):\(port)"
+        /// `scheme://host:port`, e.g. `http://127.0.0.1:8080`: safe to log (no path, no query).
+        public var description: String {
+            "\(scheme)://\(host):\(port)"
+        }
     }
 }
 
@@ -67,7 +69,7 @@ public struct OriginLockedTransport: HTTPTransport {
 
     /// The network's origin; `nil` when the endpoint is not an http(s) URL (then every request
     /// is refused).
-    public let origin: HTTPOrigin?
+    public let origin: Origin?
     /// What besides the origin is reached.
     public private(set) var reach: Reach
     private let base: any HTTPTransport
@@ -78,7 +80,7 @@ public struct OriginLockedTransport: HTTPTransport {
     ///   - endpoint: the network's configured endpoint (its base URL).
     ///   - reach: what besides the origin may be reached (default the origin only).
     public init(_ base: any HTTPTransport, endpoint: URL, reach: Reach = .originOnly) {
-        let origin = HTTPOrigin(endpoint)
+        let origin = Origin(endpoint)
         // Locking a transport already locked to the same origin wraps it once, not twice.
         if let locked = base as? OriginLockedTransport, locked.origin == origin {
             self.base = locked.base
@@ -101,7 +103,7 @@ public struct OriginLockedTransport: HTTPTransport {
     /// Whether a request to `url` would be sent.
     /// - Parameter url: the request's URL.
     public func permits(_ url: URL) -> Bool {
-        guard let target = HTTPOrigin(url) else { return false }
+        guard let target = Origin(url) else { return false }
         if target == origin { return true }
         switch reach {
         case .originOnly:
@@ -117,7 +119,7 @@ public struct OriginLockedTransport: HTTPTransport {
     ///   is sent), else whatever the transport underneath throws.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         guard permits(request.url) else {
-            let target = HTTPOrigin(request.url).map { "\($0)" } ?? "a URL that is not http(s)"
+            let target = Origin(request.url).map { "\($0)" } ?? "a URL that is not http(s)"
             let own = origin.map { "\($0)" } ?? "(none: the endpoint is not an http(s) URL)"
             throw TransportError(kind: .invalidRequest, message: "request to \(target) refused: not the network's origin \(own)")
         }

@@ -60,7 +60,7 @@ struct RemoteRun: Sendable {
         guard shown == text else {
             return .failure(Refusal(text: "--config-url \(shown): \(credentials)"))
         }
-        guard let url = URL(string: text), let origin = HTTPOrigin(url) else {
+        guard let url = URL(string: text), let origin = OriginLockedTransport.Origin(url) else {
             return .failure(Refusal(text: "--config-url needs an http(s) URL with a host (and a port from 1 to 65535, if any), got '\(text)'"))
         }
         guard url.user == nil, url.password == nil else {

@@ -1,17 +1,19 @@
 import Foundation
 
-/// A network's simulated ad server, run in-process: it answers the adapter's real requests
-/// with the network's real response format, so the sandbox exercises the same request and
-/// response code as production.
-public protocol SandboxServer: Sendable {
-    /// Answers one request (any status, including 204 and errors).
-    func respond(to request: HTTPRequest) async -> HTTPResponse
+extension NetworkConnection {
+    /// A network's simulated ad server, run in-process: it answers the adapter's real requests
+    /// with the network's real response format, so the sandbox exercises the same request and
+    /// response code as production.
+    public protocol SandboxServer: Sendable {
+        /// Answers one request (any status, including 204 and errors).
+        func respond(to request: HTTPRequest) async -> HTTPResponse
+    }
 }
 
 /// The offline transport: hands each request to the sandbox server registered for its host.
 /// A request to an unknown host fails like a refused connection.
 package struct SandboxTransport: HTTPTransport {
-    private let servers: [String: any SandboxServer]
+    private let servers: [String: any NetworkConnection.SandboxServer]
     private let clock: any MediationClock
     private let latency: Duration
 
@@ -20,7 +22,7 @@ package struct SandboxTransport: HTTPTransport {
     ///   - servers: the simulated server for each host name (e.g. `"elo.sandbox"`).
     ///   - clock: the clock on which simulated network latency passes.
     ///   - latency: the simulated round-trip time added to every request (default zero).
-    package init(servers: [String: any SandboxServer], clock: any MediationClock = SystemClock(), latency: Duration = .zero) {
+    package init(servers: [String: any NetworkConnection.SandboxServer], clock: any MediationClock = SystemClock(), latency: Duration = .zero) {
         self.servers = servers
         self.clock = clock
         self.latency = latency

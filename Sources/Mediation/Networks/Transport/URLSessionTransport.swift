@@ -60,7 +60,7 @@ package final class URLSessionTransport: HTTPTransport {
     ///   for a redirect off the request's origin or past the limit, `.responseTooLarge` for a
     ///   body over the limit, `.invalidRequest` for a URL that is not http(s).
     package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        guard let origin = HTTPOrigin(request.url) else {
+        guard let origin = OriginLockedTransport.Origin(request.url) else {
             throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
         }
         // Schemes are case-insensitive (RFC 3986), but Linux's URLSession answers `HTTP://` with
@@ -187,7 +187,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
     private struct Entry {
         var gate: RequestGate
         /// The origin of the request's URL: every redirect must stay on it.
-        var origin: HTTPOrigin
+        var origin: OriginLockedTransport.Origin
         var redirects = 0
         var body = Data()
     }
@@ -201,7 +201,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         self.maximumRedirects = maximumRedirects
     }
 
-    func register(_ task: URLSessionTask, gate: RequestGate, origin: HTTPOrigin) {
+    func register(_ task: URLSessionTask, gate: RequestGate, origin: OriginLockedTransport.Origin) {
         entries.withLock { $0[task.taskIdentifier] = Entry(gate: gate, origin: origin) }
     }
 
@@ -211,7 +211,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
     /// end on the redirect response, which nobody reads.
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
         let status = response.statusCode
-        let target = request.url.flatMap { HTTPOrigin($0) }
+        let target = request.url.flatMap { OriginLockedTransport.Origin($0) }
         let refusal = entries.withLock { entries -> (RequestGate, TransportError)? in
             guard var entry = entries[task.taskIdentifier] else { return nil }
             let error: TransportError
