@@ -122,7 +122,7 @@ final class CountingAd: LoadedAd {
 /// (as the built-in networks' adapters).
 struct InstantAdapter: AdNetworkAdapter {
     let network: String
-    let pricing: AdSourcePricing
+    let pricing: LineItem.Pricing
     let price: Double
     let ledger: AdLedger
     var hearsNotices = true
@@ -139,7 +139,7 @@ struct InstantAdapter: AdNetworkAdapter {
 /// parked until ``releaseAll()`` answers them (no fill), after the measurement.
 final class HungAdapter: AdNetworkAdapter {
     let network = "hung"
-    let pricing = AdSourcePricing.fixedPrice
+    let pricing = LineItem.Pricing.fixedPrice
     private let parked = Locked<[CheckedContinuation<AdLoadResult, Never>]>([])
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {

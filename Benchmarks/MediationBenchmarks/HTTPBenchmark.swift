@@ -113,7 +113,7 @@ enum HTTPBenchmark {
 /// A bidder that GETs `url` through an ``HTTPTransport`` and bids 1.25 on a 200 with a body.
 struct HTTPBidAdapter: AdNetworkAdapter {
     let network = "loopback"
-    let pricing = AdSourcePricing.bidder
+    let pricing = LineItem.Pricing.bidder
     let transport: any HTTPTransport
     let url: URL
     let ledger: AdLedger

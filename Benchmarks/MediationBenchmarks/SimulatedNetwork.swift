@@ -9,12 +9,12 @@ import Mediation
 /// - fixed price: a fill with probability `fillRate`, else no fill.
 final class SimulatedNetwork: AdNetworkAdapter {
     let network: String
-    let pricing: AdSourcePricing
+    let pricing: LineItem.Pricing
     private let fillRate: Double
     private let ledger: AdLedger
     private let random: Locked<UInt64>
 
-    init(network: String, pricing: AdSourcePricing, fillRate: Double = 1, ledger: AdLedger) {
+    init(network: String, pricing: LineItem.Pricing, fillRate: Double = 1, ledger: AdLedger) {
         self.network = network
         self.pricing = pricing
         self.fillRate = fillRate

@@ -91,7 +91,7 @@ public struct HouseAdsFactory: NetworkAdapterFactory {
     /// The config's `adapter` value, `"house_ads"`.
     public let kind = "house_ads"
     /// House ads are sold directly: fixed-price.
-    public let pricing = AdSourcePricing.fixedPrice
+    public let pricing = LineItem.Pricing.fixedPrice
     private let onNotice: @Sendable (AuctionNotice) -> Void
 
     /// A factory whose adapters hand each auction notice to `onNotice` (by default, nowhere).

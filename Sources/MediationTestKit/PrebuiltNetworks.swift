@@ -31,13 +31,13 @@ public struct PrebuiltNetworks: Sendable {
     ///   - timeout: the network's `timeout_ms`, if any.
     ///   - servesInlineBanners: whether the network serves inline banners
     ///     (``NetworkAdapterFactory/servesInlineBanners``, default `true`).
-    public mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true) {
+    public mutating func add(_ id: String, pricing: LineItem.Pricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true) {
         add(id, pricing: pricing, adapter: adapter, timeout: timeout, servesInlineBanners: servesInlineBanners, health: .standard)
     }
 
     /// Adds network `id` with its own health settings (R24); see
     /// ``add(_:pricing:adapter:timeout:servesInlineBanners:)``.
-    package mutating func add(_ id: String, pricing: AdSourcePricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true, health: NetworkHealthSettings) {
+    package mutating func add(_ id: String, pricing: LineItem.Pricing, adapter: any AdNetworkAdapter, timeout: Duration? = nil, servesInlineBanners: Bool = true, health: NetworkHealthSettings) {
         let kind = "prebuilt.\(id)"
         registry.register(Factory(kind: kind, pricing: pricing, adapter: adapter, servesInlineBanners: servesInlineBanners))
         networks.removeAll { $0.id == id }
@@ -54,7 +54,7 @@ public struct PrebuiltNetworks: Sendable {
 
     private struct Factory: NetworkAdapterFactory {
         let kind: String
-        let pricing: AdSourcePricing
+        let pricing: LineItem.Pricing
         let adapter: any AdNetworkAdapter
         let servesInlineBanners: Bool
 

@@ -59,7 +59,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     /// The network id, e.g. `"elo"`.
     public let network: String
     /// Bidder or fixed price.
-    public let pricing: AdSourcePricing
+    public let pricing: LineItem.Pricing
     /// Whether a `.after` answer is cut short when the calling task is cancelled (it then
     /// returns a `.cancelled` failure at once). Default `false`: the answer comes anyway.
     public let honoursCancellation: Bool
@@ -103,7 +103,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     ///   - receivesNotices: its ``receivesAuctionNotices`` (default `true`).
     public convenience init(
         network: String,
-        pricing: AdSourcePricing,
+        pricing: LineItem.Pricing,
         clock: any MediationClock,
         script: [ScriptedAnswer],
         ads: AdTemplate = AdTemplate(),
@@ -128,7 +128,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
     ///   - answer: given the 0-based request index and the request, the answer.
     public init(
         network: String,
-        pricing: AdSourcePricing,
+        pricing: LineItem.Pricing,
         clock: any MediationClock,
         ads: AdTemplate = AdTemplate(),
         honoursCancellation: Bool = false,

@@ -47,7 +47,7 @@ private struct RivalAdapter: AdNetworkAdapter {
 
 private struct RivalFactory: NetworkAdapterFactory {
     let kind = "rival"
-    let pricing = AdSourcePricing.bidder
+    let pricing = LineItem.Pricing.bidder
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         RivalAdapter(bid: network.options["bid_ecpm"]?.doubleValue ?? 1)

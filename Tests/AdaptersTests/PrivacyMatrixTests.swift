@@ -123,7 +123,7 @@ enum PrivacyMatrix {
             let inner: any NetworkAdapterFactory
             let owner: CapturingRegistry
             var kind: String { inner.kind }
-            var pricing: AdSourcePricing { inner.pricing }
+            var pricing: LineItem.Pricing { inner.pricing }
             func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
                 let adapter = try inner.makeAdapter(for: network, environment: environment)
                 owner.keep(adapter, as: network.id)

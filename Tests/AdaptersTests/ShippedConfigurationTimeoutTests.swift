@@ -7,7 +7,7 @@ import Testing
 /// A network kind whose adapter never answers, not even when cancelled (a hung network).
 private struct HungNetworkFactory: NetworkAdapterFactory {
     let kind: String
-    let pricing: AdSourcePricing
+    let pricing: LineItem.Pricing
     let clock: ManualClock
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {

@@ -112,7 +112,7 @@ struct AcmeAdapter: AdNetworkAdapter {
 /// (a whole number from 0 to 60000, default 0).
 struct AcmeFactory: NetworkAdapterFactory {
     let kind = "acme"
-    let pricing = AdSourcePricing.bidder
+    let pricing = LineItem.Pricing.bidder
     var ledger = AcmeLedger()
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {

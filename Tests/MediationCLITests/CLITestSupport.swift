@@ -24,7 +24,7 @@ final class RecordingFactory: NetworkAdapterFactory {
     private let builds = Locked(0)
 
     var kind: String { "recorder" }
-    var pricing: AdSourcePricing { .fixedPrice }
+    var pricing: LineItem.Pricing { .fixedPrice }
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         builds.withLock { $0 += 1 }
@@ -42,7 +42,7 @@ final class RecordingFactory: NetworkAdapterFactory {
 private struct RecordingAdapter: AdNetworkAdapter {
     let network: String
     let factory: RecordingFactory
-    var pricing: AdSourcePricing { .fixedPrice }
+    var pricing: LineItem.Pricing { .fixedPrice }
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
         factory.record(request)

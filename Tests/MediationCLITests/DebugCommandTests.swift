@@ -13,7 +13,7 @@ private struct LeakyFactory: NetworkAdapterFactory {
     static let visitorID = "visitor-7f3a9c"
 
     var kind: String { "leaky" }
-    var pricing: AdSourcePricing { .fixedPrice }
+    var pricing: LineItem.Pricing { .fixedPrice }
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         LeakyAdapter(network: network.id, transport: environment.instrumented(LeakyServer(), networkID: network.id))

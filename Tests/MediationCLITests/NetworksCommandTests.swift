@@ -7,7 +7,7 @@ import Testing
 /// A host's network that answers the status hook.
 private struct HouseFactory: NetworkAdapterFactory {
     var kind: String { "house" }
-    var pricing: AdSourcePricing { .fixedPrice }
+    var pricing: LineItem.Pricing { .fixedPrice }
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         HouseAdapter()
@@ -239,7 +239,7 @@ struct WatchHealthTests {
         let printer = WatchPrinter(output: output)
         let at = MediationInstant.origin + .seconds(30)
         func pause(_ network: String, lineItem: String? = nil, at: MediationInstant) -> MediationEvent {
-            .networkPaused(NetworkPause(networkID: network, cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: 30000, retryAt: at + .seconds(30), at: at, placementID: lineItem == nil ? nil : "p", lineItemID: lineItem))
+            .networkPaused(MediationEvent.NetworkPause(networkID: network, cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: 30000, retryAt: at + .seconds(30), at: at, placementID: lineItem == nil ? nil : "p", lineItemID: lineItem))
         }
         printer.print(pause("ads", lineItem: "bad", at: at))
         printer.print(pause("other", at: at + .seconds(1)))

@@ -9,7 +9,7 @@ import Testing
 /// its request: how the one-shot run's late answers and adapter warnings are tested.
 private final class WarningFactory: NetworkAdapterFactory {
     var kind: String { "warner" }
-    var pricing: AdSourcePricing { .fixedPrice }
+    var pricing: LineItem.Pricing { .fixedPrice }
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         WarningAdapter(network: network.id, clock: environment.clock, logger: environment.logger)

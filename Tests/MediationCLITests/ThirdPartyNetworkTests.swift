@@ -66,7 +66,7 @@ private struct HouseAdsAdapter: AdNetworkAdapter {
 /// Keeps the adapters it built.
 private final class HouseAdsFactory: NetworkAdapterFactory {
     let kind = "house_ads"
-    let pricing = AdSourcePricing.fixedPrice
+    let pricing = LineItem.Pricing.fixedPrice
     private let built = Locked<[HouseAdsAdapter]>([])
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {

@@ -21,7 +21,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
     /// `"elo"`.
     public let kind = "elo"
     /// Elo is a bidder.
-    public let pricing: AdSourcePricing = .bidder
+    public let pricing: LineItem.Pricing = .bidder
 
     private static let credentialKeys: Set<String> = ["publisher_id", "ad_unit_id"]
     private static let optionKeys: Set<String> = ["share_geo", "geo_precision", "coppa", "tfua", "log_level", "sandbox_no_bid_rate"]

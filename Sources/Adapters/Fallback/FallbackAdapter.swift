@@ -163,7 +163,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// `"fallback"`.
     public var kind: String { "fallback" }
     /// Fixed price: each source needs an `ecpm`.
-    public var pricing: AdSourcePricing { .fixedPrice }
+    public var pricing: LineItem.Pricing { .fixedPrice }
 
     /// Creates the factory.
     public init() {}

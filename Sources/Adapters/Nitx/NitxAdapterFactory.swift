@@ -16,7 +16,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     /// `"nitx"`.
     public var kind: String { "nitx" }
     /// Fixed price.
-    public var pricing: AdSourcePricing { .fixedPrice }
+    public var pricing: LineItem.Pricing { .fixedPrice }
     /// The sandbox's host name.
     public static let sandboxHost = "nitx.sandbox"
     /// The sandbox's base URL, `https://nitx.sandbox`.

@@ -14,8 +14,8 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     /// `"qartvelo"`.
     public var kind: String { "qartvelo" }
 
-    /// Qartvelo answers carry no price: ``AdSourcePricing/fixedPrice``.
-    public var pricing: AdSourcePricing { .fixedPrice }
+    /// Qartvelo answers carry no price: ``LineItem/Pricing/fixedPrice``.
+    public var pricing: LineItem.Pricing { .fixedPrice }
 
     /// Whether `lineItem` can ever fill (engine rule R19): Qartvelo serves banners only. An
     /// anchored banner is at least 50 pt high whatever the slot (the seed leaves its height

@@ -8,7 +8,7 @@ extension AuctionTrace {
         /// The network's ad unit id the request carried.
         public package(set) var adUnitID: String
         /// Bidder or fixed price.
-        public package(set) var pricing: AdSourcePricing
+        public package(set) var pricing: LineItem.Pricing
         /// Its position in the placement's `sources` (0-based, config order).
         public package(set) var position: Int
         /// Waterfall mode: the fixed-price tier it belongs to (1 is the highest eCPM); `nil` for
@@ -92,7 +92,7 @@ extension AuctionTrace {
             lineItemID: String,
             network: String,
             adUnitID: String = "",
-            pricing: AdSourcePricing,
+            pricing: LineItem.Pricing,
             position: Int = 0,
             tier: Int? = nil,
             configuredECPM: Double? = nil,
@@ -150,7 +150,7 @@ extension AuctionTrace {
             lineItemID = try container.decode(String.self, forKey: .lineItemID)
             network = try container.decode(String.self, forKey: .network)
             adUnitID = try container.decodeIfPresent(String.self, forKey: .adUnitID) ?? ""
-            pricing = try container.decode(AdSourcePricing.self, forKey: .pricing)
+            pricing = try container.decode(LineItem.Pricing.self, forKey: .pricing)
             position = try container.decodeIfPresent(Int.self, forKey: .position) ?? 0
             tier = try container.decodeIfPresent(Int.self, forKey: .tier)
             configuredECPM = try container.decodeIfPresent(Double.self, forKey: .configuredECPM)

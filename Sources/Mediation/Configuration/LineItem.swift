@@ -17,7 +17,7 @@ public struct LineItem: Hashable, Sendable {
     /// The network's own id for the ad unit.
     public var adUnitID: String
     /// How the source is priced.
-    public var pricing: AdSourcePricing
+    public var pricing: Pricing
     /// For fixed-price sources, the configured eCPM in ``currency`` (positive, finite).
     public var eCPM: Double?
     /// For bidders, the lowest bid accepted, in ``currency`` CPM.
@@ -39,7 +39,7 @@ public struct LineItem: Hashable, Sendable {
         id: String,
         network: String,
         adUnitID: String = "",
-        pricing: AdSourcePricing,
+        pricing: Pricing,
         eCPM: Double? = nil,
         floor: Double? = nil,
         timeout: Duration? = nil,
@@ -162,5 +162,15 @@ public struct PlacementConfiguration: Hashable, Sendable {
             return JSONPath.root.appending("placements").appending(id).appending("sources").description
         }
         return path(ofSourceAt: index)
+    }
+}
+
+extension LineItem {
+    /// How a source's ads are priced (see `docs/engine-rules.md`, "Words").
+    public enum Pricing: String, Sendable, Hashable, Codable {
+        /// The network's answer carries the price (Elo): it always could still win while outstanding.
+        case bidder
+        /// The line item's configured eCPM prices every fill (Nitx, Qartvelo, the fallback).
+        case fixedPrice = "fixed_price"
     }
 }

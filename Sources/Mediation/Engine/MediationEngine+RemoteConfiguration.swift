@@ -20,10 +20,10 @@ extension MediationEngine {
     /// ```swift
     /// let engine = try MediationEngine(
     ///     bundledConfiguration: Bundle.main.url(forResource: "mediation", withExtension: "json")!,
-    ///     remote: RemoteConfiguration(
+    ///     remote: MediationEngine.RemoteConfiguration(
     ///         url: URL(string: "https://config.example.com/chat/mediation.json")!,
     ///         trustedKeys: [try ConfigurationPublicKey("mediation-ed25519 c882f47debb3cd17 Xb2…=")],
-    ///         transport: URLSessionTransport(maximumResponseBytes: RemoteConfiguration.maximumBodyBytes)),
+    ///         transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
     ///     registry: .standard,
     ///     environment: MediationEnvironment(stateStore: try FileStateStore(directory: appSupport)))
     /// ```
@@ -40,7 +40,7 @@ extension MediationEngine {
     ///   verify, or fails to build (a mistake in the app, not in the server's configuration).
     public convenience init(
         bundledConfiguration url: URL,
-        remote: RemoteConfiguration,
+        remote: MediationEngine.RemoteConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
         hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
@@ -56,7 +56,7 @@ extension MediationEngine {
     /// - Throws: ``ConfigurationError`` when the bundled configuration fails to build.
     public convenience init(
         bundledConfiguration bundled: MediationConfiguration,
-        remote: RemoteConfiguration,
+        remote: MediationEngine.RemoteConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
         hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
@@ -158,12 +158,12 @@ struct RemoteLaunch {
     var metadata: ConfigurationCache.Metadata?
     var installID: String
     var highestApplied: Int
-    let remote: RemoteConfiguration
+    let remote: MediationEngine.RemoteConfiguration
     let registry: NetworkRegistry
     let environment: MediationEnvironment
 
     /// Reads the store (never the network) and orders the candidates.
-    static func prepare(bundled: MediationConfiguration, remote: RemoteConfiguration, registry: NetworkRegistry, environment: MediationEnvironment) -> RemoteLaunch {
+    static func prepare(bundled: MediationConfiguration, remote: MediationEngine.RemoteConfiguration, registry: NetworkRegistry, environment: MediationEnvironment) -> RemoteLaunch {
         let store = environment.stateStore
         let now = environment.clock.now
         var warnings: [ConfigurationUpdate] = []

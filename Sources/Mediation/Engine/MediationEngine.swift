@@ -256,7 +256,7 @@ public final class MediationEngine: Sendable {
     ///   placement's current ad and no one-shot winner a caller still holds
     ///   (``runAuction(placementID:context:)``) uses it; unchanged networks keep their adapters.
     ///
-    /// Changes run one at a time. The remote configuration (``RemoteConfiguration``) calls this
+    /// Changes run one at a time. The remote configuration (``MediationEngine/RemoteConfiguration``) calls this
     /// only for verified configurations.
     /// - Parameters:
     ///   - configuration: the new configuration.
@@ -370,7 +370,7 @@ public final class MediationEngine: Sendable {
 
     // MARK: - Remote configuration
 
-    /// Gives the engine its remote configuration's updater (``RemoteConfiguration``), once, with
+    /// Gives the engine its remote configuration's updater (``MediationEngine/RemoteConfiguration``), once, with
     /// what the launch found.
     func attach(_ updater: RemoteConfigurationUpdater, launchWarnings: [ConfigurationUpdate]) {
         state.withLock { state in

@@ -158,7 +158,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     case placementRemoved(placementID: String, configVersion: Int, at: MediationInstant)
     /// A network was paused (engine rule R24): no auction asks it until its back-off ends
     /// (its sources are `not_asked` with `network_paused`). Its ``placementID`` is empty: it
-    /// is about a network. When the pause is one line item's (``NetworkPause/lineItemID``;
+    /// is about a network. When the pause is one line item's (``MediationEvent/NetworkPause/lineItemID``;
     /// it failed while its network answered for others), only that line item is not asked,
     /// and ``placementID`` is the line item's placement.
     case networkPaused(NetworkPause)

@@ -33,7 +33,7 @@ struct NetworkHealth: Hashable, Sendable {
     }
 
     /// Why it opened.
-    typealias Cause = NetworkPause.Cause
+    typealias Cause = MediationEvent.NetworkPause.Cause
 
     /// A change the host hears of (a `network_paused` or `network_resumed` event).
     enum Transition: Hashable, Sendable {

@@ -309,7 +309,7 @@ final class NetworkHealthMonitor: Sendable {
         persist(health, of: subject, at: now)
         switch transition {
         case .opened(let cause, let failures, let outcomes, let backoff, let retryAt):
-            events.append(.networkPaused(NetworkPause(subject, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoff: backoff, retryAt: retryAt, at: now)))
+            events.append(.networkPaused(MediationEvent.NetworkPause(subject, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoff: backoff, retryAt: retryAt, at: now)))
         case .closed(let failedProbes):
             events.append(.networkResumed(networkID: subject.networkID, failedProbes: failedProbes, at: now, placementID: subject.placementID, lineItemID: subject.lineItemID))
         }
@@ -359,7 +359,7 @@ final class NetworkHealthMonitor: Sendable {
         }
         let health = stored.health(at: now, wallNow: wallClock(), settings: settings)
         if let retryAt = health.retryAt {
-            events.append(.networkPaused(NetworkPause(subject, cause: .restored, failures: 0, outcomes: 0, failedProbes: health.failedProbes, backoff: health.backoff, retryAt: retryAt, at: now)))
+            events.append(.networkPaused(MediationEvent.NetworkPause(subject, cause: .restored, failures: 0, outcomes: 0, failedProbes: health.failedProbes, backoff: health.backoff, retryAt: retryAt, at: now)))
         }
         return health
     }
@@ -380,9 +380,9 @@ final class NetworkHealthMonitor: Sendable {
     }
 }
 
-extension NetworkPause {
+extension MediationEvent.NetworkPause {
     /// The pause of `subject` (a network, or one of its line items).
-    init(_ subject: HealthSubject, cause: NetworkPause.Cause, failures: Int, outcomes: Int, failedProbes: Int, backoff: Duration, retryAt: MediationInstant, at: MediationInstant) {
+    init(_ subject: HealthSubject, cause: MediationEvent.NetworkPause.Cause, failures: Int, outcomes: Int, failedProbes: Int, backoff: Duration, retryAt: MediationInstant, at: MediationInstant) {
         self.init(networkID: subject.networkID, cause: cause, failures: failures, outcomes: outcomes, failedProbes: failedProbes, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: at, placementID: subject.placementID, lineItemID: subject.lineItemID)
     }
 }

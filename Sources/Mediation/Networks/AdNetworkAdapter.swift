@@ -1,11 +1,3 @@
-/// How a source's ads are priced (see `docs/engine-rules.md`, "Words").
-public enum AdSourcePricing: String, Sendable, Hashable, Codable {
-    /// The network's answer carries the price (Elo): it always could still win while outstanding.
-    case bidder
-    /// The line item's configured eCPM prices every fill (Nitx, Qartvelo, the fallback).
-    case fixedPrice = "fixed_price"
-}
-
 /// The seam every ad network implements: load one ad for one request, and hear what the
 /// engine decided and what the app is doing.
 ///

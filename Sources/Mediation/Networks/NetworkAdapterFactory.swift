@@ -20,7 +20,7 @@ public protocol NetworkAdapterFactory: Sendable {
     /// The config's `adapter` value, e.g. `"elo"`.
     var kind: String { get }
     /// How this network's sources are priced.
-    var pricing: AdSourcePricing { get }
+    var pricing: LineItem.Pricing { get }
     /// Whether this network serves inline banners (the biggest ad that fits the slot's width
     /// and max height). A network that has only anchored banners says `false`: an inline
     /// banner placement then asks each of its sources for the anchored adaptive banner of the

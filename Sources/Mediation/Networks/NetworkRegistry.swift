@@ -24,7 +24,7 @@ public struct NetworkRegistry: Sendable {
 
     /// The pricing of `kind`, if registered.
     /// - Parameter kind: a config `adapter` value.
-    public func pricing(forKind kind: String) -> AdSourcePricing? {
+    public func pricing(forKind kind: String) -> LineItem.Pricing? {
         factoriesByKind[kind]?.pricing
     }
 

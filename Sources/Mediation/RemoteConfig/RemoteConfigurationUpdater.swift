@@ -9,7 +9,7 @@ import Foundation
 actor RemoteConfigurationUpdater {
     /// What the updater starts from (the engine's launch prepared it).
     struct Start: Sendable {
-        var settings: RemoteConfiguration
+        var settings: MediationEngine.RemoteConfiguration
         var registry: NetworkRegistry
         var store: any StateStore
         var installID: String
@@ -20,7 +20,7 @@ actor RemoteConfigurationUpdater {
     }
 
     private weak var engine: MediationEngine?
-    private let settings: RemoteConfiguration
+    private let settings: MediationEngine.RemoteConfiguration
     private let registry: NetworkRegistry
     private let cache: ConfigurationCache
     private let transport: OriginLockedTransport
@@ -87,7 +87,7 @@ actor RemoteConfigurationUpdater {
     }
 
     /// Returns once no check is running, or once a check has been waited for as long as the
-    /// fetch timeout (``RemoteConfiguration/timeout``) of real time (for virtual-time runs that
+    /// fetch timeout (``MediationEngine/RemoteConfiguration/timeout``) of real time (for virtual-time runs that
     /// fetch over real HTTP). A check given up on is never waited for again: virtual time moves
     /// on, and the check's timeout fires at its instant on the engine's clock, so a server that
     /// never answers, or trickles its bytes, cannot hold virtual time still.

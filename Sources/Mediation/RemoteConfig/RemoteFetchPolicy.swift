@@ -1,5 +1,5 @@
 /// When to check the configuration server next, and with what, as a pure state machine (the
-/// HTTP rules of ``RemoteConfiguration``): events in (the launch's cache, a check's result, the
+/// HTTP rules of ``MediationEngine/RemoteConfiguration``): events in (the launch's cache, a check's result, the
 /// instant), decisions out (the next check's instant, the `If-None-Match` header, whether a
 /// check is due). It never reads a clock; ``RemoteConfigurationUpdater`` drives it.
 package struct RemoteFetchPolicy: Sendable {
@@ -25,7 +25,7 @@ package struct RemoteFetchPolicy: Sendable {
         case expired
     }
 
-    /// The bounds (``RemoteConfiguration``).
+    /// The bounds (``MediationEngine/RemoteConfiguration``).
     package let minimumInterval: Duration
     package let maximumInterval: Duration
     package let defaultInterval: Duration
@@ -50,7 +50,7 @@ package struct RemoteFetchPolicy: Sendable {
     ///   - settings: the bounds.
     ///   - seed: the jitter's seed.
     ///   - now: the current instant.
-    package init(settings: RemoteConfiguration, seed: UInt64, now: MediationInstant) {
+    package init(settings: MediationEngine.RemoteConfiguration, seed: UInt64, now: MediationInstant) {
         minimumInterval = settings.minimumInterval
         maximumInterval = settings.maximumInterval
         defaultInterval = settings.defaultInterval

@@ -7,7 +7,7 @@ import Mediation
 /// size limit) and the state store that keeps its cache and the install id across runs.
 struct RemoteRun: Sendable {
     /// The settings.
-    let remote: RemoteConfiguration
+    let remote: MediationEngine.RemoteConfiguration
     /// The state store: a ``FileStateStore`` in `--state-dir`, else memory only.
     let store: any StateStore
 
@@ -37,8 +37,8 @@ struct RemoteRun: Sendable {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)))
             }
         }
-        let transport = URLSessionTransport(maximumResponseBytes: RemoteConfiguration.maximumBodyBytes)
-        return .success(RemoteRun(remote: RemoteConfiguration(url: url, trustedKeys: keys, transport: transport), store: store))
+        let transport = URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
+        return .success(RemoteRun(remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: keys, transport: transport), store: store))
     }
 
     /// Why a `--config-url` is refused: the usage error's text.

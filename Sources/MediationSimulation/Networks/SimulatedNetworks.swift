@@ -134,7 +134,7 @@ public struct SimulatedNetworks: Sendable {
 /// The factory of one simulated network: hands out an adapter that answers from the market.
 struct SimulatedNetworkFactory: NetworkAdapterFactory {
     let kind: String
-    let pricing: AdSourcePricing
+    let pricing: LineItem.Pricing
     let seed: UInt64
     let sources: [String: SourceModel]
     let counters: ReplayCounters?

@@ -37,10 +37,10 @@ struct RedTeamReadmeSnippetTests {
 
         let engine = try MediationEngine(
             bundledConfiguration: Self.root.appendingPathComponent("Config/mediation.json"),
-            remote: RemoteConfiguration(
+            remote: MediationEngine.RemoteConfiguration(
                 url: URL(string: "http://127.0.0.1:\(port)/chat/mediation.json")!,
                 trustedKeys: [try ConfigurationPublicKey("mediation-ed25519 c882f47debb3cd17 R89ENh0NTQ8oSd8qMVP5NypYkbedPaLcXKPXrZCjeHQ=")],
-                transport: URLSessionTransport(maximumResponseBytes: RemoteConfiguration.maximumBodyBytes)
+                transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
             ),
             registry: .standard,
             environment: MediationEnvironment(

@@ -45,7 +45,7 @@ struct RemoteConfigLoopbackTests {
             try store.setData(Data("00112233445566778899aabbccddeeff".utf8), forKey: "install.id")
             engine = try MediationEngine(
                 bundledConfiguration: ConfigurationLoader(registry: .standard).load(json: RemoteConfigLoopbackTests.config(eCPM: "0.5")),
-                remote: RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: URLSessionTransport(maximumResponseBytes: RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
+                remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
                 registry: .standard,
                 environment: MediationEnvironment(clock: clock, stateStore: store),
                 onEvent: recorder.handler

@@ -88,7 +88,7 @@ private struct RecordingFactory: NetworkAdapterFactory {
     let recorder: NetworkRecorder
 
     var kind: String { inner.kind }
-    var pricing: AdSourcePricing { inner.pricing }
+    var pricing: LineItem.Pricing { inner.pricing }
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let adapter = try inner.makeAdapter(for: network, environment: environment)

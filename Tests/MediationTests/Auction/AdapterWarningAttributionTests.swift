@@ -22,7 +22,7 @@ import Testing
 
     struct WarningFactory: NetworkAdapterFactory {
         var kind: String { "warner" }
-        var pricing: AdSourcePricing { .fixedPrice }
+        var pricing: LineItem.Pricing { .fixedPrice }
         func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
             WarningAdapter(clock: environment.clock, logger: environment.logger)
         }

@@ -200,7 +200,7 @@ private final class InstantBidder: AdNetworkAdapter, Sendable {
     }
 
     let network: String
-    let pricing = AdSourcePricing.bidder
+    let pricing = LineItem.Pricing.bidder
     let price: Double
     private let last = Locked<SlowReleaseAd?>(nil)
 

@@ -32,7 +32,7 @@ struct OutcomeRuleTests {
     static let fixedTime = Date(timeIntervalSince1970: 1_764_590_400) // 2025-12-01T12:00:00Z
 
     /// An engine over `adapters` (network id, pricing, adapter) with one placement.
-    static func engine(_ placement: PlacementConfiguration, _ adapters: [(String, AdSourcePricing, any AdNetworkAdapter)], clock: ManualClock, recorder: EventRecorder = EventRecorder()) throws -> MediationEngine {
+    static func engine(_ placement: PlacementConfiguration, _ adapters: [(String, LineItem.Pricing, any AdNetworkAdapter)], clock: ManualClock, recorder: EventRecorder = EventRecorder()) throws -> MediationEngine {
         var networks = PrebuiltNetworks()
         for (id, pricing, adapter) in adapters { networks.add(id, pricing: pricing, adapter: adapter) }
         return try MediationEngine(

@@ -50,7 +50,7 @@ enum ConfigurationFixture {
 /// A network kind whose adapters are never built: it only states its pricing, for loader tests.
 struct PricingOnlyFactory: NetworkAdapterFactory {
     let kind: String
-    let pricing: AdSourcePricing
+    let pricing: LineItem.Pricing
 
     func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         throw ConfigurationError(code: .unknownAdapter, path: "networks.\(network.id).adapter", message: "loader-test kind")

@@ -37,7 +37,7 @@ struct MediationEngineTests {
     func factoryErrorsCarryTheirPath() {
         struct Picky: NetworkAdapterFactory {
             let kind = "picky"
-            let pricing = AdSourcePricing.fixedPrice
+            let pricing = LineItem.Pricing.fixedPrice
             func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
                 throw ConfigurationError(code: .missingField, path: "networks.\(network.id).credentials.key", message: "required")
             }

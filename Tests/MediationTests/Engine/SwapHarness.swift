@@ -9,11 +9,11 @@ import Testing
 /// An option `"fail": true` makes the build throw, naming the JSON path.
 final class SwapFactory: NetworkAdapterFactory {
     let kind: String
-    let pricing: AdSourcePricing
+    let pricing: LineItem.Pricing
     private let clock: ManualClock
     private let built = Locked<[ScriptedAdapter]>([])
 
-    init(kind: String, pricing: AdSourcePricing, clock: ManualClock) {
+    init(kind: String, pricing: LineItem.Pricing, clock: ManualClock) {
         self.kind = kind
         self.pricing = pricing
         self.clock = clock

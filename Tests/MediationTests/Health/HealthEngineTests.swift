@@ -55,7 +55,7 @@ struct HealthFixture: Sendable {
         return try #require(await task.value)
     }
 
-    var pauses: [NetworkPause] {
+    var pauses: [MediationEvent.NetworkPause] {
         recorder.events.compactMap { if case .networkPaused(let pause) = $0 { pause } else { nil } }
     }
 
@@ -77,7 +77,7 @@ struct HealthEngineTests {
         _ = try await fixture.auction() // starts at 3000; bad fails at 3200; ends at 3300
         let openedAt = MediationInstant.origin + .milliseconds(3300)
         let retryAt = openedAt + HealthFixture.firstBackoff
-        #expect(fixture.pauses == [NetworkPause(networkID: "bad", cause: .failures, failures: 2, outcomes: 2, failedProbes: 0, backoffMilliseconds: HealthFixture.firstBackoff.milliseconds, retryAt: retryAt, at: openedAt)])
+        #expect(fixture.pauses == [MediationEvent.NetworkPause(networkID: "bad", cause: .failures, failures: 2, outcomes: 2, failedProbes: 0, backoffMilliseconds: HealthFixture.firstBackoff.milliseconds, retryAt: retryAt, at: openedAt)])
         #expect(fixture.engine.networkHealth("bad")?.state == .open)
         #expect(fixture.engine.networkHealth("bad")?.retryAt == retryAt)
         #expect(fixture.engine.networkHealth("good")?.state == .closed)
@@ -124,7 +124,7 @@ struct HealthEngineTests {
         #expect(probe.winner?.lineItem.id == "good_1")
         let second = NetworkHealth.backoff(failedProbes: 1, settings: HealthFixture.settings, jitter: HealthJitter.unit(seed: 1, networkID: "bad", opening: 1))
         let failedAt = retryAt + .milliseconds(300)
-        #expect(fixture.pauses.last == NetworkPause(networkID: "bad", cause: .probeFailed, failures: 1, outcomes: 1, failedProbes: 1, backoffMilliseconds: second.milliseconds, retryAt: failedAt + second, at: failedAt))
+        #expect(fixture.pauses.last == MediationEvent.NetworkPause(networkID: "bad", cause: .probeFailed, failures: 1, outcomes: 1, failedProbes: 1, backoffMilliseconds: second.milliseconds, retryAt: failedAt + second, at: failedAt))
         #expect(second > .seconds(48) && second <= .seconds(60))
         #expect(fixture.engine.networkHealth("bad")?.failedProbes == 1)
     }

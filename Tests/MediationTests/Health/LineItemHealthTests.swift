@@ -69,7 +69,7 @@ struct LineItemHealthFixture: Sendable {
         return try #require(await task.value)
     }
 
-    var pauses: [NetworkPause] {
+    var pauses: [MediationEvent.NetworkPause] {
         recorder.events.compactMap { if case .networkPaused(let pause) = $0 { pause } else { nil } }
     }
 
@@ -106,7 +106,7 @@ struct LineItemHealthTests {
         let openedAt = MediationInstant.origin + .milliseconds(30_200)
         let backoff = LineItemHealthFixture.backoff("bad", of: "p")
         let retryAt = openedAt + backoff
-        #expect(fixture.pauses == [NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: openedAt, placementID: "p", lineItemID: "bad")])
+        #expect(fixture.pauses == [MediationEvent.NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: retryAt, at: openedAt, placementID: "p", lineItemID: "bad")])
         #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.state == .open)
         #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.retryAt == retryAt)
         #expect(fixture.engine.lineItemHealth("good", placementID: "p")?.state == .closed)
@@ -128,7 +128,7 @@ struct LineItemHealthTests {
         let failedAt = retryAt + .milliseconds(200)
         let second = LineItemHealthFixture.backoff("bad", of: "p", failedProbes: 1, opening: 1)
         #expect(second > .seconds(48) && second <= .seconds(60))
-        #expect(fixture.pauses.last == NetworkPause(networkID: "ads", cause: .probeFailed, failures: 1, outcomes: 1, failedProbes: 1, backoffMilliseconds: second.milliseconds, retryAt: failedAt + second, at: failedAt, placementID: "p", lineItemID: "bad"))
+        #expect(fixture.pauses.last == MediationEvent.NetworkPause(networkID: "ads", cause: .probeFailed, failures: 1, outcomes: 1, failedProbes: 1, backoffMilliseconds: second.milliseconds, retryAt: failedAt + second, at: failedAt, placementID: "p", lineItemID: "bad"))
 
         // The next probe answers: it closes.
         badAnswers.withLock { $0 = true }
@@ -158,7 +158,7 @@ struct LineItemHealthTests {
         }
         let openedAt = MediationInstant.origin + .milliseconds(5000 * 15 + 3000)
         let backoff = LineItemHealthFixture.backoff("level_ads", of: "level")
-        #expect(fixture.pauses == [NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt, placementID: "level", lineItemID: "level_ads")])
+        #expect(fixture.pauses == [MediationEvent.NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt, placementID: "level", lineItemID: "level_ads")])
         #expect(fixture.engine.networkHealth("ads")?.state == .closed)
         #expect(fixture.engine.networkHealth("ads")?.recentFailures == 1)
 
@@ -190,7 +190,7 @@ struct LineItemHealthTests {
         for index in 0..<14 { _ = try await fixture.auction(index % 4 == 0 ? "home" : "level") }
         let openedAt = MediationInstant.origin + .milliseconds(5000 * 13 + 3000)
         let backoff = LineItemHealthFixture.backoff("level_ads", of: "level")
-        #expect(fixture.pauses == [NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt, placementID: "level", lineItemID: "level_ads")])
+        #expect(fixture.pauses == [MediationEvent.NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: 7, failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt, placementID: "level", lineItemID: "level_ads")])
         #expect(fixture.engine.networkHealth("ads")?.state == .closed)
         #expect(fixture.engine.networkHealth("ads")?.recentFailures == 3)
         #expect(fixture.requestInstants("u_home").count == 4)
@@ -214,7 +214,7 @@ struct LineItemHealthTests {
         // end of that auction, its deadline.
         let openedAt = MediationInstant.origin + .milliseconds(5000 * (healthyAuctions + 6) + 3000)
         let backoff = NetworkHealth.backoff(failedProbes: 0, settings: .standard, jitter: HealthJitter.unit(seed: 1, networkID: "ads", opening: 0))
-        #expect(fixture.pauses == [NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: min(10, healthyAuctions + 7), failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt)])
+        #expect(fixture.pauses == [MediationEvent.NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: min(10, healthyAuctions + 7), failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt)])
         #expect(fixture.engine.lineItemHealth("home_ads", placementID: "home")?.state == .closed)
         #expect(fixture.engine.lineItemHealth("level_ads", placementID: "level")?.state == .closed)
         #expect(fixture.engine.lineItemHealth("home_ads", placementID: "home")?.recentFailures == 0)

@@ -182,7 +182,7 @@ struct RedTeamEnvelopeTests {
     @Test("hostile caching headers: negative, garbage, fractional, overflowing or repeated directives and an absurd Retry-After stay within the bounds")
     func hostileHeaders() {
         let wall = WallClockTime(millisecondsSince1970: 1_796_220_000_000)
-        let settings = RemoteConfiguration(url: URL(string: "https://c.example/x")!, trustedKeys: [], transport: ScriptedTransport(clock: ManualClock()))
+        let settings = MediationEngine.RemoteConfiguration(url: URL(string: "https://c.example/x")!, trustedKeys: [], transport: ScriptedTransport(clock: ManualClock()))
         for header in ["max-age=-1", "max-age=abc", "max-age=1.5", "max-age=", "max-age", "max-age=0x10", "max-age=+60", "max-age=" + String(repeating: "9", count: 40)] {
             let parsed = HTTPCacheHeaders(["Cache-Control": header], wallClock: wall)
             #expect(parsed.maxAge == nil || parsed.maxAge == HTTPCacheHeaders.maximumSeconds, "\(header)")
@@ -205,7 +205,7 @@ struct RedTeamEnvelopeTests {
 
     @Test("a tampered cache's metadata at the limits of Int64 never traps the schedule")
     func tamperedMetadataExtremes() {
-        let settings = RemoteConfiguration(url: URL(string: "https://c.example/x")!, trustedKeys: [], transport: ScriptedTransport(clock: ManualClock()))
+        let settings = MediationEngine.RemoteConfiguration(url: URL(string: "https://c.example/x")!, trustedKeys: [], transport: ScriptedTransport(clock: ManualClock()))
         let wall = WallClockTime(millisecondsSince1970: 1_796_220_000_000)
         for fetched in [Int64.min, Int64.min + 1, -1, 0, Int64.max, Int64.max - 1, -9_000_000_000_000_000_000] {
             for maxAge in [Int.min, -1, 0, Int.max] {

@@ -7,7 +7,7 @@ import Testing
 /// call that lands while a configuration swap is being built.
 private final class HookedFactory: NetworkAdapterFactory {
     let kind = "hooked.fixed"
-    let pricing = AdSourcePricing.fixedPrice
+    let pricing = LineItem.Pricing.fixedPrice
     private let clock: ManualClock
     private let state = Locked<(hook: (@Sendable () -> Void)?, built: [ScriptedAdapter])>((nil, []))
 

@@ -8,7 +8,7 @@ private func seconds(_ value: Double) -> MediationInstant {
 }
 
 /// The remote configuration on the manual clock (engine rule R22, the HTTP rules of
-/// `RemoteConfiguration`): the fault matrix through a scripted transport. In every case the app
+/// `MediationEngine.RemoteConfiguration`): the fault matrix through a scripted transport. In every case the app
 /// keeps serving ads from the best valid configuration, says why in an event (a warning for
 /// every refusal and failure), and loses no ad.
 @Suite("Remote configuration")

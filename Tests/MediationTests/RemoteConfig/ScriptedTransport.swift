@@ -78,7 +78,7 @@ final class RemoteHarness: Sendable {
     static let installID = "00112233445566778899aabbccddeeff"
 
     /// Builds the engine. `store` stands for the install's disk (pass the same one to relaunch).
-    init(store: any StateStore = MemoryStateStore(), steps: [ScriptedTransport.Step] = [], wallClock: Date = Date(timeIntervalSince1970: 1_796_220_000), settings: ((inout RemoteConfiguration) -> Void)? = nil) throws {
+    init(store: any StateStore = MemoryStateStore(), steps: [ScriptedTransport.Step] = [], wallClock: Date = Date(timeIntervalSince1970: 1_796_220_000), settings: ((inout MediationEngine.RemoteConfiguration) -> Void)? = nil) throws {
         transport = ScriptedTransport(clock: clock, steps)
         self.store = store
         if (try? store.data(forKey: "install.id")) == nil {
@@ -91,7 +91,7 @@ final class RemoteHarness: Sendable {
         registry = networks.registry
         let wall = Locked(wallClock)
         self.wallClock = wall
-        var remote = RemoteConfiguration(url: Self.url, trustedKeys: [fixture.key.publicKey], transport: transport)
+        var remote = MediationEngine.RemoteConfiguration(url: Self.url, trustedKeys: [fixture.key.publicKey], transport: transport)
         settings?(&remote)
         engine = try MediationEngine(
             bundledConfiguration: ConfigurationLoader(registry: networks.registry).load(json: Self.bundledJSON),
