@@ -5,7 +5,7 @@
 /// JSON (snake_case, instants in milliseconds on the engine's clock):
 /// `{"event": "auction_finished", "at_ms": 60090, "placement": "home_banner", "trace": {…}}`;
 /// other kinds carry `reason` (`auction_started`: `load`, `refresh`, …; `released`: `replaced`,
-/// `expired`, …), `ad` (an ``MediationEvent/AdSummary``), `expires_at_ms`, `due_at_ms`, `revenue_usd` (`shown`)
+/// `expired`, …), `ad` (a ``MediationEvent/AdSummary``), `expires_at_ms`, `due_at_ms`, `revenue_usd` (`shown`)
 /// or, for `late_answer`, `auction_id`, `line_item` and `ad_released`. Every record carries
 /// `config_version` (R22); a configuration update (`config_applied`, `config_refused` …) carries
 /// its code in `reason`, and `message`, `path`, `offered_version`, `source` and
