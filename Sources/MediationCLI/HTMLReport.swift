@@ -171,7 +171,7 @@ enum HTMLReport {
     /// The statistics columns (``StatisticsTable/header``), in words that fit a page.
     private static let htmlStatisticsHeader = ["Id", "Network", "Requests", "Fills", "Fill rate", "Wins", "Win rate", "Timeouts", "Errors", "p50 ms", "p95 ms", "p99 ms", "Impressions", "Revenue USD"]
 
-    private static func statisticsTable(_ rows: [SourceStatistics], kind: String) -> String {
+    private static func statisticsTable(_ rows: [MediationStatistics.Figures], kind: String) -> String {
         var html = "<table class=\"stats \(kind)\">\n<thead><tr>" + htmlStatisticsHeader.map { "<th>\(escaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for row in StatisticsTable.rows(rows) {
             html += "<tr class=\"stat\">" + row.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"

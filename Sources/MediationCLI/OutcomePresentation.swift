@@ -52,7 +52,7 @@ enum StatisticsTable {
     static let header = ["ID", "NETWORK", "REQUESTS", "FILLS", "FILL RATE", "WINS", "WIN RATE", "TIMEOUTS", "ERRORS", "P50 MS", "P95 MS", "P99 MS", "IMPRESSIONS", "REVENUE USD"]
 
     /// One row of cells per line of `statistics`, ids escaped for a terminal.
-    static func rows(_ statistics: [SourceStatistics]) -> [[String]] {
+    static func rows(_ statistics: [MediationStatistics.Figures]) -> [[String]] {
         statistics.map { row in
             [
                 DisplayText.escaped(row.id), DisplayText.escaped(row.network), "\(row.requests)", "\(row.fills)", percent(row.fillRate),

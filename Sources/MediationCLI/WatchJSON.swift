@@ -6,7 +6,7 @@ import Mediation
 /// ```json
 /// { "placement": "home_banner", "duration_s": 300, "fast": true, "interrupted": false,
 ///   "summary": { "auctions": 5, "filled_auctions": 5, "impressions": 5, "revenue_usd": 0.009,
-///                "late_answers": 0, "networks": [ {SourceStatistics} ], "line_items": [ … ] },
+///                "late_answers": 0, "networks": [ {MediationStatistics.Figures} ], "line_items": [ … ] },
 ///   "auctions": [ {AuctionTrace} ], "debug": { … with --debug } }
 /// ```
 struct WatchJSON: Encodable {
@@ -17,8 +17,8 @@ struct WatchJSON: Encodable {
         var impressions: Int
         var revenueUSD: Double
         var lateAnswers: Int
-        var networks: [SourceStatistics]
-        var lineItems: [SourceStatistics]
+        var networks: [MediationStatistics.Figures]
+        var lineItems: [MediationStatistics.Figures]
 
         enum CodingKeys: String, CodingKey {
             case auctions

@@ -1,14 +1,14 @@
 /// Per-network and per-line-item figures over a run, built from the engine's events: feed it
 /// every ``MediationEvent`` (or traces and impressions directly) and read ``networks`` and
 /// ``lineItems``. A plain value: keep it where the events arrive (e.g. in a `Locked` box or an
-/// actor). See ``SourceStatistics`` for what each figure counts and the percentile method.
+/// actor). See ``MediationStatistics/Figures`` for what each figure counts and the percentile method.
 ///
 /// ```swift
 /// var statistics = MediationStatistics()
 /// for await event in engine.events() { statistics.record(event) }
 /// for row in statistics.networks { print(row.id, row.fillRate ?? 0, row.latencyP95Milliseconds ?? 0) }
 /// ```
-package struct MediationStatistics: Sendable {
+public struct MediationStatistics: Sendable {
     private struct Tally {
         var network: String
         var requests = 0
@@ -39,15 +39,15 @@ package struct MediationStatistics: Sendable {
             if let latency = source.latencyMilliseconds, latency.isFinite { latencies.append(latency) }
         }
 
-        func row(id: String) -> SourceStatistics {
-            SourceStatistics(
+        func row(id: String) -> MediationStatistics.Figures {
+            MediationStatistics.Figures(
                 id: id, network: network, requests: requests, fills: fills, wins: wins, timeouts: timeouts, errors: errors,
                 impressions: impressions, revenueUSD: revenueUSD,
                 fillRate: requests > 0 ? Double(fills) / Double(requests) : nil,
                 winRate: fills > 0 ? Double(wins) / Double(fills) : nil,
-                latencyP50Milliseconds: SourceStatistics.nearestRank(50, of: latencies),
-                latencyP95Milliseconds: SourceStatistics.nearestRank(95, of: latencies),
-                latencyP99Milliseconds: SourceStatistics.nearestRank(99, of: latencies)
+                latencyP50Milliseconds: MediationStatistics.Figures.nearestRank(50, of: latencies),
+                latencyP95Milliseconds: MediationStatistics.Figures.nearestRank(95, of: latencies),
+                latencyP99Milliseconds: MediationStatistics.Figures.nearestRank(99, of: latencies)
             )
         }
     }
@@ -58,23 +58,23 @@ package struct MediationStatistics: Sendable {
     private var lineItemOrder: [String] = []
 
     /// Auctions recorded.
-    package private(set) var auctions = 0
+    public private(set) var auctions = 0
     /// Auctions that had a winner.
-    package private(set) var filledAuctions = 0
+    public private(set) var filledAuctions = 0
     /// Impressions recorded.
-    package private(set) var impressions = 0
+    public private(set) var impressions = 0
     /// Revenue of the impressions, USD.
-    package private(set) var revenueUSD = 0.0
+    public private(set) var revenueUSD = 0.0
     /// Late answers recorded (``MediationEvent/lateAnswer(_:)``).
-    package private(set) var lateAnswers = 0
+    public private(set) var lateAnswers = 0
 
     /// Creates empty statistics.
-    package init() {}
+    public init() {}
 
     /// Records what `event` says: a finished auction's trace, an impression, a late answer;
     /// other events change nothing.
     /// - Parameter event: an engine event.
-    package mutating func record(_ event: MediationEvent) {
+    public mutating func record(_ event: MediationEvent) {
         switch event {
         case .auctionFinished(_, let trace, _):
             record(trace)
@@ -89,7 +89,7 @@ package struct MediationStatistics: Sendable {
 
     /// Records one auction: every asked source's outcome and latency.
     /// - Parameter trace: the auction's trace.
-    package mutating func record(_ trace: AuctionTrace) {
+    public mutating func record(_ trace: AuctionTrace) {
         auctions += 1
         if trace.winner != nil { filledAuctions += 1 }
         for source in trace.sources {
@@ -100,7 +100,7 @@ package struct MediationStatistics: Sendable {
 
     /// Records one impression and its revenue for its network and line item.
     /// - Parameter impression: the impression.
-    package mutating func record(_ impression: Impression) {
+    public mutating func record(_ impression: Impression) {
         impressions += 1
         revenueUSD += impression.revenueUSD
         let add: (inout Tally) -> Void = { tally in
@@ -112,13 +112,13 @@ package struct MediationStatistics: Sendable {
     }
 
     /// One row per network, in the order they first appeared.
-    package var networks: [SourceStatistics] {
+    public var networks: [MediationStatistics.Figures] {
         networkOrder.compactMap { key in networkTallies[key]?.row(id: key) }
     }
 
     /// One row per line item id, in the order they first appeared (a line item id is unique within
     /// a placement; rows of equal ids from different placements are merged).
-    package var lineItems: [SourceStatistics] {
+    public var lineItems: [MediationStatistics.Figures] {
         lineItemOrder.compactMap { key in lineItemTallies[key]?.row(id: key) }
     }
 

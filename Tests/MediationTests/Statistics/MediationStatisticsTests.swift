@@ -18,16 +18,16 @@ struct MediationStatisticsTests {
 
     @Test("nearest rank: the value at rank ceil(p/100 x n) of the sorted sample")
     func nearestRank() {
-        #expect(SourceStatistics.nearestRank(50, of: [40, 10, 30, 20]) == 20)
-        #expect(SourceStatistics.nearestRank(95, of: [40, 10, 30, 20]) == 40)
-        #expect(SourceStatistics.nearestRank(25, of: [40, 10, 30, 20]) == 10)
+        #expect(MediationStatistics.Figures.nearestRank(50, of: [40, 10, 30, 20]) == 20)
+        #expect(MediationStatistics.Figures.nearestRank(95, of: [40, 10, 30, 20]) == 40)
+        #expect(MediationStatistics.Figures.nearestRank(25, of: [40, 10, 30, 20]) == 10)
         let hundred = (1...100).map(Double.init)
-        #expect(SourceStatistics.nearestRank(99, of: hundred) == 99)
-        #expect(SourceStatistics.nearestRank(95, of: hundred) == 95)
-        #expect(SourceStatistics.nearestRank(50, of: hundred) == 50)
-        #expect(SourceStatistics.nearestRank(100, of: hundred) == 100)
-        #expect(SourceStatistics.nearestRank(50, of: []) == nil)
-        #expect(SourceStatistics.nearestRank(0, of: [1]) == nil)
+        #expect(MediationStatistics.Figures.nearestRank(99, of: hundred) == 99)
+        #expect(MediationStatistics.Figures.nearestRank(95, of: hundred) == 95)
+        #expect(MediationStatistics.Figures.nearestRank(50, of: hundred) == 50)
+        #expect(MediationStatistics.Figures.nearestRank(100, of: hundred) == 100)
+        #expect(MediationStatistics.Figures.nearestRank(50, of: []) == nil)
+        #expect(MediationStatistics.Figures.nearestRank(0, of: [1]) == nil)
     }
 
     @Test("a scripted run of four auctions: requests, fills, wins, timeouts, errors, percentiles and revenue per network and line item")
@@ -69,7 +69,7 @@ struct MediationStatisticsTests {
         #expect(statistics.lineItems.map(\.id) == ["bid", "fix", "tail"])
 
         let elo = statistics.networks[0]
-        #expect(elo == SourceStatistics(
+        #expect(elo == MediationStatistics.Figures(
             id: "elo", network: "elo", requests: 4, fills: 1, wins: 1, timeouts: 1, errors: 0, impressions: 1, revenueUSD: 0.0025,
             fillRate: 0.25, winRate: 1, latencyP50Milliseconds: 90, latencyP95Milliseconds: 200, latencyP99Milliseconds: 200
         ))
@@ -94,7 +94,7 @@ struct MediationStatisticsTests {
 
     @Test("rows encode with snake_case keys and null rates when nothing was asked")
     func encoding() throws {
-        let row = SourceStatistics(id: "n", network: "n")
+        let row = MediationStatistics.Figures(id: "n", network: "n")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let text = String(decoding: try encoder.encode(row), as: UTF8.self)
