@@ -174,11 +174,12 @@ struct BenchAuction: Sendable {
     /// Late answers the engine reported.
     let lateAnswers: Locked<Int>
 
-    /// Builds the engine: each line item's network is its own id, served by its adapter.
-    init(placement: PlacementConfiguration, adapters: [any AdNetworkAdapter], clock: any MediationClock = SystemClock()) {
+    /// Builds the engine: each line item's network is its own id, served by its adapter, with
+    /// network health (engine rule R24) as `health` says (default: on, as shipped).
+    init(placement: PlacementConfiguration, adapters: [any AdNetworkAdapter], clock: any MediationClock = SystemClock(), health: NetworkHealthSettings = .standard) {
         var networks = PrebuiltNetworks()
         for (lineItem, adapter) in zip(placement.sources, adapters) {
-            networks.add(lineItem.network, pricing: lineItem.pricing, adapter: adapter)
+            networks.add(lineItem.network, pricing: lineItem.pricing, adapter: adapter, health: health)
         }
         let lateAnswers = Locked(0)
         engine = try? MediationEngine(
