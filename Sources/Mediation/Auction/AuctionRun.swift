@@ -348,10 +348,12 @@ final class AuctionRun: Sendable {
             switch action {
             case .request(let index, let deadline):
                 state.tasks[index] = .starting
+                if effects.starts.isEmpty { effects.starts.reserveCapacity(sources.count) }
                 effects.starts.append((index, deadline, deadline - now))
             case .cancel(let index):
                 cancel(index, in: &state, into: &effects)
             case .release(let ad):
+                if effects.releases.isEmpty { effects.releases.reserveCapacity(sources.count) }
                 effects.releases.append(ad)
             case .late(let index, let adReleased):
                 effects.lateAnswers.append(MediationEvent.LateAnswer(
@@ -426,27 +428,9 @@ final class AuctionRun: Sendable {
         var created: [(index: Int, task: Task<Void, Never>)] = []
         created.reserveCapacity(starts.count)
         for (index, deadline, budget) in starts {
+            let sourceRequest = request(forSourceAt: index, deadline: deadline, budget: budget)
             let task = clock.startTask { [self] in
-                var sourceRequest = request
-                if let slot = anchoredSlots?[index] {
-                    sourceRequest.bannerSizing = .anchored
-                    sourceRequest.slot = slot
-                }
-                sourceRequest.adUnitID = sources[index].lineItem.adUnitID
-                sourceRequest.deadline = deadline
-                sourceRequest.timeBudget = budget
-                // What the adapter does is attributed to this source: its HTTP exchanges
-                // (`mediate --debug`) and the warnings it logs (its trace line).
-                let result: AdLoadResult
-                if attributesSources {
-                    let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
-                    result = await SourceAttribution.$current.withValue(attribution) {
-                        await sources[index].adapter.loadAd(for: sourceRequest)
-                    }
-                } else {
-                    result = await sources[index].adapter.loadAd(for: sourceRequest)
-                }
-                deliver(index, result: result)
+                deliver(index, result: await load(sourceRequest, fromSourceAt: index))
             }
             created.append((index, task))
         }
@@ -466,6 +450,31 @@ final class AuctionRun: Sendable {
             return toCancel
         }
         for task in toCancel { task.cancel() }
+    }
+
+    /// Source `index`'s copy of the request: its line item's ad unit id, its deadline and the
+    /// time left until then, and its anchored slot where it serves no inline banners.
+    private func request(forSourceAt index: Int, deadline: MediationInstant, budget: Duration) -> AdRequest {
+        var sourceRequest = request
+        if let slot = anchoredSlots?[index] {
+            sourceRequest.bannerSizing = .anchored
+            sourceRequest.slot = slot
+        }
+        sourceRequest.adUnitID = sources[index].lineItem.adUnitID
+        sourceRequest.deadline = deadline
+        sourceRequest.timeBudget = budget
+        return sourceRequest
+    }
+
+    /// Asks source `index`'s adapter for `sourceRequest`. What the adapter does is attributed to
+    /// this source when the auction attributes sources: its HTTP exchanges (`mediate --debug`)
+    /// and the warnings it logs (its trace line).
+    private func load(_ sourceRequest: AdRequest, fromSourceAt index: Int) async -> AdLoadResult {
+        guard attributesSources else { return await sources[index].adapter.loadAd(for: sourceRequest) }
+        let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
+        return await SourceAttribution.$current.withValue(attribution) {
+            await sources[index].adapter.loadAd(for: sourceRequest)
+        }
     }
 
     /// Tells every asked source's adapter what the auction decided for it (R6 outcome, the
