@@ -11,10 +11,10 @@ import Foundation
 ///
 /// let engine = try MediationEngine(contentsOf: URL(fileURLWithPath: "Config/mediation.json"),
 ///                                  registry: .standard,
-///                                  environment: MediationEnvironment(transport: URLSessionTransport()))
+///                                  environment: MediationEnvironment(clock: SystemClock()))
 /// let banner = engine.placement("home_banner")
 /// let view = await banner?.attachView(visible: true)   // loads, then refreshes while seen
-/// for await event in engine.events() { … }
+/// for await event in engine.events() { print(event) }
 /// await engine.willResignActive()                      // a call, the app switcher, termination
 /// await engine.setForeground(false)                    // the app went to the background
 /// await engine.shutdown()                              // nothing is sent afterwards
