@@ -1,8 +1,10 @@
 import Foundation
 
-/// Writes the engine's events as NDJSON: one ``EventRecord`` per line, keys sorted, for a log
-/// a replay reads back (`mediate simulate --replay FILE`). Lines carry what events carry (ids,
-/// prices, instants, traces), never chat content or user data.
+/// Writes the engine's events as NDJSON: one event record per line, keys sorted (the format is
+/// in docs/simulation.md, "Replay of a recorded run"), for a log a replay reads back
+/// (`mediate simulate --replay FILE`) and the learner reads (`mediate optimize --events FILE`).
+/// Lines carry what events carry (ids, prices, instants, traces), never chat content or user
+/// data.
 ///
 /// ```swift
 /// let handle = try FileHandle(forWritingTo: url)
@@ -11,14 +13,14 @@ import Foundation
 ///                                  onEvent: { writer.record($0) })
 /// // or, from a stream: Task { await writer.record(engine.events()) }
 /// ```
-package final class NDJSONEventWriter: Sendable {
+public final class NDJSONEventWriter: Sendable {
     private let sink: @Sendable (String) -> Void
     private let state = Locked((lines: 0, failures: 0))
 
     /// Creates a writer.
     /// - Parameter sink: receives each line, newline included, in event order; called under
     ///   the writer's lock, so it must not block for long.
-    package init(sink: @escaping @Sendable (String) -> Void) {
+    public init(sink: @escaping @Sendable (String) -> Void) {
         self.sink = sink
     }
 
@@ -34,7 +36,7 @@ package final class NDJSONEventWriter: Sendable {
 
     /// Writes `event` as one line.
     /// - Parameter event: an engine event (e.g. from the engine's `onEvent` handler).
-    package func record(_ event: MediationEvent) {
+    public func record(_ event: MediationEvent) {
         let line = NDJSONEventWriter.line(for: event)
         state.withLock { state in
             guard let line else {
@@ -48,12 +50,12 @@ package final class NDJSONEventWriter: Sendable {
 
     /// Writes every event of `events` until the stream ends.
     /// - Parameter events: e.g. ``MediationEngine/events()``.
-    package func record(_ events: AsyncStream<MediationEvent>) async {
+    public func record(_ events: AsyncStream<MediationEvent>) async {
         for await event in events { record(event) }
     }
 
     /// Lines written so far.
-    package var linesWritten: Int { state.withLock { $0.lines } }
+    public var linesWritten: Int { state.withLock { $0.lines } }
     /// Events that could not be encoded (and were skipped).
-    package var encodingFailures: Int { state.withLock { $0.failures } }
+    public var encodingFailures: Int { state.withLock { $0.failures } }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `endpoint` (the one transport builder every network uses):
 ///
 /// - `"endpoint": "sandbox"`: the network's in-process ``NetworkConnection/SandboxServer`` at its sandbox URL,
-///   over a ``SandboxTransport`` on the environment's clock with its sandbox latency;
+///   over the sandbox transport on the environment's clock with its sandbox latency;
 /// - `"endpoint": "<URL>"`: the environment's transport (``MediationEnvironment/transport``), or
 ///   the shared ``URLSessionTransport`` when the host gave none.
 ///

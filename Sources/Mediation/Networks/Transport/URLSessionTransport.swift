@@ -20,7 +20,7 @@ import FoundationNetworking
 ///   answered as a `.redirectRefused` error carrying the redirect's status and naming only the
 ///   target's origin. Combined with ``OriginLockedTransport``, a network's requests never
 ///   leave its configured origin.
-package final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let collector: ResponseCollector
 
@@ -36,7 +36,7 @@ package final class URLSessionTransport: HTTPTransport {
     ///     largest creative bundle a network documents: Qartvelo's 2 MB).
     ///   - maximumRedirects: the most same-origin redirects followed per request (default
     ///     ``defaultMaximumRedirects``, 3); the next one is refused.
-    package init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
+    public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = backstopTimeout
         configuration.timeoutIntervalForResource = backstopTimeout
@@ -48,7 +48,7 @@ package final class URLSessionTransport: HTTPTransport {
     }
 
     /// The most same-origin redirects a request follows by default: 3.
-    package static let defaultMaximumRedirects = 3
+    public static let defaultMaximumRedirects = 3
 
     deinit {
         session.finishTasksAndInvalidate()
@@ -59,7 +59,7 @@ package final class URLSessionTransport: HTTPTransport {
     ///   calling task was cancelled, `.timedOut` when the backstop fired, `.redirectRefused`
     ///   for a redirect off the request's origin or past the limit, `.responseTooLarge` for a
     ///   body over the limit, `.invalidRequest` for a URL that is not http(s).
-    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         guard let origin = OriginLockedTransport.Origin(request.url) else {
             throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
         }
