@@ -308,6 +308,40 @@ struct PerformanceInternalsTests {
         }
     }
 
+    @Test("An auction's notices read straight from its record equal those of its built lines, ties for the top value included", arguments: [
+        [3.0, 2.0, 1.0], // the winner beat 2.0
+        [2.0, 2.0, 1.0], // a tie at the top: the winner (config order) had to beat the other 2.0
+        [1.0, 2.0, 2.0], // a tie at the top behind a lower first line
+        [2.0, -1.0, 1.0], // an invalid price is no value to beat
+        [2.0],            // alone: no price to beat
+    ])
+    func noticesFromTheRecordMatchBuiltLines(prices: [Double]) async {
+        let clock = ManualClock()
+        let outcome = await Self.runAuction(
+            clock: clock,
+            sources: prices.enumerated().map { index, price in ("S\(index)", price, TrackingAdapter(network: "S\(index)", clock: clock, delay: .milliseconds(5 * (prices.count - index)))) }
+        )
+        func notices(of trace: AuctionTrace) -> [AuctionNotice] {
+            var notices: [AuctionNotice] = []
+            AuctionNotice.forEachNotice(of: trace, sourceCount: prices.count, to: { _ in true }, adUnitID: { "unit-\($0)" }) { _, notice in notices.append(notice) }
+            return notices
+        }
+        let fresh = outcome.trace
+        #expect(fresh.deferredLines != nil)
+        let fromRecord = notices(of: fresh)
+        var built = fresh
+        built.sources = fresh.sources
+        #expect(built.deferredLines == nil)
+        #expect(fromRecord == notices(of: built))
+        // The winner had to beat the highest valid value of the other lines, each loser the
+        // winner's (the last line answers first, so the lower prices are in before the winner).
+        let winner = fromRecord.first { $0.outcome == .won }
+        let others = built.sources.filter { $0.lineItemID != winner?.lineItemID && $0.startOffsetMilliseconds != nil }.compactMap(\.eCPM)
+        #expect(winner != nil)
+        #expect(winner?.priceToBeat == others.max())
+        #expect(fromRecord.filter { $0.outcome != .won }.allSatisfy { $0.priceToBeat == winner?.eCPM })
+    }
+
     @Test("Auctions of one prepared machine keep their own lines, read in any order")
     func tracesOfOneAuctionObjectAreIndependent() async {
         let clock = ManualClock()

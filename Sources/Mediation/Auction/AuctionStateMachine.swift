@@ -507,6 +507,35 @@ struct AuctionStateMachine {
             return AuctionNotice(auctionID: auctionID, placementID: placementID, lineItemID: lineItems[index].id, adUnitID: adUnitID, outcome: outcome, eCPM: entries[index].value?.eCPM, priceToBeat: priceToBeat(won), adID: entries[index].adID)
         }
 
+        func forEachNotice(auctionID: String, placementID: String, count: Int, winningECPM: Double?, receives: (Int) -> Bool, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
+            entries.withUnsafeBufferPointer { entries in
+                let count = min(count, entries.count)
+                // The highest valid value and the one below it (equal on a tie): the winner's
+                // price to beat is the highest of the others.
+                var highest: (index: Int, value: Double)?
+                var runnerUp: Double?
+                for index in 0..<count where entries[index].startedAt != nil {
+                    guard let value = entries[index].value?.eCPM else { continue }
+                    if let top = highest, value <= top.value {
+                        if value > (runnerUp ?? -Double.infinity) { runnerUp = value }
+                    } else {
+                        runnerUp = highest?.value
+                        highest = (index, value)
+                    }
+                }
+                for index in 0..<count where entries[index].startedAt != nil && receives(index) {
+                    let outcome = entries[index].outcome ?? .notAsked(.tierNotReached)
+                    let priceToBeat: Double?
+                    if case .won = outcome {
+                        priceToBeat = highest?.index == index ? runnerUp : highest?.value
+                    } else {
+                        priceToBeat = winningECPM
+                    }
+                    deliver(index, AuctionNotice(auctionID: auctionID, placementID: placementID, lineItemID: lineItems[index].id, adUnitID: adUnitID(index), outcome: outcome, eCPM: entries[index].value?.eCPM, priceToBeat: priceToBeat, adID: entries[index].adID))
+                }
+            }
+        }
+
         private func latency(at index: Int) -> Double? {
             guard let answeredAt = entries[index].answeredAt, let startedAt = entries[index].startedAt else { return nil }
             return (answeredAt - startedAt).milliseconds

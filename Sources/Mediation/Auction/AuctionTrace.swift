@@ -515,6 +515,12 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         }
     }
 
+    /// The lines still to build, while nobody has read them (an auction's fresh trace); `nil`
+    /// once built or for a trace made from built lines.
+    package var deferredLines: (any DeferredSourceLines)? {
+        if case .deferred(let deferred) = lines { deferred } else { nil }
+    }
+
     /// What line `index`'s outcome (`index` in `0..<sourceCount`) says of its network's health
     /// (engine rule R24), without building the line or copying the outcome.
     package func healthSignal(at index: Int) -> HealthSignal? {
@@ -655,6 +661,11 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     /// The notice of line `index`'s source if it was asked (``AuctionNotice``: its own line
     /// item, outcome, value and ad, and `priceToBeat(won)`), `nil` if not.
     func notice(at index: Int, auctionID: String, placementID: String, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice?
+    /// Hands the notice of each of the first `count` lines whose source was asked and
+    /// `receives` to `deliver`, in order (what ``AuctionNotice/forEachNotice(of:sourceCount:to:adUnitID:_:)``
+    /// does, without copying a line or a notice on the way): a loser's price to beat is
+    /// `winningECPM`, the winner's the highest valid value of the other lines.
+    func forEachNotice(auctionID: String, placementID: String, count: Int, winningECPM: Double?, receives: (Int) -> Bool, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void)
     /// What line `index`'s outcome says of its network's health (``HealthSignal/init(_:)``).
     func healthSignal(at index: Int) -> HealthSignal?
 }

@@ -73,6 +73,11 @@ extension AuctionNotice {
     package static func forEachNotice(of trace: AuctionTrace, sourceCount: Int, to receives: (Int) -> Bool, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void) {
         let count = min(trace.sourceCount, sourceCount)
         let winningECPM = trace.winningECPM
+        if let deferred = trace.deferredLines {
+            // An auction's fresh trace: straight from its record.
+            deferred.forEachNotice(auctionID: trace.auctionID, placementID: trace.placementID, count: count, winningECPM: winningECPM, receives: receives, adUnitID: adUnitID, deliver)
+            return
+        }
         for index in 0..<count where receives(index) {
             // A loser had to beat the winning value; the winner, the highest other valid value.
             let notice = trace.notice(at: index, adUnitID: adUnitID(index)) { won in
