@@ -279,7 +279,7 @@ struct PerformanceInternalsTests {
         for index in 0..<lazy.sourceCount {
             let summary = lazy.sourceSummary(at: index)
             summaries.append((summary.wasAsked, summary.latencyMilliseconds, summary.outcome))
-            signals.append(lazy.healthSignal(at: index))
+            signals.append(lazy.healthSignals.signal(at: index))
             notices.append(lazy.notice(at: index, adUnitID: "unit-\(index)") { won in won ? 9 : 8 })
         }
         let lines = lazy.sources
@@ -303,7 +303,7 @@ struct PerformanceInternalsTests {
         for index in 0..<built.sourceCount {
             #expect(built.sourceSummary(at: index).outcome == summaries[index].2)
             #expect(built.sourceSummary(at: index).latencyMilliseconds == summaries[index].1)
-            #expect(built.healthSignal(at: index) == signals[index])
+            #expect(built.healthSignals.signal(at: index) == signals[index])
             #expect(built.notice(at: index, adUnitID: "unit-\(index)") { won in won ? 9 : 8 } == notices[index])
         }
     }

@@ -73,6 +73,7 @@ public struct AdRequest: Hashable, Sendable {
     /// Creates a request that shares `signals` (the engine's form: no copy of the signals).
     package init(
         placementID: String,
+        adUnitID: String = "",
         format: AdFormat,
         bannerSizing: PlacementConfiguration.BannerSizing?,
         slot: SlotSize,
@@ -82,7 +83,7 @@ public struct AdRequest: Hashable, Sendable {
         timeBudget: Duration
     ) {
         self.placementID = placementID
-        adUnitID = ""
+        self.adUnitID = adUnitID
         self.format = format
         self.bannerSizing = bannerSizing
         self.slot = slot

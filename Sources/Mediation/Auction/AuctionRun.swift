@@ -428,9 +428,8 @@ final class AuctionRun: Sendable {
         var created: [(index: Int, task: Task<Void, Never>)] = []
         created.reserveCapacity(starts.count)
         for (index, deadline, budget) in starts {
-            let sourceRequest = request(forSourceAt: index, deadline: deadline, budget: budget)
             let task = clock.startTask { [self] in
-                deliver(index, result: await load(sourceRequest, fromSourceAt: index))
+                deliver(index, result: await load(fromSourceAt: index, deadline: deadline, budget: budget))
             }
             created.append((index, task))
         }
@@ -455,21 +454,29 @@ final class AuctionRun: Sendable {
     /// Source `index`'s copy of the request: its line item's ad unit id, its deadline and the
     /// time left until then, and its anchored slot where it serves no inline banners.
     private func request(forSourceAt index: Int, deadline: MediationInstant, budget: Duration) -> AdRequest {
-        var sourceRequest = request
-        if let slot = anchoredSlots?[index] {
-            sourceRequest.bannerSizing = .anchored
-            sourceRequest.slot = slot
-        }
-        sourceRequest.adUnitID = sources[index].lineItem.adUnitID
-        sourceRequest.deadline = deadline
-        sourceRequest.timeBudget = budget
-        return sourceRequest
+        // Built field by field: each shared field is retained once, and the auction's own ad
+        // unit id is never copied only to be replaced.
+        let anchored = anchoredSlots?[index]
+        return AdRequest(
+            placementID: request.placementID,
+            adUnitID: sources[index].lineItem.adUnitID,
+            format: request.format,
+            bannerSizing: anchored == nil ? request.bannerSizing : .anchored,
+            slot: anchored ?? request.slot,
+            context: request.context,
+            signals: request.signals,
+            deadline: deadline,
+            timeBudget: budget
+        )
     }
 
-    /// Asks source `index`'s adapter for `sourceRequest`. What the adapter does is attributed to
-    /// this source when the auction attributes sources: its HTTP exchanges (`mediate --debug`)
-    /// and the warnings it logs (its trace line).
-    private func load(_ sourceRequest: AdRequest, fromSourceAt index: Int) async -> AdLoadResult {
+    /// Builds source `index`'s request (``request(forSourceAt:deadline:budget:)``) and asks
+    /// its adapter for it. Built here, in the source's task, so that the task's closure
+    /// captures three plain values and no request. What the adapter does is attributed to this
+    /// source when the auction attributes sources: its HTTP exchanges (`mediate --debug`) and
+    /// the warnings it logs (its trace line).
+    private func load(fromSourceAt index: Int, deadline: MediationInstant, budget: Duration) async -> AdLoadResult {
+        let sourceRequest = request(forSourceAt: index, deadline: deadline, budget: budget)
         guard attributesSources else { return await sources[index].adapter.loadAd(for: sourceRequest) }
         let attribution = SourceAttribution(auctionID: auctionID, placementID: placementID, lineItemID: sources[index].lineItem.id)
         return await SourceAttribution.$current.withValue(attribution) {

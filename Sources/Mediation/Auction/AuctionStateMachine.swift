@@ -494,10 +494,13 @@ struct AuctionStateMachine {
             entries[index].startedAt == nil ? nil : entries[index].value?.eCPM
         }
 
-        func healthSignal(at index: Int) -> HealthSignal? {
-            // No outcome: its tier was not reached, which says nothing.
-            guard let outcome = entries[index].outcome else { return nil }
-            return HealthSignal(outcome)
+        var healthSignals: HealthSignals {
+            var signals = HealthSignals()
+            for index in entries.indices {
+                // No outcome: its tier was not reached, which says nothing.
+                signals.append(entries[index].outcome.flatMap(HealthSignal.init))
+            }
+            return signals
         }
 
         func notice(at index: Int, auctionID: String, placementID: String, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice? {

@@ -521,12 +521,16 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         if case .deferred(let deferred) = lines { deferred } else { nil }
     }
 
-    /// What line `index`'s outcome (`index` in `0..<sourceCount`) says of its network's health
-    /// (engine rule R24), without building the line or copying the outcome.
-    package func healthSignal(at index: Int) -> HealthSignal? {
+    /// What each line's outcome says of its network's health (engine rule R24), in one pass,
+    /// without building the lines or copying an outcome.
+    package var healthSignals: HealthSignals {
         switch lines {
-        case .built(let sources): HealthSignal(sources[index].outcome)
-        case .deferred(let deferred): deferred.healthSignal(at: index)
+        case .built(let sources):
+            var signals = HealthSignals()
+            for source in sources { signals.append(HealthSignal(source.outcome)) }
+            return signals
+        case .deferred(let deferred):
+            return deferred.healthSignals
         }
     }
 
@@ -666,8 +670,8 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     /// does, without copying a line or a notice on the way): a loser's price to beat is
     /// `winningECPM`, the winner's the highest valid value of the other lines.
     func forEachNotice(auctionID: String, placementID: String, count: Int, winningECPM: Double?, receives: (Int) -> Bool, adUnitID: (Int) -> String, _ deliver: (Int, AuctionNotice) -> Void)
-    /// What line `index`'s outcome says of its network's health (``HealthSignal/init(_:)``).
-    func healthSignal(at index: Int) -> HealthSignal?
+    /// What each line's outcome says of its network's health (``HealthSignal/init(_:)``).
+    var healthSignals: HealthSignals { get }
 }
 
 /// What the engine's own tallies (statistics, simulation counts) read of a trace

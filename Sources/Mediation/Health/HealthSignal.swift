@@ -44,3 +44,53 @@ package enum HealthSignal: Hashable, Sendable {
         return combined
     }
 }
+
+/// The health signals (``HealthSignal``) of every source of one finished auction, read in one
+/// pass over its record: a bit per source among the first 64, an array only beyond them. One
+/// value per auction, so that the monitor combines a network's signal with two masks instead
+/// of reading each source's outcome.
+package struct HealthSignals: Hashable, Sendable {
+    /// Bit `i`: source `i` (of the first 64) answered.
+    package private(set) var answered: UInt64 = 0
+    /// Bit `i`: source `i` (of the first 64) failed.
+    package private(set) var failed: UInt64 = 0
+    /// The signals of sources 64 and beyond, in order (empty for nearly every auction).
+    package private(set) var beyond: [HealthSignal?] = []
+    /// The number of sources.
+    package private(set) var count = 0
+
+    /// No sources.
+    package init() {}
+
+    /// Adds the next source's signal.
+    package mutating func append(_ signal: HealthSignal?) {
+        if count < 64 {
+            let bit = UInt64(1) << UInt64(count)
+            switch signal {
+            case .success: answered |= bit
+            case .failure: failed |= bit
+            case nil: break
+            }
+        } else {
+            beyond.append(signal)
+        }
+        count += 1
+    }
+
+    /// Source `index`'s signal (`nil` for an index out of range).
+    package func signal(at index: Int) -> HealthSignal? {
+        guard index >= 0, index < count else { return nil }
+        guard index < 64 else { return beyond[index - 64] }
+        let bit = UInt64(1) << UInt64(index)
+        if answered & bit != 0 { return .success }
+        return failed & bit != 0 ? .failure : nil
+    }
+
+    /// The combined signal (``HealthSignal/combined(signals:)``) of the sources in `mask` (bit
+    /// `i` for source `i`, all among the first 64): any answer is a success, else any failure
+    /// is a failure, else nothing.
+    package func signal(ofSourcesIn mask: UInt64) -> HealthSignal? {
+        if answered & mask != 0 { return .success }
+        return failed & mask != 0 ? .failure : nil
+    }
+}

@@ -24,6 +24,9 @@ final class NetworkHealthMonitor: Sendable {
             var slot: Int
             var settings: NetworkHealthSettings
             var sources: [Int]
+            /// Its sources as a mask (bit `i` for source `i`), or `nil` when one is beyond the
+            /// 64th: its signal is then combined source by source.
+            var mask: UInt64?
             /// Its line items in ``Plan/lineItems``: none, or one for each of its sources.
             var lineItems: Range<Int> = 0..<0
         }
@@ -53,6 +56,9 @@ final class NetworkHealthMonitor: Sendable {
                     networks.append(Network(subject: .network(id), slot: monitor.slot(of: .network(id)), settings: source.health.clamped, sources: [index]))
                     ownHealth.append(source.lineItemHealth)
                 }
+            }
+            for place in networks.indices where networks[place].sources.allSatisfy({ $0 < 64 }) {
+                networks[place].mask = networks[place].sources.reduce(0) { $0 | UInt64(1) << UInt64($1) }
             }
             for place in networks.indices where ownHealth[place] {
                 let start = lineItems.count
@@ -141,19 +147,19 @@ final class NetworkHealthMonitor: Sendable {
         /// in `networkSlot`) in this auction (``LineItemRun``) and returns their network's
         /// signal: any answer is a success; else a failure that is not a line item's own (it
         /// fails alone, or it is paused or probing on its own) is a failure; else nothing.
-        mutating func noteLineItems(_ items: Range<Int>, of plan: Plan, networkSlot: Int, in trace: AuctionTrace) -> HealthSignal? {
-            let count = trace.sourceCount
+        mutating func noteLineItems(_ items: Range<Int>, of plan: Plan, networkSlot: Int, in signals: HealthSignals) -> HealthSignal? {
             var answered = false
             var failed = false
-            for item in items where plan.lineItems[item].source < count {
-                let signal = trace.healthSignal(at: plan.lineItems[item].source)
+            for item in items {
+                // A source beyond the auction's (none, in practice) says nothing.
+                let signal = signals.signal(at: plan.lineItems[item].source)
                 runs[plan.lineItems[item].slot].note(signal, auction: auctions)
                 answered = answered || signal == .success
                 failed = failed || signal == .failure
             }
             if answered { return .success }
             guard failed else { return nil }
-            for item in items where plan.lineItems[item].source < count && trace.healthSignal(at: plan.lineItems[item].source) == .failure {
+            for item in items where signals.signal(at: plan.lineItems[item].source) == .failure {
                 let slot = plan.lineItems[item].slot
                 let ownPause = machines[slot].map { $0.phase != .closed } ?? false
                 if !ownPause && !failsAlone(slot, ofNetworkIn: networkSlot) { return .failure }
@@ -164,9 +170,8 @@ final class NetworkHealthMonitor: Sendable {
         /// The signal the machine (`machine`, in `slot`) of the line item of source `source`
         /// records: an answer; a failure when it is its own (it fails alone, or the line item
         /// is paused or probing); else nothing.
-        func ownSignal(ofSource source: Int, in slot: Int, machine: NetworkHealth, networkSlot: Int, trace: AuctionTrace) -> HealthSignal? {
-            guard source < trace.sourceCount else { return nil }
-            let signal = trace.healthSignal(at: source)
+        func ownSignal(ofSource source: Int, in slot: Int, machine: NetworkHealth, networkSlot: Int, signals: HealthSignals) -> HealthSignal? {
+            let signal = signals.signal(at: source)
             guard signal == .failure, machine.phase == .closed else { return signal }
             return failsAlone(slot, ofNetworkIn: networkSlot) ? .failure : nil
         }
@@ -255,6 +260,7 @@ final class NetworkHealthMonitor: Sendable {
     /// freed).
     func record(_ trace: AuctionTrace, plan: Plan, ticket: Ticket, at clockNow: @autoclosure () -> MediationInstant) {
         guard !plan.networks.isEmpty else { return }
+        let signals = trace.healthSignals
         var events: [MediationEvent] = []
         var instant: MediationInstant?
         state.withLock { table in
@@ -264,8 +270,8 @@ final class NetworkHealthMonitor: Sendable {
                 guard let current = table.machines[slot] else { continue }
                 let items = plan.networks[place].lineItems
                 let signal = items.isEmpty
-                    ? Self.signal(of: plan.networks[place].sources, in: trace)
-                    : table.noteLineItems(items, of: plan, networkSlot: slot, in: trace)
+                    ? Self.signal(of: plan.networks[place], in: signals)
+                    : table.noteLineItems(items, of: plan, networkSlot: slot, in: signals)
                 // Nearly always: a closed network that answered into a full window with no
                 // failure (or said nothing); recording it would change nothing.
                 if !current.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) {
@@ -285,7 +291,7 @@ final class NetworkHealthMonitor: Sendable {
                     // Read in place: the plan's entry is copied only when the machine may change.
                     let itemSlot = plan.lineItems[item].slot
                     guard let machine = table.machines[itemSlot] else { continue }
-                    let own = feedsLineItems ? table.ownSignal(ofSource: plan.lineItems[item].source, in: itemSlot, machine: machine, networkSlot: slot, trace: trace) : nil
+                    let own = feedsLineItems ? table.ownSignal(ofSource: plan.lineItems[item].source, in: itemSlot, machine: machine, networkSlot: slot, signals: signals) : nil
                     if machine.isUnchanged(byClosedSignal: own, window: plan.networks[place].settings.window) { continue }
                     let now = instant ?? clockNow()
                     instant = now
@@ -315,12 +321,12 @@ final class NetworkHealthMonitor: Sendable {
         }
     }
 
-    /// The one signal of a network whose line items are `sources` (their indices) in a finished
-    /// auction: their outcomes combined (``HealthSignal/combined(signals:)``: any answer is a
-    /// success), read without building the trace's lines.
-    static func signal(of sources: [Int], in trace: AuctionTrace) -> HealthSignal? {
-        let count = trace.sourceCount
-        return HealthSignal.combined(signals: sources.lazy.filter { $0 < count }.map { trace.healthSignal(at: $0) })
+    /// The one signal of `network` in a finished auction whose sources said `signals`: its
+    /// sources' signals combined (``HealthSignal/combined(signals:)``: any answer is a
+    /// success), with its mask when it has one.
+    static func signal(of network: Plan.Network, in signals: HealthSignals) -> HealthSignal? {
+        if let mask = network.mask { return signals.signal(ofSourcesIn: mask) }
+        return HealthSignal.combined(signals: network.sources.lazy.map { signals.signal(at: $0) })
     }
 
     /// The health of `subject` under its network's `settings`, reading its stored state if no
