@@ -83,7 +83,7 @@ func main() async -> Int32 {
     let registry = NetworkRegistry.standard.registering(HouseAdsFactory())
     var configuration: MediationConfiguration
     do {
-        configuration = try ConfigurationLoader(registry: registry).load(contentsOf: configURL)
+        configuration = try MediationConfiguration(contentsOf: configURL, registry: registry)
     } catch {
         FileHandle.standardError.write(Data("chat-host-example: \(error) (run it from the repository root)\n".utf8))
         return 66

@@ -21,7 +21,7 @@ struct FillabilityValidationTests {
             #expect(json.contains(old), "the shipped config has no \(old)")
             json = json.replacingOccurrences(of: old, with: new)
         }
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
     }
 
@@ -124,7 +124,7 @@ struct FillabilityValidationTests {
             (#""slot": { "max_height": 90 }"#, #""slot": { "max_height": 80 }"#),
         ])
         let warnings = engine.configurationWarnings
-        #expect(warnings.contains(ConfigurationWarning(code: .optionClamped, path: "networks.elo.options.geo_precision", message: "geo_precision 99 clamped to 6")))
+        #expect(warnings.contains(MediationConfiguration.Warning(code: .optionClamped, path: "networks.elo.options.geo_precision", message: "geo_precision 99 clamped to 6")))
         #expect(warnings.contains { $0.code == .slotMayNotFit && $0.path == "placements.home_banner.sources[1]" })
         #expect(warnings.filter { $0.code == .sandboxEndpoint }.map(\.path) == ["admob_premium", "admob_standard", "admob_backfill", "elo", "nitx", "qartvelo"].map { "networks.\($0).endpoint" })
         #expect(engine.sandboxNetworks == ["admob_premium", "admob_standard", "admob_backfill", "elo", "nitx", "qartvelo"])

@@ -49,7 +49,7 @@ struct HostileLifeCycleWireTests {
         let capturing = PrivacyMatrix.CapturingRegistry()
         let template = RequestTemplate(device: DeviceInfo(advertisingID: idfa, trackingAuthorized: trackingAuthorized), app: RequestTemplate.App(bundleID: "com.example.red"), privacy: privacy)
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: configuration),
+            configuration: MediationConfiguration(json: configuration, registry: .standard),
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
             hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
@@ -180,7 +180,7 @@ struct HostileLifeCycleWireTests {
         let wire = WireRecorder(clock: clock)
         let device = DeviceInfo(utcOffsetMinutes: Int.min, location: DeviceInfo.Location(latitude: .nan, longitude: -.infinity), advertisingID: "\u{1B}[31m", trackingAuthorized: true)
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: Self.configuration),
+            configuration: MediationConfiguration(json: Self.configuration, registry: .standard),
             registry: .standard,
             environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(screen: screen, device: device, privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
         )
@@ -237,7 +237,7 @@ struct HostileLifeCycleWireTests {
         let capturing = PrivacyMatrix.CapturingRegistry()
         let json = #"{ "networks": { "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\#(WireRecorder.nitxEndpoint)" } }, "placements": { "b": { "format": "banner", "sizing": "inline", "slot": { "max_width": 320, "max_height": 50 }, "sources": [ { "id": "n", "network": "nitx", "ad_unit_id": "SLOT-RACE", "ecpm": 1.0 } ] } } }"#
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: json),
+            configuration: MediationConfiguration(json: json, registry: .standard),
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, transport: transport, requestTemplate: RequestTemplate(privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
         )
@@ -276,7 +276,7 @@ struct HostileLifeCycleWireTests {
         }
         let json = Self.configuration.replacingOccurrences(of: #""placements": {"#, with: #""placements": { "solo": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "sources": [ \#(source) ] },"#)
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: json),
+            configuration: MediationConfiguration(json: json, registry: .standard),
             registry: .standard,
             environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
         )

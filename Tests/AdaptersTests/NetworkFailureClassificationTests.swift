@@ -62,7 +62,7 @@ import Testing
     /// The trace line of the network's one source after one auction over `transport`.
     static func outcome(_ network: Network, _ transport: FailingTransport) async throws -> SourceOutcome {
         let clock = ManualClock()
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: network.configuration)
+        let configuration = try MediationConfiguration(json: network.configuration, registry: .standard)
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1, transport: transport))
         let auction = clock.startTask { await engine.runAuction(placementID: "home_banner") }
         let outcome = try #require(await auction.value)

@@ -149,7 +149,7 @@ enum PrivacyMatrix {
             networks = #""admob": { "adapter": "fallback", "endpoint": "sandbox", "options": { "latency_ms": 10 } }"#
             placement = #""matrix": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "sources": [ { "id": "m_admob", "network": "admob", "ad_unit_id": "admob-matrix", "ecpm": 1.0 } ] }"#
         }
-        return try ConfigurationLoader(registry: .standard).load(json: #"{ "networks": { \#(networks) }, "placements": { \#(placement) } }"#)
+        return try MediationConfiguration(json: #"{ "networks": { \#(networks) }, "placements": { \#(placement) } }"#, registry: .standard)
     }
 
     /// What one cell put on the wire, into events and into logs, and the identifiers that had

@@ -22,7 +22,7 @@ struct ShippedConfigurationTimeoutTests {
     func hungNitxGivesWayToTheNextTiers() async throws {
         let clock = ManualClock()
         let registry = NetworkRegistry.standard.registering(HungNetworkFactory(kind: "nitx", pricing: .fixedPrice, clock: clock))
-        let configuration = try ConfigurationLoader(registry: registry).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        let configuration = try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: registry)
         #expect(configuration.network("nitx")?.timeout == .milliseconds(2000))
         let engine = try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: clock, seed: 1))
         let outcome = try await engine.runAuction(placementID: "level_end", on: clock)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Standard networks")
 struct StandardNetworksTests {
     private func shippedConfiguration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
     }
 
     @Test func theStandardRegistryHasTheFourKinds() {
@@ -151,7 +151,7 @@ struct StandardNetworksTests {
     @Test func aKindMissingFromTheRegistryFailsTheLoaderToo() {
         let json = #"{ "networks": { "x": { "adapter": "acme", "endpoint": "sandbox" } }, "placements": {} }"#
         let error = #expect(throws: ConfigurationError.self) {
-            _ = try ConfigurationLoader(registry: .standard).load(json: json)
+            _ = try MediationConfiguration(json: json, registry: .standard)
         }
         #expect(error?.code == .unknownAdapter)
         #expect(error?.path == "networks.x.adapter")
@@ -189,7 +189,7 @@ struct FallbackAuctionTests {
     """
 
     private func run(_ placementID: String, until end: Duration) async throws -> AuctionOutcome {
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: Self.config)
+        let configuration = try MediationConfiguration(json: Self.config, registry: .standard)
         let clock = ManualClock()
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }

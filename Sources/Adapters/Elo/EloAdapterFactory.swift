@@ -104,10 +104,10 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
 
     /// What the factory clamps or ignores: `geo_precision` outside 0 ... 6 is clamped
     /// (`option_clamped`); `sandbox_no_bid_rate` with a URL endpoint is ignored (`option_ignored`).
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
-        var warnings: [ConfigurationWarning] = []
+    public func warnings(for network: NetworkConfiguration) -> [MediationConfiguration.Warning] {
+        var warnings: [MediationConfiguration.Warning] = []
         if case .integer(let value)? = network.options["geo_precision"], EloConfiguration.clampPrecision(value) != value {
-            warnings.append(ConfigurationWarning(code: .optionClamped, path: network.path(of: "options", "geo_precision"), message: "geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))"))
+            warnings.append(MediationConfiguration.Warning(code: .optionClamped, path: network.path(of: "options", "geo_precision"), message: "geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))"))
         }
         if let settings = try? NetworkSettings(network, kind: kind, credentials: Self.credentialKeys, options: Self.optionKeys) {
             warnings += settings.sandboxOnlyWarnings(["sandbox_no_bid_rate"])

@@ -85,7 +85,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     }
 
     /// What the factory ignores: `sdk_block` with a URL endpoint (it shapes the sandbox only).
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+    public func warnings(for network: NetworkConfiguration) -> [MediationConfiguration.Warning] {
         (try? NetworkSettings(network, kind: kind, credentials: ["source_code"], options: Self.optionKeys))?.sandboxOnlyWarnings(["sdk_block"]) ?? []
     }
 

@@ -32,14 +32,14 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
             return .unfillable(at: placement.path(of: lineItem), "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height \(DisplayText.number(maxHeight)) pt never fits it")
         }
         if maxHeight + 0.5 < 90 {
-            return LineItem.Validation(warnings: [ConfigurationWarning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
+            return LineItem.Validation(warnings: [MediationConfiguration.Warning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
         }
         return .valid
     }
 
     /// What the factory ignores: the sandbox options (`banner_refresh_seconds`,
     /// `sandbox_html5`, `sandbox_html5_bundle_bytes`) with a URL endpoint.
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+    public func warnings(for network: NetworkConfiguration) -> [MediationConfiguration.Warning] {
         (try? NetworkSettings(network, kind: kind, credentials: ["app_id"], options: QartveloOptions.keys))?
             .sandboxOnlyWarnings(["banner_refresh_seconds", "sandbox_html5", "sandbox_html5_bundle_bytes"]) ?? []
     }

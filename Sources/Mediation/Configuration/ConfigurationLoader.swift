@@ -1,67 +1,108 @@
 import Foundation
 
-/// Loads the engine's JSON configuration (`Config/mediation.json`, described by
-/// `Config/mediation.schema.json`) strictly, by engine rule R15: the first mistake fails the
-/// whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+extension MediationConfiguration {
+    /// Loads the engine's JSON configuration file at `url` (`Config/mediation.json`, described by
+    /// `Config/mediation.schema.json`) strictly, by engine rule R15: the first mistake fails the
+    /// whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+    ///
+    /// The format (snake_case keys; any other key is an error):
+    /// ```json
+    /// {
+    ///   "$schema": "mediation.schema.json",
+    ///   "networks": {
+    ///     "admob": { "adapter": "fallback", "credentials": {}, "endpoint": "sandbox",
+    ///                "timeout_ms": 2000, "options": { "fill_rate": 0.9 } }
+    ///   },
+    ///   "placements": {
+    ///     "home_banner": {
+    ///       "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+    ///       "refresh_seconds": 60, "deadline_ms": 3000, "floor": 0.1, "mode": "parallel",
+    ///       "sources": [ { "id": "admob_home", "network": "admob", "ad_unit_id": "ca-app-pub-1/1",
+    ///                      "ecpm": 0.8 } ]
+    ///     }
+    ///   },
+    ///   "currency_rates": { "EUR": 1.08 }
+    /// }
+    /// ```
+    /// - `config_version`, `issued_at`, `rollout`: the release fields a signed configuration
+    ///   carries; all optional.
+    /// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
+    ///   `credentials` an object of strings without control characters; `endpoint` (required)
+    ///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
+    /// - `placements`: an object keyed by placement id, in file order. `format` (required) is
+    ///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
+    ///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
+    ///   `slot.max_height` is at least 32 points and defaults to 250 (the Qartvelo document's
+    ///   inline default); `slot` has `max_width` / `max_height` in points;
+    ///   `refresh_seconds` (banners only) a whole number 30...86400, default 60 (R13);
+    ///   `deadline_ms` a whole number 1...3000, default 3000 (R3); `floor` a positive USD CPM;
+    ///   `mode` `parallel` (default) or `waterfall` (R1); `sources` a non-empty array.
+    /// - A source: `id` (unique in its placement), `network` (a key of `networks`),
+    ///   `ad_unit_id`, then `ecpm` (required for fixed-price networks, forbidden for bidders),
+    ///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
+    ///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
+    ///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
+    ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources only).
+    /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
+    /// - `health` (top level, and per network over it): when a failing network is paused
+    ///   (engine rule R24), e.g. `{"enabled": true, "failures_to_open": 7, "window": 10,
+    ///   "backoff_ms": 30000, "max_backoff_ms": 600000, "probes": 1}` (the defaults);
+    ///   `{"enabled": false}` turns it off.
+    ///
+    /// A source's pricing comes from its network's kind, as the kind's factory in the
+    /// ``NetworkRegistry`` states it; a network whose `adapter` the registry does not know is an
+    /// `unknown_adapter` error.
+    /// - Parameters:
+    ///   - url: a file URL.
+    ///   - registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`), with their
+    ///     pricing.
+    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when the file
+    ///   cannot be read, otherwise as ``init(data:registry:)``.
+    public init(contentsOf url: URL, registry: NetworkRegistry) throws(ConfigurationError) {
+        self = try ConfigurationLoader(registry: registry).load(contentsOf: url)
+    }
+
+    /// Loads a configuration from JSON bytes, strictly (engine rule R15; the format is
+    /// ``init(contentsOf:registry:)``'s).
+    /// - Parameters:
+    ///   - data: UTF-8 JSON.
+    ///   - registry: the network kinds the build knows, with their pricing.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
+    public init(data: Data, registry: NetworkRegistry) throws(ConfigurationError) {
+        self = try ConfigurationLoader(registry: registry).load(data: data)
+    }
+
+    /// Loads a configuration from JSON text, strictly (engine rule R15; the format is
+    /// ``init(contentsOf:registry:)``'s).
+    /// - Parameters:
+    ///   - json: the JSON document.
+    ///   - registry: the network kinds the build knows, with their pricing.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
+    public init(json: String, registry: NetworkRegistry) throws(ConfigurationError) {
+        self = try ConfigurationLoader(registry: registry).load(json: json)
+    }
+}
+
+/// Loads the engine's JSON configuration strictly, by engine rule R15: the first mistake fails
+/// the whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+/// Hosts call ``MediationConfiguration/init(contentsOf:registry:)`` (whose documentation
+/// describes the format), ``MediationConfiguration/init(data:registry:)`` or
+/// ``MediationConfiguration/init(json:registry:)``.
 ///
-/// The format (snake_case keys; any other key is an error):
-/// ```json
-/// {
-///   "$schema": "mediation.schema.json",
-///   "networks": {
-///     "admob": { "adapter": "fallback", "credentials": {}, "endpoint": "sandbox",
-///                "timeout_ms": 2000, "options": { "fill_rate": 0.9 } }
-///   },
-///   "placements": {
-///     "home_banner": {
-///       "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
-///       "refresh_seconds": 60, "deadline_ms": 3000, "floor": 0.1, "mode": "parallel",
-///       "sources": [ { "id": "admob_home", "network": "admob", "ad_unit_id": "ca-app-pub-1/1",
-///                      "ecpm": 0.8 } ]
-///     }
-///   },
-///   "currency_rates": { "EUR": 1.08 }
-/// }
-/// ```
-/// - `config_version`, `issued_at`, `rollout`: the release fields a signed configuration
-///   carries (``decodeRelease(_:)``); all optional.
-/// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
-///   `credentials` an object of strings without control characters; `endpoint` (required)
-///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
-/// - `placements`: an object keyed by placement id, in file order. `format` (required) is
-///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
-///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
-///   `slot.max_height` is at least 32 points and defaults to 250 (``inlineDefaultMaxHeight``, the
-///   Qartvelo document's inline default); `slot` has `max_width` / `max_height` in points;
-///   `refresh_seconds` (banners only) a whole number 30...86400, default 60 (R13);
-///   `deadline_ms` a whole number 1...3000, default 3000 (R3); `floor` a positive USD CPM;
-///   `mode` `parallel` (default) or `waterfall` (R1); `sources` a non-empty array.
-/// - A source: `id` (unique in its placement), `network` (a key of `networks`),
-///   `ad_unit_id`, then `ecpm` (required for fixed-price networks, forbidden for bidders),
-///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
-///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
-///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
-///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources only).
-/// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
-/// - `health` (top level, and per network over it): when a failing network is paused
-///   (engine rule R24, ``decodeHealth(_:at:over:)``), e.g. `{"enabled": true,
-///   "failures_to_open": 7, "window": 10, "backoff_ms": 30000, "max_backoff_ms": 600000,
-///   "probes": 1}` (the defaults); `{"enabled": false}` turns it off.
-///
-/// A source's pricing comes from its network's kind, as the kind's factory in the
-/// ``NetworkRegistry`` states it; a network whose `adapter` the registry does not know is an
-/// `unknown_adapter` error.
-public struct ConfigurationLoader: Sendable {
+/// The release fields are read by ``decodeRelease(_:)``, a `health` object by
+/// ``decodeHealth(_:at:over:)``; an inline banner's `slot.max_height` defaults to
+/// ``inlineDefaultMaxHeight``.
+package struct ConfigurationLoader: Sendable {
     /// The network kinds this loader accepts, with their pricing.
-    public var registry: NetworkRegistry
+    package var registry: NetworkRegistry
 
     /// The deadline bounds in milliseconds (R3).
     static let deadlineRange = 1...3000
     /// An inline banner's `slot.max_height` when the configuration gives none: 250 points (the
     /// Qartvelo document's `inlineMaxHeight` default).
-    public static let inlineDefaultMaxHeight: Double = 250
+    package static let inlineDefaultMaxHeight: Double = 250
     /// The smallest `slot.max_height` of an inline banner: 32 points.
-    public static let inlineMinimumMaxHeight: Double = 32
+    package static let inlineMinimumMaxHeight: Double = 32
     /// The refresh bounds in seconds (R13: at least 30; at most one day).
     static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
     /// The bounds of a source's `ecpm_impressions`: 0 to 10^12.
@@ -69,7 +110,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// Creates a loader.
     /// - Parameter registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`).
-    public init(registry: NetworkRegistry) {
+    package init(registry: NetworkRegistry) {
         self.registry = registry
     }
 
@@ -78,7 +119,7 @@ public struct ConfigurationLoader: Sendable {
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when
     ///   the file cannot be read, otherwise as ``load(data:)``.
-    public func load(contentsOf url: URL) throws(ConfigurationError) -> MediationConfiguration {
+    package func load(contentsOf url: URL) throws(ConfigurationError) -> MediationConfiguration {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ConfigurationError(code: .fileNotFound, path: "$", message: "no such file: \(url.path)")
@@ -107,7 +148,7 @@ public struct ConfigurationLoader: Sendable {
     /// - Parameter data: UTF-8 JSON.
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
-    public func load(data: Data) throws(ConfigurationError) -> MediationConfiguration {
+    package func load(data: Data) throws(ConfigurationError) -> MediationConfiguration {
         let root = try StrictJSONReader.parse([UInt8](data))
         return try decodeRoot(root)
     }
@@ -116,7 +157,7 @@ public struct ConfigurationLoader: Sendable {
     /// - Parameter json: the JSON document.
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
-    public func load(json: String) throws(ConfigurationError) -> MediationConfiguration {
+    package func load(json: String) throws(ConfigurationError) -> MediationConfiguration {
         try load(data: Data(json.utf8))
     }
 

@@ -43,11 +43,11 @@ final class EngineSnapshot: Sendable {
     /// The placements' runners, by placement id.
     let entries: [String: PlacementEntry]
     /// What the configuration does that its author should know (R19).
-    let warnings: [ConfigurationWarning]
+    let warnings: [MediationConfiguration.Warning]
     /// The ids of the networks answered by their sandbox, in configuration order.
     let sandboxNetworks: [String]
 
-    private init(configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [ConfigurationWarning], sandboxNetworks: [String]) {
+    private init(configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [MediationConfiguration.Warning], sandboxNetworks: [String]) {
         self.configuration = configuration
         self.version = version
         self.source = source
@@ -96,7 +96,7 @@ final class EngineSnapshot: Sendable {
         var built: [any AdNetworkAdapter] = []
         var networks: [NetworkHandle] = []
         var byNetwork: [String: (handle: NetworkHandle, factory: any NetworkAdapterFactory)] = [:]
-        var warnings: [ConfigurationWarning] = []
+        var warnings: [MediationConfiguration.Warning] = []
         var sandboxNetworks: [String] = []
         for network in configuration.networks {
             guard let factory = registry.factory(forKind: network.adapter) else {
@@ -125,7 +125,7 @@ final class EngineSnapshot: Sendable {
             warnings += factory.warnings(for: network)
             if network.endpoint == .sandbox {
                 sandboxNetworks.append(network.id)
-                warnings.append(ConfigurationWarning(code: .sandboxEndpoint, path: network.path(of: "endpoint"), message: "\"sandbox\": this network's in-process simulated server answers, not a real ad server"))
+                warnings.append(MediationConfiguration.Warning(code: .sandboxEndpoint, path: network.path(of: "endpoint"), message: "\"sandbox\": this network's in-process simulated server answers, not a real ad server"))
             }
         }
         var entries: [String: PlacementEntry] = [:]

@@ -54,7 +54,7 @@ public final class MediationEngine: Sendable {
     /// order: per network, what its factory clamps or ignores and whether it answers from its
     /// sandbox (`sandbox_endpoint`); then per line item, what its network's factory warns
     /// about. Each names its JSON path.
-    public var configurationWarnings: [ConfigurationWarning] { snapshot.warnings }
+    public var configurationWarnings: [MediationConfiguration.Warning] { snapshot.warnings }
     /// The ids of the networks whose endpoint is `"sandbox"` (their in-process simulated
     /// servers answer, not real ad servers), in configuration order.
     public var sandboxNetworks: [String] { snapshot.sandboxNetworks }
@@ -73,7 +73,8 @@ public final class MediationEngine: Sendable {
     /// kind names in `registry`. The configuration runs as its `config_version` (0 when it has
     /// none: an unsigned bundled configuration).
     /// - Parameters:
-    ///   - configuration: the loaded configuration (``ConfigurationLoader``).
+    ///   - configuration: the loaded configuration
+    ///     (``MediationConfiguration/init(contentsOf:registry:)``).
     ///   - registry: the network kinds this engine can build (`NetworkRegistry.standard` from
     ///     the `Adapters` library, plus the host's own).
     ///   - environment: clock, logger, seed, transport, storage and request signals.
@@ -152,8 +153,8 @@ public final class MediationEngine: Sendable {
     /// The launch candidates that failed to build, with their errors.
     let launchFailures: [(LaunchCandidate, ConfigurationError)]
 
-    /// Loads the configuration file at `url` (``ConfigurationLoader``, with the pricing of
-    /// `registry`'s kinds) and builds the engine.
+    /// Loads the configuration file at `url` (``MediationConfiguration/init(contentsOf:registry:)``,
+    /// with the pricing of `registry`'s kinds) and builds the engine.
     /// - Parameters:
     ///   - url: the configuration file.
     ///   - registry: the network kinds.

@@ -58,7 +58,7 @@ public protocol NetworkAdapterFactory: Sendable {
     /// warning naming its JSON path (e.g. `networks.elo.options.geo_precision`). Called once per
     /// network when the engine is built. Default: none.
     /// - Parameter network: the network's configuration.
-    func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning]
+    func warnings(for network: NetworkConfiguration) -> [MediationConfiguration.Warning]
 }
 
 extension NetworkAdapterFactory {
@@ -71,7 +71,7 @@ extension NetworkAdapterFactory {
     }
 
     /// No warnings.
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+    public func warnings(for network: NetworkConfiguration) -> [MediationConfiguration.Warning] {
         []
     }
 }

@@ -131,10 +131,10 @@ public struct NetworkSettings: Sendable {
 
     /// `option_ignored` warnings for the sandbox-only options among `keys` that are set while
     /// the endpoint is a URL.
-    public func sandboxOnlyWarnings(_ keys: [String]) -> [ConfigurationWarning] {
+    public func sandboxOnlyWarnings(_ keys: [String]) -> [MediationConfiguration.Warning] {
         guard case .url = network.endpoint else { return [] }
         return keys.filter { network.options[$0] != nil }.map { key in
-            ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", key), message: "\(key) applies to the sandbox only; this network's endpoint is a URL")
+            MediationConfiguration.Warning(code: .optionIgnored, path: network.path(of: "options", key), message: "\(key) applies to the sandbox only; this network's endpoint is a URL")
         }
     }
 

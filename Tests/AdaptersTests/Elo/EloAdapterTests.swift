@@ -220,7 +220,7 @@ struct EloAdapterTests {
 @Suite("Elo in the shipped configuration")
 struct EloShippedConfigurationTests {
     @Test func eloBidsOnChatStripAndHomeBanner() throws {
-        let configuration = try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        let configuration = try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
         #expect(configuration.network("elo")?.adapter == "elo")
         #expect(configuration.network("elo")?.endpoint == .sandbox)
         for placementID in ["chat_strip", "home_banner"] {

@@ -130,7 +130,7 @@ enum HostileRun {
     }
 
     static func engine(_ scenario: HostileScenario, _ servers: HostileServers, clock: any MediationClock, mode: HostileServers.Mode) throws -> MediationEngine {
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: configuration(scenario, base: servers.hostile.baseURL))
+        let configuration = try MediationConfiguration(json: configuration(scenario, base: servers.hostile.baseURL), registry: .standard)
         return try MediationEngine(
             configuration: configuration,
             registry: .standard,

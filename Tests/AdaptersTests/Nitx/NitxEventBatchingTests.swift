@@ -102,7 +102,7 @@ struct NitxEventBatchingTests {
           }
         }
         """
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: transport))
         let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
         let ad = try #require(outcome.winner?.ad as? NitxLoadedAd)
@@ -166,7 +166,7 @@ struct NitxEventBatchingTests {
           }
         }
         """
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, logger: logger, transport: transport))
     }
 

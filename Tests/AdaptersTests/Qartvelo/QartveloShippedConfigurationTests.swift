@@ -7,7 +7,7 @@ import Testing
 @Suite("Qartvelo in the shipped configuration")
 struct QartveloShippedConfigurationTests {
     static func configuration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
     }
 
     /// The shipped banner placements have Qartvelo and the fallback network side by side, each a

@@ -44,7 +44,7 @@ struct RemoteConfigLoopbackTests {
             let key = try #require(RemoteConfigLoopbackTests.key)
             try store.setData(Data("00112233445566778899aabbccddeeff".utf8), forKey: "install.id")
             engine = try MediationEngine(
-                bundledConfiguration: ConfigurationLoader(registry: .standard).load(json: RemoteConfigLoopbackTests.config(eCPM: "0.5")),
+                bundledConfiguration: MediationConfiguration(json: RemoteConfigLoopbackTests.config(eCPM: "0.5"), registry: .standard),
                 remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
                 registry: .standard,
                 environment: MediationEnvironment(clock: clock, stateStore: store),

@@ -71,7 +71,7 @@ enum SimulationFixture {
 
     /// `Config/mediation.json`, loaded with the standard networks' kinds.
     static func shippedConfiguration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: .standard).load(contentsOf: packageRoot.appendingPathComponent("Config/mediation.json"))
+        try MediationConfiguration(contentsOf: packageRoot.appendingPathComponent("Config/mediation.json"), registry: .standard)
     }
 
     /// `Config/market.json`.

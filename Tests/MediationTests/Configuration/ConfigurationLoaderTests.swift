@@ -43,7 +43,7 @@ enum ConfigurationFixture {
     }
 
     static func load(_ json: String) throws(ConfigurationError) -> MediationConfiguration {
-        try ConfigurationLoader(registry: registry).load(json: json)
+        try MediationConfiguration(json: json, registry: registry)
     }
 }
 

@@ -94,7 +94,7 @@ final class RemoteHarness: Sendable {
         var remote = MediationEngine.RemoteConfiguration(url: Self.url, trustedKeys: [fixture.key.publicKey], transport: transport)
         settings?(&remote)
         engine = try MediationEngine(
-            bundledConfiguration: ConfigurationLoader(registry: networks.registry).load(json: Self.bundledJSON),
+            bundledConfiguration: MediationConfiguration(json: Self.bundledJSON, registry: networks.registry),
             remote: remote,
             registry: networks.registry,
             environment: MediationEnvironment(clock: clock, seed: 7, wallClock: { wall.withLock { $0 } }, stateStore: store),
