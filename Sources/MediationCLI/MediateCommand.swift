@@ -137,7 +137,7 @@ enum MediateCommand {
         case .success(let built):
             engine = built
         }
-        var configUpdate: ConfigurationUpdate?
+        var configUpdate: MediationEngine.RemoteConfiguration.Update?
         if remote != nil {
             // One check before the auction, bounded by the fetch timeout, applied by an app's rules.
             for warning in engine.launchWarnings { RemoteRun.report(warning, environment: environment) }

@@ -318,7 +318,7 @@ final class WatchPrinter: Sendable {
 
     /// The line of a configuration update: every new version applied, and every refusal,
     /// failure, deferral or launch warning; a check that found nothing new prints nothing.
-    static func line(for update: ConfigurationUpdate) -> String? {
+    static func line(for update: MediationEngine.RemoteConfiguration.Update) -> String? {
         switch update.outcome {
         case .applied:
             return "[\(update.at)] config version \(update.runningVersion) applied (\(update.source.rawValue))"

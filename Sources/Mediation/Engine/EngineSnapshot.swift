@@ -35,7 +35,7 @@ final class EngineSnapshot: Sendable {
     /// The `config_version` every auction under it runs as.
     let version: Int
     /// Where it came from.
-    let source: ConfigurationUpdate.Source
+    let source: MediationEngine.RemoteConfiguration.Update.Source
     /// Its number, from 1, one per configuration the engine built.
     let generation: UInt64
     /// The networks, in configuration order.
@@ -47,7 +47,7 @@ final class EngineSnapshot: Sendable {
     /// The ids of the networks answered by their sandbox, in configuration order.
     let sandboxNetworks: [String]
 
-    private init(configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [MediationConfiguration.Warning], sandboxNetworks: [String]) {
+    private init(configuration: MediationConfiguration, version: Int, source: MediationEngine.RemoteConfiguration.Update.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [MediationConfiguration.Warning], sandboxNetworks: [String]) {
         self.configuration = configuration
         self.version = version
         self.source = source
@@ -86,7 +86,7 @@ final class EngineSnapshot: Sendable {
     static func build(
         _ configuration: MediationConfiguration,
         version: Int,
-        source: ConfigurationUpdate.Source,
+        source: MediationEngine.RemoteConfiguration.Update.Source,
         generation: UInt64,
         registry: NetworkRegistry,
         environment: MediationEnvironment,

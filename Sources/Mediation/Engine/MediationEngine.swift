@@ -33,7 +33,7 @@ public final class MediationEngine: Sendable {
         /// The remote configuration's updater, when the engine has one.
         var remote: RemoteConfigurationUpdater?
         /// What the launch should tell the host (a damaged cache, the device clock behind).
-        var launchWarnings: [ConfigurationUpdate] = []
+        var launchWarnings: [MediationEngine.RemoteConfiguration.Update] = []
     }
 
     /// The configuration in force: each placement's next auction runs under it (a newer verified
@@ -42,7 +42,7 @@ public final class MediationEngine: Sendable {
     /// The `config_version` of the configuration in force (0 for an unsigned bundled one).
     public var configurationVersion: Int { snapshot.version }
     /// Where the configuration in force came from: bundled, the cache, or the server.
-    public var configurationSource: ConfigurationUpdate.Source { snapshot.source }
+    public var configurationSource: MediationEngine.RemoteConfiguration.Update.Source { snapshot.source }
     /// The environment the engine and its adapters run in (clock, logger, seed, transport).
     public let environment: MediationEnvironment
     /// The clock every auction, refresh and expiry runs on (the environment's).
@@ -101,7 +101,7 @@ public final class MediationEngine: Sendable {
     struct LaunchCandidate: Sendable {
         var configuration: MediationConfiguration
         var version: Int
-        var source: ConfigurationUpdate.Source
+        var source: MediationEngine.RemoteConfiguration.Update.Source
     }
 
     /// Builds the engine on the first of `candidates` that builds (best first: the cache, then
@@ -269,7 +269,7 @@ public final class MediationEngine: Sendable {
     ///     `placement_removed`); not run when it is refused.
     /// - Throws: ``ConfigurationError`` naming the JSON path when it cannot be built, or when
     ///   the engine was shut down (`$`).
-    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
+    package func apply(_ configuration: MediationConfiguration, version: Int, source: MediationEngine.RemoteConfiguration.Update.Source, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
         let error: ConfigurationError? = await applying.run { [self] in
             do throws(ConfigurationError) {
                 try await swap(to: configuration, version: version, source: source, announce: announce)
@@ -282,7 +282,7 @@ public final class MediationEngine: Sendable {
     }
 
     /// ``apply(_:version:source:announce:)``'s body, run inside the gate.
-    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
+    private func swap(to configuration: MediationConfiguration, version: Int, source: MediationEngine.RemoteConfiguration.Update.Source, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
         let current: (snapshot: EngineSnapshot, template: RequestTemplate)? = state.withLock { $0.isShutDown ? nil : ($0.current, $0.template) }
         guard let (previous, template) = current else {
             throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
@@ -373,7 +373,7 @@ public final class MediationEngine: Sendable {
 
     /// Gives the engine its remote configuration's updater (``MediationEngine/RemoteConfiguration``), once, with
     /// what the launch found.
-    func attach(_ updater: RemoteConfigurationUpdater, launchWarnings: [ConfigurationUpdate]) {
+    func attach(_ updater: RemoteConfigurationUpdater, launchWarnings: [MediationEngine.RemoteConfiguration.Update]) {
         state.withLock { state in
             guard state.remote == nil else { return }
             state.remote = updater
@@ -385,7 +385,7 @@ public final class MediationEngine: Sendable {
     /// warning: a damaged or no longer valid cache removed, the device clock behind the cache's
     /// fetch time, a state store that cannot be written). They were also published as
     /// `config_warning` events to the `onEvent` handler while the engine was built.
-    public var launchWarnings: [ConfigurationUpdate] { state.withLock { $0.launchWarnings } }
+    public var launchWarnings: [MediationEngine.RemoteConfiguration.Update] { state.withLock { $0.launchWarnings } }
 
     /// The remote configuration's updater, if any.
     var remoteUpdater: RemoteConfigurationUpdater? { state.withLock { $0.remote } }

@@ -2,7 +2,7 @@ import Foundation
 
 extension MediationEngine {
     /// Where and how the engine fetches its configuration from a server (engine rule R22): the
-    /// URL of a signed configuration (``ConfigurationPublicKey``, `mediate config sign`), the keys
+    /// URL of a signed configuration (``PublicKey``, `mediate config sign`), the keys
     /// the app trusts, the transport, and the bounds of its checks.
     ///
     /// How it checks, by the book of HTTP caching (`docs/remote-config.md`):
@@ -25,7 +25,7 @@ extension MediationEngine {
         /// The signed configuration's URL (http or https).
         public var url: URL
         /// The public keys the app trusts (several, for rotation), by id.
-        public var trustedKeys: [ConfigurationPublicKey]
+        public var trustedKeys: [PublicKey]
         /// The transport the requests go through, e.g.
         /// `URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)`.
         public var transport: any HTTPTransport
@@ -57,7 +57,7 @@ extension MediationEngine {
         ///   - timeout: each request's timeout (default 10 s).
         public init(
             url: URL,
-            trustedKeys: [ConfigurationPublicKey],
+            trustedKeys: [PublicKey],
             transport: any HTTPTransport,
             minimumInterval: Duration = .seconds(60),
             maximumInterval: Duration = .seconds(86_400),

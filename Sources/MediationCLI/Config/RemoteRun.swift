@@ -24,7 +24,7 @@ struct RemoteRun: Sendable {
         case .success(let checked):
             url = checked
         }
-        let keys: [ConfigurationPublicKey]
+        let keys: [MediationEngine.RemoteConfiguration.PublicKey]
         switch ConfigCommand.readPublicKeys(options.publicKeyPath ?? "", environment: environment) {
         case .failure(let exit): return .failure(exit)
         case .success(let read): keys = read
@@ -82,7 +82,7 @@ struct RemoteRun: Sendable {
 
     /// Writes a configuration update on standard error: `mediate: warning: config refused …`
     /// for a warning, `mediate: config applied …` otherwise (standard output keeps the report).
-    static func report(_ update: ConfigurationUpdate, environment: CommandEnvironment) {
+    static func report(_ update: MediationEngine.RemoteConfiguration.Update, environment: CommandEnvironment) {
         environment.standardError.write("mediate: \(update.isWarning ? "warning: " : "")\(update)\n")
     }
 }

@@ -54,7 +54,7 @@ struct RemoteConfigLoopbackTests {
 
         /// The check at launch (running at once on the clock), awaited over real HTTP: the
         /// launch check itself, whether it ended before this call or not.
-        func firstCheck() async throws -> ConfigurationUpdate {
+        func firstCheck() async throws -> MediationEngine.RemoteConfiguration.Update {
             try #require(await engine.firstConfigurationCheck())
         }
 
@@ -104,7 +104,7 @@ struct RemoteConfigLoopbackTests {
     }
 
     /// The transport-level faults: the case, the route's response (nil: nothing listens), the code.
-    static let transportFaults: [(name: String, code: ConfigurationUpdate.Code)] = [
+    static let transportFaults: [(name: String, code: MediationEngine.RemoteConfiguration.Update.Code)] = [
         ("connection refused", .transport),
         ("redirect off the origin", .redirectRefused),
         ("truncated body", .transport),
@@ -160,7 +160,7 @@ struct RemoteConfigLoopbackTests {
         try await expectFault(update, name: name, code: code, harness: harness)
     }
 
-    private func expectFault(_ update: ConfigurationUpdate, name: String, code: ConfigurationUpdate.Code, harness: Harness) async throws {
+    private func expectFault(_ update: MediationEngine.RemoteConfiguration.Update, name: String, code: MediationEngine.RemoteConfiguration.Update.Code, harness: Harness) async throws {
         #expect(update.code == code, "\(name): \(update)")
         #expect(update.isWarning && update.runningVersion == 0, "\(name)")
         #expect(harness.engine.configurationVersion == 0)

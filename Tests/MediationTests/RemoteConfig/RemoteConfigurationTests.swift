@@ -74,7 +74,7 @@ struct RemoteConfigurationTests {
     }
 
     /// The refusals: each case served after version 1 runs; the engine keeps version 1 and says why.
-    static let refusals: [(name: String, code: ConfigurationUpdate.Code)] = [
+    static let refusals: [(name: String, code: MediationEngine.RemoteConfiguration.Update.Code)] = [
         ("bad signature", .badSignature),
         ("unknown key", .unknownKey),
         ("old version served again", .notNewer),
@@ -140,7 +140,7 @@ struct RemoteConfigurationTests {
     }
 
     /// The failures: no configuration arrives.
-    static let failures: [(name: String, step: ScriptedTransport.Step, code: ConfigurationUpdate.Code)] = [
+    static let failures: [(name: String, step: ScriptedTransport.Step, code: MediationEngine.RemoteConfiguration.Update.Code)] = [
         ("connection refused", .fail(TransportError(kind: .connection, message: "Could not connect to the server.")), .transport),
         ("500", .respond(HTTPResponse(statusCode: 500)), .httpStatus),
         ("redirect off the origin", .fail(TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://evil.example:80 refused: it leaves https://config.example.com:443", status: 302)), .redirectRefused),
@@ -291,7 +291,7 @@ struct RemoteConfigurationTests {
             _ = await first.shutdownAndCountAds()
         }
         var record = [UInt8](try #require(store.record(forKey: ConfigurationCache.key)))
-        var expected = ConfigurationUpdate.Code.cacheDiscarded
+        var expected = MediationEngine.RemoteConfiguration.Update.Code.cacheDiscarded
         switch kind {
         case "tampered":
             record[record.count / 2] ^= 0x01

@@ -114,7 +114,7 @@ final class RemoteHarness: Sendable {
     }
 
     /// The configuration updates published, in order.
-    var updates: [ConfigurationUpdate] {
+    var updates: [MediationEngine.RemoteConfiguration.Update] {
         recorder.events.compactMap { event in
             if case .configuration(let update) = event { return update }
             return nil
