@@ -197,7 +197,7 @@ struct BenchAuction: Sendable {
     }
 
     /// Runs one auction; `nil` only if the engine could not be built.
-    func run() async -> AuctionOutcome? {
+    func run() async -> MediationEngine.AuctionOutcome? {
         await engine?.runAuction(placementID: placementID)
     }
 }

@@ -122,11 +122,11 @@ struct HTTPBidAdapter: AdNetworkAdapter {
         do {
             let response = try await transport.send(HTTPRequest(method: "GET", url: url))
             guard response.statusCode == 200, !response.body.isEmpty else {
-                return .failure(AdapterError(kind: .server, code: response.statusCode, message: "status \(response.statusCode)"))
+                return .failure(AdLoadResult.Error(kind: .server, code: response.statusCode, message: "status \(response.statusCode)"))
             }
             return .bid(BenchAd(network: network, format: request.format, ledger: ledger), eCPM: 1.25)
         } catch {
-            return .failure(AdapterError(kind: .network, message: error.description))
+            return .failure(AdLoadResult.Error(kind: .network, message: error.description))
         }
     }
 }

@@ -70,7 +70,7 @@ final class OneShotRun: Sendable {
     /// down and returns what it read.
     func auction(of placementID: String, on engine: MediationEngine, context: HostContext) async -> OneShotOutcome? {
         let virtualClock = state.withLock { $0.clock }
-        let outcome: AuctionOutcome?
+        let outcome: MediationEngine.AuctionOutcome?
         if let clock = virtualClock {
             outcome = await clock.run { await engine.runAuction(placementID: placementID, context: context) } ?? nil
             if let outcome {

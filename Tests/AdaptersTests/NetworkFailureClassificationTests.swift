@@ -95,13 +95,13 @@ import Testing
 
     @Test func everyNetworksTransportCodesFollowTheOneClassification() {
         for failure in TransportError.Kind.allCases {
-            let kind = AdapterError.Kind(failure)
+            let kind = AdLoadResult.Error.Kind(failure)
             #expect(EloErrorCode.transport(failure).kind == kind, "elo \(failure)")
             #expect(NitxErrorCode.transport(failure).kind == kind, "nitx \(failure)")
             #expect(QartveloErrorCode.transport(failure).kind == kind, "qartvelo \(failure)")
         }
         for status in [300, 302, 400, 401, 403, 404, 418, 500, 503] {
-            #expect(EloErrorCode.status(status).kind == AdapterError.Kind(httpStatus: status), "elo \(status)")
+            #expect(EloErrorCode.status(status).kind == AdLoadResult.Error.Kind(httpStatus: status), "elo \(status)")
         }
     }
 }

@@ -188,7 +188,7 @@ struct FallbackAuctionTests {
     }
     """
 
-    private func run(_ placementID: String, until end: Duration) async throws -> AuctionOutcome {
+    private func run(_ placementID: String, until end: Duration) async throws -> MediationEngine.AuctionOutcome {
         let configuration = try MediationConfiguration(json: Self.config, registry: .standard)
         let clock = ManualClock()
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))

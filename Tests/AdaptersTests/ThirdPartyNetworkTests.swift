@@ -87,7 +87,7 @@ struct AcmeAdapter: AdNetworkAdapter {
             do {
                 try await clock.sleep(until: clock.now + latency)
             } catch {
-                return .failure(AdapterError(kind: .cancelled, message: "cancelled"))
+                return .failure(AdLoadResult.Error(kind: .cancelled, message: "cancelled"))
             }
         }
         let size: AdSize

@@ -31,7 +31,7 @@ private struct LeakyFactory: NetworkAdapterFactory {
 
         func loadAd(for request: AdRequest) async -> AdLoadResult {
             let body = #"{"device":{"ifa":"\#(LeakyFactory.ifa)"},"user":{"email":"\#(LeakyFactory.email)"},"coppa":1}"#
-            guard let url = URL(string: "https://leaky.example/ad?visitor_id=\(LeakyFactory.visitorID)&slot=\(request.adUnitID)") else { return .noFill(NoFillReason(code: "x")) }
+            guard let url = URL(string: "https://leaky.example/ad?visitor_id=\(LeakyFactory.visitorID)&slot=\(request.adUnitID)") else { return .noFill(AdLoadResult.NoFillReason(code: "x")) }
             _ = try? await transport.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
             return .fill(FallbackAd(id: "leaky-1", creativeID: "c", network: network, format: request.format, size: AdSize(width: 320, height: 50)))
         }

@@ -60,7 +60,7 @@ struct PerformanceInternalsTests {
                 if ignoresCancellation {
                     await clock.sleepIgnoringCancellation(until: deadline)
                 } else {
-                    do { try await clock.sleep(until: deadline) } catch { return .failure(AdapterError(kind: .cancelled, message: "cancelled")) }
+                    do { try await clock.sleep(until: deadline) } catch { return .failure(AdLoadResult.Error(kind: .cancelled, message: "cancelled")) }
                 }
             }
             let ad = TrackedAd(id: "\(network)-\(made.withLock { $0.count })", network: network)
@@ -77,7 +77,7 @@ struct PerformanceInternalsTests {
         deadline: Duration = .milliseconds(300),
         until: Duration = .seconds(1),
         lateAnswers: Locked<[MediationEvent.LateAnswer]> = Locked([])
-    ) async -> AuctionOutcome {
+    ) async -> MediationEngine.AuctionOutcome {
         let placement = PlacementConfiguration(
             id: "level_end",
             format: .interstitial,
@@ -100,7 +100,7 @@ struct PerformanceInternalsTests {
 
     /// A finished auction's trace whose lines have not been read yet (Fast fills at once,
     /// Slow at 500 ms, past the 300 ms deadline).
-    private static func lazyTrace() async -> (AuctionOutcome, [MediationEvent.LateAnswer]) {
+    private static func lazyTrace() async -> (MediationEngine.AuctionOutcome, [MediationEvent.LateAnswer]) {
         let clock = ManualClock()
         let late = Locked<[MediationEvent.LateAnswer]>([])
         let outcome = await runAuction(
@@ -197,7 +197,7 @@ struct PerformanceInternalsTests {
         let clock = ManualClock()
         let winner = TrackingAdapter(network: "Winner", clock: clock)
         let loser = TrackingAdapter(network: "Loser", clock: clock, delay: .milliseconds(10))
-        var outcome: AuctionOutcome? = await Self.runAuction(
+        var outcome: MediationEngine.AuctionOutcome? = await Self.runAuction(
             clock: clock,
             sources: [("Loser", 1.0, loser), ("Winner", 2.0, winner), ("Late", 3.0, TrackingAdapter(network: "Late", clock: clock, delay: .milliseconds(500), ignoresCancellation: true))]
         )
@@ -217,7 +217,7 @@ struct PerformanceInternalsTests {
         let winner = TrackingAdapter(network: "Winner", clock: clock)
         // Answers an hour later whatever happens: its task, and the run it reports to, live on.
         let hung = TrackingAdapter(network: "Hung", clock: clock, delay: .seconds(3600), ignoresCancellation: true)
-        var outcome: AuctionOutcome? = await Self.runAuction(
+        var outcome: MediationEngine.AuctionOutcome? = await Self.runAuction(
             clock: clock,
             sources: [("Winner", 2.0, winner), ("Hung", 3.0, hung)]
         )
@@ -360,7 +360,7 @@ struct PerformanceInternalsTests {
         let outcomes = traces.reversed().map { $0.sources.map(\.outcome) }.reversed().map { $0 }
         #expect(outcomes[0] == [.won, .cancelled(couldNotBeat: 2)])
         #expect(outcomes[1] == [.noFill(.noInventory), .noFill(.noInventory)])
-        #expect(outcomes[2].first == .error(AdapterError(kind: .server, code: 500, message: "scripted error")))
+        #expect(outcomes[2].first == .error(AdLoadResult.Error(kind: .server, code: 500, message: "scripted error")))
         #expect(outcomes[2].last == .won)
         #expect(Set(traces.map(\.auctionID)).count == 3)
         #expect(traces.map(\.startedAtMilliseconds) == [0, 1000, 2000])

@@ -30,7 +30,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     private let requestCounts = Locked<[String: UInt64]>([:])
 
     /// The no-fill reason: code `noFill`, "no ad to show" (AdMob error code 3, "No fill").
-    package static let noFillReason = NoFillReason(code: "noFill", message: "no ad to show")
+    package static let noFillReason = AdLoadResult.NoFillReason(code: "noFill", message: "no ad to show")
 
     /// Creates an adapter.
     /// - Parameters:
@@ -67,11 +67,11 @@ public struct FallbackAdapter: AdNetworkAdapter {
             do {
                 try await clock.sleep(until: clock.now + latency)
             } catch {
-                return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
+                return .failure(AdLoadResult.Error(kind: .cancelled, message: "request cancelled"))
             }
         }
         if Task.isCancelled {
-            return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
+            return .failure(AdLoadResult.Error(kind: .cancelled, message: "request cancelled"))
         }
         guard fills else { return .noFill(FallbackAdapter.noFillReason) }
 

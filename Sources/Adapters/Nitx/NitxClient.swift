@@ -433,7 +433,7 @@ package actor NitxClient {
         return HTTPRequest(method: "POST", url: url, headers: headers, body: try? encoder.encode(body))
     }
 
-    private func send(_ request: HTTPRequest) async -> Result<HTTPResponse, AdapterError> {
+    private func send(_ request: HTTPRequest) async -> Result<HTTPResponse, AdLoadResult.Error> {
         if isShutDown {
             return .failure(NitxErrorCode.shutDown.error("the Nitx client was shut down"))
         }

@@ -153,7 +153,7 @@ package struct Auction: Sendable {
         request: AdRequest,
         excluding excludedLineItems: Set<String> = [],
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
-    ) async -> AuctionOutcome {
+    ) async -> MediationEngine.AuctionOutcome {
         let included: [AuctionSource]
         var machine: AuctionStateMachine
         let auctionID = auctionIDs.next()

@@ -422,7 +422,7 @@ struct AuctionStateMachine {
     /// - Parameters:
     ///   - auctionID: the auction's id.
     ///   - startedAtWallClock: the wall-clock time the auction started, if known.
-    mutating func takeOutcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
+    mutating func takeOutcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> MediationEngine.AuctionOutcome {
         let taken = outcome(auctionID: auctionID, startedAtWallClock: startedAtWallClock)
         winnerAd = nil
         return taken
@@ -432,12 +432,12 @@ struct AuctionStateMachine {
     /// - Parameters:
     ///   - auctionID: the auction's id.
     ///   - startedAtWallClock: the wall-clock time the auction started, if known.
-    func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
-        let winner: AuctionOutcome.Winner? = best.flatMap { index in
+    func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> MediationEngine.AuctionOutcome {
+        let winner: MediationEngine.AuctionOutcome.Winner? = best.flatMap { index in
             guard let ad = winnerAd, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
-            return AuctionOutcome.Winner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
+            return MediationEngine.AuctionOutcome.Winner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
-        return AuctionOutcome(
+        return MediationEngine.AuctionOutcome(
             winner: winner,
             trace: AuctionTrace(
                 auctionID: auctionID,

@@ -562,12 +562,12 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     }
 }
 
-extension AuctionOutcome {
+extension MediationEngine.AuctionOutcome {
     /// The winner of an auction.
     ///
     /// A winner of ``MediationEngine/runAuction(placementID:context:)`` holds the configuration its
     /// auction ran under for as long as the caller holds it (the winner, any copy of it, or the
-    /// ``AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
+    /// ``MediationEngine/AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
     /// changes the winner's network shuts that network's adapter down only once the winner is
     /// dropped, so the ad's impression and clicks still reach its network. Keep the winner while its
     /// ad is unshown or on screen; drop it once the ad is released or no longer shown. After
@@ -595,21 +595,23 @@ extension AuctionOutcome {
     }
 }
 
-/// What an auction returns: the winner, if any, and the trace.
-public struct AuctionOutcome: Sendable {
-    /// The winner, or `nil` for no fill.
-    public package(set) var winner: AuctionOutcome.Winner?
-    /// What every source did.
-    public package(set) var trace: AuctionTrace
+extension MediationEngine {
+    /// What an auction returns: the winner, if any, and the trace.
+    public struct AuctionOutcome: Sendable {
+        /// The winner, or `nil` for no fill.
+        public package(set) var winner: MediationEngine.AuctionOutcome.Winner?
+        /// What every source did.
+        public package(set) var trace: AuctionTrace
 
-    /// Creates an outcome.
-    public init(winner: AuctionOutcome.Winner?, trace: AuctionTrace) {
-        self.winner = winner
-        self.trace = trace
+        /// Creates an outcome.
+        public init(winner: MediationEngine.AuctionOutcome.Winner?, trace: AuctionTrace) {
+            self.winner = winner
+            self.trace = trace
+        }
+
+        /// Whether the auction filled.
+        public var isFilled: Bool { winner != nil }
     }
-
-    /// Whether the auction filled.
-    public var isFilled: Bool { winner != nil }
 }
 
 extension MediationEvent {

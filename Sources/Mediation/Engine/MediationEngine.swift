@@ -206,7 +206,7 @@ public final class MediationEngine: Sendable {
     /// a placement's auctions. The winner's ad belongs to the caller, who must show it or call
     /// `releaseResources()` on it.
     ///
-    /// The winner holds this configuration for as long as the caller holds it (``AuctionOutcome/Winner``):
+    /// The winner holds this configuration for as long as the caller holds it (``MediationEngine/AuctionOutcome/Winner``):
     /// a configuration change that removes or changes its network shuts that network's adapter
     /// down only once the caller has dropped the winner (and the outcome), so drop it once its ad
     /// is released or no longer shown. An outcome without a winner holds nothing.
@@ -215,7 +215,7 @@ public final class MediationEngine: Sendable {
     ///   - context: the conversation and screen context; `nil` asks the engine's provider.
     /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
-    public func runAuction(placementID: String, context: HostContext? = nil) async -> AuctionOutcome? {
+    public func runAuction(placementID: String, context: HostContext? = nil) async -> MediationEngine.AuctionOutcome? {
         let started: (template: RequestTemplate, entry: PlacementEntry)? = state.withLock { state in
             guard !state.isShutDown, let entry = state.current.entries[placementID] else { return nil }
             state.retirement.acquire(entry.generation) // the auction holds its configuration

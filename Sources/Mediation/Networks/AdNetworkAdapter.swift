@@ -16,7 +16,7 @@
 ///   wait only on the environment's ``MediationClock``, and start any task of your own with
 ///   ``MediationClock/startTask(_:)`` so that virtual time knows about it.
 /// - Treat everything from the network as untrusted: a malformed answer is an
-///   ``AdapterError/Kind/invalidResponse`` failure, never a crash.
+///   ``AdLoadResult/Error/Kind/invalidResponse`` failure, never a crash.
 /// - Never put chat content or user data into errors, reasons or log lines.
 /// - The hooks (``auctionDidEnd(_:)``, the life-cycle calls) are optional: each has a default
 ///   that does nothing. They must return promptly.

@@ -9,8 +9,9 @@ public struct MediationEnvironment: Sendable {
     public var clock: any MediationClock
     /// Where the engine's and adapters' log lines go. The library never prints.
     ///
-    /// Unless it is the default ``SilentLogger``, each warning an adapter logs while it works
-    /// for an auction source also goes on that source's trace line (`adapter_warning`).
+    /// Unless it is the default (a logger that drops every line), each warning an adapter logs
+    /// while it works for an auction source also goes on that source's trace line
+    /// (`adapter_warning`).
     public var logger: any MediationLogger
     /// The seed for anything random in sandboxes and stub networks, so runs repeat.
     public var seed: UInt64

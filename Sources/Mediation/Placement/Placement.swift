@@ -265,7 +265,7 @@ public actor Placement {
         }
     }
 
-    private func auctionDidFinish(_ outcome: AuctionOutcome, generation: UInt64) {
+    private func auctionDidFinish(_ outcome: MediationEngine.AuctionOutcome, generation: UInt64) {
         auctionTask = nil
         perform(machine.auctionFinished(outcome, at: clock.now), winnerGeneration: generation)
         attachCurrentAd()

@@ -168,10 +168,10 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
         guard let source = sources[request.adUnitID] else {
-            return .failure(AdapterError(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))
         }
         guard let auction = SimulatedNetworks.auctionIndex(in: request.context) else {
-            return .failure(AdapterError(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
         }
         let recorded = source.recorded.isEmpty ? nil : source.recorded[auction]
         if let counters {
@@ -186,20 +186,20 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
             // Waits past the request's limit, where the engine cancels it; should it not, the
             // answer then is late and changes nothing.
             try? await clock.sleep(until: max(request.deadline, start) + .seconds(1))
-            return .failure(AdapterError(kind: .cancelled, code: 3, message: "never answered"))
+            return .failure(AdLoadResult.Error(kind: .cancelled, code: 3, message: "never answered"))
         }
         if latency > .zero {
             do {
                 try await clock.sleep(until: start + latency)
             } catch {
-                return .failure(AdapterError(kind: .cancelled, code: 4, message: "cancelled"))
+                return .failure(AdLoadResult.Error(kind: .cancelled, code: 4, message: "cancelled"))
             }
         }
         switch draw.answer {
         case .never, .noFill:
             return .noFill(.noInventory)
         case .error:
-            return .failure(AdapterError(kind: .server, code: 500, message: "simulated error"))
+            return .failure(AdLoadResult.Error(kind: .server, code: 500, message: "simulated error"))
         case .ad:
             let ad = SimulatedAd(network: network, lineItemID: source.lineItem.id, auction: auction, realisedPriceMicros: draw.priceMicros, request: request)
             switch source.lineItem.pricing {

@@ -30,7 +30,7 @@ struct EloAdapterTests {
     @Test func noFillKeepsTheSeedsReasonAsTheCode() async {
         let result = await adapter(EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) }).loadAd(for: EloFixtures.request())
         guard case .noFill(let reason) = result else { Issue.record("expected no fill, got \(result)"); return }
-        #expect(reason == NoFillReason(code: "noBids"))
+        #expect(reason == AdLoadResult.NoFillReason(code: "noBids"))
     }
 
     @Test func decodingFailureIsAnInvalidResponse() async {

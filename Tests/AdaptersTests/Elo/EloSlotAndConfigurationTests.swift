@@ -141,11 +141,11 @@ struct EloSlotAndConfigurationTests {
     }
 
     @Test func noFillReasonsMapToEngineCodes() {
-        #expect(EloNoFillReason.noBids.engineReason == NoFillReason(code: "noBids"))
-        #expect(EloNoFillReason.timeout.engineReason == NoFillReason(code: "timeout"))
-        #expect(EloNoFillReason.notConfigured.engineReason == NoFillReason(code: "notConfigured"))
-        #expect(EloNoFillReason.networkError(detail: "HTTP 500").engineReason == NoFillReason(code: "networkError", message: "HTTP 500"))
-        #expect(EloNoFillReason.sessionDisabled.engineReason == NoFillReason(code: "sessionDisabled"))
-        #expect(EloNoFillReason.other("x").engineReason == NoFillReason(code: "other", message: "x"))
+        #expect(EloNoFillReason.noBids.engineReason == AdLoadResult.NoFillReason(code: "noBids"))
+        #expect(EloNoFillReason.timeout.engineReason == AdLoadResult.NoFillReason(code: "timeout"))
+        #expect(EloNoFillReason.notConfigured.engineReason == AdLoadResult.NoFillReason(code: "notConfigured"))
+        #expect(EloNoFillReason.networkError(detail: "HTTP 500").engineReason == AdLoadResult.NoFillReason(code: "networkError", message: "HTTP 500"))
+        #expect(EloNoFillReason.sessionDisabled.engineReason == AdLoadResult.NoFillReason(code: "sessionDisabled"))
+        #expect(EloNoFillReason.other("x").engineReason == AdLoadResult.NoFillReason(code: "other", message: "x"))
     }
 }

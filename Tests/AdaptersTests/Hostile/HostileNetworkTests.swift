@@ -185,7 +185,7 @@ enum HostileRun {
     }
 
     /// One one-shot auction of `scenario` on the wall clock, and the engine that ran it.
-    static func oneShotAuction(_ scenario: HostileScenario, _ servers: HostileServers) async throws -> (MediationEngine, AuctionOutcome) {
+    static func oneShotAuction(_ scenario: HostileScenario, _ servers: HostileServers) async throws -> (MediationEngine, MediationEngine.AuctionOutcome) {
         let engine = try engine(scenario, servers, clock: SystemClock(), mode: .oneShot)
         let outcome = try #require(await engine.runAuction(placementID: placementID))
         return (engine, outcome)

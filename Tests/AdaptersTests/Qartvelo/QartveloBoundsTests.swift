@@ -90,7 +90,7 @@ struct QartveloBoundsTests {
             Self.body(#"{"ad":{"creative_id":"c","type":"html5","w":320,"h":50,"bundle_url":"https://nitx.sandbox/bundle"}}"#),
             other: HTTPResponse(statusCode: 200, body: Data("<html>".utf8))
         )
-        #expect(result.qartveloError == AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
+        #expect(result.qartveloError == AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
         #expect(transport.sent.map(\.method) == ["POST"])
     }
 
@@ -117,8 +117,8 @@ struct QartveloBoundsTests {
         #expect(transport.sent.map(\.url.absoluteString) == ["https://api.qartvelo.test/v1/banner", "https://t.qartvelo.test/click"])
     }
 
-    @Test(arguments: [(500, 21, AdapterError.Kind.server), (503, 21, .server), (401, 20, .configuration), (403, 20, .configuration)])
-    func errorStatusesCarryTheirStatus(status: Int, code: Int, kind: AdapterError.Kind) async {
+    @Test(arguments: [(500, 21, AdLoadResult.Error.Kind.server), (503, 21, .server), (401, 20, .configuration), (403, 20, .configuration)])
+    func errorStatusesCarryTheirStatus(status: Int, code: Int, kind: AdLoadResult.Error.Kind) async {
         let (result, _) = await Self.load(HTTPResponse(statusCode: status))
         #expect(result.qartveloError?.httpStatus == status)
         #expect(result.qartveloError?.code == code)
@@ -127,12 +127,12 @@ struct QartveloBoundsTests {
 
     @Test func aRefusedRedirectAndAnOversizedBodyKeepTheirStatus() async {
         for (error, code, kind) in [
-            (TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://127.0.0.1:9 refused: it leaves https://api.qartvelo.test:443", status: 302), QartveloErrorCode.redirectRefused.rawValue, AdapterError.Kind.server),
+            (TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://127.0.0.1:9 refused: it leaves https://api.qartvelo.test:443", status: 302), QartveloErrorCode.redirectRefused.rawValue, AdLoadResult.Error.Kind.server),
             (TransportError(kind: .responseTooLarge, message: "response body of 9000000 bytes exceeds the 8388608-byte limit", status: 200), QartveloErrorCode.responseTooLarge.rawValue, .invalidResponse),
         ] {
             let adapter = QartveloFixtures.adapter(transport: QartveloScriptedTransport { _ in .failure(error) }, tracker: QartveloRecordingTracker())
             let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-            #expect(result.qartveloError == AdapterError(kind: kind, code: code, message: "\(error.kind.rawValue): \(error.message)", httpStatus: error.status))
+            #expect(result.qartveloError == AdLoadResult.Error(kind: kind, code: code, message: "\(error.kind.rawValue): \(error.message)", httpStatus: error.status))
         }
     }
 

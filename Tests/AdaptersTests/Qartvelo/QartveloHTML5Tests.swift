@@ -74,7 +74,7 @@ struct QartveloHTML5Tests {
         let clock = ManualClock()
         let tracker = QartveloRecordingTracker()
         let ad = try await Self.html5Ad(clock: clock, tracker: tracker)
-        let failures = Locked<[AdapterError]>([])
+        let failures = Locked<[AdLoadResult.Error]>([])
         ad.onRenderFailure { error in failures.withLock { $0.append(error) } }
         await clock.advance(by: .seconds(2))
         ad.recordRender()  // the timer starts at 2 s

@@ -97,7 +97,7 @@ struct QartveloRedirectTests {
         defer { server.stop() }
         let adapter = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, transport: QartveloBaseRewritingTransport.session, clock: SystemClock(), tracker: QartveloRecordingTracker())
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-        #expect(result.qartveloError == AdapterError(
+        #expect(result.qartveloError == AdLoadResult.Error(
             kind: .server,
             code: QartveloErrorCode.redirectRefused.rawValue,
             message: "redirectRefused: HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",

@@ -128,7 +128,7 @@ extension AdLoadResult {
     }
 
     /// The error of a failure.
-    var qartveloError: AdapterError? {
+    var qartveloError: AdLoadResult.Error? {
         if case .failure(let error) = self { return error }
         return nil
     }

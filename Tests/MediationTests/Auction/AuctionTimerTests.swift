@@ -70,7 +70,7 @@ struct AuctionTimerTests {
         ], clock: clock)
         let request = AdRequest(placementID: "level_end", format: .interstitial)
 
-        let firstOutcome = Locked<AuctionOutcome?>(nil)
+        let firstOutcome = Locked<MediationEngine.AuctionOutcome?>(nil)
         let first = clock.startTask {
             let outcome = await auction.run(request: request, excluding: ["Slow", "Quick"])
             firstOutcome.withLock { $0 = outcome }

@@ -15,7 +15,7 @@ struct InlineCapabilityTests {
         )
     }
 
-    static func run(_ placement: PlacementConfiguration, anchoredSize: AdSize = AdSize(width: 320, height: 50)) async throws -> (AuctionOutcome, anchoredOnly: ScriptedAdapter, inlineToo: ScriptedAdapter) {
+    static func run(_ placement: PlacementConfiguration, anchoredSize: AdSize = AdSize(width: 320, height: 50)) async throws -> (MediationEngine.AuctionOutcome, anchoredOnly: ScriptedAdapter, inlineToo: ScriptedAdapter) {
         let clock = ManualClock()
         let anchoredOnly = ScriptedAdapter(network: "anchored_only", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)], ads: .init(size: anchoredSize))
         let inlineToo = ScriptedAdapter(network: "inline_too", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .fill)], ads: .init(size: AdSize(width: 300, height: 250)))

@@ -44,7 +44,7 @@ struct OutcomeRuleTests {
     }
 
     /// Runs one auction of `placementID` to 10 s of virtual time.
-    static func run(_ engine: MediationEngine, _ placementID: String, clock: ManualClock) async throws -> AuctionOutcome {
+    static func run(_ engine: MediationEngine, _ placementID: String, clock: ManualClock) async throws -> MediationEngine.AuctionOutcome {
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }
         await clock.advance(to: .origin + .seconds(10))
         return try #require(await task.value)
@@ -80,7 +80,7 @@ struct OutcomeRuleTests {
         #expect(outcome.outcome(of: "W") == .won)
         #expect(outcome.outcome(of: "L") == .lost(.lostToHigherBid))
         #expect(outcome.outcome(of: "N") == .noFill(.noInventory))
-        #expect(outcome.outcome(of: "E") == .error(AdapterError(kind: .server, code: 500, message: "scripted error")))
+        #expect(outcome.outcome(of: "E") == .error(AdLoadResult.Error(kind: .server, code: 500, message: "scripted error")))
         #expect(outcome.outcome(of: "T") == .timeout(.source))
         #expect(outcome.trace.source("T")?.limitMilliseconds == 60)
         #expect(outcome.outcome(of: "C") == .cancelled(couldNotBeat: 2.00))

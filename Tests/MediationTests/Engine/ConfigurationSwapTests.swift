@@ -87,7 +87,7 @@ struct ConfigurationSwapTests {
             // The old neta's ad is current: its adapter and the old configuration's are alive.
             #expect(oldNetA.lifeCycleCalls.isEmpty && netp.lifeCycleCalls.isEmpty)
 
-            #expect(await placement.reportShown(first.ad) == .impression(Impression(ad: try #require(harness.recorder.impressions.first?.ad))))
+            #expect(await placement.reportShown(first.ad) == .impression(MediationEvent.Impression(ad: try #require(harness.recorder.impressions.first?.ad))))
             let second = harness.clock.startTask { await placement.load() } // a shown interstitial is used up
             await harness.clock.advance(to: at(2))
             let next = try #require(await second.value.ad)

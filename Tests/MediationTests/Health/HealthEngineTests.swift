@@ -47,7 +47,7 @@ struct HealthFixture: Sendable {
     }
 
     /// Runs one auction from the clock's instant, moving the clock 3 s on.
-    func auction() async throws -> AuctionOutcome {
+    func auction() async throws -> MediationEngine.AuctionOutcome {
         let engine = engine
         let task = clock.startTask { await engine.runAuction(placementID: "level_end") }
         await clock.runUntilIdle()

@@ -61,7 +61,7 @@ struct LineItemHealthFixture: Sendable {
     ]
 
     /// Runs one auction of `placementID` from the clock's instant, moving the clock ``step`` on.
-    func auction(_ placementID: String = "p") async throws -> AuctionOutcome {
+    func auction(_ placementID: String = "p") async throws -> MediationEngine.AuctionOutcome {
         let engine = engine
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }
         await clock.runUntilIdle()
@@ -440,7 +440,7 @@ struct LineItemRunTests {
 /// machine under a network that is paused, or whose probe fails.
 @Suite("Network health: line items under their network (R24)")
 struct LineItemHealthMonitorTests {
-    static let failed = SourceOutcome.error(AdapterError(kind: .server, code: 500, message: "x"))
+    static let failed = SourceOutcome.error(AdLoadResult.Error(kind: .server, code: 500, message: "x"))
     static let answered = SourceOutcome.noFill(.noInventory)
 
     let events = Locked<[MediationEvent]>([])

@@ -625,7 +625,7 @@ struct PlacementStateMachineTests {
         #expect(quiet.isEmpty)
         #expect(machine.adRefitted(testAd("x"), to: smaller, size: AdSize(width: 1, height: 1)).0 == nil)
         let (_, shown) = machine.reportShown(a1, at: at(1))
-        let impressions = shown.compactMap { action -> Impression? in
+        let impressions = shown.compactMap { action -> MediationEvent.Impression? in
             if case .emit(.shown(let impression, _)) = action { return impression }
             return nil
         }
