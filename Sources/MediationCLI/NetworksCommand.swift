@@ -114,7 +114,7 @@ enum NetworksCommand {
     /// The JSON document: `{"config", "host_privacy", "networks": [...]}`.
     struct Document: Encodable {
         var config: String
-        var hostPrivacy: PrivacySignals
+        var hostPrivacy: AdRequest.Privacy
         var networks: [Entry]
 
         enum CodingKeys: String, CodingKey {

@@ -25,7 +25,7 @@ enum WatchCommand {
         let path = options.configPath ?? MediateCommand.defaultConfigPath
         let manualClock: ManualClock? = options.fast ? ManualClock() : nil
         let clock: any MediationClock = manualClock ?? environment.clock
-        var context = HostContext()
+        var context = AdRequest.Context()
         if let messagesPath = options.messagesPath {
             switch MediateCommand.loadMessages(messagesPath, environment: environment) {
             case .success(let messages): context.messages = messages

@@ -9,12 +9,12 @@ import Testing
 /// and result names in the error's detail.
 @Suite struct NetworkFailureClassificationTests {
     /// A transport that refuses every connection or answers every request with `status`.
-    struct FailingTransport: HTTPTransport {
+    struct FailingTransport: HTTP.Transport {
         var status: Int?
 
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-            guard let status else { throw TransportError(kind: .connection, message: "connection refused") }
-            return HTTPResponse(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"unavailable"}"#.utf8))
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+            guard let status else { throw HTTP.TransportError(kind: .connection, message: "connection refused") }
+            return HTTP.Response(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"unavailable"}"#.utf8))
         }
     }
 
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func everyNetworksTransportCodesFollowTheOneClassification() {
-        for failure in TransportError.Kind.allCases {
+        for failure in HTTP.TransportError.Kind.allCases {
             let kind = AdLoadResult.Error.Kind(failure)
             #expect(EloErrorCode.transport(failure).kind == kind, "elo \(failure)")
             #expect(NitxErrorCode.transport(failure).kind == kind, "nitx \(failure)")

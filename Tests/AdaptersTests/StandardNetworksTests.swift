@@ -88,7 +88,7 @@ struct StandardNetworksTests {
             configuration: configuration,
             registry: recorder.wrapping(.standard),
             environment: MediationEnvironment(clock: clock, seed: 3),
-            hostContext: { _ in HostContext(screenName: "Chat") }
+            hostContext: { _ in AdRequest.Context(screenName: "Chat") }
         )
         #expect(recorder.builtNetworks == configuration.networks.map(\.id))
         #expect(recorder.loads.isEmpty, "building asks no network anything")

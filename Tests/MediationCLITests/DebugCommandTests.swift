@@ -19,20 +19,20 @@ private struct LeakyFactory: NetworkAdapterFactory {
         LeakyAdapter(network: network.id, transport: environment.instrumented(LeakyServer(), networkID: network.id))
     }
 
-    private struct LeakyServer: HTTPTransport {
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    private struct LeakyServer: HTTP.Transport {
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
             .json(Data(#"{"fill":true,"echo_visitor_id":"\#(LeakyFactory.visitorID)"}"#.utf8))
         }
     }
 
     private struct LeakyAdapter: AdNetworkAdapter {
         let network: String
-        let transport: any HTTPTransport
+        let transport: any HTTP.Transport
 
         func loadAd(for request: AdRequest) async -> AdLoadResult {
             let body = #"{"device":{"ifa":"\#(LeakyFactory.ifa)"},"user":{"email":"\#(LeakyFactory.email)"},"coppa":1}"#
             guard let url = URL(string: "https://leaky.example/ad?visitor_id=\(LeakyFactory.visitorID)&slot=\(request.adUnitID)") else { return .noFill(AdLoadResult.NoFillReason(code: "x")) }
-            _ = try? await transport.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
+            _ = try? await transport.send(HTTP.Request(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
             return .fill(FallbackAd(id: "leaky-1", creativeID: "c", network: network, format: request.format, size: AdSize(width: 320, height: 50)))
         }
     }

@@ -396,9 +396,9 @@ struct PerformanceInternalsTests {
         var template = RequestTemplate()
         template.device.advertisingID = "template-ifa"
         let placement = PlacementConfiguration(id: "home_banner", format: .banner, sources: [.bidder("Bid")])
-        let first = template.request(for: placement, slot: SlotSize(), context: HostContext(), at: .origin)
+        let first = template.request(for: placement, slot: SlotSize(), context: AdRequest.Context(), at: .origin)
         var second = first
-        var third = template.request(for: placement, slot: SlotSize(), context: HostContext(), at: .origin)
+        var third = template.request(for: placement, slot: SlotSize(), context: AdRequest.Context(), at: .origin)
         #expect(first == second && first == third)
         #expect(first.hashValue == third.hashValue)
 

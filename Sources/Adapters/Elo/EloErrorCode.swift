@@ -58,7 +58,7 @@ package enum EloErrorCode: Int, NetworkErrorCode {
     }
 
     /// The code of a request that got no response.
-    package static func transport(_ failure: TransportError.Kind) -> EloErrorCode {
+    package static func transport(_ failure: HTTP.TransportError.Kind) -> EloErrorCode {
         switch failure {
         case .connection: .network
         case .timedOut: .timedOut

@@ -115,7 +115,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     ///   - slot: the slot's bounds in points.
     ///   - screen: the screen.
     /// - Returns: the size in points.
-    package static func inlineAdaptiveSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: DeviceInfo.Screen) -> AdSize {
+    package static func inlineAdaptiveSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: AdRequest.Device.Screen) -> AdSize {
         let width = AnchoredAdaptiveSizing.slotWidth(for: slot, screen: screen)
         let maxHeight = slot.maxHeight ?? QartveloInlineSizing.defaultMaxHeight
         var best: Double?
@@ -134,7 +134,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     ///   - slot: the slot's bounds in points.
     ///   - screen: the screen, for `screen` sizes and as an outer bound.
     /// - Returns: the chosen size in points.
-    package static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: DeviceInfo.Screen) -> AdSize {
+    package static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: AdRequest.Device.Screen) -> AdSize {
         let sizes = candidates.map { $0.resolved(on: screen) }
         let bound = SlotSize(
             maxWidth: min(slot.maxWidth ?? .infinity, screen.width),

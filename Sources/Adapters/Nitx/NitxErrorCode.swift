@@ -69,7 +69,7 @@ package enum NitxErrorCode: Int, NetworkErrorCode {
     }
 
     /// The code of a request that got no response.
-    package static func transport(_ failure: TransportError.Kind) -> NitxErrorCode {
+    package static func transport(_ failure: HTTP.TransportError.Kind) -> NitxErrorCode {
         switch failure {
         case .connection: .network
         case .timedOut: .timedOut

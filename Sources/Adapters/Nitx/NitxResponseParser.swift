@@ -26,7 +26,7 @@ package enum NitxResponseParser {
     ///   - response: the HTTP answer.
     ///   - requested: the format asked for.
     ///   - baseURL: the API base URL relative creative paths resolve against.
-    package static func parse(_ response: HTTPResponse, requested: NitxFormat, baseURL: URL) -> NitxParsedAnswer {
+    package static func parse(_ response: HTTP.Response, requested: NitxFormat, baseURL: URL) -> NitxParsedAnswer {
         switch response.statusCode {
         case 204:
             return .noFill(noAd)

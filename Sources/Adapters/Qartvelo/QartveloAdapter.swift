@@ -25,8 +25,8 @@ package struct QartveloAdapter: AdNetworkAdapter {
     /// The network id as the configuration names it.
     package let network: String
     let builder: QartveloRequestBuilder
-    private let transport: OriginLockedTransport
-    private let answerTransport: OriginLockedTransport
+    private let transport: HTTP.OriginLockedTransport
+    private let answerTransport: HTTP.OriginLockedTransport
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let tracker: any QartveloEventTracking
@@ -50,7 +50,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         appID: String,
         baseURL: URL,
         adaptive: Bool = true,
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock,
         logger: any MediationLogger = SilentLogger()
     ) {
@@ -69,7 +69,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         appID: String,
         baseURL: URL,
         adaptive: Bool = true,
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock,
         logger: any MediationLogger = SilentLogger(),
         tracker: (any QartveloEventTracking)?,
@@ -77,8 +77,8 @@ package struct QartveloAdapter: AdNetworkAdapter {
     ) {
         self.network = network
         builder = QartveloRequestBuilder(appID: appID, baseURL: baseURL, adaptive: adaptive)
-        self.transport = OriginLockedTransport(transport, endpoint: baseURL)
-        answerTransport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
+        self.transport = HTTP.OriginLockedTransport(transport, endpoint: baseURL)
+        answerTransport = HTTP.OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
         self.clock = clock
         self.logger = logger
         let gate = gate
@@ -115,7 +115,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         case .failure(let error): return .failure(error)
         }
 
-        let response: HTTPResponse
+        let response: HTTP.Response
         do {
             response = try await transport.send(plan.http)
         } catch {

@@ -54,7 +54,7 @@ public final class QartveloBannerAd: LoadedAd {
     /// The advertiser's page, opened on a click.
     public let clickURL: URL?
 
-    private let screen: DeviceInfo.Screen
+    private let screen: AdRequest.Device.Screen
     private let clock: any MediationClock
     private let tracker: any QartveloEventTracking
     private let impressionURL: URL?
@@ -105,7 +105,7 @@ public final class QartveloBannerAd: LoadedAd {
         layout: QartveloBannerLayout,
         creativePoints: AdSize,
         frame: QartveloBannerLayout.Frame,
-        screen: DeviceInfo.Screen,
+        screen: AdRequest.Device.Screen,
         timeToLive: Duration?,
         serverRefreshSeconds: Int?,
         clickURL: URL?,

@@ -32,7 +32,7 @@ public enum QartveloBannerLayout: Hashable, Sendable {
     ///   - width: the view's width in points.
     ///   - screen: the device's screen (its height caps anchored heights).
     /// - Returns: the frame, or `nil` when a size is not finite and positive.
-    package func frame(creativePoints: AdSize, width: Double, screen: DeviceInfo.Screen) -> Frame? {
+    package func frame(creativePoints: AdSize, width: Double, screen: AdRequest.Device.Screen) -> Frame? {
         guard width.isFinite, width > 0 else { return nil }
         switch self {
         case .anchoredAdaptive:

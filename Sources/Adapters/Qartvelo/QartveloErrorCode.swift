@@ -58,7 +58,7 @@ package enum QartveloErrorCode: Int, NetworkErrorCode {
     }
 
     /// The code of a request that got no response.
-    package static func transport(_ failure: TransportError.Kind) -> QartveloErrorCode {
+    package static func transport(_ failure: HTTP.TransportError.Kind) -> QartveloErrorCode {
         switch failure {
         case .connection: .network
         case .timedOut: .timedOut

@@ -17,9 +17,9 @@ struct QartveloHTML5BundleLoader: Sendable {
     /// The largest bundle accepted: 2 MB = 2 x 1024 x 1024 = 2,097,152 bytes.
     static let maximumBytes = 2 * 1024 * 1024
 
-    /// The adapter's transport for URLs from its answers (``OriginLockedTransport`` with
-    /// ``OriginLockedTransport/Reach/answerURLs(excludingHosts:)``).
-    var transport: OriginLockedTransport
+    /// The adapter's transport for URLs from its answers (``HTTP/OriginLockedTransport`` with
+    /// ``HTTP/OriginLockedTransport/Reach/answerURLs(excludingHosts:)``).
+    var transport: HTTP.OriginLockedTransport
 
     /// Downloads the bundle at `url`.
     ///
@@ -39,9 +39,9 @@ struct QartveloHTML5BundleLoader: Sendable {
         guard transport.permits(url) else {
             return .failure(AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
         }
-        let response: HTTPResponse
+        let response: HTTP.Response
         do {
-            response = try await transport.send(HTTPRequest(method: "GET", url: url))
+            response = try await transport.send(HTTP.Request(method: "GET", url: url))
         } catch {
             return .failure(QartveloTransportErrors.adapterError(for: error))
         }
@@ -61,7 +61,7 @@ struct QartveloHTML5BundleLoader: Sendable {
         AdLoadResult.Error(kind: .creative, code: QartveloErrorCode.bundleTooLarge.rawValue, message: "HTML5 bundle of \(bytes) bytes is over the 2 MB (\(maximumBytes) bytes) limit")
     }
 
-    private static func contentLength(_ response: HTTPResponse) -> Int? {
+    private static func contentLength(_ response: HTTP.Response) -> Int? {
         response.headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) }
     }
 }
@@ -70,7 +70,7 @@ struct QartveloHTML5BundleLoader: Sendable {
 /// the HTTP status kept for a refused redirect or an oversized answer).
 enum QartveloTransportErrors {
     /// The ``AdLoadResult/Error`` for a request that got no response.
-    static func adapterError(for error: TransportError) -> AdLoadResult.Error {
+    static func adapterError(for error: HTTP.TransportError) -> AdLoadResult.Error {
         QartveloErrorCode.error(for: error)
     }
 }

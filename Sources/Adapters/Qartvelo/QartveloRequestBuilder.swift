@@ -11,7 +11,7 @@ struct QartveloRequestPlan: Sendable {
     /// The request body.
     var body: QartveloWireBannerRequest
     /// The HTTP request (`POST {base}/v1/banner`, JSON body).
-    var http: HTTPRequest
+    var http: HTTP.Request
 }
 
 /// Builds Qartvelo banner requests from engine requests (Qartvelo seed, "Banner", "Inline
@@ -82,7 +82,7 @@ struct QartveloRequestBuilder: Sendable {
         } catch {
             return .failure(AdLoadResult.Error(kind: .configuration, code: QartveloErrorCode.invalidRequest.rawValue, message: "request could not be encoded"))
         }
-        let http = HTTPRequest(
+        let http = HTTP.Request(
             method: "POST",
             url: baseURL.appendingPathComponent("v1").appendingPathComponent("banner"),
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
@@ -121,7 +121,7 @@ struct QartveloRequestBuilder: Sendable {
         )
     }
 
-    private static func regs(_ privacy: PrivacySignals) -> QartveloWireBannerRequest.Regs {
+    private static func regs(_ privacy: AdRequest.Privacy) -> QartveloWireBannerRequest.Regs {
         QartveloWireBannerRequest.Regs(
             coppa: privacy.coppa ? 1 : 0,
             gdpr: privacy.gdprApplies.map { $0 ? 1 : 0 },

@@ -23,7 +23,7 @@ extension MediationEngine {
     ///     remote: MediationEngine.RemoteConfiguration(
     ///         url: URL(string: "https://config.example.com/chat/mediation.json")!,
     ///         trustedKeys: [try MediationEngine.RemoteConfiguration.PublicKey("mediation-ed25519 c882f47debb3cd17 Xb2…=")],
-    ///         transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
+    ///         transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
     ///     registry: .standard,
     ///     environment: MediationEnvironment(stateStore: try FileStateStore(directory: appSupport)))
     /// ```
@@ -43,7 +43,7 @@ extension MediationEngine {
         remote: MediationEngine.RemoteConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         let bundled = try Self.loadBundled(url, trustedKeys: remote.trustedKeys, registry: registry)
@@ -59,7 +59,7 @@ extension MediationEngine {
         remote: MediationEngine.RemoteConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         var launch = RemoteLaunch.prepare(bundled: bundled, remote: remote, registry: registry, environment: environment)

@@ -61,7 +61,7 @@ public final class MediationEngine: Sendable {
 
     /// The network kinds the engine builds adapters with.
     private let registry: NetworkRegistry
-    private let hostContext: @Sendable (String) -> HostContext
+    private let hostContext: @Sendable (String) -> AdRequest.Context
     private let eventHub: EventHub
     /// Every network's health, shared by every auction and configuration (R24).
     private let health: NetworkHealthMonitor
@@ -91,7 +91,7 @@ public final class MediationEngine: Sendable {
         configuration: MediationConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         try self.init(candidates: [LaunchCandidate(configuration: configuration, version: configuration.version, source: .bundled)], registry: registry, environment: environment, hostContext: hostContext, onEvent: onEvent)
@@ -112,7 +112,7 @@ public final class MediationEngine: Sendable {
         candidates: [LaunchCandidate],
         registry: NetworkRegistry,
         environment: MediationEnvironment,
-        hostContext: @escaping @Sendable (String) -> HostContext,
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context,
         onEvent: (@Sendable (MediationEvent) -> Void)?
     ) throws(ConfigurationError) {
         // Adapters log through the engine's attributing logger: a warning logged while a task
@@ -166,7 +166,7 @@ public final class MediationEngine: Sendable {
         contentsOf url: URL,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         let configuration = try ConfigurationLoader(registry: registry).load(contentsOf: url)
@@ -215,7 +215,7 @@ public final class MediationEngine: Sendable {
     ///   - context: the conversation and screen context; `nil` asks the engine's provider.
     /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
-    public func runAuction(placementID: String, context: HostContext? = nil) async -> MediationEngine.AuctionOutcome? {
+    public func runAuction(placementID: String, context: AdRequest.Context? = nil) async -> MediationEngine.AuctionOutcome? {
         let started: (template: RequestTemplate, entry: PlacementEntry)? = state.withLock { state in
             guard !state.isShutDown, let entry = state.current.entries[placementID] else { return nil }
             state.retirement.acquire(entry.generation) // the auction holds its configuration
@@ -543,7 +543,7 @@ public final class MediationEngine: Sendable {
             foreground: foreground,
             buildRequest: { [weak self] configuration, slot, context, start in
                 self?.makeRequest(configuration, slot: slot, context: context, at: start)
-                    ?? RequestTemplate().request(for: configuration, slot: slot, context: context ?? HostContext(), at: start)
+                    ?? RequestTemplate().request(for: configuration, slot: slot, context: context ?? AdRequest.Context(), at: start)
             },
             leases: PlacementLeases(
                 acquire: { [weak self] generation in self?.state.withLock { $0.retirement.acquire(generation) } },
@@ -564,7 +564,7 @@ public final class MediationEngine: Sendable {
         }
     }
 
-    private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: HostContext?, at start: MediationInstant) -> AdRequest {
+    private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: AdRequest.Context?, at start: MediationInstant) -> AdRequest {
         let template = state.withLock { $0.template }
         return template.request(for: placementConfiguration, slot: slot, context: context ?? hostContext(placementConfiguration.id), at: start)
     }

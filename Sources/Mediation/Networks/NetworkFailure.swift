@@ -14,7 +14,7 @@ extension AdLoadResult.Error.Kind {
     /// | `redirectRefused` (R17) | `server` |
     /// | `responseTooLarge` (R16) | `invalidResponse` |
     /// - Parameter failure: the transport error's kind.
-    public init(_ failure: TransportError.Kind) {
+    public init(_ failure: HTTP.TransportError.Kind) {
         switch failure {
         case .connection: self = .network
         case .timedOut: self = .timeout
@@ -47,7 +47,7 @@ public protocol NetworkErrorCode: RawRepresentable, Hashable, Sendable, CaseIter
     var kind: AdLoadResult.Error.Kind { get }
     /// The network's code for a request that got no response of `failure`'s kind; its
     /// ``kind`` is `AdLoadResult.Error.Kind(failure)`.
-    static func transport(_ failure: TransportError.Kind) -> Self
+    static func transport(_ failure: HTTP.TransportError.Kind) -> Self
 }
 
 extension NetworkErrorCode {
@@ -66,7 +66,7 @@ extension NetworkErrorCode {
     ///   - failure: the transport's error.
     ///   - prefix: the network's own name for the result, put first in the message (e.g.
     ///     Elo's `networkError`); none by default.
-    public static func error(for failure: TransportError, prefix: String? = nil) -> AdLoadResult.Error {
+    public static func error(for failure: HTTP.TransportError, prefix: String? = nil) -> AdLoadResult.Error {
         let text = "\(failure.kind.rawValue): \(failure.message)"
         return AdLoadResult.Error(
             kind: AdLoadResult.Error.Kind(failure.kind),

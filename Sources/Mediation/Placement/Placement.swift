@@ -37,7 +37,7 @@ public actor Placement {
 
     /// Builds the request of one auction from the slot, the placement's host context and the
     /// start instant.
-    typealias RequestBuilder = @Sendable (PlacementConfiguration, SlotSize, HostContext?, MediationInstant) -> AdRequest
+    typealias RequestBuilder = @Sendable (PlacementConfiguration, SlotSize, AdRequest.Context?, MediationInstant) -> AdRequest
 
     private typealias Machine = PlacementStateMachine
 
@@ -58,7 +58,7 @@ public actor Placement {
     private let logSource: String
 
     private var machine: Machine
-    private var hostContext: HostContext?
+    private var hostContext: AdRequest.Context?
     /// The running auction's task, to cancel on destroy.
     private var auctionTask: Task<Void, Never>?
     /// The one timer task and the instant it wakes.
@@ -135,7 +135,7 @@ public actor Placement {
     /// (e.g. a chat strip fed the conversation); `nil` uses the engine's provider. Never logged
     /// or put into events.
     /// - Parameter context: the context.
-    public func setHostContext(_ context: HostContext?) {
+    public func setHostContext(_ context: AdRequest.Context?) {
         hostContext = context
     }
 

@@ -23,7 +23,7 @@ actor RemoteConfigurationUpdater {
     private let settings: MediationEngine.RemoteConfiguration
     private let registry: NetworkRegistry
     private let cache: ConfigurationCache
-    private let transport: OriginLockedTransport
+    private let transport: HTTP.OriginLockedTransport
     private let clock: any MediationClock
     private let wallClock: @Sendable () -> Date
     private var installID: String
@@ -48,7 +48,7 @@ actor RemoteConfigurationUpdater {
         registry = start.registry
         cache = ConfigurationCache(store: start.store)
         // Locked to the URL's origin once, for every request (R17).
-        transport = OriginLockedTransport(start.settings.transport, endpoint: start.settings.url)
+        transport = HTTP.OriginLockedTransport(start.settings.transport, endpoint: start.settings.url)
         clock = engine.clock
         wallClock = engine.environment.wallClock
         installID = start.installID
@@ -151,7 +151,7 @@ actor RemoteConfigurationUpdater {
         guard let engine, !stopped else { return nil }
         var headers = policy.conditionalHeaders
         headers["Accept"] = "application/json"
-        let request = HTTPRequest(method: "GET", url: settings.url, headers: headers)
+        let request = HTTP.Request(method: "GET", url: settings.url, headers: headers)
         let outcome = await RemoteFetch.send(request, through: transport, clock: clock, timeout: settings.timeout)
         guard !stopped else { return nil }
         let running = engine.configurationVersion

@@ -35,7 +35,7 @@ package enum RemoteVerdict: Sendable {
         wallClock: WallClockTime,
         conditional: Bool
     ) -> RemoteVerdict {
-        let response: HTTPResponse
+        let response: HTTP.Response
         switch outcome {
         case .response(let answered):
             response = answered

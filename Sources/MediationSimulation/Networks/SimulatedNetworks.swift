@@ -100,8 +100,8 @@ public struct SimulatedNetworks: Sendable {
     /// simulated networks draw that auction's answers.
     /// - Parameter index: the auction's index in the run, from 0.
     /// - Returns: the context.
-    public static func context(forAuction index: UInt64) -> HostContext {
-        HostContext(contextObjects: [HostContext.Object(type: auctionContextType, description: String(index))])
+    public static func context(forAuction index: UInt64) -> AdRequest.Context {
+        AdRequest.Context(contextObjects: [AdRequest.Context.Object(type: auctionContextType, description: String(index))])
     }
 
     /// What the simulated adapter of a line item answers in one auction: the draw it takes (the
@@ -118,7 +118,7 @@ public struct SimulatedNetworks: Sendable {
     }
 
     /// The auction index a request's context carries, if any.
-    static func auctionIndex(in context: HostContext) -> UInt64? {
+    static func auctionIndex(in context: AdRequest.Context) -> UInt64? {
         for object in context.contextObjects where object.type == auctionContextType {
             return UInt64(object.description)
         }

@@ -28,7 +28,7 @@ struct EloAdapterTests {
     }
 
     @Test func noFillKeepsTheSeedsReasonAsTheCode() async {
-        let result = await adapter(EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) }).loadAd(for: EloFixtures.request())
+        let result = await adapter(EloFakeTransport { _ in .success(HTTP.Response(statusCode: 204)) }).loadAd(for: EloFixtures.request())
         guard case .noFill(let reason) = result else { Issue.record("expected no fill, got \(result)"); return }
         #expect(reason == AdLoadResult.NoFillReason(code: "noBids"))
     }
@@ -235,7 +235,7 @@ struct EloShippedConfigurationTests {
         let clock = ManualClock()
         let recorder = NetworkRecorder()
         let engine = try MediationEngine(contentsOf: RepositoryFiles.shippedConfiguration, registry: recorder.wrapping(.standard), environment: MediationEnvironment(clock: clock, seed: 1))
-        let context = HostContext(messages: [HostContext.Message(role: .user, content: "Which tent for two?")])
+        let context = AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: "Which tent for two?")])
         let outcome = try await engine.runAuction(placementID: "chat_strip", context: context, on: clock)
         let loads = recorder.loads(of: "elo")
         try #require(loads.count == 1)

@@ -72,7 +72,7 @@ struct EloSlotAndConfigurationTests {
         let clock = ManualClock()
         let transport = EloFakeTransport { request in
             guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
-                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
+                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTP.Response(statusCode: 204)) }
             // A 60 pt high ad: its size fits every slot here, only its format can be wrong.
             let json = EloFixtures.bidJSON(requestID: bid.id, price: 2, format: format).replacingOccurrences(of: #""h":72"#, with: #""h":60"#)
             return .success(EloFixtures.json(200, json))

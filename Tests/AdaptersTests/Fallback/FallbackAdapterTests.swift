@@ -179,12 +179,12 @@ struct FallbackAdapterTests {
     }
 
     @Test(arguments: [
-        (DeviceInfo.Screen(width: 320, height: 568, scale: 2), AdSize(width: 320, height: 50)),
-        (DeviceInfo.Screen(width: 390, height: 844, scale: 3), AdSize(width: 390, height: 60)),
-        (DeviceInfo.Screen(width: 768, height: 1024, scale: 2), AdSize(width: 768, height: 90)),
-        (DeviceInfo.Screen(width: 1024, height: 400, scale: 2), AdSize(width: 1024, height: 60)),
+        (AdRequest.Device.Screen(width: 320, height: 568, scale: 2), AdSize(width: 320, height: 50)),
+        (AdRequest.Device.Screen(width: 390, height: 844, scale: 3), AdSize(width: 390, height: 60)),
+        (AdRequest.Device.Screen(width: 768, height: 1024, scale: 2), AdSize(width: 768, height: 90)),
+        (AdRequest.Device.Screen(width: 1024, height: 400, scale: 2), AdSize(width: 1024, height: 60)),
     ])
-    func anchoredBannerMatchesQartvelosHeight(screen: DeviceInfo.Screen, expected: AdSize) async throws {
+    func anchoredBannerMatchesQartvelosHeight(screen: AdRequest.Device.Screen, expected: AdSize) async throws {
         let slot = SlotSize(maxHeight: 90)
         let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
         let ad = try #require(await instantAdapter().loadAd(for: request).ad)
@@ -197,7 +197,7 @@ struct FallbackAdapterTests {
         let environment = MediationEnvironment(clock: clock)
         let qartvelo = try QartveloAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"]), environment: environment)
         let fallback = try FallbackAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", options: ["latency_ms": .integer(0)]), environment: environment)
-        for screen in [DeviceInfo.Screen(width: 390, height: 844, scale: 3), DeviceInfo.Screen(width: 768, height: 1024, scale: 2)] {
+        for screen in [AdRequest.Device.Screen(width: 390, height: 844, scale: 3), AdRequest.Device.Screen(width: 768, height: 1024, scale: 2)] {
             for slot in [SlotSize(maxHeight: 90), SlotSize(maxWidth: 360, maxHeight: 90)] {
                 let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
                 let qartveloAd = try #require(await clock.run { await qartvelo.loadAd(for: request) }?.ad)
@@ -217,12 +217,12 @@ struct FallbackAdapterTests {
         let request = AdRequest(placementID: "feed_inline", adUnitID: "unit-1", format: .banner, bannerSizing: .inline, slot: slot, screen: .phone)
         let ad = try #require(await instantAdapter().loadAd(for: request).ad)
         #expect(ad.size == expected)
-        #expect(ad.size.width == (slot.maxWidth ?? DeviceInfo.Screen.phone.width))
+        #expect(ad.size.width == (slot.maxWidth ?? AdRequest.Device.Screen.phone.width))
         #expect(ad.size.height <= (slot.maxHeight ?? 250))
     }
 
     @Test func aWideScreenAllowsTheLeaderboard() {
-        let tablet = DeviceInfo.Screen(width: 1024, height: 768, scale: 2)
+        let tablet = AdRequest.Device.Screen(width: 1024, height: 768, scale: 2)
         let size = FallbackAdapter.chooseSize(FallbackOptions().sizes(for: .banner), slot: SlotSize(maxHeight: 90), screen: tablet)
         #expect(size == AdSize(width: 728, height: 90))
     }

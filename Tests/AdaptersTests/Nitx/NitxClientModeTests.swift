@@ -237,9 +237,9 @@ struct NitxClientModeTests {
     }
 
     @Test func connectionRefusedIsANetworkFailure() async {
-        struct Refusing: HTTPTransport {
-            func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-                throw TransportError(kind: .connection, message: "refused")
+        struct Refusing: HTTP.Transport {
+            func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+                throw HTTP.TransportError(kind: .connection, message: "refused")
             }
         }
         let client = NitxClient(sourceCode: NitxFixtures.code, options: NitxOptions(apiBaseURL: NitxFixtures.base), transport: Refusing(), clock: ManualClock())
@@ -254,7 +254,7 @@ struct NitxClientModeTests {
     @Test func stateCountsRequestsAndOutcomes() async {
         let transport = NitxScriptedTransport([
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: false)],
-            "GET \(Self.getPath)": [NitxFixtures.slotAnswer(), HTTPResponse(statusCode: 204), NitxFixtures.json("oops")],
+            "GET \(Self.getPath)": [NitxFixtures.slotAnswer(), HTTP.Response(statusCode: 204), NitxFixtures.json("oops")],
         ])
         let client = NitxFixtures.client(transport: transport)
         for _ in 0..<3 { _ = await Self.load(client) }

@@ -13,8 +13,8 @@ struct NitxEventBatchingTests {
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: sdk)],
             "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1"), NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-2")],
             "GET /api/ad-slots/show/SLOT-A": [NitxFixtures.slotAnswer()],
-            "POST \(eventsPath)": [HTTPResponse(statusCode: 204)],
-            "POST /api/sdk/forget": [HTTPResponse(statusCode: 204)],
+            "POST \(eventsPath)": [HTTP.Response(statusCode: 204)],
+            "POST /api/sdk/forget": [HTTP.Response(statusCode: 204)],
         ])
         return (NitxFixtures.client(transport: transport, clock: clock), transport)
     }

@@ -16,7 +16,7 @@ struct NitxLoopbackTests {
         NitxClient(
             sourceCode: NitxFixtures.code,
             options: NitxOptions(apiBaseURL: server.baseURL),
-            transport: URLSessionTransport(),
+            transport: HTTP.URLSessionTransport(),
             clock: clock,
             wallClockAnchor: NitxFixtures.wallAnchor,
             makeVisitorID: { "visitor-loop" }

@@ -107,7 +107,7 @@ struct QartveloFactoryTests {
             return
         }
         #expect(await server.respond(to: plan.http).statusCode == 401)
-        #expect(await server.respond(to: HTTPRequest(method: "POST", url: plan.http.url, body: Data("{".utf8))).statusCode == 400)
+        #expect(await server.respond(to: HTTP.Request(method: "POST", url: plan.http.url, body: Data("{".utf8))).statusCode == 400)
     }
 
     @Test func sandboxAnswersOnTheEnginesClockWithItsLatency() async throws {

@@ -40,7 +40,7 @@ struct QartveloShippedConfigurationTests {
         }
         """)
         #expect(configuration.placement("feed_inline")?.slot.maxHeight == 250)
-        let template = RequestTemplate(screen: DeviceInfo.Screen(width: 390, height: 844, scale: 3))
+        let template = RequestTemplate(screen: AdRequest.Device.Screen(width: 390, height: 844, scale: 3))
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: template))
         let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
         let body = try #require(wire.requests.first { $0.url.path == "/v1/banner" }?.body)

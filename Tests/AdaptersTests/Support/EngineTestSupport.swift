@@ -25,7 +25,7 @@ extension MediationEngine {
     /// wake-up at a time, until the auction is decided) and returns its outcome.
     /// - Throws: when the auction stalled (waiting with nothing left on the clock to wake it) or
     ///   the engine has no such placement; each is recorded as a test issue first.
-    func runAuction(placementID: String, context: HostContext? = nil, on clock: ManualClock) async throws -> MediationEngine.AuctionOutcome {
+    func runAuction(placementID: String, context: AdRequest.Context? = nil, on clock: ManualClock) async throws -> MediationEngine.AuctionOutcome {
         let ran = await clock.run { await self.runAuction(placementID: placementID, context: context) }
         let finished = try #require(ran, "the auction of \(placementID) stalled on the clock")
         return try #require(finished, "the engine has no placement \(placementID)")

@@ -22,7 +22,7 @@ struct InlineCapabilityTests {
         var networks = PrebuiltNetworks()
         networks.add("anchored_only", pricing: .fixedPrice, adapter: anchoredOnly, servesInlineBanners: false)
         networks.add("inline_too", pricing: .fixedPrice, adapter: inlineToo)
-        let template = RequestTemplate(screen: DeviceInfo.Screen(width: 390, height: 844, scale: 3))
+        let template = RequestTemplate(screen: AdRequest.Device.Screen(width: 390, height: 844, scale: 3))
         let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock, requestTemplate: template))
         let outcome = try #require(await clock.run { await engine.runAuction(placementID: "feed") } ?? nil)
         return (outcome, anchoredOnly, inlineToo)

@@ -28,7 +28,7 @@ struct AdapterCallRecordingTests {
             .fixedPrice("f", network: "fixnet", adUnitID: "unit-f", eCPM: 1),
         ])
         let recorder = HTTPExchangeRecorder()
-        var privacy = PrivacySignals()
+        var privacy = AdRequest.Privacy()
         privacy.coppa = true
         let engine = try MediationEngine(
             configuration: networks.configuration(placements: [placement]),

@@ -71,7 +71,7 @@ struct MediationEngineTests {
         let clock = ManualClock()
         let (bid, netA, netB) = Self.adapters(clock)
         let engine = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: [bid, netA, netB], clock: clock)
-        let withdrawn = RequestTemplate(privacy: PrivacySignals(userConsent: false))
+        let withdrawn = RequestTemplate(privacy: AdRequest.Privacy(userConsent: false))
         engine.engine.updateRequestTemplate(withdrawn)
         for adapter in [bid, netA, netB] {
             #expect(adapter.templates.map(\.privacy.userConsent) == [false])

@@ -48,7 +48,7 @@ final class PlacementFixture: Sendable {
         netA: [ScriptedAnswer] = PlacementFixture.defaultNetA,
         netB: [ScriptedAnswer] = PlacementFixture.defaultNetB,
         netAAds: ScriptedAdapter.AdTemplate = .init(),
-        hostContext: HostContext = HostContext(),
+        hostContext: AdRequest.Context = AdRequest.Context(),
         requestTemplate: RequestTemplate = RequestTemplate()
     ) throws {
         self.bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: bid)

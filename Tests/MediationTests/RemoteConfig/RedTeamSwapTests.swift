@@ -52,7 +52,7 @@ struct RedTeamSwapTests {
         let clock = ManualClock()
         let factory = HookedFactory(clock: clock)
         let engine = try MediationEngine(configuration: Self.configuration(["neta": 1.0], version: 1), registry: NetworkRegistry([factory]), environment: MediationEnvironment(clock: clock))
-        let withdrawn = RequestTemplate(privacy: PrivacySignals(userConsent: false))
+        let withdrawn = RequestTemplate(privacy: AdRequest.Privacy(userConsent: false))
         factory.setHook { [weak engine] in engine?.updateRequestTemplate(withdrawn) }
         await clock.perform {
             let task = clock.startTask { () -> ConfigurationError? in

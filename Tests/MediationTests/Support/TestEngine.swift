@@ -19,7 +19,7 @@ struct TestEngine: Sendable {
         clock: ManualClock,
         networkTimeouts: [String: Duration] = [:],
         requestTemplate: RequestTemplate = RequestTemplate(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         currencyRates: [String: Double] = [:]
     ) throws {
         var networks = PrebuiltNetworks()
