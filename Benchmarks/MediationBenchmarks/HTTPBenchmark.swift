@@ -27,7 +27,7 @@ enum HTTPBenchmark {
         let ledger = AdLedger()
         let adapter = HTTPBidAdapter(transport: HTTP.URLSessionTransport(), url: url, ledger: ledger)
         let lineItem = LineItem.bidder("loopback")
-        let placement = PlacementConfiguration(id: "bench_http", format: .interstitial, sources: [lineItem])
+        let placement = MediationConfiguration.Placement(id: "bench_http", format: .interstitial, sources: [lineItem])
         let auction = BenchAuction(placement: placement, adapters: [adapter])
         let request = AdRequest(placementID: "bench_http", format: .interstitial)
         let raw = RawFetcher(url: url)

@@ -89,7 +89,7 @@ func main() async -> Int32 {
         return 66
     }
     // The house ads backfill the level-end interstitial at 0.05 USD CPM, last in line.
-    configuration.networks.append(NetworkConfiguration(id: "house", adapter: "house_ads", options: ["creative": .string("house-pro-upgrade")]))
+    configuration.networks.append(MediationConfiguration.Network(id: "house", adapter: "house_ads", options: ["creative": .string("house-pro-upgrade")]))
     if let index = configuration.placements.firstIndex(where: { $0.id == "level_end" }) {
         configuration.placements[index].sources.append(.fixedPrice("house_level_end", network: "house", adUnitID: "house-interstitial", eCPM: 0.05))
     }

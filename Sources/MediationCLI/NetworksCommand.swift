@@ -171,7 +171,7 @@ enum NetworksCommand {
         return .success
     }
 
-    static func entry(_ network: NetworkConfiguration, configuration: MediationConfiguration, registry: NetworkRegistry, status: NetworkStatus) -> Entry {
+    static func entry(_ network: MediationConfiguration.Network, configuration: MediationConfiguration, registry: NetworkRegistry, status: NetworkStatus) -> Entry {
         let endpoint: String
         let sandbox: Bool
         switch network.endpoint {

@@ -237,10 +237,10 @@ final class WatchPrinter: Sendable {
     var traces: [AuctionTrace] { counts.withLock { $0.traces } }
 
     /// The first line: what is watched, for how long, on which time.
-    func header(_ placement: PlacementConfiguration, duration: Duration, fast: Bool) {
+    func header(_ placement: MediationConfiguration.Placement, duration: Duration, fast: Bool) {
         guard !quiet else { return }
         let refresh = placement.format == .banner || placement.refreshSeconds != nil
-            ? "refresh \(placement.refreshSeconds ?? PlacementConfiguration.defaultRefreshSeconds) s"
+            ? "refresh \(placement.refreshSeconds ?? MediationConfiguration.Placement.defaultRefreshSeconds) s"
             : "no refresh"
         let time = fast ? "virtual time (--fast)" : "real time (Ctrl-C stops)"
         output.write("watching \(DisplayText.escaped(placement.id)) (\(placement.format), \(refresh)) as one visible view for \(Self.seconds(duration)) s on \(time)\n")

@@ -51,7 +51,7 @@ public struct ReportAssembly: Sendable {
 
         // The config's fixed-price line items by network and ad unit.
         struct AdUnit: Hashable { var network: String, adUnitID: String }
-        var lineItems: [(placement: PlacementConfiguration, lineItem: LineItem)] = []
+        var lineItems: [(placement: MediationConfiguration.Placement, lineItem: LineItem)] = []
         var known = Set<AdUnit>()
         for placement in configuration.placements {
             for lineItem in placement.sources where lineItem.pricing == .fixedPrice && lineItem.eCPM != nil {

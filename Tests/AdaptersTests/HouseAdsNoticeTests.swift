@@ -49,7 +49,7 @@ private struct RivalFactory: NetworkAdapterFactory {
     let kind = "rival"
     let pricing = LineItem.Pricing.bidder
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         RivalAdapter(bid: network.options["bid_ecpm"]?.doubleValue ?? 1)
     }
 }

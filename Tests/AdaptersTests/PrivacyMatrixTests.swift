@@ -124,7 +124,7 @@ enum PrivacyMatrix {
             let owner: CapturingRegistry
             var kind: String { inner.kind }
             var pricing: LineItem.Pricing { inner.pricing }
-            func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+            func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
                 let adapter = try inner.makeAdapter(for: network, environment: environment)
                 owner.keep(adapter, as: network.id)
                 return adapter

@@ -10,7 +10,7 @@ private struct HungNetworkFactory: NetworkAdapterFactory {
     let pricing: LineItem.Pricing
     let clock: ManualClock
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         ScriptedAdapter(network: network.id, pricing: pricing, clock: clock, script: [.never])
     }
 }

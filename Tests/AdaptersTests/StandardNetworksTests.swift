@@ -131,7 +131,7 @@ struct StandardNetworksTests {
 
     @Test func aFactoryErrorNamesTheNetworkPath() throws {
         let configuration = MediationConfiguration(
-            networks: [NetworkConfiguration(id: "admob", adapter: "fallback", options: ["fill_rate": .number(2)])],
+            networks: [MediationConfiguration.Network(id: "admob", adapter: "fallback", options: ["fill_rate": .number(2)])],
             placements: []
         )
         let error = #expect(throws: ConfigurationError.self) {
@@ -142,7 +142,7 @@ struct StandardNetworksTests {
     }
 
     @Test func aKindMissingFromTheRegistryNamesTheAdapterPath() {
-        let configuration = MediationConfiguration(networks: [NetworkConfiguration(id: "x", adapter: "fallback")], placements: [])
+        let configuration = MediationConfiguration(networks: [MediationConfiguration.Network(id: "x", adapter: "fallback")], placements: [])
         #expect(throws: ConfigurationError(code: .unknownAdapter, path: "networks.x.adapter", message: "no network kind \"fallback\" is registered; known kinds: ")) {
             _ = try MediationEngine(configuration: configuration, registry: NetworkRegistry(), environment: MediationEnvironment(clock: ManualClock()))
         }

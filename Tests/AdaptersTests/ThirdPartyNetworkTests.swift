@@ -115,7 +115,7 @@ struct AcmeFactory: NetworkAdapterFactory {
     let pricing = LineItem.Pricing.bidder
     var ledger = AcmeLedger()
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let path = "networks.\(network.id)"
         for key in network.credentials.keys.sorted() where key != "account_id" {
             throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown credential for acme")

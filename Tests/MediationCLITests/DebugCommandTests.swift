@@ -15,7 +15,7 @@ private struct LeakyFactory: NetworkAdapterFactory {
     var kind: String { "leaky" }
     var pricing: LineItem.Pricing { .fixedPrice }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         LeakyAdapter(network: network.id, transport: environment.instrumented(LeakyServer(), networkID: network.id))
     }
 

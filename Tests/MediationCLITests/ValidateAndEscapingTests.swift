@@ -68,7 +68,7 @@ struct ValidateAndEscapingTests {
             AuctionTrace.Source(lineItemID: lineItem.id, network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 10, outcome: .won, eCPM: 1, creativeID: Self.hostile),
             AuctionTrace.Source(lineItemID: "other\nFAKE", network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 5, outcome: .noFill(AdLoadResult.NoFillReason(code: "x", message: "no\u{1B}[31m fill\nFAKE-ROW"))),
         ])
-        let placement = PlacementConfiguration(id: "p", format: .banner, bannerSizing: .anchored, sources: [lineItem])
+        let placement = MediationConfiguration.Placement(id: "p", format: .banner, bannerSizing: .anchored, sources: [lineItem])
         let text = HumanReport.render(placement: placement, outcome: OneShotOutcome(MediationEngine.AuctionOutcome(winner: MediationEngine.AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace)))
         #expect(!text.contains("\u{1B}"))
         #expect(text.contains(#"creative cr\u{1B}[31mRED\u{0A}FAKE-LINE,"#))

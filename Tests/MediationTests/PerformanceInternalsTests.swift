@@ -78,7 +78,7 @@ struct PerformanceInternalsTests {
         until: Duration = .seconds(1),
         lateAnswers: Locked<[MediationEvent.LateAnswer]> = Locked([])
     ) async -> MediationEngine.AuctionOutcome {
-        let placement = PlacementConfiguration(
+        let placement = MediationConfiguration.Placement(
             id: "level_end",
             format: .interstitial,
             deadline: deadline,
@@ -348,7 +348,7 @@ struct PerformanceInternalsTests {
         let answers: [ScriptedAnswer] = [.after(.milliseconds(5), .fill), .after(.milliseconds(7), .noFill), .after(.milliseconds(9), .error)]
         let first = ScriptedAdapter(network: "First", pricing: .fixedPrice, clock: clock, script: answers)
         let second = ScriptedAdapter(network: "Second", pricing: .fixedPrice, clock: clock, script: Array(answers.reversed()))
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("First", eCPM: 2), .fixedPrice("Second", eCPM: 1)])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("First", eCPM: 2), .fixedPrice("Second", eCPM: 1)])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: first), AuctionSource(lineItem: placement.sources[1], adapter: second)], clock: clock)
         var traces: [AuctionTrace] = []
         for _ in 0..<3 {
@@ -373,7 +373,7 @@ struct PerformanceInternalsTests {
         let clock = ManualClock()
         let early = TrackingAdapter(network: "Early", clock: clock, delay: .milliseconds(10))
         let slow = TrackingAdapter(network: "Slow", clock: clock, delay: .milliseconds(200))
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("Early", eCPM: 1), .fixedPrice("Slow", eCPM: 2)])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("Early", eCPM: 1), .fixedPrice("Slow", eCPM: 2)])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: early), AuctionSource(lineItem: placement.sources[1], adapter: slow)], clock: clock)
         let task = clock.startTask { await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial)) }
         await clock.advance(to: .origin + .milliseconds(50))
@@ -395,7 +395,7 @@ struct PerformanceInternalsTests {
     func requestSignalsAreValues() {
         var template = RequestTemplate()
         template.device.advertisingID = "template-ifa"
-        let placement = PlacementConfiguration(id: "home_banner", format: .banner, sources: [.bidder("Bid")])
+        let placement = MediationConfiguration.Placement(id: "home_banner", format: .banner, sources: [.bidder("Bid")])
         let first = template.request(for: placement, slot: SlotSize(), context: AdRequest.Context(), at: .origin)
         var second = first
         var third = template.request(for: placement, slot: SlotSize(), context: AdRequest.Context(), at: .origin)

@@ -171,7 +171,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// Builds the adapter.
     /// - Throws: ``ConfigurationError`` for a URL endpoint, an unknown credential or
     ///   a bad option (the option rules are in ``FallbackOptions``).
-    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         if case .url = network.endpoint {
             throw ConfigurationError(code: .invalidValue, path: network.path(of: "endpoint"), message: "the fallback network has no server; use \"sandbox\"")
         }
@@ -185,7 +185,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// slot, every fill would be rejected (203). A `"screen"` size is taken to fit (the screen
     /// is the host's). Options that cannot be parsed are reported by `makeAdapter`.
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
+    public func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation {
         guard let options = try? FallbackOptions(parsing: network.options, networkID: network.id) else { return .valid }
         let sizes = options.sizes(for: placement.format)
         let fits = sizes.contains { size in

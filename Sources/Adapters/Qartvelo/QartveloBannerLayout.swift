@@ -1,7 +1,7 @@
 import Mediation
 
 /// How a Qartvelo banner is sized, decided once per request from the request's
-/// ``PlacementConfiguration/BannerSizing`` and the network's `adaptive` option (Qartvelo seed, "Banner" and
+/// ``MediationConfiguration/Placement/BannerSizing`` and the network's `adaptive` option (Qartvelo seed, "Banner" and
 /// "Inline banners"; inline sizing wins over the adaptive option).
 public enum QartveloBannerLayout: Hashable, Sendable {
     /// Anchored adaptive (the default): full width, `floor(width x 50 / 320)` pt high, bounded

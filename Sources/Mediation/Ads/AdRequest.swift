@@ -10,7 +10,7 @@ public struct AdRequest: Hashable, Sendable {
     /// The ad format the placement shows.
     public var format: AdFormat
     /// For banners, how the slot is sized; `nil` for other formats.
-    public var bannerSizing: PlacementConfiguration.BannerSizing?
+    public var bannerSizing: MediationConfiguration.Placement.BannerSizing?
     /// The slot's bounds in points.
     public var slot: SlotSize
     /// The device's screen.
@@ -49,7 +49,7 @@ public struct AdRequest: Hashable, Sendable {
         placementID: String,
         adUnitID: String = "",
         format: AdFormat,
-        bannerSizing: PlacementConfiguration.BannerSizing? = nil,
+        bannerSizing: MediationConfiguration.Placement.BannerSizing? = nil,
         slot: SlotSize = SlotSize(),
         screen: Device.Screen = .phone,
         context: Context = Context(),
@@ -74,7 +74,7 @@ public struct AdRequest: Hashable, Sendable {
     package init(
         placementID: String,
         format: AdFormat,
-        bannerSizing: PlacementConfiguration.BannerSizing?,
+        bannerSizing: MediationConfiguration.Placement.BannerSizing?,
         slot: SlotSize,
         context: Context,
         signals: RequestTemplate,

@@ -222,7 +222,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     private struct Fields {
         var auctionID: String
         var placementID: String
-        var mode: PlacementConfiguration.AuctionMode
+        var mode: MediationConfiguration.Placement.AuctionMode
         var startedAtWallClock: WallClockTime?
         var startedAtMilliseconds: Double
         var endedAtMilliseconds: Double
@@ -253,7 +253,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         set { change { $0.placementID = newValue } }
     }
     /// Parallel or waterfall.
-    public package(set) var mode: PlacementConfiguration.AuctionMode {
+    public package(set) var mode: MediationConfiguration.Placement.AuctionMode {
         get { storage.value.mode }
         set { change { $0.mode = newValue } }
     }
@@ -341,7 +341,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     package init(
         auctionID: String,
         placementID: String,
-        mode: PlacementConfiguration.AuctionMode,
+        mode: MediationConfiguration.Placement.AuctionMode,
         startedAtWallClock: WallClockTime? = nil,
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
@@ -374,7 +374,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     package init(
         auctionID: String,
         placementID: String,
-        mode: PlacementConfiguration.AuctionMode,
+        mode: MediationConfiguration.Placement.AuctionMode,
         startedAtWallClock: WallClockTime?,
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
@@ -411,7 +411,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         storage = SharedValue(Fields(
             auctionID: try container.decode(String.self, forKey: .auctionID),
             placementID: try container.decode(String.self, forKey: .placementID),
-            mode: try container.decode(PlacementConfiguration.AuctionMode.self, forKey: .mode),
+            mode: try container.decode(MediationConfiguration.Placement.AuctionMode.self, forKey: .mode),
             startedAtWallClock: try container.decodeIfPresent(WallClockTime.self, forKey: .startedAtWallClock),
             startedAtMilliseconds: try container.decode(Double.self, forKey: .startedAtMilliseconds),
             endedAtMilliseconds: try container.decode(Double.self, forKey: .endedAtMilliseconds),

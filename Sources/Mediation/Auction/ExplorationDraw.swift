@@ -1,6 +1,6 @@
 import Foundation
 
-/// The values of fixed-price line items in an exploring auction (``PlacementConfiguration/Exploration/thompson``,
+/// The values of fixed-price line items in an exploring auction (``MediationConfiguration/Placement/Exploration/thompson``,
 /// R23): a draw from each price's posterior, seeded by the auction id and the line item id, so
 /// the same auction always values them the same.
 package enum ExplorationDraw {

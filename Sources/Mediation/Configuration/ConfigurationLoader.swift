@@ -104,7 +104,7 @@ package struct ConfigurationLoader: Sendable {
     /// The smallest `slot.max_height` of an inline banner: 32 points.
     package static let inlineMinimumMaxHeight: Double = 32
     /// The refresh bounds in seconds (R13: at least 30; at most one day).
-    static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
+    static let refreshRange = MediationConfiguration.Placement.minimumRefreshSeconds...86_400
     /// The bounds of a source's `ecpm_impressions`: 0 to 10^12.
     static let learnedImpressionsRange = 0...1_000_000_000_000
 
@@ -180,7 +180,7 @@ package struct ConfigurationLoader: Sendable {
         let currencyRates = try decodeCurrencyRates(object["currency_rates"])
         let health = try ConfigurationLoader.decodeHealth(object["health"], at: JSONPath.root.appending("health"), over: .standard)
         let networks = try decodeNetworks(try object.required("networks"), health: health)
-        var networksByID: [String: NetworkConfiguration] = [:]
+        var networksByID: [String: MediationConfiguration.Network] = [:]
         networksByID.reserveCapacity(networks.count)
         for network in networks { networksByID[network.id] = network }
         let placements = try decodePlacements(try object.required("placements"), networks: Networks(list: networks, byID: networksByID), currencyRates: currencyRates)
@@ -210,12 +210,12 @@ package struct ConfigurationLoader: Sendable {
 
     // MARK: - Networks
 
-    private func decodeNetworks(_ node: JSONNode, health: NetworkHealthSettings) throws(ConfigurationError) -> [NetworkConfiguration] {
+    private func decodeNetworks(_ node: JSONNode, health: NetworkHealthSettings) throws(ConfigurationError) -> [MediationConfiguration.Network] {
         let path = JSONPath.root.appending("networks")
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by network id", at: path)
         }
-        var networks: [NetworkConfiguration] = []
+        var networks: [MediationConfiguration.Network] = []
         var ids = Set<String>()
         for member in members {
             let networkPath = path.appending(member.key)
@@ -230,7 +230,7 @@ package struct ConfigurationLoader: Sendable {
         return networks
     }
 
-    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, health: NetworkHealthSettings) throws(ConfigurationError) -> NetworkConfiguration {
+    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, health: NetworkHealthSettings) throws(ConfigurationError) -> MediationConfiguration.Network {
         let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options", "health"])
         let adapterPath = path.appending("adapter")
         let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
@@ -271,14 +271,14 @@ package struct ConfigurationLoader: Sendable {
             options = values
         }
         let networkHealth = try ConfigurationLoader.decodeHealth(object["health"], at: path.appending("health"), over: health)
-        return NetworkConfiguration(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
+        return MediationConfiguration.Network(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
     }
 
     /// Reads a network's `endpoint` (required, R15): `"sandbox"` said explicitly, or an
     /// `http://` or `https://` URL (the scheme in lower case) whose host is letters, digits,
     /// dots and hyphens, with an optional port of 1 to 5 digits and an optional path of
     /// printable ASCII without spaces (``endpointURL(_:)``; the schema's pattern is the same).
-    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkConfiguration.Endpoint {
+    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> MediationConfiguration.Network.Endpoint {
         let text = try ConfigurationReading.string(node, at: path)
         if text == "sandbox" { return .sandbox }
         guard let url = ConfigurationLoader.endpointURL(text) else {
@@ -333,16 +333,16 @@ package struct ConfigurationLoader: Sendable {
 
     /// The networks, in file order and by id.
     private struct Networks {
-        var list: [NetworkConfiguration]
-        var byID: [String: NetworkConfiguration]
+        var list: [MediationConfiguration.Network]
+        var byID: [String: MediationConfiguration.Network]
     }
 
-    private func decodePlacements(_ node: JSONNode, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> [PlacementConfiguration] {
+    private func decodePlacements(_ node: JSONNode, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> [MediationConfiguration.Placement] {
         let path = JSONPath.root.appending("placements")
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by placement id", at: path)
         }
-        var placements: [PlacementConfiguration] = []
+        var placements: [MediationConfiguration.Placement] = []
         var ids = Set<String>()
         for member in members {
             let placementPath = path.appending(member.key)
@@ -357,20 +357,20 @@ package struct ConfigurationLoader: Sendable {
         return placements
     }
 
-    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> PlacementConfiguration {
+    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> MediationConfiguration.Placement {
         let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
         var slot = try decodeSlot(object["slot"], at: path.appending("slot"))
 
-        var sizing: PlacementConfiguration.BannerSizing?
+        var sizing: MediationConfiguration.Placement.BannerSizing?
         let sizingPath = path.appending("sizing")
         if format == .banner {
             guard let node = object["sizing"] else {
                 throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "a banner needs \"sizing\": \"anchored\" or \"inline\"")
             }
-            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": PlacementConfiguration.BannerSizing.anchored, "inline": .inline])
+            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": MediationConfiguration.Placement.BannerSizing.anchored, "inline": .inline])
             if sizing == .inline {
                 let maxHeight = slot.maxHeight ?? Self.inlineDefaultMaxHeight
                 guard maxHeight >= Self.inlineMinimumMaxHeight else {
@@ -390,10 +390,10 @@ package struct ConfigurationLoader: Sendable {
             }
             refreshSeconds = try ConfigurationReading.wholeNumber(node, at: refreshPath, in: ConfigurationLoader.refreshRange, unit: "seconds", rangeCode: .invalidRefresh)
         } else if format == .banner {
-            refreshSeconds = PlacementConfiguration.defaultRefreshSeconds
+            refreshSeconds = MediationConfiguration.Placement.defaultRefreshSeconds
         }
 
-        var deadline = PlacementConfiguration.defaultDeadline
+        var deadline = MediationConfiguration.Placement.defaultDeadline
         if let node = object["deadline_ms"] {
             deadline = .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("deadline_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
         }
@@ -402,15 +402,15 @@ package struct ConfigurationLoader: Sendable {
             try ConfigurationLoader.checkPriceRange(floor, usdRate: 1, currency: "USD", at: path.appending("floor"))
             return floor
         }
-        var mode = PlacementConfiguration.AuctionMode.parallel
+        var mode = MediationConfiguration.Placement.AuctionMode.parallel
         if let node = object["mode"] {
-            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": PlacementConfiguration.AuctionMode.parallel, "waterfall": .waterfall])
+            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": MediationConfiguration.Placement.AuctionMode.parallel, "waterfall": .waterfall])
         }
         let sources = try decodeSources(try object.required("sources"), at: path.appending("sources"), networks: networks, currencyRates: currencyRates)
         if let floor { try ConfigurationLoader.checkFloorCanBeMet(floor, sources: sources, at: path.appending("floor")) }
-        var placement = PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
+        var placement = MediationConfiguration.Placement(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
         if let node = object["exploration"] {
-            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": PlacementConfiguration.Exploration.off, "thompson": .thompson])
+            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": MediationConfiguration.Placement.Exploration.off, "thompson": .thompson])
         }
         return placement
     }

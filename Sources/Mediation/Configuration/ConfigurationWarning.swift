@@ -73,7 +73,7 @@ extension LineItem {
 
         /// A line item that can never fill, for `reason`.
         /// - Parameters:
-        ///   - path: the JSON path (usually the source's, ``PlacementConfiguration/path(of:)``).
+        ///   - path: the JSON path (usually the source's, ``MediationConfiguration/Placement/path(of:)``).
         ///   - reason: why, for a person.
         public static func unfillable(at path: String, _ reason: String) -> LineItem.Validation {
             LineItem.Validation(errors: [ConfigurationError(code: .unfillable, path: path, message: reason)])

@@ -2,10 +2,10 @@
 /// A class, so that the engine can tell an adapter kept across a configuration change (the same
 /// handle) from one built anew.
 final class NetworkHandle: Sendable {
-    let network: NetworkConfiguration
+    let network: MediationConfiguration.Network
     let adapter: any AdNetworkAdapter
 
-    init(network: NetworkConfiguration, adapter: any AdNetworkAdapter) {
+    init(network: MediationConfiguration.Network, adapter: any AdNetworkAdapter) {
         self.network = network
         self.adapter = adapter
     }
@@ -15,11 +15,11 @@ final class NetworkHandle: Sendable {
 /// generation of the snapshot it belongs to.
 final class PlacementEntry: Sendable {
     let auction: Auction
-    let configuration: PlacementConfiguration
+    let configuration: MediationConfiguration.Placement
     /// The ``EngineSnapshot/generation`` that built it.
     let generation: UInt64
 
-    init(auction: Auction, configuration: PlacementConfiguration, generation: UInt64) {
+    init(auction: Auction, configuration: MediationConfiguration.Placement, generation: UInt64) {
         self.auction = auction
         self.configuration = configuration
         self.generation = generation
@@ -166,7 +166,7 @@ extension EngineSnapshot {
     /// is asked for its anchored adaptive banner, at least 50 pt high, which a max height under
     /// 50 pt can never take.
     /// - Returns: the `unfillable` error at the source's path, or `nil`.
-    private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: PlacementConfiguration) -> ConfigurationError? {
+    private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: MediationConfiguration.Placement) -> ConfigurationError? {
         guard placement.format == .banner, placement.bannerSizing == .inline,
               let maxHeight = placement.slot.maxHeight, maxHeight + 0.5 < AnchoredAdaptiveSizing.minimumHeight else { return nil }
         return LineItem.Validation.unfillable(

@@ -348,7 +348,7 @@ public final class MediationEngine: Sendable {
 
     /// Whether `new` is the same placement as `old` for its controller: the same format and
     /// banner sizing (the current ad stays); otherwise the controller is replaced.
-    private static func isSamePlacement(_ new: PlacementConfiguration, as old: PlacementConfiguration) -> Bool {
+    private static func isSamePlacement(_ new: MediationConfiguration.Placement, as old: MediationConfiguration.Placement) -> Bool {
         new.format == old.format && new.bannerSizing == old.bannerSizing
     }
 
@@ -564,7 +564,7 @@ public final class MediationEngine: Sendable {
         }
     }
 
-    private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: AdRequest.Context?, at start: MediationInstant) -> AdRequest {
+    private func makeRequest(_ placementConfiguration: MediationConfiguration.Placement, slot: SlotSize, context: AdRequest.Context?, at start: MediationInstant) -> AdRequest {
         let template = state.withLock { $0.template }
         return template.request(for: placementConfiguration, slot: slot, context: context ?? hostContext(placementConfiguration.id), at: start)
     }

@@ -59,7 +59,7 @@ public struct RequestTemplate: Hashable, Sendable {
     ///   - context: the conversation and screen context.
     ///   - start: the auction's start instant; the deadline is `start` + the placement's deadline.
     /// - Returns: the request, with an empty ad unit id (the auction sets each source's).
-    public func request(for placement: PlacementConfiguration, slot: SlotSize, context: AdRequest.Context, at start: MediationInstant) -> AdRequest {
+    public func request(for placement: MediationConfiguration.Placement, slot: SlotSize, context: AdRequest.Context, at start: MediationInstant) -> AdRequest {
         AdRequest(
             placementID: placement.id,
             format: placement.format,

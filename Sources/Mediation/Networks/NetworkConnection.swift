@@ -28,7 +28,7 @@ public struct NetworkConnection: Sendable {
     ///     its host names the sandbox server.
     ///   - sandboxServer: makes the sandbox server; called only for a `sandbox` endpoint.
     public init(
-        for network: NetworkConfiguration,
+        for network: MediationConfiguration.Network,
         environment: MediationEnvironment,
         sandboxURL: URL,
         sandboxServer: () -> any NetworkConnection.SandboxServer

@@ -20,7 +20,7 @@ import Foundation
 /// | not one of a set | `invalid_value` | `must be one of "a", "b"` |
 public struct NetworkSettings: Sendable {
     /// The network's configuration.
-    public let network: NetworkConfiguration
+    public let network: MediationConfiguration.Network
     /// The factory's kind, e.g. `"elo"`, named in the messages.
     public let kind: String
 
@@ -32,7 +32,7 @@ public struct NetworkSettings: Sendable {
     ///   - options: the option keys the network knows.
     /// - Throws: ``ConfigurationError`` `unknown_key` at the first unknown credential, then the
     ///   first unknown option, in key order.
-    public init(_ network: NetworkConfiguration, kind: String, credentials: Set<String>, options: Set<String>) throws(ConfigurationError) {
+    public init(_ network: MediationConfiguration.Network, kind: String, credentials: Set<String>, options: Set<String>) throws(ConfigurationError) {
         self.network = network
         self.kind = kind
         for key in network.credentials.keys.sorted() where !credentials.contains(key) {

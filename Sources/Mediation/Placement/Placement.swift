@@ -31,20 +31,20 @@ public actor Placement {
     public nonisolated let id: String
     /// Its configuration in force: its next auction's (a newer configuration of the same
     /// placement replaces it between auctions, engine rule R22).
-    public nonisolated var configuration: PlacementConfiguration { shared.withLock { $0 } }
+    public nonisolated var configuration: MediationConfiguration.Placement { shared.withLock { $0 } }
     /// Whether it refreshes (banners, or any placement with `refresh_seconds`, R13).
     public nonisolated let refreshes: Bool
 
     /// Builds the request of one auction from the slot, the placement's host context and the
     /// start instant.
-    typealias RequestBuilder = @Sendable (PlacementConfiguration, SlotSize, AdRequest.Context?, MediationInstant) -> AdRequest
+    typealias RequestBuilder = @Sendable (MediationConfiguration.Placement, SlotSize, AdRequest.Context?, MediationInstant) -> AdRequest
 
     private typealias Machine = PlacementStateMachine
 
     /// The runner of its next auction, under the configuration in force.
     private var entry: PlacementEntry
     /// The configuration in force, readable from any thread (``configuration``).
-    private nonisolated let shared: Locked<PlacementConfiguration>
+    private nonisolated let shared: Locked<MediationConfiguration.Placement>
     private let leases: PlacementLeases
     /// The current ad the placement holds a use of its auction's configuration for (so its
     /// network's adapter is not shut down while it is current), and that configuration.

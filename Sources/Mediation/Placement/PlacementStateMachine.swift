@@ -196,7 +196,7 @@ package struct PlacementStateMachine: Sendable {
     ///   - configuration: the placement's configuration (id, format, slot, `refresh_seconds`).
     ///   - foreground: whether the app is in the foreground now.
     ///   - configVersion: the `config_version` of the configuration (R22).
-    package init(configuration: PlacementConfiguration, foreground: Bool, configVersion: Int = 0) {
+    package init(configuration: MediationConfiguration.Placement, foreground: Bool, configVersion: Int = 0) {
         placementID = configuration.id
         self.configVersion = configVersion
         format = configuration.format
@@ -554,7 +554,7 @@ package struct PlacementStateMachine: Sendable {
     ///   - configVersion: its `config_version`.
     ///   - now: the current instant.
     /// - Returns: the actions.
-    package mutating func configurationChanged(to configuration: PlacementConfiguration, configVersion: Int, at now: MediationInstant) -> [Action] {
+    package mutating func configurationChanged(to configuration: MediationConfiguration.Placement, configVersion: Int, at now: MediationInstant) -> [Action] {
         guard !isDestroyed else { return [] }
         self.configVersion = configVersion
         configuredRefreshSeconds = configuration.refreshSeconds
@@ -708,7 +708,7 @@ package struct PlacementStateMachine: Sendable {
     /// A refreshing placement emptied by expiry loads as soon as it is seen again.
     private mutating func reloadIfSeenAndEmptied(at now: MediationInstant, into actions: inout [Action]) {
         guard refreshes, case .expired = content, auction == nil, isSeen else { return }
-        let shortLived = lastExpiredTimeToLive < .seconds(PlacementConfiguration.minimumRefreshSeconds)
+        let shortLived = lastExpiredTimeToLive < .seconds(MediationConfiguration.Placement.minimumRefreshSeconds)
         guard !(lastAuctionReloadedAfterExpiry && shortLived) else { return }
         startAuction(reason: .load, excluding: [], at: now, into: &actions)
         lastAuctionReloadedAfterExpiry = true

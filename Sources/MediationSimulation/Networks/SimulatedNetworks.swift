@@ -86,7 +86,7 @@ public struct SimulatedNetworks: Sendable {
             // Network health (R24) as configured (or off): a shard's auctions run on one engine
             // and one clock's serial executor, so its health carries from one auction to the
             // next in the same order on every run.
-            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
+            rewritten.networks[index] = MediationConfiguration.Network(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
         }
         self.configuration = rewritten
         self.registry = registry
@@ -139,7 +139,7 @@ struct SimulatedNetworkFactory: NetworkAdapterFactory {
     let sources: [String: SourceModel]
     let counters: ReplayCounters?
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         SimulatedNetworkAdapter(network: network.id, clock: environment.clock, seed: seed, sources: sources, counters: counters)
     }
 }

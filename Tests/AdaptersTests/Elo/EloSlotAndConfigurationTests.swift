@@ -80,7 +80,7 @@ struct EloSlotAndConfigurationTests {
         let client = EloFixtures.client(transport: transport, clock: clock)
         var networks = PrebuiltNetworks()
         networks.add("elo", pricing: .bidder, adapter: EloAdapter(client: client))
-        let placement = PlacementConfiguration(id: "chat", format: .native, slot: SlotSize(maxWidth: 390, maxHeight: maxHeight), sources: [.bidder("elo", adUnitID: "unit-chat")])
+        let placement = MediationConfiguration.Placement(id: "chat", format: .native, slot: SlotSize(maxWidth: 390, maxHeight: maxHeight), sources: [.bidder("elo", adUnitID: "unit-chat")])
         let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
         let outcome = try await engine.runAuction(placementID: "chat", on: clock)
         let line = try #require(outcome.trace.source("elo"))

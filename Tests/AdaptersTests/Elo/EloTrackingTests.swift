@@ -134,8 +134,8 @@ struct EloTrackingTests {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let configuration = MediationConfiguration(
-            networks: [NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "pub-1"], endpoint: .url(try #require(URL(string: WireRecorder.eloEndpoint))))],
-            placements: [PlacementConfiguration(id: "chat_strip", format: .native, slot: SlotSize(maxHeight: 100), sources: [.bidder("chat_strip_elo", network: "elo", adUnitID: "elo-chat-strip")])]
+            networks: [MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "pub-1"], endpoint: .url(try #require(URL(string: WireRecorder.eloEndpoint))))],
+            placements: [MediationConfiguration.Placement(id: "chat_strip", format: .native, slot: SlotSize(maxHeight: 100), sources: [.bidder("chat_strip_elo", network: "elo", adUnitID: "elo-chat-strip")])]
         )
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire))
         let outcome = try await engine.runAuction(placementID: "chat_strip", on: clock)

@@ -195,8 +195,8 @@ struct FallbackAdapterTests {
     @Test func anchoredFallbackAndQartveloServeTheSameSizeForTheSameWidth() async throws {
         let clock = ManualClock()
         let environment = MediationEnvironment(clock: clock)
-        let qartvelo = try QartveloAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"]), environment: environment)
-        let fallback = try FallbackAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", options: ["latency_ms": .integer(0)]), environment: environment)
+        let qartvelo = try QartveloAdapterFactory().makeAdapter(for: MediationConfiguration.Network(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"]), environment: environment)
+        let fallback = try FallbackAdapterFactory().makeAdapter(for: MediationConfiguration.Network(id: "admob", adapter: "fallback", options: ["latency_ms": .integer(0)]), environment: environment)
         for screen in [AdRequest.Device.Screen(width: 390, height: 844, scale: 3), AdRequest.Device.Screen(width: 768, height: 1024, scale: 2)] {
             for slot in [SlotSize(maxHeight: 90), SlotSize(maxWidth: 360, maxHeight: 90)] {
                 let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
@@ -238,7 +238,7 @@ struct FallbackFactoryTests {
     }
 
     @Test func readsEveryOption() throws {
-        let network = NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["app_id": "x"], timeout: .milliseconds(900), options: [
+        let network = MediationConfiguration.Network(id: "admob", adapter: "fallback", credentials: ["app_id": "x"], timeout: .milliseconds(900), options: [
             "fill_rate": .number(0.25), "latency_ms": .integer(120), "latency_jitter_ms": .number(7.5), "seed": .integer(-3), "creatives": .integer(4),
             "creative_sizes": .object(["banner": .array([.string("300x250"), .string("screen")])]),
         ])
@@ -265,7 +265,7 @@ struct FallbackFactoryTests {
         (["creative_sizes": .object(["banner": .array([])])], "networks.admob.options.creative_sizes.banner"),
     ])
     func badOptionsNameTheirPath(_ options: [String: JSONValue], _ path: String) {
-        let network = NetworkConfiguration(id: "admob", adapter: "fallback", options: options)
+        let network = MediationConfiguration.Network(id: "admob", adapter: "fallback", options: options)
         let error = #expect(throws: ConfigurationError.self) {
             _ = try FallbackAdapterFactory().makeAdapter(for: network, environment: MediationEnvironment(clock: ManualClock()))
         }
@@ -277,10 +277,10 @@ struct FallbackFactoryTests {
         let factory = FallbackAdapterFactory()
         let environment = MediationEnvironment(clock: ManualClock())
         #expect(throws: ConfigurationError(code: .invalidValue, path: "networks.admob.endpoint", message: "the fallback network has no server; use \"sandbox\"")) {
-            _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", endpoint: .url(url)), environment: environment)
+            _ = try factory.makeAdapter(for: MediationConfiguration.Network(id: "admob", adapter: "fallback", endpoint: .url(url)), environment: environment)
         }
         let error = #expect(throws: ConfigurationError.self) {
-            _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["api_key": "k"]), environment: environment)
+            _ = try factory.makeAdapter(for: MediationConfiguration.Network(id: "admob", adapter: "fallback", credentials: ["api_key": "k"]), environment: environment)
         }
         #expect(error?.path == "networks.admob.credentials.api_key")
         #expect(error?.code == .unknownKey)

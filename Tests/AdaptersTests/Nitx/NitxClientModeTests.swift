@@ -9,7 +9,7 @@ struct NitxClientModeTests {
     static let getPath = "/api/ad-slots/show/SLOT-A"
     static let adsPath = "/api/sdk/ads"
 
-    static func load(_ client: NitxClient, _ format: AdFormat = .banner, sizing: PlacementConfiguration.BannerSizing? = .inline, slot: SlotSize = SlotSize(maxWidth: 320, maxHeight: 50)) async -> AdLoadResult {
+    static func load(_ client: NitxClient, _ format: AdFormat = .banner, sizing: MediationConfiguration.Placement.BannerSizing? = .inline, slot: SlotSize = SlotSize(maxWidth: 320, maxHeight: 50)) async -> AdLoadResult {
         let request = NitxFixtures.request(format, slot: slot, sizing: sizing)
         return await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
     }

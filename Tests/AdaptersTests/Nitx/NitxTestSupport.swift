@@ -86,7 +86,7 @@ enum NitxFixtures {
         )
     }
 
-    static func request(_ format: AdFormat, slot: SlotSize = SlotSize(), sizing: PlacementConfiguration.BannerSizing? = nil, adUnit: String = "SLOT-A", device: AdRequest.Device = AdRequest.Device(), context: AdRequest.Context = AdRequest.Context()) -> AdRequest {
+    static func request(_ format: AdFormat, slot: SlotSize = SlotSize(), sizing: MediationConfiguration.Placement.BannerSizing? = nil, adUnit: String = "SLOT-A", device: AdRequest.Device = AdRequest.Device(), context: AdRequest.Context = AdRequest.Context()) -> AdRequest {
         AdRequest(placementID: "p", adUnitID: adUnit, format: format, bannerSizing: sizing, slot: slot, context: context, device: device)
     }
 

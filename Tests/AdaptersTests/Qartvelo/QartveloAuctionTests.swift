@@ -8,7 +8,7 @@ import Testing
 /// source fill.
 @Suite("Qartvelo in an auction")
 struct QartveloAuctionTests {
-    static let placement = PlacementConfiguration(
+    static let placement = MediationConfiguration.Placement(
         id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90),
         sources: [.fixedPrice("qartvelo", eCPM: 2.0), .fixedPrice("backfill", eCPM: 0.5)]
     )

@@ -13,8 +13,8 @@ struct QartveloShippedConfigurationTests {
     /// The shipped banner placements have Qartvelo and the fallback network side by side, each a
     /// fixed-price source with its eCPM: in their parallel auctions the higher eCPM wins
     /// whatever the order (`QartveloAuctionTests.swift › theHigherECPMWinsWhateverTheOrder`).
-    @Test(arguments: [("home_banner", PlacementConfiguration.BannerSizing.anchored), ("feed_inline", .inline)])
-    func qartveloAndTheFallbackAreFixedPriceSourcesOfTheShippedBannerPlacements(_ placementID: String, _ sizing: PlacementConfiguration.BannerSizing) throws {
+    @Test(arguments: [("home_banner", MediationConfiguration.Placement.BannerSizing.anchored), ("feed_inline", .inline)])
+    func qartveloAndTheFallbackAreFixedPriceSourcesOfTheShippedBannerPlacements(_ placementID: String, _ sizing: MediationConfiguration.Placement.BannerSizing) throws {
         let configuration = try Self.configuration()
         #expect(configuration.network("qartvelo")?.adapter == "qartvelo")
         let placement = try #require(configuration.placement(placementID))

@@ -50,7 +50,7 @@ enum QartveloFixtures {
 
     static func request(
         format: AdFormat = .banner,
-        sizing: PlacementConfiguration.BannerSizing? = .anchored,
+        sizing: MediationConfiguration.Placement.BannerSizing? = .anchored,
         width: Double? = nil,
         maxHeight: Double? = nil,
         screen: AdRequest.Device.Screen = .phone

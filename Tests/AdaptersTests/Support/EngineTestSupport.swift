@@ -90,7 +90,7 @@ private struct RecordingFactory: NetworkAdapterFactory {
     var kind: String { inner.kind }
     var pricing: LineItem.Pricing { inner.pricing }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let adapter = try inner.makeAdapter(for: network, environment: environment)
         recorder.recordBuilt(network.id)
         return RecordingAdapter(network: network.id, inner: adapter, clock: environment.clock, recorder: recorder)

@@ -17,8 +17,8 @@ struct OneShotWinnerHoldTests {
     /// Version 2: `netb` alone (`neta` removed).
     private static let withoutNeta = MediationConfiguration(networks: [SwapHarness.network("netb")], placements: [levelEnd(["netb"])], version: 2)
 
-    private static func levelEnd(_ networks: [String]) -> PlacementConfiguration {
-        PlacementConfiguration(id: "level_end", format: .interstitial, sources: networks.map { LineItem.fixedPrice("\($0)_le", network: $0, eCPM: 1.0) })
+    private static func levelEnd(_ networks: [String]) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: networks.map { LineItem.fixedPrice("\($0)_le", network: $0, eCPM: 1.0) })
     }
 
     /// Runs one one-shot auction of `level_end` to its end (the task, which keeps its result,

@@ -32,7 +32,7 @@ struct HealthFixture: Sendable {
         var networks = PrebuiltNetworks()
         networks.add("bad", pricing: .fixedPrice, adapter: bad, health: Self.settings)
         networks.add("good", pricing: .fixedPrice, adapter: good, health: Self.settings)
-        let placement = PlacementConfiguration(
+        let placement = MediationConfiguration.Placement(
             id: "level_end",
             format: .interstitial,
             mode: .waterfall,

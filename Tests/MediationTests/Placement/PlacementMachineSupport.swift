@@ -9,7 +9,7 @@ typealias Machine = PlacementStateMachine
 
 extension PlacementStateMachine {
     /// A machine for `configuration`, in the foreground unless told.
-    static func of(_ configuration: PlacementConfiguration, foreground: Bool = true) -> Machine {
+    static func of(_ configuration: MediationConfiguration.Placement, foreground: Bool = true) -> Machine {
         Machine(configuration: configuration, foreground: foreground)
     }
 
@@ -101,7 +101,7 @@ private func trace(auctionID: String, winner: String?, eCPM: Double?) -> Auction
 }
 
 /// A placement that shares a shown ad and does not refresh.
-let feedNative = PlacementConfiguration(id: "feed_native", format: .native, sources: PlacementFixture.sources)
+let feedNative = MediationConfiguration.Placement(id: "feed_native", format: .native, sources: PlacementFixture.sources)
 
 func text(_ reply: Machine.LoadReply) -> String {
     switch reply {

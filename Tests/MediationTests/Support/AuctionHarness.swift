@@ -17,7 +17,7 @@ struct AuctionHarness {
         bid: [ScriptedAnswer],
         netA: [ScriptedAnswer],
         netB: [ScriptedAnswer],
-        mode: PlacementConfiguration.AuctionMode = .parallel,
+        mode: MediationConfiguration.Placement.AuctionMode = .parallel,
         deadline: Duration = .milliseconds(3000),
         placementFloor: Double? = nil,
         netATimeout: Duration? = nil
@@ -25,7 +25,7 @@ struct AuctionHarness {
         self.bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: bid)
         self.netA = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: netA)
         self.netB = ScriptedAdapter(network: "NetB", pricing: .fixedPrice, clock: clock, script: netB)
-        let placement = PlacementConfiguration(
+        let placement = MediationConfiguration.Placement(
             id: "level_end",
             format: .interstitial,
             deadline: deadline,

@@ -14,7 +14,7 @@ struct TestEngine: Sendable {
     /// Builds the engine.
     /// - Throws: the engine's ``ConfigurationError`` (a test mistake).
     init(
-        placements: [PlacementConfiguration],
+        placements: [MediationConfiguration.Placement],
         adapters: [ScriptedAdapter],
         clock: ManualClock,
         networkTimeouts: [String: Duration] = [:],
