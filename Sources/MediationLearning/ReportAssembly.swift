@@ -24,7 +24,8 @@ public struct ReportAssembly: Sendable {
     /// Reads the reports.
     /// - Parameters:
     ///   - reports: each report's name (for locations) and bytes.
-    ///   - events: the events file's name and bytes (``MediationEvent/NDJSONWriter``'s lines), if any.
+    ///   - events: the events file's name and bytes (``MediationEvent/NDJSONWriter``'s lines), if
+    ///     any.
     ///   - eventsStart: the UTC day on whose midnight the events file's clock started (its
     ///     `at_ms` 0): then the app's and the network's impressions are compared per line item
     ///     and day, over the days the file covers; without it, over all days at once.
@@ -257,8 +258,8 @@ public enum AppImpressions {
     }
 
     /// What every line of an events log is: an engine event record (`EventRecord`, as
-    /// `MediationEvent.NDJSONWriter` writes it), of which the reader checks the fields every record has,
-    /// `event` (a string), `at_ms` (a number) and `placement` (a string), and of a `shown`
+    /// `MediationEvent.NDJSONWriter` writes it), of which the reader checks the fields every record
+    /// has, `event` (a string), `at_ms` (a number) and `placement` (a string), and of a `shown`
     /// event its `ad`'s `placementID` and `lineItemID` (strings).
     private struct EventLine: Decodable {
         var atMilliseconds: Double

@@ -17,9 +17,10 @@ import Mediation
 /// | 16 | configuration | the server answered 401 or 403 (the publisher id is refused) |
 ///
 /// Codes 10 to 16 are the failures to reach the server that Elo's SDK reports as
-/// `.noFill(.networkError)` (Elo seed, `AdLoadResult.NoFillReason`); the engine classifies them as the
-/// `error` they are, with the kind of its one classification (``AdLoadResult/Error/Kind/init(_:)``,
-/// ``AdLoadResult/Error/Kind/init(httpStatus:)``), and the message starts with `networkError: `.
+/// `.noFill(.networkError)` (Elo seed, `AdLoadResult.NoFillReason`); the engine classifies them as
+/// the `error` they are, with the kind of its one classification
+/// (``AdLoadResult/Error/Kind/init(_:)``, ``AdLoadResult/Error/Kind/init(httpStatus:)``), and the
+/// message starts with `networkError: `.
 package enum EloErrorCode: Int, NetworkErrorCode {
     /// The answer could not be decoded.
     case decoding = 1

@@ -298,11 +298,11 @@ public final class QartveloBannerAd: LoadedAd {
     }
 
     /// Sets a handler told (once) when the HTML5 ad misses its 6 s ready deadline, with
-    /// `AdLoadResult.Error(kind: .creative, code: 50)`. A placement needs no such wiring (the engine's
-    /// sink, ``attach(_:)``, already takes the ad to the render-failure path); this is for an ad
-    /// the host holds outside a placement (a one-shot auction's winner).
-    /// A failure that happened before the handler was set is delivered at once. The handler is
-    /// dropped once the ad is ready or released, so it may capture the placement.
+    /// `AdLoadResult.Error(kind: .creative, code: 50)`. A placement needs no such wiring (the
+    /// engine's sink, ``attach(_:)``, already takes the ad to the render-failure path); this is for
+    /// an ad the host holds outside a placement (a one-shot auction's winner). A failure that
+    /// happened before the handler was set is delivered at once. The handler is dropped once the ad
+    /// is ready or released, so it may capture the placement.
     /// - Parameter handler: called at most once, on the timer's task; must not block.
     public func onRenderFailure(_ handler: @escaping @Sendable (AdLoadResult.Error) -> Void) {
         let pending = state.withLock { state -> AdLoadResult.Error? in

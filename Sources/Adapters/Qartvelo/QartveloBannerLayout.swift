@@ -1,8 +1,8 @@
 import Mediation
 
 /// How a Qartvelo banner is sized, decided once per request from the request's
-/// ``MediationConfiguration/Placement/BannerSizing`` and the network's `adaptive` option (Qartvelo seed, "Banner" and
-/// "Inline banners"; inline sizing wins over the adaptive option).
+/// ``MediationConfiguration/Placement/BannerSizing`` and the network's `adaptive` option (Qartvelo
+/// seed, "Banner" and "Inline banners"; inline sizing wins over the adaptive option).
 public enum QartveloBannerLayout: Hashable, Sendable {
     /// Anchored adaptive (the default): full width, `floor(width x 50 / 320)` pt high, bounded
     /// to 50...90 pt and to 15% of the screen height (Qartvelo seed, "Banner"); the creative is

@@ -28,10 +28,10 @@ struct QartveloHTML5BundleLoader: Sendable {
     /// - Parameters:
     ///   - url: the bundle's URL.
     ///   - declaredSize: the size the ad response declared, in bytes, if any.
-    /// - Returns: the bundle, or an ``AdLoadResult/Error``: `creative` code 40 over 2 MB, `creative`
-    ///   code 41 for an error status, `invalidResponse` code 31 for a URL the transport does not
-    ///   permit, `network`/`cancelled`/`timeout`/`server` (a refused redirect) when no response
-    ///   came.
+    /// - Returns: the bundle, or an ``AdLoadResult/Error``: `creative` code 40 over 2 MB,
+    ///   `creative` code 41 for an error status, `invalidResponse` code 31 for a URL the transport
+    ///   does not permit, `network`/`cancelled`/`timeout`/`server` (a refused redirect) when no
+    ///   response came.
     func load(from url: URL, declaredSize: Int?) async -> Result<QartveloHTML5Bundle, AdLoadResult.Error> {
         if let declaredSize, declaredSize > Self.maximumBytes {
             return .failure(Self.tooLarge(declaredSize))

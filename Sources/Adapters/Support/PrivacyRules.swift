@@ -8,8 +8,8 @@ import Mediation
 /// - The advertising id leaves the device only when the user authorized tracking (App Tracking
 ///   Transparency), the OS does not limit ad tracking (OpenRTB `lmt`), the request is neither
 ///   child-directed (COPPA) nor for a user under the age of consent (TFUA), and the user has not
-///   refused or withdrawn consent in the app's own prompt (``AdRequest/Privacy/userConsent`` `false`).
-///   The all-zero id iOS reports without authorization is never an advertising id.
+///   refused or withdrawn consent in the app's own prompt (``AdRequest/Privacy/userConsent``
+///   `false`). The all-zero id iOS reports without authorization is never an advertising id.
 /// - First-party identity (a publisher's user identifier, user data, identity profiles) leaves
 ///   the device only while the user has not refused or withdrawn consent.
 package enum PrivacyRules {

@@ -1,6 +1,7 @@
 /// The kind of ad a placement shows. Raw values are the JSON configuration's spelling.
 public enum AdFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    /// A banner in a slot of the screen (anchored or inline, see ``MediationConfiguration/Placement/BannerSizing``); refreshes.
+    /// A banner in a slot of the screen (anchored or inline, see
+    /// ``MediationConfiguration/Placement/BannerSizing``); refreshes.
     case banner
     /// A full-screen ad shown at a natural pause (a level end, a screen change).
     case interstitial

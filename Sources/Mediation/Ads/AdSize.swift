@@ -1,4 +1,5 @@
-/// A size in points (device-independent pixels; multiply by ``AdRequest/Device/Screen/scale`` for pixels).
+/// A size in points (device-independent pixels; multiply by ``AdRequest/Device/Screen/scale`` for
+/// pixels).
 public struct AdSize: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Width in points.
     public var width: Double

@@ -76,8 +76,8 @@ extension AdRequest {
         public var connectionType: Connection
         /// The device's location at full precision, if the host has it and may share it.
         public var location: Location?
-        /// The advertising id (IDFA); sent only when ``trackingAuthorized`` is `true` and the privacy
-        /// signals allow it (not limited, not child-directed, consent not withdrawn).
+        /// The advertising id (IDFA); sent only when ``trackingAuthorized`` is `true` and the
+        /// privacy signals allow it (not limited, not child-directed, consent not withdrawn).
         public var advertisingID: String?
         /// The vendor id (IDFV), sent in place of the advertising id when tracking is not allowed.
         public var vendorID: String?

@@ -17,7 +17,8 @@ extension AdRequest {
         public var gppString: String?
         /// The GPP section ids that apply (`regs.gpp_sid`).
         public var gppSectionIDs: [Int]
-        /// The user's answer to the app's own consent prompt: `true`, `false`, or `nil` when not asked.
+        /// The user's answer to the app's own consent prompt: `true`, `false`, or `nil` when not
+        /// asked.
         public var userConsent: Bool?
         /// The OS-level limit-ad-tracking signal (`device.lmt = 1`); on iOS, ATT not authorized.
         public var limitAdTracking: Bool
@@ -46,7 +47,8 @@ extension AdRequest {
             self.limitAdTracking = limitAdTracking
         }
 
-        /// Whether a regulation forbids sending personal user data (COPPA, under age, or GDPR applies).
+        /// Whether a regulation forbids sending personal user data (COPPA, under age, or GDPR
+        /// applies).
         public var restrictsUserData: Bool {
             coppa || underAgeOfConsent || gdprApplies == true
         }

@@ -567,11 +567,12 @@ extension MediationEngine.AuctionOutcome {
     ///
     /// A winner of ``MediationEngine/runAuction(placementID:context:)`` holds the configuration its
     /// auction ran under for as long as the caller holds it (the winner, any copy of it, or the
-    /// ``MediationEngine/AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
-    /// changes the winner's network shuts that network's adapter down only once the winner is
-    /// dropped, so the ad's impression and clicks still reach its network. Keep the winner while its
-    /// ad is unshown or on screen; drop it once the ad is released or no longer shown. After
-    /// ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut down then).
+    /// ``MediationEngine/AuctionOutcome`` holding it): a configuration change (engine rule R22)
+    /// that removes or changes the winner's network shuts that network's adapter down only once the
+    /// winner is dropped, so the ad's impression and clicks still reach its network. Keep the
+    /// winner while its ad is unshown or on screen; drop it once the ad is released or no longer
+    /// shown. After ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut
+    /// down then).
     public struct Winner: Sendable {
         /// The ad, which now belongs to the caller (it was not released).
         public package(set) var ad: any LoadedAd

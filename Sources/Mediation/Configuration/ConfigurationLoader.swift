@@ -28,7 +28,8 @@ extension MediationConfiguration {
     ///   carries; all optional.
     /// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
     ///   `credentials` an object of strings without control characters; `endpoint` (required)
-    ///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
+    ///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a
+    ///   whole number 1...3000; `options` any JSON the adapter validates.
     /// - `placements`: an object keyed by placement id, in file order. `format` (required) is
     ///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
     ///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
@@ -42,7 +43,8 @@ extension MediationConfiguration {
     ///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
     ///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
     ///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
-    ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources only).
+    ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources
+    ///   only).
     /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
     /// - `health` (top level, and per network over it): when a failing network is paused
     ///   (engine rule R24), e.g. `{"enabled": true, "failures_to_open": 7, "window": 10,
@@ -54,10 +56,10 @@ extension MediationConfiguration {
     /// `unknown_adapter` error.
     /// - Parameters:
     ///   - url: a file URL.
-    ///   - registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`), with their
-    ///     pricing.
-    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when the file
-    ///   cannot be read, otherwise as ``init(data:registry:)``.
+    ///   - registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`), with
+    ///     their pricing.
+    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when the
+    ///   file cannot be read, otherwise as ``init(data:registry:)``.
     public init(contentsOf url: URL, registry: NetworkRegistry) throws(ConfigurationError) {
         self = try ConfigurationLoader(registry: registry).load(contentsOf: url)
     }

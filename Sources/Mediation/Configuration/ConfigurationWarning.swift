@@ -1,10 +1,11 @@
 extension MediationConfiguration {
     /// Something in the configuration that loads and can fill but may not do what its author meant
-    /// (engine rule R19): an option a network clamps or ignores, a slot some creatives will not fit,
-    /// a network answered by its sandbox. `mediate validate` and one-shot runs print them on
+    /// (engine rule R19): an option a network clamps or ignores, a slot some creatives will not
+    /// fit, a network answered by its sandbox. `mediate validate` and one-shot runs print them on
     /// standard error; ``MediationEngine/configurationWarnings`` lists them.
     public struct Warning: Hashable, Sendable, CustomStringConvertible {
-        /// What kind of warning it is: an open set of stable names, like ``ConfigurationError/Code``.
+        /// What kind of warning it is: an open set of stable names, like
+        /// ``ConfigurationError/Code``.
         public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
             /// The code's name, e.g. `"option_clamped"`.
             public var rawValue: String
@@ -73,7 +74,8 @@ extension LineItem {
 
         /// A line item that can never fill, for `reason`.
         /// - Parameters:
-        ///   - path: the JSON path (usually the source's, ``MediationConfiguration/Placement/path(of:)``).
+        ///   - path: the JSON path (usually the source's,
+        ///     ``MediationConfiguration/Placement/path(of:)``).
         ///   - reason: why, for a person.
         public static func unfillable(at path: String, _ reason: String) -> LineItem.Validation {
             LineItem.Validation(errors: [ConfigurationError(code: .unfillable, path: path, message: reason)])

@@ -27,7 +27,8 @@ extension MediationConfiguration {
         /// Adapter-specific options, validated by the adapter.
         public var options: [String: JSONValue]
         /// How the engine pauses it when it fails (engine rule R24): the configuration's top-level
-        /// `health` with this network's own `health` over it (default ``NetworkHealthSettings/standard``).
+        /// `health` with this network's own `health` over it (default
+        /// ``NetworkHealthSettings/standard``).
         package var health: NetworkHealthSettings
 
         /// Creates a network configuration.
@@ -67,8 +68,8 @@ extension MediationConfiguration {
             JSONPath.root.appending("networks").appending(id).description
         }
 
-        /// The JSON path of `key` inside this network's entry, e.g. `networks.elo.options.share_geo`
-        /// for `path(of: "options", "share_geo")`.
+        /// The JSON path of `key` inside this network's entry, e.g.
+        /// `networks.elo.options.share_geo` for `path(of: "options", "share_geo")`.
         /// - Parameter keys: the keys from the network's entry down.
         public func path(of keys: String...) -> String {
             var path = JSONPath.root.appending("networks").appending(id)

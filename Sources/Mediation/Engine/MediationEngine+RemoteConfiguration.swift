@@ -10,12 +10,12 @@ extension MediationEngine {
     ///
     /// Then it checks the server in the background on the engine's clock (at once when the
     /// cache is missing or past its `max-age`), and applies each verified newer configuration
-    /// between auctions (``MediationEngine/RemoteConfiguration/Update``, published as `config_...` events). A cache
-    /// past its `max-age` but within `stale-while-revalidate` runs and is revalidated at once;
-    /// past both it runs too (launch never waits) with a `config_expired` warning. What the
-    /// launch found wrong (a damaged cache removed, the device clock behind the cache, an
-    /// expired cache) is in ``launchWarnings`` and published to `onEvent` as `config_warning`
-    /// events.
+    /// between auctions (``MediationEngine/RemoteConfiguration/Update``, published as `config_...`
+    /// events). A cache past its `max-age` but within `stale-while-revalidate` runs and is
+    /// revalidated at once; past both it runs too (launch never waits) with a `config_expired`
+    /// warning. What the launch found wrong (a damaged cache removed, the device clock behind the
+    /// cache, an expired cache) is in ``launchWarnings`` and published to `onEvent` as
+    /// `config_warning` events.
     ///
     /// ```swift
     /// let engine = try MediationEngine(

@@ -153,8 +153,9 @@ public final class MediationEngine: Sendable {
     /// The launch candidates that failed to build, with their errors.
     let launchFailures: [(LaunchCandidate, ConfigurationError)]
 
-    /// Loads the configuration file at `url` (``MediationConfiguration/init(contentsOf:registry:)``,
-    /// with the pricing of `registry`'s kinds) and builds the engine.
+    /// Loads the configuration file at `url`
+    /// (``MediationConfiguration/init(contentsOf:registry:)``, with the pricing of `registry`'s
+    /// kinds) and builds the engine.
     /// - Parameters:
     ///   - url: the configuration file.
     ///   - registry: the network kinds.
@@ -206,10 +207,11 @@ public final class MediationEngine: Sendable {
     /// a placement's auctions. The winner's ad belongs to the caller, who must show it or call
     /// `releaseResources()` on it.
     ///
-    /// The winner holds this configuration for as long as the caller holds it (``MediationEngine/AuctionOutcome/Winner``):
-    /// a configuration change that removes or changes its network shuts that network's adapter
-    /// down only once the caller has dropped the winner (and the outcome), so drop it once its ad
-    /// is released or no longer shown. An outcome without a winner holds nothing.
+    /// The winner holds this configuration for as long as the caller holds it
+    /// (``MediationEngine/AuctionOutcome/Winner``): a configuration change that removes or changes
+    /// its network shuts that network's adapter down only once the caller has dropped the winner
+    /// (and the outcome), so drop it once its ad is released or no longer shown. An outcome without
+    /// a winner holds nothing.
     /// - Parameters:
     ///   - placementID: the placement whose sources take part.
     ///   - context: the conversation and screen context; `nil` asks the engine's provider.

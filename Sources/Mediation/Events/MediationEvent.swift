@@ -151,7 +151,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     case lateAnswer(LateAnswer)
     /// A check of the remote configuration, or the choice at launch, came to this (R22): a new
     /// version applied, nothing new, a refusal or a failure with the reason (a warning,
-    /// ``MediationEngine/RemoteConfiguration/Update/isWarning``). Its ``placementID`` is empty: it is about the engine.
+    /// ``MediationEngine/RemoteConfiguration/Update/isWarning``). Its ``placementID`` is empty: it
+    /// is about the engine.
     case configuration(MediationEngine.RemoteConfiguration.Update)
     /// The configuration of `configVersion` no longer has this placement (or gives its id
     /// another format): its controller was destroyed, its unshown ads released once and its

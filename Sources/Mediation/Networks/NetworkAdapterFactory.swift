@@ -45,8 +45,9 @@ public protocol NetworkAdapterFactory: Sendable {
     /// Whether `lineItem` could ever fill `placement` with this network (engine rule R19).
     /// Called once per line item when the engine is built, after ``makeAdapter(for:environment:)``
     /// accepted the network. An error names the JSON path of the source
-    /// (``MediationConfiguration/Placement/path(of:)``, e.g. `placements.level_end.sources[0]`) or of a
-    /// field inside it. Must be cheap and must not send anything. Default: ``LineItem/Validation/valid``.
+    /// (``MediationConfiguration/Placement/path(of:)``, e.g. `placements.level_end.sources[0]`) or
+    /// of a field inside it. Must be cheap and must not send anything. Default:
+    /// ``LineItem/Validation/valid``.
     /// - Parameters:
     ///   - lineItem: the line item.
     ///   - placement: its placement (format, sizing, slot).

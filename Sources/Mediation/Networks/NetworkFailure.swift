@@ -39,8 +39,8 @@ extension AdLoadResult.Error.Kind {
     }
 }
 
-/// A network's numbered error codes (``AdLoadResult/Error/code``), each with its kind, documented per
-/// network as an enum; the codes for requests that got no response follow the one
+/// A network's numbered error codes (``AdLoadResult/Error/code``), each with its kind, documented
+/// per network as an enum; the codes for requests that got no response follow the one
 /// classification of ``AdLoadResult/Error/Kind/init(_:)``.
 public protocol NetworkErrorCode: RawRepresentable, Hashable, Sendable, CaseIterable where RawValue == Int {
     /// The engine's kind for this code.

@@ -92,8 +92,8 @@ extension HTTP {
             self.reach = reach
         }
 
-        /// The same transport and origin with another reach, e.g. ``Reach/answerURLs(excludingHosts:)``
-        /// for the tracking URLs a network's answers carry.
+        /// The same transport and origin with another reach, e.g.
+        /// ``Reach/answerURLs(excludingHosts:)`` for the tracking URLs a network's answers carry.
         /// - Parameter reach: what besides the origin the new lock reaches.
         public func reaching(_ reach: Reach) -> OriginLockedTransport {
             var copy = self
@@ -116,8 +116,8 @@ extension HTTP {
         }
 
         /// Sends `request` through the transport underneath when ``permits(_:)`` allows its URL.
-        /// - Throws: ``TransportError`` `.invalidRequest` for a URL the lock does not permit (nothing
-        ///   is sent), else whatever the transport underneath throws.
+        /// - Throws: ``TransportError`` `.invalidRequest` for a URL the lock does not permit
+        ///   (nothing is sent), else whatever the transport underneath throws.
         public func send(_ request: Request) async throws(TransportError) -> Response {
             guard permits(request.url) else {
                 let target = Origin(request.url).map { "\($0)" } ?? "a URL that is not http(s)"

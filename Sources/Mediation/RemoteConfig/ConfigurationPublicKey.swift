@@ -93,7 +93,8 @@ package struct ConfigurationSigningKey: Sendable {
     package static let linePrefix = "mediation-ed25519-private"
 
     /// The key of `seed`.
-    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` when it is not a 32-byte seed.
+    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` when it is not a
+    ///   32-byte seed.
     package init(seed: [UInt8]) throws(MediationEngine.RemoteConfiguration.PublicKey.FormatError) {
         guard let publicKey = Ed25519.publicKey(ofPrivateKey: seed) else {
             throw MediationEngine.RemoteConfiguration.PublicKey.FormatError(message: "an Ed25519 private key is a 32-byte seed")
@@ -103,7 +104,8 @@ package struct ConfigurationSigningKey: Sendable {
     }
 
     /// The key of a `KEY` line.
-    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` saying what is wrong (never quoting the secret).
+    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` saying what is wrong
+    ///   (never quoting the secret).
     package init(line: String) throws(MediationEngine.RemoteConfiguration.PublicKey.FormatError) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
         guard words.count == 3, words[0] == Self.linePrefix else {
@@ -119,7 +121,8 @@ package struct ConfigurationSigningKey: Sendable {
     }
 
     /// A new key from the system's secure random source.
-    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` when the crypto library cannot make one.
+    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` when the crypto
+    ///   library cannot make one.
     package static func generate() throws(MediationEngine.RemoteConfiguration.PublicKey.FormatError) -> ConfigurationSigningKey {
         guard let seed = Ed25519.generatePrivateKey() else {
             throw MediationEngine.RemoteConfiguration.PublicKey.FormatError(message: "the crypto library could not generate an Ed25519 key")
@@ -133,7 +136,8 @@ package struct ConfigurationSigningKey: Sendable {
     }
 
     /// The signature of `message`: 64 bytes.
-    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` when the library fails.
+    /// - Throws: ``MediationEngine/RemoteConfiguration/PublicKey/FormatError`` when the library
+    ///   fails.
     package func sign(_ message: [UInt8]) throws(MediationEngine.RemoteConfiguration.PublicKey.FormatError) -> [UInt8] {
         guard let signature = Ed25519.signature(of: message, privateKey: seed) else {
             throw MediationEngine.RemoteConfiguration.PublicKey.FormatError(message: "the crypto library could not sign")

@@ -93,8 +93,8 @@ extension MediationEngine.RemoteConfiguration {
             /// it is checked at once.
             public static let clockBehind = Code(rawValue: "clock_behind")
             /// The cached configuration is older than its `max-age` plus `stale-while-revalidate`:
-            /// it still runs (a signed configuration is newer than the bundled one, and launch never
-            /// waits) while the server is checked at once.
+            /// it still runs (a signed configuration is newer than the bundled one, and launch
+            /// never waits) while the server is checked at once.
             public static let configExpired = Code(rawValue: "config_expired")
             /// The state store could not be read or written.
             public static let storeUnavailable = Code(rawValue: "store_unavailable")
@@ -142,7 +142,8 @@ extension MediationEngine.RemoteConfiguration {
             }
         }
 
-        /// One line: `config refused (bad_signature): …; running version 3, next check at 300.000s`.
+        /// One line:
+        /// `config refused (bad_signature): …; running version 3, next check at 300.000s`.
         public var description: String {
             var text = "config \(outcome.rawValue) (\(code)): \(DisplayText.escaped(message))"
             if let path { text += " at \(DisplayText.escaped(path))" }

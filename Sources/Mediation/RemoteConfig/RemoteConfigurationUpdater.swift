@@ -4,8 +4,8 @@ import Foundation
 /// check on the engine's clock, runs one check at a time (a request through the origin lock
 /// under the timeout), takes ``RemoteVerdict``'s decision, applies a verified newer
 /// configuration through the engine (between auctions), keeps the cache, feeds the result to
-/// ``RemoteFetchPolicy`` and publishes a ``MediationEngine/RemoteConfiguration/Update`` for every check. It decides
-/// nothing itself.
+/// ``RemoteFetchPolicy`` and publishes a ``MediationEngine/RemoteConfiguration/Update`` for every
+/// check. It decides nothing itself.
 actor RemoteConfigurationUpdater {
     /// What the updater starts from (the engine's launch prepared it).
     struct Start: Sendable {

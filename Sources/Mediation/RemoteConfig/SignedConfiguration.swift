@@ -37,7 +37,8 @@ package struct SignedConfiguration: Sendable {
         package var code: MediationEngine.RemoteConfiguration.Update.Code
         /// What is wrong, for a person.
         package var message: String
-        /// The JSON path inside the configuration (``MediationEngine/RemoteConfiguration/Update/Code/invalidConfig``).
+        /// The JSON path inside the configuration
+        /// (``MediationEngine/RemoteConfiguration/Update/Code/invalidConfig``).
         package var path: String?
 
         package init(_ code: MediationEngine.RemoteConfiguration.Update.Code, _ message: String, path: String? = nil) {

@@ -3,8 +3,8 @@ import Foundation
 import Mediation
 
 /// What a run with `--config-url URL --public-key FILE [--state-dir DIR]` needs: the remote
-/// configuration's settings (the URL, the trusted keys, `HTTP.URLSessionTransport` with the loader's
-/// size limit) and the state store that keeps its cache and the install id across runs.
+/// configuration's settings (the URL, the trusted keys, `HTTP.URLSessionTransport` with the
+/// loader's size limit) and the state store that keeps its cache and the install id across runs.
 struct RemoteRun: Sendable {
     /// The settings.
     let remote: MediationEngine.RemoteConfiguration

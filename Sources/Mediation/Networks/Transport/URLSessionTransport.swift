@@ -7,10 +7,10 @@ extension HTTP {
     /// The production transport: one long-lived `URLSession` for the process.
     ///
     /// The engine never relies on URLSession for its deadline or cancellation (on Linux,
-    /// FoundationNetworking's cancellation and timeouts have known faults: swift-corelibs-foundation
-    /// issues 5412, 3250, 3287, 3497): when the calling task is cancelled this transport
-    /// answers `.cancelled` at once and lets the underlying request finish or time out on its own.
-    /// The session's own timeout is only a backstop against leaked connections.
+    /// FoundationNetworking's cancellation and timeouts have known faults:
+    /// swift-corelibs-foundation issues 5412, 3250, 3287, 3497): when the calling task is cancelled
+    /// this transport answers `.cancelled` at once and lets the underlying request finish or time
+    /// out on its own. The session's own timeout is only a backstop against leaked connections.
     ///
     /// Network input is untrusted (engine rules R16, R17):
     /// - a response body larger than `maximumResponseBytes` (announced or received) is cut off and
