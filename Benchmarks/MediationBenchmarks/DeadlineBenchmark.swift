@@ -9,7 +9,7 @@ enum DeadlineBenchmark {
         let count = quick ? 40 : 240
         let hung = HungAdapter()
         let lineItem = LineItem.fixedPrice("hung", eCPM: 1.0)
-        let placement = PlacementConfiguration(id: "bench_deadline", format: .interstitial, deadline: deadline, sources: [lineItem])
+        let placement = MediationConfiguration.Placement(id: "bench_deadline", format: .interstitial, deadline: deadline, sources: [lineItem])
         // Health off for the hung network: with it on (R24) the network is paused after its
         // 7th timeout and later auctions end at once without asking it (`network_paused`),
         // which is health's figure (`mediate simulate --outage`), not the deadline's.

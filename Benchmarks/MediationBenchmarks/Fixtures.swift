@@ -176,7 +176,7 @@ struct BenchAuction: Sendable {
 
     /// Builds the engine: each line item's network is its own id, served by its adapter, with
     /// network health (engine rule R24) as `health` says (default: on, as shipped).
-    init(placement: PlacementConfiguration, adapters: [any AdNetworkAdapter], clock: any MediationClock = SystemClock(), health: NetworkHealthSettings = .standard) {
+    init(placement: MediationConfiguration.Placement, adapters: [any AdNetworkAdapter], clock: any MediationClock = SystemClock(), health: NetworkHealthSettings = .standard) {
         var networks = PrebuiltNetworks()
         for (lineItem, adapter) in zip(placement.sources, adapters) {
             networks.add(lineItem.network, pricing: lineItem.pricing, adapter: adapter, health: health)
@@ -197,7 +197,7 @@ struct BenchAuction: Sendable {
     }
 
     /// Runs one auction; `nil` only if the engine could not be built.
-    func run() async -> AuctionOutcome? {
+    func run() async -> MediationEngine.AuctionOutcome? {
         await engine?.runAuction(placementID: placementID)
     }
 }
@@ -224,7 +224,7 @@ func instantSources(count: Int, format: AdFormat, ledger: AdLedger, hearNotices:
 /// adapters hear their notices unless `hearNotices` is `false`.
 func instantAuction(count: Int, ledger: AdLedger, clock: any MediationClock = SystemClock(), hearNotices: Bool = true) -> BenchAuction {
     let (lineItems, adapters) = instantSources(count: count, format: .interstitial, ledger: ledger, hearNotices: hearNotices)
-    let placement = PlacementConfiguration(id: "bench_interstitial", format: .interstitial, sources: lineItems)
+    let placement = MediationConfiguration.Placement(id: "bench_interstitial", format: .interstitial, sources: lineItems)
     return BenchAuction(placement: placement, adapters: adapters, clock: clock)
 }
 

@@ -5,14 +5,14 @@ import FoundationNetworking
 import Adapters
 import Mediation
 
-/// Benchmark 6: the engine fetching through ``URLSessionTransport`` from the loopback server
+/// Benchmark 6: the engine fetching through ``HTTP/URLSessionTransport`` from the loopback server
 /// (an auction with one bidder whose adapter makes one GET), against raw URLSession calls of the
 /// same request. Requests run one at a time; the count is bounded.
 enum HTTPBenchmark {
     static let body = #"{"id":"bench","seatbid":[{"bid":[{"price":1.25,"adm":"<div>ad</div>","w":320,"h":50}]}]}"#
 
     static func run(quick: Bool) async -> BenchmarkResult {
-        var result = BenchmarkResult(name: BenchmarkName.http.rawValue, title: "engine over URLSessionTransport vs raw URLSession, loopback HTTP")
+        var result = BenchmarkResult(name: BenchmarkName.http.rawValue, title: "engine over HTTP.URLSessionTransport vs raw URLSession, loopback HTTP")
         let routes = #"{"GET /bid": {"status": 200, "body": \#(jsonString(body)), "headers": {"Content-Type": "application/json"}}}"#
         let server: LoopbackProcess
         do {
@@ -25,9 +25,9 @@ enum HTTPBenchmark {
         guard let url = URL(string: "http://127.0.0.1:\(server.port)/bid") else { return result }
 
         let ledger = AdLedger()
-        let adapter = HTTPBidAdapter(transport: URLSessionTransport(), url: url, ledger: ledger)
+        let adapter = HTTPBidAdapter(transport: HTTP.URLSessionTransport(), url: url, ledger: ledger)
         let lineItem = LineItem.bidder("loopback")
-        let placement = PlacementConfiguration(id: "bench_http", format: .interstitial, sources: [lineItem])
+        let placement = MediationConfiguration.Placement(id: "bench_http", format: .interstitial, sources: [lineItem])
         let auction = BenchAuction(placement: placement, adapters: [adapter])
         let request = AdRequest(placementID: "bench_http", format: .interstitial)
         let raw = RawFetcher(url: url)
@@ -110,23 +110,23 @@ enum HTTPBenchmark {
     }
 }
 
-/// A bidder that GETs `url` through an ``HTTPTransport`` and bids 1.25 on a 200 with a body.
+/// A bidder that GETs `url` through an ``HTTP/Transport`` and bids 1.25 on a 200 with a body.
 struct HTTPBidAdapter: AdNetworkAdapter {
     let network = "loopback"
     let pricing = LineItem.Pricing.bidder
-    let transport: any HTTPTransport
+    let transport: any HTTP.Transport
     let url: URL
     let ledger: AdLedger
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
         do {
-            let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+            let response = try await transport.send(HTTP.Request(method: "GET", url: url))
             guard response.statusCode == 200, !response.body.isEmpty else {
-                return .failure(AdapterError(kind: .server, code: response.statusCode, message: "status \(response.statusCode)"))
+                return .failure(AdLoadResult.Error(kind: .server, code: response.statusCode, message: "status \(response.statusCode)"))
             }
             return .bid(BenchAd(network: network, format: request.format, ledger: ledger), eCPM: 1.25)
         } catch {
-            return .failure(AdapterError(kind: .network, message: error.description))
+            return .failure(AdLoadResult.Error(kind: .network, message: error.description))
         }
     }
 }

@@ -91,7 +91,7 @@ enum PlacementsBenchmark {
         ]
         let intervals = [30, 45, 60, 90, 120]
         let placementConfigurations = (0..<placementCount).map { index in
-            PlacementConfiguration(
+            MediationConfiguration.Placement(
                 id: "banner_\(index)",
                 format: .banner,
                 bannerSizing: .anchored,

@@ -198,7 +198,7 @@ enum ShippedSimulationFiles {
     /// `result`.
     static func load(into result: inout BenchmarkResult) -> (MediationConfiguration, Market)? {
         do {
-            let configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: URL(fileURLWithPath: "Config/mediation.json"))
+            let configuration = try MediationConfiguration(contentsOf: URL(fileURLWithPath: "Config/mediation.json"), registry: .standard)
             let market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
             return (configuration, market)
         } catch {

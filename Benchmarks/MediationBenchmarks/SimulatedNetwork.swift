@@ -46,7 +46,7 @@ final class SimulatedNetwork: AdNetworkAdapter {
                 return .bid(BenchAd(network: network, format: request.format, size: AdSize(width: 728, height: 90), ledger: ledger), eCPM: 4.0)
             }
             if roll < 0.95 { return .noFill(.noInventory) }
-            return .failure(AdapterError(kind: .server, code: 500, message: "simulated server error"))
+            return .failure(AdLoadResult.Error(kind: .server, code: 500, message: "simulated server error"))
         case .fixedPrice:
             guard roll < fillRate else { return .noFill(.noInventory) }
             return .fill(BenchAd(network: network, format: request.format, ledger: ledger))

@@ -40,7 +40,7 @@ while let argument = arguments.popFirst() {
 }
 
 do {
-    let configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: URL(fileURLWithPath: "Config/mediation.json"))
+    let configuration = try MediationConfiguration(contentsOf: URL(fileURLWithPath: "Config/mediation.json"), registry: .standard)
     let market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
     let clock = ContinuousClock()
     let start = clock.now

@@ -83,13 +83,13 @@ func main() async -> Int32 {
     let registry = NetworkRegistry.standard.registering(HouseAdsFactory())
     var configuration: MediationConfiguration
     do {
-        configuration = try ConfigurationLoader(registry: registry).load(contentsOf: configURL)
+        configuration = try MediationConfiguration(contentsOf: configURL, registry: registry)
     } catch {
         FileHandle.standardError.write(Data("chat-host-example: \(error) (run it from the repository root)\n".utf8))
         return 66
     }
     // The house ads backfill the level-end interstitial at 0.05 USD CPM, last in line.
-    configuration.networks.append(NetworkConfiguration(id: "house", adapter: "house_ads", options: ["creative": .string("house-pro-upgrade")]))
+    configuration.networks.append(MediationConfiguration.Network(id: "house", adapter: "house_ads", options: ["creative": .string("house-pro-upgrade")]))
     if let index = configuration.placements.firstIndex(where: { $0.id == "level_end" }) {
         configuration.placements[index].sources.append(.fixedPrice("house_level_end", network: "house", adUnitID: "house-interstitial", eCPM: 0.05))
     }
@@ -103,7 +103,7 @@ func main() async -> Int32 {
             configuration: configuration,
             registry: registry,
             environment: MediationEnvironment(clock: clock, seed: 7, sandboxLatency: .milliseconds(90)),
-            hostContext: { _ in HostContext(screenName: "Home") },
+            hostContext: { _ in AdRequest.Context(screenName: "Home") },
             onEvent: { event in
                 switch event {
                 case .auctionStarted(let placementID, let reason, _, let at):
@@ -154,14 +154,14 @@ func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impre
     // 1. The chat screen: the strip sits under the conversation and is fed it.
     say(clock, "User opens the chat")
     var conversation = [
-        HostContext.Message(role: .user, content: "Any tips for a weekend trip to Kakheti?"),
-        HostContext.Message(role: .assistant, content: "Visit Sighnaghi and a family winery in Telavi."),
+        AdRequest.Context.Message(role: .user, content: "Any tips for a weekend trip to Kakheti?"),
+        AdRequest.Context.Message(role: .assistant, content: "Visit Sighnaghi and a family winery in Telavi."),
     ]
     guard let strip = engine.placement("chat_strip"), let feed = engine.placement("feed_inline"), let levelEnd = engine.placement("level_end") else {
         FileHandle.standardError.write(Data("chat-host-example: the config needs chat_strip, feed_inline and level_end\n".utf8))
         return 65
     }
-    await strip.setHostContext(HostContext(messages: conversation, screenName: "Chat"))
+    await strip.setHostContext(AdRequest.Context(messages: conversation, screenName: "Chat"))
     let stripView = await layer.showView("chat strip", placementID: "chat_strip", at: clock)
     let stripLoad = clock.startTask { await strip.load() }
     await run(clock, to: 2)
@@ -170,8 +170,8 @@ func session(engine: MediationEngine, clock: ManualClock, revenue: Locked<(impre
     await layer.render("chat_strip", at: clock)
 
     await run(clock, to: 12)
-    conversation.append(HostContext.Message(role: .user, content: "Which winery has a tasting in English?"))
-    await strip.setHostContext(HostContext(messages: conversation, screenName: "Chat"))
+    conversation.append(AdRequest.Context.Message(role: .user, content: "Which winery has a tasting in English?"))
+    await strip.setHostContext(AdRequest.Context(messages: conversation, screenName: "Chat"))
     say(clock, "User sends a message; the strip keeps its fresh ad")
     _ = await strip.load()
     await layer.render("chat_strip", at: clock)

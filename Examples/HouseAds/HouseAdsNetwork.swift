@@ -104,7 +104,7 @@ public struct HouseAdsFactory: NetworkAdapterFactory {
     /// Builds the adapter of a `house_ads` network.
     /// - Throws: ``ConfigurationError`` for an unknown option or a `creative` that is not a
     ///   non-empty string, at its JSON path.
-    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let settings = try NetworkSettings(network, kind: kind, credentials: [], options: ["creative"])
         let creative = try settings.string("creative", nonEmpty: true) ?? "house-pro-upgrade"
         return HouseAdsAdapter(network: network.id, creative: creative, onNotice: onNotice)

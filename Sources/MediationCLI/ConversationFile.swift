@@ -34,7 +34,7 @@ enum ConversationFile {
     /// - Parameter url: the file.
     /// - Returns: the messages, oldest first.
     /// - Throws: ``Failure``.
-    static func load(_ url: URL) throws(Failure) -> [HostContext.Message] {
+    static func load(_ url: URL) throws(Failure) -> [AdRequest.Context.Message] {
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         guard let attributes else {
             throw .missing("no such file: \(url.path)")
@@ -69,9 +69,9 @@ enum ConversationFile {
             throw .invalid("not a JSON array of messages")
         }
         let formatter = ISO8601DateFormatter()
-        var messages: [HostContext.Message] = []
+        var messages: [AdRequest.Context.Message] = []
         for (index, entry) in entries.enumerated() {
-            guard let role = HostContext.Message.Role(rawValue: entry.role) else {
+            guard let role = AdRequest.Context.Message.Role(rawValue: entry.role) else {
                 throw .invalid("[\(index)].role: expected \"user\", \"assistant\" or \"summary\"")
             }
             var createdAt: Date?
@@ -81,7 +81,7 @@ enum ConversationFile {
                 }
                 createdAt = date
             }
-            messages.append(HostContext.Message(role: role, content: entry.content, id: entry.id, createdAt: createdAt))
+            messages.append(AdRequest.Context.Message(role: role, content: entry.content, id: entry.id, createdAt: createdAt))
         }
         return messages
     }

@@ -2,19 +2,19 @@ import Foundation
 import Mediation
 
 /// `mediate --watch --events FILE`: every engine event of the run, one JSON object a line
-/// (``NDJSONEventWriter``), for `mediate simulate --replay FILE`. The file is created (or
+/// (``MediationEvent/NDJSONWriter``), for `mediate simulate --replay FILE`. The file is created (or
 /// truncated) before the engine starts; a write that fails is remembered and reported when the
 /// run ends (exit 70), never trapped on.
 final class EventLogFile: Sendable {
     private let handle: FileHandle
     private let failure = Locked<String?>(nil)
     /// The writer to hand the engine's events to.
-    let writer: NDJSONEventWriter
+    let writer: MediationEvent.NDJSONWriter
 
     private init(handle: FileHandle) {
         self.handle = handle
         let failure = self.failure
-        writer = NDJSONEventWriter { line in
+        writer = MediationEvent.NDJSONWriter { line in
             guard failure.withLock({ $0 == nil }) else { return }
             do {
                 try handle.write(contentsOf: Data(line.utf8))

@@ -18,7 +18,7 @@ enum HTMLReport {
     /// What a report shows.
     struct Content {
         /// The placement.
-        var placement: PlacementConfiguration
+        var placement: MediationConfiguration.Placement
         /// `one-shot auction` or `watch, 300 s on virtual time`.
         var runDescription: String
         /// The auctions, in order.

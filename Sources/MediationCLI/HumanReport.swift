@@ -15,7 +15,7 @@ enum HumanReport {
     ///   - placement: the placement's configuration.
     ///   - outcome: the auction's outcome.
     /// - Returns: the text, ending with a newline.
-    static func render(placement: PlacementConfiguration, outcome: OneShotOutcome) -> String {
+    static func render(placement: MediationConfiguration.Placement, outcome: OneShotOutcome) -> String {
         let trace = outcome.trace
         var lines: [String] = []
         lines.append("Placement \(safe(placement.id)): \(describe(placement))")
@@ -87,7 +87,7 @@ enum HumanReport {
         "\(value)"
     }
 
-    private static func describe(_ placement: PlacementConfiguration) -> String {
+    private static func describe(_ placement: MediationConfiguration.Placement) -> String {
         var parts = [placement.format.description]
         if let sizing = placement.bannerSizing { parts[0] += " (\(sizing))" }
         var slot: [String] = []

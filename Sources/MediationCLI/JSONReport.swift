@@ -25,8 +25,8 @@ struct JSONReport: Encodable {
     /// The configuration the auction ran under.
     struct Configuration: Encodable {
         var version: Int
-        var source: ConfigurationUpdate.Source
-        var update: ConfigurationUpdate?
+        var source: MediationEngine.RemoteConfiguration.Update.Source
+        var update: MediationEngine.RemoteConfiguration.Update?
 
         enum CodingKeys: String, CodingKey {
             case version, source, update

@@ -114,7 +114,7 @@ enum MediateCommand {
 
     private static func runPlacement(_ options: RunOptions, environment: CommandEnvironment) async -> ExitCode {
         let path = options.configPath ?? defaultConfigPath
-        var context = HostContext()
+        var context = AdRequest.Context()
         if let messagesPath = options.messagesPath {
             switch loadMessages(messagesPath, environment: environment) {
             case .success(let messages): context.messages = messages
@@ -137,7 +137,7 @@ enum MediateCommand {
         case .success(let built):
             engine = built
         }
-        var configUpdate: ConfigurationUpdate?
+        var configUpdate: MediationEngine.RemoteConfiguration.Update?
         if remote != nil {
             // One check before the auction, bounded by the fetch timeout, applied by an app's rules.
             for warning in engine.launchWarnings { RemoteRun.report(warning, environment: environment) }
@@ -199,7 +199,7 @@ enum MediateCommand {
         seed: UInt64,
         clock: (any MediationClock)? = nil,
         logger: any MediationLogger = SilentLogger(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil,
         exchangeRecorder: HTTPExchangeRecorder? = nil,
         clockFor: ((MediationConfiguration) -> (any MediationClock)?)? = nil,
@@ -250,7 +250,7 @@ enum MediateCommand {
     }
 
     /// Loads the `--messages` file, reporting a failure on standard error.
-    static func loadMessages(_ messagesPath: String, environment: CommandEnvironment) -> Result<[HostContext.Message], Exit> {
+    static func loadMessages(_ messagesPath: String, environment: CommandEnvironment) -> Result<[AdRequest.Context.Message], Exit> {
         do {
             return .success(try ConversationFile.load(environment.resolve(messagesPath)))
         } catch {

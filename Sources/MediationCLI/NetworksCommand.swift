@@ -114,7 +114,7 @@ enum NetworksCommand {
     /// The JSON document: `{"config", "host_privacy", "networks": [...]}`.
     struct Document: Encodable {
         var config: String
-        var hostPrivacy: PrivacySignals
+        var hostPrivacy: AdRequest.Privacy
         var networks: [Entry]
 
         enum CodingKeys: String, CodingKey {
@@ -171,7 +171,7 @@ enum NetworksCommand {
         return .success
     }
 
-    static func entry(_ network: NetworkConfiguration, configuration: MediationConfiguration, registry: NetworkRegistry, status: NetworkStatus) -> Entry {
+    static func entry(_ network: MediationConfiguration.Network, configuration: MediationConfiguration, registry: NetworkRegistry, status: NetworkStatus) -> Entry {
         let endpoint: String
         let sandbox: Bool
         switch network.endpoint {

@@ -13,7 +13,7 @@ struct OneShotOutcome: Sendable {
     var isFilled: Bool { winner != nil }
 
     /// Reads `outcome`; its winner's ad must not have been released yet.
-    init(_ outcome: AuctionOutcome) {
+    init(_ outcome: MediationEngine.AuctionOutcome) {
         trace = outcome.trace
         winner = outcome.winner.map(WinnerSummary.init)
     }
@@ -42,7 +42,7 @@ struct WinnerSummary: Encodable, Sendable {
     }
 
     /// Reads `winner`'s line item and ad.
-    init(_ winner: AuctionOutcome.Winner) {
+    init(_ winner: MediationEngine.AuctionOutcome.Winner) {
         lineItem = winner.lineItem.id
         network = winner.lineItem.network
         eCPM = winner.eCPM

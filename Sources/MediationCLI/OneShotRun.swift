@@ -68,9 +68,9 @@ final class OneShotRun: Sendable {
     /// Runs one auction of `placementID` on `engine`, reads the outcome (the winner while its ad
     /// is held), then gives the winner's ad back (the CLI never shows it, R7), shuts the engine
     /// down and returns what it read.
-    func auction(of placementID: String, on engine: MediationEngine, context: HostContext) async -> OneShotOutcome? {
+    func auction(of placementID: String, on engine: MediationEngine, context: AdRequest.Context) async -> OneShotOutcome? {
         let virtualClock = state.withLock { $0.clock }
-        let outcome: AuctionOutcome?
+        let outcome: MediationEngine.AuctionOutcome?
         if let clock = virtualClock {
             outcome = await clock.run { await engine.runAuction(placementID: placementID, context: context) } ?? nil
             if let outcome {

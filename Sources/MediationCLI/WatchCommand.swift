@@ -25,7 +25,7 @@ enum WatchCommand {
         let path = options.configPath ?? MediateCommand.defaultConfigPath
         let manualClock: ManualClock? = options.fast ? ManualClock() : nil
         let clock: any MediationClock = manualClock ?? environment.clock
-        var context = HostContext()
+        var context = AdRequest.Context()
         if let messagesPath = options.messagesPath {
             switch MediateCommand.loadMessages(messagesPath, environment: environment) {
             case .success(let messages): context.messages = messages
@@ -237,10 +237,10 @@ final class WatchPrinter: Sendable {
     var traces: [AuctionTrace] { counts.withLock { $0.traces } }
 
     /// The first line: what is watched, for how long, on which time.
-    func header(_ placement: PlacementConfiguration, duration: Duration, fast: Bool) {
+    func header(_ placement: MediationConfiguration.Placement, duration: Duration, fast: Bool) {
         guard !quiet else { return }
         let refresh = placement.format == .banner || placement.refreshSeconds != nil
-            ? "refresh \(placement.refreshSeconds ?? PlacementConfiguration.defaultRefreshSeconds) s"
+            ? "refresh \(placement.refreshSeconds ?? MediationConfiguration.Placement.defaultRefreshSeconds) s"
             : "no refresh"
         let time = fast ? "virtual time (--fast)" : "real time (Ctrl-C stops)"
         output.write("watching \(DisplayText.escaped(placement.id)) (\(placement.format), \(refresh)) as one visible view for \(Self.seconds(duration)) s on \(time)\n")
@@ -318,7 +318,7 @@ final class WatchPrinter: Sendable {
 
     /// The line of a configuration update: every new version applied, and every refusal,
     /// failure, deferral or launch warning; a check that found nothing new prints nothing.
-    static func line(for update: ConfigurationUpdate) -> String? {
+    static func line(for update: MediationEngine.RemoteConfiguration.Update) -> String? {
         switch update.outcome {
         case .applied:
             return "[\(update.at)] config version \(update.runningVersion) applied (\(update.source.rawValue))"

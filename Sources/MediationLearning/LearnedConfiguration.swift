@@ -6,7 +6,8 @@ import Mediation
 package enum LearnedConfiguration {
     /// The configuration text with the learned eCPMs.
     /// - Parameters:
-    ///   - bytes: the configuration file, already loaded by ``ConfigurationLoader``.
+    ///   - bytes: the configuration file, already loaded by
+    ///     `MediationConfiguration(data:registry:)`.
     ///   - configuration: what it loaded to.
     ///   - estimates: the estimates.
     /// - Returns: the new JSON, two-space indented, with a final newline.

@@ -24,7 +24,8 @@ public struct ReportAssembly: Sendable {
     /// Reads the reports.
     /// - Parameters:
     ///   - reports: each report's name (for locations) and bytes.
-    ///   - events: the events file's name and bytes (``NDJSONEventWriter``'s lines), if any.
+    ///   - events: the events file's name and bytes (``MediationEvent/NDJSONWriter``'s lines), if
+    ///     any.
     ///   - eventsStart: the UTC day on whose midnight the events file's clock started (its
     ///     `at_ms` 0): then the app's and the network's impressions are compared per line item
     ///     and day, over the days the file covers; without it, over all days at once.
@@ -51,7 +52,7 @@ public struct ReportAssembly: Sendable {
 
         // The config's fixed-price line items by network and ad unit.
         struct AdUnit: Hashable { var network: String, adUnitID: String }
-        var lineItems: [(placement: PlacementConfiguration, lineItem: LineItem)] = []
+        var lineItems: [(placement: MediationConfiguration.Placement, lineItem: LineItem)] = []
         var known = Set<AdUnit>()
         for placement in configuration.placements {
             for lineItem in placement.sources where lineItem.pricing == .fixedPrice && lineItem.eCPM != nil {
@@ -158,7 +159,7 @@ public struct ReportAssembly: Sendable {
 }
 
 /// The app's own impressions per line item, from the engine's NDJSON events file: its
-/// `shown` events (``NDJSONEventWriter``), by their `ad`'s placement and line item.
+/// `shown` events (``MediationEvent/NDJSONWriter``), by their `ad`'s placement and line item.
 ///
 /// Every line is an engine event record, or the file is refused at the first that is not (a
 /// wrong file would otherwise read as an app that showed nothing); events the count does not
@@ -257,8 +258,8 @@ public enum AppImpressions {
     }
 
     /// What every line of an events log is: an engine event record (`EventRecord`, as
-    /// `NDJSONEventWriter` writes it), of which the reader checks the fields every record has,
-    /// `event` (a string), `at_ms` (a number) and `placement` (a string), and of a `shown`
+    /// `MediationEvent.NDJSONWriter` writes it), of which the reader checks the fields every record
+    /// has, `event` (a string), `at_ms` (a number) and `placement` (a string), and of a `shown`
     /// event its `ad`'s `placementID` and `lineItemID` (strings).
     private struct EventLine: Decodable {
         var atMilliseconds: Double

@@ -6,7 +6,7 @@ import MediationVirtualTime
 /// with seeded draws (`docs/simulation.md`).
 ///
 /// ```swift
-/// let configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: configURL)
+/// let configuration = try MediationConfiguration(contentsOf: configURL, registry: .standard)
 /// let market = try Market.load(contentsOf: marketURL)
 /// let report = try await Simulation.run(configuration: configuration, market: market,
 ///                                       placementID: "home_banner", auctions: 100_000, seed: 7)

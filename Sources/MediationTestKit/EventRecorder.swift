@@ -46,7 +46,7 @@ public final class EventRecorder: Sendable {
     }
 
     /// The impressions counted so far, in order.
-    public var impressions: [Impression] {
+    public var impressions: [MediationEvent.Impression] {
         events.compactMap { event in
             if case .shown(let impression, _) = event { return impression }
             return nil

@@ -17,7 +17,7 @@ public struct PrebuiltNetworks: Sendable {
     /// The registry with one kind per network.
     public private(set) var registry = NetworkRegistry()
     /// The networks, in the order they were added.
-    public private(set) var networks: [NetworkConfiguration] = []
+    public private(set) var networks: [MediationConfiguration.Network] = []
 
     /// Creates an empty set.
     public init() {}
@@ -41,14 +41,14 @@ public struct PrebuiltNetworks: Sendable {
         let kind = "prebuilt.\(id)"
         registry.register(Factory(kind: kind, pricing: pricing, adapter: adapter, servesInlineBanners: servesInlineBanners))
         networks.removeAll { $0.id == id }
-        networks.append(NetworkConfiguration(id: id, adapter: kind, timeout: timeout, health: health))
+        networks.append(MediationConfiguration.Network(id: id, adapter: kind, timeout: timeout, health: health))
     }
 
     /// A configuration of `placements` over these networks.
     /// - Parameters:
     ///   - placements: the placements; their line items name these networks.
     ///   - currencyRates: USD per unit of each other currency a line item uses.
-    public func configuration(placements: [PlacementConfiguration], currencyRates: [String: Double] = [:]) -> MediationConfiguration {
+    public func configuration(placements: [MediationConfiguration.Placement], currencyRates: [String: Double] = [:]) -> MediationConfiguration {
         MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates)
     }
 
@@ -58,7 +58,7 @@ public struct PrebuiltNetworks: Sendable {
         let adapter: any AdNetworkAdapter
         let servesInlineBanners: Bool
 
-        func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+        func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
             adapter
         }
     }

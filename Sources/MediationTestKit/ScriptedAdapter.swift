@@ -10,9 +10,9 @@ public enum ScriptedResult: Sendable {
     case fill
     /// A fill with the given ad.
     case fillWith(ScriptedAd)
-    /// A no-fill (``NoFillReason/noInventory``).
+    /// A no-fill (``AdLoadResult/NoFillReason/noInventory``).
     case noFill
-    /// A failure (``AdapterError/Kind/server``, code 500).
+    /// A failure (``AdLoadResult/Error/Kind/server``, code 500).
     case error
 }
 
@@ -210,7 +210,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
         case .never:
             // Suspends forever, cancelled or not: a network that never answers.
             await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
-            return .failure(AdapterError(kind: .timeout, message: "unreachable"))
+            return .failure(AdLoadResult.Error(kind: .timeout, message: "unreachable"))
         case .after(let delay, let result):
             if delay > .zero {
                 let clock = self.clock
@@ -219,7 +219,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
                     do {
                         try await clock.sleep(until: deadline)
                     } catch {
-                        return .failure(AdapterError(kind: .cancelled, message: "cancelled"))
+                        return .failure(AdLoadResult.Error(kind: .cancelled, message: "cancelled"))
                     }
                 } else {
                     if let manual = clock as? ManualClock {
@@ -244,7 +244,7 @@ public final class ScriptedAdapter: AdNetworkAdapter {
         case .fill: loadResult = .fill(makeAd(index: index, request: request))
         case .fillWith(let ad): loadResult = .fill(ad)
         case .noFill: loadResult = .noFill(.noInventory)
-        case .error: loadResult = .failure(AdapterError(kind: .server, code: 500, message: "scripted error"))
+        case .error: loadResult = .failure(AdLoadResult.Error(kind: .server, code: 500, message: "scripted error"))
         }
         state.withLock { state in
             state.answerInstants.append(now)

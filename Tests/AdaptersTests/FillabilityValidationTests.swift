@@ -21,7 +21,7 @@ struct FillabilityValidationTests {
             #expect(json.contains(old), "the shipped config has no \(old)")
             json = json.replacingOccurrences(of: old, with: new)
         }
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
     }
 
@@ -75,11 +75,11 @@ struct FillabilityValidationTests {
 
     @Test("each network's rule: Elo needs banner or native at >= 72 pt, Nitx no rewarded and banners >= 50 pt, Qartvelo banners only (anchored >= 50 pt), the fallback a size that fits")
     func eachFactorysRule() {
-        func placement(_ format: AdFormat, sizing: PlacementConfiguration.BannerSizing? = nil, slot: SlotSize = SlotSize()) -> PlacementConfiguration {
-            PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [.fixedPrice("s", eCPM: 1)])
+        func placement(_ format: AdFormat, sizing: MediationConfiguration.Placement.BannerSizing? = nil, slot: SlotSize = SlotSize()) -> MediationConfiguration.Placement {
+            MediationConfiguration.Placement(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [.fixedPrice("s", eCPM: 1)])
         }
-        func fills(_ factory: any NetworkAdapterFactory, _ placement: PlacementConfiguration, options: [String: JSONValue] = [:]) -> Bool {
-            let network = NetworkConfiguration(id: "n", adapter: factory.kind, options: options)
+        func fills(_ factory: any NetworkAdapterFactory, _ placement: MediationConfiguration.Placement, options: [String: JSONValue] = [:]) -> Bool {
+            let network = MediationConfiguration.Network(id: "n", adapter: factory.kind, options: options)
             let result = factory.validate(placement.sources[0], in: placement, network: network)
             if let error = result.errors.first { #expect(error.path == "placements.p.sources[0]") }
             return result.errors.isEmpty
@@ -104,9 +104,9 @@ struct FillabilityValidationTests {
 
     @Test("a slot's height is quoted as configured, never rounded: Elo's 1e-9 is not 0, 71.9 not 71; Qartvelo's 40 is not 40.0")
     func slotHeightsAreQuotedAsGiven() {
-        func message(_ factory: any NetworkAdapterFactory, _ format: AdFormat, sizing: PlacementConfiguration.BannerSizing? = nil, maxHeight: Double) -> String? {
-            let placement = PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: SlotSize(maxHeight: maxHeight), sources: [.fixedPrice("s", eCPM: 1)])
-            let result = factory.validate(placement.sources[0], in: placement, network: NetworkConfiguration(id: "n", adapter: factory.kind))
+        func message(_ factory: any NetworkAdapterFactory, _ format: AdFormat, sizing: MediationConfiguration.Placement.BannerSizing? = nil, maxHeight: Double) -> String? {
+            let placement = MediationConfiguration.Placement(id: "p", format: format, bannerSizing: sizing, slot: SlotSize(maxHeight: maxHeight), sources: [.fixedPrice("s", eCPM: 1)])
+            let result = factory.validate(placement.sources[0], in: placement, network: MediationConfiguration.Network(id: "n", adapter: factory.kind))
             return (result.errors.first?.message ?? result.warnings.first?.message)
         }
         #expect(message(EloAdapterFactory(), .native, maxHeight: 1e-9) == "no Elo format fits a slot under 72 pt high (slot.max_height 1e-9 pt)")
@@ -124,12 +124,12 @@ struct FillabilityValidationTests {
             (#""slot": { "max_height": 90 }"#, #""slot": { "max_height": 80 }"#),
         ])
         let warnings = engine.configurationWarnings
-        #expect(warnings.contains(ConfigurationWarning(code: .optionClamped, path: "networks.elo.options.geo_precision", message: "geo_precision 99 clamped to 6")))
+        #expect(warnings.contains(MediationConfiguration.Warning(code: .optionClamped, path: "networks.elo.options.geo_precision", message: "geo_precision 99 clamped to 6")))
         #expect(warnings.contains { $0.code == .slotMayNotFit && $0.path == "placements.home_banner.sources[1]" })
         #expect(warnings.filter { $0.code == .sandboxEndpoint }.map(\.path) == ["admob_premium", "admob_standard", "admob_backfill", "elo", "nitx", "qartvelo"].map { "networks.\($0).endpoint" })
         #expect(engine.sandboxNetworks == ["admob_premium", "admob_standard", "admob_backfill", "elo", "nitx", "qartvelo"])
 
-        let nitx = NitxAdapterFactory().warnings(for: NetworkConfiguration(id: "nitx", adapter: "nitx", endpoint: .url(try #require(URL(string: "https://api.nitx.example"))), options: ["sdk_block": .bool(true)]))
+        let nitx = NitxAdapterFactory().warnings(for: MediationConfiguration.Network(id: "nitx", adapter: "nitx", endpoint: .url(try #require(URL(string: "https://api.nitx.example"))), options: ["sdk_block": .bool(true)]))
         #expect(nitx.map(\.code) == [.optionIgnored])
         #expect(nitx.map(\.path) == ["networks.nitx.options.sdk_block"])
     }

@@ -41,18 +41,18 @@ struct HostileLifeCycleWireTests {
         let engine: MediationEngine
     }
 
-    static func setUp(privacy: PrivacySignals, trackingAuthorized: Bool = true, configuration: String = configuration) async throws -> Setup {
+    static func setUp(privacy: AdRequest.Privacy, trackingAuthorized: Bool = true, configuration: String = configuration) async throws -> Setup {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
         let events = EventRecorder()
         let capturing = PrivacyMatrix.CapturingRegistry()
-        let template = RequestTemplate(device: DeviceInfo(advertisingID: idfa, trackingAuthorized: trackingAuthorized), app: RequestTemplate.App(bundleID: "com.example.red"), privacy: privacy)
+        let template = RequestTemplate(device: AdRequest.Device(advertisingID: idfa, trackingAuthorized: trackingAuthorized), app: RequestTemplate.App(bundleID: "com.example.red"), privacy: privacy)
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: configuration),
+            configuration: MediationConfiguration(json: configuration, registry: .standard),
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
-            hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
+            hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
         let elo = try #require(capturing.adapter("elo") as? EloAdapter)
@@ -63,13 +63,13 @@ struct HostileLifeCycleWireTests {
         return Setup(clock: clock, wire: wire, logger: logger, events: events, engine: engine)
     }
 
-    static func text(_ requests: some Sequence<HTTPRequest>) -> String {
+    static func text(_ requests: some Sequence<HTTP.Request>) -> String {
         requests.map { WireRecorder.text(of: $0) }.joined(separator: "\n----\n")
     }
 
     @Test("consent withdrawn with COPPA and limit-ad-tracking mid-session: no id, user data or chat on the wire from the next request, none in events or logs ever")
     func consentWithdrawnMidSession() async throws {
-        let setup = try await Self.setUp(privacy: PrivacySignals(userConsent: true, limitAdTracking: false))
+        let setup = try await Self.setUp(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false))
         // Before: everything allowed; the ads handed out are released by the caller.
         for placement in ["home_banner", "chat_strip"] {
             let outcome = try await setup.engine.runAuction(placementID: placement, on: setup.clock)
@@ -78,9 +78,9 @@ struct HostileLifeCycleWireTests {
         let before = setup.wire.requests.count
         #expect(before > 0)
         setup.engine.updateRequestTemplate(RequestTemplate(
-            device: DeviceInfo(advertisingID: Self.idfa, trackingAuthorized: true),
+            device: AdRequest.Device(advertisingID: Self.idfa, trackingAuthorized: true),
             app: RequestTemplate.App(bundleID: "com.example.red"),
-            privacy: PrivacySignals(coppa: true, userConsent: false, limitAdTracking: true)
+            privacy: AdRequest.Privacy(coppa: true, userConsent: false, limitAdTracking: true)
         ))
         for _ in 0..<3 {
             for placement in ["home_banner", "chat_strip"] {
@@ -120,7 +120,7 @@ struct HostileLifeCycleWireTests {
 
     @Test("after shutdown nothing goes on the wire: not for ads handed out earlier (render, impression, click), not on flush, not later")
     func nothingAfterShutdown() async throws {
-        let setup = try await Self.setUp(privacy: PrivacySignals(userConsent: true, limitAdTracking: false))
+        let setup = try await Self.setUp(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false))
         var kept: [any LoadedAd] = []
         for placement in ["home_banner", "chat_strip", "home_banner"] {
             let outcome = try await setup.engine.runAuction(placementID: placement, on: setup.clock)
@@ -165,24 +165,24 @@ struct HostileLifeCycleWireTests {
         #expect(setup.wire.requests.count == atShutdown, "releasing after shutdown sends nothing")
     }
 
-    static let hostileScreens: [DeviceInfo.Screen] = [
-        DeviceInfo.Screen(width: .nan, height: .nan, scale: .nan),
-        DeviceInfo.Screen(width: 0, height: 0, scale: 0),
-        DeviceInfo.Screen(width: -390, height: -844, scale: -3),
-        DeviceInfo.Screen(width: .infinity, height: .infinity, scale: .infinity),
-        DeviceInfo.Screen(width: 1e308, height: 1e308, scale: 1e308),
-        DeviceInfo.Screen(width: 390, height: 844, scale: 1e-300),
+    static let hostileScreens: [AdRequest.Device.Screen] = [
+        AdRequest.Device.Screen(width: .nan, height: .nan, scale: .nan),
+        AdRequest.Device.Screen(width: 0, height: 0, scale: 0),
+        AdRequest.Device.Screen(width: -390, height: -844, scale: -3),
+        AdRequest.Device.Screen(width: .infinity, height: .infinity, scale: .infinity),
+        AdRequest.Device.Screen(width: 1e308, height: 1e308, scale: 1e308),
+        AdRequest.Device.Screen(width: 390, height: 844, scale: 1e-300),
     ]
 
     @Test("a host that reports a NaN, zero, negative or infinite screen and geo crashes no network; every answer is a bounded ad or a clean no fill", arguments: hostileScreens)
-    func hostileHostSignals(_ screen: DeviceInfo.Screen) async throws {
+    func hostileHostSignals(_ screen: AdRequest.Device.Screen) async throws {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
-        let device = DeviceInfo(utcOffsetMinutes: Int.min, location: DeviceInfo.Location(latitude: .nan, longitude: -.infinity), advertisingID: "\u{1B}[31m", trackingAuthorized: true)
+        let device = AdRequest.Device(utcOffsetMinutes: Int.min, location: AdRequest.Device.Location(latitude: .nan, longitude: -.infinity), advertisingID: "\u{1B}[31m", trackingAuthorized: true)
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: Self.configuration),
+            configuration: MediationConfiguration(json: Self.configuration, registry: .standard),
             registry: .standard,
-            environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(screen: screen, device: device, privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
+            environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(screen: screen, device: device, privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false)))
         )
         for placement in ["home_banner", "chat_strip"] {
             let outcome = try await engine.runAuction(placementID: placement, on: clock)
@@ -209,7 +209,7 @@ struct HostileLifeCycleWireTests {
 
     /// The recorder's sandboxes, with Nitx's event batches held `hold` on the clock before they
     /// are answered (a slow network), so a call waiting on one can meet a shutdown.
-    final class SlowEventsTransport: HTTPTransport {
+    final class SlowEventsTransport: HTTP.Transport {
         let inner: WireRecorder
         let clock: ManualClock
         let hold: Duration
@@ -220,10 +220,10 @@ struct HostileLifeCycleWireTests {
             self.hold = hold
         }
 
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
             let response = try await inner.send(request) // sent (and recorded) now, answered later
             if request.url.path.hasSuffix("/events") {
-                do { try await clock.sleep(until: clock.now + hold) } catch { throw TransportError(kind: .cancelled, message: "cancelled") }
+                do { try await clock.sleep(until: clock.now + hold) } catch { throw HTTP.TransportError(kind: .cancelled, message: "cancelled") }
             }
             return response
         }
@@ -237,9 +237,9 @@ struct HostileLifeCycleWireTests {
         let capturing = PrivacyMatrix.CapturingRegistry()
         let json = #"{ "networks": { "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\#(WireRecorder.nitxEndpoint)" } }, "placements": { "b": { "format": "banner", "sizing": "inline", "slot": { "max_width": 320, "max_height": 50 }, "sources": [ { "id": "n", "network": "nitx", "ad_unit_id": "SLOT-RACE", "ecpm": 1.0 } ] } } }"#
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: json),
+            configuration: MediationConfiguration(json: json, registry: .standard),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, transport: transport, requestTemplate: RequestTemplate(privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
+            environment: MediationEnvironment(clock: clock, transport: transport, requestTemplate: RequestTemplate(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false)))
         )
         let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
         await nitx.client.consent(true)
@@ -276,9 +276,9 @@ struct HostileLifeCycleWireTests {
         }
         let json = Self.configuration.replacingOccurrences(of: #""placements": {"#, with: #""placements": { "solo": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "sources": [ \#(source) ] },"#)
         let engine = try MediationEngine(
-            configuration: ConfigurationLoader(registry: .standard).load(json: json),
+            configuration: MediationConfiguration(json: json, registry: .standard),
             registry: .standard,
-            environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(privacy: PrivacySignals(userConsent: true, limitAdTracking: false)))
+            environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: RequestTemplate(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false)))
         )
         var kept: [any LoadedAd] = []
         for _ in 0..<3 {
@@ -311,10 +311,10 @@ struct HostileLifeCycleWireTests {
     }
 
     @Test("with Elo's log level at verbose and Nitx's debug on, no log line or event carries the conversation, user data or ids", arguments: [
-        PrivacySignals(userConsent: true, limitAdTracking: false),
-        PrivacySignals(coppa: true, userConsent: false, limitAdTracking: true),
+        AdRequest.Privacy(userConsent: true, limitAdTracking: false),
+        AdRequest.Privacy(coppa: true, userConsent: false, limitAdTracking: true),
     ])
-    func verboseLogsStayClean(_ privacy: PrivacySignals) async throws {
+    func verboseLogsStayClean(_ privacy: AdRequest.Privacy) async throws {
         let verbose = Self.configuration
             .replacingOccurrences(of: #""endpoint": "\#(WireRecorder.eloEndpoint)" }"#, with: #""endpoint": "\#(WireRecorder.eloEndpoint)", "options": { "log_level": "verbose" } }"#)
             .replacingOccurrences(of: #""endpoint": "\#(WireRecorder.nitxEndpoint)" }"#, with: #""endpoint": "\#(WireRecorder.nitxEndpoint)", "options": { "debug": true } }"#)

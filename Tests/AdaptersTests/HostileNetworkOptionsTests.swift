@@ -27,7 +27,7 @@ struct HostileNetworkOptionsTests {
     }
 
     static func build(_ json: String, clock: ManualClock) throws(ConfigurationError) -> MediationEngine {
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock))
     }
 

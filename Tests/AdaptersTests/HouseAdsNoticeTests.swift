@@ -49,7 +49,7 @@ private struct RivalFactory: NetworkAdapterFactory {
     let kind = "rival"
     let pricing = LineItem.Pricing.bidder
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         RivalAdapter(bid: network.options["bid_ecpm"]?.doubleValue ?? 1)
     }
 }
@@ -91,7 +91,7 @@ struct HouseAdsNoticeTests {
         let registry = NetworkRegistry.standard
             .registering(HouseAdsFactory { notice in heard.withLock { $0.append(notice) } })
             .registering(RivalFactory())
-        let configuration = try ConfigurationLoader(registry: registry).load(json: Self.json)
+        let configuration = try MediationConfiguration(json: Self.json, registry: registry)
         let engine = try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: clock, seed: 1))
 
         let lost = try await engine.runAuction(placementID: "strip_lost", on: clock)

@@ -8,8 +8,8 @@ struct LoopbackServerTests {
     @Test func servesScriptedRoutesAndRecordsRequests() async throws {
         let server = try await LoopbackServer(single: ["POST /bid": .json(#"{"ok":true}"#)])
         defer { server.stop() }
-        let transport = URLSessionTransport()
-        let request = HTTPRequest(method: "POST", url: server.baseURL.appendingPathComponent("bid"), headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
+        let transport = HTTP.URLSessionTransport()
+        let request = HTTP.Request(method: "POST", url: server.baseURL.appendingPathComponent("bid"), headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
         let response = try await transport.send(request)
         #expect(response.statusCode == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
@@ -20,10 +20,10 @@ struct LoopbackServerTests {
 
     @Test func connectionRefusedIsATransportError() async throws {
         let port = try await LoopbackServer.closedPort()
-        let transport = URLSessionTransport()
+        let transport = HTTP.URLSessionTransport()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/bid"))
-        await #expect(throws: TransportError.self) {
-            _ = try await transport.send(HTTPRequest(url: url))
+        await #expect(throws: HTTP.TransportError.self) {
+            _ = try await transport.send(HTTP.Request(url: url))
         }
     }
 }
@@ -33,9 +33,9 @@ struct URLSessionTransportLimitTests {
     @Test func aBodyOverTheLimitIsRefused() async throws {
         let server = try await LoopbackServer(single: ["GET /big": .json(String(repeating: "x", count: 5000))])
         defer { server.stop() }
-        let transport = URLSessionTransport(maximumResponseBytes: 1000)
-        let error = await #expect(throws: TransportError.self) {
-            _ = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("big")))
+        let transport = HTTP.URLSessionTransport(maximumResponseBytes: 1000)
+        let error = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("big")))
         }
         #expect(error?.kind == .responseTooLarge)
         #expect(error?.message == "response body of 5000 bytes exceeds the 1000-byte limit")
@@ -47,9 +47,9 @@ struct URLSessionTransportLimitTests {
             "GET /drip": .init(bodyParts: [.init(text: "z", count: 3000)], drip: .init(bytes: 500, intervalMilliseconds: 1), noLength: true),
         ])
         defer { server.stop() }
-        let transport = URLSessionTransport(maximumResponseBytes: 1000)
-        let error = await #expect(throws: TransportError.self) {
-            _ = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("drip")))
+        let transport = HTTP.URLSessionTransport(maximumResponseBytes: 1000)
+        let error = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("drip")))
         }
         #expect(error?.kind == .responseTooLarge)
         #expect(error?.message == "response body exceeds the 1000-byte limit")
@@ -58,8 +58,8 @@ struct URLSessionTransportLimitTests {
     @Test func aBodyAtTheLimitIsKept() async throws {
         let server = try await LoopbackServer(single: ["GET /fits": .json(String(repeating: "y", count: 1000))])
         defer { server.stop() }
-        let transport = URLSessionTransport(maximumResponseBytes: 1000)
-        let response = try await transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("fits")))
+        let transport = HTTP.URLSessionTransport(maximumResponseBytes: 1000)
+        let response = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("fits")))
         #expect(response.body.count == 1000)
         #expect(response.statusCode == 200)
     }
@@ -70,7 +70,7 @@ struct URLSessionTransportLimitTests {
 @Suite("URLSession transport redirects (R17)", .serialized)
 struct URLSessionTransportRedirectTests {
     /// One transport for the suite (FoundationNetworking has faults with many sessions).
-    static let transport = URLSessionTransport()
+    static let transport = HTTP.URLSessionTransport()
 
     /// Two servers for the suite's cross-origin cases (process launches are not free): `other`
     /// serves an ad at `/ad<status>`, `server` redirects `/go<status>` to it.
@@ -86,8 +86,8 @@ struct URLSessionTransportRedirectTests {
     @Test(arguments: [301, 302, 303, 307, 308])
     func aRedirectToAnotherPortIsRefusedWithItsStatus(status: Int) async throws {
         let (server, other) = try await Self.servers.value
-        let error = await #expect(throws: TransportError.self) {
-            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("go\(status)")))
+        let error = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await Self.transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("go\(status)")))
         }
         #expect(error?.kind == .redirectRefused)
         #expect(error?.status == status)
@@ -102,13 +102,13 @@ struct URLSessionTransportRedirectTests {
             "GET /scheme": .redirect(302, to: "ftp://127.0.0.1/x"),
         ])
         defer { server.stop() }
-        let host = await #expect(throws: TransportError.self) {
-            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("host")))
+        let host = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await Self.transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("host")))
         }
         #expect(host?.kind == .redirectRefused)
         #expect(host?.message == "HTTP 302 redirect to http://localhost:1 refused: it leaves http://127.0.0.1:\(server.port)")
-        let scheme = await #expect(throws: TransportError.self) {
-            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("scheme")))
+        let scheme = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await Self.transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("scheme")))
         }
         #expect(scheme?.kind == .redirectRefused)
         #expect(scheme?.status == 302)
@@ -123,7 +123,7 @@ struct URLSessionTransportRedirectTests {
             "GET /d": .json(#"{"ok":true}"#),
         ])
         defer { server.stop() }
-        let response = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("a")))
+        let response = try await Self.transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("a")))
         #expect(response.statusCode == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok":true}"#)
         #expect(try await server.receivedRequests().map(\.path) == ["/a", "/b", "/c", "/d"])
@@ -139,14 +139,14 @@ struct URLSessionTransportRedirectTests {
             "GET /loop": .redirect(302, to: "/loop"),
         ])
         defer { server.stop() }
-        let fourth = await #expect(throws: TransportError.self) {
-            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("a")))
+        let fourth = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await Self.transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("a")))
         }
         #expect(fourth?.kind == .redirectRefused)
         #expect(fourth?.status == 307)
         #expect(fourth?.message == "HTTP 307 redirect refused: more than 3 redirects")
-        let loop = await #expect(throws: TransportError.self) {
-            _ = try await Self.transport.send(HTTPRequest(url: server.baseURL.appendingPathComponent("loop")))
+        let loop = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await Self.transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("loop")))
         }
         #expect(loop?.kind == .redirectRefused)
         #expect(loop?.status == 302)
@@ -159,15 +159,15 @@ struct URLSessionTransportRedirectTests {
         defer { server.stop() }
         let text = server.baseURL.appendingPathComponent("config.json").absoluteString
         let url = try #require(URL(string: "HTTP" + text.dropFirst("http".count)))
-        let response = try await Self.transport.send(HTTPRequest(url: url))
+        let response = try await Self.transport.send(HTTP.Request(url: url))
         #expect(response.statusCode == 200)
         #expect(try await server.receivedRequests().map(\.path) == ["/config.json"])
     }
 
     @Test func aURLThatIsNotHTTPIsNotSent() async throws {
         let url = try #require(URL(string: "file:///etc/passwd"))
-        let error = await #expect(throws: TransportError.self) {
-            _ = try await Self.transport.send(HTTPRequest(url: url))
+        let error = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await Self.transport.send(HTTP.Request(url: url))
         }
         #expect(error?.kind == .invalidRequest)
     }

@@ -9,12 +9,12 @@ import Testing
 /// and result names in the error's detail.
 @Suite struct NetworkFailureClassificationTests {
     /// A transport that refuses every connection or answers every request with `status`.
-    struct FailingTransport: HTTPTransport {
+    struct FailingTransport: HTTP.Transport {
         var status: Int?
 
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-            guard let status else { throw TransportError(kind: .connection, message: "connection refused") }
-            return HTTPResponse(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"unavailable"}"#.utf8))
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+            guard let status else { throw HTTP.TransportError(kind: .connection, message: "connection refused") }
+            return HTTP.Response(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(#"{"error":"unavailable"}"#.utf8))
         }
     }
 
@@ -62,7 +62,7 @@ import Testing
     /// The trace line of the network's one source after one auction over `transport`.
     static func outcome(_ network: Network, _ transport: FailingTransport) async throws -> SourceOutcome {
         let clock = ManualClock()
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: network.configuration)
+        let configuration = try MediationConfiguration(json: network.configuration, registry: .standard)
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1, transport: transport))
         let auction = clock.startTask { await engine.runAuction(placementID: "home_banner") }
         let outcome = try #require(await auction.value)
@@ -94,14 +94,14 @@ import Testing
     }
 
     @Test func everyNetworksTransportCodesFollowTheOneClassification() {
-        for failure in TransportError.Kind.allCases {
-            let kind = AdapterError.Kind(failure)
+        for failure in HTTP.TransportError.Kind.allCases {
+            let kind = AdLoadResult.Error.Kind(failure)
             #expect(EloErrorCode.transport(failure).kind == kind, "elo \(failure)")
             #expect(NitxErrorCode.transport(failure).kind == kind, "nitx \(failure)")
             #expect(QartveloErrorCode.transport(failure).kind == kind, "qartvelo \(failure)")
         }
         for status in [300, 302, 400, 401, 403, 404, 418, 500, 503] {
-            #expect(EloErrorCode.status(status).kind == AdapterError.Kind(httpStatus: status), "elo \(status)")
+            #expect(EloErrorCode.status(status).kind == AdLoadResult.Error.Kind(httpStatus: status), "elo \(status)")
         }
     }
 }

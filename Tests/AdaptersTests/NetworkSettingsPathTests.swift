@@ -14,7 +14,7 @@ struct NetworkSettingsPathTests {
             "sources": [ { "id": "a", "network": "n.x[0]", "ad_unit_id": "u", "ecpm": 1 } ] } } }
         """
         do {
-            let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+            let configuration = try MediationConfiguration(json: json, registry: .standard)
             _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
             return nil
         } catch {

@@ -8,12 +8,12 @@ import Testing
 @Suite("Origin lock (R17)", .serialized)
 struct OriginLockTests {
     /// Answers 200 to whatever reaches it, and remembers the URLs.
-    final class RecordingTransport: HTTPTransport {
+    final class RecordingTransport: HTTP.Transport {
         let urls = Locked<[URL]>([])
 
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
             urls.withLock { $0.append(request.url) }
-            return HTTPResponse(statusCode: 200)
+            return HTTP.Response(statusCode: 200)
         }
     }
 
@@ -22,30 +22,30 @@ struct OriginLockTests {
     }
 
     @Test func originsCompareSchemeHostAndPort() throws {
-        let origin = try #require(OriginLockedTransport.Origin(try Self.url("HTTPS://Ads.Example.com./v1/bid?x=1")))
+        let origin = try #require(HTTP.OriginLockedTransport.Origin(try Self.url("HTTPS://Ads.Example.com./v1/bid?x=1")))
         #expect(origin.description == "https://ads.example.com:443")
-        #expect(origin == OriginLockedTransport.Origin(try Self.url("https://ads.example.com:443/other")))
+        #expect(origin == HTTP.OriginLockedTransport.Origin(try Self.url("https://ads.example.com:443/other")))
         #expect(origin.contains(try Self.url("https://user:pw@ads.example.com/path")))
         #expect(!origin.contains(try Self.url("http://ads.example.com/v1/bid")))
         #expect(!origin.contains(try Self.url("https://ads.example.com:8443/v1/bid")))
         #expect(!origin.contains(try Self.url("https://evil.example.com/v1/bid")))
-        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1/x"))?.port == 80)
-        #expect(OriginLockedTransport.Origin(try Self.url("ftp://ads.example.com/x")) == nil)
-        #expect(OriginLockedTransport.Origin(try Self.url("file:///etc/passwd")) == nil)
+        #expect(HTTP.OriginLockedTransport.Origin(try Self.url("http://127.0.0.1/x"))?.port == 80)
+        #expect(HTTP.OriginLockedTransport.Origin(try Self.url("ftp://ads.example.com/x")) == nil)
+        #expect(HTTP.OriginLockedTransport.Origin(try Self.url("file:///etc/passwd")) == nil)
         // A port no request can reach is no origin (URL parses it; every request would fail
         // with an opaque "bad URL" error instead of the URL being refused where it is given).
-        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:99999/x")) == nil)
-        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:0/x")) == nil)
-        #expect(OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:65535/x"))?.port == 65535)
+        #expect(HTTP.OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:99999/x")) == nil)
+        #expect(HTTP.OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:0/x")) == nil)
+        #expect(HTTP.OriginLockedTransport.Origin(try Self.url("http://127.0.0.1:65535/x"))?.port == 65535)
     }
 
     @Test func aLockedTransportSendsOnlyToItsOrigin() async throws {
         let base = RecordingTransport()
-        let lock = OriginLockedTransport(base, endpoint: try Self.url("http://127.0.0.1:8080/elo"))
-        _ = try await lock.send(HTTPRequest(url: try Self.url("http://127.0.0.1:8080/elo/v1/bid")))
+        let lock = HTTP.OriginLockedTransport(base, endpoint: try Self.url("http://127.0.0.1:8080/elo"))
+        _ = try await lock.send(HTTP.Request(url: try Self.url("http://127.0.0.1:8080/elo/v1/bid")))
         for refused in ["http://127.0.0.1:8081/v1/bid", "https://127.0.0.1:8080/v1/bid", "http://localhost:8080/v1/bid", "file:///tmp/x"] {
-            let error = await #expect(throws: TransportError.self) {
-                _ = try await lock.send(HTTPRequest(url: try Self.url(refused + "?secret=1")))
+            let error = await #expect(throws: HTTP.TransportError.self) {
+                _ = try await lock.send(HTTP.Request(url: try Self.url(refused + "?secret=1")))
             }
             #expect(error?.kind == .invalidRequest, "\(refused)")
             #expect(error?.message.contains("secret") == false)
@@ -55,7 +55,7 @@ struct OriginLockTests {
     }
 
     @Test func answerURLsReachOtherOriginsButNeverASandbox() throws {
-        let lock = OriginLockedTransport(RecordingTransport(), endpoint: try Self.url("https://sandbox.elo.test"), reach: SandboxHosts.answerURLs)
+        let lock = HTTP.OriginLockedTransport(RecordingTransport(), endpoint: try Self.url("https://sandbox.elo.test"), reach: SandboxHosts.answerURLs)
         #expect(lock.permits(try Self.url("https://sandbox.elo.test/t/render?ad=1")), "its own origin, a sandbox")
         #expect(lock.permits(try Self.url("https://t.elo.test/imp")))
         #expect(lock.permits(try Self.url("http://127.0.0.1:9000/imp")))
@@ -65,13 +65,13 @@ struct OriginLockTests {
         #expect(!lock.permits(try Self.url("javascript:alert(1)")))
         #expect(!lock.permits(try Self.url("file:///etc/passwd")))
 
-        let live = OriginLockedTransport(RecordingTransport(), endpoint: try Self.url("https://ads.elo.example"), reach: SandboxHosts.answerURLs)
+        let live = HTTP.OriginLockedTransport(RecordingTransport(), endpoint: try Self.url("https://ads.elo.example"), reach: SandboxHosts.answerURLs)
         #expect(!live.permits(try Self.url("https://sandbox.elo.test/t/render")), "a live network's answer cannot reach a sandbox")
         #expect(SandboxHosts.all == ["sandbox.elo.test", "nitx.sandbox", "sandbox.qartvelo.test"])
     }
 
     @Test func anEndpointThatIsNotHTTPPermitsNothing() throws {
-        let lock = OriginLockedTransport(RecordingTransport(), endpoint: URL(fileURLWithPath: "/"))
+        let lock = HTTP.OriginLockedTransport(RecordingTransport(), endpoint: URL(fileURLWithPath: "/"))
         #expect(lock.origin == nil)
         #expect(!lock.permits(try Self.url("http://127.0.0.1/x")))
     }

@@ -63,8 +63,8 @@ struct PrivacyCell: Sendable, Hashable, CustomTestStringConvertible {
         return parts.isEmpty ? "no restriction" : parts.joined(separator: ", ")
     }
 
-    var privacy: PrivacySignals {
-        PrivacySignals(
+    var privacy: AdRequest.Privacy {
+        AdRequest.Privacy(
             coppa: coppa,
             underAgeOfConsent: tfua,
             gdprApplies: gdpr == .notApplicable ? nil : true,
@@ -75,8 +75,8 @@ struct PrivacyCell: Sendable, Hashable, CustomTestStringConvertible {
         )
     }
 
-    var device: DeviceInfo {
-        DeviceInfo(advertisingID: PrivacyMatrix.idfa, vendorID: PrivacyMatrix.idfv, trackingAuthorized: !trackingNotAuthorized)
+    var device: AdRequest.Device {
+        AdRequest.Device(advertisingID: PrivacyMatrix.idfa, vendorID: PrivacyMatrix.idfv, trackingAuthorized: !trackingNotAuthorized)
     }
 
     /// What every document (and the engine's `PrivacyRules`) allows for the advertising id.
@@ -124,7 +124,7 @@ enum PrivacyMatrix {
             let owner: CapturingRegistry
             var kind: String { inner.kind }
             var pricing: LineItem.Pricing { inner.pricing }
-            func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+            func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
                 let adapter = try inner.makeAdapter(for: network, environment: environment)
                 owner.keep(adapter, as: network.id)
                 return adapter
@@ -149,13 +149,13 @@ enum PrivacyMatrix {
             networks = #""admob": { "adapter": "fallback", "endpoint": "sandbox", "options": { "latency_ms": 10 } }"#
             placement = #""matrix": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "sources": [ { "id": "m_admob", "network": "admob", "ad_unit_id": "admob-matrix", "ecpm": 1.0 } ] }"#
         }
-        return try ConfigurationLoader(registry: .standard).load(json: #"{ "networks": { \#(networks) }, "placements": { \#(placement) } }"#)
+        return try MediationConfiguration(json: #"{ "networks": { \#(networks) }, "placements": { \#(placement) } }"#, registry: .standard)
     }
 
     /// What one cell put on the wire, into events and into logs, and the identifiers that had
     /// to stay off them.
     struct Run {
-        var requests: [HTTPRequest]
+        var requests: [HTTP.Request]
         var events: [MediationEvent]
         var logs: [RecordingLogger.Entry]
         var shown: Bool
@@ -178,7 +178,7 @@ enum PrivacyMatrix {
             configuration: configuration(network, cell),
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
-            hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
+            hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
         var identifiers: [String] = []
@@ -218,7 +218,7 @@ enum PrivacyMatrix {
         return Run(requests: wire.requests, events: events.events, logs: logger.lines, shown: shown == true, identifiers: identifiers)
     }
 
-    static func json(_ request: HTTPRequest) -> [String: Any] {
+    static func json(_ request: HTTP.Request) -> [String: Any] {
         request.body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
     }
 }
@@ -423,7 +423,7 @@ struct PrivacyMatrixWithdrawalTests {
                 configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
                 registry: capturing.registry,
                 environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
-                hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: PrivacyMatrix.chat)]) }
+                hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: PrivacyMatrix.chat)]) }
             )
         }
 

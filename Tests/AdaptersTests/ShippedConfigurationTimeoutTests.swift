@@ -10,7 +10,7 @@ private struct HungNetworkFactory: NetworkAdapterFactory {
     let pricing: LineItem.Pricing
     let clock: ManualClock
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         ScriptedAdapter(network: network.id, pricing: pricing, clock: clock, script: [.never])
     }
 }
@@ -22,7 +22,7 @@ struct ShippedConfigurationTimeoutTests {
     func hungNitxGivesWayToTheNextTiers() async throws {
         let clock = ManualClock()
         let registry = NetworkRegistry.standard.registering(HungNetworkFactory(kind: "nitx", pricing: .fixedPrice, clock: clock))
-        let configuration = try ConfigurationLoader(registry: registry).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        let configuration = try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: registry)
         #expect(configuration.network("nitx")?.timeout == .milliseconds(2000))
         let engine = try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: clock, seed: 1))
         let outcome = try await engine.runAuction(placementID: "level_end", on: clock)

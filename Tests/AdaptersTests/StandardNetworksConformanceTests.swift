@@ -29,7 +29,7 @@ struct StandardNetworksConformanceTests {
 
     @Test("the standard network conforms", arguments: cases)
     func conforms(_ testCase: Case) async throws {
-        let configuration = try ConfigurationLoader(registry: .standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        let configuration = try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: .standard)
         let network = try #require(configuration.network(testCase.network))
         #expect(network.endpoint == .sandbox)
         let placement = try #require(configuration.placement("home_banner"))

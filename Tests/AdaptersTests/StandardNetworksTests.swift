@@ -9,7 +9,7 @@ import Testing
 @Suite("Standard networks")
 struct StandardNetworksTests {
     private func shippedConfiguration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
     }
 
     @Test func theStandardRegistryHasTheFourKinds() {
@@ -88,7 +88,7 @@ struct StandardNetworksTests {
             configuration: configuration,
             registry: recorder.wrapping(.standard),
             environment: MediationEnvironment(clock: clock, seed: 3),
-            hostContext: { _ in HostContext(screenName: "Chat") }
+            hostContext: { _ in AdRequest.Context(screenName: "Chat") }
         )
         #expect(recorder.builtNetworks == configuration.networks.map(\.id))
         #expect(recorder.loads.isEmpty, "building asks no network anything")
@@ -131,7 +131,7 @@ struct StandardNetworksTests {
 
     @Test func aFactoryErrorNamesTheNetworkPath() throws {
         let configuration = MediationConfiguration(
-            networks: [NetworkConfiguration(id: "admob", adapter: "fallback", options: ["fill_rate": .number(2)])],
+            networks: [MediationConfiguration.Network(id: "admob", adapter: "fallback", options: ["fill_rate": .number(2)])],
             placements: []
         )
         let error = #expect(throws: ConfigurationError.self) {
@@ -142,7 +142,7 @@ struct StandardNetworksTests {
     }
 
     @Test func aKindMissingFromTheRegistryNamesTheAdapterPath() {
-        let configuration = MediationConfiguration(networks: [NetworkConfiguration(id: "x", adapter: "fallback")], placements: [])
+        let configuration = MediationConfiguration(networks: [MediationConfiguration.Network(id: "x", adapter: "fallback")], placements: [])
         #expect(throws: ConfigurationError(code: .unknownAdapter, path: "networks.x.adapter", message: "no network kind \"fallback\" is registered; known kinds: ")) {
             _ = try MediationEngine(configuration: configuration, registry: NetworkRegistry(), environment: MediationEnvironment(clock: ManualClock()))
         }
@@ -151,7 +151,7 @@ struct StandardNetworksTests {
     @Test func aKindMissingFromTheRegistryFailsTheLoaderToo() {
         let json = #"{ "networks": { "x": { "adapter": "acme", "endpoint": "sandbox" } }, "placements": {} }"#
         let error = #expect(throws: ConfigurationError.self) {
-            _ = try ConfigurationLoader(registry: .standard).load(json: json)
+            _ = try MediationConfiguration(json: json, registry: .standard)
         }
         #expect(error?.code == .unknownAdapter)
         #expect(error?.path == "networks.x.adapter")
@@ -188,8 +188,8 @@ struct FallbackAuctionTests {
     }
     """
 
-    private func run(_ placementID: String, until end: Duration) async throws -> AuctionOutcome {
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: Self.config)
+    private func run(_ placementID: String, until end: Duration) async throws -> MediationEngine.AuctionOutcome {
+        let configuration = try MediationConfiguration(json: Self.config, registry: .standard)
         let clock = ManualClock()
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }

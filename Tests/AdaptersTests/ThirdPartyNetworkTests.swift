@@ -87,7 +87,7 @@ struct AcmeAdapter: AdNetworkAdapter {
             do {
                 try await clock.sleep(until: clock.now + latency)
             } catch {
-                return .failure(AdapterError(kind: .cancelled, message: "cancelled"))
+                return .failure(AdLoadResult.Error(kind: .cancelled, message: "cancelled"))
             }
         }
         let size: AdSize
@@ -115,7 +115,7 @@ struct AcmeFactory: NetworkAdapterFactory {
     let pricing = LineItem.Pricing.bidder
     var ledger = AcmeLedger()
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let path = "networks.\(network.id)"
         for key in network.credentials.keys.sorted() where key != "account_id" {
             throw ConfigurationError(code: .unknownKey, path: "\(path).credentials.\(key)", message: "unknown credential for acme")
@@ -183,7 +183,7 @@ struct ThirdPartyNetworkTests {
 
     static func engine(clock: ManualClock, ledger: AcmeLedger) throws -> MediationEngine {
         let registry = NetworkRegistry.standard.registering(AcmeFactory(ledger: ledger))
-        let configuration = try ConfigurationLoader(registry: registry).load(json: json())
+        let configuration = try MediationConfiguration(json: json(), registry: registry)
         return try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: clock, seed: 1))
     }
 
@@ -192,12 +192,12 @@ struct ThirdPartyNetworkTests {
         #expect(registry.kinds == ["acme", "elo", "fallback", "nitx", "qartvelo"])
         #expect(registry.pricing(forKind: "acme") == .bidder)
         #expect(NetworkRegistry.standard.factory(forKind: "acme") == nil, "the standard registry is unchanged")
-        let configuration = try ConfigurationLoader(registry: registry).load(json: Self.json())
+        let configuration = try MediationConfiguration(json: Self.json(), registry: registry)
         let acme = try #require(configuration.placement("chat_strip")?.sources.first { $0.network == "acme" })
         #expect(acme.pricing == .bidder)
         #expect(acme.eCPM == nil)
         // Without the registration the kind is unknown to the loader.
-        let error = #expect(throws: ConfigurationError.self) { _ = try ConfigurationLoader(registry: .standard).load(json: Self.json()) }
+        let error = #expect(throws: ConfigurationError.self) { _ = try MediationConfiguration(json: Self.json(), registry: .standard) }
         #expect(error?.code == .unknownAdapter)
         #expect(error?.path == "networks.acme.adapter")
     }
@@ -270,7 +270,7 @@ struct ThirdPartyNetworkTests {
         let ledger = AcmeLedger()
         let registry = NetworkRegistry.standard.registering(AcmeFactory(ledger: ledger))
         // The loader accepts any options object; the network's factory validates it.
-        let configuration = try ConfigurationLoader(registry: registry).load(json: Self.json(acmeOptions: options))
+        let configuration = try MediationConfiguration(json: Self.json(acmeOptions: options), registry: registry)
         let error = #expect(throws: ConfigurationError.self) {
             _ = try MediationEngine(configuration: configuration, registry: registry, environment: MediationEnvironment(clock: ManualClock()))
         }

@@ -26,7 +26,7 @@ final class RecordingFactory: NetworkAdapterFactory {
     var kind: String { "recorder" }
     var pricing: LineItem.Pricing { .fixedPrice }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         builds.withLock { $0 += 1 }
         return RecordingAdapter(network: network.id, factory: self)
     }

@@ -24,7 +24,7 @@ struct ConfigCommandTests {
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let publicLine = try String(contentsOfFile: keyPath + ".pub", encoding: .utf8)
         #expect(publicLine.hasSuffix("\n") && publicLine.dropLast().split(separator: "\n").count == 1)
-        #expect(try ConfigurationPublicKey(publicLine).id.count == 16)
+        #expect(try MediationEngine.RemoteConfiguration.PublicKey(publicLine).id.count == 16)
         #expect(await workspace.run(["config", "keygen", "--out", "release.key"]).code == .cannotCreate) // never overwritten
 
         let signed = await workspace.run(["config", "sign", "--key", "release.key", "--version", "7", "--rollout", "12.5", "--issued-at", "2026-12-01T14:00:00Z", "Config/mediation.json"])
@@ -32,7 +32,7 @@ struct ConfigCommandTests {
         try workspace.write(signed.output, to: "signed.json")
         let verified = await workspace.run(["config", "verify", "--public-key", "release.key.pub", "signed.json"])
         #expect(verified.code == .success)
-        #expect(verified.output == "signed.json: valid: version 7, key \(try ConfigurationPublicKey(publicLine).id), issued_at 2026-12-01T14:00:00.000Z, rollout 12.5 % (salt \"v7\"); 3 networks, 3 placements\n")
+        #expect(verified.output == "signed.json: valid: version 7, key \(try MediationEngine.RemoteConfiguration.PublicKey(publicLine).id), issued_at 2026-12-01T14:00:00.000Z, rollout 12.5 % (salt \"v7\"); 3 networks, 3 placements\n")
 
         // One changed byte of the signed configuration: its base64 text, or the signature.
         let envelope = Array(signed.output.utf8)

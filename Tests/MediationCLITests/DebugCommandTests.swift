@@ -15,24 +15,24 @@ private struct LeakyFactory: NetworkAdapterFactory {
     var kind: String { "leaky" }
     var pricing: LineItem.Pricing { .fixedPrice }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         LeakyAdapter(network: network.id, transport: environment.instrumented(LeakyServer(), networkID: network.id))
     }
 
-    private struct LeakyServer: HTTPTransport {
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    private struct LeakyServer: HTTP.Transport {
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
             .json(Data(#"{"fill":true,"echo_visitor_id":"\#(LeakyFactory.visitorID)"}"#.utf8))
         }
     }
 
     private struct LeakyAdapter: AdNetworkAdapter {
         let network: String
-        let transport: any HTTPTransport
+        let transport: any HTTP.Transport
 
         func loadAd(for request: AdRequest) async -> AdLoadResult {
             let body = #"{"device":{"ifa":"\#(LeakyFactory.ifa)"},"user":{"email":"\#(LeakyFactory.email)"},"coppa":1}"#
-            guard let url = URL(string: "https://leaky.example/ad?visitor_id=\(LeakyFactory.visitorID)&slot=\(request.adUnitID)") else { return .noFill(NoFillReason(code: "x")) }
-            _ = try? await transport.send(HTTPRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
+            guard let url = URL(string: "https://leaky.example/ad?visitor_id=\(LeakyFactory.visitorID)&slot=\(request.adUnitID)") else { return .noFill(AdLoadResult.NoFillReason(code: "x")) }
+            _ = try? await transport.send(HTTP.Request(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Data(body.utf8)))
             return .fill(FallbackAd(id: "leaky-1", creativeID: "c", network: network, format: request.format, size: AdSize(width: 320, height: 50)))
         }
     }

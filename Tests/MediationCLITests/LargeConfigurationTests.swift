@@ -25,7 +25,7 @@ struct LargeConfigurationTests {
     static func build(_ json: String) async -> ConfigurationError? {
         await onOwnThread {
             do throws(ConfigurationError) {
-                let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+                let configuration = try MediationConfiguration(json: json, registry: .standard)
                 _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
                 return nil
             } catch {

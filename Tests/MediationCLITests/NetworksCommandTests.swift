@@ -9,12 +9,12 @@ private struct HouseFactory: NetworkAdapterFactory {
     var kind: String { "house" }
     var pricing: LineItem.Pricing { .fixedPrice }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         HouseAdapter()
     }
 
     private struct HouseAdapter: AdNetworkAdapter {
-        func loadAd(for request: AdRequest) async -> AdLoadResult { .noFill(NoFillReason(code: "none")) }
+        func loadAd(for request: AdRequest) async -> AdLoadResult { .noFill(AdLoadResult.NoFillReason(code: "none")) }
 
         func status(for template: RequestTemplate) async -> NetworkStatus {
             NetworkStatus(version: "house-2.1", mode: "in-house ad server", initialization: "ready", privacy: ["coppa": template.privacy.coppa ? "1" : "0"], notes: ["serves cross-promotion"])

@@ -11,7 +11,7 @@ private final class WarningFactory: NetworkAdapterFactory {
     var kind: String { "warner" }
     var pricing: LineItem.Pricing { .fixedPrice }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         WarningAdapter(network: network.id, clock: environment.clock, logger: environment.logger)
     }
 }

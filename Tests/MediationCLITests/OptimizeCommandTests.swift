@@ -87,7 +87,7 @@ struct OptimizeCommandTests {
         let result = await workspace.run(["optimize", "--config", "Config/mediation.json", "--reports", "r.csv", "--write", "new.json"])
         #expect(result.code == .success, "\(result.error)")
         let text = try String(contentsOf: workspace.directory.appendingPathComponent("new.json"), encoding: .utf8)
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: text)
+        let configuration = try MediationConfiguration(json: text, registry: .standard)
         let sources = configuration.placements[0].sources
         #expect(sources.map(\.id) == ["home_elo", "home_nitx", "home_backfill"])
         #expect(sources[1].eCPM == 1.28125)
@@ -113,7 +113,7 @@ struct OptimizeCommandTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("link.json").path)
         #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink)
         let text = try String(contentsOf: directory.appendingPathComponent("target.json"), encoding: .utf8)
-        #expect(try ConfigurationLoader(registry: .standard).load(json: text).placements.count == 1)
+        #expect(try MediationConfiguration(json: text, registry: .standard).placements.count == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("adir"), withIntermediateDirectories: true)
         let intoDirectory = await workspace.run(["optimize", "--reports", "r.csv", "--write", "adir"])
@@ -272,7 +272,7 @@ struct OptimizeCommandTests {
         let result = await workspace.run(["optimize", "--config", "Config/mediation.json", "--reports", "wild.csv", "--write", "new.json"])
         #expect(result.code == .success, "\(result.error)")
         let text = try String(contentsOf: workspace.directory.appendingPathComponent("new.json"), encoding: .utf8)
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: text)
+        let configuration = try MediationConfiguration(json: text, registry: .standard)
         let sources = configuration.placements[0].sources
         #expect(sources[1].eCPM == 1.5)
         #expect(sources[1].eCPMSD == 1.5)

@@ -69,7 +69,7 @@ private final class HouseAdsFactory: NetworkAdapterFactory {
     let pricing = LineItem.Pricing.fixedPrice
     private let built = Locked<[HouseAdsAdapter]>([])
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         for key in network.options.keys.sorted() where key != "campaign" {
             throw ConfigurationError(code: .unknownKey, path: "networks.\(network.id).options.\(key)", message: "unknown option for house_ads; the only one is \"campaign\"")
         }

@@ -66,10 +66,10 @@ struct ValidateAndEscapingTests {
         let lineItem = LineItem.fixedPrice("li\u{1B}[2J", network: "net", eCPM: 1)
         let trace = AuctionTrace(auctionID: "a1", placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 10, deadlineMilliseconds: 3000, winner: lineItem.id, winningECPM: 1, sources: [
             AuctionTrace.Source(lineItemID: lineItem.id, network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 10, outcome: .won, eCPM: 1, creativeID: Self.hostile),
-            AuctionTrace.Source(lineItemID: "other\nFAKE", network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 5, outcome: .noFill(NoFillReason(code: "x", message: "no\u{1B}[31m fill\nFAKE-ROW"))),
+            AuctionTrace.Source(lineItemID: "other\nFAKE", network: "net", pricing: .fixedPrice, startOffsetMilliseconds: 0, latencyMilliseconds: 5, outcome: .noFill(AdLoadResult.NoFillReason(code: "x", message: "no\u{1B}[31m fill\nFAKE-ROW"))),
         ])
-        let placement = PlacementConfiguration(id: "p", format: .banner, bannerSizing: .anchored, sources: [lineItem])
-        let text = HumanReport.render(placement: placement, outcome: OneShotOutcome(AuctionOutcome(winner: AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace)))
+        let placement = MediationConfiguration.Placement(id: "p", format: .banner, bannerSizing: .anchored, sources: [lineItem])
+        let text = HumanReport.render(placement: placement, outcome: OneShotOutcome(MediationEngine.AuctionOutcome(winner: MediationEngine.AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: 1, arrivedAt: .origin), trace: trace)))
         #expect(!text.contains("\u{1B}"))
         #expect(text.contains(#"creative cr\u{1B}[31mRED\u{0A}FAKE-LINE,"#))
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("FAKE") })

@@ -28,7 +28,7 @@ struct RevenueReportTests {
     """
 
     static func configuration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: .standard).load(json: configJSON)
+        try MediationConfiguration(json: configJSON, registry: .standard)
     }
 
     static func parse(_ text: String, file: String = "r.csv") throws(ReportError) -> [RevenueRow] {

@@ -60,7 +60,7 @@ struct PerformanceInternalsTests {
                 if ignoresCancellation {
                     await clock.sleepIgnoringCancellation(until: deadline)
                 } else {
-                    do { try await clock.sleep(until: deadline) } catch { return .failure(AdapterError(kind: .cancelled, message: "cancelled")) }
+                    do { try await clock.sleep(until: deadline) } catch { return .failure(AdLoadResult.Error(kind: .cancelled, message: "cancelled")) }
                 }
             }
             let ad = TrackedAd(id: "\(network)-\(made.withLock { $0.count })", network: network)
@@ -77,8 +77,8 @@ struct PerformanceInternalsTests {
         deadline: Duration = .milliseconds(300),
         until: Duration = .seconds(1),
         lateAnswers: Locked<[MediationEvent.LateAnswer]> = Locked([])
-    ) async -> AuctionOutcome {
-        let placement = PlacementConfiguration(
+    ) async -> MediationEngine.AuctionOutcome {
+        let placement = MediationConfiguration.Placement(
             id: "level_end",
             format: .interstitial,
             deadline: deadline,
@@ -100,7 +100,7 @@ struct PerformanceInternalsTests {
 
     /// A finished auction's trace whose lines have not been read yet (Fast fills at once,
     /// Slow at 500 ms, past the 300 ms deadline).
-    private static func lazyTrace() async -> (AuctionOutcome, [MediationEvent.LateAnswer]) {
+    private static func lazyTrace() async -> (MediationEngine.AuctionOutcome, [MediationEvent.LateAnswer]) {
         let clock = ManualClock()
         let late = Locked<[MediationEvent.LateAnswer]>([])
         let outcome = await runAuction(
@@ -197,7 +197,7 @@ struct PerformanceInternalsTests {
         let clock = ManualClock()
         let winner = TrackingAdapter(network: "Winner", clock: clock)
         let loser = TrackingAdapter(network: "Loser", clock: clock, delay: .milliseconds(10))
-        var outcome: AuctionOutcome? = await Self.runAuction(
+        var outcome: MediationEngine.AuctionOutcome? = await Self.runAuction(
             clock: clock,
             sources: [("Loser", 1.0, loser), ("Winner", 2.0, winner), ("Late", 3.0, TrackingAdapter(network: "Late", clock: clock, delay: .milliseconds(500), ignoresCancellation: true))]
         )
@@ -217,7 +217,7 @@ struct PerformanceInternalsTests {
         let winner = TrackingAdapter(network: "Winner", clock: clock)
         // Answers an hour later whatever happens: its task, and the run it reports to, live on.
         let hung = TrackingAdapter(network: "Hung", clock: clock, delay: .seconds(3600), ignoresCancellation: true)
-        var outcome: AuctionOutcome? = await Self.runAuction(
+        var outcome: MediationEngine.AuctionOutcome? = await Self.runAuction(
             clock: clock,
             sources: [("Winner", 2.0, winner), ("Hung", 3.0, hung)]
         )
@@ -348,7 +348,7 @@ struct PerformanceInternalsTests {
         let answers: [ScriptedAnswer] = [.after(.milliseconds(5), .fill), .after(.milliseconds(7), .noFill), .after(.milliseconds(9), .error)]
         let first = ScriptedAdapter(network: "First", pricing: .fixedPrice, clock: clock, script: answers)
         let second = ScriptedAdapter(network: "Second", pricing: .fixedPrice, clock: clock, script: Array(answers.reversed()))
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("First", eCPM: 2), .fixedPrice("Second", eCPM: 1)])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("First", eCPM: 2), .fixedPrice("Second", eCPM: 1)])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: first), AuctionSource(lineItem: placement.sources[1], adapter: second)], clock: clock)
         var traces: [AuctionTrace] = []
         for _ in 0..<3 {
@@ -360,7 +360,7 @@ struct PerformanceInternalsTests {
         let outcomes = traces.reversed().map { $0.sources.map(\.outcome) }.reversed().map { $0 }
         #expect(outcomes[0] == [.won, .cancelled(couldNotBeat: 2)])
         #expect(outcomes[1] == [.noFill(.noInventory), .noFill(.noInventory)])
-        #expect(outcomes[2].first == .error(AdapterError(kind: .server, code: 500, message: "scripted error")))
+        #expect(outcomes[2].first == .error(AdLoadResult.Error(kind: .server, code: 500, message: "scripted error")))
         #expect(outcomes[2].last == .won)
         #expect(Set(traces.map(\.auctionID)).count == 3)
         #expect(traces.map(\.startedAtMilliseconds) == [0, 1000, 2000])
@@ -373,7 +373,7 @@ struct PerformanceInternalsTests {
         let clock = ManualClock()
         let early = TrackingAdapter(network: "Early", clock: clock, delay: .milliseconds(10))
         let slow = TrackingAdapter(network: "Slow", clock: clock, delay: .milliseconds(200))
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("Early", eCPM: 1), .fixedPrice("Slow", eCPM: 2)])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: .milliseconds(300), sources: [.fixedPrice("Early", eCPM: 1), .fixedPrice("Slow", eCPM: 2)])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: early), AuctionSource(lineItem: placement.sources[1], adapter: slow)], clock: clock)
         let task = clock.startTask { await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial)) }
         await clock.advance(to: .origin + .milliseconds(50))
@@ -395,10 +395,10 @@ struct PerformanceInternalsTests {
     func requestSignalsAreValues() {
         var template = RequestTemplate()
         template.device.advertisingID = "template-ifa"
-        let placement = PlacementConfiguration(id: "home_banner", format: .banner, sources: [.bidder("Bid")])
-        let first = template.request(for: placement, slot: SlotSize(), context: HostContext(), at: .origin)
+        let placement = MediationConfiguration.Placement(id: "home_banner", format: .banner, sources: [.bidder("Bid")])
+        let first = template.request(for: placement, slot: SlotSize(), context: AdRequest.Context(), at: .origin)
         var second = first
-        var third = template.request(for: placement, slot: SlotSize(), context: HostContext(), at: .origin)
+        var third = template.request(for: placement, slot: SlotSize(), context: AdRequest.Context(), at: .origin)
         #expect(first == second && first == third)
         #expect(first.hashValue == third.hashValue)
 

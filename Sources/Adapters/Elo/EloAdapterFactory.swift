@@ -32,7 +32,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
     /// Builds the adapter.
     /// - Throws: ``ConfigurationError`` naming the JSON path of a missing or blank
     ///   `publisher_id`, an unknown credential or option, or an option of the wrong type or range.
-    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let settings = try NetworkSettings(network, kind: kind, credentials: Self.credentialKeys, options: Self.optionKeys)
         let publisherID = try settings.requiredCredential("publisher_id")
         let shareGeo = try settings.bool("share_geo") ?? true
@@ -90,7 +90,7 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
     /// whole points. A banner or native slot from 72 to 191 pt gets only the strip: a warning
     /// is not needed, the strip always fits.
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
+    public func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation {
         guard placement.format == .banner || placement.format == .native else {
             return .unfillable(at: placement.path(of: lineItem), "Elo serves banner and native ads only; placement \(placement.id) is \(placement.format)")
         }
@@ -104,10 +104,10 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
 
     /// What the factory clamps or ignores: `geo_precision` outside 0 ... 6 is clamped
     /// (`option_clamped`); `sandbox_no_bid_rate` with a URL endpoint is ignored (`option_ignored`).
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
-        var warnings: [ConfigurationWarning] = []
+    public func warnings(for network: MediationConfiguration.Network) -> [MediationConfiguration.Warning] {
+        var warnings: [MediationConfiguration.Warning] = []
         if case .integer(let value)? = network.options["geo_precision"], EloConfiguration.clampPrecision(value) != value {
-            warnings.append(ConfigurationWarning(code: .optionClamped, path: network.path(of: "options", "geo_precision"), message: "geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))"))
+            warnings.append(MediationConfiguration.Warning(code: .optionClamped, path: network.path(of: "options", "geo_precision"), message: "geo_precision \(value) clamped to \(EloConfiguration.clampPrecision(value))"))
         }
         if let settings = try? NetworkSettings(network, kind: kind, credentials: Self.credentialKeys, options: Self.optionKeys) {
             warnings += settings.sandboxOnlyWarnings(["sandbox_no_bid_rate"])

@@ -15,7 +15,7 @@ import Mediation
 ///   preload, which no engine waits for, stops at that instant with no fill `timeout`.
 /// - ``setShareGeoLocation(_:)`` lasts until ``shutdown()`` plus a new configure (a
 ///   re-configure alone keeps it).
-/// - After the host's consent withdrawal (`PrivacySignals.userConsent == false`) the stored user
+/// - After the host's consent withdrawal (`AdRequest.Privacy.userConsent == false`) the stored user
 ///   identifier and user data are erased at once (``hostPrivacyDidChange(_:)``).
 /// - The stored identity record is untrusted input (engine rule R21): each field is checked when
 ///   it is read back, and a bad one discarded with a warning.
@@ -23,7 +23,7 @@ package actor EloClient {
     /// The client's version string for support tickets.
     package static let sdkVersion = EloRequestBuilder.sdkVersion
 
-    private let transport: any HTTPTransport
+    private let transport: any HTTP.Transport
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let identityStore: any EloIdentityStore
@@ -62,7 +62,7 @@ package actor EloClient {
     package init(
         configuration: EloConfiguration? = nil,
         network: String = "elo",
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
         identityStore: any EloIdentityStore = InMemoryEloIdentityStore(),
@@ -229,7 +229,7 @@ package actor EloClient {
     /// Nitx network's `consent(false)` deletes the profile). Signals that do not withdraw change
     /// nothing. Idempotent.
     /// - Parameter privacy: the host's current signals.
-    package nonisolated func hostPrivacyDidChange(_ privacy: PrivacySignals) {
+    package nonisolated func hostPrivacyDidChange(_ privacy: AdRequest.Privacy) {
         guard privacy.userConsent == false else { return }
         let erased = updateIdentityIfChanged { record -> Bool in
             guard record.userIdentifier != nil || record.userData != nil else { return false }
@@ -253,7 +253,7 @@ package actor EloClient {
     /// The visitor id for a request with `privacy`: the install id when the user refused or
     /// withdrew consent (the publisher's identifier is first-party identity), else
     /// ``visitorID``.
-    private func visitorID(for privacy: PrivacySignals) -> String {
+    private func visitorID(for privacy: AdRequest.Privacy) -> String {
         let allowsIdentity = PrivacyRules.allowsIdentity(privacy)
         return identity.withLock { (allowsIdentity ? $0.userIdentifier : nil) ?? $0.installID ?? "" }
     }
@@ -417,7 +417,7 @@ package actor EloClient {
         } catch {
             return done(.error(EloError(.internalState, "request could not be encoded")))
         }
-        let httpRequest = HTTPRequest(
+        let httpRequest = HTTP.Request(
             method: "POST",
             url: configuration.baseURL.appendingPathComponent("v1").appendingPathComponent("bid"),
             headers: ["Content-Type": "application/json", "x-openrtb-version": "2.6"],
@@ -428,7 +428,7 @@ package actor EloClient {
         inFlight[requestID] = exchange
         // The bid request goes to the configured origin only, and so do its redirects (R17);
         // locking a transport already locked to it (the network's connection) adds nothing.
-        let locked = OriginLockedTransport(transport, endpoint: configuration.baseURL)
+        let locked = HTTP.OriginLockedTransport(transport, endpoint: configuration.baseURL)
         let outcome = await exchange.run(httpRequest, over: locked, clock: clock, deadline: isPreload ? deadline : nil)
         inFlight[requestID] = nil
 

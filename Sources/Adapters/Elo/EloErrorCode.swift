@@ -1,6 +1,6 @@
 import Mediation
 
-/// The Elo adapter's numbered error codes, carried in ``AdapterError/code``.
+/// The Elo adapter's numbered error codes, carried in ``AdLoadResult/Error/code``.
 ///
 /// | code | kind | meaning |
 /// | --- | --- | --- |
@@ -17,9 +17,10 @@ import Mediation
 /// | 16 | configuration | the server answered 401 or 403 (the publisher id is refused) |
 ///
 /// Codes 10 to 16 are the failures to reach the server that Elo's SDK reports as
-/// `.noFill(.networkError)` (Elo seed, `NoFillReason`); the engine classifies them as the
-/// `error` they are, with the kind of its one classification (``AdapterError/Kind/init(_:)``,
-/// ``AdapterError/Kind/init(httpStatus:)``), and the message starts with `networkError: `.
+/// `.noFill(.networkError)` (Elo seed, `AdLoadResult.NoFillReason`); the engine classifies them as
+/// the `error` they are, with the kind of its one classification
+/// (``AdLoadResult/Error/Kind/init(_:)``, ``AdLoadResult/Error/Kind/init(httpStatus:)``), and the
+/// message starts with `networkError: `.
 package enum EloErrorCode: Int, NetworkErrorCode {
     /// The answer could not be decoded.
     case decoding = 1
@@ -45,7 +46,7 @@ package enum EloErrorCode: Int, NetworkErrorCode {
     case unauthorized = 16
 
     /// The engine's kind for this code.
-    package var kind: AdapterError.Kind {
+    package var kind: AdLoadResult.Error.Kind {
         switch self {
         case .decoding, .responseTooLarge: .invalidResponse
         case .cancelled: .cancelled
@@ -58,7 +59,7 @@ package enum EloErrorCode: Int, NetworkErrorCode {
     }
 
     /// The code of a request that got no response.
-    package static func transport(_ failure: TransportError.Kind) -> EloErrorCode {
+    package static func transport(_ failure: HTTP.TransportError.Kind) -> EloErrorCode {
         switch failure {
         case .connection: .network
         case .timedOut: .timedOut
@@ -71,6 +72,6 @@ package enum EloErrorCode: Int, NetworkErrorCode {
 
     /// The code of an HTTP error status (at least 300): 16 for 401 and 403, else 15.
     package static func status(_ httpStatus: Int) -> EloErrorCode {
-        AdapterError.Kind(httpStatus: httpStatus) == .configuration ? .unauthorized : .serverStatus
+        AdLoadResult.Error.Kind(httpStatus: httpStatus) == .configuration ? .unauthorized : .serverStatus
     }
 }

@@ -16,7 +16,7 @@ enum EloMessageRules {
     static let maximumFutureSkew: TimeInterval = 86_400
 
     /// The latest 30 messages, oldest first.
-    static func latest(_ messages: [HostContext.Message]) -> [HostContext.Message] {
+    static func latest(_ messages: [AdRequest.Context.Message]) -> [AdRequest.Context.Message] {
         Array(messages.suffix(maximumMessages))
     }
 
@@ -49,7 +49,7 @@ enum EloMessageRules {
     ///   - messages: the conversation, oldest first.
     ///   - now: the wall-clock time for the "a day ahead" rule.
     /// - Returns: the wire messages and the warnings.
-    static func wireMessages(_ messages: [HostContext.Message], now: Date) -> (messages: [EloWireMessage], warnings: [String]) {
+    static func wireMessages(_ messages: [AdRequest.Context.Message], now: Date) -> (messages: [EloWireMessage], warnings: [String]) {
         let latest = latest(messages)
         let offset = messages.count - latest.count
         var warnings: [String] = []

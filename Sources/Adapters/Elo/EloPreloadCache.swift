@@ -6,13 +6,13 @@ import Mediation
 struct EloPreloadKey: Hashable, Sendable {
     /// A message as the key sees it.
     struct Message: Hashable, Sendable {
-        var role: HostContext.Message.Role
+        var role: AdRequest.Context.Message.Role
         var content: String
     }
 
     /// The consent in force when the ad was requested.
     struct ConsentSnapshot: Hashable, Sendable {
-        var privacy: PrivacySignals
+        var privacy: AdRequest.Privacy
         var coppa: Bool
         var tfua: Bool
     }
@@ -20,7 +20,7 @@ struct EloPreloadKey: Hashable, Sendable {
     var adUnitID: String
     var format: AdFormat
     var messages: [Message]
-    var contextObjects: [HostContext.Object]
+    var contextObjects: [AdRequest.Context.Object]
     var maxHeight: Int?
     var maxWidth: Int?
     var consent: ConsentSnapshot

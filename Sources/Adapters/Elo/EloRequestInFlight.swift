@@ -10,7 +10,7 @@ final class EloRequestInFlight: Sendable {
     /// How the exchange ended.
     enum Outcome: Sendable {
         /// The transport answered (a response or a transport error).
-        case response(Result<HTTPResponse, TransportError>)
+        case response(Result<HTTP.Response, HTTP.TransportError>)
         /// A preload's deadline passed first.
         case timedOut
         /// The caller's task was cancelled, or ``cancel()`` was called.
@@ -27,7 +27,7 @@ final class EloRequestInFlight: Sendable {
 
     /// Sends `request` on `clock`'s executor and waits for its answer, a cancellation, or
     /// `deadline` when one is given (preloads only).
-    func run(_ request: HTTPRequest, over transport: any HTTPTransport, clock: any MediationClock, deadline: MediationInstant? = nil) async -> Outcome {
+    func run(_ request: HTTP.Request, over transport: any HTTP.Transport, clock: any MediationClock, deadline: MediationInstant? = nil) async -> Outcome {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 let early = state.withLock { state -> Outcome? in
@@ -40,7 +40,7 @@ final class EloRequestInFlight: Sendable {
                     return
                 }
                 let send = clock.startTask { [self] in
-                    do throws(TransportError) {
+                    do throws(HTTP.TransportError) {
                         let response = try await transport.send(request)
                         finish(.response(.success(response)))
                     } catch {

@@ -33,7 +33,7 @@ enum EloResponseParser {
     /// (`exp`, cut to one day), the ids (cut to 128 characters), the text (cut to 256), the URLs
     /// (http(s), at most 2048 characters, else dropped) and the tracking lists (at most 64 URLs
     /// each).
-    static func parse(_ response: HTTPResponse, context: Context) -> Answer {
+    static func parse(_ response: HTTP.Response, context: Context) -> Answer {
         guard (200..<300).contains(response.statusCode) else { return .serverError(status: response.statusCode) }
         if response.statusCode == 204 || response.body.isEmpty { return .noBids }
         let decoded: EloWireBidResponse

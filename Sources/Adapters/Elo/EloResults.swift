@@ -1,6 +1,6 @@
 import Mediation
 
-/// Why Elo served no ad (Elo seed, `NoFillReason`). A no-fill is not an error.
+/// Why Elo served no ad (Elo seed, `AdLoadResult.NoFillReason`). A no-fill is not an error.
 public enum EloNoFillReason: Sendable, Hashable {
     /// The server answered with no ad (HTTP 204, or an answer without a bid).
     case noBids
@@ -19,14 +19,14 @@ public enum EloNoFillReason: Sendable, Hashable {
 
     /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`
     /// (with the detail as the message), `sessionDisabled` and `other` (with the message).
-    package var engineReason: NoFillReason {
+    package var engineReason: AdLoadResult.NoFillReason {
         switch self {
-        case .noBids: NoFillReason(code: "noBids")
-        case .timeout: NoFillReason(code: "timeout")
-        case .notConfigured: NoFillReason(code: "notConfigured")
-        case .networkError(let detail): NoFillReason(code: "networkError", message: detail)
-        case .sessionDisabled: NoFillReason(code: "sessionDisabled")
-        case .other(let message): NoFillReason(code: "other", message: message)
+        case .noBids: AdLoadResult.NoFillReason(code: "noBids")
+        case .timeout: AdLoadResult.NoFillReason(code: "timeout")
+        case .notConfigured: AdLoadResult.NoFillReason(code: "notConfigured")
+        case .networkError(let detail): AdLoadResult.NoFillReason(code: "networkError", message: detail)
+        case .sessionDisabled: AdLoadResult.NoFillReason(code: "sessionDisabled")
+        case .other(let message): AdLoadResult.NoFillReason(code: "other", message: message)
         }
     }
 }
@@ -69,7 +69,7 @@ public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The engine's error: decoding -> `invalidResponse` (code 1), cancelled -> `cancelled`
     /// (code 2), internal state -> `configuration` (code 3).
-    package var adapterError: AdapterError {
+    package var adapterError: AdLoadResult.Error {
         switch category {
         case .decoding: EloErrorCode.decoding.error(message)
         case .cancelled: EloErrorCode.cancelled.error(message)
@@ -88,7 +88,7 @@ package enum EloAdResult: Sendable {
     /// The server could not be reached, or answered an error status: what Elo's SDK reports as
     /// `.noFill(.networkError(detail:))`, and the engine's error for it (``EloErrorCode`` 10 to
     /// 16, the kind of the engine's one classification).
-    case networkError(detail: String, failure: AdapterError)
+    case networkError(detail: String, failure: AdLoadResult.Error)
     /// A failure.
     case error(EloError)
 

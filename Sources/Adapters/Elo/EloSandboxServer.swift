@@ -48,16 +48,16 @@ package struct EloSandboxServer: NetworkConnection.SandboxServer {
     }
 
     /// Answers one request.
-    package func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTP.Request) async -> HTTP.Response {
         let path = request.url.path
-        if request.method == "GET", path.hasPrefix("/t/") { return HTTPResponse(statusCode: 204) }
-        if request.method == "POST", path == "/v1/events" { return HTTPResponse(statusCode: 204) }
-        guard request.method == "POST", path == "/v1/bid" else { return HTTPResponse(statusCode: 404) }
+        if request.method == "GET", path.hasPrefix("/t/") { return HTTP.Response(statusCode: 204) }
+        if request.method == "POST", path == "/v1/events" { return HTTP.Response(statusCode: 204) }
+        guard request.method == "POST", path == "/v1/bid" else { return HTTP.Response(statusCode: 404) }
         guard let body = request.body,
               let bidRequest = try? JSONDecoder().decode(EloWireBidRequest.self, from: body),
               let imp = bidRequest.imp.first
-        else { return HTTPResponse(statusCode: 400) }
-        guard let format = EloAdFormat.choose(forMaxHeight: imp.native.h) else { return HTTPResponse(statusCode: 204) }
+        else { return HTTP.Response(statusCode: 400) }
+        guard let format = EloAdFormat.choose(forMaxHeight: imp.native.h) else { return HTTP.Response(statusCode: 204) }
 
         let draw = state.withLock { state -> (noBid: Bool, price: Double, creative: Int, serial: Int) in
             let noBid = state.random.nextUnit() < noBidRate
@@ -67,8 +67,8 @@ package struct EloSandboxServer: NetworkConnection.SandboxServer {
             let raw = priceRange.lowerBound + unit * (priceRange.upperBound - priceRange.lowerBound)
             return (noBid, (raw * 100).rounded() / 100, creative, state.served)
         }
-        if draw.noBid { return HTTPResponse(statusCode: 204) }
-        if let floor = imp.bidfloor, draw.price < floor { return HTTPResponse(statusCode: 204) }
+        if draw.noBid { return HTTP.Response(statusCode: 204) }
+        if let floor = imp.bidfloor, draw.price < floor { return HTTP.Response(statusCode: 204) }
 
         let creative = Self.creatives[draw.creative]
         let adID = "elo-sb-\(draw.serial)"
@@ -106,7 +106,7 @@ package struct EloSandboxServer: NetworkConnection.SandboxServer {
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(response) else { return HTTPResponse(statusCode: 500) }
+        guard let data = try? encoder.encode(response) else { return HTTP.Response(statusCode: 500) }
         return .json(data)
     }
 }

@@ -73,9 +73,9 @@ final class EloTracker: Sendable {
     static let maximumDwell: Duration = .seconds(24 * 3600)
 
     /// Tracking pings: URLs from the answer.
-    private let transport: OriginLockedTransport
+    private let transport: HTTP.OriginLockedTransport
     /// Analytics: the configured origin only.
-    private let eventsTransport: OriginLockedTransport
+    private let eventsTransport: HTTP.OriginLockedTransport
     private let eventsURL: URL
     private let visitorID: String
     private let clock: any MediationClock
@@ -89,7 +89,7 @@ final class EloTracker: Sendable {
     private let tasks = Locked<(pending: [Task<Void, Never>], last: Task<Void, Never>?)>(([], nil))
 
     init(
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         baseURL: URL,
         visitorID: String,
         clock: any MediationClock,
@@ -98,8 +98,8 @@ final class EloTracker: Sendable {
         debug: EloDebugChannel,
         session: EloTrackingSession = EloTrackingSession()
     ) {
-        self.transport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
-        self.eventsTransport = OriginLockedTransport(transport, endpoint: baseURL)
+        self.transport = HTTP.OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
+        self.eventsTransport = HTTP.OriginLockedTransport(transport, endpoint: baseURL)
         self.eventsURL = baseURL.appendingPathComponent("v1").appendingPathComponent("events")
         self.visitorID = visitorID
         self.clock = clock
@@ -138,7 +138,7 @@ final class EloTracker: Sendable {
                     outcome = .failed(.cancelled)
                     break
                 }
-                if let failure = await Self.send(HTTPRequest(method: "GET", url: url), over: transport) {
+                if let failure = await Self.send(HTTP.Request(method: "GET", url: url), over: transport) {
                     outcome = .failed(failure)
                     break
                 }
@@ -169,7 +169,7 @@ final class EloTracker: Sendable {
             let capture = debug.capturesPayloads
             debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: capture ? EloDebugChannel.json(body) : nil, at: now()) }
         }
-        let request = HTTPRequest(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(body).utf8))
+        let request = HTTP.Request(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(body).utf8))
         let session = session
         start { [eventsTransport, debug, now] in
             let failure: EloTrackingFailure?
@@ -231,8 +231,8 @@ final class EloTracker: Sendable {
         return components.url
     }
 
-    private static func send(_ request: HTTPRequest, over transport: any HTTPTransport) async -> EloTrackingFailure? {
-        do throws(TransportError) {
+    private static func send(_ request: HTTP.Request, over transport: any HTTP.Transport) async -> EloTrackingFailure? {
+        do throws(HTTP.TransportError) {
             let response = try await transport.send(request)
             return (200..<300).contains(response.statusCode) ? nil : .httpStatus(response.statusCode)
         } catch {

@@ -30,7 +30,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     private let requestCounts = Locked<[String: UInt64]>([:])
 
     /// The no-fill reason: code `noFill`, "no ad to show" (AdMob error code 3, "No fill").
-    package static let noFillReason = NoFillReason(code: "noFill", message: "no ad to show")
+    package static let noFillReason = AdLoadResult.NoFillReason(code: "noFill", message: "no ad to show")
 
     /// Creates an adapter.
     /// - Parameters:
@@ -67,11 +67,11 @@ public struct FallbackAdapter: AdNetworkAdapter {
             do {
                 try await clock.sleep(until: clock.now + latency)
             } catch {
-                return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
+                return .failure(AdLoadResult.Error(kind: .cancelled, message: "request cancelled"))
             }
         }
         if Task.isCancelled {
-            return .failure(AdapterError(kind: .cancelled, message: "request cancelled"))
+            return .failure(AdLoadResult.Error(kind: .cancelled, message: "request cancelled"))
         }
         guard fills else { return .noFill(FallbackAdapter.noFillReason) }
 
@@ -115,7 +115,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     ///   - slot: the slot's bounds in points.
     ///   - screen: the screen.
     /// - Returns: the size in points.
-    package static func inlineAdaptiveSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: DeviceInfo.Screen) -> AdSize {
+    package static func inlineAdaptiveSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: AdRequest.Device.Screen) -> AdSize {
         let width = AnchoredAdaptiveSizing.slotWidth(for: slot, screen: screen)
         let maxHeight = slot.maxHeight ?? QartveloInlineSizing.defaultMaxHeight
         var best: Double?
@@ -134,7 +134,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
     ///   - slot: the slot's bounds in points.
     ///   - screen: the screen, for `screen` sizes and as an outer bound.
     /// - Returns: the chosen size in points.
-    package static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: DeviceInfo.Screen) -> AdSize {
+    package static func chooseSize(_ candidates: [FallbackCreativeSize], slot: SlotSize, screen: AdRequest.Device.Screen) -> AdSize {
         let sizes = candidates.map { $0.resolved(on: screen) }
         let bound = SlotSize(
             maxWidth: min(slot.maxWidth ?? .infinity, screen.width),
@@ -171,7 +171,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// Builds the adapter.
     /// - Throws: ``ConfigurationError`` for a URL endpoint, an unknown credential or
     ///   a bad option (the option rules are in ``FallbackOptions``).
-    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         if case .url = network.endpoint {
             throw ConfigurationError(code: .invalidValue, path: network.path(of: "endpoint"), message: "the fallback network has no server; use \"sandbox\"")
         }
@@ -185,7 +185,7 @@ public struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// slot, every fill would be rejected (203). A `"screen"` size is taken to fit (the screen
     /// is the host's). Options that cannot be parsed are reported by `makeAdapter`.
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
+    public func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation {
         guard let options = try? FallbackOptions(parsing: network.options, networkID: network.id) else { return .valid }
         let sizes = options.sizes(for: placement.format)
         let fits = sizes.contains { size in

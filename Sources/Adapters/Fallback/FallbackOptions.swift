@@ -159,7 +159,7 @@ public enum FallbackCreativeSize: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The size in points on `screen`.
-    package func resolved(on screen: DeviceInfo.Screen) -> AdSize {
+    package func resolved(on screen: AdRequest.Device.Screen) -> AdSize {
         switch self {
         case .points(let size): size
         case .screen: AdSize(width: screen.width, height: screen.height)

@@ -29,7 +29,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     /// Builds the adapter.
     /// - Throws: ``ConfigurationError`` naming the JSON path of a missing or malformed
     ///   credential, an unknown key, or an option of the wrong type or value.
-    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let settings = try NetworkSettings(network, kind: kind, credentials: ["source_code"], options: Self.optionKeys)
         let code = try settings.requiredCredential("source_code", hint: "the mobile source code, SDK-AM-...")
         guard Self.isValidSourceCode(code) else {
@@ -68,7 +68,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     /// needs a slot at least 1 pt wide and 50 pt high (its smallest size is 320x50, its adaptive
     /// banner 50 to 90 pt high).
     /// - Returns: an `unfillable` error at the source's path, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
+    public func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation {
         switch placement.format {
         case .rewarded:
             return .unfillable(at: placement.path(of: lineItem), "Nitx serves no rewarded ads (rewarded is not available in v1); placement \(placement.id) is rewarded")
@@ -85,7 +85,7 @@ public struct NitxAdapterFactory: NetworkAdapterFactory {
     }
 
     /// What the factory ignores: `sdk_block` with a URL endpoint (it shapes the sandbox only).
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+    public func warnings(for network: MediationConfiguration.Network) -> [MediationConfiguration.Warning] {
         (try? NetworkSettings(network, kind: kind, credentials: ["source_code"], options: Self.optionKeys))?.sandboxOnlyWarnings(["sdk_block"]) ?? []
     }
 

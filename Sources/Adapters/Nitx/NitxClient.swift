@@ -15,7 +15,7 @@ package actor NitxClient {
     /// The options it started with.
     package nonisolated let options: NitxOptions
     private let networkID: String
-    private let transport: any HTTPTransport
+    private let transport: any HTTP.Transport
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let storage: any NitxStorage
@@ -55,7 +55,7 @@ package actor NitxClient {
         sourceCode: String,
         options: NitxOptions = NitxOptions(),
         networkID: String = "nitx",
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
         storage: any NitxStorage = NitxInMemoryStorage(),
@@ -67,7 +67,7 @@ package actor NitxClient {
         self.networkID = networkID
         // Every request, event batch and forget stays on the API's origin (R17), whatever
         // transport the client is given.
-        let transport = OriginLockedTransport(transport, endpoint: options.apiBaseURL)
+        let transport = HTTP.OriginLockedTransport(transport, endpoint: options.apiBaseURL)
         self.transport = transport
         self.clock = clock
         self.logger = logger
@@ -115,7 +115,7 @@ package actor NitxClient {
 
     /// Records the user's consent answer: `true` stores a consent record and persists the
     /// buffered profile; `false` deletes the profile and the consent record, keeping the
-    /// visitor id. The host's own withdrawal signal (`PrivacySignals.userConsent == false`) is
+    /// visitor id. The host's own withdrawal signal (`AdRequest.Privacy.userConsent == false`) is
     /// a `consent(false)` too (``hostPrivacyDidChange(_:)``). Does nothing with personalization off.
     package func consent(_ granted: Bool) {
         visitor.withLock { $0.setConsent(granted) }
@@ -129,7 +129,7 @@ package actor NitxClient {
     /// included (nothing is left to send). Signals that do not withdraw change nothing: consent
     /// is granted only by ``consent(_:)``. Idempotent; does nothing with personalization off.
     /// - Parameter privacy: the host's current signals.
-    package nonisolated func hostPrivacyDidChange(_ privacy: PrivacySignals) {
+    package nonisolated func hostPrivacyDidChange(_ privacy: AdRequest.Privacy) {
         guard privacy.userConsent == false else { return }
         let deleted = visitor.withLock { visitor -> Bool in
             guard visitor.holdsConsentOrProfile else { return false }
@@ -169,7 +169,7 @@ package actor NitxClient {
         headers["Content-Type"] = "application/json"
         let body = try? JSONEncoder().encode(NitxWireForgetRequest(visitorID: forgotten))
         do {
-            let response = try await transport.send(HTTPRequest(method: "POST", url: url, headers: headers, body: body))
+            let response = try await transport.send(HTTP.Request(method: "POST", url: url, headers: headers, body: body))
             if !(200..<300).contains(response.statusCode) {
                 logger.warning("Nitx forget request answered HTTP \(response.statusCode)", source: networkID)
             }
@@ -251,7 +251,7 @@ package actor NitxClient {
         if Task.isCancelled { return finish(.failure(NitxErrorCode.cancelled.error("request cancelled"))) }
         if isShutDown { return finish(.failure(NitxErrorCode.shutDown.error("the Nitx client was shut down"))) }
 
-        var response: HTTPResponse
+        var response: HTTP.Response
         let baseURL = options.apiBaseURL
         if currentMode == .post, let url = endpoints.ads {
             counters.postRequests += 1
@@ -373,8 +373,8 @@ package actor NitxClient {
         counters.configLoads += 1
         let base = options.apiBaseURL
         let url = base.appendingPathComponent("api/ad-mobiles/show").appendingPathComponent(sourceCode)
-        let response: HTTPResponse
-        switch await send(HTTPRequest(method: "GET", url: url, headers: Self.headers(options))) {
+        let response: HTTP.Response
+        switch await send(HTTP.Request(method: "GET", url: url, headers: Self.headers(options))) {
         case .failure(let error):
             logger.warning("Nitx source config could not be loaded: \(error); using GET", source: networkID)
             return
@@ -407,18 +407,18 @@ package actor NitxClient {
             initCalled = true
             counters.initCalls += 1
             let initURL = base.appendingPathComponent("api/ad-mobiles/init").appendingPathComponent(sourceCode)
-            if case .failure(let error) = await send(HTTPRequest(method: "GET", url: initURL, headers: Self.headers(options))) {
+            if case .failure(let error) = await send(HTTP.Request(method: "GET", url: initURL, headers: Self.headers(options))) {
                 logger.warning("Nitx init call failed: \(error)", source: networkID)
             }
         }
     }
 
-    private func get(slot: String) -> HTTPRequest {
+    private func get(slot: String) -> HTTP.Request {
         let url = options.apiBaseURL.appendingPathComponent("api/ad-slots/show").appendingPathComponent(slot)
-        return HTTPRequest(method: "GET", url: url, headers: Self.headers(options))
+        return HTTP.Request(method: "GET", url: url, headers: Self.headers(options))
     }
 
-    private func post(url: URL, slot: String, choice: NitxFormatChoice, request: AdRequest) -> HTTPRequest {
+    private func post(url: URL, slot: String, choice: NitxFormatChoice, request: AdRequest) -> HTTP.Request {
         let body = NitxWireAdsRequest(
             slot: slot,
             format: choice.format.rawValue,
@@ -430,10 +430,10 @@ package actor NitxClient {
         encoder.outputFormatting = [.sortedKeys]
         var headers = Self.headers(options)
         headers["Content-Type"] = "application/json"
-        return HTTPRequest(method: "POST", url: url, headers: headers, body: try? encoder.encode(body))
+        return HTTP.Request(method: "POST", url: url, headers: headers, body: try? encoder.encode(body))
     }
 
-    private func send(_ request: HTTPRequest) async -> Result<HTTPResponse, AdapterError> {
+    private func send(_ request: HTTP.Request) async -> Result<HTTP.Response, AdLoadResult.Error> {
         if isShutDown {
             return .failure(NitxErrorCode.shutDown.error("the Nitx client was shut down"))
         }

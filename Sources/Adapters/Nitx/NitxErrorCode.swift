@@ -1,6 +1,6 @@
 import Mediation
 
-/// The Nitx adapter's numbered error codes, carried in ``AdapterError/code``.
+/// The Nitx adapter's numbered error codes, carried in ``AdLoadResult/Error/code``.
 ///
 /// | code | kind | meaning |
 /// | --- | --- | --- |
@@ -21,7 +21,7 @@ import Mediation
 /// | 15 | configuration | the request could not be sent: a bad URL, or one off the API's origin (R17) |
 ///
 /// A request that got no response takes its kind from the engine's one classification
-/// (``AdapterError/Kind/init(_:)``): 1, 8, 9, 12, 13 and 15.
+/// (``AdLoadResult/Error/Kind/init(_:)``): 1, 8, 9, 12, 13 and 15.
 package enum NitxErrorCode: Int, NetworkErrorCode {
     /// The API could not be reached.
     case network = 1
@@ -55,7 +55,7 @@ package enum NitxErrorCode: Int, NetworkErrorCode {
     case requestRefused = 15
 
     /// The engine's kind for this code.
-    package var kind: AdapterError.Kind {
+    package var kind: AdLoadResult.Error.Kind {
         switch self {
         case .network: .network
         case .server, .redirectRefused: .server
@@ -69,7 +69,7 @@ package enum NitxErrorCode: Int, NetworkErrorCode {
     }
 
     /// The code of a request that got no response.
-    package static func transport(_ failure: TransportError.Kind) -> NitxErrorCode {
+    package static func transport(_ failure: HTTP.TransportError.Kind) -> NitxErrorCode {
         switch failure {
         case .connection: .network
         case .timedOut: .timedOut

@@ -24,7 +24,7 @@ package final class NitxEventBatcher: Sendable {
         var closed = false
     }
 
-    private let transport: any HTTPTransport
+    private let transport: any HTTP.Transport
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let headers: [String: String]
@@ -38,7 +38,7 @@ package final class NitxEventBatcher: Sendable {
     ///   - logger: warnings about failed batches.
     ///   - headers: header fields of every batch request.
     ///   - logSource: the log lines' source, the network id.
-    package init(transport: any HTTPTransport, clock: any MediationClock, logger: any MediationLogger, headers: [String: String] = [:], logSource: String = "nitx") {
+    package init(transport: any HTTP.Transport, clock: any MediationClock, logger: any MediationLogger, headers: [String: String] = [:], logSource: String = "nitx") {
         self.transport = transport
         self.clock = clock
         self.logger = logger
@@ -117,7 +117,7 @@ package final class NitxEventBatcher: Sendable {
         var headers = headers
         headers["Content-Type"] = "application/json"
         do {
-            let response = try await transport.send(HTTPRequest(method: "POST", url: endpoint, headers: headers, body: body))
+            let response = try await transport.send(HTTP.Request(method: "POST", url: endpoint, headers: headers, body: body))
             if (200..<300).contains(response.statusCode) {
                 state.withLock { state in
                     state.sentCount += events.count

@@ -55,7 +55,7 @@ package struct NitxFormatChoice: Sendable, Hashable {
     ///   where unbounded); rewarded: ``NitxFormat/rewarded`` (which the client fails).
     /// - Returns: the choice, or a ``NitxErrorCode/noBannerSizeFits`` failure when no banner
     ///   fits (a slot narrower than 1 pt or lower than 50 pt).
-    package static func resolve(for request: AdRequest) -> Result<NitxFormatChoice, AdapterError> {
+    package static func resolve(for request: AdRequest) -> Result<NitxFormatChoice, AdLoadResult.Error> {
         let screen = AdSize(width: request.screen.width, height: request.screen.height)
         switch request.format {
         case .interstitial:

@@ -6,9 +6,9 @@ package enum NitxParsedAnswer: Sendable, Hashable {
     /// An ad: its creative id, the served format, the creative, and (POST mode) its impression id.
     case ad(creativeID: String, format: NitxFormat, creative: NitxCreative, impressionID: String?)
     /// No ad.
-    case noFill(NoFillReason)
+    case noFill(AdLoadResult.NoFillReason)
     /// A failure.
-    case failure(AdapterError)
+    case failure(AdLoadResult.Error)
 }
 
 /// Turns a slot answer (GET or POST) into an ad, a no-fill or a failure. Untrusted input
@@ -19,14 +19,14 @@ package enum NitxParsedAnswer: Sendable, Hashable {
 /// most 10,000 pt) make the answer invalid (code 3).
 package enum NitxResponseParser {
     /// The no-fill reason of an empty answer (`204` or `"ad": null`).
-    package static let noAd = NoFillReason(code: "noAd", message: "the slot has no ad")
+    package static let noAd = AdLoadResult.NoFillReason(code: "noAd", message: "the slot has no ad")
 
     /// Parses `response` to a request for `requested`.
     /// - Parameters:
     ///   - response: the HTTP answer.
     ///   - requested: the format asked for.
     ///   - baseURL: the API base URL relative creative paths resolve against.
-    package static func parse(_ response: HTTPResponse, requested: NitxFormat, baseURL: URL) -> NitxParsedAnswer {
+    package static func parse(_ response: HTTP.Response, requested: NitxFormat, baseURL: URL) -> NitxParsedAnswer {
         switch response.statusCode {
         case 204:
             return .noFill(noAd)

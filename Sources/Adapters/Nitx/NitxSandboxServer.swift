@@ -75,7 +75,7 @@ package struct NitxSandboxServer: NetworkConnection.SandboxServer {
     package var counts: Counts { state.withLock { $0.counts } }
 
     /// Answers one request.
-    package func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTP.Request) async -> HTTP.Response {
         let path = request.url.path
         let parts = path.split(separator: "/").map(String.init)
         switch (request.method, parts.count) {
@@ -102,18 +102,18 @@ package struct NitxSandboxServer: NetworkConnection.SandboxServer {
             let count = request.body.flatMap { try? JSONDecoder().decode(NitxWireEventBatch.self, from: $0) }?.events.count
             guard let count else { return Self.json(#"{"error":"bad request"}"#, status: 400) }
             state.withLock { $0.counts.events += count }
-            return HTTPResponse(statusCode: 204)
+            return HTTP.Response(statusCode: 204)
         case ("POST", _) where path == Self.forgetPath && configuration.sdkBlock:
             state.withLock { $0.counts.forgets += 1 }
-            return HTTPResponse(statusCode: 204)
+            return HTTP.Response(statusCode: 204)
         default:
             return Self.json(#"{"error":"not found"}"#, status: 404)
         }
     }
 
-    private func answer(slot: String, format: NitxFormat?, impression: Bool) -> HTTPResponse {
+    private func answer(slot: String, format: NitxFormat?, impression: Bool) -> HTTP.Response {
         let upper = slot.uppercased()
-        if upper.contains("NOFILL") { return HTTPResponse(statusCode: 204) }
+        if upper.contains("NOFILL") { return HTTP.Response(statusCode: 204) }
         let served = state.withLock { state -> UInt64 in
             state.served += 1
             return state.served
@@ -140,14 +140,14 @@ package struct NitxSandboxServer: NetworkConnection.SandboxServer {
         return Self.encode(response)
     }
 
-    private static func encode(_ value: some Encodable) -> HTTPResponse {
+    private static func encode(_ value: some Encodable) -> HTTP.Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else { return json(#"{"error":"encoding"}"#, status: 500) }
         return .json(data)
     }
 
-    private static func json(_ text: String, status: Int = 200) -> HTTPResponse {
+    private static func json(_ text: String, status: Int = 200) -> HTTP.Response {
         .json(Data(text.utf8), statusCode: status)
     }
 }

@@ -119,14 +119,14 @@ struct NitxVisitorStore {
 
     /// The wire's visitor block: `nil` with personalization off; the profile only with consent.
     var wireBlock: NitxWireVisitor? {
-        wireBlock(for: PrivacySignals(limitAdTracking: false))
+        wireBlock(for: AdRequest.Privacy(limitAdTracking: false))
     }
 
     /// The wire's visitor block for a request with `privacy`: `nil` with personalization off;
     /// the profile only with the consent record (`consent(true)`), and never when the host says
     /// the user refused or withdrew consent (then `consent` is `false` on the wire) or the
     /// request is child-directed (COPPA) or for a user under the age of consent (TFUA).
-    func wireBlock(for privacy: PrivacySignals) -> NitxWireVisitor? {
+    func wireBlock(for privacy: AdRequest.Privacy) -> NitxWireVisitor? {
         guard enabled, let visitorID else { return nil }
         let withdrawn = !PrivacyRules.allowsIdentity(privacy)
         let granted = consent == true && !withdrawn && !privacy.coppa && !privacy.underAgeOfConsent && !profile.isEmpty

@@ -25,8 +25,8 @@ package struct QartveloAdapter: AdNetworkAdapter {
     /// The network id as the configuration names it.
     package let network: String
     let builder: QartveloRequestBuilder
-    private let transport: OriginLockedTransport
-    private let answerTransport: OriginLockedTransport
+    private let transport: HTTP.OriginLockedTransport
+    private let answerTransport: HTTP.OriginLockedTransport
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let tracker: any QartveloEventTracking
@@ -50,7 +50,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         appID: String,
         baseURL: URL,
         adaptive: Bool = true,
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock,
         logger: any MediationLogger = SilentLogger()
     ) {
@@ -69,7 +69,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         appID: String,
         baseURL: URL,
         adaptive: Bool = true,
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock,
         logger: any MediationLogger = SilentLogger(),
         tracker: (any QartveloEventTracking)?,
@@ -77,8 +77,8 @@ package struct QartveloAdapter: AdNetworkAdapter {
     ) {
         self.network = network
         builder = QartveloRequestBuilder(appID: appID, baseURL: baseURL, adaptive: adaptive)
-        self.transport = OriginLockedTransport(transport, endpoint: baseURL)
-        answerTransport = OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
+        self.transport = HTTP.OriginLockedTransport(transport, endpoint: baseURL)
+        answerTransport = HTTP.OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
         self.clock = clock
         self.logger = logger
         let gate = gate
@@ -107,7 +107,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         }
         let requestID = "\(idPrefix)-\(sequence)"
         guard gate.isOpen else {
-            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled.rawValue, message: "the adapter was shut down"))
+            return .failure(AdLoadResult.Error(kind: .cancelled, code: QartveloErrorCode.cancelled.rawValue, message: "the adapter was shut down"))
         }
         let plan: QartveloRequestPlan
         switch builder.plan(for: request, requestID: requestID, now: clock.now) {
@@ -115,7 +115,7 @@ package struct QartveloAdapter: AdNetworkAdapter {
         case .failure(let error): return .failure(error)
         }
 
-        let response: HTTPResponse
+        let response: HTTP.Response
         do {
             response = try await transport.send(plan.http)
         } catch {
@@ -125,19 +125,19 @@ package struct QartveloAdapter: AdNetworkAdapter {
         case 200: break
         case 204: return .noFill(.noInventory)
         case 401, 403:
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.unauthorized.rawValue, message: "Qartvelo refused the app id (\(response.statusCode))", httpStatus: response.statusCode))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: QartveloErrorCode.unauthorized.rawValue, message: "Qartvelo refused the app id (\(response.statusCode))", httpStatus: response.statusCode))
         default:
-            return .failure(AdapterError(kind: .server, code: QartveloErrorCode.serverStatus.rawValue, message: "Qartvelo answered \(response.statusCode)", httpStatus: response.statusCode))
+            return .failure(AdLoadResult.Error(kind: .server, code: QartveloErrorCode.serverStatus.rawValue, message: "Qartvelo answered \(response.statusCode)", httpStatus: response.statusCode))
         }
 
         let answer: QartveloWireBannerResponse
         do {
             answer = try JSONDecoder().decode(QartveloWireBannerResponse.self, from: response.body)
         } catch {
-            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse.rawValue, message: "the answer is not a Qartvelo banner response"))
+            return .failure(AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.malformedResponse.rawValue, message: "the answer is not a Qartvelo banner response"))
         }
         guard let wireAd = answer.ad else {
-            return .noFill(answer.nofillReason.map { NoFillReason(code: NetworkValueBounds.identifier($0)) } ?? .noInventory)
+            return .noFill(answer.nofillReason.map { AdLoadResult.NoFillReason(code: NetworkValueBounds.identifier($0)) } ?? .noInventory)
         }
         let creative: QartveloValidatedCreative
         switch QartveloValidatedCreative.validate(wireAd) {
@@ -153,10 +153,10 @@ package struct QartveloAdapter: AdNetworkAdapter {
             }
         }
         if Task.isCancelled {
-            return .failure(AdapterError(kind: .cancelled, code: QartveloErrorCode.cancelled.rawValue, message: "request cancelled"))
+            return .failure(AdLoadResult.Error(kind: .cancelled, code: QartveloErrorCode.cancelled.rawValue, message: "request cancelled"))
         }
         guard let frame = plan.layout.frame(creativePoints: creative.points, width: plan.width, screen: request.screen) else {
-            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "the creative cannot be laid out"))
+            return .failure(AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "the creative cannot be laid out"))
         }
 
         var refresh = answer.bannerRefreshSeconds
@@ -213,9 +213,9 @@ struct QartveloValidatedCreative: Sendable {
 
     /// Validates one response ad.
     /// - Returns: the creative, or `invalidResponse` code 31 naming the broken rule.
-    static func validate(_ ad: QartveloWireBannerResponse.Ad) -> Result<QartveloValidatedCreative, AdapterError> {
-        func invalid(_ message: String) -> Result<QartveloValidatedCreative, AdapterError> {
-            .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: message))
+    static func validate(_ ad: QartveloWireBannerResponse.Ad) -> Result<QartveloValidatedCreative, AdLoadResult.Error> {
+        func invalid(_ message: String) -> Result<QartveloValidatedCreative, AdLoadResult.Error> {
+            .failure(AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: message))
         }
         guard ad.w > 0, ad.h > 0 else { return invalid("ad size must be positive") }
         let density = ad.density ?? 1

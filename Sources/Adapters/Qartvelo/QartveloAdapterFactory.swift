@@ -23,7 +23,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     /// not fit (a warning). An inline banner needs `max_height` of at least 32 pt (the loader
     /// checks it).
     /// - Returns: an `unfillable` error at the source's path, a `slot_may_not_fit` warning, or valid.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
+    public func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation {
         guard placement.format == .banner else {
             return .unfillable(at: placement.path(of: lineItem), "Qartvelo serves banners only; placement \(placement.id) is \(placement.format)")
         }
@@ -32,14 +32,14 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
             return .unfillable(at: placement.path(of: lineItem), "an anchored Qartvelo banner is 50 to 90 pt high; slot.max_height \(DisplayText.number(maxHeight)) pt never fits it")
         }
         if maxHeight + 0.5 < 90 {
-            return LineItem.Validation(warnings: [ConfigurationWarning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
+            return LineItem.Validation(warnings: [MediationConfiguration.Warning(code: .slotMayNotFit, path: placement.path(of: lineItem), message: "an anchored Qartvelo banner is up to 90 pt high on wide screens; slot.max_height \(DisplayText.number(maxHeight)) pt does not fit it there")])
         }
         return .valid
     }
 
     /// What the factory ignores: the sandbox options (`banner_refresh_seconds`,
     /// `sandbox_html5`, `sandbox_html5_bundle_bytes`) with a URL endpoint.
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+    public func warnings(for network: MediationConfiguration.Network) -> [MediationConfiguration.Warning] {
         (try? NetworkSettings(network, kind: kind, credentials: ["app_id"], options: QartveloOptions.keys))?
             .sandboxOnlyWarnings(["banner_refresh_seconds", "sandbox_html5", "sandbox_html5_bundle_bytes"]) ?? []
     }
@@ -48,7 +48,7 @@ public struct QartveloAdapterFactory: NetworkAdapterFactory {
     /// - Throws: ``ConfigurationError`` for a missing or empty `app_id`
     ///   (`networks.<id>.credentials.app_id`), an unknown credential, or a bad option
     ///   (`networks.<id>.options.<key>`).
-    public func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    public func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let settings = try NetworkSettings(network, kind: kind, credentials: ["app_id"], options: QartveloOptions.keys)
         let appID = try settings.requiredCredential("app_id", hint: "the app's Qartvelo registration id")
         let options = try QartveloOptions(settings)

@@ -54,7 +54,7 @@ public final class QartveloBannerAd: LoadedAd {
     /// The advertiser's page, opened on a click.
     public let clickURL: URL?
 
-    private let screen: DeviceInfo.Screen
+    private let screen: AdRequest.Device.Screen
     private let clock: any MediationClock
     private let tracker: any QartveloEventTracking
     private let impressionURL: URL?
@@ -72,8 +72,8 @@ public final class QartveloBannerAd: LoadedAd {
         var clickCount = 0
         var renderTimerStarted = false
         var renderTimer: Task<Void, Never>?
-        var renderFailure: AdapterError?
-        var renderFailureHandler: (@Sendable (AdapterError) -> Void)?
+        var renderFailure: AdLoadResult.Error?
+        var renderFailureHandler: (@Sendable (AdLoadResult.Error) -> Void)?
         var eventSink: AdEventSink?
     }
 
@@ -105,7 +105,7 @@ public final class QartveloBannerAd: LoadedAd {
         layout: QartveloBannerLayout,
         creativePoints: AdSize,
         frame: QartveloBannerLayout.Frame,
-        screen: DeviceInfo.Screen,
+        screen: AdRequest.Device.Screen,
         timeToLive: Duration?,
         serverRefreshSeconds: Int?,
         clickURL: URL?,
@@ -160,7 +160,7 @@ public final class QartveloBannerAd: LoadedAd {
     package var clickCount: Int { state.withLock { $0.clickCount } }
 
     /// The render failure, once the HTML5 ad missed its 6 s ready deadline.
-    package var renderFailure: AdapterError? { state.withLock { $0.renderFailure } }
+    package var renderFailure: AdLoadResult.Error? { state.withLock { $0.renderFailure } }
 
     /// Whether ``releaseResources()`` has run.
     package var isReleased: Bool { state.withLock { $0.released } }
@@ -251,7 +251,7 @@ public final class QartveloBannerAd: LoadedAd {
     /// is ready or released.
     /// - Parameter events: the placement's sink for this ad.
     public func attach(_ events: AdEventSink) {
-        let pending = state.withLock { state -> AdapterError? in
+        let pending = state.withLock { state -> AdLoadResult.Error? in
             guard !state.released else { return nil }
             if let failure = state.renderFailure { return failure }
             if !state.ready { state.eventSink = events }
@@ -298,14 +298,14 @@ public final class QartveloBannerAd: LoadedAd {
     }
 
     /// Sets a handler told (once) when the HTML5 ad misses its 6 s ready deadline, with
-    /// `AdapterError(kind: .creative, code: 50)`. A placement needs no such wiring (the engine's
-    /// sink, ``attach(_:)``, already takes the ad to the render-failure path); this is for an ad
-    /// the host holds outside a placement (a one-shot auction's winner).
-    /// A failure that happened before the handler was set is delivered at once. The handler is
-    /// dropped once the ad is ready or released, so it may capture the placement.
+    /// `AdLoadResult.Error(kind: .creative, code: 50)`. A placement needs no such wiring (the
+    /// engine's sink, ``attach(_:)``, already takes the ad to the render-failure path); this is for
+    /// an ad the host holds outside a placement (a one-shot auction's winner). A failure that
+    /// happened before the handler was set is delivered at once. The handler is dropped once the ad
+    /// is ready or released, so it may capture the placement.
     /// - Parameter handler: called at most once, on the timer's task; must not block.
-    public func onRenderFailure(_ handler: @escaping @Sendable (AdapterError) -> Void) {
-        let pending = state.withLock { state -> AdapterError? in
+    public func onRenderFailure(_ handler: @escaping @Sendable (AdLoadResult.Error) -> Void) {
+        let pending = state.withLock { state -> AdLoadResult.Error? in
             if let failure = state.renderFailure { return failure }
             state.renderFailureHandler = handler
             return nil
@@ -340,8 +340,8 @@ public final class QartveloBannerAd: LoadedAd {
     }
 
     private func readyDeadlinePassed() {
-        let error = AdapterError(kind: .creative, code: QartveloErrorCode.renderTimeout.rawValue, message: "HTML5 ad not ready within 6 s of rendering")
-        let failed = state.withLock { state -> (handler: (@Sendable (AdapterError) -> Void)?, sink: AdEventSink?)? in
+        let error = AdLoadResult.Error(kind: .creative, code: QartveloErrorCode.renderTimeout.rawValue, message: "HTML5 ad not ready within 6 s of rendering")
+        let failed = state.withLock { state -> (handler: (@Sendable (AdLoadResult.Error) -> Void)?, sink: AdEventSink?)? in
             guard !state.ready, !state.released, state.renderFailure == nil else { return nil }
             state.renderFailure = error
             state.renderTimer = nil

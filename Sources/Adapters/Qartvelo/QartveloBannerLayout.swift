@@ -1,8 +1,8 @@
 import Mediation
 
 /// How a Qartvelo banner is sized, decided once per request from the request's
-/// ``PlacementConfiguration/BannerSizing`` and the network's `adaptive` option (Qartvelo seed, "Banner" and
-/// "Inline banners"; inline sizing wins over the adaptive option).
+/// ``MediationConfiguration/Placement/BannerSizing`` and the network's `adaptive` option (Qartvelo
+/// seed, "Banner" and "Inline banners"; inline sizing wins over the adaptive option).
 public enum QartveloBannerLayout: Hashable, Sendable {
     /// Anchored adaptive (the default): full width, `floor(width x 50 / 320)` pt high, bounded
     /// to 50...90 pt and to 15% of the screen height (Qartvelo seed, "Banner"); the creative is
@@ -32,7 +32,7 @@ public enum QartveloBannerLayout: Hashable, Sendable {
     ///   - width: the view's width in points.
     ///   - screen: the device's screen (its height caps anchored heights).
     /// - Returns: the frame, or `nil` when a size is not finite and positive.
-    package func frame(creativePoints: AdSize, width: Double, screen: DeviceInfo.Screen) -> Frame? {
+    package func frame(creativePoints: AdSize, width: Double, screen: AdRequest.Device.Screen) -> Frame? {
         guard width.isFinite, width > 0 else { return nil }
         switch self {
         case .anchoredAdaptive:

@@ -1,10 +1,10 @@
 import Mediation
 
-/// The Qartvelo adapter's numbered error codes (``AdapterError/code``), documented in
+/// The Qartvelo adapter's numbered error codes (``AdLoadResult/Error/code``), documented in
 /// `docs/networks/qartvelo.md`.
 ///
 /// A request that got no response takes its kind from the engine's one classification
-/// (``AdapterError/Kind/init(_:)``): 10 to 15.
+/// (``AdLoadResult/Error/Kind/init(_:)``): 10 to 15.
 package enum QartveloErrorCode: Int, NetworkErrorCode {
     /// 1: a format other than banner was asked for (Qartvelo serves banners only). Kind
     /// `unsupported`.
@@ -44,7 +44,7 @@ package enum QartveloErrorCode: Int, NetworkErrorCode {
     case renderTimeout = 50
 
     /// The engine's kind for this code.
-    package var kind: AdapterError.Kind {
+    package var kind: AdLoadResult.Error.Kind {
         switch self {
         case .unsupportedFormat: .unsupported
         case .invalidInlineMaxHeight, .invalidSlot, .invalidRequest, .unauthorized: .configuration
@@ -58,7 +58,7 @@ package enum QartveloErrorCode: Int, NetworkErrorCode {
     }
 
     /// The code of a request that got no response.
-    package static func transport(_ failure: TransportError.Kind) -> QartveloErrorCode {
+    package static func transport(_ failure: HTTP.TransportError.Kind) -> QartveloErrorCode {
         switch failure {
         case .connection: .network
         case .timedOut: .timedOut

@@ -60,7 +60,7 @@ struct QartveloGatedTracker: QartveloEventTracking {
 /// logs (without user data) when it fails.
 struct QartveloTransportTracker: QartveloEventTracking {
     /// The transport the ad came through.
-    var transport: any HTTPTransport
+    var transport: any HTTP.Transport
     /// Where failures are logged.
     var logger: any MediationLogger
     /// The network id, as the log source.
@@ -81,8 +81,8 @@ struct QartveloTransportTracker: QartveloEventTracking {
             clock.startTask {
                 defer { done() }
                 guard gate.isOpen, !Task.isCancelled else { return }
-                do throws(TransportError) {
-                    let response = try await transport.send(HTTPRequest(method: "GET", url: url))
+                do throws(HTTP.TransportError) {
+                    let response = try await transport.send(HTTP.Request(method: "GET", url: url))
                     if !(200...299).contains(response.statusCode) {
                         logger.debug("\(event.kind.rawValue) tracking answered \(response.statusCode)", source: network)
                     }

@@ -17,9 +17,9 @@ struct QartveloHTML5BundleLoader: Sendable {
     /// The largest bundle accepted: 2 MB = 2 x 1024 x 1024 = 2,097,152 bytes.
     static let maximumBytes = 2 * 1024 * 1024
 
-    /// The adapter's transport for URLs from its answers (``OriginLockedTransport`` with
-    /// ``OriginLockedTransport/Reach/answerURLs(excludingHosts:)``).
-    var transport: OriginLockedTransport
+    /// The adapter's transport for URLs from its answers (``HTTP/OriginLockedTransport`` with
+    /// ``HTTP/OriginLockedTransport/Reach/answerURLs(excludingHosts:)``).
+    var transport: HTTP.OriginLockedTransport
 
     /// Downloads the bundle at `url`.
     ///
@@ -28,25 +28,25 @@ struct QartveloHTML5BundleLoader: Sendable {
     /// - Parameters:
     ///   - url: the bundle's URL.
     ///   - declaredSize: the size the ad response declared, in bytes, if any.
-    /// - Returns: the bundle, or an ``AdapterError``: `creative` code 40 over 2 MB, `creative`
-    ///   code 41 for an error status, `invalidResponse` code 31 for a URL the transport does not
-    ///   permit, `network`/`cancelled`/`timeout`/`server` (a refused redirect) when no response
-    ///   came.
-    func load(from url: URL, declaredSize: Int?) async -> Result<QartveloHTML5Bundle, AdapterError> {
+    /// - Returns: the bundle, or an ``AdLoadResult/Error``: `creative` code 40 over 2 MB,
+    ///   `creative` code 41 for an error status, `invalidResponse` code 31 for a URL the transport
+    ///   does not permit, `network`/`cancelled`/`timeout`/`server` (a refused redirect) when no
+    ///   response came.
+    func load(from url: URL, declaredSize: Int?) async -> Result<QartveloHTML5Bundle, AdLoadResult.Error> {
         if let declaredSize, declaredSize > Self.maximumBytes {
             return .failure(Self.tooLarge(declaredSize))
         }
         guard transport.permits(url) else {
-            return .failure(AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
+            return .failure(AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
         }
-        let response: HTTPResponse
+        let response: HTTP.Response
         do {
-            response = try await transport.send(HTTPRequest(method: "GET", url: url))
+            response = try await transport.send(HTTP.Request(method: "GET", url: url))
         } catch {
             return .failure(QartveloTransportErrors.adapterError(for: error))
         }
         guard (200...299).contains(response.statusCode) else {
-            return .failure(AdapterError(kind: .creative, code: QartveloErrorCode.bundleUnavailable.rawValue, message: "HTML5 bundle download answered \(response.statusCode)", httpStatus: response.statusCode))
+            return .failure(AdLoadResult.Error(kind: .creative, code: QartveloErrorCode.bundleUnavailable.rawValue, message: "HTML5 bundle download answered \(response.statusCode)", httpStatus: response.statusCode))
         }
         if let length = Self.contentLength(response), length > Self.maximumBytes {
             return .failure(Self.tooLarge(length))
@@ -57,11 +57,11 @@ struct QartveloHTML5BundleLoader: Sendable {
         return .success(QartveloHTML5Bundle(url: url, data: response.body))
     }
 
-    private static func tooLarge(_ bytes: Int) -> AdapterError {
-        AdapterError(kind: .creative, code: QartveloErrorCode.bundleTooLarge.rawValue, message: "HTML5 bundle of \(bytes) bytes is over the 2 MB (\(maximumBytes) bytes) limit")
+    private static func tooLarge(_ bytes: Int) -> AdLoadResult.Error {
+        AdLoadResult.Error(kind: .creative, code: QartveloErrorCode.bundleTooLarge.rawValue, message: "HTML5 bundle of \(bytes) bytes is over the 2 MB (\(maximumBytes) bytes) limit")
     }
 
-    private static func contentLength(_ response: HTTPResponse) -> Int? {
+    private static func contentLength(_ response: HTTP.Response) -> Int? {
         response.headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value.trimmingCharacters(in: .whitespaces)) }
     }
 }
@@ -69,8 +69,8 @@ struct QartveloHTML5BundleLoader: Sendable {
 /// Maps the transport's errors to the adapter's (messages cut to `NetworkValueBounds.text`,
 /// the HTTP status kept for a refused redirect or an oversized answer).
 enum QartveloTransportErrors {
-    /// The ``AdapterError`` for a request that got no response.
-    static func adapterError(for error: TransportError) -> AdapterError {
+    /// The ``AdLoadResult/Error`` for a request that got no response.
+    static func adapterError(for error: HTTP.TransportError) -> AdLoadResult.Error {
         QartveloErrorCode.error(for: error)
     }
 }

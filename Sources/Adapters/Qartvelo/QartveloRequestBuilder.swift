@@ -11,7 +11,7 @@ struct QartveloRequestPlan: Sendable {
     /// The request body.
     var body: QartveloWireBannerRequest
     /// The HTTP request (`POST {base}/v1/banner`, JSON body).
-    var http: HTTPRequest
+    var http: HTTP.Request
 }
 
 /// Builds Qartvelo banner requests from engine requests (Qartvelo seed, "Banner", "Inline
@@ -31,17 +31,17 @@ struct QartveloRequestBuilder: Sendable {
     ///   - request: the engine's request (slot and screen in points).
     ///   - requestID: the id to send.
     ///   - now: the current instant on the engine's clock, for `tmax`.
-    /// - Returns: the plan, or an ``AdapterError``: `unsupported` (code 1) for a format other
+    /// - Returns: the plan, or an ``AdLoadResult/Error``: `unsupported` (code 1) for a format other
     ///   than banner, `configuration` (code 2) for an inline maximum height under 32 pt,
     ///   `configuration` (code 3) for a width or scale that is not finite and positive.
-    func plan(for request: AdRequest, requestID: String, now: MediationInstant) -> Result<QartveloRequestPlan, AdapterError> {
+    func plan(for request: AdRequest, requestID: String, now: MediationInstant) -> Result<QartveloRequestPlan, AdLoadResult.Error> {
         guard request.format == .banner else {
-            return .failure(AdapterError(kind: .unsupported, code: QartveloErrorCode.unsupportedFormat.rawValue, message: "Qartvelo serves banners only, not \(request.format)"))
+            return .failure(AdLoadResult.Error(kind: .unsupported, code: QartveloErrorCode.unsupportedFormat.rawValue, message: "Qartvelo serves banners only, not \(request.format)"))
         }
         let scale = request.screen.scale
         let width = QartveloAnchoredSizing.slotWidth(for: request.slot, screen: request.screen)
         guard let screenWidth = Self.pixels(width, scale: scale) else {
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidSlot.rawValue, message: "slot width and screen scale must be finite and positive"))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: QartveloErrorCode.invalidSlot.rawValue, message: "slot width and screen scale must be finite and positive"))
         }
         let layout: QartveloBannerLayout
         var bannerMode: String?
@@ -50,7 +50,7 @@ struct QartveloRequestBuilder: Sendable {
         switch request.bannerSizing ?? .anchored {
         case .inline:
             guard let maxHeight = QartveloInlineSizing.maxHeight(for: request.slot), let pixels = Self.pixels(maxHeight, scale: scale) else {
-                return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidInlineMaxHeight.rawValue, message: "inline maximum height must be at least 32 pt"))
+                return .failure(AdLoadResult.Error(kind: .configuration, code: QartveloErrorCode.invalidInlineMaxHeight.rawValue, message: "inline maximum height must be at least 32 pt"))
             }
             layout = .inline(maxHeight: maxHeight)
             bannerMode = "inline"
@@ -80,9 +80,9 @@ struct QartveloRequestBuilder: Sendable {
         do {
             data = try JSONEncoder.qartvelo.encode(body)
         } catch {
-            return .failure(AdapterError(kind: .configuration, code: QartveloErrorCode.invalidRequest.rawValue, message: "request could not be encoded"))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: QartveloErrorCode.invalidRequest.rawValue, message: "request could not be encoded"))
         }
-        let http = HTTPRequest(
+        let http = HTTP.Request(
             method: "POST",
             url: baseURL.appendingPathComponent("v1").appendingPathComponent("banner"),
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
@@ -121,7 +121,7 @@ struct QartveloRequestBuilder: Sendable {
         )
     }
 
-    private static func regs(_ privacy: PrivacySignals) -> QartveloWireBannerRequest.Regs {
+    private static func regs(_ privacy: AdRequest.Privacy) -> QartveloWireBannerRequest.Regs {
         QartveloWireBannerRequest.Regs(
             coppa: privacy.coppa ? 1 : 0,
             gdpr: privacy.gdprApplies.map { $0 ? 1 : 0 },

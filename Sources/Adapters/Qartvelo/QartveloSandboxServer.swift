@@ -32,26 +32,26 @@ package struct QartveloSandboxServer: NetworkConnection.SandboxServer {
     }
 
     /// Answers one request.
-    package func respond(to request: HTTPRequest) async -> HTTPResponse {
+    package func respond(to request: HTTP.Request) async -> HTTP.Response {
         let path = request.url.path
         switch (request.method, path) {
         case ("POST", "/v1/banner"):
             return banner(request)
         case ("GET", _) where path.hasPrefix("/v1/bundles/"):
-            return HTTPResponse(statusCode: 200, headers: ["Content-Type": "application/zip"], body: Self.bundle(bytes: options.sandboxHTML5BundleBytes))
+            return HTTP.Response(statusCode: 200, headers: ["Content-Type": "application/zip"], body: Self.bundle(bytes: options.sandboxHTML5BundleBytes))
         case ("GET", _) where path.hasPrefix("/v1/events/"):
-            return HTTPResponse(statusCode: 204)
+            return HTTP.Response(statusCode: 204)
         default:
-            return HTTPResponse(statusCode: 404)
+            return HTTP.Response(statusCode: 404)
         }
     }
 
-    private func banner(_ request: HTTPRequest) -> HTTPResponse {
+    private func banner(_ request: HTTP.Request) -> HTTP.Response {
         guard let body = request.body, let wire = try? JSONDecoder().decode(QartveloWireBannerRequest.self, from: body) else {
-            return HTTPResponse(statusCode: 400)
+            return HTTP.Response(statusCode: 400)
         }
-        guard !wire.app.id.isEmpty else { return HTTPResponse(statusCode: 401) }
-        guard let artwork = select(for: wire) else { return HTTPResponse(statusCode: 204) }
+        guard !wire.app.id.isEmpty else { return HTTP.Response(statusCode: 401) }
+        guard let artwork = select(for: wire) else { return HTTP.Response(statusCode: 204) }
         let creativeID = "qv-sbx-\(artwork.name)"
         let base = "https://\(Self.host)"
         let html5 = options.sandboxHTML5
@@ -70,7 +70,7 @@ package struct QartveloSandboxServer: NetworkConnection.SandboxServer {
             ttlSeconds: nil
         )
         let response = QartveloWireBannerResponse(id: wire.id, ad: ad, bannerRefreshSeconds: options.bannerRefreshSeconds, nofillReason: nil)
-        guard let data = try? JSONEncoder.qartvelo.encode(response) else { return HTTPResponse(statusCode: 500) }
+        guard let data = try? JSONEncoder.qartvelo.encode(response) else { return HTTP.Response(statusCode: 500) }
         return .json(data)
     }
 

@@ -1,15 +1,15 @@
 import Mediation
 
-/// The privacy rules the standard networks share, read from the host's ``PrivacySignals`` and
-/// ``DeviceInfo``. Each network's own document adds its rules on top (Elo: no user data under
+/// The privacy rules the standard networks share, read from the host's ``AdRequest/Privacy`` and
+/// ``AdRequest/Device``. Each network's own document adds its rules on top (Elo: no user data under
 /// GDPR; Qartvelo: no advertising id under GDPR; Nitx: the profile only after its own consent
 /// record); see `docs/seed-rules.md` and the privacy matrix test.
 ///
 /// - The advertising id leaves the device only when the user authorized tracking (App Tracking
 ///   Transparency), the OS does not limit ad tracking (OpenRTB `lmt`), the request is neither
 ///   child-directed (COPPA) nor for a user under the age of consent (TFUA), and the user has not
-///   refused or withdrawn consent in the app's own prompt (``PrivacySignals/userConsent`` `false`).
-///   The all-zero id iOS reports without authorization is never an advertising id.
+///   refused or withdrawn consent in the app's own prompt (``AdRequest/Privacy/userConsent``
+///   `false`). The all-zero id iOS reports without authorization is never an advertising id.
 /// - First-party identity (a publisher's user identifier, user data, identity profiles) leaves
 ///   the device only while the user has not refused or withdrawn consent.
 package enum PrivacyRules {
@@ -23,7 +23,7 @@ package enum PrivacyRules {
     ///   - coppa: the request is child-directed (the host's flag or the network's own setting).
     ///   - underAgeOfConsent: the user is under the age of consent (likewise).
     /// - Returns: `true` when the advertising id may be sent.
-    package static func allowsTracking(device: DeviceInfo, privacy: PrivacySignals, coppa: Bool, underAgeOfConsent: Bool) -> Bool {
+    package static func allowsTracking(device: AdRequest.Device, privacy: AdRequest.Privacy, coppa: Bool, underAgeOfConsent: Bool) -> Bool {
         device.trackingAuthorized && !privacy.limitAdTracking && !coppa && !underAgeOfConsent && privacy.userConsent != false
     }
 
@@ -36,7 +36,7 @@ package enum PrivacyRules {
     ///   - coppa: the request is child-directed.
     ///   - underAgeOfConsent: the user is under the age of consent.
     /// - Returns: the advertising id, or `nil`.
-    package static func advertisingID(device: DeviceInfo, privacy: PrivacySignals, coppa: Bool, underAgeOfConsent: Bool) -> String? {
+    package static func advertisingID(device: AdRequest.Device, privacy: AdRequest.Privacy, coppa: Bool, underAgeOfConsent: Bool) -> String? {
         guard allowsTracking(device: device, privacy: privacy, coppa: coppa, underAgeOfConsent: underAgeOfConsent),
               let id = device.advertisingID, !id.isEmpty, id != zeroAdvertisingID
         else { return nil }
@@ -46,8 +46,8 @@ package enum PrivacyRules {
     /// Whether first-party identity (a user identifier, user data, a profile) may leave the
     /// device: not after the user refused or withdrew consent in the app's own prompt.
     /// - Parameter privacy: the host's privacy signals.
-    /// - Returns: `true` unless ``PrivacySignals/userConsent`` is `false`.
-    package static func allowsIdentity(_ privacy: PrivacySignals) -> Bool {
+    /// - Returns: `true` unless ``AdRequest/Privacy/userConsent`` is `false`.
+    package static func allowsIdentity(_ privacy: AdRequest.Privacy) -> Bool {
         privacy.userConsent != false
     }
 }

@@ -10,5 +10,5 @@ package enum SandboxHosts {
 
     /// The reach of a network's transport for URLs from its answers: http(s) anywhere but the
     /// sandboxes' hosts.
-    package static let answerURLs = OriginLockedTransport.Reach.answerURLs(excludingHosts: all)
+    package static let answerURLs = HTTP.OriginLockedTransport.Reach.answerURLs(excludingHosts: all)
 }

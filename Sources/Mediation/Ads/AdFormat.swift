@@ -1,6 +1,7 @@
 /// The kind of ad a placement shows. Raw values are the JSON configuration's spelling.
 public enum AdFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
-    /// A banner in a slot of the screen (anchored or inline, see ``PlacementConfiguration/BannerSizing``); refreshes.
+    /// A banner in a slot of the screen (anchored or inline, see
+    /// ``MediationConfiguration/Placement/BannerSizing``); refreshes.
     case banner
     /// A full-screen ad shown at a natural pause (a level end, a screen change).
     case interstitial
@@ -25,7 +26,7 @@ public enum AdFormat: String, Sendable, Hashable, Codable, CaseIterable, CustomS
     public var description: String { rawValue }
 }
 
-extension PlacementConfiguration {
+extension MediationConfiguration.Placement {
     /// How a banner placement sizes its slot (Qartvelo seed, "Banner" and "Inline banners").
     public enum BannerSizing: String, Sendable, Hashable, Codable, CustomStringConvertible {
         /// Pinned to the top or bottom of the screen at the container's full width; the height

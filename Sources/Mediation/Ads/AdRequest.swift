@@ -10,18 +10,18 @@ public struct AdRequest: Hashable, Sendable {
     /// The ad format the placement shows.
     public var format: AdFormat
     /// For banners, how the slot is sized; `nil` for other formats.
-    public var bannerSizing: PlacementConfiguration.BannerSizing?
+    public var bannerSizing: MediationConfiguration.Placement.BannerSizing?
     /// The slot's bounds in points.
     public var slot: SlotSize
     /// The device's screen.
-    public var screen: DeviceInfo.Screen {
+    public var screen: Device.Screen {
         get { signals.screen }
         set { signals.screen = newValue }
     }
     /// The conversation and screen context.
-    public var context: HostContext
+    public var context: Context
     /// Device signals.
-    public var device: DeviceInfo {
+    public var device: Device {
         get { signals.device }
         set { signals.device = newValue }
     }
@@ -31,7 +31,7 @@ public struct AdRequest: Hashable, Sendable {
         set { signals.app = newValue }
     }
     /// Privacy signals.
-    public var privacy: PrivacySignals {
+    public var privacy: Privacy {
         get { signals.privacy }
         set { signals.privacy = newValue }
     }
@@ -49,13 +49,13 @@ public struct AdRequest: Hashable, Sendable {
         placementID: String,
         adUnitID: String = "",
         format: AdFormat,
-        bannerSizing: PlacementConfiguration.BannerSizing? = nil,
+        bannerSizing: MediationConfiguration.Placement.BannerSizing? = nil,
         slot: SlotSize = SlotSize(),
-        screen: DeviceInfo.Screen = .phone,
-        context: HostContext = HostContext(),
-        device: DeviceInfo = DeviceInfo(),
+        screen: Device.Screen = .phone,
+        context: Context = Context(),
+        device: Device = Device(),
         app: RequestTemplate.App = RequestTemplate.App(),
-        privacy: PrivacySignals = PrivacySignals(),
+        privacy: Privacy = Privacy(),
         deadline: MediationInstant = .origin + .seconds(3),
         timeBudget: Duration = .seconds(3)
     ) {
@@ -75,9 +75,9 @@ public struct AdRequest: Hashable, Sendable {
         placementID: String,
         adUnitID: String = "",
         format: AdFormat,
-        bannerSizing: PlacementConfiguration.BannerSizing?,
+        bannerSizing: MediationConfiguration.Placement.BannerSizing?,
         slot: SlotSize,
-        context: HostContext,
+        context: Context,
         signals: RequestTemplate,
         deadline: MediationInstant,
         timeBudget: Duration

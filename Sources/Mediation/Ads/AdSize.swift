@@ -1,4 +1,5 @@
-/// A size in points (device-independent pixels; multiply by ``DeviceInfo/Screen/scale`` for pixels).
+/// A size in points (device-independent pixels; multiply by ``AdRequest/Device/Screen/scale`` for
+/// pixels).
 public struct AdSize: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Width in points.
     public var width: Double
@@ -85,7 +86,7 @@ public struct SlotSize: Hashable, Sendable, Codable {
     }
 }
 
-extension DeviceInfo {
+extension AdRequest.Device {
     /// The device's screen.
     public struct Screen: Hashable, Sendable, Codable {
         /// Screen width in points.

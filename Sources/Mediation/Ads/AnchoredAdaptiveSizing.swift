@@ -19,7 +19,7 @@ package enum AnchoredAdaptiveSizing {
     ///   - slot: the placement's slot bounds, in points.
     ///   - screen: the device's screen, in points.
     /// - Returns: the banner width in points.
-    package static func slotWidth(for slot: SlotSize, screen: DeviceInfo.Screen) -> Double {
+    package static func slotWidth(for slot: SlotSize, screen: AdRequest.Device.Screen) -> Double {
         slot.maxWidth ?? screen.width
     }
 
@@ -46,7 +46,7 @@ package enum AnchoredAdaptiveSizing {
     ///   - slot: the placement's slot bounds, in points.
     ///   - screen: the device's screen, in points.
     /// - Returns: the slot size in points.
-    package static func slotSize(for slot: SlotSize, screen: DeviceInfo.Screen) -> AdSize {
+    package static func slotSize(for slot: SlotSize, screen: AdRequest.Device.Screen) -> AdSize {
         let width = slotWidth(for: slot, screen: screen)
         return AdSize(width: width, height: height(forWidth: width, screenHeight: screen.height))
     }

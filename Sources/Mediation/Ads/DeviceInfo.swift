@@ -1,4 +1,4 @@
-extension DeviceInfo {
+extension AdRequest.Device {
     /// The network connection type, with AdCOM "Connection Types" raw values (OpenRTB 2.6
     /// `device.connectiontype`).
     public enum Connection: Int, Sendable, Hashable, Codable {
@@ -21,7 +21,7 @@ extension DeviceInfo {
     }
 }
 
-extension DeviceInfo {
+extension AdRequest.Device {
     /// Phone or tablet.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// A phone.
@@ -31,7 +31,7 @@ extension DeviceInfo {
     }
 }
 
-extension DeviceInfo {
+extension AdRequest.Device {
     /// A location in degrees, as the host has it (OpenRTB `geo.lat` / `geo.lon`).
     public struct Location: Hashable, Sendable, Codable {
         /// Latitude in degrees, -90 to 90.
@@ -47,75 +47,77 @@ extension DeviceInfo {
     }
 }
 
-/// The device signals the host passes with each request. Networks decide which they may send
-/// (each adapter follows its seed's rules: e.g. the advertising id only when tracking is
-/// authorized; Nitx never sends location).
-public struct DeviceInfo: Hashable, Sendable {
-    /// Manufacturer, e.g. `"Apple"`.
-    public var make: String
-    /// Model, e.g. `"iPhone15,2"`.
-    public var model: String
-    /// Hardware version, e.g. `"15,2"` (OpenRTB `device.hwv`), if the host has it.
-    public var hardwareVersion: String?
-    /// OS name, e.g. `"iOS"`.
-    public var osName: String
-    /// OS version, e.g. `"17.4"`.
-    public var osVersion: String
-    /// Phone or tablet.
-    public var kind: Kind
-    /// Language, ISO 639-1 alpha-2, e.g. `"en"`.
-    public var language: String
-    /// The time zone identifier, e.g. `"Europe/Tbilisi"`.
-    public var timeZone: String
-    /// Local time minus UTC, in minutes.
-    public var utcOffsetMinutes: Int
-    /// Country, ISO 3166-1 alpha-3 (OpenRTB `geo.country`), e.g. `"USA"`.
-    public var country: String?
-    /// The connection type.
-    public var connectionType: Connection
-    /// The device's location at full precision, if the host has it and may share it.
-    public var location: Location?
-    /// The advertising id (IDFA); sent only when ``trackingAuthorized`` is `true` and the privacy
-    /// signals allow it (not limited, not child-directed, consent not withdrawn).
-    public var advertisingID: String?
-    /// The vendor id (IDFV), sent in place of the advertising id when tracking is not allowed.
-    public var vendorID: String?
-    /// Whether the user authorized tracking (App Tracking Transparency).
-    public var trackingAuthorized: Bool
+extension AdRequest {
+    /// The device signals the host passes with each request. Networks decide which they may send
+    /// (each adapter follows its seed's rules: e.g. the advertising id only when tracking is
+    /// authorized; Nitx never sends location).
+    public struct Device: Hashable, Sendable {
+        /// Manufacturer, e.g. `"Apple"`.
+        public var make: String
+        /// Model, e.g. `"iPhone15,2"`.
+        public var model: String
+        /// Hardware version, e.g. `"15,2"` (OpenRTB `device.hwv`), if the host has it.
+        public var hardwareVersion: String?
+        /// OS name, e.g. `"iOS"`.
+        public var osName: String
+        /// OS version, e.g. `"17.4"`.
+        public var osVersion: String
+        /// Phone or tablet.
+        public var kind: Kind
+        /// Language, ISO 639-1 alpha-2, e.g. `"en"`.
+        public var language: String
+        /// The time zone identifier, e.g. `"Europe/Tbilisi"`.
+        public var timeZone: String
+        /// Local time minus UTC, in minutes.
+        public var utcOffsetMinutes: Int
+        /// Country, ISO 3166-1 alpha-3 (OpenRTB `geo.country`), e.g. `"USA"`.
+        public var country: String?
+        /// The connection type.
+        public var connectionType: Connection
+        /// The device's location at full precision, if the host has it and may share it.
+        public var location: Location?
+        /// The advertising id (IDFA); sent only when ``trackingAuthorized`` is `true` and the
+        /// privacy signals allow it (not limited, not child-directed, consent not withdrawn).
+        public var advertisingID: String?
+        /// The vendor id (IDFV), sent in place of the advertising id when tracking is not allowed.
+        public var vendorID: String?
+        /// Whether the user authorized tracking (App Tracking Transparency).
+        public var trackingAuthorized: Bool
 
-    /// Creates device info.
-    public init(
-        make: String = "Apple",
-        model: String = "iPhone15,2",
-        hardwareVersion: String? = nil,
-        osName: String = "iOS",
-        osVersion: String = "17.4",
-        kind: Kind = .phone,
-        language: String = "en",
-        timeZone: String = "UTC",
-        utcOffsetMinutes: Int = 0,
-        country: String? = nil,
-        connectionType: Connection = .wifi,
-        location: Location? = nil,
-        advertisingID: String? = nil,
-        vendorID: String? = nil,
-        trackingAuthorized: Bool = false
-    ) {
-        self.make = make
-        self.model = model
-        self.hardwareVersion = hardwareVersion
-        self.osName = osName
-        self.osVersion = osVersion
-        self.kind = kind
-        self.language = language
-        self.timeZone = timeZone
-        self.utcOffsetMinutes = utcOffsetMinutes
-        self.country = country
-        self.connectionType = connectionType
-        self.location = location
-        self.advertisingID = advertisingID
-        self.vendorID = vendorID
-        self.trackingAuthorized = trackingAuthorized
+        /// Creates device info.
+        public init(
+            make: String = "Apple",
+            model: String = "iPhone15,2",
+            hardwareVersion: String? = nil,
+            osName: String = "iOS",
+            osVersion: String = "17.4",
+            kind: Kind = .phone,
+            language: String = "en",
+            timeZone: String = "UTC",
+            utcOffsetMinutes: Int = 0,
+            country: String? = nil,
+            connectionType: Connection = .wifi,
+            location: Location? = nil,
+            advertisingID: String? = nil,
+            vendorID: String? = nil,
+            trackingAuthorized: Bool = false
+        ) {
+            self.make = make
+            self.model = model
+            self.hardwareVersion = hardwareVersion
+            self.osName = osName
+            self.osVersion = osVersion
+            self.kind = kind
+            self.language = language
+            self.timeZone = timeZone
+            self.utcOffsetMinutes = utcOffsetMinutes
+            self.country = country
+            self.connectionType = connectionType
+            self.location = location
+            self.advertisingID = advertisingID
+            self.vendorID = vendorID
+            self.trackingAuthorized = trackingAuthorized
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-extension HostContext.Message {
+extension AdRequest.Context.Message {
     /// Who wrote a conversation message.
     public enum Role: String, Sendable, Hashable, Codable {
         /// The app's user.
@@ -12,7 +12,7 @@ extension HostContext.Message {
     }
 }
 
-extension HostContext {
+extension AdRequest.Context {
     /// One message of the conversation on screen, for networks that target chat context (Elo).
     /// Content is user data: it goes to the networks in ad requests only, never into events,
     /// traces or logs.
@@ -36,7 +36,7 @@ extension HostContext {
     }
 }
 
-extension HostContext {
+extension AdRequest.Context {
     /// A typed piece of context the host knows about the screen (e.g. `product`, `topic`).
     public struct Object: Hashable, Sendable, Codable {
         /// The kind of context, e.g. `"product"`.
@@ -52,20 +52,22 @@ extension HostContext {
     }
 }
 
-/// What the host app knows about the moment of the request: the conversation on screen and
-/// the screen's name. Never logged or put into events.
-public struct HostContext: Hashable, Sendable {
-    /// The conversation, oldest first.
-    public var messages: [Message]
-    /// Context objects describing the screen.
-    public var contextObjects: [Object]
-    /// The name of the screen the slot is on, e.g. `"Chat"`.
-    public var screenName: String?
+extension AdRequest {
+    /// What the host app knows about the moment of the request: the conversation on screen and
+    /// the screen's name. Never logged or put into events.
+    public struct Context: Hashable, Sendable {
+        /// The conversation, oldest first.
+        public var messages: [Message]
+        /// Context objects describing the screen.
+        public var contextObjects: [Object]
+        /// The name of the screen the slot is on, e.g. `"Chat"`.
+        public var screenName: String?
 
-    /// Creates a host context.
-    public init(messages: [Message] = [], contextObjects: [Object] = [], screenName: String? = nil) {
-        self.messages = messages
-        self.contextObjects = contextObjects
-        self.screenName = screenName
+        /// Creates a host context.
+        public init(messages: [Message] = [], contextObjects: [Object] = [], screenName: String? = nil) {
+            self.messages = messages
+            self.contextObjects = contextObjects
+            self.screenName = screenName
+        }
     }
 }

@@ -44,7 +44,7 @@ package struct AuctionSource: Sendable {
 /// and placements.
 package struct Auction: Sendable {
     /// The placement.
-    package var placement: PlacementConfiguration {
+    package var placement: MediationConfiguration.Placement {
         didSet {
             machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
             healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) }
@@ -95,7 +95,7 @@ package struct Auction: Sendable {
     private var sendsNotices: Bool
 
     /// Creates an auction runner.
-    package init(placement: PlacementConfiguration, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
+    package init(placement: MediationConfiguration.Placement, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
         self.wallClock = wallClock
         self.placement = placement
         self.sources = sources
@@ -115,7 +115,7 @@ package struct Auction: Sendable {
 
     /// A machine for `sources` of `placement`, with their networks' timeouts and the
     /// `sandbox_endpoint` warning when some of their networks use a sandbox.
-    private static func machine(placement: PlacementConfiguration, sources: [AuctionSource], configVersion: Int, fixedPrices: [Double?]? = nil) -> AuctionStateMachine {
+    private static func machine(placement: MediationConfiguration.Placement, sources: [AuctionSource], configVersion: Int, fixedPrices: [Double?]? = nil) -> AuctionStateMachine {
         var sandboxNetworks: [String] = []
         var seen = Set<String>()
         for source in sources where source.usesSandbox && seen.insert(source.lineItem.network).inserted {
@@ -153,7 +153,7 @@ package struct Auction: Sendable {
         request: AdRequest,
         excluding excludedLineItems: Set<String> = [],
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
-    ) async -> AuctionOutcome {
+    ) async -> MediationEngine.AuctionOutcome {
         let included: [AuctionSource]
         var machine: AuctionStateMachine
         let auctionID = auctionIDs.next()

@@ -53,7 +53,7 @@ final class AuctionRun: Sendable {
         /// the run needs is held back (not started) until it must wait.
         case notWaiting(heldTimer: AuctionTimer.Ticket?)
         /// It waits on this continuation, resumed exactly once by ``hand()``.
-        case waiting(UnsafeContinuation<AuctionOutcome, Never>)
+        case waiting(UnsafeContinuation<MediationEngine.AuctionOutcome, Never>)
     }
 
     /// The run's life (see the diagram above).
@@ -76,8 +76,8 @@ final class AuctionRun: Sendable {
 
     /// The decided outcome, boxed so that moving it between states costs one retain.
     private final class DecidedOutcome: Sendable {
-        let outcome: AuctionOutcome
-        init(_ outcome: AuctionOutcome) { self.outcome = outcome }
+        let outcome: MediationEngine.AuctionOutcome
+        init(_ outcome: MediationEngine.AuctionOutcome) { self.outcome = outcome }
     }
 
     private struct State {
@@ -175,7 +175,7 @@ final class AuctionRun: Sendable {
     }
 
     /// Starts the auction and waits for its outcome.
-    func outcome() async -> AuctionOutcome {
+    func outcome() async -> MediationEngine.AuctionOutcome {
         await withTaskCancellationHandler {
             let startedAtWallClock = wallClock()
             let effects = state.withLock { state -> Effects in
@@ -248,7 +248,7 @@ final class AuctionRun: Sendable {
 
     /// The outcome if the auction finished before the caller waited for it. A timer task held
     /// back meanwhile is started if it still serves other auctions of the same ``Auction``.
-    private func takeFinishedOutcome() -> AuctionOutcome? {
+    private func takeFinishedOutcome() -> MediationEngine.AuctionOutcome? {
         let (outcome, ticket) = state.withLock { state -> (DecidedOutcome?, AuctionTimer.Ticket?) in
             guard case .ready(let outcome, let held) = state.life else { return (nil, nil) }
             state.life = .handedOver
@@ -497,7 +497,7 @@ final class AuctionRun: Sendable {
     /// Gives the decided outcome to the caller: resumes its continuation, or leaves the
     /// outcome for it to take when it has not waited yet.
     private func hand() {
-        let resume = state.withLock { state -> (UnsafeContinuation<AuctionOutcome, Never>, DecidedOutcome)? in
+        let resume = state.withLock { state -> (UnsafeContinuation<MediationEngine.AuctionOutcome, Never>, DecidedOutcome)? in
             guard case .decided(let outcome, let caller) = state.life else { return nil }
             switch caller {
             case .waiting(let continuation):

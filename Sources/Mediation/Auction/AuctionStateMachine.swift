@@ -83,7 +83,7 @@ struct AuctionStateMachine {
     /// starting an auction from a prepared machine copies one reference, not every string of the
     /// configuration.
     private final class Plan: Sendable {
-        let placement: PlacementConfiguration
+        let placement: MediationConfiguration.Placement
         /// The placement's floor; a floor too large to represent admits nothing.
         let placementFloor: AuctionValue?
         let lineItems: [LineItem]
@@ -98,7 +98,7 @@ struct AuctionStateMachine {
         /// The `config_version` every trace names (R22).
         let configVersion: Int
 
-        init(placement: PlacementConfiguration, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [AuctionTrace.Warning], fixedByValue: [Int], configVersion: Int) {
+        init(placement: MediationConfiguration.Placement, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [AuctionTrace.Warning], fixedByValue: [Int], configVersion: Int) {
             self.placement = placement
             placementFloor = placement.floor.map { AuctionStateMachine.floorValue($0, usdRate: 1) }
             self.lineItems = lineItems
@@ -111,7 +111,7 @@ struct AuctionStateMachine {
     }
 
     private let plan: Plan
-    private var placement: PlacementConfiguration { plan.placement }
+    private var placement: MediationConfiguration.Placement { plan.placement }
     private var placementFloor: AuctionValue? { plan.placementFloor }
     private var lineItems: [LineItem] { plan.lineItems }
     private var networkTimeouts: [Duration?] { plan.networkTimeouts }
@@ -158,7 +158,7 @@ struct AuctionStateMachine {
     ///   - configVersion: the `config_version` every trace names (R22).
     ///   - fixedPrices: the eCPM each fixed-price source is valued at, in its currency, by
     ///     source index (default: each line item's configured eCPM); an exploring auction's draws.
-    init(placement: PlacementConfiguration, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [AuctionTrace.Warning] = [], configVersion: Int = 0, fixedPrices: [Double?]? = nil) {
+    init(placement: MediationConfiguration.Placement, sources: [LineItem], slot: SlotSize? = nil, networkTimeouts: [Duration?] = [], warnings: [AuctionTrace.Warning] = [], configVersion: Int = 0, fixedPrices: [Double?]? = nil) {
         self.slot = (slot ?? placement.slot).clamped(to: placement.slot)
         entries = sources.indices.map { index in
             let item = sources[index]
@@ -258,7 +258,7 @@ struct AuctionStateMachine {
     /// ``start(at:)``, appending the actions to `actions`.
     mutating func start(at now: MediationInstant, into actions: inout [Action]) {
         startedAt = now
-        deadline = now + min(placement.deadline, PlacementConfiguration.defaultDeadline)
+        deadline = now + min(placement.deadline, MediationConfiguration.Placement.defaultDeadline)
         actions.reserveCapacity(actions.count + entries.count + 1)
         for index in entries.indices {
             let isBidder = lineItems[index].pricing == .bidder
@@ -422,7 +422,7 @@ struct AuctionStateMachine {
     /// - Parameters:
     ///   - auctionID: the auction's id.
     ///   - startedAtWallClock: the wall-clock time the auction started, if known.
-    mutating func takeOutcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
+    mutating func takeOutcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> MediationEngine.AuctionOutcome {
         let taken = outcome(auctionID: auctionID, startedAtWallClock: startedAtWallClock)
         winnerAd = nil
         return taken
@@ -432,12 +432,12 @@ struct AuctionStateMachine {
     /// - Parameters:
     ///   - auctionID: the auction's id.
     ///   - startedAtWallClock: the wall-clock time the auction started, if known.
-    func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> AuctionOutcome {
-        let winner: AuctionOutcome.Winner? = best.flatMap { index in
+    func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> MediationEngine.AuctionOutcome {
+        let winner: MediationEngine.AuctionOutcome.Winner? = best.flatMap { index in
             guard let ad = winnerAd, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
-            return AuctionOutcome.Winner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
+            return MediationEngine.AuctionOutcome.Winner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
-        return AuctionOutcome(
+        return MediationEngine.AuctionOutcome(
             winner: winner,
             trace: AuctionTrace(
                 auctionID: auctionID,

@@ -6,13 +6,13 @@ extension AuctionTrace {
         /// The ad format.
         public package(set) var format: AdFormat
         /// `anchored` or `inline` for banners; `nil` otherwise.
-        public package(set) var sizing: PlacementConfiguration.BannerSizing?
+        public package(set) var sizing: MediationConfiguration.Placement.BannerSizing?
         /// The declared slot's bounds, in points.
         public package(set) var slot: SlotSize
         /// The placement's floor in USD CPM, if any.
         public package(set) var floor: Double?
         /// Parallel or waterfall.
-        public package(set) var mode: PlacementConfiguration.AuctionMode
+        public package(set) var mode: MediationConfiguration.Placement.AuctionMode
         /// The refresh interval in seconds (banners), if any.
         public package(set) var refreshSeconds: Int?
         /// The configured deadline, a length in milliseconds.
@@ -48,24 +48,24 @@ extension AuctionTrace {
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             format = try container.decode(AdFormat.self, forKey: .format)
-            sizing = try container.decodeIfPresent(PlacementConfiguration.BannerSizing.self, forKey: .sizing)
+            sizing = try container.decodeIfPresent(MediationConfiguration.Placement.BannerSizing.self, forKey: .sizing)
             let slotContainer = try container.nestedContainer(keyedBy: SlotKeys.self, forKey: .slot)
             slot = SlotSize(maxWidth: try slotContainer.decodeIfPresent(Double.self, forKey: .maxWidth), maxHeight: try slotContainer.decodeIfPresent(Double.self, forKey: .maxHeight))
             floor = try container.decodeIfPresent(Double.self, forKey: .floor)
-            mode = try container.decode(PlacementConfiguration.AuctionMode.self, forKey: .mode)
+            mode = try container.decode(MediationConfiguration.Placement.AuctionMode.self, forKey: .mode)
             refreshSeconds = try container.decodeIfPresent(Int.self, forKey: .refreshSeconds)
             deadlineMilliseconds = try container.decode(Double.self, forKey: .deadlineMilliseconds)
         }
 
         /// The summary of `placement`.
-        public init(_ placement: PlacementConfiguration) {
+        public init(_ placement: MediationConfiguration.Placement) {
             format = placement.format
             sizing = placement.bannerSizing
             slot = placement.slot
             floor = placement.floor
             mode = placement.mode
             refreshSeconds = placement.refreshSeconds
-            deadlineMilliseconds = min(placement.deadline, PlacementConfiguration.defaultDeadline).milliseconds
+            deadlineMilliseconds = min(placement.deadline, MediationConfiguration.Placement.defaultDeadline).milliseconds
         }
     }
 }

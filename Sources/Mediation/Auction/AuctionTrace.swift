@@ -222,7 +222,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     private struct Fields {
         var auctionID: String
         var placementID: String
-        var mode: PlacementConfiguration.AuctionMode
+        var mode: MediationConfiguration.Placement.AuctionMode
         var startedAtWallClock: WallClockTime?
         var startedAtMilliseconds: Double
         var endedAtMilliseconds: Double
@@ -253,7 +253,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         set { change { $0.placementID = newValue } }
     }
     /// Parallel or waterfall.
-    public package(set) var mode: PlacementConfiguration.AuctionMode {
+    public package(set) var mode: MediationConfiguration.Placement.AuctionMode {
         get { storage.value.mode }
         set { change { $0.mode = newValue } }
     }
@@ -341,7 +341,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     package init(
         auctionID: String,
         placementID: String,
-        mode: PlacementConfiguration.AuctionMode,
+        mode: MediationConfiguration.Placement.AuctionMode,
         startedAtWallClock: WallClockTime? = nil,
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
@@ -374,7 +374,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     package init(
         auctionID: String,
         placementID: String,
-        mode: PlacementConfiguration.AuctionMode,
+        mode: MediationConfiguration.Placement.AuctionMode,
         startedAtWallClock: WallClockTime?,
         startedAtMilliseconds: Double,
         endedAtMilliseconds: Double,
@@ -411,7 +411,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         storage = SharedValue(Fields(
             auctionID: try container.decode(String.self, forKey: .auctionID),
             placementID: try container.decode(String.self, forKey: .placementID),
-            mode: try container.decode(PlacementConfiguration.AuctionMode.self, forKey: .mode),
+            mode: try container.decode(MediationConfiguration.Placement.AuctionMode.self, forKey: .mode),
             startedAtWallClock: try container.decodeIfPresent(WallClockTime.self, forKey: .startedAtWallClock),
             startedAtMilliseconds: try container.decode(Double.self, forKey: .startedAtMilliseconds),
             endedAtMilliseconds: try container.decode(Double.self, forKey: .endedAtMilliseconds),
@@ -566,16 +566,17 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     }
 }
 
-extension AuctionOutcome {
+extension MediationEngine.AuctionOutcome {
     /// The winner of an auction.
     ///
     /// A winner of ``MediationEngine/runAuction(placementID:context:)`` holds the configuration its
     /// auction ran under for as long as the caller holds it (the winner, any copy of it, or the
-    /// ``AuctionOutcome`` holding it): a configuration change (engine rule R22) that removes or
-    /// changes the winner's network shuts that network's adapter down only once the winner is
-    /// dropped, so the ad's impression and clicks still reach its network. Keep the winner while its
-    /// ad is unshown or on screen; drop it once the ad is released or no longer shown. After
-    /// ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut down then).
+    /// ``MediationEngine/AuctionOutcome`` holding it): a configuration change (engine rule R22)
+    /// that removes or changes the winner's network shuts that network's adapter down only once the
+    /// winner is dropped, so the ad's impression and clicks still reach its network. Keep the
+    /// winner while its ad is unshown or on screen; drop it once the ad is released or no longer
+    /// shown. After ``MediationEngine/shutdown()`` a winner holds nothing (every adapter was shut
+    /// down then).
     public struct Winner: Sendable {
         /// The ad, which now belongs to the caller (it was not released).
         public package(set) var ad: any LoadedAd
@@ -599,21 +600,23 @@ extension AuctionOutcome {
     }
 }
 
-/// What an auction returns: the winner, if any, and the trace.
-public struct AuctionOutcome: Sendable {
-    /// The winner, or `nil` for no fill.
-    public package(set) var winner: AuctionOutcome.Winner?
-    /// What every source did.
-    public package(set) var trace: AuctionTrace
+extension MediationEngine {
+    /// What an auction returns: the winner, if any, and the trace.
+    public struct AuctionOutcome: Sendable {
+        /// The winner, or `nil` for no fill.
+        public package(set) var winner: MediationEngine.AuctionOutcome.Winner?
+        /// What every source did.
+        public package(set) var trace: AuctionTrace
 
-    /// Creates an outcome.
-    public init(winner: AuctionOutcome.Winner?, trace: AuctionTrace) {
-        self.winner = winner
-        self.trace = trace
+        /// Creates an outcome.
+        public init(winner: MediationEngine.AuctionOutcome.Winner?, trace: AuctionTrace) {
+            self.winner = winner
+            self.trace = trace
+        }
+
+        /// Whether the auction filled.
+        public var isFilled: Bool { winner != nil }
     }
-
-    /// Whether the auction filled.
-    public var isFilled: Bool { winner != nil }
 }
 
 extension MediationEvent {

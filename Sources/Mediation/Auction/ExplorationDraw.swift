@@ -1,8 +1,9 @@
 import Foundation
 
-/// The values of fixed-price line items in an exploring auction (``PlacementConfiguration/Exploration/thompson``,
-/// R23): a draw from each price's posterior, seeded by the auction id and the line item id, so
-/// the same auction always values them the same.
+/// The values of fixed-price line items in an exploring auction
+/// (``MediationConfiguration/Placement/Exploration/thompson``, R23): a draw from each price's
+/// posterior, seeded by the auction id and the line item id, so the same auction always values them
+/// the same.
 package enum ExplorationDraw {
     /// The coefficient of variation taken for a line item with no `ecpm_sd` (a hand-typed price,
     /// never learned): 0.3, one standard deviation of ±30 %.

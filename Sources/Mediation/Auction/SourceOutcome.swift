@@ -63,9 +63,9 @@ public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     /// Its ad took part (or was rejected) and lost, with the OpenRTB loss reason.
     case lost(LossReason)
     /// The network had no ad.
-    case noFill(NoFillReason)
+    case noFill(AdLoadResult.NoFillReason)
     /// The request failed (the error's kind, numbered code, message and HTTP status, if any).
-    case error(AdapterError)
+    case error(AdLoadResult.Error)
     /// It had not answered by its effective limit; the limit that fired (R3a). An answer at
     /// the limit's instant itself counts as arrived.
     case timeout(SourceOutcome.TimeoutLimit)
@@ -169,8 +169,8 @@ extension SourceOutcome: Codable {
         switch status {
         case "won": self = .won
         case "lost": self = .lost(try container.decode(LossReason.self, forKey: .lossReason))
-        case "no_fill": self = .noFill(try container.decode(NoFillReason.self, forKey: .noFillReason))
-        case "error": self = .error(try container.decode(AdapterError.self, forKey: .error))
+        case "no_fill": self = .noFill(try container.decode(AdLoadResult.NoFillReason.self, forKey: .noFillReason))
+        case "error": self = .error(try container.decode(AdLoadResult.Error.self, forKey: .error))
         case "timeout": self = .timeout(try container.decodeIfPresent(SourceOutcome.TimeoutLimit.self, forKey: .limit) ?? .deadline)
         case "cancelled": self = .cancelled(couldNotBeat: try container.decodeIfPresent(Double.self, forKey: .couldNotBeat))
         case "not_asked": self = .notAsked(try container.decode(SourceOutcome.NotAskedReason.self, forKey: .reason))

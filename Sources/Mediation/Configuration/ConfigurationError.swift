@@ -2,7 +2,8 @@
 /// path such as `placements.home_banner.sources[2].ecpm`) and a sentence for a person
 /// (engine rule R15). When loading fails, no adapter is built and no network is asked anything.
 ///
-/// A struct over an open set of codes (like ``AdapterError``), so adding a code breaks no caller.
+/// A struct over an open set of codes (like ``AdLoadResult/Error``), so adding a code breaks no
+/// caller.
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of mistake the configuration makes.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

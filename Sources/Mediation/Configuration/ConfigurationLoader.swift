@@ -1,75 +1,118 @@
 import Foundation
 
-/// Loads the engine's JSON configuration (`Config/mediation.json`, described by
-/// `Config/mediation.schema.json`) strictly, by engine rule R15: the first mistake fails the
-/// whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+extension MediationConfiguration {
+    /// Loads the engine's JSON configuration file at `url` (`Config/mediation.json`, described by
+    /// `Config/mediation.schema.json`) strictly, by engine rule R15: the first mistake fails the
+    /// whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+    ///
+    /// The format (snake_case keys; any other key is an error):
+    /// ```json
+    /// {
+    ///   "$schema": "mediation.schema.json",
+    ///   "networks": {
+    ///     "admob": { "adapter": "fallback", "credentials": {}, "endpoint": "sandbox",
+    ///                "timeout_ms": 2000, "options": { "fill_rate": 0.9 } }
+    ///   },
+    ///   "placements": {
+    ///     "home_banner": {
+    ///       "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
+    ///       "refresh_seconds": 60, "deadline_ms": 3000, "floor": 0.1, "mode": "parallel",
+    ///       "sources": [ { "id": "admob_home", "network": "admob", "ad_unit_id": "ca-app-pub-1/1",
+    ///                      "ecpm": 0.8 } ]
+    ///     }
+    ///   },
+    ///   "currency_rates": { "EUR": 1.08 }
+    /// }
+    /// ```
+    /// - `config_version`, `issued_at`, `rollout`: the release fields a signed configuration
+    ///   carries; all optional.
+    /// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
+    ///   `credentials` an object of strings without control characters; `endpoint` (required)
+    ///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a
+    ///   whole number 1...3000; `options` any JSON the adapter validates.
+    /// - `placements`: an object keyed by placement id, in file order. `format` (required) is
+    ///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
+    ///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
+    ///   `slot.max_height` is at least 32 points and defaults to 250 (the Qartvelo document's
+    ///   inline default); `slot` has `max_width` / `max_height` in points;
+    ///   `refresh_seconds` (banners only) a whole number 30...86400, default 60 (R13);
+    ///   `deadline_ms` a whole number 1...3000, default 3000 (R3); `floor` a positive USD CPM;
+    ///   `mode` `parallel` (default) or `waterfall` (R1); `sources` a non-empty array.
+    /// - A source: `id` (unique in its placement), `network` (a key of `networks`),
+    ///   `ad_unit_id`, then `ecpm` (required for fixed-price networks, forbidden for bidders),
+    ///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
+    ///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
+    ///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
+    ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources
+    ///   only).
+    /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
+    /// - `health` (top level, and per network over it): when a failing network is paused
+    ///   (engine rule R24), e.g. `{"enabled": true, "failures_to_open": 7, "window": 10,
+    ///   "backoff_ms": 30000, "max_backoff_ms": 600000, "probes": 1}` (the defaults);
+    ///   `{"enabled": false}` turns it off.
+    ///
+    /// A source's pricing comes from its network's kind, as the kind's factory in the
+    /// ``NetworkRegistry`` states it; a network whose `adapter` the registry does not know is an
+    /// `unknown_adapter` error.
+    /// - Parameters:
+    ///   - url: a file URL.
+    ///   - registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`), with
+    ///     their pricing.
+    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when the
+    ///   file cannot be read, otherwise as ``init(data:registry:)``.
+    public init(contentsOf url: URL, registry: NetworkRegistry) throws(ConfigurationError) {
+        self = try ConfigurationLoader(registry: registry).load(contentsOf: url)
+    }
+
+    /// Loads a configuration from JSON bytes, strictly (engine rule R15; the format is
+    /// ``init(contentsOf:registry:)``'s).
+    /// - Parameters:
+    ///   - data: UTF-8 JSON.
+    ///   - registry: the network kinds the build knows, with their pricing.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
+    public init(data: Data, registry: NetworkRegistry) throws(ConfigurationError) {
+        self = try ConfigurationLoader(registry: registry).load(data: data)
+    }
+
+    /// Loads a configuration from JSON text, strictly (engine rule R15; the format is
+    /// ``init(contentsOf:registry:)``'s).
+    /// - Parameters:
+    ///   - json: the JSON document.
+    ///   - registry: the network kinds the build knows, with their pricing.
+    /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
+    public init(json: String, registry: NetworkRegistry) throws(ConfigurationError) {
+        self = try ConfigurationLoader(registry: registry).load(json: json)
+    }
+}
+
+/// Loads the engine's JSON configuration strictly, by engine rule R15: the first mistake fails
+/// the whole load with a ``ConfigurationError`` that names its JSON path, and nothing is built.
+/// Hosts call ``MediationConfiguration/init(contentsOf:registry:)`` (whose documentation
+/// describes the format), ``MediationConfiguration/init(data:registry:)`` or
+/// ``MediationConfiguration/init(json:registry:)``.
 ///
-/// The format (snake_case keys; any other key is an error):
-/// ```json
-/// {
-///   "$schema": "mediation.schema.json",
-///   "networks": {
-///     "admob": { "adapter": "fallback", "credentials": {}, "endpoint": "sandbox",
-///                "timeout_ms": 2000, "options": { "fill_rate": 0.9 } }
-///   },
-///   "placements": {
-///     "home_banner": {
-///       "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 },
-///       "refresh_seconds": 60, "deadline_ms": 3000, "floor": 0.1, "mode": "parallel",
-///       "sources": [ { "id": "admob_home", "network": "admob", "ad_unit_id": "ca-app-pub-1/1",
-///                      "ecpm": 0.8 } ]
-///     }
-///   },
-///   "currency_rates": { "EUR": 1.08 }
-/// }
-/// ```
-/// - `config_version`, `issued_at`, `rollout`: the release fields a signed configuration
-///   carries (``decodeRelease(_:)``); all optional.
-/// - `networks`: an object keyed by network id. `adapter` (required) is an adapter kind;
-///   `credentials` an object of strings without control characters; `endpoint` (required)
-///   `"sandbox"` or an https URL (plain http for 127.0.0.1 or localhost only); `timeout_ms` a whole number 1...3000; `options` any JSON the adapter validates.
-/// - `placements`: an object keyed by placement id, in file order. `format` (required) is
-///   `banner`, `interstitial`, `app_open`, `native` or `rewarded`; `sizing` (`anchored` or
-///   `inline`) is required on banners and forbidden elsewhere; an inline banner's
-///   `slot.max_height` is at least 32 points and defaults to 250 (``inlineDefaultMaxHeight``, the
-///   Qartvelo document's inline default); `slot` has `max_width` / `max_height` in points;
-///   `refresh_seconds` (banners only) a whole number 30...86400, default 60 (R13);
-///   `deadline_ms` a whole number 1...3000, default 3000 (R3); `floor` a positive USD CPM;
-///   `mode` `parallel` (default) or `waterfall` (R1); `sources` a non-empty array.
-/// - A source: `id` (unique in its placement), `network` (a key of `networks`),
-///   `ad_unit_id`, then `ecpm` (required for fixed-price networks, forbidden for bidders),
-///   `floor` (bidders only), `timeout_ms` (1...3000), `currency` (default `"USD"`; any other
-///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
-///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
-///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources only).
-/// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
-/// - `health` (top level, and per network over it): when a failing network is paused
-///   (engine rule R24, ``decodeHealth(_:at:over:)``), e.g. `{"enabled": true,
-///   "failures_to_open": 7, "window": 10, "backoff_ms": 30000, "max_backoff_ms": 600000,
-///   "probes": 1}` (the defaults); `{"enabled": false}` turns it off.
-///
-/// A source's pricing comes from its network's kind, as the kind's factory in the
-/// ``NetworkRegistry`` states it; a network whose `adapter` the registry does not know is an
-/// `unknown_adapter` error.
-public struct ConfigurationLoader: Sendable {
+/// The release fields are read by ``decodeRelease(_:)``, a `health` object by
+/// ``decodeHealth(_:at:over:)``; an inline banner's `slot.max_height` defaults to
+/// ``inlineDefaultMaxHeight``.
+package struct ConfigurationLoader: Sendable {
     /// The network kinds this loader accepts, with their pricing.
-    public var registry: NetworkRegistry
+    package var registry: NetworkRegistry
 
     /// The deadline bounds in milliseconds (R3).
     static let deadlineRange = 1...3000
     /// An inline banner's `slot.max_height` when the configuration gives none: 250 points (the
     /// Qartvelo document's `inlineMaxHeight` default).
-    public static let inlineDefaultMaxHeight: Double = 250
+    package static let inlineDefaultMaxHeight: Double = 250
     /// The smallest `slot.max_height` of an inline banner: 32 points.
-    public static let inlineMinimumMaxHeight: Double = 32
+    package static let inlineMinimumMaxHeight: Double = 32
     /// The refresh bounds in seconds (R13: at least 30; at most one day).
-    static let refreshRange = PlacementConfiguration.minimumRefreshSeconds...86_400
+    static let refreshRange = MediationConfiguration.Placement.minimumRefreshSeconds...86_400
     /// The bounds of a source's `ecpm_impressions`: 0 to 10^12.
     static let learnedImpressionsRange = 0...1_000_000_000_000
 
     /// Creates a loader.
     /// - Parameter registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`).
-    public init(registry: NetworkRegistry) {
+    package init(registry: NetworkRegistry) {
         self.registry = registry
     }
 
@@ -78,7 +121,7 @@ public struct ConfigurationLoader: Sendable {
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when
     ///   the file cannot be read, otherwise as ``load(data:)``.
-    public func load(contentsOf url: URL) throws(ConfigurationError) -> MediationConfiguration {
+    package func load(contentsOf url: URL) throws(ConfigurationError) -> MediationConfiguration {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ConfigurationError(code: .fileNotFound, path: "$", message: "no such file: \(url.path)")
@@ -107,7 +150,7 @@ public struct ConfigurationLoader: Sendable {
     /// - Parameter data: UTF-8 JSON.
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
-    public func load(data: Data) throws(ConfigurationError) -> MediationConfiguration {
+    package func load(data: Data) throws(ConfigurationError) -> MediationConfiguration {
         let root = try StrictJSONReader.parse([UInt8](data))
         return try decodeRoot(root)
     }
@@ -116,7 +159,7 @@ public struct ConfigurationLoader: Sendable {
     /// - Parameter json: the JSON document.
     /// - Returns: the configuration.
     /// - Throws: ``ConfigurationError`` naming the JSON path of the first mistake (R15).
-    public func load(json: String) throws(ConfigurationError) -> MediationConfiguration {
+    package func load(json: String) throws(ConfigurationError) -> MediationConfiguration {
         try load(data: Data(json.utf8))
     }
 
@@ -139,7 +182,7 @@ public struct ConfigurationLoader: Sendable {
         let currencyRates = try decodeCurrencyRates(object["currency_rates"])
         let health = try ConfigurationLoader.decodeHealth(object["health"], at: JSONPath.root.appending("health"), over: .standard)
         let networks = try decodeNetworks(try object.required("networks"), health: health)
-        var networksByID: [String: NetworkConfiguration] = [:]
+        var networksByID: [String: MediationConfiguration.Network] = [:]
         networksByID.reserveCapacity(networks.count)
         for network in networks { networksByID[network.id] = network }
         let placements = try decodePlacements(try object.required("placements"), networks: Networks(list: networks, byID: networksByID), currencyRates: currencyRates)
@@ -169,12 +212,12 @@ public struct ConfigurationLoader: Sendable {
 
     // MARK: - Networks
 
-    private func decodeNetworks(_ node: JSONNode, health: NetworkHealthSettings) throws(ConfigurationError) -> [NetworkConfiguration] {
+    private func decodeNetworks(_ node: JSONNode, health: NetworkHealthSettings) throws(ConfigurationError) -> [MediationConfiguration.Network] {
         let path = JSONPath.root.appending("networks")
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by network id", at: path)
         }
-        var networks: [NetworkConfiguration] = []
+        var networks: [MediationConfiguration.Network] = []
         var ids = Set<String>()
         for member in members {
             let networkPath = path.appending(member.key)
@@ -189,7 +232,7 @@ public struct ConfigurationLoader: Sendable {
         return networks
     }
 
-    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, health: NetworkHealthSettings) throws(ConfigurationError) -> NetworkConfiguration {
+    private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, health: NetworkHealthSettings) throws(ConfigurationError) -> MediationConfiguration.Network {
         let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options", "health"])
         let adapterPath = path.appending("adapter")
         let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
@@ -230,14 +273,14 @@ public struct ConfigurationLoader: Sendable {
             options = values
         }
         let networkHealth = try ConfigurationLoader.decodeHealth(object["health"], at: path.appending("health"), over: health)
-        return NetworkConfiguration(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
+        return MediationConfiguration.Network(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
     }
 
     /// Reads a network's `endpoint` (required, R15): `"sandbox"` said explicitly, or an
     /// `http://` or `https://` URL (the scheme in lower case) whose host is letters, digits,
     /// dots and hyphens, with an optional port of 1 to 5 digits and an optional path of
     /// printable ASCII without spaces (``endpointURL(_:)``; the schema's pattern is the same).
-    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkConfiguration.Endpoint {
+    private func decodeEndpoint(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> MediationConfiguration.Network.Endpoint {
         let text = try ConfigurationReading.string(node, at: path)
         if text == "sandbox" { return .sandbox }
         guard let url = ConfigurationLoader.endpointURL(text) else {
@@ -292,16 +335,16 @@ public struct ConfigurationLoader: Sendable {
 
     /// The networks, in file order and by id.
     private struct Networks {
-        var list: [NetworkConfiguration]
-        var byID: [String: NetworkConfiguration]
+        var list: [MediationConfiguration.Network]
+        var byID: [String: MediationConfiguration.Network]
     }
 
-    private func decodePlacements(_ node: JSONNode, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> [PlacementConfiguration] {
+    private func decodePlacements(_ node: JSONNode, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> [MediationConfiguration.Placement] {
         let path = JSONPath.root.appending("placements")
         guard case .object(let members) = node else {
             throw ConfigurationReading.wrongType(node, expected: "an object keyed by placement id", at: path)
         }
-        var placements: [PlacementConfiguration] = []
+        var placements: [MediationConfiguration.Placement] = []
         var ids = Set<String>()
         for member in members {
             let placementPath = path.appending(member.key)
@@ -316,20 +359,20 @@ public struct ConfigurationLoader: Sendable {
         return placements
     }
 
-    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> PlacementConfiguration {
+    private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> MediationConfiguration.Placement {
         let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
         var slot = try decodeSlot(object["slot"], at: path.appending("slot"))
 
-        var sizing: PlacementConfiguration.BannerSizing?
+        var sizing: MediationConfiguration.Placement.BannerSizing?
         let sizingPath = path.appending("sizing")
         if format == .banner {
             guard let node = object["sizing"] else {
                 throw ConfigurationError(code: .invalidSizing, path: sizingPath.description, message: "a banner needs \"sizing\": \"anchored\" or \"inline\"")
             }
-            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": PlacementConfiguration.BannerSizing.anchored, "inline": .inline])
+            sizing = try ConfigurationReading.choice(node, at: sizingPath, ["anchored": MediationConfiguration.Placement.BannerSizing.anchored, "inline": .inline])
             if sizing == .inline {
                 let maxHeight = slot.maxHeight ?? Self.inlineDefaultMaxHeight
                 guard maxHeight >= Self.inlineMinimumMaxHeight else {
@@ -349,10 +392,10 @@ public struct ConfigurationLoader: Sendable {
             }
             refreshSeconds = try ConfigurationReading.wholeNumber(node, at: refreshPath, in: ConfigurationLoader.refreshRange, unit: "seconds", rangeCode: .invalidRefresh)
         } else if format == .banner {
-            refreshSeconds = PlacementConfiguration.defaultRefreshSeconds
+            refreshSeconds = MediationConfiguration.Placement.defaultRefreshSeconds
         }
 
-        var deadline = PlacementConfiguration.defaultDeadline
+        var deadline = MediationConfiguration.Placement.defaultDeadline
         if let node = object["deadline_ms"] {
             deadline = .milliseconds(try ConfigurationReading.wholeNumber(node, at: path.appending("deadline_ms"), in: ConfigurationLoader.deadlineRange, unit: "milliseconds", rangeCode: .invalidDeadline))
         }
@@ -361,15 +404,15 @@ public struct ConfigurationLoader: Sendable {
             try ConfigurationLoader.checkPriceRange(floor, usdRate: 1, currency: "USD", at: path.appending("floor"))
             return floor
         }
-        var mode = PlacementConfiguration.AuctionMode.parallel
+        var mode = MediationConfiguration.Placement.AuctionMode.parallel
         if let node = object["mode"] {
-            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": PlacementConfiguration.AuctionMode.parallel, "waterfall": .waterfall])
+            mode = try ConfigurationReading.choice(node, at: path.appending("mode"), ["parallel": MediationConfiguration.Placement.AuctionMode.parallel, "waterfall": .waterfall])
         }
         let sources = try decodeSources(try object.required("sources"), at: path.appending("sources"), networks: networks, currencyRates: currencyRates)
         if let floor { try ConfigurationLoader.checkFloorCanBeMet(floor, sources: sources, at: path.appending("floor")) }
-        var placement = PlacementConfiguration(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
+        var placement = MediationConfiguration.Placement(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
         if let node = object["exploration"] {
-            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": PlacementConfiguration.Exploration.off, "thompson": .thompson])
+            placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": MediationConfiguration.Placement.Exploration.off, "thompson": .thompson])
         }
         return placement
     }

@@ -1,50 +1,53 @@
-/// Something in the configuration that loads and can fill but may not do what its author meant
-/// (engine rule R19): an option a network clamps or ignores, a slot some creatives will not fit,
-/// a network answered by its sandbox. `mediate validate` and one-shot runs print them on
-/// standard error; ``MediationEngine/configurationWarnings`` lists them.
-public struct ConfigurationWarning: Hashable, Sendable, CustomStringConvertible {
-    /// What kind of warning it is: an open set of stable names, like ``ConfigurationError/Code``.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        /// The code's name, e.g. `"option_clamped"`.
-        public var rawValue: String
-        /// Creates a code.
-        public init(rawValue: String) { self.rawValue = rawValue }
+extension MediationConfiguration {
+    /// Something in the configuration that loads and can fill but may not do what its author meant
+    /// (engine rule R19): an option a network clamps or ignores, a slot some creatives will not
+    /// fit, a network answered by its sandbox. `mediate validate` and one-shot runs print them on
+    /// standard error; ``MediationEngine/configurationWarnings`` lists them.
+    public struct Warning: Hashable, Sendable, CustomStringConvertible {
+        /// What kind of warning it is: an open set of stable names, like
+        /// ``ConfigurationError/Code``.
+        public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+            /// The code's name, e.g. `"option_clamped"`.
+            public var rawValue: String
+            /// Creates a code.
+            public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// A network's endpoint is `"sandbox"`: its in-process simulated server answers, not a
-        /// real ad server.
-        public static let sandboxEndpoint = Code(rawValue: "sandbox_endpoint")
-        /// An option's value was clamped into its range (e.g. Elo's `geo_precision`).
-        public static let optionClamped = Code(rawValue: "option_clamped")
-        /// An option the network ignores with this configuration (e.g. a sandbox-only option
-        /// on a real endpoint).
-        public static let optionIgnored = Code(rawValue: "option_ignored")
-        /// A line item can fill, but not every ad its network may send fits the slot.
-        public static let slotMayNotFit = Code(rawValue: "slot_may_not_fit")
+            /// A network's endpoint is `"sandbox"`: its in-process simulated server answers, not a
+            /// real ad server.
+            public static let sandboxEndpoint = Code(rawValue: "sandbox_endpoint")
+            /// An option's value was clamped into its range (e.g. Elo's `geo_precision`).
+            public static let optionClamped = Code(rawValue: "option_clamped")
+            /// An option the network ignores with this configuration (e.g. a sandbox-only option
+            /// on a real endpoint).
+            public static let optionIgnored = Code(rawValue: "option_ignored")
+            /// A line item can fill, but not every ad its network may send fits the slot.
+            public static let slotMayNotFit = Code(rawValue: "slot_may_not_fit")
 
-        /// The name.
-        public var description: String { rawValue }
+            /// The name.
+            public var description: String { rawValue }
+        }
+
+        /// What kind of warning it is.
+        public var code: Code
+        /// The JSON path it is about, e.g. `networks.elo.options.geo_precision`.
+        public var path: String
+        /// What it means, for a person; never contains credentials.
+        public var message: String
+
+        /// Creates a warning.
+        /// - Parameters:
+        ///   - code: the kind of warning.
+        ///   - path: the JSON path it is about.
+        ///   - message: what it means.
+        public init(code: Code, path: String, message: String) {
+            self.code = code
+            self.path = ConfigurationText.excerpt(path, limit: ConfigurationText.maximumPathLength)
+            self.message = ConfigurationText.excerpt(message, limit: ConfigurationText.maximumMessageLength)
+        }
+
+        /// `path: message (code)`.
+        public var description: String { "\(path): \(message) (\(code))" }
     }
-
-    /// What kind of warning it is.
-    public var code: Code
-    /// The JSON path it is about, e.g. `networks.elo.options.geo_precision`.
-    public var path: String
-    /// What it means, for a person; never contains credentials.
-    public var message: String
-
-    /// Creates a warning.
-    /// - Parameters:
-    ///   - code: the kind of warning.
-    ///   - path: the JSON path it is about.
-    ///   - message: what it means.
-    public init(code: Code, path: String, message: String) {
-        self.code = code
-        self.path = ConfigurationText.excerpt(path, limit: ConfigurationText.maximumPathLength)
-        self.message = ConfigurationText.excerpt(message, limit: ConfigurationText.maximumMessageLength)
-    }
-
-    /// `path: message (code)`.
-    public var description: String { "\(path): \(message) (\(code))" }
 }
 
 extension LineItem {
@@ -55,13 +58,13 @@ extension LineItem {
         /// `placements.level_end.sources[0]`); the first one fails the engine's build.
         public var errors: [ConfigurationError]
         /// Things the author should know, each naming its JSON path.
-        public var warnings: [ConfigurationWarning]
+        public var warnings: [MediationConfiguration.Warning]
 
         /// Creates a result.
         /// - Parameters:
         ///   - errors: why the line item can never fill.
         ///   - warnings: what the author should know.
-        public init(errors: [ConfigurationError] = [], warnings: [ConfigurationWarning] = []) {
+        public init(errors: [ConfigurationError] = [], warnings: [MediationConfiguration.Warning] = []) {
             self.errors = errors
             self.warnings = warnings
         }
@@ -71,7 +74,8 @@ extension LineItem {
 
         /// A line item that can never fill, for `reason`.
         /// - Parameters:
-        ///   - path: the JSON path (usually the source's, ``PlacementConfiguration/path(of:)``).
+        ///   - path: the JSON path (usually the source's,
+        ///     ``MediationConfiguration/Placement/path(of:)``).
         ///   - reason: why, for a person.
         public static func unfillable(at path: String, _ reason: String) -> LineItem.Validation {
             LineItem.Validation(errors: [ConfigurationError(code: .unfillable, path: path, message: reason)])

@@ -1,4 +1,4 @@
-extension PlacementConfiguration {
+extension MediationConfiguration.Placement {
     /// The auction mode of a placement (engine rule R1).
     public enum AuctionMode: String, Sendable, Hashable, Codable {
         /// Every eligible source is asked at once (the default).
@@ -72,7 +72,7 @@ public struct LineItem: Hashable, Sendable {
     }
 }
 
-extension PlacementConfiguration {
+extension MediationConfiguration.Placement {
     /// How a placement values its fixed-price line items (engine rule R23).
     public enum Exploration: String, Sendable, Hashable, Codable {
         /// At their configured eCPM (the default).
@@ -87,81 +87,83 @@ extension PlacementConfiguration {
     }
 }
 
-/// One placement of the configuration: an app slot and its ordered sources.
-public struct PlacementConfiguration: Hashable, Sendable {
-    /// The default auction deadline, 3000 ms (R3).
-    public static let defaultDeadline: Duration = .milliseconds(3000)
-    /// The default banner refresh interval, 60 s (R13).
-    public static let defaultRefreshSeconds = 60
-    /// The shortest refresh interval allowed, 30 s (R13).
-    public static let minimumRefreshSeconds = 30
+extension MediationConfiguration {
+    /// One placement of the configuration: an app slot and its ordered sources.
+    public struct Placement: Hashable, Sendable {
+        /// The default auction deadline, 3000 ms (R3).
+        public static let defaultDeadline: Duration = .milliseconds(3000)
+        /// The default banner refresh interval, 60 s (R13).
+        public static let defaultRefreshSeconds = 60
+        /// The shortest refresh interval allowed, 30 s (R13).
+        public static let minimumRefreshSeconds = 30
 
-    /// The placement id, e.g. `"home_banner"`.
-    public var id: String
-    /// The format it shows.
-    public var format: AdFormat
-    /// For banners, anchored or inline sizing; `nil` for other formats.
-    public var bannerSizing: BannerSizing?
-    /// The slot's bounds in points.
-    public var slot: SlotSize
-    /// For banners, the refresh interval in whole seconds (>= 30); `nil` for formats that do
-    /// not refresh.
-    public var refreshSeconds: Int?
-    /// The auction deadline from its start (at most 3000 ms).
-    public var deadline: Duration
-    /// The lowest value accepted from any source, in USD CPM; `nil` for none.
-    public var floor: Double?
-    /// Parallel or waterfall.
-    public var mode: AuctionMode
-    /// The sources in config order (the last tie-break, R5).
-    public var sources: [LineItem]
-    /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
-    public var exploration: Exploration = .off
+        /// The placement id, e.g. `"home_banner"`.
+        public var id: String
+        /// The format it shows.
+        public var format: AdFormat
+        /// For banners, anchored or inline sizing; `nil` for other formats.
+        public var bannerSizing: BannerSizing?
+        /// The slot's bounds in points.
+        public var slot: SlotSize
+        /// For banners, the refresh interval in whole seconds (>= 30); `nil` for formats that do
+        /// not refresh.
+        public var refreshSeconds: Int?
+        /// The auction deadline from its start (at most 3000 ms).
+        public var deadline: Duration
+        /// The lowest value accepted from any source, in USD CPM; `nil` for none.
+        public var floor: Double?
+        /// Parallel or waterfall.
+        public var mode: AuctionMode
+        /// The sources in config order (the last tie-break, R5).
+        public var sources: [LineItem]
+        /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
+        public var exploration: Exploration = .off
 
-    /// Creates a placement configuration.
-    public init(
-        id: String,
-        format: AdFormat,
-        bannerSizing: BannerSizing? = nil,
-        slot: SlotSize = SlotSize(),
-        refreshSeconds: Int? = nil,
-        deadline: Duration = PlacementConfiguration.defaultDeadline,
-        floor: Double? = nil,
-        mode: AuctionMode = .parallel,
-        sources: [LineItem]
-    ) {
-        self.id = id
-        self.format = format
-        self.bannerSizing = bannerSizing
-        self.slot = slot
-        self.refreshSeconds = refreshSeconds
-        self.deadline = deadline
-        self.floor = floor
-        self.mode = mode
-        self.sources = sources
-    }
-
-    /// The JSON path of this placement, e.g. `placements.home_banner` (an id that is not a
-    /// plain identifier is written `placements["a.b"]`).
-    public var path: String {
-        JSONPath.root.appending("placements").appending(id).description
-    }
-
-    /// The JSON path of the source at `index`, e.g. `placements.level_end.sources[0]`.
-    /// - Parameter index: the source's position in ``sources``.
-    public func path(ofSourceAt index: Int) -> String {
-        JSONPath.root.appending("placements").appending(id).appending("sources").appending(index: index).description
-    }
-
-    /// The JSON path of `lineItem` (found by its id, unique in a placement), e.g.
-    /// `placements.level_end.sources[0]`; the placement's `sources` path when it is not one of
-    /// this placement's sources.
-    /// - Parameter lineItem: one of ``sources``.
-    public func path(of lineItem: LineItem) -> String {
-        guard let index = sources.firstIndex(where: { $0.id == lineItem.id }) else {
-            return JSONPath.root.appending("placements").appending(id).appending("sources").description
+        /// Creates a placement configuration.
+        public init(
+            id: String,
+            format: AdFormat,
+            bannerSizing: BannerSizing? = nil,
+            slot: SlotSize = SlotSize(),
+            refreshSeconds: Int? = nil,
+            deadline: Duration = MediationConfiguration.Placement.defaultDeadline,
+            floor: Double? = nil,
+            mode: AuctionMode = .parallel,
+            sources: [LineItem]
+        ) {
+            self.id = id
+            self.format = format
+            self.bannerSizing = bannerSizing
+            self.slot = slot
+            self.refreshSeconds = refreshSeconds
+            self.deadline = deadline
+            self.floor = floor
+            self.mode = mode
+            self.sources = sources
         }
-        return path(ofSourceAt: index)
+
+        /// The JSON path of this placement, e.g. `placements.home_banner` (an id that is not a
+        /// plain identifier is written `placements["a.b"]`).
+        public var path: String {
+            JSONPath.root.appending("placements").appending(id).description
+        }
+
+        /// The JSON path of the source at `index`, e.g. `placements.level_end.sources[0]`.
+        /// - Parameter index: the source's position in ``sources``.
+        public func path(ofSourceAt index: Int) -> String {
+            JSONPath.root.appending("placements").appending(id).appending("sources").appending(index: index).description
+        }
+
+        /// The JSON path of `lineItem` (found by its id, unique in a placement), e.g.
+        /// `placements.level_end.sources[0]`; the placement's `sources` path when it is not one of
+        /// this placement's sources.
+        /// - Parameter lineItem: one of ``sources``.
+        public func path(of lineItem: LineItem) -> String {
+            guard let index = sources.firstIndex(where: { $0.id == lineItem.id }) else {
+                return JSONPath.root.appending("placements").appending(id).appending("sources").description
+            }
+            return path(ofSourceAt: index)
+        }
     }
 }
 

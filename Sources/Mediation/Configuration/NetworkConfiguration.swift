@@ -1,6 +1,6 @@
 import Foundation
 
-extension NetworkConfiguration {
+extension MediationConfiguration.Network {
     /// Where a network's requests go.
     public enum Endpoint: Hashable, Sendable {
         /// The network's in-process simulated ad server (offline, deterministic with a seed).
@@ -10,78 +10,81 @@ extension NetworkConfiguration {
     }
 }
 
-/// One network of the configuration: which adapter speaks to it, with what credentials, where.
-public struct NetworkConfiguration: Hashable, Sendable {
-    /// The network id used by sources, e.g. `"elo"`.
-    public var id: String
-    /// The adapter kind, e.g. `"elo"`, `"nitx"`, `"qartvelo"`, `"fallback"`.
-    public var adapter: String
-    /// The network's credentials (publisher id, source code …), by the adapter's own names.
-    public var credentials: [String: String]
-    /// Sandbox or a base URL.
-    public var endpoint: Endpoint
-    /// The network's `timeout_ms`: the engine gives each of its sources at most this long from
-    /// the moment the source is asked, whatever the adapter does (R3a), if set.
-    public var timeout: Duration?
-    /// Adapter-specific options, validated by the adapter.
-    public var options: [String: JSONValue]
-    /// How the engine pauses it when it fails (engine rule R24): the configuration's top-level
-    /// `health` with this network's own `health` over it (default ``NetworkHealthSettings/standard``).
-    package var health: NetworkHealthSettings
+extension MediationConfiguration {
+    /// One network of the configuration: which adapter speaks to it, with what credentials, where.
+    public struct Network: Hashable, Sendable {
+        /// The network id used by sources, e.g. `"elo"`.
+        public var id: String
+        /// The adapter kind, e.g. `"elo"`, `"nitx"`, `"qartvelo"`, `"fallback"`.
+        public var adapter: String
+        /// The network's credentials (publisher id, source code …), by the adapter's own names.
+        public var credentials: [String: String]
+        /// Sandbox or a base URL.
+        public var endpoint: Endpoint
+        /// The network's `timeout_ms`: the engine gives each of its sources at most this long from
+        /// the moment the source is asked, whatever the adapter does (R3a), if set.
+        public var timeout: Duration?
+        /// Adapter-specific options, validated by the adapter.
+        public var options: [String: JSONValue]
+        /// How the engine pauses it when it fails (engine rule R24): the configuration's top-level
+        /// `health` with this network's own `health` over it (default
+        /// ``NetworkHealthSettings/standard``).
+        package var health: NetworkHealthSettings
 
-    /// Creates a network configuration.
-    public init(
-        id: String,
-        adapter: String,
-        credentials: [String: String] = [:],
-        endpoint: Endpoint = .sandbox,
-        timeout: Duration? = nil,
-        options: [String: JSONValue] = [:]
-    ) {
-        self.init(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: .standard)
-    }
+        /// Creates a network configuration.
+        public init(
+            id: String,
+            adapter: String,
+            credentials: [String: String] = [:],
+            endpoint: Endpoint = .sandbox,
+            timeout: Duration? = nil,
+            options: [String: JSONValue] = [:]
+        ) {
+            self.init(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: .standard)
+        }
 
-    /// Creates a network configuration with its own health settings (R24).
-    package init(
-        id: String,
-        adapter: String,
-        credentials: [String: String] = [:],
-        endpoint: Endpoint = .sandbox,
-        timeout: Duration? = nil,
-        options: [String: JSONValue] = [:],
-        health: NetworkHealthSettings
-    ) {
-        self.health = health
-        self.id = id
-        self.adapter = adapter
-        self.credentials = credentials
-        self.endpoint = endpoint
-        self.timeout = timeout
-        self.options = options
-    }
+        /// Creates a network configuration with its own health settings (R24).
+        package init(
+            id: String,
+            adapter: String,
+            credentials: [String: String] = [:],
+            endpoint: Endpoint = .sandbox,
+            timeout: Duration? = nil,
+            options: [String: JSONValue] = [:],
+            health: NetworkHealthSettings
+        ) {
+            self.health = health
+            self.id = id
+            self.adapter = adapter
+            self.credentials = credentials
+            self.endpoint = endpoint
+            self.timeout = timeout
+            self.options = options
+        }
 
-    /// The JSON path of this network, e.g. `networks.elo` (an id that is not a plain
-    /// identifier is written `networks["a.b"]`).
-    public var path: String {
-        JSONPath.root.appending("networks").appending(id).description
-    }
+        /// The JSON path of this network, e.g. `networks.elo` (an id that is not a plain
+        /// identifier is written `networks["a.b"]`).
+        public var path: String {
+            JSONPath.root.appending("networks").appending(id).description
+        }
 
-    /// The JSON path of `key` inside this network's entry, e.g. `networks.elo.options.share_geo`
-    /// for `path(of: "options", "share_geo")`.
-    /// - Parameter keys: the keys from the network's entry down.
-    public func path(of keys: String...) -> String {
-        var path = JSONPath.root.appending("networks").appending(id)
-        for key in keys { path = path.appending(key) }
-        return path.description
+        /// The JSON path of `key` inside this network's entry, e.g.
+        /// `networks.elo.options.share_geo` for `path(of: "options", "share_geo")`.
+        /// - Parameter keys: the keys from the network's entry down.
+        public func path(of keys: String...) -> String {
+            var path = JSONPath.root.appending("networks").appending(id)
+            for key in keys { path = path.appending(key) }
+            return path.description
+        }
     }
 }
 
 /// The whole engine configuration (the `Config/mediation.json` file, engine rule R15).
 public struct MediationConfiguration: Hashable, Sendable {
     /// Networks by id, in file order.
-    public var networks: [NetworkConfiguration]
+    public var networks: [Network]
     /// Placements, in file order.
-    public var placements: [PlacementConfiguration]
+    public var placements: [Placement]
     /// USD per unit of each non-USD currency a source declares (R9).
     public var currencyRates: [String: Double]
     /// The file's `config_version`: 0 when it has none (an unsigned bundled configuration); a
@@ -94,8 +97,8 @@ public struct MediationConfiguration: Hashable, Sendable {
 
     /// Creates a configuration.
     public init(
-        networks: [NetworkConfiguration],
-        placements: [PlacementConfiguration],
+        networks: [Network],
+        placements: [Placement],
         currencyRates: [String: Double] = [:],
         version: Int = 0,
         issuedAt: WallClockTime? = nil,
@@ -110,12 +113,12 @@ public struct MediationConfiguration: Hashable, Sendable {
     }
 
     /// The network with `id`.
-    public func network(_ id: String) -> NetworkConfiguration? {
+    public func network(_ id: String) -> Network? {
         networks.first { $0.id == id }
     }
 
     /// The placement with `id`.
-    public func placement(_ id: String) -> PlacementConfiguration? {
+    public func placement(_ id: String) -> Placement? {
         placements.first { $0.id == id }
     }
 

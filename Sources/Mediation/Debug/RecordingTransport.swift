@@ -3,8 +3,8 @@ import Foundation
 /// A transport that records every exchange it carries into an ``HTTPExchangeRecorder``,
 /// attributed to its network and (through ``SourceAttribution/current``) to the auction source
 /// it was made for, then returns the response or rethrows the error unchanged.
-package struct RecordingTransport: HTTPTransport {
-    private let base: any HTTPTransport
+package struct RecordingTransport: HTTP.Transport {
+    private let base: any HTTP.Transport
     private let networkID: String
     private let clock: any MediationClock
     private let recorder: HTTPExchangeRecorder
@@ -15,7 +15,7 @@ package struct RecordingTransport: HTTPTransport {
     ///   - networkID: the network the exchanges belong to.
     ///   - clock: the engine's clock, for the exchanges' instants.
     ///   - recorder: where exchanges go.
-    package init(_ base: any HTTPTransport, networkID: String, clock: any MediationClock, recorder: HTTPExchangeRecorder) {
+    package init(_ base: any HTTP.Transport, networkID: String, clock: any MediationClock, recorder: HTTPExchangeRecorder) {
         self.base = base
         self.networkID = networkID
         self.clock = clock
@@ -24,7 +24,7 @@ package struct RecordingTransport: HTTPTransport {
 
     /// Sends `request` through the wrapped transport and records the exchange.
     /// - Throws: whatever the wrapped transport throws.
-    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    package func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         let limit = HTTPExchangeRecorder.bodyLimit
         let startedAt = clock.now
         var exchange = HTTPExchange(
@@ -44,7 +44,7 @@ package struct RecordingTransport: HTTPTransport {
             endedAt: startedAt
         )
         let slot = recorder.begin(exchange)
-        let result: Result<HTTPResponse, TransportError>
+        let result: Result<HTTP.Response, HTTP.TransportError>
         do {
             result = .success(try await base.send(request))
         } catch {
@@ -75,7 +75,7 @@ extension MediationEnvironment {
     ///   - transport: the network's transport.
     ///   - networkID: the network's id.
     /// - Returns: the transport to use.
-    package func instrumented(_ transport: any HTTPTransport, networkID: String) -> any HTTPTransport {
+    package func instrumented(_ transport: any HTTP.Transport, networkID: String) -> any HTTP.Transport {
         guard let exchangeRecorder else { return transport }
         return RecordingTransport(transport, networkID: networkID, clock: clock, recorder: exchangeRecorder)
     }

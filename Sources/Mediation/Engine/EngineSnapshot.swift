@@ -2,10 +2,10 @@
 /// A class, so that the engine can tell an adapter kept across a configuration change (the same
 /// handle) from one built anew.
 final class NetworkHandle: Sendable {
-    let network: NetworkConfiguration
+    let network: MediationConfiguration.Network
     let adapter: any AdNetworkAdapter
 
-    init(network: NetworkConfiguration, adapter: any AdNetworkAdapter) {
+    init(network: MediationConfiguration.Network, adapter: any AdNetworkAdapter) {
         self.network = network
         self.adapter = adapter
     }
@@ -15,11 +15,11 @@ final class NetworkHandle: Sendable {
 /// generation of the snapshot it belongs to.
 final class PlacementEntry: Sendable {
     let auction: Auction
-    let configuration: PlacementConfiguration
+    let configuration: MediationConfiguration.Placement
     /// The ``EngineSnapshot/generation`` that built it.
     let generation: UInt64
 
-    init(auction: Auction, configuration: PlacementConfiguration, generation: UInt64) {
+    init(auction: Auction, configuration: MediationConfiguration.Placement, generation: UInt64) {
         self.auction = auction
         self.configuration = configuration
         self.generation = generation
@@ -35,7 +35,7 @@ final class EngineSnapshot: Sendable {
     /// The `config_version` every auction under it runs as.
     let version: Int
     /// Where it came from.
-    let source: ConfigurationUpdate.Source
+    let source: MediationEngine.RemoteConfiguration.Update.Source
     /// Its number, from 1, one per configuration the engine built.
     let generation: UInt64
     /// The networks, in configuration order.
@@ -43,11 +43,11 @@ final class EngineSnapshot: Sendable {
     /// The placements' runners, by placement id.
     let entries: [String: PlacementEntry]
     /// What the configuration does that its author should know (R19).
-    let warnings: [ConfigurationWarning]
+    let warnings: [MediationConfiguration.Warning]
     /// The ids of the networks answered by their sandbox, in configuration order.
     let sandboxNetworks: [String]
 
-    private init(configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [ConfigurationWarning], sandboxNetworks: [String]) {
+    private init(configuration: MediationConfiguration, version: Int, source: MediationEngine.RemoteConfiguration.Update.Source, generation: UInt64, networks: [NetworkHandle], entries: [String: PlacementEntry], warnings: [MediationConfiguration.Warning], sandboxNetworks: [String]) {
         self.configuration = configuration
         self.version = version
         self.source = source
@@ -86,7 +86,7 @@ final class EngineSnapshot: Sendable {
     static func build(
         _ configuration: MediationConfiguration,
         version: Int,
-        source: ConfigurationUpdate.Source,
+        source: MediationEngine.RemoteConfiguration.Update.Source,
         generation: UInt64,
         registry: NetworkRegistry,
         environment: MediationEnvironment,
@@ -96,7 +96,7 @@ final class EngineSnapshot: Sendable {
         var built: [any AdNetworkAdapter] = []
         var networks: [NetworkHandle] = []
         var byNetwork: [String: (handle: NetworkHandle, factory: any NetworkAdapterFactory)] = [:]
-        var warnings: [ConfigurationWarning] = []
+        var warnings: [MediationConfiguration.Warning] = []
         var sandboxNetworks: [String] = []
         for network in configuration.networks {
             guard let factory = registry.factory(forKind: network.adapter) else {
@@ -125,7 +125,7 @@ final class EngineSnapshot: Sendable {
             warnings += factory.warnings(for: network)
             if network.endpoint == .sandbox {
                 sandboxNetworks.append(network.id)
-                warnings.append(ConfigurationWarning(code: .sandboxEndpoint, path: network.path(of: "endpoint"), message: "\"sandbox\": this network's in-process simulated server answers, not a real ad server"))
+                warnings.append(MediationConfiguration.Warning(code: .sandboxEndpoint, path: network.path(of: "endpoint"), message: "\"sandbox\": this network's in-process simulated server answers, not a real ad server"))
             }
         }
         var entries: [String: PlacementEntry] = [:]
@@ -166,7 +166,7 @@ extension EngineSnapshot {
     /// is asked for its anchored adaptive banner, at least 50 pt high, which a max height under
     /// 50 pt can never take.
     /// - Returns: the `unfillable` error at the source's path, or `nil`.
-    private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: PlacementConfiguration) -> ConfigurationError? {
+    private static func anchoredBannerNeverFits(_ lineItem: LineItem, in placement: MediationConfiguration.Placement) -> ConfigurationError? {
         guard placement.format == .banner, placement.bannerSizing == .inline,
               let maxHeight = placement.slot.maxHeight, maxHeight + 0.5 < AnchoredAdaptiveSizing.minimumHeight else { return nil }
         return LineItem.Validation.unfillable(

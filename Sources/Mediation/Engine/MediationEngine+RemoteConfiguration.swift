@@ -10,20 +10,20 @@ extension MediationEngine {
     ///
     /// Then it checks the server in the background on the engine's clock (at once when the
     /// cache is missing or past its `max-age`), and applies each verified newer configuration
-    /// between auctions (``ConfigurationUpdate``, published as `config_...` events). A cache
-    /// past its `max-age` but within `stale-while-revalidate` runs and is revalidated at once;
-    /// past both it runs too (launch never waits) with a `config_expired` warning. What the
-    /// launch found wrong (a damaged cache removed, the device clock behind the cache, an
-    /// expired cache) is in ``launchWarnings`` and published to `onEvent` as `config_warning`
-    /// events.
+    /// between auctions (``MediationEngine/RemoteConfiguration/Update``, published as `config_...`
+    /// events). A cache past its `max-age` but within `stale-while-revalidate` runs and is
+    /// revalidated at once; past both it runs too (launch never waits) with a `config_expired`
+    /// warning. What the launch found wrong (a damaged cache removed, the device clock behind the
+    /// cache, an expired cache) is in ``launchWarnings`` and published to `onEvent` as
+    /// `config_warning` events.
     ///
     /// ```swift
     /// let engine = try MediationEngine(
     ///     bundledConfiguration: Bundle.main.url(forResource: "mediation", withExtension: "json")!,
     ///     remote: MediationEngine.RemoteConfiguration(
     ///         url: URL(string: "https://config.example.com/chat/mediation.json")!,
-    ///         trustedKeys: [try ConfigurationPublicKey("mediation-ed25519 c882f47debb3cd17 Xb2…=")],
-    ///         transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
+    ///         trustedKeys: [try MediationEngine.RemoteConfiguration.PublicKey("mediation-ed25519 c882f47debb3cd17 Xb2…=")],
+    ///         transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
     ///     registry: .standard,
     ///     environment: MediationEnvironment(stateStore: try FileStateStore(directory: appSupport)))
     /// ```
@@ -43,7 +43,7 @@ extension MediationEngine {
         remote: MediationEngine.RemoteConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         let bundled = try Self.loadBundled(url, trustedKeys: remote.trustedKeys, registry: registry)
@@ -59,7 +59,7 @@ extension MediationEngine {
         remote: MediationEngine.RemoteConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         var launch = RemoteLaunch.prepare(bundled: bundled, remote: remote, registry: registry, environment: environment)
@@ -67,15 +67,15 @@ extension MediationEngine {
         let now = clock.now
         for (candidate, error) in launchFailures where candidate.source == .cache {
             ConfigurationCache(store: environment.stateStore).remove()
-            launch.warnings.append(ConfigurationUpdate(outcome: .warning, code: .cacheInvalid, message: "the cached version \(candidate.version) does not build with this app: \(error.message) (\(error.code)); removed", path: error.path, runningVersion: configurationVersion, offeredVersion: candidate.version, source: .cache, at: now))
+            launch.warnings.append(MediationEngine.RemoteConfiguration.Update(outcome: .warning, code: .cacheInvalid, message: "the cached version \(candidate.version) does not build with this app: \(error.message) (\(error.code)); removed", path: error.path, runningVersion: configurationVersion, offeredVersion: candidate.version, source: .cache, at: now))
             launch.envelope = nil
         }
         var start = launch.start(now: now, wallClock: WallClockTime(environment.wallClock()), runningSource: configurationSource)
         if start.clockBehind {
-            launch.warnings.append(ConfigurationUpdate(outcome: .warning, code: .clockBehind, message: "the device clock is earlier than when the cached configuration was fetched: its age is unknown, so the server is checked now", runningVersion: configurationVersion, source: .cache, at: now))
+            launch.warnings.append(MediationEngine.RemoteConfiguration.Update(outcome: .warning, code: .clockBehind, message: "the device clock is earlier than when the cached configuration was fetched: its age is unknown, so the server is checked now", runningVersion: configurationVersion, source: .cache, at: now))
         } else if configurationSource == .cache, start.updater.policy.freshness(at: now) == .expired {
             // Past max-age + stale-while-revalidate (RFC 5861): served all the same, and said so.
-            launch.warnings.append(ConfigurationUpdate(outcome: .warning, code: .configExpired, message: "the cached configuration is older than its max-age (\(start.updater.policy.maxAgeSeconds) s) plus stale-while-revalidate (\(start.updater.policy.staleSeconds) s): it runs while the server is checked now", runningVersion: configurationVersion, source: .cache, at: now))
+            launch.warnings.append(MediationEngine.RemoteConfiguration.Update(outcome: .warning, code: .configExpired, message: "the cached configuration is older than its max-age (\(start.updater.policy.maxAgeSeconds) s) plus stale-while-revalidate (\(start.updater.policy.staleSeconds) s): it runs while the server is checked now", runningVersion: configurationVersion, source: .cache, at: now))
         }
         // The floor only grows: the version running at launch counts as applied.
         if configurationVersion > start.updater.highestApplied {
@@ -98,7 +98,7 @@ extension MediationEngine {
     /// says by the same rules as the background checks, and returns what it came to; `nil` when
     /// the engine has no remote configuration or was shut down. The host never needs it (the
     /// engine checks by itself); `mediate --config-url` runs one before its auction.
-    public func checkConfiguration() async -> ConfigurationUpdate? {
+    public func checkConfiguration() async -> MediationEngine.RemoteConfiguration.Update? {
         await remoteUpdater?.checkNow()
     }
 
@@ -113,7 +113,7 @@ extension MediationEngine {
 
     /// What the first configuration check came to (the launch check, or the check it joined):
     /// for loopback tests and one-shot runs, which must not race the launch check's timer.
-    package func firstConfigurationCheck() async -> ConfigurationUpdate? {
+    package func firstConfigurationCheck() async -> MediationEngine.RemoteConfiguration.Update? {
         await remoteUpdater?.firstCheck()
     }
 
@@ -127,7 +127,7 @@ extension MediationEngine {
     }
 
     /// The bundled configuration at `url`: a signed envelope (verified) or a plain file.
-    private static func loadBundled(_ url: URL, trustedKeys: [ConfigurationPublicKey], registry: NetworkRegistry) throws(ConfigurationError) -> MediationConfiguration {
+    private static func loadBundled(_ url: URL, trustedKeys: [MediationEngine.RemoteConfiguration.PublicKey], registry: NetworkRegistry) throws(ConfigurationError) -> MediationConfiguration {
         let loader = ConfigurationLoader(registry: registry)
         let data: Data
         do {
@@ -153,7 +153,7 @@ extension MediationEngine {
 /// the candidates to start on, best first.
 struct RemoteLaunch {
     var candidates: [MediationEngine.LaunchCandidate]
-    var warnings: [ConfigurationUpdate] = []
+    var warnings: [MediationEngine.RemoteConfiguration.Update] = []
     var envelope: Data?
     var metadata: ConfigurationCache.Metadata?
     var installID: String
@@ -166,9 +166,9 @@ struct RemoteLaunch {
     static func prepare(bundled: MediationConfiguration, remote: MediationEngine.RemoteConfiguration, registry: NetworkRegistry, environment: MediationEnvironment) -> RemoteLaunch {
         let store = environment.stateStore
         let now = environment.clock.now
-        var warnings: [ConfigurationUpdate] = []
-        func warn(_ code: ConfigurationUpdate.Code, _ message: String, offered: Int? = nil) {
-            warnings.append(ConfigurationUpdate(outcome: .warning, code: code, message: message, runningVersion: bundled.version, offeredVersion: offered, source: .cache, at: now))
+        var warnings: [MediationEngine.RemoteConfiguration.Update] = []
+        func warn(_ code: MediationEngine.RemoteConfiguration.Update.Code, _ message: String, offered: Int? = nil) {
+            warnings.append(MediationEngine.RemoteConfiguration.Update(outcome: .warning, code: code, message: message, runningVersion: bundled.version, offeredVersion: offered, source: .cache, at: now))
         }
         func warn(_ failure: StateStoreError) {
             warn(failure.kind == .discarded ? .cacheDiscarded : .storeUnavailable, failure.description)
@@ -207,7 +207,7 @@ struct RemoteLaunch {
     }
 
     /// The updater's start: the schedule resumed from the cache when the engine runs it.
-    func start(now: MediationInstant, wallClock: WallClockTime, runningSource: ConfigurationUpdate.Source) -> (updater: RemoteConfigurationUpdater.Start, clockBehind: Bool) {
+    func start(now: MediationInstant, wallClock: WallClockTime, runningSource: MediationEngine.RemoteConfiguration.Update.Source) -> (updater: RemoteConfigurationUpdater.Start, clockBehind: Bool) {
         // The jitter differs per install (the id is random) and repeats for a given store.
         let seed = environment.seed ^ SHA256Digest.hash(Array(installID.utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         var policy = RemoteFetchPolicy(settings: remote, seed: seed, now: now)

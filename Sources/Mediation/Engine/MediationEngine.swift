@@ -33,7 +33,7 @@ public final class MediationEngine: Sendable {
         /// The remote configuration's updater, when the engine has one.
         var remote: RemoteConfigurationUpdater?
         /// What the launch should tell the host (a damaged cache, the device clock behind).
-        var launchWarnings: [ConfigurationUpdate] = []
+        var launchWarnings: [MediationEngine.RemoteConfiguration.Update] = []
     }
 
     /// The configuration in force: each placement's next auction runs under it (a newer verified
@@ -42,7 +42,7 @@ public final class MediationEngine: Sendable {
     /// The `config_version` of the configuration in force (0 for an unsigned bundled one).
     public var configurationVersion: Int { snapshot.version }
     /// Where the configuration in force came from: bundled, the cache, or the server.
-    public var configurationSource: ConfigurationUpdate.Source { snapshot.source }
+    public var configurationSource: MediationEngine.RemoteConfiguration.Update.Source { snapshot.source }
     /// The environment the engine and its adapters run in (clock, logger, seed, transport).
     public let environment: MediationEnvironment
     /// The clock every auction, refresh and expiry runs on (the environment's).
@@ -54,14 +54,14 @@ public final class MediationEngine: Sendable {
     /// order: per network, what its factory clamps or ignores and whether it answers from its
     /// sandbox (`sandbox_endpoint`); then per line item, what its network's factory warns
     /// about. Each names its JSON path.
-    public var configurationWarnings: [ConfigurationWarning] { snapshot.warnings }
+    public var configurationWarnings: [MediationConfiguration.Warning] { snapshot.warnings }
     /// The ids of the networks whose endpoint is `"sandbox"` (their in-process simulated
     /// servers answer, not real ad servers), in configuration order.
     public var sandboxNetworks: [String] { snapshot.sandboxNetworks }
 
     /// The network kinds the engine builds adapters with.
     private let registry: NetworkRegistry
-    private let hostContext: @Sendable (String) -> HostContext
+    private let hostContext: @Sendable (String) -> AdRequest.Context
     private let eventHub: EventHub
     /// Every network's health, shared by every auction and configuration (R24).
     private let health: NetworkHealthMonitor
@@ -73,7 +73,8 @@ public final class MediationEngine: Sendable {
     /// kind names in `registry`. The configuration runs as its `config_version` (0 when it has
     /// none: an unsigned bundled configuration).
     /// - Parameters:
-    ///   - configuration: the loaded configuration (``ConfigurationLoader``).
+    ///   - configuration: the loaded configuration
+    ///     (``MediationConfiguration/init(contentsOf:registry:)``).
     ///   - registry: the network kinds this engine can build (`NetworkRegistry.standard` from
     ///     the `Adapters` library, plus the host's own).
     ///   - environment: clock, logger, seed, transport, storage and request signals.
@@ -90,7 +91,7 @@ public final class MediationEngine: Sendable {
         configuration: MediationConfiguration,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         try self.init(candidates: [LaunchCandidate(configuration: configuration, version: configuration.version, source: .bundled)], registry: registry, environment: environment, hostContext: hostContext, onEvent: onEvent)
@@ -100,7 +101,7 @@ public final class MediationEngine: Sendable {
     struct LaunchCandidate: Sendable {
         var configuration: MediationConfiguration
         var version: Int
-        var source: ConfigurationUpdate.Source
+        var source: MediationEngine.RemoteConfiguration.Update.Source
     }
 
     /// Builds the engine on the first of `candidates` that builds (best first: the cache, then
@@ -111,7 +112,7 @@ public final class MediationEngine: Sendable {
         candidates: [LaunchCandidate],
         registry: NetworkRegistry,
         environment: MediationEnvironment,
-        hostContext: @escaping @Sendable (String) -> HostContext,
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context,
         onEvent: (@Sendable (MediationEvent) -> Void)?
     ) throws(ConfigurationError) {
         // Adapters log through the engine's attributing logger: a warning logged while a task
@@ -152,8 +153,9 @@ public final class MediationEngine: Sendable {
     /// The launch candidates that failed to build, with their errors.
     let launchFailures: [(LaunchCandidate, ConfigurationError)]
 
-    /// Loads the configuration file at `url` (``ConfigurationLoader``, with the pricing of
-    /// `registry`'s kinds) and builds the engine.
+    /// Loads the configuration file at `url`
+    /// (``MediationConfiguration/init(contentsOf:registry:)``, with the pricing of `registry`'s
+    /// kinds) and builds the engine.
     /// - Parameters:
     ///   - url: the configuration file.
     ///   - registry: the network kinds.
@@ -165,7 +167,7 @@ public final class MediationEngine: Sendable {
         contentsOf url: URL,
         registry: NetworkRegistry,
         environment: MediationEnvironment = MediationEnvironment(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         onEvent: (@Sendable (MediationEvent) -> Void)? = nil
     ) throws(ConfigurationError) {
         let configuration = try ConfigurationLoader(registry: registry).load(contentsOf: url)
@@ -205,16 +207,17 @@ public final class MediationEngine: Sendable {
     /// a placement's auctions. The winner's ad belongs to the caller, who must show it or call
     /// `releaseResources()` on it.
     ///
-    /// The winner holds this configuration for as long as the caller holds it (``AuctionOutcome/Winner``):
-    /// a configuration change that removes or changes its network shuts that network's adapter
-    /// down only once the caller has dropped the winner (and the outcome), so drop it once its ad
-    /// is released or no longer shown. An outcome without a winner holds nothing.
+    /// The winner holds this configuration for as long as the caller holds it
+    /// (``MediationEngine/AuctionOutcome/Winner``): a configuration change that removes or changes
+    /// its network shuts that network's adapter down only once the caller has dropped the winner
+    /// (and the outcome), so drop it once its ad is released or no longer shown. An outcome without
+    /// a winner holds nothing.
     /// - Parameters:
     ///   - placementID: the placement whose sources take part.
     ///   - context: the conversation and screen context; `nil` asks the engine's provider.
     /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
-    public func runAuction(placementID: String, context: HostContext? = nil) async -> AuctionOutcome? {
+    public func runAuction(placementID: String, context: AdRequest.Context? = nil) async -> MediationEngine.AuctionOutcome? {
         let started: (template: RequestTemplate, entry: PlacementEntry)? = state.withLock { state in
             guard !state.isShutDown, let entry = state.current.entries[placementID] else { return nil }
             state.retirement.acquire(entry.generation) // the auction holds its configuration
@@ -268,7 +271,7 @@ public final class MediationEngine: Sendable {
     ///     `placement_removed`); not run when it is refused.
     /// - Throws: ``ConfigurationError`` naming the JSON path when it cannot be built, or when
     ///   the engine was shut down (`$`).
-    package func apply(_ configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
+    package func apply(_ configuration: MediationConfiguration, version: Int, source: MediationEngine.RemoteConfiguration.Update.Source, announce: (@Sendable () async -> Void)? = nil) async throws(ConfigurationError) {
         let error: ConfigurationError? = await applying.run { [self] in
             do throws(ConfigurationError) {
                 try await swap(to: configuration, version: version, source: source, announce: announce)
@@ -281,7 +284,7 @@ public final class MediationEngine: Sendable {
     }
 
     /// ``apply(_:version:source:announce:)``'s body, run inside the gate.
-    private func swap(to configuration: MediationConfiguration, version: Int, source: ConfigurationUpdate.Source, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
+    private func swap(to configuration: MediationConfiguration, version: Int, source: MediationEngine.RemoteConfiguration.Update.Source, announce: (@Sendable () async -> Void)?) async throws(ConfigurationError) {
         let current: (snapshot: EngineSnapshot, template: RequestTemplate)? = state.withLock { $0.isShutDown ? nil : ($0.current, $0.template) }
         guard let (previous, template) = current else {
             throw ConfigurationError(code: .invalidValue, path: "$", message: "the engine was shut down")
@@ -347,7 +350,7 @@ public final class MediationEngine: Sendable {
 
     /// Whether `new` is the same placement as `old` for its controller: the same format and
     /// banner sizing (the current ad stays); otherwise the controller is replaced.
-    private static func isSamePlacement(_ new: PlacementConfiguration, as old: PlacementConfiguration) -> Bool {
+    private static func isSamePlacement(_ new: MediationConfiguration.Placement, as old: MediationConfiguration.Placement) -> Bool {
         new.format == old.format && new.bannerSizing == old.bannerSizing
     }
 
@@ -372,7 +375,7 @@ public final class MediationEngine: Sendable {
 
     /// Gives the engine its remote configuration's updater (``MediationEngine/RemoteConfiguration``), once, with
     /// what the launch found.
-    func attach(_ updater: RemoteConfigurationUpdater, launchWarnings: [ConfigurationUpdate]) {
+    func attach(_ updater: RemoteConfigurationUpdater, launchWarnings: [MediationEngine.RemoteConfiguration.Update]) {
         state.withLock { state in
             guard state.remote == nil else { return }
             state.remote = updater
@@ -384,7 +387,7 @@ public final class MediationEngine: Sendable {
     /// warning: a damaged or no longer valid cache removed, the device clock behind the cache's
     /// fetch time, a state store that cannot be written). They were also published as
     /// `config_warning` events to the `onEvent` handler while the engine was built.
-    public var launchWarnings: [ConfigurationUpdate] { state.withLock { $0.launchWarnings } }
+    public var launchWarnings: [MediationEngine.RemoteConfiguration.Update] { state.withLock { $0.launchWarnings } }
 
     /// The remote configuration's updater, if any.
     var remoteUpdater: RemoteConfigurationUpdater? { state.withLock { $0.remote } }
@@ -542,7 +545,7 @@ public final class MediationEngine: Sendable {
             foreground: foreground,
             buildRequest: { [weak self] configuration, slot, context, start in
                 self?.makeRequest(configuration, slot: slot, context: context, at: start)
-                    ?? RequestTemplate().request(for: configuration, slot: slot, context: context ?? HostContext(), at: start)
+                    ?? RequestTemplate().request(for: configuration, slot: slot, context: context ?? AdRequest.Context(), at: start)
             },
             leases: PlacementLeases(
                 acquire: { [weak self] generation in self?.state.withLock { $0.retirement.acquire(generation) } },
@@ -563,7 +566,7 @@ public final class MediationEngine: Sendable {
         }
     }
 
-    private func makeRequest(_ placementConfiguration: PlacementConfiguration, slot: SlotSize, context: HostContext?, at start: MediationInstant) -> AdRequest {
+    private func makeRequest(_ placementConfiguration: MediationConfiguration.Placement, slot: SlotSize, context: AdRequest.Context?, at start: MediationInstant) -> AdRequest {
         let template = state.withLock { $0.template }
         return template.request(for: placementConfiguration, slot: slot, context: context ?? hostContext(placementConfiguration.id), at: start)
     }

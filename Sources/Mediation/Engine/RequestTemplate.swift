@@ -8,21 +8,21 @@
 public struct RequestTemplate: Hashable, Sendable {
     /// The signals, in one shared box.
     private struct Signals: Hashable, Sendable {
-        var screen: DeviceInfo.Screen
-        var device: DeviceInfo
+        var screen: AdRequest.Device.Screen
+        var device: AdRequest.Device
         var app: RequestTemplate.App
-        var privacy: PrivacySignals
+        var privacy: AdRequest.Privacy
     }
 
     private var signals: SharedValue<Signals>
 
     /// The device's screen.
-    public var screen: DeviceInfo.Screen {
+    public var screen: AdRequest.Device.Screen {
         get { signals.value.screen }
         set { signals = signals.changed { $0.screen = newValue } }
     }
     /// Device signals.
-    public var device: DeviceInfo {
+    public var device: AdRequest.Device {
         get { signals.value.device }
         set { signals = signals.changed { $0.device = newValue } }
     }
@@ -32,13 +32,13 @@ public struct RequestTemplate: Hashable, Sendable {
         set { signals = signals.changed { $0.app = newValue } }
     }
     /// Privacy signals.
-    public var privacy: PrivacySignals {
+    public var privacy: AdRequest.Privacy {
         get { signals.value.privacy }
         set { signals = signals.changed { $0.privacy = newValue } }
     }
 
     /// Creates a template.
-    public init(screen: DeviceInfo.Screen = .phone, device: DeviceInfo = DeviceInfo(), app: RequestTemplate.App = RequestTemplate.App(), privacy: PrivacySignals = PrivacySignals()) {
+    public init(screen: AdRequest.Device.Screen = .phone, device: AdRequest.Device = AdRequest.Device(), app: RequestTemplate.App = RequestTemplate.App(), privacy: AdRequest.Privacy = AdRequest.Privacy()) {
         signals = SharedValue(Signals(screen: screen, device: device, app: app, privacy: privacy))
     }
 
@@ -59,7 +59,7 @@ public struct RequestTemplate: Hashable, Sendable {
     ///   - context: the conversation and screen context.
     ///   - start: the auction's start instant; the deadline is `start` + the placement's deadline.
     /// - Returns: the request, with an empty ad unit id (the auction sets each source's).
-    public func request(for placement: PlacementConfiguration, slot: SlotSize, context: HostContext, at start: MediationInstant) -> AdRequest {
+    public func request(for placement: MediationConfiguration.Placement, slot: SlotSize, context: AdRequest.Context, at start: MediationInstant) -> AdRequest {
         AdRequest(
             placementID: placement.id,
             format: placement.format,

@@ -1,9 +1,9 @@
 /// A one-shot winner's use of the configuration snapshot its auction ran under (engine rule R22,
 /// "nothing lost"): ``MediationEngine/runAuction(placementID:context:)`` hands its auction's use
-/// to the ``AuctionOutcome/Winner`` it returns, so a configuration change that removes or changes the
-/// winner's network does not shut that network's adapter down while the caller still holds the
-/// ad. Every copy of the winner shares the one hold; the use ends once, when the last copy is
-/// gone (`deinit`).
+/// to the ``MediationEngine/AuctionOutcome/Winner`` it returns, so a configuration change that
+/// removes or changes the winner's network does not shut that network's adapter down while the
+/// caller still holds the ad. Every copy of the winner shares the one hold; the use ends once, when
+/// the last copy is gone (`deinit`).
 ///
 /// The engine is held weakly: a hold that outlives the engine ends as a no-op, and one that
 /// outlives its ``MediationEngine/shutdown()`` releases a use of adapters already shut down

@@ -63,30 +63,32 @@ extension MediationEvent {
     }
 }
 
-/// One counted impression with its impression-level revenue (engine rule R12).
-public struct Impression: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// The ad that was shown.
-    public var ad: MediationEvent.AdSummary
+extension MediationEvent {
+    /// One counted impression with its impression-level revenue (engine rule R12).
+    public struct Impression: Hashable, Sendable, Codable, CustomStringConvertible {
+        /// The ad that was shown.
+        public var ad: MediationEvent.AdSummary
 
-    /// Creates an impression.
-    public init(ad: MediationEvent.AdSummary) {
-        self.ad = ad
-    }
+        /// Creates an impression.
+        public init(ad: MediationEvent.AdSummary) {
+            self.ad = ad
+        }
 
-    /// The network that served it.
-    public var network: String { ad.network }
-    /// The placement it was shown in.
-    public var placementID: String { ad.placementID }
-    /// The line item that won.
-    public var lineItemID: String { ad.lineItemID }
-    /// Its value in USD CPM.
-    public var eCPM: Double { ad.eCPM }
-    /// The revenue of this one impression in USD: eCPM / 1000.
-    public var revenueUSD: Double { ad.eCPM / 1000 }
+        /// The network that served it.
+        public var network: String { ad.network }
+        /// The placement it was shown in.
+        public var placementID: String { ad.placementID }
+        /// The line item that won.
+        public var lineItemID: String { ad.lineItemID }
+        /// Its value in USD CPM.
+        public var eCPM: Double { ad.eCPM }
+        /// The revenue of this one impression in USD: eCPM / 1000.
+        public var revenueUSD: Double { ad.eCPM / 1000 }
 
-    /// `network/line item @ eCPM, revenue $0.001200`.
-    public var description: String {
-        "\(ad) revenue \(USD.revenue(revenueUSD))"
+        /// `network/line item @ eCPM, revenue $0.001200`.
+        public var description: String {
+            "\(ad) revenue \(USD.revenue(revenueUSD))"
+        }
     }
 }
 
@@ -130,7 +132,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// An auction's winner became the placement's current ad, usable until `expiresAt` (R14).
     case adLoaded(AdSummary, expiresAt: MediationInstant, at: MediationInstant)
     /// An ad counted its one impression (R12), with its revenue.
-    case shown(Impression, at: MediationInstant)
+    case shown(MediationEvent.Impression, at: MediationInstant)
     /// The user clicked a shown ad (counted once per ad).
     case clicked(AdSummary, at: MediationInstant)
     /// A shown ad stopped being the placement's ad (a refresh replaced it, or the placement was
@@ -149,8 +151,9 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     case lateAnswer(LateAnswer)
     /// A check of the remote configuration, or the choice at launch, came to this (R22): a new
     /// version applied, nothing new, a refusal or a failure with the reason (a warning,
-    /// ``ConfigurationUpdate/isWarning``). Its ``placementID`` is empty: it is about the engine.
-    case configuration(ConfigurationUpdate)
+    /// ``MediationEngine/RemoteConfiguration/Update/isWarning``). Its ``placementID`` is empty: it
+    /// is about the engine.
+    case configuration(MediationEngine.RemoteConfiguration.Update)
     /// The configuration of `configVersion` no longer has this placement (or gives its id
     /// another format): its controller was destroyed, its unshown ads released once and its
     /// shown ones retired. Views of it should detach; ``MediationEngine/placement(_:)`` gives

@@ -43,10 +43,14 @@ extension MediationLogger {
     public func debug(_ message: String, source: String) { log(.debug, message, source: source) }
 }
 
-/// A logger that drops everything.
-public struct SilentLogger: MediationLogger {
+/// A logger that drops everything: the default of every `logger:` argument (usable from the
+/// default arguments of public initialisers, so a host simply leaves the logger out).
+@usableFromInline
+package struct SilentLogger: MediationLogger {
     /// Creates a silent logger.
-    public init() {}
+    @usableFromInline
+    package init() {}
     /// Drops the line.
-    public func log(_ level: LogLevel, _ message: String, source: String) {}
+    @usableFromInline
+    package func log(_ level: LogLevel, _ message: String, source: String) {}
 }

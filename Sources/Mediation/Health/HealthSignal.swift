@@ -27,8 +27,8 @@ package enum HealthSignal: Hashable, Sendable {
     }
 
     /// The error kinds that are a failure to reach or hear from the network (the one
-    /// classification of ``AdapterError/Kind/init(_:)``).
-    static let failureKinds: Set<AdapterError.Kind> = [.network, .server, .timeout, .invalidResponse]
+    /// classification of ``AdLoadResult/Error/Kind/init(_:)``).
+    static let failureKinds: Set<AdLoadResult.Error.Kind> = [.network, .server, .timeout, .invalidResponse]
 
     /// One network's signal from its line items' own signals in one auction: any answer is a
     /// success (the network is reachable), else any failure is a failure, else nothing.

@@ -12,11 +12,11 @@
 ///   or the source's limit passed) stop work and release anything loaded. The engine never
 ///   waits for an adapter past the source's limit, so an adapter that ignores cancellation only
 ///   wastes its own work.
-/// - Never block the calling thread; do I/O through an async seam such as ``HTTPTransport``,
+/// - Never block the calling thread; do I/O through an async seam such as ``HTTP/Transport``,
 ///   wait only on the environment's ``MediationClock``, and start any task of your own with
 ///   ``MediationClock/startTask(_:)`` so that virtual time knows about it.
 /// - Treat everything from the network as untrusted: a malformed answer is an
-///   ``AdapterError/Kind/invalidResponse`` failure, never a crash.
+///   ``AdLoadResult/Error/Kind/invalidResponse`` failure, never a crash.
 /// - Never put chat content or user data into errors, reasons or log lines.
 /// - The hooks (``auctionDidEnd(_:)``, the life-cycle calls) are optional: each has a default
 ///   that does nothing. They must return promptly.

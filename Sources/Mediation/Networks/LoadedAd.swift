@@ -121,13 +121,13 @@ public enum ImpressionReadiness: Hashable, Sendable {
 /// that is no longer its placement's current ad are ignored.
 public struct AdEventSink: Sendable {
     private let ready: @Sendable () -> Void
-    private let failed: @Sendable (AdapterError) -> Void
+    private let failed: @Sendable (AdLoadResult.Error) -> Void
 
     /// Creates a sink (the engine makes one per placement and ad; tests may make their own).
     /// - Parameters:
     ///   - impressionReady: called by ``impressionReady()``.
     ///   - renderFailed: called by ``renderFailed(_:)``.
-    public init(impressionReady: @escaping @Sendable () -> Void, renderFailed: @escaping @Sendable (AdapterError) -> Void) {
+    public init(impressionReady: @escaping @Sendable () -> Void, renderFailed: @escaping @Sendable (AdLoadResult.Error) -> Void) {
         ready = impressionReady
         failed = renderFailed
     }
@@ -142,7 +142,7 @@ public struct AdEventSink: Sendable {
     /// retires it and runs a new auction without its line item, as for
     /// ``Placement/reportRenderFailure(_:)``.
     /// - Parameter error: what failed (no user data).
-    public func renderFailed(_ error: AdapterError) {
+    public func renderFailed(_ error: AdLoadResult.Error) {
         failed(error)
     }
 }

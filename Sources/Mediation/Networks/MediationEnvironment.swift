@@ -9,14 +9,15 @@ public struct MediationEnvironment: Sendable {
     public var clock: any MediationClock
     /// Where the engine's and adapters' log lines go. The library never prints.
     ///
-    /// Unless it is the default ``SilentLogger``, each warning an adapter logs while it works
-    /// for an auction source also goes on that source's trace line (`adapter_warning`).
+    /// Unless it is the default (a logger that drops every line), each warning an adapter logs
+    /// while it works for an auction source also goes on that source's trace line
+    /// (`adapter_warning`).
     public var logger: any MediationLogger
     /// The seed for anything random in sandboxes and stub networks, so runs repeat.
     public var seed: UInt64
     /// The HTTP transport for networks whose endpoint is a URL; `nil` lets each network use its
-    /// default (the standard networks share one `URLSessionTransport`).
-    public var transport: (any HTTPTransport)?
+    /// default (the standard networks share one `HTTP.URLSessionTransport`).
+    public var transport: (any HTTP.Transport)?
     /// The simulated round-trip time of in-process sandbox servers.
     public var sandboxLatency: Duration
     /// A directory where adapters may keep non-secret state (consent, last-shown times);
@@ -60,7 +61,7 @@ public struct MediationEnvironment: Sendable {
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
         seed: UInt64 = 1,
-        transport: (any HTTPTransport)? = nil,
+        transport: (any HTTP.Transport)? = nil,
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
         secureStore: (any SecureStore)? = nil,
@@ -80,7 +81,7 @@ public struct MediationEnvironment: Sendable {
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
         seed: UInt64 = 1,
-        transport: (any HTTPTransport)? = nil,
+        transport: (any HTTP.Transport)? = nil,
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
         secureStore: (any SecureStore)? = nil,

@@ -40,25 +40,26 @@ public protocol NetworkAdapterFactory: Sendable {
     /// - Returns: the adapter, shared by every source of the network.
     /// - Throws: ``ConfigurationError`` naming the JSON path of a missing, unknown or invalid
     ///   credential, option or endpoint.
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter
 
     /// Whether `lineItem` could ever fill `placement` with this network (engine rule R19).
     /// Called once per line item when the engine is built, after ``makeAdapter(for:environment:)``
     /// accepted the network. An error names the JSON path of the source
-    /// (``PlacementConfiguration/path(of:)``, e.g. `placements.level_end.sources[0]`) or of a
-    /// field inside it. Must be cheap and must not send anything. Default: ``LineItem/Validation/valid``.
+    /// (``MediationConfiguration/Placement/path(of:)``, e.g. `placements.level_end.sources[0]`) or
+    /// of a field inside it. Must be cheap and must not send anything. Default:
+    /// ``LineItem/Validation/valid``.
     /// - Parameters:
     ///   - lineItem: the line item.
     ///   - placement: its placement (format, sizing, slot).
     ///   - network: its network's configuration (endpoint, options).
     /// - Returns: the errors (it can never fill) and warnings.
-    func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation
+    func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation
 
     /// What this factory clamps or ignores in `network`'s configuration (engine rule R19), each
     /// warning naming its JSON path (e.g. `networks.elo.options.geo_precision`). Called once per
     /// network when the engine is built. Default: none.
     /// - Parameter network: the network's configuration.
-    func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning]
+    func warnings(for network: MediationConfiguration.Network) -> [MediationConfiguration.Warning]
 }
 
 extension NetworkAdapterFactory {
@@ -66,12 +67,12 @@ extension NetworkAdapterFactory {
     public var servesInlineBanners: Bool { true }
 
     /// Every line item may fill.
-    public func validate(_ lineItem: LineItem, in placement: PlacementConfiguration, network: NetworkConfiguration) -> LineItem.Validation {
+    public func validate(_ lineItem: LineItem, in placement: MediationConfiguration.Placement, network: MediationConfiguration.Network) -> LineItem.Validation {
         .valid
     }
 
     /// No warnings.
-    public func warnings(for network: NetworkConfiguration) -> [ConfigurationWarning] {
+    public func warnings(for network: MediationConfiguration.Network) -> [MediationConfiguration.Warning] {
         []
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// - `"endpoint": "sandbox"`: the network's in-process ``NetworkConnection/SandboxServer`` at its sandbox URL,
 ///   over the sandbox transport on the environment's clock with its sandbox latency;
 /// - `"endpoint": "<URL>"`: the environment's transport (``MediationEnvironment/transport``), or
-///   the shared ``URLSessionTransport`` when the host gave none.
+///   the shared ``HTTP/URLSessionTransport`` when the host gave none.
 ///
 /// Either way the transport is instrumented for `mediate --debug` (the environment's exchange
 /// recorder, attributed to the network) and locked to the base URL's origin (engine rule R17).
@@ -16,8 +16,8 @@ public struct NetworkConnection: Sendable {
     /// Whether the endpoint is the in-process sandbox.
     public let isSandbox: Bool
     /// The network's transport: instrumented, and sending to ``baseURL``'s origin only. Use
-    /// ``OriginLockedTransport/reaching(_:)`` for the tracking URLs an answer carries.
-    public let transport: OriginLockedTransport
+    /// ``HTTP/OriginLockedTransport/reaching(_:)`` for the tracking URLs an answer carries.
+    public let transport: HTTP.OriginLockedTransport
 
     /// Builds the connection of `network`.
     /// - Parameters:
@@ -28,12 +28,12 @@ public struct NetworkConnection: Sendable {
     ///     its host names the sandbox server.
     ///   - sandboxServer: makes the sandbox server; called only for a `sandbox` endpoint.
     public init(
-        for network: NetworkConfiguration,
+        for network: MediationConfiguration.Network,
         environment: MediationEnvironment,
         sandboxURL: URL,
         sandboxServer: () -> any NetworkConnection.SandboxServer
     ) {
-        let raw: any HTTPTransport
+        let raw: any HTTP.Transport
         switch network.endpoint {
         case .sandbox:
             baseURL = sandboxURL
@@ -46,8 +46,8 @@ public struct NetworkConnection: Sendable {
         case .url(let url):
             baseURL = url
             isSandbox = false
-            raw = environment.transport ?? URLSessionTransport.shared
+            raw = environment.transport ?? HTTP.URLSessionTransport.shared
         }
-        transport = OriginLockedTransport(environment.instrumented(raw, networkID: network.id), endpoint: baseURL)
+        transport = HTTP.OriginLockedTransport(environment.instrumented(raw, networkID: network.id), endpoint: baseURL)
     }
 }

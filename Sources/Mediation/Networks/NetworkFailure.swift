@@ -1,8 +1,8 @@
 /// The engine's one classification of a failure to reach a network, the same for every network
 /// so that the trace's `error` outcomes, the statistics' error counts and network health mean
 /// the same thing per network. Each network keeps its own numbered codes and result names (in
-/// ``AdapterError/code`` and the message); the kind is this one.
-extension AdapterError.Kind {
+/// ``AdLoadResult/Error/code`` and the message); the kind is this one.
+extension AdLoadResult.Error.Kind {
     /// The kind of a request that got no response:
     ///
     /// | transport error | kind |
@@ -14,7 +14,7 @@ extension AdapterError.Kind {
     /// | `redirectRefused` (R17) | `server` |
     /// | `responseTooLarge` (R16) | `invalidResponse` |
     /// - Parameter failure: the transport error's kind.
-    public init(_ failure: TransportError.Kind) {
+    public init(_ failure: HTTP.TransportError.Kind) {
         switch failure {
         case .connection: self = .network
         case .timedOut: self = .timeout
@@ -39,24 +39,24 @@ extension AdapterError.Kind {
     }
 }
 
-/// A network's numbered error codes (``AdapterError/code``), each with its kind, documented per
-/// network as an enum; the codes for requests that got no response follow the one
-/// classification of ``AdapterError/Kind/init(_:)``.
+/// A network's numbered error codes (``AdLoadResult/Error/code``), each with its kind, documented
+/// per network as an enum; the codes for requests that got no response follow the one
+/// classification of ``AdLoadResult/Error/Kind/init(_:)``.
 public protocol NetworkErrorCode: RawRepresentable, Hashable, Sendable, CaseIterable where RawValue == Int {
     /// The engine's kind for this code.
-    var kind: AdapterError.Kind { get }
+    var kind: AdLoadResult.Error.Kind { get }
     /// The network's code for a request that got no response of `failure`'s kind; its
-    /// ``kind`` is `AdapterError.Kind(failure)`.
-    static func transport(_ failure: TransportError.Kind) -> Self
+    /// ``kind`` is `AdLoadResult.Error.Kind(failure)`.
+    static func transport(_ failure: HTTP.TransportError.Kind) -> Self
 }
 
 extension NetworkErrorCode {
-    /// An ``AdapterError`` with this code's kind and number.
+    /// An ``AdLoadResult/Error`` with this code's kind and number.
     /// - Parameters:
     ///   - message: what happened (never user data); cut to ``NetworkValueBounds/text(_:)``.
     ///   - httpStatus: the HTTP status behind it, if any.
-    public func error(_ message: String, httpStatus: Int? = nil) -> AdapterError {
-        AdapterError(kind: kind, code: rawValue, message: NetworkValueBounds.text(message), httpStatus: httpStatus)
+    public func error(_ message: String, httpStatus: Int? = nil) -> AdLoadResult.Error {
+        AdLoadResult.Error(kind: kind, code: rawValue, message: NetworkValueBounds.text(message), httpStatus: httpStatus)
     }
 
     /// The error of a request that got no response: the network's code for it, the one
@@ -66,10 +66,10 @@ extension NetworkErrorCode {
     ///   - failure: the transport's error.
     ///   - prefix: the network's own name for the result, put first in the message (e.g.
     ///     Elo's `networkError`); none by default.
-    public static func error(for failure: TransportError, prefix: String? = nil) -> AdapterError {
+    public static func error(for failure: HTTP.TransportError, prefix: String? = nil) -> AdLoadResult.Error {
         let text = "\(failure.kind.rawValue): \(failure.message)"
-        return AdapterError(
-            kind: AdapterError.Kind(failure.kind),
+        return AdLoadResult.Error(
+            kind: AdLoadResult.Error.Kind(failure.kind),
             code: transport(failure.kind).rawValue,
             message: NetworkValueBounds.text(prefix.map { "\($0): \(text)" } ?? text),
             httpStatus: failure.status

@@ -20,7 +20,7 @@ import Foundation
 /// | not one of a set | `invalid_value` | `must be one of "a", "b"` |
 public struct NetworkSettings: Sendable {
     /// The network's configuration.
-    public let network: NetworkConfiguration
+    public let network: MediationConfiguration.Network
     /// The factory's kind, e.g. `"elo"`, named in the messages.
     public let kind: String
 
@@ -32,7 +32,7 @@ public struct NetworkSettings: Sendable {
     ///   - options: the option keys the network knows.
     /// - Throws: ``ConfigurationError`` `unknown_key` at the first unknown credential, then the
     ///   first unknown option, in key order.
-    public init(_ network: NetworkConfiguration, kind: String, credentials: Set<String>, options: Set<String>) throws(ConfigurationError) {
+    public init(_ network: MediationConfiguration.Network, kind: String, credentials: Set<String>, options: Set<String>) throws(ConfigurationError) {
         self.network = network
         self.kind = kind
         for key in network.credentials.keys.sorted() where !credentials.contains(key) {
@@ -131,10 +131,10 @@ public struct NetworkSettings: Sendable {
 
     /// `option_ignored` warnings for the sandbox-only options among `keys` that are set while
     /// the endpoint is a URL.
-    public func sandboxOnlyWarnings(_ keys: [String]) -> [ConfigurationWarning] {
+    public func sandboxOnlyWarnings(_ keys: [String]) -> [MediationConfiguration.Warning] {
         guard case .url = network.endpoint else { return [] }
         return keys.filter { network.options[$0] != nil }.map { key in
-            ConfigurationWarning(code: .optionIgnored, path: network.path(of: "options", key), message: "\(key) applies to the sandbox only; this network's endpoint is a URL")
+            MediationConfiguration.Warning(code: .optionIgnored, path: network.path(of: "options", key), message: "\(key) applies to the sandbox only; this network's endpoint is a URL")
         }
     }
 

@@ -31,20 +31,20 @@ public actor Placement {
     public nonisolated let id: String
     /// Its configuration in force: its next auction's (a newer configuration of the same
     /// placement replaces it between auctions, engine rule R22).
-    public nonisolated var configuration: PlacementConfiguration { shared.withLock { $0 } }
+    public nonisolated var configuration: MediationConfiguration.Placement { shared.withLock { $0 } }
     /// Whether it refreshes (banners, or any placement with `refresh_seconds`, R13).
     public nonisolated let refreshes: Bool
 
     /// Builds the request of one auction from the slot, the placement's host context and the
     /// start instant.
-    typealias RequestBuilder = @Sendable (PlacementConfiguration, SlotSize, HostContext?, MediationInstant) -> AdRequest
+    typealias RequestBuilder = @Sendable (MediationConfiguration.Placement, SlotSize, AdRequest.Context?, MediationInstant) -> AdRequest
 
     private typealias Machine = PlacementStateMachine
 
     /// The runner of its next auction, under the configuration in force.
     private var entry: PlacementEntry
     /// The configuration in force, readable from any thread (``configuration``).
-    private nonisolated let shared: Locked<PlacementConfiguration>
+    private nonisolated let shared: Locked<MediationConfiguration.Placement>
     private let leases: PlacementLeases
     /// The current ad the placement holds a use of its auction's configuration for (so its
     /// network's adapter is not shut down while it is current), and that configuration.
@@ -58,7 +58,7 @@ public actor Placement {
     private let logSource: String
 
     private var machine: Machine
-    private var hostContext: HostContext?
+    private var hostContext: AdRequest.Context?
     /// The running auction's task, to cancel on destroy.
     private var auctionTask: Task<Void, Never>?
     /// The one timer task and the instant it wakes.
@@ -135,7 +135,7 @@ public actor Placement {
     /// (e.g. a chat strip fed the conversation); `nil` uses the engine's provider. Never logged
     /// or put into events.
     /// - Parameter context: the context.
-    public func setHostContext(_ context: HostContext?) {
+    public func setHostContext(_ context: AdRequest.Context?) {
         hostContext = context
     }
 
@@ -265,7 +265,7 @@ public actor Placement {
         }
     }
 
-    private func auctionDidFinish(_ outcome: AuctionOutcome, generation: UInt64) {
+    private func auctionDidFinish(_ outcome: MediationEngine.AuctionOutcome, generation: UInt64) {
         auctionTask = nil
         perform(machine.auctionFinished(outcome, at: clock.now), winnerGeneration: generation)
         attachCurrentAd()

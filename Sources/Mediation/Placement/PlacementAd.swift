@@ -51,7 +51,7 @@ extension Placement {
     /// What ``Placement/reportShown(_:)`` decided.
     public enum ShowResult: Sendable, Hashable {
         /// The ad counted its impression now.
-        case impression(Impression)
+        case impression(MediationEvent.Impression)
         /// The ad had already counted its impression: no new one (R12).
         case alreadyShown
         /// The ad expired before it was shown: it was released and must not be shown (R14).

@@ -196,7 +196,7 @@ package struct PlacementStateMachine: Sendable {
     ///   - configuration: the placement's configuration (id, format, slot, `refresh_seconds`).
     ///   - foreground: whether the app is in the foreground now.
     ///   - configVersion: the `config_version` of the configuration (R22).
-    package init(configuration: PlacementConfiguration, foreground: Bool, configVersion: Int = 0) {
+    package init(configuration: MediationConfiguration.Placement, foreground: Bool, configVersion: Int = 0) {
         placementID = configuration.id
         self.configVersion = configVersion
         format = configuration.format
@@ -260,7 +260,7 @@ package struct PlacementStateMachine: Sendable {
     /// - Parameters:
     ///   - outcome: the auction's outcome.
     ///   - now: the current instant.
-    package mutating func auctionFinished(_ outcome: AuctionOutcome, at now: MediationInstant) -> [Action] {
+    package mutating func auctionFinished(_ outcome: MediationEngine.AuctionOutcome, at now: MediationInstant) -> [Action] {
         var actions: [Action] = []
         guard let finished = auction else {
             // No auction of this placement runs: nothing waits for the winner.
@@ -554,7 +554,7 @@ package struct PlacementStateMachine: Sendable {
     ///   - configVersion: its `config_version`.
     ///   - now: the current instant.
     /// - Returns: the actions.
-    package mutating func configurationChanged(to configuration: PlacementConfiguration, configVersion: Int, at now: MediationInstant) -> [Action] {
+    package mutating func configurationChanged(to configuration: MediationConfiguration.Placement, configVersion: Int, at now: MediationInstant) -> [Action] {
         guard !isDestroyed else { return [] }
         self.configVersion = configVersion
         configuredRefreshSeconds = configuration.refreshSeconds
@@ -600,7 +600,7 @@ package struct PlacementStateMachine: Sendable {
 
     /// Counts the current ad's one impression (R12): `recordRender()` unless already called,
     /// `recordImpression()`, the `shown` event.
-    private mutating func countImpression(of current: inout CurrentAd, at now: MediationInstant, into actions: inout [Action]) -> Impression {
+    private mutating func countImpression(of current: inout CurrentAd, at now: MediationInstant, into actions: inout [Action]) -> MediationEvent.Impression {
         current.placementAd.isShown = true
         current.awaitingReadiness = false
         if !current.renderRecorded {
@@ -608,7 +608,7 @@ package struct PlacementStateMachine: Sendable {
             actions.append(.recordRender(current.ad))
         }
         content = .ad(current)
-        let impression = Impression(ad: current.summary)
+        let impression = MediationEvent.Impression(ad: current.summary)
         actions.append(.recordImpression(current.ad))
         actions.append(.emit(.shown(impression, at: now)))
         settle(at: now, into: &actions)
@@ -632,19 +632,19 @@ package struct PlacementStateMachine: Sendable {
     /// When a new ad expires (R14): its network's TTL from its arrival, else its format's
     /// default. The one place that bounds a network's TTL (R16): at most the format's default,
     /// zero or less expired on arrival (``NetworkValueBounds/timeToLive(_:format:)``).
-    private func expiry(of winner: AuctionOutcome.Winner) -> Placement.Ad.Expiry {
+    private func expiry(of winner: MediationEngine.AuctionOutcome.Winner) -> Placement.Ad.Expiry {
         Placement.Ad.Expiry(loadedAt: winner.arrivedAt, timeToLive: NetworkValueBounds.timeToLive(winner.ad.timeToLive, format: format), format: format)
     }
 
     /// The refresh interval while `winner` is the current ad (R13): the configured one, or the
     /// network's server-sent value clamped to 30 s ... 1 day with a warning. The one place that
     /// bounds it (R16).
-    private func refreshInterval(for winner: AuctionOutcome.Winner) -> RefreshInterval {
+    private func refreshInterval(for winner: MediationEngine.AuctionOutcome.Winner) -> RefreshInterval {
         RefreshInterval(configuredSeconds: configuredRefreshSeconds, serverSeconds: winner.ad.serverRefreshSeconds)
     }
 
     /// Applies an auction's outcome and says what its callers get.
-    private mutating func adopt(_ outcome: AuctionOutcome, at now: MediationInstant, into actions: inout [Action]) -> Placement.LoadResult {
+    private mutating func adopt(_ outcome: MediationEngine.AuctionOutcome, at now: MediationInstant, into actions: inout [Action]) -> Placement.LoadResult {
         guard let winner = outcome.winner else {
             guard !isDestroyed else { return .destroyed }
             schedule?.start(at: now) // a failed auction keeps the current ad and starts a new count
@@ -708,7 +708,7 @@ package struct PlacementStateMachine: Sendable {
     /// A refreshing placement emptied by expiry loads as soon as it is seen again.
     private mutating func reloadIfSeenAndEmptied(at now: MediationInstant, into actions: inout [Action]) {
         guard refreshes, case .expired = content, auction == nil, isSeen else { return }
-        let shortLived = lastExpiredTimeToLive < .seconds(PlacementConfiguration.minimumRefreshSeconds)
+        let shortLived = lastExpiredTimeToLive < .seconds(MediationConfiguration.Placement.minimumRefreshSeconds)
         guard !(lastAuctionReloadedAfterExpiry && shortLived) else { return }
         startAuction(reason: .load, excluding: [], at: now, into: &actions)
         lastAuctionReloadedAfterExpiry = true
@@ -760,7 +760,7 @@ package struct PlacementStateMachine: Sendable {
         if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
     }
 
-    private func summary(of winner: AuctionOutcome.Winner, configVersion: Int) -> MediationEvent.AdSummary {
+    private func summary(of winner: MediationEngine.AuctionOutcome.Winner, configVersion: Int) -> MediationEvent.AdSummary {
         MediationEvent.AdSummary(
             placementID: placementID,
             adID: AuctionStateMachine.bounded(winner.ad.id),

@@ -31,7 +31,7 @@ package struct RefreshInterval: Hashable, Sendable {
             }
         } else {
             // The loader keeps configured values in range; clamp here too so no input can escape.
-            let configured = configuredSeconds ?? PlacementConfiguration.defaultRefreshSeconds
+            let configured = configuredSeconds ?? MediationConfiguration.Placement.defaultRefreshSeconds
             seconds = min(max(configured, bounds.lowerBound), bounds.upperBound)
             warning = nil
         }

@@ -2,7 +2,7 @@ import Foundation
 
 extension MediationEngine {
     /// Where and how the engine fetches its configuration from a server (engine rule R22): the
-    /// URL of a signed configuration (``ConfigurationPublicKey``, `mediate config sign`), the keys
+    /// URL of a signed configuration (``PublicKey``, `mediate config sign`), the keys
     /// the app trusts, the transport, and the bounds of its checks.
     ///
     /// How it checks, by the book of HTTP caching (`docs/remote-config.md`):
@@ -19,16 +19,16 @@ extension MediationEngine {
     /// - back in the foreground, the engine checks at once if a check came due meanwhile; in the
     ///   background it does not check;
     /// - each response is bounded (``maximumBodyBytes``, the loader's limit), each request by
-    ///   ``timeout``, and no request leaves the URL's origin (``OriginLockedTransport``; the
-    ///   transport must refuse redirects off the origin, as `URLSessionTransport` does).
+    ///   ``timeout``, and no request leaves the URL's origin (``HTTP/OriginLockedTransport``; the
+    ///   transport must refuse redirects off the origin, as `HTTP.URLSessionTransport` does).
     public struct RemoteConfiguration: Sendable {
         /// The signed configuration's URL (http or https).
         public var url: URL
         /// The public keys the app trusts (several, for rotation), by id.
-        public var trustedKeys: [ConfigurationPublicKey]
+        public var trustedKeys: [PublicKey]
         /// The transport the requests go through, e.g.
-        /// `URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)`.
-        public var transport: any HTTPTransport
+        /// `HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)`.
+        public var transport: any HTTP.Transport
         /// The shortest time between two checks (and the first back-off step); default 60 s.
         public var minimumInterval: Duration
         /// The longest time between two checks; default 24 h.
@@ -57,8 +57,8 @@ extension MediationEngine {
         ///   - timeout: each request's timeout (default 10 s).
         public init(
             url: URL,
-            trustedKeys: [ConfigurationPublicKey],
-            transport: any HTTPTransport,
+            trustedKeys: [PublicKey],
+            transport: any HTTP.Transport,
             minimumInterval: Duration = .seconds(60),
             maximumInterval: Duration = .seconds(86_400),
             defaultInterval: Duration = .seconds(900),

@@ -4,8 +4,8 @@ import Foundation
 /// check on the engine's clock, runs one check at a time (a request through the origin lock
 /// under the timeout), takes ``RemoteVerdict``'s decision, applies a verified newer
 /// configuration through the engine (between auctions), keeps the cache, feeds the result to
-/// ``RemoteFetchPolicy`` and publishes a ``ConfigurationUpdate`` for every check. It decides
-/// nothing itself.
+/// ``RemoteFetchPolicy`` and publishes a ``MediationEngine/RemoteConfiguration/Update`` for every
+/// check. It decides nothing itself.
 actor RemoteConfigurationUpdater {
     /// What the updater starts from (the engine's launch prepared it).
     struct Start: Sendable {
@@ -23,7 +23,7 @@ actor RemoteConfigurationUpdater {
     private let settings: MediationEngine.RemoteConfiguration
     private let registry: NetworkRegistry
     private let cache: ConfigurationCache
-    private let transport: OriginLockedTransport
+    private let transport: HTTP.OriginLockedTransport
     private let clock: any MediationClock
     private let wallClock: @Sendable () -> Date
     private var installID: String
@@ -33,14 +33,14 @@ actor RemoteConfigurationUpdater {
     private var foreground = true
     private var stopped = false
     /// The check running, if any: a second trigger joins it.
-    private var checking: Task<ConfigurationUpdate?, Never>?
+    private var checking: Task<MediationEngine.RemoteConfiguration.Update?, Never>?
     /// The number of the latest check started, and of the one ``settled(sleep:)`` gave up on.
     private var checkNumber = 0
     private var givenUpCheck: Int?
     /// The one timer task (the next check).
     private var timer: Task<Void, Never>?
     /// What the first check that ended came to (the launch check, unless a trigger came first).
-    private var firstUpdate: ConfigurationUpdate?
+    private var firstUpdate: MediationEngine.RemoteConfiguration.Update?
 
     init(_ start: Start, engine: MediationEngine) {
         self.engine = engine
@@ -48,7 +48,7 @@ actor RemoteConfigurationUpdater {
         registry = start.registry
         cache = ConfigurationCache(store: start.store)
         // Locked to the URL's origin once, for every request (R17).
-        transport = OriginLockedTransport(start.settings.transport, endpoint: start.settings.url)
+        transport = HTTP.OriginLockedTransport(start.settings.transport, endpoint: start.settings.url)
         clock = engine.clock
         wallClock = engine.environment.wallClock
         installID = start.installID
@@ -74,14 +74,14 @@ actor RemoteConfigurationUpdater {
 
     /// Checks now (joining a check that is running) and returns what it came to; `nil` once
     /// stopped.
-    func checkNow() async -> ConfigurationUpdate? {
+    func checkNow() async -> MediationEngine.RemoteConfiguration.Update? {
         await startCheck()?.value
     }
 
     /// What the first check came to: the one that already ended, else the running one joined or
     /// a new one (so that a caller racing the launch check's timer sees the same first check
     /// whichever ran first); `nil` once stopped.
-    func firstCheck() async -> ConfigurationUpdate? {
+    func firstCheck() async -> MediationEngine.RemoteConfiguration.Update? {
         if let firstUpdate { return firstUpdate }
         return await checkNow()
     }
@@ -134,7 +134,7 @@ actor RemoteConfigurationUpdater {
 
     // MARK: - Checking
 
-    private func startCheck() -> Task<ConfigurationUpdate?, Never>? {
+    private func startCheck() -> Task<MediationEngine.RemoteConfiguration.Update?, Never>? {
         guard !stopped else { return nil }
         if let checking { return checking }
         let task = clock.startTask { await self.performCheck() }
@@ -143,7 +143,7 @@ actor RemoteConfigurationUpdater {
         return task
     }
 
-    private func performCheck() async -> ConfigurationUpdate? {
+    private func performCheck() async -> MediationEngine.RemoteConfiguration.Update? {
         defer {
             checking = nil
             scheduleTimer()
@@ -151,12 +151,12 @@ actor RemoteConfigurationUpdater {
         guard let engine, !stopped else { return nil }
         var headers = policy.conditionalHeaders
         headers["Accept"] = "application/json"
-        let request = HTTPRequest(method: "GET", url: settings.url, headers: headers)
+        let request = HTTP.Request(method: "GET", url: settings.url, headers: headers)
         let outcome = await RemoteFetch.send(request, through: transport, clock: clock, timeout: settings.timeout)
         guard !stopped else { return nil }
         let running = engine.configurationVersion
         let verdict = RemoteVerdict.of(outcome, running: running, highestApplied: highestApplied, installID: installID, trustedKeys: settings.trustedKeys, registry: registry, wallClock: WallClockTime(wallClock()), conditional: headers["If-None-Match"] != nil)
-        let update: ConfigurationUpdate
+        let update: MediationEngine.RemoteConfiguration.Update
         switch verdict {
         case .apply(let verified, let cacheHeaders):
             switch await apply(verified, headers: cacheHeaders, engine: engine) {
@@ -180,7 +180,7 @@ actor RemoteConfigurationUpdater {
 
     /// Publishes what a check came to (with the next check's instant), the first one also as
     /// ``firstCheck()``'s answer.
-    private func publish(_ update: ConfigurationUpdate, engine: MediationEngine) -> ConfigurationUpdate {
+    private func publish(_ update: MediationEngine.RemoteConfiguration.Update, engine: MediationEngine) -> MediationEngine.RemoteConfiguration.Update {
         var update = update
         update.nextCheckAt = policy.nextCheck
         if firstUpdate == nil { firstUpdate = update }
@@ -191,13 +191,13 @@ actor RemoteConfigurationUpdater {
     /// What applying a verified configuration came to.
     private enum Application {
         /// Applied, and its update already published (from inside the swap).
-        case published(ConfigurationUpdate)
+        case published(MediationEngine.RemoteConfiguration.Update)
         /// The build refused it: the update to publish.
-        case refused(ConfigurationUpdate)
+        case refused(MediationEngine.RemoteConfiguration.Update)
     }
 
     /// The update published from inside the swap of the configuration being applied.
-    private var announced: ConfigurationUpdate?
+    private var announced: MediationEngine.RemoteConfiguration.Update?
 
     /// Builds and applies `verified` (R19 runs in the build); keeps it in the cache. Its
     /// `config_applied` is published as soon as it is in force, before the placements take it
@@ -220,7 +220,7 @@ actor RemoteConfigurationUpdater {
     /// Records `verified` as applied (the policy, the cache, the highest version) and
     /// publishes its update, once: later calls return the update published.
     @discardableResult
-    private func announce(_ verified: VerifiedConfiguration, headers: HTTPCacheHeaders, engine: MediationEngine) -> ConfigurationUpdate {
+    private func announce(_ verified: VerifiedConfiguration, headers: HTTPCacheHeaders, engine: MediationEngine) -> MediationEngine.RemoteConfiguration.Update {
         if let announced { return announced }
         policy.record(.answered(headers), at: clock.now)
         highestApplied = max(highestApplied, verified.version)
@@ -255,11 +255,11 @@ actor RemoteConfigurationUpdater {
         }
     }
 
-    private func update(_ outcome: ConfigurationUpdate.Outcome, _ code: ConfigurationUpdate.Code, _ message: String, path: String? = nil, offered: Int? = nil, source: ConfigurationUpdate.Source, engine: MediationEngine) -> ConfigurationUpdate {
-        ConfigurationUpdate(outcome: outcome, code: code, message: message, path: path, runningVersion: engine.configurationVersion, offeredVersion: offered, source: source, nextCheckAt: policy.nextCheck, at: clock.now)
+    private func update(_ outcome: MediationEngine.RemoteConfiguration.Update.Outcome, _ code: MediationEngine.RemoteConfiguration.Update.Code, _ message: String, path: String? = nil, offered: Int? = nil, source: MediationEngine.RemoteConfiguration.Update.Source, engine: MediationEngine) -> MediationEngine.RemoteConfiguration.Update {
+        MediationEngine.RemoteConfiguration.Update(outcome: outcome, code: code, message: message, path: path, runningVersion: engine.configurationVersion, offeredVersion: offered, source: source, nextCheckAt: policy.nextCheck, at: clock.now)
     }
 
-    private func storeWarning(_ error: StateStoreError, engine: MediationEngine) -> ConfigurationUpdate {
+    private func storeWarning(_ error: StateStoreError, engine: MediationEngine) -> MediationEngine.RemoteConfiguration.Update {
         update(.warning, .storeUnavailable, "the configuration cache could not be written: \(error)", source: .cache, engine: engine)
     }
 

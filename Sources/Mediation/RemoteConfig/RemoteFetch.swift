@@ -5,9 +5,9 @@ enum RemoteFetch {
     /// What the request came to.
     enum Outcome: Sendable {
         /// An HTTP response (any status).
-        case response(HTTPResponse)
+        case response(HTTP.Response)
         /// No response: the transport's error.
-        case transport(TransportError)
+        case transport(HTTP.TransportError)
         /// No complete response within the timeout (none, or one still arriving).
         case timedOut
         /// The check was cancelled (the engine shut down).
@@ -15,11 +15,11 @@ enum RemoteFetch {
     }
 
     /// Sends `request` through `transport`, giving up at `timeout` on `clock`.
-    static func send(_ request: HTTPRequest, through transport: any HTTPTransport, clock: any MediationClock, timeout: Duration) async -> Outcome {
+    static func send(_ request: HTTP.Request, through transport: any HTTP.Transport, clock: any MediationClock, timeout: Duration) async -> Outcome {
         let gate = OnceGate()
         let deadline = clock.now + timeout
         let sending = clock.startTask {
-            do throws(TransportError) {
+            do throws(HTTP.TransportError) {
                 gate.finish(.response(try await transport.send(request)))
             } catch {
                 gate.finish(error.kind == .cancelled ? .cancelled : .transport(error))

@@ -8,11 +8,11 @@ package enum RemoteVerdict: Sendable {
     case apply(VerifiedConfiguration, HTTPCacheHeaders)
     /// Nothing to apply, and nothing wrong (304, the version running, a rollout that does not
     /// include this install yet).
-    case keep(ConfigurationUpdate.Outcome, ConfigurationUpdate.Code, String, offered: Int?, HTTPCacheHeaders)
+    case keep(MediationEngine.RemoteConfiguration.Update.Outcome, MediationEngine.RemoteConfiguration.Update.Code, String, offered: Int?, HTTPCacheHeaders)
     /// A configuration arrived and is refused; the current one is kept.
     case refuse(SignedConfiguration.Rejection, offered: Int?)
     /// No configuration arrived; `busy` for 429 and 503 (with `Retry-After`, if given).
-    case fail(ConfigurationUpdate.Code, String, busy: Bool, retryAfter: Int?)
+    case fail(MediationEngine.RemoteConfiguration.Update.Code, String, busy: Bool, retryAfter: Int?)
 
     /// The verdict on one fetch.
     /// - Parameters:
@@ -30,12 +30,12 @@ package enum RemoteVerdict: Sendable {
         running: Int,
         highestApplied: Int,
         installID: String,
-        trustedKeys: [ConfigurationPublicKey],
+        trustedKeys: [MediationEngine.RemoteConfiguration.PublicKey],
         registry: NetworkRegistry,
         wallClock: WallClockTime,
         conditional: Bool
     ) -> RemoteVerdict {
-        let response: HTTPResponse
+        let response: HTTP.Response
         switch outcome {
         case .response(let answered):
             response = answered

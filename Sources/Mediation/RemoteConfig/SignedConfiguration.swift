@@ -24,7 +24,7 @@ package struct SignedConfiguration: Sendable {
     /// The largest envelope accepted: the loader's limit, 4 MiB.
     package static let maximumBytes = StrictJSONReader.maximumSize
 
-    /// The id of the key that signed it (``ConfigurationPublicKey/id``).
+    /// The id of the key that signed it (``MediationEngine/RemoteConfiguration/PublicKey/id``).
     package var keyID: String
     /// The Ed25519 signature of ``payload``.
     package var signature: [UInt8]
@@ -34,13 +34,14 @@ package struct SignedConfiguration: Sendable {
     /// Why an envelope was refused.
     package struct Rejection: Error, Sendable, Hashable {
         /// The code the refusal's update carries.
-        package var code: ConfigurationUpdate.Code
+        package var code: MediationEngine.RemoteConfiguration.Update.Code
         /// What is wrong, for a person.
         package var message: String
-        /// The JSON path inside the configuration (``ConfigurationUpdate/Code/invalidConfig``).
+        /// The JSON path inside the configuration
+        /// (``MediationEngine/RemoteConfiguration/Update/Code/invalidConfig``).
         package var path: String?
 
-        package init(_ code: ConfigurationUpdate.Code, _ message: String, path: String? = nil) {
+        package init(_ code: MediationEngine.RemoteConfiguration.Update.Code, _ message: String, path: String? = nil) {
             self.code = code
             self.message = message
             self.path = path
@@ -106,7 +107,7 @@ package struct SignedConfiguration: Sendable {
     /// Checks the signature against the trusted keys: `nil` when it verifies, else
     /// `unknown_key` or `bad_signature`.
     /// - Parameter trustedKeys: the keys the app ships.
-    package func checkSignature(trustedKeys: [ConfigurationPublicKey]) -> Rejection? {
+    package func checkSignature(trustedKeys: [MediationEngine.RemoteConfiguration.PublicKey]) -> Rejection? {
         guard let key = trustedKeys.first(where: { $0.id == keyID }) else {
             let known = trustedKeys.map(\.id).joined(separator: ", ")
             return Rejection(.unknownKey, "signed by key \(ConfigurationText.quoted(keyID)), which this app does not trust (it trusts: \(known.isEmpty ? "none" : known))")
@@ -143,7 +144,7 @@ package struct SignedConfiguration: Sendable {
     ///   - data: the envelope's bytes.
     ///   - trustedKeys: the keys the app ships.
     ///   - registry: the network kinds the app knows.
-    package static func verify(_ data: Data, trustedKeys: [ConfigurationPublicKey], registry: NetworkRegistry) -> Result<VerifiedConfiguration, Rejection> {
+    package static func verify(_ data: Data, trustedKeys: [MediationEngine.RemoteConfiguration.PublicKey], registry: NetworkRegistry) -> Result<VerifiedConfiguration, Rejection> {
         let envelope: SignedConfiguration
         switch parse(data) {
         case .success(let parsed): envelope = parsed

@@ -100,7 +100,7 @@ public struct MediationStatistics: Sendable {
 
     /// Records one impression and its revenue for its network and line item.
     /// - Parameter impression: the impression.
-    public mutating func record(_ impression: Impression) {
+    public mutating func record(_ impression: MediationEvent.Impression) {
         impressions += 1
         revenueUSD += impression.revenueUSD
         let add: (inout Tally) -> Void = { tally in

@@ -117,7 +117,7 @@ enum ConfigCommand {
 
     /// Says whether the signed file verifies with the trusted keys and builds (R15, R19).
     private static func verify(publicKeyPath: String, signedPath: String, environment: CommandEnvironment) async -> ExitCode {
-        let keys: [ConfigurationPublicKey]
+        let keys: [MediationEngine.RemoteConfiguration.PublicKey]
         switch readPublicKeys(publicKeyPath, environment: environment) {
         case .failure(let exit): return exit.code
         case .success(let read): keys = read
@@ -128,7 +128,7 @@ enum ConfigCommand {
         case .success(let read): data = read
         }
         let name = DisplayText.escaped(signedPath)
-        func notValid(_ code: ConfigurationUpdate.Code, _ message: String, path: String? = nil) -> ExitCode {
+        func notValid(_ code: MediationEngine.RemoteConfiguration.Update.Code, _ message: String, path: String? = nil) -> ExitCode {
             let place = path.map { " at \(DisplayText.escaped($0))" } ?? ""
             environment.standardOutput.write("\(name): not valid: \(code): \(DisplayText.escaped(message))\(place)\n")
             return .dataError
@@ -155,18 +155,18 @@ enum ConfigCommand {
     // MARK: - Files
 
     /// The trusted keys of a `KEY.pub` file: one key a line (blank lines and `#` comments skipped).
-    static func readPublicKeys(_ path: String, environment: CommandEnvironment) -> Result<[ConfigurationPublicKey], MediateCommand.Exit> {
+    static func readPublicKeys(_ path: String, environment: CommandEnvironment) -> Result<[MediationEngine.RemoteConfiguration.PublicKey], MediateCommand.Exit> {
         let text: String
         switch readText(path, what: "public key", environment: environment) {
         case .failure(let exit): return .failure(exit)
         case .success(let read): text = read
         }
-        var keys: [ConfigurationPublicKey] = []
+        var keys: [MediationEngine.RemoteConfiguration.PublicKey] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
             do {
-                keys.append(try ConfigurationPublicKey(trimmed))
+                keys.append(try MediationEngine.RemoteConfiguration.PublicKey(trimmed))
             } catch {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.dataError, "invalid public key file \(path): line \(number + 1): \(error.message)", environment: environment)))
             }

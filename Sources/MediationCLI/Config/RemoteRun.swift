@@ -3,8 +3,8 @@ import Foundation
 import Mediation
 
 /// What a run with `--config-url URL --public-key FILE [--state-dir DIR]` needs: the remote
-/// configuration's settings (the URL, the trusted keys, `URLSessionTransport` with the loader's
-/// size limit) and the state store that keeps its cache and the install id across runs.
+/// configuration's settings (the URL, the trusted keys, `HTTP.URLSessionTransport` with the
+/// loader's size limit) and the state store that keeps its cache and the install id across runs.
 struct RemoteRun: Sendable {
     /// The settings.
     let remote: MediationEngine.RemoteConfiguration
@@ -24,7 +24,7 @@ struct RemoteRun: Sendable {
         case .success(let checked):
             url = checked
         }
-        let keys: [ConfigurationPublicKey]
+        let keys: [MediationEngine.RemoteConfiguration.PublicKey]
         switch ConfigCommand.readPublicKeys(options.publicKeyPath ?? "", environment: environment) {
         case .failure(let exit): return .failure(exit)
         case .success(let read): keys = read
@@ -37,7 +37,7 @@ struct RemoteRun: Sendable {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)))
             }
         }
-        let transport = URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
+        let transport = HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
         return .success(RemoteRun(remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: keys, transport: transport), store: store))
     }
 
@@ -60,7 +60,7 @@ struct RemoteRun: Sendable {
         guard shown == text else {
             return .failure(Refusal(text: "--config-url \(shown): \(credentials)"))
         }
-        guard let url = URL(string: text), let origin = OriginLockedTransport.Origin(url) else {
+        guard let url = URL(string: text), let origin = HTTP.OriginLockedTransport.Origin(url) else {
             return .failure(Refusal(text: "--config-url needs an http(s) URL with a host (and a port from 1 to 65535, if any), got '\(text)'"))
         }
         guard url.user == nil, url.password == nil else {
@@ -82,7 +82,7 @@ struct RemoteRun: Sendable {
 
     /// Writes a configuration update on standard error: `mediate: warning: config refused …`
     /// for a warning, `mediate: config applied …` otherwise (standard output keeps the report).
-    static func report(_ update: ConfigurationUpdate, environment: CommandEnvironment) {
+    static func report(_ update: MediationEngine.RemoteConfiguration.Update, environment: CommandEnvironment) {
         environment.standardError.write("mediate: \(update.isWarning ? "warning: " : "")\(update)\n")
     }
 }

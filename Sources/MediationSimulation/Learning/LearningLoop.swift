@@ -150,7 +150,7 @@ struct LearningState {
     /// Per line item: the line items (itself included) with its network and ad unit.
     let sharingAdUnit: [[Int]]
 
-    init(placement: PlacementConfiguration, learners: [any ECPMLearner]) {
+    init(placement: MediationConfiguration.Placement, learners: [any ECPMLearner]) {
         placementID = placement.id
         var priced: [Priced] = []
         for (index, lineItem) in placement.sources.enumerated() where lineItem.pricing == .fixedPrice {

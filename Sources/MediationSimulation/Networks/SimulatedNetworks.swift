@@ -86,7 +86,7 @@ public struct SimulatedNetworks: Sendable {
             // Network health (R24) as configured (or off): a shard's auctions run on one engine
             // and one clock's serial executor, so its health carries from one auction to the
             // next in the same order on every run.
-            rewritten.networks[index] = NetworkConfiguration(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
+            rewritten.networks[index] = MediationConfiguration.Network(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
         }
         self.configuration = rewritten
         self.registry = registry
@@ -100,8 +100,8 @@ public struct SimulatedNetworks: Sendable {
     /// simulated networks draw that auction's answers.
     /// - Parameter index: the auction's index in the run, from 0.
     /// - Returns: the context.
-    public static func context(forAuction index: UInt64) -> HostContext {
-        HostContext(contextObjects: [HostContext.Object(type: auctionContextType, description: String(index))])
+    public static func context(forAuction index: UInt64) -> AdRequest.Context {
+        AdRequest.Context(contextObjects: [AdRequest.Context.Object(type: auctionContextType, description: String(index))])
     }
 
     /// What the simulated adapter of a line item answers in one auction: the draw it takes (the
@@ -118,7 +118,7 @@ public struct SimulatedNetworks: Sendable {
     }
 
     /// The auction index a request's context carries, if any.
-    static func auctionIndex(in context: HostContext) -> UInt64? {
+    static func auctionIndex(in context: AdRequest.Context) -> UInt64? {
         for object in context.contextObjects where object.type == auctionContextType {
             return UInt64(object.description)
         }
@@ -139,7 +139,7 @@ struct SimulatedNetworkFactory: NetworkAdapterFactory {
     let sources: [String: SourceModel]
     let counters: ReplayCounters?
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         SimulatedNetworkAdapter(network: network.id, clock: environment.clock, seed: seed, sources: sources, counters: counters)
     }
 }
@@ -168,10 +168,10 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
         guard let source = sources[request.adUnitID] else {
-            return .failure(AdapterError(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))
         }
         guard let auction = SimulatedNetworks.auctionIndex(in: request.context) else {
-            return .failure(AdapterError(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
+            return .failure(AdLoadResult.Error(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
         }
         let recorded = source.recorded.isEmpty ? nil : source.recorded[auction]
         if let counters {
@@ -186,20 +186,20 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
             // Waits past the request's limit, where the engine cancels it; should it not, the
             // answer then is late and changes nothing.
             try? await clock.sleep(until: max(request.deadline, start) + .seconds(1))
-            return .failure(AdapterError(kind: .cancelled, code: 3, message: "never answered"))
+            return .failure(AdLoadResult.Error(kind: .cancelled, code: 3, message: "never answered"))
         }
         if latency > .zero {
             do {
                 try await clock.sleep(until: start + latency)
             } catch {
-                return .failure(AdapterError(kind: .cancelled, code: 4, message: "cancelled"))
+                return .failure(AdLoadResult.Error(kind: .cancelled, code: 4, message: "cancelled"))
             }
         }
         switch draw.answer {
         case .never, .noFill:
             return .noFill(.noInventory)
         case .error:
-            return .failure(AdapterError(kind: .server, code: 500, message: "simulated error"))
+            return .failure(AdLoadResult.Error(kind: .server, code: 500, message: "simulated error"))
         case .ad:
             let ad = SimulatedAd(network: network, lineItemID: source.lineItem.id, auction: auction, realisedPriceMicros: draw.priceMicros, request: request)
             switch source.lineItem.pricing {

@@ -31,7 +31,7 @@ struct SourceModel: Sendable {
     /// answer or without (empty otherwise).
     var recordedLines = IndexSet()
 
-    init(index: Int, lineItem: LineItem, behaviour: SourceBehaviour, placement: PlacementConfiguration, networkTimeout: Duration?) {
+    init(index: Int, lineItem: LineItem, behaviour: SourceBehaviour, placement: MediationConfiguration.Placement, networkTimeout: Duration?) {
         self.index = index
         self.lineItem = lineItem
         self.behaviour = behaviour
@@ -47,7 +47,7 @@ struct SourceModel: Sendable {
             eligible = value.map { value in placementFloor.map { value >= $0 } ?? true } ?? false
             minimumBidMicros = 1
         }
-        var limit = min(placement.deadline, PlacementConfiguration.defaultDeadline)
+        var limit = min(placement.deadline, MediationConfiguration.Placement.defaultDeadline)
         if let timeout = lineItem.timeout { limit = min(limit, timeout) }
         if let networkTimeout { limit = min(limit, networkTimeout) }
         self.limit = limit

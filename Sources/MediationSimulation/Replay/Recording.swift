@@ -173,8 +173,8 @@ public struct RecordedAuction: Hashable, Sendable, Decodable {
 }
 
 /// A recorded run: the auctions of an NDJSON event log (`mediate --watch --events FILE`, or
-/// ``NDJSONEventWriter`` in a host), in file order, each auction once (by its `auction_id`).
-/// Lines whose `event` is not `auction_finished` are skipped; so is a blank line.
+/// ``MediationEvent/NDJSONWriter`` in a host), in file order, each auction once (by its
+/// `auction_id`). Lines whose `event` is not `auction_finished` are skipped; so is a blank line.
 public struct Recording: Hashable, Sendable {
     /// The longest line read, in bytes (a trace of 10,000 sources fits).
     public static let maximumLineBytes = 4 << 20

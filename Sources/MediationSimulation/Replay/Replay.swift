@@ -153,7 +153,7 @@ extension Simulation {
 
     /// The placement's line items no recorded auction has a line of, and the recorded line items
     /// the placement does not have.
-    private static func lineItemsNotInBoth(_ auctions: [RecordedAuction], placement: PlacementConfiguration) -> (unrecorded: [String], unknown: [UnknownRecordedLineItem]) {
+    private static func lineItemsNotInBoth(_ auctions: [RecordedAuction], placement: MediationConfiguration.Placement) -> (unrecorded: [String], unknown: [UnknownRecordedLineItem]) {
         let configured = Set(placement.sources.map(\.id))
         var recorded = Set<String>()
         var unknown: [UnknownRecordedLineItem] = []

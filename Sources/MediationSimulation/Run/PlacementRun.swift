@@ -122,7 +122,7 @@ struct PlacementCounters: Sendable {
         if filled { self.filled += 1 }
     }
 
-    mutating func shown(_ impression: Impression, realisedMicros: Int64?) {
+    mutating func shown(_ impression: MediationEvent.Impression, realisedMicros: Int64?) {
         let known = Int64((impression.eCPM * 1_000_000).rounded(.toNearestOrAwayFromZero))
         let realised = realisedMicros ?? known
         impressions += 1

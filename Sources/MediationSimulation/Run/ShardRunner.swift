@@ -167,7 +167,7 @@ final class ShardCollector: Sendable {
 
     /// Records auction `auction`'s outcome: the winner's realised and known prices, the
     /// duration, the oracles (from the draws), and each source's status.
-    func record(_ outcome: AuctionOutcome?, auction: Int) {
+    func record(_ outcome: MediationEngine.AuctionOutcome?, auction: Int) {
         guard let outcome else {
             state.withLock { state in
                 state.finished += 1

@@ -28,9 +28,9 @@ struct EloAdapterTests {
     }
 
     @Test func noFillKeepsTheSeedsReasonAsTheCode() async {
-        let result = await adapter(EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) }).loadAd(for: EloFixtures.request())
+        let result = await adapter(EloFakeTransport { _ in .success(HTTP.Response(statusCode: 204)) }).loadAd(for: EloFixtures.request())
         guard case .noFill(let reason) = result else { Issue.record("expected no fill, got \(result)"); return }
-        #expect(reason == NoFillReason(code: "noBids"))
+        #expect(reason == AdLoadResult.NoFillReason(code: "noBids"))
     }
 
     @Test func decodingFailureIsAnInvalidResponse() async {
@@ -57,7 +57,7 @@ struct EloAdapterTests {
 
     // MARK: Factory
 
-    func make(_ network: NetworkConfiguration, environment: MediationEnvironment = MediationEnvironment(clock: ManualClock())) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func make(_ network: MediationConfiguration.Network, environment: MediationEnvironment = MediationEnvironment(clock: ManualClock())) throws(ConfigurationError) -> any AdNetworkAdapter {
         try EloAdapterFactory().makeAdapter(for: network, environment: environment)
     }
 
@@ -73,14 +73,14 @@ struct EloAdapterTests {
         (["publisher_id": "p"], ["sandbox_no_bid_rate": .number(1.5)], "networks.elo.options.sandbox_no_bid_rate"),
     ] as [([String: String], [String: JSONValue], String)])
     func badConfigurationNamesItsPath(credentials: [String: String], options: [String: JSONValue], path: String) {
-        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: credentials, options: options)
+        let network = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: credentials, options: options)
         let error = #expect(throws: ConfigurationError.self) { try make(network) }
         #expect(error?.path == path)
     }
 
     @Test func optionsReachTheClientConfiguration() async throws {
         let logger = RecordingLogger()
-        let network = NetworkConfiguration(
+        let network = MediationConfiguration.Network(
             id: "elo",
             adapter: "elo",
             credentials: ["publisher_id": "pub-9", "ad_unit_id": "unit-9"],
@@ -102,7 +102,7 @@ struct EloAdapterTests {
     }
 
     @Test func nullGeoPrecisionKeepsFullPrecision() async throws {
-        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["geo_precision": .null])
+        let network = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["geo_precision": .null])
         let adapter = try #require(try make(network) as? EloAdapter)
         #expect(await adapter.client.currentConfiguration?.geoLocationPrecision == nil)
     }
@@ -110,7 +110,7 @@ struct EloAdapterTests {
     @Test func urlEndpointUsesTheLiveTransportAndBaseURL() async throws {
         let transport = EloFakeTransport()
         let url = try #require(URL(string: "https://bid.elo.test/rtb"))
-        let network = NetworkConfiguration(id: "elo_live", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .url(url))
+        let network = MediationConfiguration.Network(id: "elo_live", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .url(url))
         let adapter = try #require(try make(network, environment: MediationEnvironment(clock: ManualClock(), transport: transport)) as? EloAdapter)
         #expect(adapter.network == "elo_live")
         let result = await adapter.loadAd(for: EloFixtures.request())
@@ -120,7 +120,7 @@ struct EloAdapterTests {
 
     @Test func sandboxEndpointBidsThroughTheSandboxServer() async throws {
         let transport = EloFakeTransport()
-        let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .sandbox, options: ["sandbox_no_bid_rate": .integer(0)])
+        let network = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .sandbox, options: ["sandbox_no_bid_rate": .integer(0)])
         let adapter = try make(network, environment: MediationEnvironment(clock: ManualClock(), seed: 7, transport: transport))
         let strip = await adapter.loadAd(for: EloFixtures.request(maxHeight: 100))
         let card = await adapter.loadAd(for: EloFixtures.request(maxHeight: nil))
@@ -136,7 +136,7 @@ struct EloAdapterTests {
 
     @Test func sandboxPricesRepeatWithTheSeed() async throws {
         func prices(seed: UInt64) async throws -> [Double] {
-            let network = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["sandbox_no_bid_rate": .integer(0)])
+            let network = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], options: ["sandbox_no_bid_rate": .integer(0)])
             let adapter = try make(network, environment: MediationEnvironment(clock: ManualClock(), seed: seed))
             var prices: [Double] = []
             for _ in 0..<5 {
@@ -162,7 +162,7 @@ struct EloAdapterTests {
         return text
     }
 
-    static let elo = NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
+    static let elo = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
 
     @Test(arguments: [false, true])
     func identityIsNeverWrittenInPlaintext(withSecureStore: Bool) async throws {
@@ -220,7 +220,7 @@ struct EloAdapterTests {
 @Suite("Elo in the shipped configuration")
 struct EloShippedConfigurationTests {
     @Test func eloBidsOnChatStripAndHomeBanner() throws {
-        let configuration = try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        let configuration = try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
         #expect(configuration.network("elo")?.adapter == "elo")
         #expect(configuration.network("elo")?.endpoint == .sandbox)
         for placementID in ["chat_strip", "home_banner"] {
@@ -235,7 +235,7 @@ struct EloShippedConfigurationTests {
         let clock = ManualClock()
         let recorder = NetworkRecorder()
         let engine = try MediationEngine(contentsOf: RepositoryFiles.shippedConfiguration, registry: recorder.wrapping(.standard), environment: MediationEnvironment(clock: clock, seed: 1))
-        let context = HostContext(messages: [HostContext.Message(role: .user, content: "Which tent for two?")])
+        let context = AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: "Which tent for two?")])
         let outcome = try await engine.runAuction(placementID: "chat_strip", context: context, on: clock)
         let loads = recorder.loads(of: "elo")
         try #require(loads.count == 1)

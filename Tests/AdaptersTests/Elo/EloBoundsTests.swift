@@ -23,7 +23,7 @@ struct EloBoundsTests {
 
     static func load(_ body: String, request: AdRequest = EloFixtures.request(), transport: EloFakeTransport? = nil) async -> (EloAdResult, EloFakeTransport) {
         let transport = transport ?? EloFakeTransport { request in
-            request.url.path.hasSuffix("/v1/bid") ? .success(EloFixtures.json(200, body)) : .success(HTTPResponse(statusCode: 204))
+            request.url.path.hasSuffix("/v1/bid") ? .success(EloFixtures.json(200, body)) : .success(HTTP.Response(statusCode: 204))
         }
         let client = EloFixtures.client(transport: transport)
         return (await client.loadAd(for: request), transport)
@@ -150,11 +150,11 @@ struct EloBoundsTests {
 
     @Test func aRefusedRedirectIsANetworkErrorNamingItsStatus() async throws {
         let transport = EloFakeTransport { _ in
-            .failure(TransportError(kind: .redirectRefused, message: "HTTP 307 redirect to http://127.0.0.1:9 refused: it leaves https://sandbox.elo.test:443", status: 307))
+            .failure(HTTP.TransportError(kind: .redirectRefused, message: "HTTP 307 redirect to http://127.0.0.1:9 refused: it leaves https://sandbox.elo.test:443", status: 307))
         }
         let (result, _) = await Self.load("", transport: transport)
         guard case .noFill(let reason) = result.sdkResult else { Issue.record("expected no fill, got \(result)"); return }
-        #expect(reason.engineReason == NoFillReason(code: "networkError", message: "redirectRefused: HTTP 307 redirect to http://127.0.0.1:9 refused: it leaves https://sandbox.elo.test:443"))
+        #expect(reason.engineReason == AdLoadResult.NoFillReason(code: "networkError", message: "redirectRefused: HTTP 307 redirect to http://127.0.0.1:9 refused: it leaves https://sandbox.elo.test:443"))
         guard case .networkError(_, let failure) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(failure.kind == .server && failure.code == EloErrorCode.redirectRefused.rawValue && failure.httpStatus == 307)
     }
@@ -162,7 +162,7 @@ struct EloBoundsTests {
     @Test func aHugeTransportMessageIsCut() async throws {
         // Long enough to show the cut; the hostile-network suite sends megabytes over HTTP.
         let message = String(repeating: "m", count: 300_000)
-        let transport = EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: message)) }
+        let transport = EloFakeTransport { _ in .failure(HTTP.TransportError(kind: .connection, message: message)) }
         let (result, _) = await Self.load("", transport: transport)
         guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail.count == NetworkValueBounds.maximumTextLength)

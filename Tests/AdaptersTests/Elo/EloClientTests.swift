@@ -114,7 +114,7 @@ struct EloClientTests {
     }
 
     @Test func noBidsOn204() async {
-        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) })
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTP.Response(statusCode: 204)) })
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .noFill(.noBids) = result else { Issue.record("expected noBids, got \(result)"); return }
     }
@@ -133,16 +133,16 @@ struct EloClientTests {
     @Test(arguments: [500, 503, 400, 404])
     func serverErrorStatusIsNetworkError(status: Int) async {
         let logger = RecordingLogger()
-        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: status)) }, logger: logger)
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTP.Response(statusCode: status)) }, logger: logger)
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail == "HTTP \(status)")
-        #expect(EloNoFillReason.networkError(detail: detail).engineReason == NoFillReason(code: "networkError", message: "HTTP \(status)"))
+        #expect(EloNoFillReason.networkError(detail: detail).engineReason == AdLoadResult.NoFillReason(code: "networkError", message: "HTTP \(status)"))
         #expect(logger.warnings == ["ad server answered HTTP \(status)"])
     }
 
     @Test func transportFailureIsNetworkError() async {
-        let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: "refused")) })
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(HTTP.TransportError(kind: .connection, message: "refused")) })
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .networkError(let detail, _) = result else { Issue.record("expected networkError, got \(result)"); return }
         #expect(detail == "connection: refused")
@@ -279,7 +279,7 @@ struct EloClientTests {
     @Test func geoToggleLastsUntilShutdownAndANewConfigure() async throws {
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport)
-        let request = EloFixtures.request(device: DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166, longitude: 44.7833)))
+        let request = EloFixtures.request(device: AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7166, longitude: 44.7833)))
         await client.setShareGeoLocation(false)
         _ = await client.loadAd(for: request)
         await client.configure(EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", logLevel: .error))
@@ -301,7 +301,7 @@ struct EloClientTests {
         let transport = EloFakeTransport()
         let optOut = EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", shareGeoLocation: false)
         let client = EloFixtures.client(transport: transport, configuration: optOut)
-        let request = EloFixtures.request(device: DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166, longitude: 44.7833)))
+        let request = EloFixtures.request(device: AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7166, longitude: 44.7833)))
         _ = await client.loadAd(for: request)
         await client.setShareGeoLocation(true)
         await client.configure(optOut)
@@ -316,8 +316,8 @@ struct EloClientTests {
     @Test func logLevelAboveWarnSilencesWarnings() async {
         let logger = RecordingLogger()
         let configuration = EloConfiguration(publisherID: "pub-1", adUnitID: "u", logLevel: .error)
-        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: 500)) }, configuration: configuration, logger: logger)
-        _ = await client.loadAd(for: EloFixtures.request(messages: [HostContext.Message(role: .user, content: "x", id: "bad\u{7}")]))
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTP.Response(statusCode: 500)) }, configuration: configuration, logger: logger)
+        _ = await client.loadAd(for: EloFixtures.request(messages: [AdRequest.Context.Message(role: .user, content: "x", id: "bad\u{7}")]))
         #expect(logger.lines.isEmpty)
     }
 
@@ -325,8 +325,8 @@ struct EloClientTests {
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger)
         let messages = [
-            HostContext.Message(role: .user, content: "private words", id: "bad\u{7}"),
-            HostContext.Message(role: .assistant, content: "more", createdAt: Date(timeIntervalSince1970: 1_500_000_000)),
+            AdRequest.Context.Message(role: .user, content: "private words", id: "bad\u{7}"),
+            AdRequest.Context.Message(role: .assistant, content: "more", createdAt: Date(timeIntervalSince1970: 1_500_000_000)),
         ]
         _ = await client.loadAd(for: EloFixtures.request(messages: messages))
         #expect(logger.warnings == [

@@ -4,13 +4,13 @@ import MediationTestKit
 import Testing
 @testable import Adapters
 
-/// The host's consent withdrawal (`PrivacySignals.userConsent == false`) erases Elo's stored
+/// The host's consent withdrawal (`AdRequest.Privacy.userConsent == false`) erases Elo's stored
 /// user identifier and user data at once (the install id stays): noticed when the host updates
 /// its request template, with each request, and when the engine is built, so a relaunch with the
 /// signal unset sends neither.
 @Suite("Elo consent withdrawal by the host's signals")
 struct EloConsentWithdrawalTests {
-    static let withdrawn = PrivacySignals(userConsent: false, limitAdTracking: false)
+    static let withdrawn = AdRequest.Privacy(userConsent: false, limitAdTracking: false)
     static let data = EloUserData(age: 34, gender: .female, email: "alice@example.com", phone: "+15551234567")
 
     @Test func theHostsWithdrawalErasesTheIdentifierAndDataAtOnceAndKeepsTheInstallID() async {
@@ -34,7 +34,7 @@ struct EloConsentWithdrawalTests {
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         for consent in [nil, true] as [Bool?] {
-            client.hostPrivacyDidChange(PrivacySignals(userConsent: consent))
+            client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: consent))
         }
         #expect(store.record.userIdentifier == "alice")
         #expect(store.record.userData == Self.data)
@@ -61,7 +61,7 @@ struct EloConsentWithdrawalTests {
         // The next launch: the same Keychain, the host's signal unset.
         let transport = EloFakeTransport()
         let relaunched = EloFixtures.client(transport: transport, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
-        _ = await relaunched.loadAd(for: EloFixtures.request(privacy: PrivacySignals(limitAdTracking: false)))
+        _ = await relaunched.loadAd(for: EloFixtures.request(privacy: AdRequest.Privacy(limitAdTracking: false)))
         let bid = try #require(try transport.decodedBidRequests().first)
         #expect(bid.user.id == "id-1")
         #expect(bid.user.ext == nil)

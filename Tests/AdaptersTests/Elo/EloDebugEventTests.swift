@@ -40,7 +40,7 @@ struct EloDebugEventTests {
         transport.setHandler { _ in
             let never = ManualClock()
             try? await never.sleep(until: .origin + .seconds(1_000_000))
-            return .failure(TransportError(kind: .cancelled, message: "cancelled"))
+            return .failure(HTTP.TransportError(kind: .cancelled, message: "cancelled"))
         }
         let hanging = clock.startTask { await client.loadAd(for: EloFixtures.request()) }
         #expect(await clock.settle { transport.requests.count == 2 })
@@ -122,7 +122,7 @@ struct EloDebugEventTests {
 
     @Test func transportFailuresAndTimeoutsCaptureNoPayload() async {
         let recorder = EloEventRecorder()
-        let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(TransportError(kind: .connection, message: "refused")) })
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .failure(HTTP.TransportError(kind: .connection, message: "refused")) })
         client.setDebugObserver(recorder.observer, capturePayloads: true)
         _ = await client.loadAd(for: EloFixtures.request())
         #expect(recorder.operations.map(\.outcome) == [.noFill(.networkError(detail: "connection: refused"))])
@@ -131,7 +131,7 @@ struct EloDebugEventTests {
 
     @Test func noBidAnswerCapturesTheRequestOnly() async {
         let recorder = EloEventRecorder()
-        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTPResponse(statusCode: 204)) })
+        let client = EloFixtures.client(transport: EloFakeTransport { _ in .success(HTTP.Response(statusCode: 204)) })
         client.setDebugObserver(recorder.observer, capturePayloads: true)
         _ = await client.loadAd(for: EloFixtures.request())
         #expect(recorder.all.contains { if case .requestPayloadCaptured(let id, _) = $0 { return id == "id-3" } else { return false } })

@@ -33,8 +33,8 @@ struct EloPreloadTests {
     @Test func messageIDsAndTimesDoNotChangeTheKey() async {
         let transport = Self.risingPrices()
         let client = EloFixtures.client(transport: transport)
-        let original = [HostContext.Message(role: .user, content: "hello", id: "m-1", createdAt: Date(timeIntervalSince1970: 1_700_000_000))]
-        let later = [HostContext.Message(role: .user, content: "hello", id: "m-99", createdAt: nil)]
+        let original = [AdRequest.Context.Message(role: .user, content: "hello", id: "m-1", createdAt: Date(timeIntervalSince1970: 1_700_000_000))]
+        let later = [AdRequest.Context.Message(role: .user, content: "hello", id: "m-99", createdAt: nil)]
         await client.preloadAd(for: EloFixtures.request(messages: original)).value
         let result = await client.loadAd(for: EloFixtures.request(messages: later))
         guard case .loaded(_, let eCPM) = result else { Issue.record("expected a fill, got \(result)"); return }
@@ -51,18 +51,18 @@ struct EloPreloadTests {
     }
 
     @Test(arguments: [
-        EloFixtures.request(messages: [HostContext.Message(role: .user, content: "something else")]),
+        EloFixtures.request(messages: [AdRequest.Context.Message(role: .user, content: "something else")]),
         EloFixtures.request(messages: [
-            HostContext.Message(role: .assistant, content: "Where should I fly this weekend?", id: "m-1"),
-            HostContext.Message(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
+            AdRequest.Context.Message(role: .assistant, content: "Where should I fly this weekend?", id: "m-1"),
+            AdRequest.Context.Message(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
         ]),
         EloFixtures.request(contextObjects: []),
         EloFixtures.request(maxHeight: 150),
         EloFixtures.request(maxWidth: 320),
-        EloFixtures.request(privacy: PrivacySignals(gdprApplies: true)),
-        EloFixtures.request(privacy: PrivacySignals(usPrivacyString: "1YYN")),
-        EloFixtures.request(privacy: PrivacySignals(coppa: true)),
-        EloFixtures.request(privacy: PrivacySignals(underAgeOfConsent: true)),
+        EloFixtures.request(privacy: AdRequest.Privacy(gdprApplies: true)),
+        EloFixtures.request(privacy: AdRequest.Privacy(usPrivacyString: "1YYN")),
+        EloFixtures.request(privacy: AdRequest.Privacy(coppa: true)),
+        EloFixtures.request(privacy: AdRequest.Privacy(underAgeOfConsent: true)),
         EloFixtures.request(adUnitID: "another-unit"),
     ])
     func anyOtherInputMakesANewRequest(other: AdRequest) async {

@@ -32,7 +32,7 @@ struct EloRequestBuilderTests {
     // MARK: Messages
 
     @Test func onlyTheLatestThirtyMessagesAreForwarded() {
-        let messages = (0..<35).map { HostContext.Message(role: $0.isMultiple(of: 2) ? .user : .assistant, content: "message \($0)") }
+        let messages = (0..<35).map { AdRequest.Context.Message(role: $0.isMultiple(of: 2) ? .user : .assistant, content: "message \($0)") }
         let (wire, warnings) = EloMessageRules.wireMessages(messages, now: now)
         #expect(wire.count == 30)
         #expect(wire.first?.content == "message 5")
@@ -42,9 +42,9 @@ struct EloRequestBuilderTests {
 
     @Test func rolesAreSentAsTheirNames() {
         let messages = [
-            HostContext.Message(role: .summary, content: "s"),
-            HostContext.Message(role: .user, content: "u"),
-            HostContext.Message(role: .assistant, content: "a"),
+            AdRequest.Context.Message(role: .summary, content: "s"),
+            AdRequest.Context.Message(role: .user, content: "u"),
+            AdRequest.Context.Message(role: .assistant, content: "a"),
         ]
         #expect(EloMessageRules.wireMessages(messages, now: now).messages.map(\.role) == ["summary", "user", "assistant"])
     }
@@ -60,7 +60,7 @@ struct EloRequestBuilderTests {
         ("turn 1 ✓", true),
     ] as [(String, Bool)])
     func messageIDRules(id: String, kept: Bool) {
-        let (wire, warnings) = EloMessageRules.wireMessages([HostContext.Message(role: .user, content: "secret text", id: id)], now: now)
+        let (wire, warnings) = EloMessageRules.wireMessages([AdRequest.Context.Message(role: .user, content: "secret text", id: id)], now: now)
         #expect(wire.count == 1)
         #expect(wire.first?.content == "secret text")
         #expect((wire.first?.id != nil) == kept)
@@ -76,14 +76,14 @@ struct EloRequestBuilderTests {
         (EloFixtures.now.addingTimeInterval(-3600), true),
     ] as [(Date, Bool)])
     func createdAtRules(date: Date, kept: Bool) {
-        let (wire, warnings) = EloMessageRules.wireMessages([HostContext.Message(role: .user, content: "hi", id: "m1", createdAt: date)], now: now)
+        let (wire, warnings) = EloMessageRules.wireMessages([AdRequest.Context.Message(role: .user, content: "hi", id: "m1", createdAt: date)], now: now)
         #expect((wire.first?.created_at != nil) == kept)
         #expect(wire.first?.id == "m1")
         #expect(warnings.count == (kept ? 0 : 1))
     }
 
     @Test func createdAtIsSentAsISO8601UTC() {
-        let (wire, _) = EloMessageRules.wireMessages([HostContext.Message(role: .user, content: "hi", createdAt: Date(timeIntervalSince1970: 1_795_953_600.25))], now: now)
+        let (wire, _) = EloMessageRules.wireMessages([AdRequest.Context.Message(role: .user, content: "hi", createdAt: Date(timeIntervalSince1970: 1_795_953_600.25))], now: now)
         #expect(wire.first?.created_at == "2026-11-29T12:00:00.250Z")
     }
 
@@ -120,9 +120,9 @@ struct EloRequestBuilderTests {
     }
 
     @Test func deviceSignalsFollowOpenRTB() {
-        let device = DeviceInfo(make: "Apple", model: "iPad13,4", hardwareVersion: "13,4", osName: "iPadOS", osVersion: "17.5", kind: .tablet, language: "ka", utcOffsetMinutes: 240, country: "GEO", connectionType: .cellular5G)
+        let device = AdRequest.Device(make: "Apple", model: "iPad13,4", hardwareVersion: "13,4", osName: "iPadOS", osVersion: "17.5", kind: .tablet, language: "ka", utcOffsetMinutes: 240, country: "GEO", connectionType: .cellular5G)
         var request = EloFixtures.request(device: device)
-        request.screen = DeviceInfo.Screen(width: 820, height: 1180, scale: 2)
+        request.screen = AdRequest.Device.Screen(width: 820, height: 1180, scale: 2)
         let wire = build(request).request.device
         #expect(wire.make == "Apple")
         #expect(wire.model == "iPad13,4")
@@ -146,7 +146,7 @@ struct EloRequestBuilderTests {
         (9, 41.716667, 44.783333), // clamped to 6
     ] as [(Int, Double, Double)])
     func geoIsRoundedToThePrecision(precision: Int, latitude: Double, longitude: Double) {
-        let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166666, longitude: 44.7833333))
+        let device = AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7166666, longitude: 44.7833333))
         let configuration = EloConfiguration(publisherID: "pub-1", geoLocationPrecision: precision)
         let geo = build(EloFixtures.request(device: device), configuration: configuration).request.device.geo
         #expect(geo.lat == latitude)
@@ -160,7 +160,7 @@ struct EloRequestBuilderTests {
     }
 
     @Test func nilPrecisionKeepsFullCoordinates() {
-        let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7166666, longitude: 44.7833333))
+        let device = AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7166666, longitude: 44.7833333))
         let configuration = EloConfiguration(publisherID: "pub-1", geoLocationPrecision: nil)
         let geo = build(EloFixtures.request(device: device), configuration: configuration).request.device.geo
         #expect(geo.lat == 41.7166666)
@@ -168,7 +168,7 @@ struct EloRequestBuilderTests {
     }
 
     @Test func geoSharingOffSendsNoCoordinatesButKeepsCountryAndOffset() {
-        let device = DeviceInfo(utcOffsetMinutes: -300, country: "USA", location: DeviceInfo.Location(latitude: 40.7, longitude: -74.0))
+        let device = AdRequest.Device(utcOffsetMinutes: -300, country: "USA", location: AdRequest.Device.Location(latitude: 40.7, longitude: -74.0))
         let geo = build(EloFixtures.request(device: device), shareGeo: false).request.device.geo
         #expect(geo.lat == nil)
         #expect(geo.lon == nil)
@@ -178,9 +178,9 @@ struct EloRequestBuilderTests {
     }
 
     @Test func advertisingIDOnlyWhenTrackingIsAuthorized() {
-        let authorized = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
-        let denied = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: false)
-        let sent = build(EloFixtures.request(device: authorized, privacy: PrivacySignals(limitAdTracking: false))).request.device
+        let authorized = AdRequest.Device(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
+        let denied = AdRequest.Device(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: false)
+        let sent = build(EloFixtures.request(device: authorized, privacy: AdRequest.Privacy(limitAdTracking: false))).request.device
         #expect(sent.ifa == "IDFA-1")
         #expect(sent.ext == nil)
         #expect(sent.lmt == 0)
@@ -191,8 +191,8 @@ struct EloRequestBuilderTests {
     }
 
     @Test func limitAdTrackingWithholdsTheAdvertisingID() throws {
-        let device = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
-        let wire = build(EloFixtures.request(device: device, privacy: PrivacySignals(limitAdTracking: true))).request
+        let device = AdRequest.Device(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
+        let wire = build(EloFixtures.request(device: device, privacy: AdRequest.Privacy(limitAdTracking: true))).request
         #expect(wire.device.ifa == nil)
         #expect(wire.device.lmt == 1)
         #expect(wire.device.ext?.ifv == "IDFV-1")
@@ -200,12 +200,12 @@ struct EloRequestBuilderTests {
     }
 
     @Test(arguments: [
-        PrivacySignals(coppa: true, limitAdTracking: false),
-        PrivacySignals(underAgeOfConsent: true, limitAdTracking: false),
-        PrivacySignals(userConsent: false, limitAdTracking: false),
+        AdRequest.Privacy(coppa: true, limitAdTracking: false),
+        AdRequest.Privacy(underAgeOfConsent: true, limitAdTracking: false),
+        AdRequest.Privacy(userConsent: false, limitAdTracking: false),
     ])
-    func childDirectedOrWithdrawnConsentWithholdsTheAdvertisingID(privacy: PrivacySignals) {
-        let device = DeviceInfo(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
+    func childDirectedOrWithdrawnConsentWithholdsTheAdvertisingID(privacy: AdRequest.Privacy) {
+        let device = AdRequest.Device(advertisingID: "IDFA-1", vendorID: "IDFV-1", trackingAuthorized: true)
         let wire = build(EloFixtures.request(device: device, privacy: privacy)).request.device
         #expect(wire.ifa == nil)
         #expect(wire.lmt == 1)
@@ -213,8 +213,8 @@ struct EloRequestBuilderTests {
     }
 
     @Test func allZeroAdvertisingIDIsUnavailable() {
-        let device = DeviceInfo(advertisingID: PrivacyRules.zeroAdvertisingID, vendorID: "IDFV-1", trackingAuthorized: true)
-        let wire = build(EloFixtures.request(device: device, privacy: PrivacySignals(limitAdTracking: false))).request.device
+        let device = AdRequest.Device(advertisingID: PrivacyRules.zeroAdvertisingID, vendorID: "IDFV-1", trackingAuthorized: true)
+        let wire = build(EloFixtures.request(device: device, privacy: AdRequest.Privacy(limitAdTracking: false))).request.device
         #expect(wire.ifa == nil)
         #expect(wire.ext?.ifv == "IDFV-1")
     }
@@ -243,13 +243,13 @@ struct EloRequestBuilderTests {
 
     @Test func withdrawnConsentSendsNoUserData() throws {
         let data = EloUserData(age: 34, email: "a@example.com")
-        let wire = build(EloFixtures.request(privacy: PrivacySignals(userConsent: false)), userData: data).request
+        let wire = build(EloFixtures.request(privacy: AdRequest.Privacy(userConsent: false)), userData: data).request
         #expect(wire.user.ext == nil)
         #expect(!String(decoding: try JSONEncoder().encode(wire), as: UTF8.self).contains("a@example.com"))
     }
 
     @Test func regsCarryTheHostsSignals() {
-        let privacy = PrivacySignals(gdprApplies: false, tcfConsentString: "CP-TCF", usPrivacyString: "1YNN", gppString: "DBABM", gppSectionIDs: [7, 8])
+        let privacy = AdRequest.Privacy(gdprApplies: false, tcfConsentString: "CP-TCF", usPrivacyString: "1YNN", gppString: "DBABM", gppSectionIDs: [7, 8])
         let wire = build(EloFixtures.request(privacy: privacy)).request
         #expect(wire.regs == EloWireRegs(coppa: 0, gdpr: 0, us_privacy: "1YNN", gpp: "DBABM", gpp_sid: [7, 8], ext: EloWireRegsExt(tfua: 0)))
         #expect(wire.user.consent == "CP-TCF")
@@ -259,7 +259,7 @@ struct EloRequestBuilderTests {
         let configured = build(configuration: EloConfiguration(publisherID: "p", coppa: true, tfua: true)).request.regs
         #expect(configured.coppa == 1)
         #expect(configured.ext.tfua == 1)
-        let fromHost = build(EloFixtures.request(privacy: PrivacySignals(coppa: true, underAgeOfConsent: true))).request.regs
+        let fromHost = build(EloFixtures.request(privacy: AdRequest.Privacy(coppa: true, underAgeOfConsent: true))).request.regs
         #expect(fromHost.coppa == 1)
         #expect(fromHost.ext.tfua == 1)
         let neither = build().request.regs
@@ -275,13 +275,13 @@ struct EloRequestBuilderTests {
     }
 
     @Test(arguments: [
-        (EloConfiguration(publisherID: "p", coppa: true), PrivacySignals()),
-        (EloConfiguration(publisherID: "p", tfua: true), PrivacySignals()),
-        (EloConfiguration(publisherID: "p"), PrivacySignals(coppa: true)),
-        (EloConfiguration(publisherID: "p"), PrivacySignals(underAgeOfConsent: true)),
-        (EloConfiguration(publisherID: "p"), PrivacySignals(gdprApplies: true)),
-    ] as [(EloConfiguration, PrivacySignals)])
-    func userDataIsNeverSentUnderCOPPATFUAOrGDPR(configuration: EloConfiguration, privacy: PrivacySignals) throws {
+        (EloConfiguration(publisherID: "p", coppa: true), AdRequest.Privacy()),
+        (EloConfiguration(publisherID: "p", tfua: true), AdRequest.Privacy()),
+        (EloConfiguration(publisherID: "p"), AdRequest.Privacy(coppa: true)),
+        (EloConfiguration(publisherID: "p"), AdRequest.Privacy(underAgeOfConsent: true)),
+        (EloConfiguration(publisherID: "p"), AdRequest.Privacy(gdprApplies: true)),
+    ] as [(EloConfiguration, AdRequest.Privacy)])
+    func userDataIsNeverSentUnderCOPPATFUAOrGDPR(configuration: EloConfiguration, privacy: AdRequest.Privacy) throws {
         let data = EloUserData(age: 34, email: "a@example.com")
         let wire = build(EloFixtures.request(privacy: privacy), configuration: configuration, userData: data).request
         #expect(wire.user.ext == nil)

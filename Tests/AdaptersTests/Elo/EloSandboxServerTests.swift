@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Elo sandbox server")
 struct EloSandboxServerTests {
-    func bidRequest(height: Int?, floor: Double? = nil) throws -> HTTPRequest {
+    func bidRequest(height: Int?, floor: Double? = nil) throws -> HTTP.Request {
         let built = EloRequestBuilder.build(EloRequestBuilder.Input(
             configuration: EloFixtures.configuration,
             request: EloFixtures.request(maxHeight: height.map(Double.init)),
@@ -22,7 +22,7 @@ struct EloSandboxServerTests {
         ))
         var wire = built.request
         wire.imp[0].bidfloor = floor
-        return HTTPRequest(method: "POST", url: EloSandboxServer.baseURL.appendingPathComponent("v1/bid"), body: try JSONEncoder().encode(wire))
+        return HTTP.Request(method: "POST", url: EloSandboxServer.baseURL.appendingPathComponent("v1/bid"), body: try JSONEncoder().encode(wire))
     }
 
     @Test(arguments: [(nil, "card"), (192, "card"), (191, "strip"), (72, "strip")] as [(Int?, String)])
@@ -55,11 +55,11 @@ struct EloSandboxServerTests {
 
     @Test func malformedRequestIs400AndUnknownPathIs404() async throws {
         let server = EloSandboxServer(seed: 1)
-        let bad = HTTPRequest(method: "POST", url: EloSandboxServer.baseURL.appendingPathComponent("v1/bid"), body: Data("nope".utf8))
+        let bad = HTTP.Request(method: "POST", url: EloSandboxServer.baseURL.appendingPathComponent("v1/bid"), body: Data("nope".utf8))
         #expect(await server.respond(to: bad).statusCode == 400)
-        #expect(await server.respond(to: HTTPRequest(url: EloSandboxServer.baseURL.appendingPathComponent("other"))).statusCode == 404)
-        #expect(await server.respond(to: HTTPRequest(url: EloSandboxServer.baseURL.appendingPathComponent("t/render"))).statusCode == 204)
-        #expect(await server.respond(to: HTTPRequest(method: "POST", url: EloSandboxServer.baseURL.appendingPathComponent("v1/events"))).statusCode == 204)
+        #expect(await server.respond(to: HTTP.Request(url: EloSandboxServer.baseURL.appendingPathComponent("other"))).statusCode == 404)
+        #expect(await server.respond(to: HTTP.Request(url: EloSandboxServer.baseURL.appendingPathComponent("t/render"))).statusCode == 204)
+        #expect(await server.respond(to: HTTP.Request(method: "POST", url: EloSandboxServer.baseURL.appendingPathComponent("v1/events"))).statusCode == 204)
     }
 
     @Test func pricesAreWholeCentsInTheRange() async throws {

@@ -72,7 +72,7 @@ struct EloSlotAndConfigurationTests {
         let clock = ManualClock()
         let transport = EloFakeTransport { request in
             guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
-                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
+                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTP.Response(statusCode: 204)) }
             // A 60 pt high ad: its size fits every slot here, only its format can be wrong.
             let json = EloFixtures.bidJSON(requestID: bid.id, price: 2, format: format).replacingOccurrences(of: #""h":72"#, with: #""h":60"#)
             return .success(EloFixtures.json(200, json))
@@ -80,7 +80,7 @@ struct EloSlotAndConfigurationTests {
         let client = EloFixtures.client(transport: transport, clock: clock)
         var networks = PrebuiltNetworks()
         networks.add("elo", pricing: .bidder, adapter: EloAdapter(client: client))
-        let placement = PlacementConfiguration(id: "chat", format: .native, slot: SlotSize(maxWidth: 390, maxHeight: maxHeight), sources: [.bidder("elo", adUnitID: "unit-chat")])
+        let placement = MediationConfiguration.Placement(id: "chat", format: .native, slot: SlotSize(maxWidth: 390, maxHeight: maxHeight), sources: [.bidder("elo", adUnitID: "unit-chat")])
         let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
         let outcome = try await engine.runAuction(placementID: "chat", on: clock)
         let line = try #require(outcome.trace.source("elo"))
@@ -141,11 +141,11 @@ struct EloSlotAndConfigurationTests {
     }
 
     @Test func noFillReasonsMapToEngineCodes() {
-        #expect(EloNoFillReason.noBids.engineReason == NoFillReason(code: "noBids"))
-        #expect(EloNoFillReason.timeout.engineReason == NoFillReason(code: "timeout"))
-        #expect(EloNoFillReason.notConfigured.engineReason == NoFillReason(code: "notConfigured"))
-        #expect(EloNoFillReason.networkError(detail: "HTTP 500").engineReason == NoFillReason(code: "networkError", message: "HTTP 500"))
-        #expect(EloNoFillReason.sessionDisabled.engineReason == NoFillReason(code: "sessionDisabled"))
-        #expect(EloNoFillReason.other("x").engineReason == NoFillReason(code: "other", message: "x"))
+        #expect(EloNoFillReason.noBids.engineReason == AdLoadResult.NoFillReason(code: "noBids"))
+        #expect(EloNoFillReason.timeout.engineReason == AdLoadResult.NoFillReason(code: "timeout"))
+        #expect(EloNoFillReason.notConfigured.engineReason == AdLoadResult.NoFillReason(code: "notConfigured"))
+        #expect(EloNoFillReason.networkError(detail: "HTTP 500").engineReason == AdLoadResult.NoFillReason(code: "networkError", message: "HTTP 500"))
+        #expect(EloNoFillReason.sessionDisabled.engineReason == AdLoadResult.NoFillReason(code: "sessionDisabled"))
+        #expect(EloNoFillReason.other("x").engineReason == AdLoadResult.NoFillReason(code: "other", message: "x"))
     }
 }

@@ -79,11 +79,11 @@ struct EloStorageFuzzTests {
             configuration: PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell),
             registry: .standard,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
-            hostContext: { _ in HostContext(messages: [HostContext.Message(role: .user, content: "hello")]) }
+            hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: "hello")]) }
         )
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) { await ($0 as? EloAd)?.tracker?.drain() } != nil)
-        engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
+        engine.updateRequestTemplate(RequestTemplate(privacy: AdRequest.Privacy(userConsent: false)))
         await clock.perform { await engine.shutdown() }
 
         // Discarded with a warning (the file of an earlier version is always deleted).

@@ -4,11 +4,11 @@ import MediationTestKit
 @testable import Adapters
 
 /// A scripted transport: records every request and answers with `handler`.
-final class EloFakeTransport: HTTPTransport {
-    typealias Handler = @Sendable (HTTPRequest) async -> Result<HTTPResponse, TransportError>
+final class EloFakeTransport: HTTP.Transport {
+    typealias Handler = @Sendable (HTTP.Request) async -> Result<HTTP.Response, HTTP.TransportError>
 
     private let handler: Locked<Handler>
-    private let recorded = Locked<[HTTPRequest]>([])
+    private let recorded = Locked<[HTTP.Request]>([])
 
     init(_ handler: @escaping Handler) {
         self.handler = Locked(handler)
@@ -18,7 +18,7 @@ final class EloFakeTransport: HTTPTransport {
     convenience init(price: Double = 2.35) {
         self.init { request in
             if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: price)) }
-            return .success(HTTPResponse(statusCode: 204))
+            return .success(HTTP.Response(statusCode: 204))
         }
     }
 
@@ -29,9 +29,9 @@ final class EloFakeTransport: HTTPTransport {
             do {
                 try await never.sleep(until: .origin + .seconds(1_000_000))
             } catch {
-                return .failure(TransportError(kind: .cancelled, message: "cancelled"))
+                return .failure(HTTP.TransportError(kind: .cancelled, message: "cancelled"))
             }
-            return .failure(TransportError(kind: .connection, message: "unreachable"))
+            return .failure(HTTP.TransportError(kind: .connection, message: "unreachable"))
         }
     }
 
@@ -39,7 +39,7 @@ final class EloFakeTransport: HTTPTransport {
         handler.withLock { $0 = newHandler }
     }
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         recorded.withLock { $0.append(request) }
         let current = handler.withLock { $0 }
         switch await current(request) {
@@ -48,9 +48,9 @@ final class EloFakeTransport: HTTPTransport {
         }
     }
 
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
-    var bidRequests: [HTTPRequest] { requests.filter { $0.url.path.hasSuffix("/v1/bid") } }
-    var pings: [HTTPRequest] { requests.filter { !$0.url.path.hasSuffix("/v1/bid") } }
+    var requests: [HTTP.Request] { recorded.withLock { $0 } }
+    var bidRequests: [HTTP.Request] { requests.filter { $0.url.path.hasSuffix("/v1/bid") } }
+    var pings: [HTTP.Request] { requests.filter { !$0.url.path.hasSuffix("/v1/bid") } }
 
     /// The decoded bid requests.
     func decodedBidRequests() throws -> [EloWireBidRequest] {
@@ -116,13 +116,13 @@ enum EloFixtures {
         adUnitID: String = "unit-chat",
         maxWidth: Double? = 390,
         maxHeight: Double? = 120,
-        messages: [HostContext.Message] = [
-            HostContext.Message(role: .user, content: "Where should I fly this weekend?", id: "m-1"),
-            HostContext.Message(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
+        messages: [AdRequest.Context.Message] = [
+            AdRequest.Context.Message(role: .user, content: "Where should I fly this weekend?", id: "m-1"),
+            AdRequest.Context.Message(role: .assistant, content: "Tbilisi has great food.", id: "m-2"),
         ],
-        contextObjects: [HostContext.Object] = [HostContext.Object(type: "topic", description: "travel planning")],
-        device: DeviceInfo = DeviceInfo(),
-        privacy: PrivacySignals = PrivacySignals(),
+        contextObjects: [AdRequest.Context.Object] = [AdRequest.Context.Object(type: "topic", description: "travel planning")],
+        device: AdRequest.Device = AdRequest.Device(),
+        privacy: AdRequest.Privacy = AdRequest.Privacy(),
         deadline: MediationInstant = .origin + .seconds(3)
     ) -> AdRequest {
         AdRequest(
@@ -130,7 +130,7 @@ enum EloFixtures {
             adUnitID: adUnitID,
             format: format,
             slot: SlotSize(maxWidth: maxWidth, maxHeight: maxHeight),
-            context: HostContext(messages: messages, contextObjects: contextObjects),
+            context: AdRequest.Context(messages: messages, contextObjects: contextObjects),
             device: device,
             privacy: privacy,
             deadline: deadline
@@ -138,7 +138,7 @@ enum EloFixtures {
     }
 
     static func client(
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock = ManualClock(),
         configuration: EloConfiguration? = EloFixtures.configuration,
         logger: any MediationLogger = SilentLogger(),
@@ -149,9 +149,9 @@ enum EloFixtures {
     }
 
     /// A bid response echoing the request id, for the format the slot decides.
-    static func bidResponse(for request: HTTPRequest, price: Double, adID: String? = nil, format: String? = nil, creativeID: String = "cr-7") -> HTTPResponse {
+    static func bidResponse(for request: HTTP.Request, price: Double, adID: String? = nil, format: String? = nil, creativeID: String = "cr-7") -> HTTP.Response {
         guard let body = request.body, let bidRequest = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else {
-            return HTTPResponse(statusCode: 400)
+            return HTTP.Response(statusCode: 400)
         }
         let chosen = format ?? EloAdFormat.choose(forMaxHeight: bidRequest.imp.first?.native.h)?.rawValue ?? "card"
         return .json(Data(bidJSON(requestID: bidRequest.id, price: price, adID: adID ?? "ad-\(bidRequest.id)", format: chosen, creativeID: creativeID).utf8))
@@ -164,7 +164,7 @@ enum EloFixtures {
         """
     }
 
-    static func json(_ status: Int = 200, _ body: String) -> HTTPResponse {
-        HTTPResponse(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+    static func json(_ status: Int = 200, _ body: String) -> HTTP.Response {
+        HTTP.Response(statusCode: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
     }
 }

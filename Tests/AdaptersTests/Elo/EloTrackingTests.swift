@@ -61,7 +61,7 @@ struct EloTrackingTests {
     /// creative would drop the second showing's impression, which is money.
     @Test func renderAndImpressionDedupKeysOnTheAdID() async throws {
         let transport = EloFakeTransport { request in
-            guard request.url.path.hasSuffix("/v1/bid") else { return .success(HTTPResponse(statusCode: 204)) }
+            guard request.url.path.hasSuffix("/v1/bid") else { return .success(HTTP.Response(statusCode: 204)) }
             // Every answer: the same creative; the ad id is the request's own (one per showing).
             return .success(EloFixtures.bidResponse(for: request, price: 1, creativeID: "cr-shared"))
         }
@@ -89,7 +89,7 @@ struct EloTrackingTests {
     @Test func oneAdIDIsOneOpportunityWhateverItsCreative() async throws {
         let creatives = Locked(["cr-a", "cr-b"])
         let transport = EloFakeTransport { request in
-            guard request.url.path.hasSuffix("/v1/bid") else { return .success(HTTPResponse(statusCode: 204)) }
+            guard request.url.path.hasSuffix("/v1/bid") else { return .success(HTTP.Response(statusCode: 204)) }
             let creative = creatives.withLock { $0.removeFirst() }
             return .success(EloFixtures.bidResponse(for: request, price: 1, adID: "opp-1", creativeID: creative))
         }
@@ -134,8 +134,8 @@ struct EloTrackingTests {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let configuration = MediationConfiguration(
-            networks: [NetworkConfiguration(id: "elo", adapter: "elo", credentials: ["publisher_id": "pub-1"], endpoint: .url(try #require(URL(string: WireRecorder.eloEndpoint))))],
-            placements: [PlacementConfiguration(id: "chat_strip", format: .native, slot: SlotSize(maxHeight: 100), sources: [.bidder("chat_strip_elo", network: "elo", adUnitID: "elo-chat-strip")])]
+            networks: [MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "pub-1"], endpoint: .url(try #require(URL(string: WireRecorder.eloEndpoint))))],
+            placements: [MediationConfiguration.Placement(id: "chat_strip", format: .native, slot: SlotSize(maxHeight: 100), sources: [.bidder("chat_strip_elo", network: "elo", adUnitID: "elo-chat-strip")])]
         )
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire))
         let outcome = try await engine.runAuction(placementID: "chat_strip", on: clock)
@@ -162,9 +162,9 @@ struct EloTrackingTests {
         let transport = EloFakeTransport { request in
             if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1)) }
             do { try await never.sleep(until: .origin + .seconds(1_000_000)) } catch {
-                return .failure(TransportError(kind: .cancelled, message: "cancelled"))
+                return .failure(HTTP.TransportError(kind: .cancelled, message: "cancelled"))
             }
-            return .success(HTTPResponse(statusCode: 204))
+            return .success(HTTP.Response(statusCode: 204))
         }
         let recorder = EloEventRecorder()
         let (ad, client) = try await loadedAd(transport, clock: clock, recorder: recorder)
@@ -295,9 +295,9 @@ struct EloTrackingTests {
     @Test func trackingOutcomesReachTheDebugObserver() async throws {
         let transport = EloFakeTransport { request in
             if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1)) }
-            if request.url.path == "/imp" { return .success(HTTPResponse(statusCode: 503)) }
-            if request.url.path == "/click" { return .failure(TransportError(kind: .connection, message: "down")) }
-            return .success(HTTPResponse(statusCode: 204))
+            if request.url.path == "/imp" { return .success(HTTP.Response(statusCode: 503)) }
+            if request.url.path == "/click" { return .failure(HTTP.TransportError(kind: .connection, message: "down")) }
+            return .success(HTTP.Response(statusCode: 204))
         }
         let recorder = EloEventRecorder()
         let (ad, _) = try await loadedAd(transport, recorder: recorder)
@@ -321,7 +321,7 @@ struct EloTrackingTests {
     @Test func invalidTrackingURLIsReportedNotPinged() async throws {
         let transport = EloFakeTransport { request in
             guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
-                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTPResponse(statusCode: 204)) }
+                  let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTP.Response(statusCode: 204)) }
             let json = EloFixtures.bidJSON(requestID: bid.id, price: 1).replacingOccurrences(of: "https://t.elo.test/render?ad=ad-1", with: "not a url")
             return .success(EloFixtures.json(200, json))
         }

@@ -179,12 +179,12 @@ struct FallbackAdapterTests {
     }
 
     @Test(arguments: [
-        (DeviceInfo.Screen(width: 320, height: 568, scale: 2), AdSize(width: 320, height: 50)),
-        (DeviceInfo.Screen(width: 390, height: 844, scale: 3), AdSize(width: 390, height: 60)),
-        (DeviceInfo.Screen(width: 768, height: 1024, scale: 2), AdSize(width: 768, height: 90)),
-        (DeviceInfo.Screen(width: 1024, height: 400, scale: 2), AdSize(width: 1024, height: 60)),
+        (AdRequest.Device.Screen(width: 320, height: 568, scale: 2), AdSize(width: 320, height: 50)),
+        (AdRequest.Device.Screen(width: 390, height: 844, scale: 3), AdSize(width: 390, height: 60)),
+        (AdRequest.Device.Screen(width: 768, height: 1024, scale: 2), AdSize(width: 768, height: 90)),
+        (AdRequest.Device.Screen(width: 1024, height: 400, scale: 2), AdSize(width: 1024, height: 60)),
     ])
-    func anchoredBannerMatchesQartvelosHeight(screen: DeviceInfo.Screen, expected: AdSize) async throws {
+    func anchoredBannerMatchesQartvelosHeight(screen: AdRequest.Device.Screen, expected: AdSize) async throws {
         let slot = SlotSize(maxHeight: 90)
         let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
         let ad = try #require(await instantAdapter().loadAd(for: request).ad)
@@ -195,9 +195,9 @@ struct FallbackAdapterTests {
     @Test func anchoredFallbackAndQartveloServeTheSameSizeForTheSameWidth() async throws {
         let clock = ManualClock()
         let environment = MediationEnvironment(clock: clock)
-        let qartvelo = try QartveloAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"]), environment: environment)
-        let fallback = try FallbackAdapterFactory().makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", options: ["latency_ms": .integer(0)]), environment: environment)
-        for screen in [DeviceInfo.Screen(width: 390, height: 844, scale: 3), DeviceInfo.Screen(width: 768, height: 1024, scale: 2)] {
+        let qartvelo = try QartveloAdapterFactory().makeAdapter(for: MediationConfiguration.Network(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"]), environment: environment)
+        let fallback = try FallbackAdapterFactory().makeAdapter(for: MediationConfiguration.Network(id: "admob", adapter: "fallback", options: ["latency_ms": .integer(0)]), environment: environment)
+        for screen in [AdRequest.Device.Screen(width: 390, height: 844, scale: 3), AdRequest.Device.Screen(width: 768, height: 1024, scale: 2)] {
             for slot in [SlotSize(maxHeight: 90), SlotSize(maxWidth: 360, maxHeight: 90)] {
                 let request = AdRequest(placementID: "home_banner", adUnitID: "unit-1", format: .banner, bannerSizing: .anchored, slot: slot, screen: screen)
                 let qartveloAd = try #require(await clock.run { await qartvelo.loadAd(for: request) }?.ad)
@@ -217,12 +217,12 @@ struct FallbackAdapterTests {
         let request = AdRequest(placementID: "feed_inline", adUnitID: "unit-1", format: .banner, bannerSizing: .inline, slot: slot, screen: .phone)
         let ad = try #require(await instantAdapter().loadAd(for: request).ad)
         #expect(ad.size == expected)
-        #expect(ad.size.width == (slot.maxWidth ?? DeviceInfo.Screen.phone.width))
+        #expect(ad.size.width == (slot.maxWidth ?? AdRequest.Device.Screen.phone.width))
         #expect(ad.size.height <= (slot.maxHeight ?? 250))
     }
 
     @Test func aWideScreenAllowsTheLeaderboard() {
-        let tablet = DeviceInfo.Screen(width: 1024, height: 768, scale: 2)
+        let tablet = AdRequest.Device.Screen(width: 1024, height: 768, scale: 2)
         let size = FallbackAdapter.chooseSize(FallbackOptions().sizes(for: .banner), slot: SlotSize(maxHeight: 90), screen: tablet)
         #expect(size == AdSize(width: 728, height: 90))
     }
@@ -238,7 +238,7 @@ struct FallbackFactoryTests {
     }
 
     @Test func readsEveryOption() throws {
-        let network = NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["app_id": "x"], timeout: .milliseconds(900), options: [
+        let network = MediationConfiguration.Network(id: "admob", adapter: "fallback", credentials: ["app_id": "x"], timeout: .milliseconds(900), options: [
             "fill_rate": .number(0.25), "latency_ms": .integer(120), "latency_jitter_ms": .number(7.5), "seed": .integer(-3), "creatives": .integer(4),
             "creative_sizes": .object(["banner": .array([.string("300x250"), .string("screen")])]),
         ])
@@ -265,7 +265,7 @@ struct FallbackFactoryTests {
         (["creative_sizes": .object(["banner": .array([])])], "networks.admob.options.creative_sizes.banner"),
     ])
     func badOptionsNameTheirPath(_ options: [String: JSONValue], _ path: String) {
-        let network = NetworkConfiguration(id: "admob", adapter: "fallback", options: options)
+        let network = MediationConfiguration.Network(id: "admob", adapter: "fallback", options: options)
         let error = #expect(throws: ConfigurationError.self) {
             _ = try FallbackAdapterFactory().makeAdapter(for: network, environment: MediationEnvironment(clock: ManualClock()))
         }
@@ -277,10 +277,10 @@ struct FallbackFactoryTests {
         let factory = FallbackAdapterFactory()
         let environment = MediationEnvironment(clock: ManualClock())
         #expect(throws: ConfigurationError(code: .invalidValue, path: "networks.admob.endpoint", message: "the fallback network has no server; use \"sandbox\"")) {
-            _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", endpoint: .url(url)), environment: environment)
+            _ = try factory.makeAdapter(for: MediationConfiguration.Network(id: "admob", adapter: "fallback", endpoint: .url(url)), environment: environment)
         }
         let error = #expect(throws: ConfigurationError.self) {
-            _ = try factory.makeAdapter(for: NetworkConfiguration(id: "admob", adapter: "fallback", credentials: ["api_key": "k"]), environment: environment)
+            _ = try factory.makeAdapter(for: MediationConfiguration.Network(id: "admob", adapter: "fallback", credentials: ["api_key": "k"]), environment: environment)
         }
         #expect(error?.path == "networks.admob.credentials.api_key")
         #expect(error?.code == .unknownKey)

@@ -30,7 +30,7 @@ struct HostileServers: Sendable {
     let hostile: LoopbackServer
     let other: LoopbackServer
     let scenarios: [HostileScenario]
-    private let transports: [String: URLSessionTransport]
+    private let transports: [String: HTTP.URLSessionTransport]
 
     static let shared = Task<HostileServers, any Error> { try await start() }
 
@@ -46,12 +46,12 @@ struct HostileServers: Sendable {
             }
         }
         let hostile = try await LoopbackServer(routes: routes)
-        var transports: [String: URLSessionTransport] = [:]
+        var transports: [String: HTTP.URLSessionTransport] = [:]
         for mode in Mode.allCases {
             for network in HostileScenario.Network.allCases {
                 // Its own sessions: held connections (drip, never) never queue another suite's
                 // requests behind them.
-                transports["\(mode.rawValue)-\(network.rawValue)"] = URLSessionTransport(backstopTimeout: 10)
+                transports["\(mode.rawValue)-\(network.rawValue)"] = HTTP.URLSessionTransport(backstopTimeout: 10)
             }
         }
         return HostileServers(hostile: hostile, other: other, scenarios: scenarios, transports: transports)
@@ -63,7 +63,7 @@ struct HostileServers: Sendable {
         try #require(scenarios.first { $0.network == argument.network && $0.name == argument.name })
     }
 
-    func transport(_ network: HostileScenario.Network, _ mode: Mode) -> URLSessionTransport? {
+    func transport(_ network: HostileScenario.Network, _ mode: Mode) -> HTTP.URLSessionTransport? {
         transports["\(mode.rawValue)-\(network.rawValue)"]
     }
 }
@@ -130,7 +130,7 @@ enum HostileRun {
     }
 
     static func engine(_ scenario: HostileScenario, _ servers: HostileServers, clock: any MediationClock, mode: HostileServers.Mode) throws -> MediationEngine {
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: configuration(scenario, base: servers.hostile.baseURL))
+        let configuration = try MediationConfiguration(json: configuration(scenario, base: servers.hostile.baseURL), registry: .standard)
         return try MediationEngine(
             configuration: configuration,
             registry: .standard,
@@ -185,7 +185,7 @@ enum HostileRun {
     }
 
     /// One one-shot auction of `scenario` on the wall clock, and the engine that ran it.
-    static func oneShotAuction(_ scenario: HostileScenario, _ servers: HostileServers) async throws -> (MediationEngine, AuctionOutcome) {
+    static func oneShotAuction(_ scenario: HostileScenario, _ servers: HostileServers) async throws -> (MediationEngine, MediationEngine.AuctionOutcome) {
         let engine = try engine(scenario, servers, clock: SystemClock(), mode: .oneShot)
         let outcome = try #require(await engine.runAuction(placementID: placementID))
         return (engine, outcome)

@@ -23,7 +23,7 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
         case noFill(code: String, message: [String])
         /// An error of `kind` and `code`, with `httpStatus`, its message containing each of
         /// `message`.
-        case error(kind: AdapterError.Kind, code: Int, httpStatus: Int?, message: [String])
+        case error(kind: AdLoadResult.Error.Kind, code: Int, httpStatus: Int?, message: [String])
         /// No answer by the deadline.
         case timeout
         /// The answer was refused by the auction (R2: a price it cannot compare), with any loss

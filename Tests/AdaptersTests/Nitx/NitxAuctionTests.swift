@@ -8,13 +8,13 @@ import Testing
 /// the engine builds the `nitx` network with `NitxAdapterFactory`.
 @Suite("Nitx in the auction")
 struct NitxAuctionTests {
-    static func nitxNetwork(sdkBlock: Bool = true) -> NetworkConfiguration {
-        NetworkConfiguration(id: "nitx", adapter: "nitx", credentials: ["source_code": "SDK-AM-DEMOI"], options: ["sdk_block": .bool(sdkBlock)])
+    static func nitxNetwork(sdkBlock: Bool = true) -> MediationConfiguration.Network {
+        MediationConfiguration.Network(id: "nitx", adapter: "nitx", credentials: ["source_code": "SDK-AM-DEMOI"], options: ["sdk_block": .bool(sdkBlock)])
     }
 
     /// An engine whose `nitx` network the standard registry builds, next to `others` (scripted
     /// networks built beforehand).
-    static func engine(clock: ManualClock, sdkBlock: Bool = true, others: PrebuiltNetworks = PrebuiltNetworks(), placements: [PlacementConfiguration]) throws -> MediationEngine {
+    static func engine(clock: ManualClock, sdkBlock: Bool = true, others: PrebuiltNetworks = PrebuiltNetworks(), placements: [MediationConfiguration.Placement]) throws -> MediationEngine {
         var registry = others.registry
         registry.register(NitxAdapterFactory())
         let configuration = MediationConfiguration(networks: [nitxNetwork(sdkBlock: sdkBlock)] + others.networks, placements: placements)
@@ -27,7 +27,7 @@ struct NitxAuctionTests {
         let other = ScriptedAdapter(network: "netb", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(50), .fill)])
         var others = PrebuiltNetworks()
         others.add("netb", pricing: .fixedPrice, adapter: other)
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [
             .fixedPrice("nitx_level_end", network: "nitx", adUnitID: "SLOT-LEVELEND", eCPM: 4.25),
             .fixedPrice("netb_level_end", network: "netb", eCPM: 1.20),
         ])
@@ -44,15 +44,15 @@ struct NitxAuctionTests {
     }
 
     @Test(arguments: [
-        (AdFormat.banner, PlacementConfiguration.BannerSizing.anchored as PlacementConfiguration.BannerSizing?, SlotSize(maxHeight: 90)),
+        (AdFormat.banner, MediationConfiguration.Placement.BannerSizing.anchored as MediationConfiguration.Placement.BannerSizing?, SlotSize(maxHeight: 90)),
         (.banner, .inline, SlotSize(maxHeight: 250)),
         (.native, nil, SlotSize(maxHeight: 100)),
         (.appOpen, nil, SlotSize()),
         (.interstitial, nil, SlotSize()),
     ])
-    func everyEngineFormatFillsAndFitsItsPlacement(format: AdFormat, sizing: PlacementConfiguration.BannerSizing?, slot: SlotSize) async throws {
+    func everyEngineFormatFillsAndFitsItsPlacement(format: AdFormat, sizing: MediationConfiguration.Placement.BannerSizing?, slot: SlotSize) async throws {
         let clock = ManualClock()
-        let placement = PlacementConfiguration(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [
+        let placement = MediationConfiguration.Placement(id: "p", format: format, bannerSizing: sizing, slot: slot, sources: [
             .fixedPrice("nitx_p", network: "nitx", adUnitID: "SLOT-P", eCPM: 2.0),
         ])
         let engine = try Self.engine(clock: clock, placements: [placement])
@@ -69,7 +69,7 @@ struct NitxAuctionTests {
     /// with its `unsupported` error, without a request.
     @Test func rewardedIsAnErrorOutcome() async throws {
         let clock = ManualClock()
-        let placement = PlacementConfiguration(id: "r", format: .rewarded, sources: [.fixedPrice("nitx_r", network: "nitx", adUnitID: "SLOT-R", eCPM: 2.0)])
+        let placement = MediationConfiguration.Placement(id: "r", format: .rewarded, sources: [.fixedPrice("nitx_r", network: "nitx", adUnitID: "SLOT-R", eCPM: 2.0)])
         let error = #expect(throws: ConfigurationError.self) { _ = try Self.engine(clock: clock, placements: [placement]) }
         #expect(error?.code == .unfillable)
         #expect(error?.path == "placements.r.sources[0]")

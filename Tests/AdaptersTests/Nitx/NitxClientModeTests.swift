@@ -9,7 +9,7 @@ struct NitxClientModeTests {
     static let getPath = "/api/ad-slots/show/SLOT-A"
     static let adsPath = "/api/sdk/ads"
 
-    static func load(_ client: NitxClient, _ format: AdFormat = .banner, sizing: PlacementConfiguration.BannerSizing? = .inline, slot: SlotSize = SlotSize(maxWidth: 320, maxHeight: 50)) async -> AdLoadResult {
+    static func load(_ client: NitxClient, _ format: AdFormat = .banner, sizing: MediationConfiguration.Placement.BannerSizing? = .inline, slot: SlotSize = SlotSize(maxWidth: 320, maxHeight: 50)) async -> AdLoadResult {
         let request = NitxFixtures.request(format, slot: slot, sizing: sizing)
         return await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
     }
@@ -237,9 +237,9 @@ struct NitxClientModeTests {
     }
 
     @Test func connectionRefusedIsANetworkFailure() async {
-        struct Refusing: HTTPTransport {
-            func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-                throw TransportError(kind: .connection, message: "refused")
+        struct Refusing: HTTP.Transport {
+            func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+                throw HTTP.TransportError(kind: .connection, message: "refused")
             }
         }
         let client = NitxClient(sourceCode: NitxFixtures.code, options: NitxOptions(apiBaseURL: NitxFixtures.base), transport: Refusing(), clock: ManualClock())
@@ -254,7 +254,7 @@ struct NitxClientModeTests {
     @Test func stateCountsRequestsAndOutcomes() async {
         let transport = NitxScriptedTransport([
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: false)],
-            "GET \(Self.getPath)": [NitxFixtures.slotAnswer(), HTTPResponse(statusCode: 204), NitxFixtures.json("oops")],
+            "GET \(Self.getPath)": [NitxFixtures.slotAnswer(), HTTP.Response(statusCode: 204), NitxFixtures.json("oops")],
         ])
         let client = NitxFixtures.client(transport: transport)
         for _ in 0..<3 { _ = await Self.load(client) }

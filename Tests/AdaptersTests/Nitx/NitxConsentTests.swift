@@ -11,7 +11,7 @@ struct NitxConsentTests {
         NitxScriptedTransport([
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config()],
             "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1")],
-            "POST /api/sdk/forget": [HTTPResponse(statusCode: 204)],
+            "POST /api/sdk/forget": [HTTP.Response(statusCode: 204)],
         ])
     }
 

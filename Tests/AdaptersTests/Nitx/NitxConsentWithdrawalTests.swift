@@ -4,14 +4,14 @@ import MediationTestKit
 import Testing
 @testable import Adapters
 
-/// The host's consent withdrawal (`PrivacySignals.userConsent == false`, the app's own consent
+/// The host's consent withdrawal (`AdRequest.Privacy.userConsent == false`, the app's own consent
 /// prompt) is Nitx's `consent(false)` (Nitx document: "consent(false) deletes the profile and the
 /// consent record; the visitor id stays"): noticed when the host updates its request template,
 /// with each request, and when the engine is built; at once, and for good (a relaunch with the
 /// signal unset finds nothing to send).
 @Suite("Nitx consent withdrawal by the host's signals")
 struct NitxConsentWithdrawalTests {
-    static let withdrawn = PrivacySignals(userConsent: false, limitAdTracking: false)
+    static let withdrawn = AdRequest.Privacy(userConsent: false, limitAdTracking: false)
 
     /// A client that was given consent and an identity: the profile and the record are stored.
     static func consentingClient(_ storage: NitxInMemoryStorage, transport: NitxScriptedTransport = NitxConsentTests.transport()) async -> NitxClient {
@@ -21,7 +21,7 @@ struct NitxConsentWithdrawalTests {
         return client
     }
 
-    static func load(_ client: NitxClient, privacy: PrivacySignals) async {
+    static func load(_ client: NitxClient, privacy: AdRequest.Privacy) async {
         var request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
         request.privacy = privacy
         _ = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
@@ -45,7 +45,7 @@ struct NitxConsentWithdrawalTests {
         let client = await Self.consentingClient(storage)
         let before = storage.snapshot
         for consent in [nil, true] as [Bool?] {
-            client.hostPrivacyDidChange(PrivacySignals(userConsent: consent))
+            client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: consent))
         }
         #expect(storage.snapshot == before)
         #expect(await client.state().consent == true)
@@ -70,7 +70,7 @@ struct NitxConsentWithdrawalTests {
         // The next launch: the same storage, the host's signal unset (not asked yet).
         let transport = NitxConsentTests.transport()
         let relaunched = NitxFixtures.client(transport: transport, storage: storage)
-        await Self.load(relaunched, privacy: PrivacySignals(limitAdTracking: false))
+        await Self.load(relaunched, privacy: AdRequest.Privacy(limitAdTracking: false))
         let visitor = try #require(NitxConsentTests.visitorBlocks(transport).last as? [String: Any])
         #expect(visitor["id"] as? String == "visitor-1")
         #expect(visitor["consent"] is NSNull)

@@ -5,19 +5,19 @@ import Testing
 
 @Suite("Nitx context block")
 struct NitxContextBuilderTests {
-    static let device = DeviceInfo(
+    static let device = AdRequest.Device(
         osName: "iOS", osVersion: "17.4", kind: .tablet, language: "ar", timeZone: "Asia/Riyadh",
-        country: "SAU", location: DeviceInfo.Location(latitude: 24.7136, longitude: 46.6753),
+        country: "SAU", location: AdRequest.Device.Location(latitude: 24.7136, longitude: 46.6753),
         advertisingID: "6D92078A-8246-4BA4-AE5B-76104861E7DC", vendorID: "IDFV-1", trackingAuthorized: true
     )
 
     /// A request whose privacy signals allow tracking (ATT authorized is in `device`; the OS does
     /// not limit ad tracking) unless `privacy` says otherwise.
-    static func request(device: DeviceInfo = device, screen: String? = nil, privacy: PrivacySignals = PrivacySignals(limitAdTracking: false)) -> AdRequest {
+    static func request(device: AdRequest.Device = device, screen: String? = nil, privacy: AdRequest.Privacy = AdRequest.Privacy(limitAdTracking: false)) -> AdRequest {
         AdRequest(
             placementID: "p", adUnitID: "SLOT-A", format: .banner,
-            screen: DeviceInfo.Screen(width: 820, height: 1180, scale: 2),
-            context: HostContext(screenName: screen), device: device,
+            screen: AdRequest.Device.Screen(width: 820, height: 1180, scale: 2),
+            context: AdRequest.Context(screenName: screen), device: device,
             app: RequestTemplate.App(bundleID: "com.example.chat", version: "2.4.0", build: "812"),
             privacy: privacy
         )
@@ -49,12 +49,12 @@ struct NitxContextBuilderTests {
     }
 
     @Test(arguments: [
-        PrivacySignals(limitAdTracking: true),
-        PrivacySignals(coppa: true, limitAdTracking: false),
-        PrivacySignals(underAgeOfConsent: true, limitAdTracking: false),
-        PrivacySignals(userConsent: false, limitAdTracking: false),
+        AdRequest.Privacy(limitAdTracking: true),
+        AdRequest.Privacy(coppa: true, limitAdTracking: false),
+        AdRequest.Privacy(underAgeOfConsent: true, limitAdTracking: false),
+        AdRequest.Privacy(userConsent: false, limitAdTracking: false),
     ])
-    func adIDIsWithheldWhenThePrivacySignalsForbidIt(privacy: PrivacySignals) {
+    func adIDIsWithheldWhenThePrivacySignalsForbidIt(privacy: AdRequest.Privacy) {
         #expect(NitxContextBuilder.context(for: Self.request(privacy: privacy), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
     }
 

@@ -13,8 +13,8 @@ struct NitxEventBatchingTests {
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: sdk)],
             "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1"), NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-2")],
             "GET /api/ad-slots/show/SLOT-A": [NitxFixtures.slotAnswer()],
-            "POST \(eventsPath)": [HTTPResponse(statusCode: 204)],
-            "POST /api/sdk/forget": [HTTPResponse(statusCode: 204)],
+            "POST \(eventsPath)": [HTTP.Response(statusCode: 204)],
+            "POST /api/sdk/forget": [HTTP.Response(statusCode: 204)],
         ])
         return (NitxFixtures.client(transport: transport, clock: clock), transport)
     }
@@ -102,7 +102,7 @@ struct NitxEventBatchingTests {
           }
         }
         """
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: transport))
         let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
         let ad = try #require(outcome.winner?.ad as? NitxLoadedAd)
@@ -166,7 +166,7 @@ struct NitxEventBatchingTests {
           }
         }
         """
-        let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+        let configuration = try MediationConfiguration(json: json, registry: .standard)
         return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, logger: logger, transport: transport))
     }
 

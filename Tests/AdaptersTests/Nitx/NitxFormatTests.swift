@@ -7,7 +7,7 @@ struct NitxFormatTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
         var format: AdFormat
-        var sizing: PlacementConfiguration.BannerSizing?
+        var sizing: MediationConfiguration.Placement.BannerSizing?
         var slot: SlotSize
         var expected: NitxFormat
         var size: AdSize

@@ -16,7 +16,7 @@ struct NitxLoopbackTests {
         NitxClient(
             sourceCode: NitxFixtures.code,
             options: NitxOptions(apiBaseURL: server.baseURL),
-            transport: URLSessionTransport(),
+            transport: HTTP.URLSessionTransport(),
             clock: clock,
             wallClockAnchor: NitxFixtures.wallAnchor,
             makeVisitorID: { "visitor-loop" }
@@ -101,7 +101,7 @@ struct NitxLoopbackTests {
         defer { server.stop() }
         let result = await Self.load(Self.client(server))
         guard case .failure(let error) = result else { Issue.record("expected a failure, got \(result)"); return }
-        #expect(error == AdapterError(
+        #expect(error == AdLoadResult.Error(
             kind: .server,
             code: NitxErrorCode.redirectRefused.rawValue,
             message: "redirectRefused: HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",

@@ -78,8 +78,8 @@ struct NitxResponseParserTests {
         #expect(error.code == NitxErrorCode.formatMismatch.rawValue)
     }
 
-    @Test(arguments: [(404, AdapterError.Kind.configuration), (500, .server), (403, .server)])
-    func errorStatuses(status: Int, kind: AdapterError.Kind) {
+    @Test(arguments: [(404, AdLoadResult.Error.Kind.configuration), (500, .server), (403, .server)])
+    func errorStatuses(status: Int, kind: AdLoadResult.Error.Kind) {
         guard case .failure(let error) = Self.parse("{}", status: status) else {
             Issue.record("expected a failure")
             return
@@ -102,7 +102,7 @@ struct NitxBoundsTests {
             Issue.record("expected a failure")
             return
         }
-        #expect(error == AdapterError(kind: .server, code: NitxErrorCode.server.rawValue, message: "HTTP \(status)", httpStatus: status))
+        #expect(error == AdLoadResult.Error(kind: .server, code: NitxErrorCode.server.rawValue, message: "HTTP \(status)", httpStatus: status))
     }
 
     @Test func anUnknownSlotCarriesItsStatus() {

@@ -13,7 +13,7 @@ struct NitxSandboxTests {
         return (NitxClient(sourceCode: NitxFixtures.code, options: options, transport: transport, clock: clock, wallClockAnchor: NitxFixtures.wallAnchor), server)
     }
 
-    static let formats: [(AdFormat, PlacementConfiguration.BannerSizing?, SlotSize)] = [
+    static let formats: [(AdFormat, MediationConfiguration.Placement.BannerSizing?, SlotSize)] = [
         (.banner, .inline, SlotSize(maxWidth: 320, maxHeight: 50)),
         (.banner, .inline, SlotSize(maxWidth: 390, maxHeight: 300)),
         (.banner, .anchored, SlotSize(maxWidth: 390, maxHeight: 90)),
@@ -102,8 +102,8 @@ struct NitxSandboxTests {
 
     // MARK: Factory
 
-    static func network(credentials: [String: String] = ["source_code": "SDK-AM-DEMOI"], options: [String: JSONValue] = [:]) -> NetworkConfiguration {
-        NetworkConfiguration(id: "nitx", adapter: "nitx", credentials: credentials, endpoint: .sandbox, options: options)
+    static func network(credentials: [String: String] = ["source_code": "SDK-AM-DEMOI"], options: [String: JSONValue] = [:]) -> MediationConfiguration.Network {
+        MediationConfiguration.Network(id: "nitx", adapter: "nitx", credentials: credentials, endpoint: .sandbox, options: options)
     }
 
     @Test func registeredAsAFixedPriceKind() {

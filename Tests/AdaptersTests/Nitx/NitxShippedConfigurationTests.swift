@@ -8,7 +8,7 @@ import Testing
 @Suite("Nitx in the shipped configuration")
 struct NitxShippedConfigurationTests {
     static func configuration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
     }
 
     @Test func nitxIsAFixedPriceSourceOnEveryPlacement() throws {

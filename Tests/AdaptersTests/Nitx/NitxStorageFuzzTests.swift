@@ -30,8 +30,8 @@ struct NitxStorageFuzzTests {
         NitxScriptedTransport([
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config()],
             "POST /api/sdk/ads": [NitxFixtures.slotAnswer(impressionID: "imp-1")],
-            "POST /api/sdk/events": [HTTPResponse(statusCode: 204)],
-            "POST /api/sdk/forget": [HTTPResponse(statusCode: 204)],
+            "POST /api/sdk/events": [HTTP.Response(statusCode: 204)],
+            "POST /api/sdk/forget": [HTTP.Response(statusCode: 204)],
         ])
     }
 
@@ -41,7 +41,7 @@ struct NitxStorageFuzzTests {
         let transport = transport()
         let logger = RecordingLogger()
         let client = NitxFixtures.client(transport: transport, clock: clock, logger: logger, storage: storage)
-        func load(_ format: AdFormat, privacy: PrivacySignals = PrivacySignals()) async -> (any LoadedAd)? {
+        func load(_ format: AdFormat, privacy: AdRequest.Privacy = AdRequest.Privacy()) async -> (any LoadedAd)? {
             var request = format == .banner
                 ? NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
                 : NitxFixtures.request(format)
@@ -62,8 +62,8 @@ struct NitxStorageFuzzTests {
         _ = await load(.banner)
         await client.consent(false)
         await client.consent(true)
-        client.hostPrivacyDidChange(PrivacySignals(userConsent: false))
-        _ = await load(.banner, privacy: PrivacySignals(userConsent: false))
+        client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: false))
+        _ = await load(.banner, privacy: AdRequest.Privacy(userConsent: false))
         await client.applicationWillResignActive()
         await client.reset()
         await clock.advance(by: .seconds(3))
@@ -229,7 +229,7 @@ struct NitxStorageFuzzTests {
         await nitx.client.consent(true)
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) != nil)
-        engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
+        engine.updateRequestTemplate(RequestTemplate(privacy: AdRequest.Privacy(userConsent: false)))
         await clock.perform {
             await engine.willResignActive()
             await engine.shutdown()

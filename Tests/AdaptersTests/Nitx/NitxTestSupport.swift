@@ -5,27 +5,27 @@ import MediationTestKit
 
 /// A scripted in-memory transport: "METHOD /path" to responses served in turn (the last
 /// repeats); records every request. Unknown routes answer 404.
-final class NitxScriptedTransport: HTTPTransport {
-    private let state: Locked<(routes: [String: [HTTPResponse]], served: [String: Int], requests: [HTTPRequest])>
+final class NitxScriptedTransport: HTTP.Transport {
+    private let state: Locked<(routes: [String: [HTTP.Response]], served: [String: Int], requests: [HTTP.Request])>
 
-    init(_ routes: [String: [HTTPResponse]]) {
+    init(_ routes: [String: [HTTP.Response]]) {
         state = Locked((routes: routes, served: [:], requests: []))
     }
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         let key = "\(request.method) \(request.url.path)"
         return state.withLock { state in
             state.requests.append(request)
-            guard let responses = state.routes[key], !responses.isEmpty else { return HTTPResponse(statusCode: 404) }
+            guard let responses = state.routes[key], !responses.isEmpty else { return HTTP.Response(statusCode: 404) }
             let index = state.served[key, default: 0]
             state.served[key] = index + 1
             return responses[min(index, responses.count - 1)]
         }
     }
 
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    var requests: [HTTP.Request] { state.withLock { $0.requests } }
 
-    func requests(_ method: String, _ path: String) -> [HTTPRequest] {
+    func requests(_ method: String, _ path: String) -> [HTTP.Request] {
         requests.filter { $0.method == method && $0.url.path == path }
     }
 
@@ -45,16 +45,16 @@ enum NitxFixtures {
     /// 2026-06-01T00:00:00Z.
     static let wallAnchor = Date(timeIntervalSince1970: 1_780_272_000)
 
-    static func json(_ text: String, status: Int = 200) -> HTTPResponse {
+    static func json(_ text: String, status: Int = 200) -> HTTP.Response {
         .json(Data(text.utf8), statusCode: status)
     }
 
-    static func config(status: String = "active", bundleID: String = "com.example.app", sdk: Bool = true, ads: String = "/api/sdk/ads") -> HTTPResponse {
+    static func config(status: String = "active", bundleID: String = "com.example.app", sdk: Bool = true, ads: String = "/api/sdk/ads") -> HTTP.Response {
         let block = sdk ? #","sdk":{"ads_endpoint":"\#(ads)","events_endpoint":"/api/sdk/events","forget_endpoint":"/api/sdk/forget"}"# : ""
         return json(#"{"code":"SDK-AM-DEMOI","bundle_id":"\#(bundleID)","status":"\#(status)"\#(block)}"#)
     }
 
-    static func slotAnswer(format: String? = nil, type: String = "image", impressionID: String? = nil, id: Int = 42) -> HTTPResponse {
+    static func slotAnswer(format: String? = nil, type: String = "image", impressionID: String? = nil, id: Int = 42) -> HTTP.Response {
         let slot = format.map { #""slot":{"code":"SLOT-A","format":"\#($0)"},"# } ?? ""
         let impression = impressionID.map { #","impression_id":"\#($0)""# } ?? ""
         return json(#"{\#(slot)"ad":{"id":\#(id),"name":"Summer sale","type":"\#(type)","path":"/creatives/\#(id).png","click_url":"/api/clicks/\#(id)"}\#(impression)}"#)
@@ -86,7 +86,7 @@ enum NitxFixtures {
         )
     }
 
-    static func request(_ format: AdFormat, slot: SlotSize = SlotSize(), sizing: PlacementConfiguration.BannerSizing? = nil, adUnit: String = "SLOT-A", device: DeviceInfo = DeviceInfo(), context: HostContext = HostContext()) -> AdRequest {
+    static func request(_ format: AdFormat, slot: SlotSize = SlotSize(), sizing: MediationConfiguration.Placement.BannerSizing? = nil, adUnit: String = "SLOT-A", device: AdRequest.Device = AdRequest.Device(), context: AdRequest.Context = AdRequest.Context()) -> AdRequest {
         AdRequest(placementID: "p", adUnitID: adUnit, format: format, bannerSizing: sizing, slot: slot, context: context, device: device)
     }
 

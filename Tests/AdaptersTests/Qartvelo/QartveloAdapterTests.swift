@@ -71,7 +71,7 @@ struct QartveloAdapterTests {
     }
 
     @Test func status204IsNoFill() async {
-        let result = await QartveloFixtures.adapter(transport: QartveloScriptedTransport(banner: HTTPResponse(statusCode: 204))).loadAd(for: QartveloFixtures.request(width: 390))
+        let result = await QartveloFixtures.adapter(transport: QartveloScriptedTransport(banner: HTTP.Response(statusCode: 204))).loadAd(for: QartveloFixtures.request(width: 390))
         guard case .noFill(let reason) = result else {
             Issue.record("expected no fill, got \(result)")
             return
@@ -90,13 +90,13 @@ struct QartveloAdapterTests {
     }
 
     @Test(arguments: [
-        (500, AdapterError.Kind.server, QartveloErrorCode.serverStatus.rawValue),
+        (500, AdLoadResult.Error.Kind.server, QartveloErrorCode.serverStatus.rawValue),
         (400, .server, QartveloErrorCode.serverStatus.rawValue),
         (401, .configuration, QartveloErrorCode.unauthorized.rawValue),
         (403, .configuration, QartveloErrorCode.unauthorized.rawValue),
     ])
-    func errorStatuses(_ status: Int, _ kind: AdapterError.Kind, _ code: Int) async {
-        let result = await QartveloFixtures.adapter(transport: QartveloScriptedTransport(banner: HTTPResponse(statusCode: status))).loadAd(for: QartveloFixtures.request(width: 390))
+    func errorStatuses(_ status: Int, _ kind: AdLoadResult.Error.Kind, _ code: Int) async {
+        let result = await QartveloFixtures.adapter(transport: QartveloScriptedTransport(banner: HTTP.Response(statusCode: status))).loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError?.kind == kind)
         #expect(result.qartveloError?.code == code)
     }
@@ -118,12 +118,12 @@ struct QartveloAdapterTests {
     }
 
     @Test(arguments: [
-        (TransportError.Kind.connection, AdapterError.Kind.network, QartveloErrorCode.network.rawValue),
+        (HTTP.TransportError.Kind.connection, AdLoadResult.Error.Kind.network, QartveloErrorCode.network.rawValue),
         (.cancelled, .cancelled, QartveloErrorCode.cancelled.rawValue),
         (.timedOut, .timeout, QartveloErrorCode.timedOut.rawValue),
     ])
-    func transportErrors(_ transportKind: TransportError.Kind, _ kind: AdapterError.Kind, _ code: Int) async {
-        let transport = QartveloScriptedTransport { _ in .failure(TransportError(kind: transportKind, message: "x")) }
+    func transportErrors(_ transportKind: HTTP.TransportError.Kind, _ kind: AdLoadResult.Error.Kind, _ code: Int) async {
+        let transport = QartveloScriptedTransport { _ in .failure(HTTP.TransportError(kind: transportKind, message: "x")) }
         let result = await QartveloFixtures.adapter(transport: transport).loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError?.kind == kind)
         #expect(result.qartveloError?.code == code)

@@ -8,12 +8,12 @@ import Testing
 /// source fill.
 @Suite("Qartvelo in an auction")
 struct QartveloAuctionTests {
-    static let placement = PlacementConfiguration(
+    static let placement = MediationConfiguration.Placement(
         id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90),
         sources: [.fixedPrice("qartvelo", eCPM: 2.0), .fixedPrice("backfill", eCPM: 0.5)]
     )
 
-    static func run(qartvelo options: QartveloOptions) async throws -> (AuctionOutcome, ScriptedAdapter) {
+    static func run(qartvelo options: QartveloOptions) async throws -> (MediationEngine.AuctionOutcome, ScriptedAdapter) {
         let clock = ManualClock()
         let backfill = ScriptedAdapter(network: "backfill", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)], ads: .init(size: AdSize(width: 320, height: 50)))
         let qartvelo = QartveloAnswerCountingAdapter(QartveloFixtures.sandboxAdapter(options: options, clock: clock))
@@ -61,7 +61,7 @@ struct QartveloAuctionTests {
 /// order of the sources; the fallback fills when Qartvelo has nothing.
 @Suite("Qartvelo and the fallback in a parallel auction")
 struct QartveloFallbackAuctionTests {
-    static func run(qartveloFirst: Bool, qartveloECPM: Double, fallbackECPM: Double, qartveloFills: Bool = true) async throws -> AuctionOutcome {
+    static func run(qartveloFirst: Bool, qartveloECPM: Double, fallbackECPM: Double, qartveloFills: Bool = true) async throws -> MediationEngine.AuctionOutcome {
         let clock = ManualClock()
         let transport = SandboxTransport(servers: [QartveloSandboxServer.host: QartveloSandboxServer(creatives: qartveloFills ? QartveloCreativeArtwork.uploadSizes : [])], clock: clock)
         let qartvelo = #"{ "id": "qv", "network": "qartvelo", "ad_unit_id": "qv-home", "ecpm": \#(qartveloECPM) }"#

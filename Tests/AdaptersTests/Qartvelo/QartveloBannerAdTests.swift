@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Qartvelo banner ad behaviour")
 struct QartveloBannerAdTests {
-    static func imageAd(tracker: QartveloRecordingTracker, transport: QartveloScriptedTransport? = nil, sizing: PlacementConfiguration.BannerSizing = .anchored, width: Double = 390, creative: (Int, Int, Double) = (960, 150, 3)) async throws -> QartveloBannerAd {
+    static func imageAd(tracker: QartveloRecordingTracker, transport: QartveloScriptedTransport? = nil, sizing: MediationConfiguration.Placement.BannerSizing = .anchored, width: Double = 390, creative: (Int, Int, Double) = (960, 150, 3)) async throws -> QartveloBannerAd {
         let transport = transport ?? QartveloScriptedTransport(banner: QartveloFixtures.answer(w: creative.0, h: creative.1, density: creative.2))
         let adapter = QartveloFixtures.adapter(transport: transport, tracker: tracker)
         return try #require(await adapter.loadAd(for: QartveloFixtures.request(sizing: sizing, width: width)).qartveloAd)

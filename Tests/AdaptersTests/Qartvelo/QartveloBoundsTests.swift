@@ -9,13 +9,13 @@ import Testing
 /// its origin but http(s) URLs from its answers, never a sandbox host.
 @Suite("Qartvelo: bounded answers and origins", .serialized)
 struct QartveloBoundsTests {
-    static func load(_ response: HTTPResponse, other: HTTPResponse = HTTPResponse(statusCode: 404)) async -> (AdLoadResult, QartveloScriptedTransport) {
+    static func load(_ response: HTTP.Response, other: HTTP.Response = HTTP.Response(statusCode: 404)) async -> (AdLoadResult, QartveloScriptedTransport) {
         let transport = QartveloScriptedTransport(banner: response, other: other)
         let adapter = QartveloFixtures.adapter(transport: transport, tracker: QartveloRecordingTracker())
         return (await adapter.loadAd(for: QartveloFixtures.request(width: 390)), transport)
     }
 
-    static func body(_ text: String) -> HTTPResponse {
+    static func body(_ text: String) -> HTTP.Response {
         .json(Data(text.utf8))
     }
 
@@ -88,16 +88,16 @@ struct QartveloBoundsTests {
     @Test func aBundleOnASandboxHostIsNeverFetched() async {
         let (result, transport) = await Self.load(
             Self.body(#"{"ad":{"creative_id":"c","type":"html5","w":320,"h":50,"bundle_url":"https://nitx.sandbox/bundle"}}"#),
-            other: HTTPResponse(statusCode: 200, body: Data("<html>".utf8))
+            other: HTTP.Response(statusCode: 200, body: Data("<html>".utf8))
         )
-        #expect(result.qartveloError == AdapterError(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
+        #expect(result.qartveloError == AdLoadResult.Error(kind: .invalidResponse, code: QartveloErrorCode.invalidAd.rawValue, message: "bundle_url is not a URL the adapter may fetch"))
         #expect(transport.sent.map(\.method) == ["POST"])
     }
 
     @Test func aBundleOnACDNIsFetched() async throws {
         let (result, transport) = await Self.load(
             QartveloFixtures.answer(type: "html5", w: 320, h: 50, density: 1),
-            other: HTTPResponse(statusCode: 200, body: Data("<html>".utf8))
+            other: HTTP.Response(statusCode: 200, body: Data("<html>".utf8))
         )
         #expect(try #require(result.qartveloAd).html5Bundle?.data == Data("<html>".utf8))
         #expect(transport.sent.map(\.url.absoluteString) == ["https://api.qartvelo.test/v1/banner", "https://cdn.qartvelo.test/b/1"])
@@ -107,7 +107,7 @@ struct QartveloBoundsTests {
         let clock = ManualClock()
         let body = String(decoding: QartveloFixtures.answer().body, as: UTF8.self)
             .replacingOccurrences(of: "https://t.qartvelo.test/imp", with: "https://sandbox.elo.test/t/impression")
-        let transport = QartveloScriptedTransport(banner: Self.body(body), other: HTTPResponse(statusCode: 204))
+        let transport = QartveloScriptedTransport(banner: Self.body(body), other: HTTP.Response(statusCode: 204))
         // The adapter's own tracker: pings go through its transport.
         let adapter = QartveloFixtures.adapter(transport: transport, clock: clock)
         let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(width: 390)).qartveloAd)
@@ -117,9 +117,9 @@ struct QartveloBoundsTests {
         #expect(transport.sent.map(\.url.absoluteString) == ["https://api.qartvelo.test/v1/banner", "https://t.qartvelo.test/click"])
     }
 
-    @Test(arguments: [(500, 21, AdapterError.Kind.server), (503, 21, .server), (401, 20, .configuration), (403, 20, .configuration)])
-    func errorStatusesCarryTheirStatus(status: Int, code: Int, kind: AdapterError.Kind) async {
-        let (result, _) = await Self.load(HTTPResponse(statusCode: status))
+    @Test(arguments: [(500, 21, AdLoadResult.Error.Kind.server), (503, 21, .server), (401, 20, .configuration), (403, 20, .configuration)])
+    func errorStatusesCarryTheirStatus(status: Int, code: Int, kind: AdLoadResult.Error.Kind) async {
+        let (result, _) = await Self.load(HTTP.Response(statusCode: status))
         #expect(result.qartveloError?.httpStatus == status)
         #expect(result.qartveloError?.code == code)
         #expect(result.qartveloError?.kind == kind)
@@ -127,12 +127,12 @@ struct QartveloBoundsTests {
 
     @Test func aRefusedRedirectAndAnOversizedBodyKeepTheirStatus() async {
         for (error, code, kind) in [
-            (TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://127.0.0.1:9 refused: it leaves https://api.qartvelo.test:443", status: 302), QartveloErrorCode.redirectRefused.rawValue, AdapterError.Kind.server),
-            (TransportError(kind: .responseTooLarge, message: "response body of 9000000 bytes exceeds the 8388608-byte limit", status: 200), QartveloErrorCode.responseTooLarge.rawValue, .invalidResponse),
+            (HTTP.TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://127.0.0.1:9 refused: it leaves https://api.qartvelo.test:443", status: 302), QartveloErrorCode.redirectRefused.rawValue, AdLoadResult.Error.Kind.server),
+            (HTTP.TransportError(kind: .responseTooLarge, message: "response body of 9000000 bytes exceeds the 8388608-byte limit", status: 200), QartveloErrorCode.responseTooLarge.rawValue, .invalidResponse),
         ] {
             let adapter = QartveloFixtures.adapter(transport: QartveloScriptedTransport { _ in .failure(error) }, tracker: QartveloRecordingTracker())
             let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-            #expect(result.qartveloError == AdapterError(kind: kind, code: code, message: "\(error.kind.rawValue): \(error.message)", httpStatus: error.status))
+            #expect(result.qartveloError == AdLoadResult.Error(kind: kind, code: code, message: "\(error.kind.rawValue): \(error.message)", httpStatus: error.status))
         }
     }
 

@@ -6,11 +6,11 @@ import Testing
 
 @Suite("Qartvelo factory and sandbox")
 struct QartveloFactoryTests {
-    static func network(credentials: [String: String] = ["app_id": "app-123"], options: [String: JSONValue] = [:]) -> NetworkConfiguration {
-        NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: credentials, endpoint: .sandbox, options: options)
+    static func network(credentials: [String: String] = ["app_id": "app-123"], options: [String: JSONValue] = [:]) -> MediationConfiguration.Network {
+        MediationConfiguration.Network(id: "qartvelo", adapter: "qartvelo", credentials: credentials, endpoint: .sandbox, options: options)
     }
 
-    static func make(_ network: NetworkConfiguration, clock: any MediationClock = ManualClock()) throws(ConfigurationError) -> any AdNetworkAdapter {
+    static func make(_ network: MediationConfiguration.Network, clock: any MediationClock = ManualClock()) throws(ConfigurationError) -> any AdNetworkAdapter {
         try QartveloAdapterFactory().makeAdapter(for: network, environment: MediationEnvironment(clock: clock))
     }
 
@@ -72,7 +72,7 @@ struct QartveloFactoryTests {
 
     @Test(arguments: [
         // sizing, width, max height, adaptive -> creative and ad size in points
-        (PlacementConfiguration.BannerSizing.anchored, 390.0, nil as Double?, true, "qv-sbx-1320x204", AdSize(width: 390, height: 60)),
+        (MediationConfiguration.Placement.BannerSizing.anchored, 390.0, nil as Double?, true, "qv-sbx-1320x204", AdSize(width: 390, height: 60)),
         (.anchored, 320.0, nil, true, "qv-sbx-960x150", AdSize(width: 320, height: 50)),
         (.anchored, 768.0, nil, true, "qv-sbx-2184x270", AdSize(width: 768, height: 90)),
         (.anchored, 390.0, nil, false, "qv-sbx-960x150", AdSize(width: 320, height: 50)),
@@ -81,7 +81,7 @@ struct QartveloFactoryTests {
         (.inline, 390.0, 100.0, true, "qv-sbx-320x100", AdSize(width: 320, height: 100)),
         (.inline, 390.0, 50.0, true, "qv-sbx-468x60", AdSize(width: 390, height: 50)),
     ])
-    func sandboxServesTheSelectedCreative(_ sizing: PlacementConfiguration.BannerSizing, _ width: Double, _ maxHeight: Double?, _ adaptive: Bool, _ creativeID: String, _ size: AdSize) async throws {
+    func sandboxServesTheSelectedCreative(_ sizing: MediationConfiguration.Placement.BannerSizing, _ width: Double, _ maxHeight: Double?, _ adaptive: Bool, _ creativeID: String, _ size: AdSize) async throws {
         let adapter = try Self.make(Self.network(options: ["adaptive": .bool(adaptive)]))
         let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(sizing: sizing, width: width, maxHeight: maxHeight)).ad)
         #expect(ad.creativeID == creativeID)
@@ -107,7 +107,7 @@ struct QartveloFactoryTests {
             return
         }
         #expect(await server.respond(to: plan.http).statusCode == 401)
-        #expect(await server.respond(to: HTTPRequest(method: "POST", url: plan.http.url, body: Data("{".utf8))).statusCode == 400)
+        #expect(await server.respond(to: HTTP.Request(method: "POST", url: plan.http.url, body: Data("{".utf8))).statusCode == 400)
     }
 
     @Test func sandboxAnswersOnTheEnginesClockWithItsLatency() async throws {

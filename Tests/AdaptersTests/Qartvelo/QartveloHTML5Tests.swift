@@ -13,7 +13,7 @@ struct QartveloHTML5Tests {
         let bundle = Data(repeating: 7, count: bytes)
         return QartveloScriptedTransport(
             banner: QartveloFixtures.answer(type: "html5", bundleSize: declared),
-            other: HTTPResponse(statusCode: 200, headers: headers, body: bundle)
+            other: HTTP.Response(statusCode: 200, headers: headers, body: bundle)
         )
     }
 
@@ -49,7 +49,7 @@ struct QartveloHTML5Tests {
     }
 
     @Test func bundleErrorStatusIsACreativeFailure() async {
-        let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer(type: "html5"), other: HTTPResponse(statusCode: 404))
+        let transport = QartveloScriptedTransport(banner: QartveloFixtures.answer(type: "html5"), other: HTTP.Response(statusCode: 404))
         let result = await QartveloFixtures.adapter(transport: transport).loadAd(for: QartveloFixtures.request(width: 390))
         #expect(result.qartveloError?.kind == .creative)
         #expect(result.qartveloError?.code == QartveloErrorCode.bundleUnavailable.rawValue)
@@ -74,7 +74,7 @@ struct QartveloHTML5Tests {
         let clock = ManualClock()
         let tracker = QartveloRecordingTracker()
         let ad = try await Self.html5Ad(clock: clock, tracker: tracker)
-        let failures = Locked<[AdapterError]>([])
+        let failures = Locked<[AdLoadResult.Error]>([])
         ad.onRenderFailure { error in failures.withLock { $0.append(error) } }
         await clock.advance(by: .seconds(2))
         ad.recordRender()  // the timer starts at 2 s

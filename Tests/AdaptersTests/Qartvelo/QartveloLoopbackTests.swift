@@ -49,7 +49,7 @@ struct QartveloLoopbackTests {
         #expect(body["placement_id"] as? String == "qv-unit-1")
 
         // 2. Anchored with adaptive sizing off: no banner_height.
-        let creativeSized = try #require(await fixed.loadAd(for: QartveloFixtures.request(width: 768, screen: DeviceInfo.Screen(width: 768, height: 1024, scale: 2))).qartveloAd)
+        let creativeSized = try #require(await fixed.loadAd(for: QartveloFixtures.request(width: 768, screen: AdRequest.Device.Screen(width: 768, height: 1024, scale: 2))).qartveloAd)
         #expect(creativeSized.size == AdSize(width: 320, height: 50))
         body = try await Self.lastBody(server, count: 2)
         #expect(body["screen_width"] as? Int == 1536)
@@ -97,7 +97,7 @@ struct QartveloRedirectTests {
         defer { server.stop() }
         let adapter = QartveloAdapter(appID: "app-123", baseURL: server.baseURL, transport: QartveloBaseRewritingTransport.session, clock: SystemClock(), tracker: QartveloRecordingTracker())
         let result = await adapter.loadAd(for: QartveloFixtures.request(width: 390))
-        #expect(result.qartveloError == AdapterError(
+        #expect(result.qartveloError == AdLoadResult.Error(
             kind: .server,
             code: QartveloErrorCode.redirectRefused.rawValue,
             message: "redirectRefused: HTTP \(status) redirect to http://127.0.0.1:\(other.port) refused: it leaves http://127.0.0.1:\(server.port)",
@@ -109,14 +109,14 @@ struct QartveloRedirectTests {
 
 /// The suite's one URLSession transport, replacing `BASE` in response bodies with the loopback
 /// base URL so a scripted answer can point at the same server.
-struct QartveloBaseRewritingTransport: HTTPTransport {
+struct QartveloBaseRewritingTransport: HTTP.Transport {
     /// One long-lived session for every Qartvelo loopback test (FoundationNetworking has faults
     /// with many sessions).
-    static let session = URLSessionTransport()
+    static let session = HTTP.URLSessionTransport()
 
     var base: String
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         var response = try await Self.session.send(request)
         response.body = Data(String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: "BASE", with: base).utf8)
         return response

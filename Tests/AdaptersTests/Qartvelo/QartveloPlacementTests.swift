@@ -8,13 +8,13 @@ import Testing
 /// render-failure hook. The engine builds the `qartvelo` network with `QartveloAdapterFactory`.
 @Suite("Qartvelo with a placement")
 struct QartveloPlacementTests {
-    static func network(_ options: [String: JSONValue]) -> NetworkConfiguration {
-        NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"], options: options)
+    static func network(_ options: [String: JSONValue]) -> MediationConfiguration.Network {
+        MediationConfiguration.Network(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"], options: options)
     }
 
     /// An engine whose `qartvelo` network the standard registry builds, next to `others`
     /// (networks built beforehand).
-    static func engine(_ network: NetworkConfiguration, others: PrebuiltNetworks = PrebuiltNetworks(), placement: PlacementConfiguration, environment: MediationEnvironment) throws -> MediationEngine {
+    static func engine(_ network: MediationConfiguration.Network, others: PrebuiltNetworks = PrebuiltNetworks(), placement: MediationConfiguration.Placement, environment: MediationEnvironment) throws -> MediationEngine {
         var registry = others.registry
         for factory in standardNetworks { registry.register(factory) }
         let configuration = MediationConfiguration(networks: [network] + others.networks, placements: [placement])
@@ -25,7 +25,7 @@ struct QartveloPlacementTests {
         let clock = ManualClock()
         let logger = RecordingLogger()
         let network = Self.network(["banner_refresh_seconds": .integer(15)])
-        let placementConfiguration = PlacementConfiguration(
+        let placementConfiguration = MediationConfiguration.Placement(
             id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 60,
             sources: [.fixedPrice("home_banner_qartvelo", network: "qartvelo", adUnitID: "qv-home-banner", eCPM: 1.5)]
         )
@@ -48,7 +48,7 @@ struct QartveloPlacementTests {
     /// `home_banner`, and the placement with one visible view and its first (Qartvelo) ad.
     static func html5Placement(clock: ManualClock, events: EventRecorder) async throws -> (MediationEngine, Placement, QartveloBannerAd, ScriptedAdapter) {
         let network = Self.network(["sandbox_html5": .bool(true), "sandbox_html5_bundle_bytes": .integer(1000)])
-        let placementConfiguration = PlacementConfiguration(
+        let placementConfiguration = MediationConfiguration.Placement(
             id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 60,
             sources: [
                 .fixedPrice("home_banner_qartvelo", network: "qartvelo", adUnitID: "qv-home-banner", eCPM: 2.0),
@@ -144,8 +144,8 @@ struct QartveloPlacementTests {
     @Test func theEngineShutdownSilencesQartveloAdsHandedOutBefore() async throws {
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
-        let network = NetworkConfiguration(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"], endpoint: .url(try #require(URL(string: WireRecorder.qartveloEndpoint))))
-        let placementConfiguration = PlacementConfiguration(
+        let network = MediationConfiguration.Network(id: "qartvelo", adapter: "qartvelo", credentials: ["app_id": "qv-demo-app"], endpoint: .url(try #require(URL(string: WireRecorder.qartveloEndpoint))))
+        let placementConfiguration = MediationConfiguration.Placement(
             id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 60,
             sources: [.fixedPrice("home_banner_qartvelo", network: "qartvelo", adUnitID: "qv-home-banner", eCPM: 1.5)]
         )

@@ -14,7 +14,7 @@ struct QartveloRequestBuilderTests {
 
     struct AnchoredCase: Sendable, CustomTestStringConvertible {
         var width: Double
-        var screen: DeviceInfo.Screen
+        var screen: AdRequest.Device.Screen
         var screenWidth: Int
         var bannerHeight: Int
         var testDescription: String { "\(width) pt at @\(screen.scale) -> \(screenWidth) x \(bannerHeight) px" }
@@ -22,13 +22,13 @@ struct QartveloRequestBuilderTests {
 
     /// Anchored adaptive: screen_width and banner_height in pixels (points x scale).
     static let anchoredCases: [AnchoredCase] = [
-        AnchoredCase(width: 320, screen: DeviceInfo.Screen(width: 320, height: 568, scale: 2), screenWidth: 640, bannerHeight: 100),
-        AnchoredCase(width: 390, screen: DeviceInfo.Screen(width: 390, height: 844, scale: 3), screenWidth: 1170, bannerHeight: 180),
-        AnchoredCase(width: 390, screen: DeviceInfo.Screen(width: 390, height: 350, scale: 2), screenWidth: 780, bannerHeight: 104),
-        AnchoredCase(width: 768, screen: DeviceInfo.Screen(width: 768, height: 1024, scale: 2), screenWidth: 1536, bannerHeight: 180),
-        AnchoredCase(width: 768, screen: DeviceInfo.Screen(width: 768, height: 500, scale: 1), screenWidth: 768, bannerHeight: 75),
-        AnchoredCase(width: 1024, screen: DeviceInfo.Screen(width: 1024, height: 1366, scale: 2), screenWidth: 2048, bannerHeight: 180),
-        AnchoredCase(width: 1024, screen: DeviceInfo.Screen(width: 1024, height: 400, scale: 3), screenWidth: 3072, bannerHeight: 180),
+        AnchoredCase(width: 320, screen: AdRequest.Device.Screen(width: 320, height: 568, scale: 2), screenWidth: 640, bannerHeight: 100),
+        AnchoredCase(width: 390, screen: AdRequest.Device.Screen(width: 390, height: 844, scale: 3), screenWidth: 1170, bannerHeight: 180),
+        AnchoredCase(width: 390, screen: AdRequest.Device.Screen(width: 390, height: 350, scale: 2), screenWidth: 780, bannerHeight: 104),
+        AnchoredCase(width: 768, screen: AdRequest.Device.Screen(width: 768, height: 1024, scale: 2), screenWidth: 1536, bannerHeight: 180),
+        AnchoredCase(width: 768, screen: AdRequest.Device.Screen(width: 768, height: 500, scale: 1), screenWidth: 768, bannerHeight: 75),
+        AnchoredCase(width: 1024, screen: AdRequest.Device.Screen(width: 1024, height: 1366, scale: 2), screenWidth: 2048, bannerHeight: 180),
+        AnchoredCase(width: 1024, screen: AdRequest.Device.Screen(width: 1024, height: 400, scale: 3), screenWidth: 3072, bannerHeight: 180),
     ]
 
     @Test(arguments: anchoredCases)
@@ -59,7 +59,7 @@ struct QartveloRequestBuilderTests {
 
     @Test(arguments: [(390.0, 3.0, 1170), (320.0, 2.0, 640), (768.0, 2.0, 1536), (1024.0, 1.0, 1024)])
     func adaptiveOffSendsNoBannerHeight(_ width: Double, _ scale: Double, _ pixels: Int) throws {
-        let plan = try Self.plan(Self.fixedBuilder, QartveloFixtures.request(width: width, screen: DeviceInfo.Screen(width: width, height: 900, scale: scale)))
+        let plan = try Self.plan(Self.fixedBuilder, QartveloFixtures.request(width: width, screen: AdRequest.Device.Screen(width: width, height: 900, scale: scale)))
         #expect(plan.layout == .anchoredCreativeSize)
         let json = QartveloFixtures.json(plan.http)
         #expect(json["screen_width"] as? Int == pixels)
@@ -78,7 +78,7 @@ struct QartveloRequestBuilderTests {
     func inlineSendsModeAndMaxHeightInPixelsAndNoBannerHeight(_ width: Double, _ maxHeight: Double?, _ scale: Double, _ screenWidth: Int, _ maxPixels: Int) throws {
         // Inline sizing wins over the adaptive option.
         for builder in [Self.builder, Self.fixedBuilder] {
-            let plan = try Self.plan(builder, QartveloFixtures.request(sizing: .inline, width: width, maxHeight: maxHeight, screen: DeviceInfo.Screen(width: width, height: 900, scale: scale)))
+            let plan = try Self.plan(builder, QartveloFixtures.request(sizing: .inline, width: width, maxHeight: maxHeight, screen: AdRequest.Device.Screen(width: width, height: 900, scale: scale)))
             #expect(plan.layout == .inline(maxHeight: maxHeight ?? 250))
             let json = QartveloFixtures.json(plan.http)
             #expect(json["banner_mode"] as? String == "inline")
@@ -112,8 +112,8 @@ struct QartveloRequestBuilderTests {
     @Test func bodyCarriesPlacementAppDeviceRegsAndTmax() throws {
         var request = QartveloFixtures.request(width: 390)
         request.deadline = .origin + .milliseconds(2500)
-        request.device = DeviceInfo(connectionType: .cellular5G, advertisingID: "IDFA-1", trackingAuthorized: true)
-        request.privacy = PrivacySignals(gdprApplies: true, tcfConsentString: "CP-TCF", usPrivacyString: "1YNN", gppString: "DBA", gppSectionIDs: [7], limitAdTracking: false)
+        request.device = AdRequest.Device(connectionType: .cellular5G, advertisingID: "IDFA-1", trackingAuthorized: true)
+        request.privacy = AdRequest.Privacy(gdprApplies: true, tcfConsentString: "CP-TCF", usPrivacyString: "1YNN", gppString: "DBA", gppSectionIDs: [7], limitAdTracking: false)
         let plan = try Self.builder.plan(for: request, requestID: "qv-9", now: .origin + .milliseconds(500)).get()
         #expect(plan.http.method == "POST")
         #expect(plan.http.url.absoluteString == "https://api.qartvelo.test/v1/banner")
@@ -147,15 +147,15 @@ struct QartveloRequestBuilderTests {
 
     @Test func advertisingIDOnlyWhenAuthorizedUnlimitedAndUnrestricted() throws {
         var request = QartveloFixtures.request(width: 390)
-        request.device = DeviceInfo(advertisingID: "IDFA-1", trackingAuthorized: true)
-        request.privacy = PrivacySignals(limitAdTracking: false)
+        request.device = AdRequest.Device(advertisingID: "IDFA-1", trackingAuthorized: true)
+        request.privacy = AdRequest.Privacy(limitAdTracking: false)
         let allowed = QartveloFixtures.json(try Self.plan(Self.builder, request).http)
         #expect((allowed["device"] as? [String: Any])?["ifa"] as? String == "IDFA-1")
         let regs = allowed["regs"] as? [String: Any]
         #expect(regs?["gdpr"] == nil)  // unknown: omitted
         #expect(allowed["user"] == nil)
 
-        request.privacy = PrivacySignals(limitAdTracking: true)
+        request.privacy = AdRequest.Privacy(limitAdTracking: true)
         let limited = QartveloFixtures.json(try Self.plan(Self.builder, request).http)
         #expect((limited["device"] as? [String: Any])?["ifa"] == nil)
         #expect((limited["device"] as? [String: Any])?["lmt"] as? Int == 1)

@@ -7,14 +7,14 @@ import Testing
 @Suite("Qartvelo in the shipped configuration")
 struct QartveloShippedConfigurationTests {
     static func configuration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: NetworkRegistry.standard).load(contentsOf: RepositoryFiles.shippedConfiguration)
+        try MediationConfiguration(contentsOf: RepositoryFiles.shippedConfiguration, registry: NetworkRegistry.standard)
     }
 
     /// The shipped banner placements have Qartvelo and the fallback network side by side, each a
     /// fixed-price source with its eCPM: in their parallel auctions the higher eCPM wins
     /// whatever the order (`QartveloAuctionTests.swift › theHigherECPMWinsWhateverTheOrder`).
-    @Test(arguments: [("home_banner", PlacementConfiguration.BannerSizing.anchored), ("feed_inline", .inline)])
-    func qartveloAndTheFallbackAreFixedPriceSourcesOfTheShippedBannerPlacements(_ placementID: String, _ sizing: PlacementConfiguration.BannerSizing) throws {
+    @Test(arguments: [("home_banner", MediationConfiguration.Placement.BannerSizing.anchored), ("feed_inline", .inline)])
+    func qartveloAndTheFallbackAreFixedPriceSourcesOfTheShippedBannerPlacements(_ placementID: String, _ sizing: MediationConfiguration.Placement.BannerSizing) throws {
         let configuration = try Self.configuration()
         #expect(configuration.network("qartvelo")?.adapter == "qartvelo")
         let placement = try #require(configuration.placement(placementID))
@@ -40,7 +40,7 @@ struct QartveloShippedConfigurationTests {
         }
         """)
         #expect(configuration.placement("feed_inline")?.slot.maxHeight == 250)
-        let template = RequestTemplate(screen: DeviceInfo.Screen(width: 390, height: 844, scale: 3))
+        let template = RequestTemplate(screen: AdRequest.Device.Screen(width: 390, height: 844, scale: 3))
         let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: template))
         let outcome = try await engine.runAuction(placementID: "feed_inline", on: clock)
         let body = try #require(wire.requests.first { $0.url.path == "/v1/banner" }?.body)

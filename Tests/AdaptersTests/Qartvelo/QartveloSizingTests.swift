@@ -36,7 +36,7 @@ struct QartveloAnchoredSizingTests {
     }
 
     @Test func slotIsTheContainerWidthElseTheScreenWidth() {
-        let screen = DeviceInfo.Screen(width: 390, height: 844, scale: 3)
+        let screen = AdRequest.Device.Screen(width: 390, height: 844, scale: 3)
         #expect(QartveloAnchoredSizing.slotSize(for: SlotSize(), screen: screen) == AdSize(width: 390, height: 60))
         #expect(QartveloAnchoredSizing.slotSize(for: SlotSize(maxWidth: 320), screen: screen) == AdSize(width: 320, height: 50))
     }

@@ -50,7 +50,7 @@ struct QartveloStorageFuzzTests {
         )
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) { await placement.reportClick($0) } != nil)
-        engine.updateRequestTemplate(RequestTemplate(privacy: PrivacySignals(userConsent: false)))
+        engine.updateRequestTemplate(RequestTemplate(privacy: AdRequest.Privacy(userConsent: false)))
         await clock.perform {
             await engine.willResignActive()
             await engine.shutdown()

@@ -19,22 +19,22 @@ final class QartveloRecordingTracker: QartveloEventTracking {
 }
 
 /// A transport answering from a closure, recording every request.
-final class QartveloScriptedTransport: HTTPTransport {
-    private let requests = Locked<[HTTPRequest]>([])
-    private let answer: @Sendable (HTTPRequest) -> Result<HTTPResponse, TransportError>
+final class QartveloScriptedTransport: HTTP.Transport {
+    private let requests = Locked<[HTTP.Request]>([])
+    private let answer: @Sendable (HTTP.Request) -> Result<HTTP.Response, HTTP.TransportError>
 
-    init(_ answer: @escaping @Sendable (HTTPRequest) -> Result<HTTPResponse, TransportError>) {
+    init(_ answer: @escaping @Sendable (HTTP.Request) -> Result<HTTP.Response, HTTP.TransportError>) {
         self.answer = answer
     }
 
     /// Answers `POST /v1/banner` with `banner` and `GET` of anything else with `other`.
-    convenience init(banner: HTTPResponse, other: HTTPResponse = HTTPResponse(statusCode: 404)) {
+    convenience init(banner: HTTP.Response, other: HTTP.Response = HTTP.Response(statusCode: 404)) {
         self.init { request in
             .success(request.method == "POST" ? banner : other)
         }
     }
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         requests.withLock { $0.append(request) }
         switch answer(request) {
         case .success(let response): return response
@@ -42,7 +42,7 @@ final class QartveloScriptedTransport: HTTPTransport {
         }
     }
 
-    var sent: [HTTPRequest] { requests.withLock { $0 } }
+    var sent: [HTTP.Request] { requests.withLock { $0 } }
 }
 
 enum QartveloFixtures {
@@ -50,10 +50,10 @@ enum QartveloFixtures {
 
     static func request(
         format: AdFormat = .banner,
-        sizing: PlacementConfiguration.BannerSizing? = .anchored,
+        sizing: MediationConfiguration.Placement.BannerSizing? = .anchored,
         width: Double? = nil,
         maxHeight: Double? = nil,
-        screen: DeviceInfo.Screen = .phone
+        screen: AdRequest.Device.Screen = .phone
     ) -> AdRequest {
         AdRequest(
             placementID: sizing == .inline ? "feed_inline" : "home_banner",
@@ -66,7 +66,7 @@ enum QartveloFixtures {
     }
 
     static func adapter(
-        transport: any HTTPTransport,
+        transport: any HTTP.Transport,
         clock: any MediationClock = ManualClock(),
         adaptive: Bool = true,
         tracker: (any QartveloEventTracking)? = nil,
@@ -101,7 +101,7 @@ enum QartveloFixtures {
         bundleSize: Int? = nil,
         refresh: Int? = 60,
         extra: String = ""
-    ) -> HTTPResponse {
+    ) -> HTTP.Response {
         let media = type == "html5"
             ? #""bundle_url":"https://cdn.qartvelo.test/b/1""# + (bundleSize.map { #","bundle_size":\#($0)"# } ?? "")
             : #""image_url":"https://cdn.qartvelo.test/i/1.png""#
@@ -112,7 +112,7 @@ enum QartveloFixtures {
     }
 
     /// The JSON object of a request body.
-    static func json(_ request: HTTPRequest?) -> [String: Any] {
+    static func json(_ request: HTTP.Request?) -> [String: Any] {
         guard let body = request?.body,
               let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
         else { return [:] }
@@ -128,7 +128,7 @@ extension AdLoadResult {
     }
 
     /// The error of a failure.
-    var qartveloError: AdapterError? {
+    var qartveloError: AdLoadResult.Error? {
         if case .failure(let error) = self { return error }
         return nil
     }

@@ -12,7 +12,7 @@ import Testing
 struct RedTeamReadmeSnippetTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("every ConfigurationPublicKey line the README and docs/remote-config.md show is a valid key line (its id matches its key)")
+    @Test("every MediationEngine.RemoteConfiguration.PublicKey line the README and docs/remote-config.md show is a valid key line (its id matches its key)")
     func keyLinesParse() throws {
         for file in ["README.md", "docs/remote-config.md"] {
             let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
@@ -22,7 +22,7 @@ struct RedTeamReadmeSnippetTests {
             }
             #expect(!lines.isEmpty, "\(file) shows no key line")
             for line in lines {
-                #expect(throws: Never.self, "\(file): \(line)") { try ConfigurationPublicKey(line) }
+                #expect(throws: Never.self, "\(file): \(line)") { try MediationEngine.RemoteConfiguration.PublicKey(line) }
             }
         }
     }
@@ -39,8 +39,8 @@ struct RedTeamReadmeSnippetTests {
             bundledConfiguration: Self.root.appendingPathComponent("Config/mediation.json"),
             remote: MediationEngine.RemoteConfiguration(
                 url: URL(string: "http://127.0.0.1:\(port)/chat/mediation.json")!,
-                trustedKeys: [try ConfigurationPublicKey("mediation-ed25519 c882f47debb3cd17 R89ENh0NTQ8oSd8qMVP5NypYkbedPaLcXKPXrZCjeHQ=")],
-                transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
+                trustedKeys: [try MediationEngine.RemoteConfiguration.PublicKey("mediation-ed25519 c882f47debb3cd17 R89ENh0NTQ8oSd8qMVP5NypYkbedPaLcXKPXrZCjeHQ=")],
+                transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
             ),
             registry: .standard,
             environment: MediationEnvironment(

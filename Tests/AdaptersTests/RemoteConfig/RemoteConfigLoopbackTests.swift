@@ -4,7 +4,7 @@ import Foundation
 import MediationTestKit
 import Testing
 
-/// The remote configuration's fault matrix against a real socket: `URLSessionTransport` to the
+/// The remote configuration's fault matrix against a real socket: `HTTP.URLSessionTransport` to the
 /// loopback server, on the manual clock (the fetch timeout fires at its virtual instant). In
 /// every case the engine keeps serving ads from the best valid configuration, an event says why
 /// (a warning for every refusal and failure), and every ad is released once.
@@ -44,8 +44,8 @@ struct RemoteConfigLoopbackTests {
             let key = try #require(RemoteConfigLoopbackTests.key)
             try store.setData(Data("00112233445566778899aabbccddeeff".utf8), forKey: "install.id")
             engine = try MediationEngine(
-                bundledConfiguration: ConfigurationLoader(registry: .standard).load(json: RemoteConfigLoopbackTests.config(eCPM: "0.5")),
-                remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
+                bundledConfiguration: MediationConfiguration(json: RemoteConfigLoopbackTests.config(eCPM: "0.5"), registry: .standard),
+                remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
                 registry: .standard,
                 environment: MediationEnvironment(clock: clock, stateStore: store),
                 onEvent: recorder.handler
@@ -54,7 +54,7 @@ struct RemoteConfigLoopbackTests {
 
         /// The check at launch (running at once on the clock), awaited over real HTTP: the
         /// launch check itself, whether it ended before this call or not.
-        func firstCheck() async throws -> ConfigurationUpdate {
+        func firstCheck() async throws -> MediationEngine.RemoteConfiguration.Update {
             try #require(await engine.firstConfigurationCheck())
         }
 
@@ -104,7 +104,7 @@ struct RemoteConfigLoopbackTests {
     }
 
     /// The transport-level faults: the case, the route's response (nil: nothing listens), the code.
-    static let transportFaults: [(name: String, code: ConfigurationUpdate.Code)] = [
+    static let transportFaults: [(name: String, code: MediationEngine.RemoteConfiguration.Update.Code)] = [
         ("connection refused", .transport),
         ("redirect off the origin", .redirectRefused),
         ("truncated body", .transport),
@@ -160,7 +160,7 @@ struct RemoteConfigLoopbackTests {
         try await expectFault(update, name: name, code: code, harness: harness)
     }
 
-    private func expectFault(_ update: ConfigurationUpdate, name: String, code: ConfigurationUpdate.Code, harness: Harness) async throws {
+    private func expectFault(_ update: MediationEngine.RemoteConfiguration.Update, name: String, code: MediationEngine.RemoteConfiguration.Update.Code, harness: Harness) async throws {
         #expect(update.code == code, "\(name): \(update)")
         #expect(update.isWarning && update.runningVersion == 0, "\(name)")
         #expect(harness.engine.configurationVersion == 0)

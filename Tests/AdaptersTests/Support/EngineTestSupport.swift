@@ -25,7 +25,7 @@ extension MediationEngine {
     /// wake-up at a time, until the auction is decided) and returns its outcome.
     /// - Throws: when the auction stalled (waiting with nothing left on the clock to wake it) or
     ///   the engine has no such placement; each is recorded as a test issue first.
-    func runAuction(placementID: String, context: HostContext? = nil, on clock: ManualClock) async throws -> AuctionOutcome {
+    func runAuction(placementID: String, context: AdRequest.Context? = nil, on clock: ManualClock) async throws -> MediationEngine.AuctionOutcome {
         let ran = await clock.run { await self.runAuction(placementID: placementID, context: context) }
         let finished = try #require(ran, "the auction of \(placementID) stalled on the clock")
         return try #require(finished, "the engine has no placement \(placementID)")
@@ -90,7 +90,7 @@ private struct RecordingFactory: NetworkAdapterFactory {
     var kind: String { inner.kind }
     var pricing: LineItem.Pricing { inner.pricing }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let adapter = try inner.makeAdapter(for: network, environment: environment)
         recorder.recordBuilt(network.id)
         return RecordingAdapter(network: network.id, inner: adapter, clock: environment.clock, recorder: recorder)

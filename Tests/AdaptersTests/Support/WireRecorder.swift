@@ -7,13 +7,13 @@ import MediationTestKit
 /// request sent to them: the bytes each network puts on the wire (ad requests, tracking pings,
 /// event batches). Configure the networks with the sandbox hosts as URL endpoints
 /// (``eloEndpoint`` …) and pass the recorder as ``MediationEnvironment/transport``.
-final class WireRecorder: HTTPTransport {
+final class WireRecorder: HTTP.Transport {
     static let eloEndpoint = "https://\(EloSandboxServer.host)"
     static let nitxEndpoint = "https://\(NitxAdapterFactory.sandboxHost)"
     static let qartveloEndpoint = "https://\(QartveloSandboxServer.host)"
 
     private let inner: SandboxTransport
-    private let recorded = Locked<[HTTPRequest]>([])
+    private let recorded = Locked<[HTTP.Request]>([])
 
     /// - Parameters:
     ///   - clock: the clock of the simulated latency (none).
@@ -27,21 +27,21 @@ final class WireRecorder: HTTPTransport {
         ], clock: clock)
     }
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         recorded.withLock { $0.append(request) }
         return try await inner.send(request)
     }
 
     /// Every request so far, in order.
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
+    var requests: [HTTP.Request] { recorded.withLock { $0 } }
 
     /// The requests to `host`.
-    func requests(to host: String) -> [HTTPRequest] {
+    func requests(to host: String) -> [HTTP.Request] {
         requests.filter { $0.url.host == host }
     }
 
     /// A request as text: method, URL, headers and body.
-    static func text(of request: HTTPRequest) -> String {
+    static func text(of request: HTTP.Request) -> String {
         let headers = request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
         return "\(request.method) \(request.url.absoluteString)\n\(headers)\n\n\(String(decoding: request.body ?? Data(), as: UTF8.self))"
     }

@@ -36,7 +36,7 @@ struct SchemaAgreementTests {
     /// What the loader says: `nil` when the configuration loads and the engine builds, else the error.
     static func loaderVerdict(_ json: String) -> ConfigurationError? {
         do {
-            let configuration = try ConfigurationLoader(registry: .standard).load(json: json)
+            let configuration = try MediationConfiguration(json: json, registry: .standard)
             _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: ManualClock()))
             return nil
         } catch {

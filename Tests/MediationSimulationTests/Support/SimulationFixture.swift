@@ -13,23 +13,23 @@ enum SimulationFixture {
     /// figures, and a network that always fails would be paused (the health tests turn it on).
     static func configuration(
         sources: [LineItem],
-        mode: PlacementConfiguration.AuctionMode = .parallel,
+        mode: MediationConfiguration.Placement.AuctionMode = .parallel,
         deadline: Duration = .milliseconds(3000),
         floor: Double? = nil,
         networkTimeouts: [String: Duration] = [:],
         health: NetworkHealthSettings = .disabled
     ) -> MediationConfiguration {
         let networks = Set(sources.map(\.network)).sorted().map { id in
-            NetworkConfiguration(id: id, adapter: "unused", timeout: networkTimeouts[id], health: health)
+            MediationConfiguration.Network(id: id, adapter: "unused", timeout: networkTimeouts[id], health: health)
         }
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: deadline, floor: floor, mode: mode, sources: sources)
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: deadline, floor: floor, mode: mode, sources: sources)
         return MediationConfiguration(networks: networks, placements: [placement])
     }
 
     /// A banner placement `home_banner` (anchored, slot 90 pt high, refresh `refreshSeconds`).
     static func banner(sources: [LineItem], refreshSeconds: Int = 30, health: NetworkHealthSettings = .disabled) -> MediationConfiguration {
-        let networks = Set(sources.map(\.network)).sorted().map { NetworkConfiguration(id: $0, adapter: "unused", health: health) }
-        let placement = PlacementConfiguration(
+        let networks = Set(sources.map(\.network)).sorted().map { MediationConfiguration.Network(id: $0, adapter: "unused", health: health) }
+        let placement = MediationConfiguration.Placement(
             id: "home_banner",
             format: .banner,
             bannerSizing: .anchored,
@@ -71,7 +71,7 @@ enum SimulationFixture {
 
     /// `Config/mediation.json`, loaded with the standard networks' kinds.
     static func shippedConfiguration() throws -> MediationConfiguration {
-        try ConfigurationLoader(registry: .standard).load(contentsOf: packageRoot.appendingPathComponent("Config/mediation.json"))
+        try MediationConfiguration(contentsOf: packageRoot.appendingPathComponent("Config/mediation.json"), registry: .standard)
     }
 
     /// `Config/market.json`.

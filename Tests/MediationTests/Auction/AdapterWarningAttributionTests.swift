@@ -23,7 +23,7 @@ import Testing
     struct WarningFactory: NetworkAdapterFactory {
         var kind: String { "warner" }
         var pricing: LineItem.Pricing { .fixedPrice }
-        func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+        func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
             WarningAdapter(clock: environment.clock, logger: environment.logger)
         }
     }
@@ -31,12 +31,12 @@ import Testing
     @Test func eachWarningIsOnTheLineOfTheSourceWhoseRequestRaisedIt() async throws {
         let clock = ManualClock()
         let logger = RecordingLogger()
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
             .fixedPrice("first", network: "warner", adUnitID: "one", eCPM: 2),
             .fixedPrice("second", network: "warner", adUnitID: "two", eCPM: 1),
             .fixedPrice("third", network: "warner", adUnitID: "slow", eCPM: 0.5),
         ])
-        let configuration = MediationConfiguration(networks: [NetworkConfiguration(id: "warner", adapter: "warner")], placements: [placement])
+        let configuration = MediationConfiguration(networks: [MediationConfiguration.Network(id: "warner", adapter: "warner")], placements: [placement])
         let engine = try MediationEngine(configuration: configuration, registry: NetworkRegistry([WarningFactory()]), environment: MediationEnvironment(clock: clock, logger: logger))
         let task = clock.startTask { await engine.runAuction(placementID: "p") }
         await clock.runUntilIdle()

@@ -118,7 +118,7 @@ struct AuctionRuleTests {
     @Test("R5 ties at the same instant go to the source listed first, whichever is processed first; every time")
     func tieAtTheSameInstantGoesToConfigOrder() {
         for _ in 0..<5 {
-            let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.bidder("Bid"), .fixedPrice("NetA", eCPM: 1.20)])
+            let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [.bidder("Bid"), .fixedPrice("NetA", eCPM: 1.20)])
             var machine = AuctionStateMachine(placement: placement, sources: placement.sources)
             _ = machine.start(at: .origin)
             let at = MediationInstant.origin + .milliseconds(200)
@@ -142,7 +142,7 @@ struct AuctionRuleTests {
         let wrongFormat = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(10), .bid(3.0))], ads: .init(format: .banner, size: AdSize(width: 320, height: 50)))
         let tooBig = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .fill)], ads: .init(format: .banner, size: AdSize(width: 728, height: 90)))
         let fits = ScriptedAdapter(network: "NetB", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(30), .fill)], ads: .init(format: .banner, size: AdSize(width: 320, height: 50)))
-        let placement = PlacementConfiguration(
+        let placement = MediationConfiguration.Placement(
             id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90),
             sources: [.bidder("Bid"), .fixedPrice("NetA", eCPM: 1.2), .fixedPrice("NetB", eCPM: 0.8)]
         )
@@ -204,7 +204,7 @@ struct AuctionRuleTests {
         var eurItem = LineItem.bidder("Eur")
         eurItem.currency = "EUR"
         eurItem.usdRate = 1.10
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [eurItem, .fixedPrice("Usd", eCPM: 1.05)])
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [eurItem, .fixedPrice("Usd", eCPM: 1.05)])
         let engine = try TestEngine(placements: [placement], adapters: [eur, usd], clock: clock, currencyRates: ["EUR": 1.10])
         let outcome = try await engine.runAuction("p", until: .seconds(1))
         #expect(eur.requestCount == 1 && usd.requestCount == 1)
@@ -275,7 +275,7 @@ struct AuctionSlotTests {
     func theResizedSlotDecides() async throws {
         let clock = ManualClock()
         let net = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)], ads: .init(format: .banner, size: AdSize(width: 320, height: 50)))
-        let placement = PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), sources: [.fixedPrice("NetA", eCPM: 1.2)])
+        let placement = MediationConfiguration.Placement(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), sources: [.fixedPrice("NetA", eCPM: 1.2)])
         let engine = try TestEngine(placements: [placement], adapters: [net], clock: clock)
         let controller = try #require(engine.engine.placement("home_banner"))
         let load = clock.startTask {

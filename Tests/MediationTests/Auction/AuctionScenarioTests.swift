@@ -116,7 +116,7 @@ struct AuctionScenarioTests {
             .after(.seconds(10), .fillWith(lateAd)),
             .never,
         ])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.fixedPrice("NetA", eCPM: 1.20)])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [.fixedPrice("NetA", eCPM: 1.20)])
         let engine = try TestEngine(placements: [placement], adapters: [netA], clock: clock)
         let first = await engine.startAuction("level_end")
         #expect(netA.requestCount == 1)

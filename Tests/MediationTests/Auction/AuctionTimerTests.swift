@@ -9,8 +9,8 @@ import MediationTestKit
 struct AuctionTimerTests {
     /// `Hung` (fixed 2.00, never answers), `Slow` (fixed 1.00, own timeout 1000 ms, never
     /// answers), `Low` (fixed 0.50, fills 1200 ms after it is asked).
-    private static func placement() -> PlacementConfiguration {
-        PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+    private static func placement() -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [
             .fixedPrice("Hung", eCPM: 2.00),
             .fixedPrice("Slow", eCPM: 1.00, timeout: .milliseconds(1000)),
             .fixedPrice("Low", eCPM: 0.50),
@@ -58,7 +58,7 @@ struct AuctionTimerTests {
         let hung = ScriptedAdapter(network: "Hung", pricing: .fixedPrice, clock: clock, script: [.never])
         let slow = ScriptedAdapter(network: "Slow", pricing: .fixedPrice, clock: clock, script: [.never])
         let quick = ScriptedAdapter(network: "Quick", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(5.0))])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [
             .fixedPrice("Hung", eCPM: 2.00),
             .fixedPrice("Slow", eCPM: 1.00, timeout: .milliseconds(1000)),
             .bidder("Quick"),
@@ -70,7 +70,7 @@ struct AuctionTimerTests {
         ], clock: clock)
         let request = AdRequest(placementID: "level_end", format: .interstitial)
 
-        let firstOutcome = Locked<AuctionOutcome?>(nil)
+        let firstOutcome = Locked<MediationEngine.AuctionOutcome?>(nil)
         let first = clock.startTask {
             let outcome = await auction.run(request: request, excluding: ["Slow", "Quick"])
             firstOutcome.withLock { $0 = outcome }
@@ -97,7 +97,7 @@ struct AuctionTimerTests {
     func decidedAuctionLeavesNoSleeper() async {
         let clock = ManualClock()
         let bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(2.0))])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: bid)], clock: clock)
         let outcome = await auction.run(request: AdRequest(placementID: "level_end", format: .interstitial))
         await clock.runUntilIdle()
@@ -109,7 +109,7 @@ struct AuctionTimerTests {
     @Test("R7: when every source answers at once, the losers are released before run returns, even when releasing takes time")
     func losersReleasedBeforeReturnWhenAllAnswerAtOnce() async {
         let adapters = (0..<4).map { InstantBidder(network: "N\($0)", price: 1.0 + Double($0)) }
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: (0..<4).map { LineItem.bidder("N\($0)") })
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: (0..<4).map { LineItem.bidder("N\($0)") })
         let auction = Auction(placement: placement, sources: zip(placement.sources, adapters).map { AuctionSource(lineItem: $0, adapter: $1) }, clock: ManualClock())
         var unreleasedLosers = 0
         for _ in 0..<50 {
@@ -125,7 +125,7 @@ struct AuctionTimerTests {
     func auctionIDs() async {
         let clock = ManualClock()
         let bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.zero, .noFill)])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [.bidder("Bid")])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: bid)], clock: clock)
         var ids: Set<String> = []
         for _ in 0..<50 {
@@ -144,7 +144,7 @@ struct AuctionTimerTests {
         let count = 256
         // eCPM 1.00 + i/100: the last source is the highest.
         let sources = (0..<count).map { LineItem.fixedPrice("S\($0)", eCPM: 1.0 + Double($0) / 100) }
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: sources)
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: sources)
         var machine = AuctionStateMachine(placement: placement, sources: sources)
         #expect(machine.start(at: .origin).count == count)
         let at = MediationInstant.origin + .milliseconds(10)

@@ -10,8 +10,8 @@ import Testing
 struct EffectiveTimeoutTests {
     /// The shipped `level_end` waterfall on scripted networks: premium (6.50, network
     /// timeout 2500 ms), Nitx (5.20, network timeout 2000 ms), standard (4.00), backfill (1.50).
-    static func levelEnd() -> PlacementConfiguration {
-        PlacementConfiguration(id: "level_end", format: .interstitial, mode: .waterfall, sources: [
+    static func levelEnd() -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "level_end", format: .interstitial, mode: .waterfall, sources: [
             .fixedPrice("level_end_premium", network: "admob_premium", eCPM: 6.50),
             .fixedPrice("level_end_nitx", network: "nitx", eCPM: 5.20),
             .fixedPrice("level_end_standard", network: "admob_standard", eCPM: 4.00),
@@ -49,7 +49,7 @@ struct EffectiveTimeoutTests {
         let clock = ManualClock()
         let nitx = ScriptedAdapter(network: "nitx", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(2106), .fill)])
         let backfill = ScriptedAdapter(network: "admob_backfill", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(90), .fill)])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [
             .fixedPrice("level_end_nitx", network: "nitx", eCPM: 5.20),
             .fixedPrice("level_end_backfill", network: "admob_backfill", eCPM: 1.50),
         ])
@@ -67,7 +67,7 @@ struct EffectiveTimeoutTests {
         let clock = ManualClock()
         let qartvelo = ScriptedAdapter(network: "qartvelo", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(1409), .fill)])
         let backfill = ScriptedAdapter(network: "admob_backfill", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(50), .fill)])
-        let placement = PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), sources: [
+        let placement = MediationConfiguration.Placement(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), sources: [
             .fixedPrice("home_banner_qartvelo", network: "qartvelo", eCPM: 1.50, timeout: .milliseconds(100)),
             .fixedPrice("home_banner_backfill", network: "admob_backfill", eCPM: 0.35),
         ])
@@ -99,7 +99,7 @@ struct EffectiveTimeoutTests {
         for example in cases {
             let clock = ManualClock()
             let silent = ScriptedAdapter(network: "silent", pricing: .bidder, clock: clock, script: [.never])
-            let placement = PlacementConfiguration(id: "p", format: .interstitial, deadline: example.deadline, sources: [
+            let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: example.deadline, sources: [
                 .bidder("silent", timeout: example.source),
             ])
             var timeouts: [String: Duration] = [:]

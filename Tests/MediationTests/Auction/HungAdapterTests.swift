@@ -8,7 +8,7 @@ struct HungAdapterTests {
     func answerComesAtTheDeadline() async {
         let clock = SystemClock()
         let hung = ScriptedAdapter(network: "Hung", pricing: .fixedPrice, clock: clock, script: [.never])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(200), sources: [.fixedPrice("Hung", eCPM: 1.0)])
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: .milliseconds(200), sources: [.fixedPrice("Hung", eCPM: 1.0)])
         let auction = Auction(placement: placement, sources: [AuctionSource(lineItem: placement.sources[0], adapter: hung)], clock: clock)
         let wall = ContinuousClock()
         let started = wall.now

@@ -8,21 +8,21 @@ import Testing
 /// trace line says so.
 @Suite("Networks without inline banners")
 struct InlineCapabilityTests {
-    static func placement(sizing: PlacementConfiguration.BannerSizing, maxWidth: Double? = 320, maxHeight: Double? = 250) -> PlacementConfiguration {
-        PlacementConfiguration(
+    static func placement(sizing: MediationConfiguration.Placement.BannerSizing, maxWidth: Double? = 320, maxHeight: Double? = 250) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(
             id: "feed", format: .banner, bannerSizing: sizing, slot: SlotSize(maxWidth: maxWidth, maxHeight: maxHeight),
             sources: [.fixedPrice("anchored_only", eCPM: 2.0), .fixedPrice("inline_too", eCPM: 1.0)]
         )
     }
 
-    static func run(_ placement: PlacementConfiguration, anchoredSize: AdSize = AdSize(width: 320, height: 50)) async throws -> (AuctionOutcome, anchoredOnly: ScriptedAdapter, inlineToo: ScriptedAdapter) {
+    static func run(_ placement: MediationConfiguration.Placement, anchoredSize: AdSize = AdSize(width: 320, height: 50)) async throws -> (MediationEngine.AuctionOutcome, anchoredOnly: ScriptedAdapter, inlineToo: ScriptedAdapter) {
         let clock = ManualClock()
         let anchoredOnly = ScriptedAdapter(network: "anchored_only", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)], ads: .init(size: anchoredSize))
         let inlineToo = ScriptedAdapter(network: "inline_too", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .fill)], ads: .init(size: AdSize(width: 300, height: 250)))
         var networks = PrebuiltNetworks()
         networks.add("anchored_only", pricing: .fixedPrice, adapter: anchoredOnly, servesInlineBanners: false)
         networks.add("inline_too", pricing: .fixedPrice, adapter: inlineToo)
-        let template = RequestTemplate(screen: DeviceInfo.Screen(width: 390, height: 844, scale: 3))
+        let template = RequestTemplate(screen: AdRequest.Device.Screen(width: 390, height: 844, scale: 3))
         let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock, requestTemplate: template))
         let outcome = try #require(await clock.run { await engine.runAuction(placementID: "feed") } ?? nil)
         return (outcome, anchoredOnly, inlineToo)
@@ -78,7 +78,7 @@ struct InlineCapabilityTests {
         // A network that serves inline banners may fill the same slot.
         var inlineOnly = PrebuiltNetworks()
         inlineOnly.add("inline_too", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "inline_too", pricing: .fixedPrice, clock: clock, script: []))
-        let fine = PlacementConfiguration(id: "feed", format: .banner, bannerSizing: .inline, slot: SlotSize(maxWidth: 320, maxHeight: 40), sources: [.fixedPrice("inline_too", eCPM: 1)])
+        let fine = MediationConfiguration.Placement(id: "feed", format: .banner, bannerSizing: .inline, slot: SlotSize(maxWidth: 320, maxHeight: 40), sources: [.fixedPrice("inline_too", eCPM: 1)])
         #expect(throws: Never.self) {
             _ = try MediationEngine(configuration: inlineOnly.configuration(placements: [fine]), registry: inlineOnly.registry, environment: MediationEnvironment(clock: clock))
         }

@@ -32,7 +32,7 @@ struct OutcomeRuleTests {
     static let fixedTime = Date(timeIntervalSince1970: 1_764_590_400) // 2025-12-01T12:00:00Z
 
     /// An engine over `adapters` (network id, pricing, adapter) with one placement.
-    static func engine(_ placement: PlacementConfiguration, _ adapters: [(String, LineItem.Pricing, any AdNetworkAdapter)], clock: ManualClock, recorder: EventRecorder = EventRecorder()) throws -> MediationEngine {
+    static func engine(_ placement: MediationConfiguration.Placement, _ adapters: [(String, LineItem.Pricing, any AdNetworkAdapter)], clock: ManualClock, recorder: EventRecorder = EventRecorder()) throws -> MediationEngine {
         var networks = PrebuiltNetworks()
         for (id, pricing, adapter) in adapters { networks.add(id, pricing: pricing, adapter: adapter) }
         return try MediationEngine(
@@ -44,7 +44,7 @@ struct OutcomeRuleTests {
     }
 
     /// Runs one auction of `placementID` to 10 s of virtual time.
-    static func run(_ engine: MediationEngine, _ placementID: String, clock: ManualClock) async throws -> AuctionOutcome {
+    static func run(_ engine: MediationEngine, _ placementID: String, clock: ManualClock) async throws -> MediationEngine.AuctionOutcome {
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }
         await clock.advance(to: .origin + .seconds(10))
         return try #require(await task.value)
@@ -64,7 +64,7 @@ struct OutcomeRuleTests {
         let t = ScriptedAdapter(network: "t", pricing: .fixedPrice, clock: clock, script: [.never])
         let c = ScriptedAdapter(network: "c", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(500), .fill)], ads: .init(format: .interstitial, size: AdSize(width: 390, height: 844)))
         let u = ScriptedAdapter(network: "u", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(5), .fill)])
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, floor: 0.20, sources: [
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, floor: 0.20, sources: [
             .bidder("W", network: "w"),
             .fixedPrice("L", network: "l", eCPM: 1.00),
             .fixedPrice("N", network: "n", eCPM: 0.90),
@@ -80,7 +80,7 @@ struct OutcomeRuleTests {
         #expect(outcome.outcome(of: "W") == .won)
         #expect(outcome.outcome(of: "L") == .lost(.lostToHigherBid))
         #expect(outcome.outcome(of: "N") == .noFill(.noInventory))
-        #expect(outcome.outcome(of: "E") == .error(AdapterError(kind: .server, code: 500, message: "scripted error")))
+        #expect(outcome.outcome(of: "E") == .error(AdLoadResult.Error(kind: .server, code: 500, message: "scripted error")))
         #expect(outcome.outcome(of: "T") == .timeout(.source))
         #expect(outcome.trace.source("T")?.limitMilliseconds == 60)
         #expect(outcome.outcome(of: "C") == .cancelled(couldNotBeat: 2.00))
@@ -112,7 +112,7 @@ struct OutcomeRuleTests {
             // Both fill at 100 ms; the one processed first registers its sleep at 0 ms, the other at 50 ms.
             let a = TimedAdapter(clock: clock, registerAt: firstProcessed == 0 ? .zero : .milliseconds(50), at: .milliseconds(100)) { _ in .fill(OutcomeRuleTests.ad("a", "neta")) }
             let b = TimedAdapter(clock: clock, registerAt: firstProcessed == 1 ? .zero : .milliseconds(50), at: .milliseconds(100)) { _ in .fill(OutcomeRuleTests.ad("b", "netb")) }
-            let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+            let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [
                 .fixedPrice("NetA", network: "neta", eCPM: reversed ? 1.20 : 0.80),
                 .fixedPrice("NetB", network: "netb", eCPM: reversed ? 1.20 : 0.80),
             ])
@@ -137,7 +137,7 @@ struct OutcomeRuleTests {
             let clock = ManualClock()
             let high = TimedAdapter(clock: clock, registerAt: lowerFirst ? .milliseconds(50) : .zero, at: .milliseconds(100)) { _ in .fill(OutcomeRuleTests.ad("a", "neta")) }
             let low = TimedAdapter(clock: clock, registerAt: lowerFirst ? .zero : .milliseconds(50), at: .milliseconds(100)) { _ in .fill(OutcomeRuleTests.ad("b", "netb")) }
-            let placement = PlacementConfiguration(id: "level_end", format: .interstitial, sources: [
+            let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: [
                 .fixedPrice("NetA", network: "neta", eCPM: 1.20),
                 .fixedPrice("NetB", network: "netb", eCPM: 0.80),
             ])
@@ -241,7 +241,7 @@ struct OutcomeRuleTests {
         var eurItem = LineItem.bidder("Eur", network: "eur", adUnitID: "eur-unit", floor: 0.50)
         eurItem.currency = "EUR"
         eurItem.usdRate = 1.10
-        let placement = PlacementConfiguration(id: "level_end", format: .interstitial, deadline: .milliseconds(2000), floor: 0.10, mode: .waterfall, sources: [
+        let placement = MediationConfiguration.Placement(id: "level_end", format: .interstitial, deadline: .milliseconds(2000), floor: 0.10, mode: .waterfall, sources: [
             eurItem,
             .fixedPrice("One", network: "one", adUnitID: "one-unit", eCPM: 1.50, timeout: .milliseconds(800)),
             .fixedPrice("Two", network: "two", adUnitID: "two-unit", eCPM: 0.90),

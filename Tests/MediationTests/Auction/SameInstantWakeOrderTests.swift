@@ -14,7 +14,7 @@ struct SameInstantWakeOrderTests {
         let silent = ScriptedAdapter(network: "silent", pricing: .fixedPrice, clock: clock, script: [.never])
         var networks = PrebuiltNetworks()
         networks.add("silent", pricing: .fixedPrice, adapter: silent, health: .disabled)
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, deadline: .milliseconds(500), sources: [.fixedPrice("silent_1", network: "silent", eCPM: 1)])
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: .milliseconds(500), sources: [.fixedPrice("silent_1", network: "silent", eCPM: 1)])
         let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
         let ended = Locked<[Int]>([])
         let count = 64

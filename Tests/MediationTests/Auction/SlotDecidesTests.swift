@@ -7,10 +7,10 @@ import Testing
 @Suite("R8a the placement's slot decides")
 struct SlotDecidesTests {
     /// An anchored banner with no `max_width` (the phone's screen is 390 pt wide).
-    static let banner = PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), sources: [.bidder("Bid")])
+    static let banner = MediationConfiguration.Placement(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), sources: [.bidder("Bid")])
 
     /// The outcome of one auction where `Bid` bids 5.00 with an ad of `size`.
-    static func outcome(size: AdSize, placement: PlacementConfiguration = banner, resize: SlotSize? = nil) async throws -> (AuctionTrace, ScriptedAdapter) {
+    static func outcome(size: AdSize, placement: MediationConfiguration.Placement = banner, resize: SlotSize? = nil) async throws -> (AuctionTrace, ScriptedAdapter) {
         let clock = ManualClock()
         let bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(10), .bid(5.00))], ads: .init(format: .banner, size: size))
         let engine = try TestEngine(placements: [placement], adapters: [bid], clock: clock)
@@ -57,7 +57,7 @@ struct SlotDecidesTests {
 
     @Test("a host's resize can shrink the declared slot but never grow it: 728x90 after a resize to 1000x300 of a 390x90 slot is 203, and the request asks 390x90")
     func aResizeNeverGrowsTheDeclaredSlot() async throws {
-        let placement = PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), sources: [.bidder("Bid")])
+        let placement = MediationConfiguration.Placement(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), sources: [.bidder("Bid")])
         let (trace, adapter) = try await Self.outcome(size: AdSize(width: 728, height: 90), placement: placement, resize: SlotSize(maxWidth: 1000, maxHeight: 300))
         #expect(trace.source("Bid")?.outcome == .lost(.sizeNotAllowed))
         #expect(adapter.requests.first?.slot == SlotSize(maxWidth: 390, maxHeight: 90))

@@ -43,7 +43,7 @@ enum ConfigurationFixture {
     }
 
     static func load(_ json: String) throws(ConfigurationError) -> MediationConfiguration {
-        try ConfigurationLoader(registry: registry).load(json: json)
+        try MediationConfiguration(json: json, registry: registry)
     }
 }
 
@@ -52,7 +52,7 @@ struct PricingOnlyFactory: NetworkAdapterFactory {
     let kind: String
     let pricing: LineItem.Pricing
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         throw ConfigurationError(code: .unknownAdapter, path: "networks.\(network.id).adapter", message: "loader-test kind")
     }
 }

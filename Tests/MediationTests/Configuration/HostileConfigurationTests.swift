@@ -25,7 +25,7 @@ struct HostileConfigurationTests {
 
     private static func error(contentsOf url: URL) -> ConfigurationError? {
         do {
-            _ = try ConfigurationLoader(registry: ConfigurationFixture.registry).load(contentsOf: url)
+            _ = try MediationConfiguration(contentsOf: url, registry: ConfigurationFixture.registry)
             return nil
         } catch {
             return error
@@ -75,7 +75,7 @@ struct HostileConfigurationTests {
         try Data(ConfigurationFixture.base.utf8).write(to: target)
         let link = directory.appendingPathComponent("link.json")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
-        let configuration = try ConfigurationLoader(registry: ConfigurationFixture.registry).load(contentsOf: link)
+        let configuration = try MediationConfiguration(contentsOf: link, registry: ConfigurationFixture.registry)
         #expect(configuration.placements.count == 2)
     }
 
@@ -86,7 +86,7 @@ struct HostileConfigurationTests {
     ])
     func otherEncodings(_ bytes: [UInt8]) throws {
         let error = try #require(throws: ConfigurationError.self) {
-            try ConfigurationLoader(registry: ConfigurationFixture.registry).load(data: Data(bytes))
+            try MediationConfiguration(data: Data(bytes), registry: ConfigurationFixture.registry)
         }
         #expect(error.code == .syntax)
         #expect(!error.description.contains("\u{0}"))

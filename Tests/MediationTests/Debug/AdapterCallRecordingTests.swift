@@ -23,12 +23,12 @@ struct AdapterCallRecordingTests {
         var networks = PrebuiltNetworks()
         networks.add("bidnet", pricing: .bidder, adapter: AttributionProbe(base: ScriptedAdapter(network: "bidnet", pricing: .bidder, clock: clock) { _, _ in .after(.milliseconds(50), .bid(2)) }, seen: seen))
         networks.add("fixnet", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "fixnet", pricing: .fixedPrice, clock: clock) { _, _ in .after(.milliseconds(80), .noFill) })
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
             .bidder("b", network: "bidnet", adUnitID: "unit-b"),
             .fixedPrice("f", network: "fixnet", adUnitID: "unit-f", eCPM: 1),
         ])
         let recorder = HTTPExchangeRecorder()
-        var privacy = PrivacySignals()
+        var privacy = AdRequest.Privacy()
         privacy.coppa = true
         let engine = try MediationEngine(
             configuration: networks.configuration(placements: [placement]),
@@ -60,7 +60,7 @@ struct AdapterCallRecordingTests {
         let seen = Locked<[SourceAttribution?]>([])
         var networks = PrebuiltNetworks()
         networks.add("bidnet", pricing: .bidder, adapter: AttributionProbe(base: ScriptedAdapter(network: "bidnet", pricing: .bidder, clock: clock) { _, _ in .after(.milliseconds(50), .bid(2)) }, seen: seen))
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [.bidder("b", network: "bidnet", adUnitID: "unit-b")])
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [.bidder("b", network: "bidnet", adUnitID: "unit-b")])
         let engine = try MediationEngine(configuration: networks.configuration(placements: [placement]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
         let task = clock.startTask { await engine.runAuction(placementID: "p") }
         await clock.runUntilIdle()

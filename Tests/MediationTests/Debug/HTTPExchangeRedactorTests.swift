@@ -35,10 +35,10 @@ struct HTTPExchangeRedactorTests {
         #expect(HTTPExchangeRedactor.bodyText(Data("plain text".utf8)) == "plain text")
     }
 
-    private struct EchoTransport: HTTPTransport {
+    private struct EchoTransport: HTTP.Transport {
         let clock: ManualClock
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-            do { try await clock.sleep(until: clock.now + .milliseconds(40)) } catch { throw TransportError(kind: .cancelled, message: "cancelled") }
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+            do { try await clock.sleep(until: clock.now + .milliseconds(40)) } catch { throw HTTP.TransportError(kind: .cancelled, message: "cancelled") }
             return .json(Data(#"{"ok":true}"#.utf8))
         }
     }
@@ -53,7 +53,7 @@ struct HTTPExchangeRedactorTests {
         let attribution = SourceAttribution(auctionID: "A", placementID: "p", lineItemID: "li")
         let task = clock.startTask {
             await SourceAttribution.$current.withValue(attribution) {
-                _ = try? await transport.send(HTTPRequest(method: "POST", url: url, body: Data("{}".utf8)))
+                _ = try? await transport.send(HTTP.Request(method: "POST", url: url, body: Data("{}".utf8)))
             }
         }
         await clock.runUntilIdle()
@@ -70,7 +70,7 @@ struct HTTPExchangeRedactorTests {
         #expect(exchange.durationMilliseconds == 40)
         // Outside an auction there is no source; past the capacity exchanges are counted only.
         for _ in 0..<2 {
-            let more = clock.startTask { _ = try? await transport.send(HTTPRequest(url: url)) }
+            let more = clock.startTask { _ = try? await transport.send(HTTP.Request(url: url)) }
             await clock.runUntilIdle()
             await clock.advance(by: .milliseconds(40))
             await more.value

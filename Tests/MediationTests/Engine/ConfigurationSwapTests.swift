@@ -10,12 +10,12 @@ import Testing
 /// adapters built and shut down once nothing uses them. Every ad is shown or released once.
 @Suite("Configuration swap")
 struct ConfigurationSwapTests {
-    private static func levelEnd(_ sources: [LineItem], mode: PlacementConfiguration.AuctionMode = .parallel) -> PlacementConfiguration {
-        PlacementConfiguration(id: "level_end", format: .interstitial, mode: mode, sources: sources)
+    private static func levelEnd(_ sources: [LineItem], mode: MediationConfiguration.Placement.AuctionMode = .parallel) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "level_end", format: .interstitial, mode: mode, sources: sources)
     }
 
-    private static func banner(refreshSeconds: Int, sources: [LineItem]) -> PlacementConfiguration {
-        PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), refreshSeconds: refreshSeconds, sources: sources)
+    private static func banner(refreshSeconds: Int, sources: [LineItem]) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), refreshSeconds: refreshSeconds, sources: sources)
     }
 
     @Test("a one-shot auction running during a swap finishes under its configuration; the next runs the new one")
@@ -87,7 +87,7 @@ struct ConfigurationSwapTests {
             // The old neta's ad is current: its adapter and the old configuration's are alive.
             #expect(oldNetA.lifeCycleCalls.isEmpty && netp.lifeCycleCalls.isEmpty)
 
-            #expect(await placement.reportShown(first.ad) == .impression(Impression(ad: try #require(harness.recorder.impressions.first?.ad))))
+            #expect(await placement.reportShown(first.ad) == .impression(MediationEvent.Impression(ad: try #require(harness.recorder.impressions.first?.ad))))
             let second = harness.clock.startTask { await placement.load() } // a shown interstitial is used up
             await harness.clock.advance(to: at(2))
             let next = try #require(await second.value.ad)
@@ -163,12 +163,12 @@ struct ConfigurationSwapTests {
         let rewardedSources: [LineItem] = [.fixedPrice("neta_rw", network: "neta", eCPM: 4.0)]
         let v1 = MediationConfiguration(
             networks: [SwapHarness.network("neta")],
-            placements: [interstitial, PlacementConfiguration(id: "bonus", format: .rewarded, sources: rewardedSources), PlacementConfiguration(id: "chest", format: .rewarded, sources: rewardedSources)],
+            placements: [interstitial, MediationConfiguration.Placement(id: "bonus", format: .rewarded, sources: rewardedSources), MediationConfiguration.Placement(id: "chest", format: .rewarded, sources: rewardedSources)],
             version: 1
         )
         let v2 = MediationConfiguration(
             networks: [SwapHarness.network("neta")],
-            placements: [PlacementConfiguration(id: "level_end", format: .rewarded, sources: [.fixedPrice("neta_le", network: "neta", eCPM: 1.2)]), PlacementConfiguration(id: "bonus", format: .rewarded, sources: rewardedSources)],
+            placements: [MediationConfiguration.Placement(id: "level_end", format: .rewarded, sources: [.fixedPrice("neta_le", network: "neta", eCPM: 1.2)]), MediationConfiguration.Placement(id: "bonus", format: .rewarded, sources: rewardedSources)],
             version: 2
         )
         let harness = try SwapHarness(v1)
@@ -226,7 +226,7 @@ struct ConfigurationSwapTests {
             #expect(harness.engine.placement("level_end") === placement)
             #expect(harness.adapters(of: "netb").map(\.lifeCycleCalls) == [[.shutdown]])
             #expect(harness.adapters(of: "neta").count == 1)
-            let unknown = MediationConfiguration(networks: [NetworkConfiguration(id: "neta", adapter: "nobody")], placements: v1.placements, version: 3)
+            let unknown = MediationConfiguration(networks: [MediationConfiguration.Network(id: "neta", adapter: "nobody")], placements: v1.placements, version: 3)
             do {
                 try await harness.apply(unknown, version: 3)
                 Issue.record("an unknown network kind was applied")

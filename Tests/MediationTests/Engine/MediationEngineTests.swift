@@ -38,13 +38,13 @@ struct MediationEngineTests {
         struct Picky: NetworkAdapterFactory {
             let kind = "picky"
             let pricing = LineItem.Pricing.fixedPrice
-            func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+            func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
                 throw ConfigurationError(code: .missingField, path: "networks.\(network.id).credentials.key", message: "required")
             }
         }
         let configuration = MediationConfiguration(
-            networks: [NetworkConfiguration(id: "p", adapter: "picky")],
-            placements: [PlacementConfiguration(id: "x", format: .interstitial, sources: [.fixedPrice("x1", network: "p", eCPM: 1)])]
+            networks: [MediationConfiguration.Network(id: "p", adapter: "picky")],
+            placements: [MediationConfiguration.Placement(id: "x", format: .interstitial, sources: [.fixedPrice("x1", network: "p", eCPM: 1)])]
         )
         #expect {
             _ = try MediationEngine(configuration: configuration, registry: NetworkRegistry([Picky()]))
@@ -71,7 +71,7 @@ struct MediationEngineTests {
         let clock = ManualClock()
         let (bid, netA, netB) = Self.adapters(clock)
         let engine = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: [bid, netA, netB], clock: clock)
-        let withdrawn = RequestTemplate(privacy: PrivacySignals(userConsent: false))
+        let withdrawn = RequestTemplate(privacy: AdRequest.Privacy(userConsent: false))
         engine.engine.updateRequestTemplate(withdrawn)
         for adapter in [bid, netA, netB] {
             #expect(adapter.templates.map(\.privacy.userConsent) == [false])

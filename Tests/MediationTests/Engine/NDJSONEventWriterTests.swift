@@ -23,13 +23,13 @@ struct NDJSONEventWriterTests {
             .auctionStarted(placementID: "home_banner", reason: .refresh, configVersion: 0, at: at(0)),
             .auctionFinished(placementID: "home_banner", trace: trace, at: at(90)),
             .adLoaded(ad, expiresAt: at(3_600_090), at: at(90)),
-            .shown(Impression(ad: ad), at: at(95)),
+            .shown(MediationEvent.Impression(ad: ad), at: at(95)),
             .released(ad, reason: .replaced, at: at(60_095)),
             .refreshScheduled(placementID: "home_banner", dueAt: at(60_090), configVersion: 0, at: at(90)),
             .lateAnswer(MediationEvent.LateAnswer(auctionID: "a1", placementID: "home_banner", lineItemID: "li-2", arrivedAt: at(120), adReleased: true)),
         ]
         let lines = Locked<[String]>([])
-        let writer = NDJSONEventWriter { line in lines.withLock { $0.append(line) } }
+        let writer = MediationEvent.NDJSONWriter { line in lines.withLock { $0.append(line) } }
         for event in events { writer.record(event) }
         let written = lines.withLock { $0 }
         #expect(written.count == events.count && writer.linesWritten == events.count)

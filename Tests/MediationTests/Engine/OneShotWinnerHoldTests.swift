@@ -17,13 +17,13 @@ struct OneShotWinnerHoldTests {
     /// Version 2: `netb` alone (`neta` removed).
     private static let withoutNeta = MediationConfiguration(networks: [SwapHarness.network("netb")], placements: [levelEnd(["netb"])], version: 2)
 
-    private static func levelEnd(_ networks: [String]) -> PlacementConfiguration {
-        PlacementConfiguration(id: "level_end", format: .interstitial, sources: networks.map { LineItem.fixedPrice("\($0)_le", network: $0, eCPM: 1.0) })
+    private static func levelEnd(_ networks: [String]) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: networks.map { LineItem.fixedPrice("\($0)_le", network: $0, eCPM: 1.0) })
     }
 
     /// Runs one one-shot auction of `level_end` to its end (the task, which keeps its result,
     /// is gone when this returns).
-    private static func oneShot(on engine: MediationEngine, clock: ManualClock) async throws -> AuctionOutcome {
+    private static func oneShot(on engine: MediationEngine, clock: ManualClock) async throws -> MediationEngine.AuctionOutcome {
         let task = clock.startTask { await engine.runAuction(placementID: "level_end") }
         await clock.advance(to: clock.now + .seconds(1))
         return try #require(await task.value)
@@ -40,7 +40,7 @@ struct OneShotWinnerHoldTests {
         try await harness.clock.perform {
             let neta = try #require(harness.adapters(of: "neta").first)
             do {
-                let copy: AuctionOutcome.Winner
+                let copy: MediationEngine.AuctionOutcome.Winner
                 do {
                     let outcome = try await Self.oneShot(on: harness.engine, clock: harness.clock)
                     let winner = try #require(outcome.winner)
@@ -87,7 +87,7 @@ struct OneShotWinnerHoldTests {
         let factory = SwapFactory(kind: "swap.fixed", pricing: .fixedPrice, clock: clock)
         try await clock.perform {
             weak var gone: MediationEngine?
-            var last: AuctionOutcome.Winner?
+            var last: MediationEngine.AuctionOutcome.Winner?
             do {
                 let engine = try MediationEngine(configuration: Self.v1(), registry: NetworkRegistry([factory]), environment: MediationEnvironment(clock: clock))
                 gone = engine
@@ -140,7 +140,7 @@ struct OneShotWinnerHoldTests {
     func manyWinnersAcrossSwaps(order: [Int], concurrently: Bool) async throws {
         let harness = try SwapHarness(Self.v1())
         try await harness.clock.perform {
-            var winners: [AuctionOutcome.Winner?] = []
+            var winners: [MediationEngine.AuctionOutcome.Winner?] = []
             // neta under v1, v2 and v3 (each changes it: a new adapter), then v4 removes it.
             for version in 1...3 {
                 if version > 1 {
@@ -155,7 +155,7 @@ struct OneShotWinnerHoldTests {
             #expect(adapters.count == 3)
             #expect(adapters.map(Self.shutdowns) == [0, 0, 0])
             if concurrently {
-                var taken: [AuctionOutcome.Winner] = []
+                var taken: [MediationEngine.AuctionOutcome.Winner] = []
                 for index in order { if let winner = winners[index] { taken.append(winner) } }
                 winners = []
                 await withTaskGroup(of: Void.self) { group in

@@ -19,7 +19,7 @@ final class SwapFactory: NetworkAdapterFactory {
         self.clock = clock
     }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         if case .bool(true)? = network.options["fail"] {
             throw ConfigurationError(code: .invalidValue, path: network.path(of: "options", "fail"), message: "scripted failure")
         }
@@ -60,10 +60,10 @@ final class SwapHarness: Sendable {
     }
 
     /// A fixed-price network answering `result` after `delayMS`.
-    static func network(_ id: String, delayMS: Int = 100, result: String = "fill", kind: String = "swap.fixed", extra: [String: JSONValue] = [:]) -> NetworkConfiguration {
+    static func network(_ id: String, delayMS: Int = 100, result: String = "fill", kind: String = "swap.fixed", extra: [String: JSONValue] = [:]) -> MediationConfiguration.Network {
         var options: [String: JSONValue] = ["delay_ms": .number(Double(delayMS)), "result": .string(result)]
         options.merge(extra) { $1 }
-        return NetworkConfiguration(id: id, adapter: kind, options: options)
+        return MediationConfiguration.Network(id: id, adapter: kind, options: options)
     }
 
     /// Every adapter built, by network id, in build order.

@@ -32,7 +32,7 @@ struct HealthFixture: Sendable {
         var networks = PrebuiltNetworks()
         networks.add("bad", pricing: .fixedPrice, adapter: bad, health: Self.settings)
         networks.add("good", pricing: .fixedPrice, adapter: good, health: Self.settings)
-        let placement = PlacementConfiguration(
+        let placement = MediationConfiguration.Placement(
             id: "level_end",
             format: .interstitial,
             mode: .waterfall,
@@ -47,7 +47,7 @@ struct HealthFixture: Sendable {
     }
 
     /// Runs one auction from the clock's instant, moving the clock 3 s on.
-    func auction() async throws -> AuctionOutcome {
+    func auction() async throws -> MediationEngine.AuctionOutcome {
         let engine = engine
         let task = clock.startTask { await engine.runAuction(placementID: "level_end") }
         await clock.runUntilIdle()

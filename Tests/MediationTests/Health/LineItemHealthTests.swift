@@ -22,7 +22,7 @@ struct LineItemHealthFixture: Sendable {
     ///   - wallClock: the wall clock.
     ///   - answer: `ads`'s answer to a request for an ad unit.
     init(
-        placements: [PlacementConfiguration],
+        placements: [MediationConfiguration.Placement],
         store: any StateStore = MemoryStateStore(),
         wallClock: @escaping @Sendable () -> Date = { Date(timeIntervalSince1970: 1_000_000) },
         answer: @escaping @Sendable (_ adUnitID: String) -> ScriptedAnswer
@@ -40,7 +40,7 @@ struct LineItemHealthFixture: Sendable {
 
     /// One placement `p` with a failing line item `bad` (ad unit `u_bad`, eCPM 2) and an
     /// answering one `good` (`u_good`, eCPM 1) of the same network, in parallel.
-    static let twoLineItems = [PlacementConfiguration(id: "p", format: .interstitial, sources: [
+    static let twoLineItems = [MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
         .fixedPrice("bad", network: "ads", adUnitID: "u_bad", eCPM: 2),
         .fixedPrice("good", network: "ads", adUnitID: "u_good", eCPM: 1),
     ])]
@@ -56,12 +56,12 @@ struct LineItemHealthFixture: Sendable {
     /// Two placements sharing `ads`: `home` (line item `home_ads`, ad unit `u_home`) and
     /// `level` (`level_ads`, `u_level`).
     static let twoPlacements = [
-        PlacementConfiguration(id: "home", format: .interstitial, sources: [.fixedPrice("home_ads", network: "ads", adUnitID: "u_home", eCPM: 1)]),
-        PlacementConfiguration(id: "level", format: .interstitial, sources: [.fixedPrice("level_ads", network: "ads", adUnitID: "u_level", eCPM: 1)]),
+        MediationConfiguration.Placement(id: "home", format: .interstitial, sources: [.fixedPrice("home_ads", network: "ads", adUnitID: "u_home", eCPM: 1)]),
+        MediationConfiguration.Placement(id: "level", format: .interstitial, sources: [.fixedPrice("level_ads", network: "ads", adUnitID: "u_level", eCPM: 1)]),
     ]
 
     /// Runs one auction of `placementID` from the clock's instant, moving the clock ``step`` on.
-    func auction(_ placementID: String = "p") async throws -> AuctionOutcome {
+    func auction(_ placementID: String = "p") async throws -> MediationEngine.AuctionOutcome {
         let engine = engine
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }
         await clock.runUntilIdle()
@@ -232,7 +232,7 @@ struct LineItemHealthTests {
     @Test("a line item a configuration change removed no longer makes another's failures its own: a whole-network outage after the swap pauses the network only")
     func removedLineItemNoLongerSpeaksForTheNetwork() async throws {
         let down = Locked(false)
-        let fixture = try LineItemHealthFixture(placements: [PlacementConfiguration(id: "p", format: .interstitial, sources: [
+        let fixture = try LineItemHealthFixture(placements: [MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
             .fixedPrice("a", network: "ads", adUnitID: "u_a", eCPM: 2),
             .fixedPrice("b", network: "ads", adUnitID: "u_b", eCPM: 1),
         ])]) { unit in
@@ -243,7 +243,7 @@ struct LineItemHealthTests {
         #expect(fixture.engine.lineItemHealth("a", placementID: "p")?.recentFailures == 3)
         // `b` is replaced by `c`; then the whole network fails, `a` and `c` from the same auction on.
         var v2 = fixture.engine.configuration
-        v2.placements = [PlacementConfiguration(id: "p", format: .interstitial, sources: [
+        v2.placements = [MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
             .fixedPrice("a", network: "ads", adUnitID: "u_a", eCPM: 2),
             .fixedPrice("c", network: "ads", adUnitID: "u_c", eCPM: 1),
         ])]
@@ -263,11 +263,11 @@ struct LineItemHealthTests {
         func run() async throws -> (events: [String], fixture: LineItemHealthFixture) {
             let auction = Locked(0)
             let fixture = try LineItemHealthFixture(placements: [
-                PlacementConfiguration(id: "home", format: .interstitial, sources: [
+                MediationConfiguration.Placement(id: "home", format: .interstitial, sources: [
                     .fixedPrice("h1", network: "ads", adUnitID: "u_h1", eCPM: 2),
                     .fixedPrice("h2", network: "ads", adUnitID: "u_h2", eCPM: 1),
                 ]),
-                PlacementConfiguration(id: "level", format: .interstitial, sources: [.fixedPrice("h1", network: "ads", adUnitID: "u_l1", eCPM: 1)]),
+                MediationConfiguration.Placement(id: "level", format: .interstitial, sources: [.fixedPrice("h1", network: "ads", adUnitID: "u_l1", eCPM: 1)]),
             ]) { unit in
                 let n = auction.withLock { $0 }
                 let down = (60..<90).contains(n)
@@ -393,8 +393,8 @@ struct LineItemHealthTests {
         networks.add("solo", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "solo", pricing: .fixedPrice, clock: clock, script: []), health: .standard)
         networks.add("ads", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "ads", pricing: .fixedPrice, clock: clock, script: []), health: .standard)
         let configuration = networks.configuration(placements: [
-            PlacementConfiguration(id: "p", format: .interstitial, sources: [.fixedPrice("solo_p", network: "solo", eCPM: 1), .fixedPrice("ads_p", network: "ads", eCPM: 1)]),
-            PlacementConfiguration(id: "q", format: .interstitial, sources: [.fixedPrice("ads_q", network: "ads", eCPM: 1)]),
+            MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [.fixedPrice("solo_p", network: "solo", eCPM: 1), .fixedPrice("ads_p", network: "ads", eCPM: 1)]),
+            MediationConfiguration.Placement(id: "q", format: .interstitial, sources: [.fixedPrice("ads_q", network: "ads", eCPM: 1)]),
         ])
         #expect(configuration.networksWithLineItemHealth == ["ads"])
         let monitor = NetworkHealthMonitor(seed: 1, store: MemoryStateStore(), wallClock: { Date() }, logger: RecordingLogger(), emit: { _ in })
@@ -440,7 +440,7 @@ struct LineItemRunTests {
 /// machine under a network that is paused, or whose probe fails.
 @Suite("Network health: line items under their network (R24)")
 struct LineItemHealthMonitorTests {
-    static let failed = SourceOutcome.error(AdapterError(kind: .server, code: 500, message: "x"))
+    static let failed = SourceOutcome.error(AdLoadResult.Error(kind: .server, code: 500, message: "x"))
     static let answered = SourceOutcome.noFill(.noInventory)
 
     let events = Locked<[MediationEvent]>([])

@@ -41,12 +41,12 @@ struct NetworkHealthTests {
         #expect(HealthSignal(.noFill(.noInventory)) == .success)
         #expect(HealthSignal(.lost(.lostToHigherBid)) == .success)
         #expect(HealthSignal(.timeout(.network)) == .failure)
-        #expect(HealthSignal(.error(AdapterError(kind: .server, code: 500, message: "x"))) == .failure)
-        #expect(HealthSignal(.error(AdapterError(kind: .configuration, code: 401, message: "x"))) == nil)
+        #expect(HealthSignal(.error(AdLoadResult.Error(kind: .server, code: 500, message: "x"))) == .failure)
+        #expect(HealthSignal(.error(AdLoadResult.Error(kind: .configuration, code: 401, message: "x"))) == nil)
         #expect(HealthSignal(.cancelled(couldNotBeat: 1)) == nil)
         #expect(HealthSignal(.notAsked(.tierNotReached)) == nil)
-        #expect(HealthSignal.combined(signals: [HealthSignal(.error(AdapterError(kind: .network, code: 1, message: "x"))), HealthSignal(.noFill(.noInventory))]) == .success)
-        #expect(HealthSignal.combined(signals: [HealthSignal(.error(AdapterError(kind: .network, code: 1, message: "x"))), HealthSignal(.cancelled(couldNotBeat: nil))]) == .failure)
+        #expect(HealthSignal.combined(signals: [HealthSignal(.error(AdLoadResult.Error(kind: .network, code: 1, message: "x"))), HealthSignal(.noFill(.noInventory))]) == .success)
+        #expect(HealthSignal.combined(signals: [HealthSignal(.error(AdLoadResult.Error(kind: .network, code: 1, message: "x"))), HealthSignal(.cancelled(couldNotBeat: nil))]) == .failure)
     }
 
     @Test("at the back-off instant one probe asks it; a failed probe doubles the back-off up to the cap; a success closes it")

@@ -118,9 +118,9 @@ struct HostileHostEventTests {
         let unshown = ScriptedAdapter(network: "unshown", pricing: .fixedPrice, clock: clock, script: [.after(ms(10), .fill)])
         let hanging = ScriptedAdapter(network: "hanging", pricing: .fixedPrice, clock: clock, script: [.after(.seconds(2), .fill)])
         let placements = [
-            PlacementConfiguration(id: "a_shown", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 30, sources: [.fixedPrice("shown_li", network: "shown", eCPM: 1)]),
-            PlacementConfiguration(id: "b_unshown", format: .interstitial, sources: [.fixedPrice("unshown_li", network: "unshown", eCPM: 1)]),
-            PlacementConfiguration(id: "c_outstanding", format: .interstitial, sources: [.fixedPrice("hanging_li", network: "hanging", eCPM: 1)]),
+            MediationConfiguration.Placement(id: "a_shown", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 30, sources: [.fixedPrice("shown_li", network: "shown", eCPM: 1)]),
+            MediationConfiguration.Placement(id: "b_unshown", format: .interstitial, sources: [.fixedPrice("unshown_li", network: "unshown", eCPM: 1)]),
+            MediationConfiguration.Placement(id: "c_outstanding", format: .interstitial, sources: [.fixedPrice("hanging_li", network: "hanging", eCPM: 1)]),
         ]
         let test = try TestEngine(placements: placements, adapters: [shown, unshown, hanging], clock: clock)
         try await clock.perform {
@@ -173,7 +173,7 @@ struct HostileHostEventTests {
     func shutdownDuringOneShotAuction() async throws {
         let clock = ManualClock()
         let slow = ScriptedAdapter(network: "slow", pricing: .fixedPrice, clock: clock, script: [.after(.seconds(1), .fill)])
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, deadline: .milliseconds(1500), sources: [.fixedPrice("slow_li", network: "slow", eCPM: 1)])
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: .milliseconds(1500), sources: [.fixedPrice("slow_li", network: "slow", eCPM: 1)])
         let test = try TestEngine(placements: [placement], adapters: [slow], clock: clock)
         try await clock.perform {
             let task = await test.startAuction("p")
@@ -197,7 +197,7 @@ struct HostileHostEventTests {
             index % 3 == 0 ? .after(ms(Int64(30 + index % 60)), .bid(Double(index % 4) + 0.5)) : .after(ms(50), .noFill)
         }
         let placements = (0..<200).map { index in
-            PlacementConfiguration(id: "p\(index)", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 30 + index % 4 * 15, sources: [
+            MediationConfiguration.Placement(id: "p\(index)", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 30 + index % 4 * 15, sources: [
                 .bidder("bid_\(index)", network: "bidder", floor: 0.2),
                 .fixedPrice("fast_\(index)", network: "fast", eCPM: 1),
             ])
@@ -235,8 +235,8 @@ struct HostileHostEventTests {
         let net = ScriptedAdapter(network: "net", pricing: .fixedPrice, clock: clock, script: [.after(ms(10), .fill)])
         let sources: [LineItem] = (0..<4).map { .fixedPrice("li_\($0)", network: "net", eCPM: Double(4 - $0)) }
         let placements = [
-            PlacementConfiguration(id: "one", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 30, sources: sources),
-            PlacementConfiguration(id: "two", format: .native, slot: SlotSize(maxHeight: 100), sources: sources),
+            MediationConfiguration.Placement(id: "one", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxHeight: 90), refreshSeconds: 30, sources: sources),
+            MediationConfiguration.Placement(id: "two", format: .native, slot: SlotSize(maxHeight: 100), sources: sources),
         ]
         let test = try TestEngine(placements: placements, adapters: [net], clock: clock)
         let ran: Void? = await clock.run {
@@ -278,7 +278,7 @@ struct HostileHostEventTests {
         let clock = ManualClock()
         let shared = ScriptedAd(id: "shared-ad", network: "net", format: .interstitial, size: AdSize(width: 390, height: 844))
         let net = ScriptedAdapter(network: "net", pricing: .fixedPrice, clock: clock, script: [.after(ms(10), .fillWith(shared))])
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
             .fixedPrice("high", network: "net", eCPM: 2),
             .fixedPrice("low", network: "net", eCPM: 1),
         ])
@@ -297,7 +297,7 @@ struct HostileHostEventTests {
         let shared = ScriptedAd(id: "shared-ad", network: "net", format: .interstitial, size: AdSize(width: 390, height: 844))
         // Asked in config order: "high" answers at 20 ms, "low" at 10 ms.
         let net = ScriptedAdapter(network: "net", pricing: .fixedPrice, clock: clock, script: [.after(ms(20), .fillWith(shared)), .after(ms(10), .fillWith(shared))])
-        let placement = PlacementConfiguration(id: "p", format: .interstitial, sources: [
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [
             .fixedPrice("high", network: "net", eCPM: 2),
             .fixedPrice("low", network: "net", eCPM: 1),
         ])
@@ -320,7 +320,7 @@ struct HostileHostEventTests {
             .after(.zero, .bid(Double(index % 5) + 0.25))
         }
         let placements = (0..<8).map { index in
-            PlacementConfiguration(id: "p\(index)", format: index % 2 == 0 ? .banner : .interstitial, bannerSizing: index % 2 == 0 ? .anchored : nil, slot: SlotSize(maxHeight: 90), refreshSeconds: index % 2 == 0 ? 30 : nil, deadline: .milliseconds(500), sources: [
+            MediationConfiguration.Placement(id: "p\(index)", format: index % 2 == 0 ? .banner : .interstitial, bannerSizing: index % 2 == 0 ? .anchored : nil, slot: SlotSize(maxHeight: 90), refreshSeconds: index % 2 == 0 ? 30 : nil, deadline: .milliseconds(500), sources: [
                 .bidder("b\(index)", network: "bidder", floor: 0.1),
                 .fixedPrice("f\(index)", network: "instant", eCPM: 1),
             ])

@@ -70,12 +70,12 @@ struct PlacementEventTests {
     @Test("events carry no chat content or user data")
     func noUserData() async throws {
         let secrets = ["XYZZY-chat-secret", "IDFA-SECRET-1234", "IDFV-SECRET-5678", "SecretScreenName", "secret-context-object", "41.7151"]
-        let context = HostContext(
-            messages: [HostContext.Message(role: .user, content: "my XYZZY-chat-secret diagnosis")],
-            contextObjects: [HostContext.Object(type: "product", description: "secret-context-object")],
+        let context = AdRequest.Context(
+            messages: [AdRequest.Context.Message(role: .user, content: "my XYZZY-chat-secret diagnosis")],
+            contextObjects: [AdRequest.Context.Object(type: "product", description: "secret-context-object")],
             screenName: "SecretScreenName"
         )
-        let device = DeviceInfo(location: DeviceInfo.Location(latitude: 41.7151, longitude: 44.8271), advertisingID: "IDFA-SECRET-1234", vendorID: "IDFV-SECRET-5678", trackingAuthorized: true)
+        let device = AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7151, longitude: 44.8271), advertisingID: "IDFA-SECRET-1234", vendorID: "IDFV-SECRET-5678", trackingAuthorized: true)
         let fixture = try PlacementFixture(
             placement: PlacementFixture.homeBanner(refreshSeconds: 30),
             bid: [.after(ms(3400), .bid(5))],

@@ -35,20 +35,20 @@ final class PlacementFixture: Sendable {
     ]
 
     /// `home_banner`: an anchored banner with the three sources.
-    static func homeBanner(refreshSeconds: Int?) -> PlacementConfiguration {
-        PlacementConfiguration(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), refreshSeconds: refreshSeconds, sources: sources)
+    static func homeBanner(refreshSeconds: Int?) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "home_banner", format: .banner, bannerSizing: .anchored, slot: SlotSize(maxWidth: 390, maxHeight: 90), refreshSeconds: refreshSeconds, sources: sources)
     }
 
     /// `level_end`: an interstitial with the three sources.
-    static let levelEnd = PlacementConfiguration(id: "level_end", format: .interstitial, sources: sources)
+    static let levelEnd = MediationConfiguration.Placement(id: "level_end", format: .interstitial, sources: sources)
 
     init(
-        placement: PlacementConfiguration,
+        placement: MediationConfiguration.Placement,
         bid: [ScriptedAnswer] = PlacementFixture.defaultBid,
         netA: [ScriptedAnswer] = PlacementFixture.defaultNetA,
         netB: [ScriptedAnswer] = PlacementFixture.defaultNetB,
         netAAds: ScriptedAdapter.AdTemplate = .init(),
-        hostContext: HostContext = HostContext(),
+        hostContext: AdRequest.Context = AdRequest.Context(),
         requestTemplate: RequestTemplate = RequestTemplate()
     ) throws {
         self.bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: bid)

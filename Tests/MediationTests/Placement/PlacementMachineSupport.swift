@@ -9,7 +9,7 @@ typealias Machine = PlacementStateMachine
 
 extension PlacementStateMachine {
     /// A machine for `configuration`, in the foreground unless told.
-    static func of(_ configuration: PlacementConfiguration, foreground: Bool = true) -> Machine {
+    static func of(_ configuration: MediationConfiguration.Placement, foreground: Bool = true) -> Machine {
         Machine(configuration: configuration, foreground: foreground)
     }
 
@@ -35,7 +35,7 @@ extension PlacementStateMachine {
         setForeground(foreground, sequence: sequence, at: at(seconds)).map(text)
     }
 
-    mutating func finishing(_ outcome: AuctionOutcome, _ seconds: Double) -> [String] {
+    mutating func finishing(_ outcome: MediationEngine.AuctionOutcome, _ seconds: Double) -> [String] {
         auctionFinished(outcome, at: at(seconds)).map(text)
     }
 
@@ -86,14 +86,14 @@ func testAd(_ id: String, _ format: AdFormat = .banner, timeToLive: Duration? = 
 }
 
 /// An auction outcome won by `ad`, which arrived at `arrived` seconds.
-func filled(_ ad: any LoadedAd, arrived: Double, lineItem: LineItem = PlacementFixture.sources[1], eCPM: Double = 1.20, auctionID: String = "auction-1") -> AuctionOutcome {
-    let winner = AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: eCPM, arrivedAt: at(arrived))
-    return AuctionOutcome(winner: winner, trace: trace(auctionID: auctionID, winner: lineItem.id, eCPM: eCPM))
+func filled(_ ad: any LoadedAd, arrived: Double, lineItem: LineItem = PlacementFixture.sources[1], eCPM: Double = 1.20, auctionID: String = "auction-1") -> MediationEngine.AuctionOutcome {
+    let winner = MediationEngine.AuctionOutcome.Winner(ad: ad, lineItem: lineItem, eCPM: eCPM, arrivedAt: at(arrived))
+    return MediationEngine.AuctionOutcome(winner: winner, trace: trace(auctionID: auctionID, winner: lineItem.id, eCPM: eCPM))
 }
 
 /// An auction outcome with no fill.
-func unfilled(auctionID: String = "auction-1") -> AuctionOutcome {
-    AuctionOutcome(winner: nil, trace: trace(auctionID: auctionID, winner: nil, eCPM: nil))
+func unfilled(auctionID: String = "auction-1") -> MediationEngine.AuctionOutcome {
+    MediationEngine.AuctionOutcome(winner: nil, trace: trace(auctionID: auctionID, winner: nil, eCPM: nil))
 }
 
 private func trace(auctionID: String, winner: String?, eCPM: Double?) -> AuctionTrace {
@@ -101,7 +101,7 @@ private func trace(auctionID: String, winner: String?, eCPM: Double?) -> Auction
 }
 
 /// A placement that shares a shown ad and does not refresh.
-let feedNative = PlacementConfiguration(id: "feed_native", format: .native, sources: PlacementFixture.sources)
+let feedNative = MediationConfiguration.Placement(id: "feed_native", format: .native, sources: PlacementFixture.sources)
 
 func text(_ reply: Machine.LoadReply) -> String {
     switch reply {

@@ -33,7 +33,7 @@ struct PlacementStateMachineTests {
         var description: String { rawValue }
 
         /// The machine in this state, and its ad.
-        func machine(_ configuration: PlacementConfiguration) -> (Machine, ScriptedAd) {
+        func machine(_ configuration: MediationConfiguration.Placement) -> (Machine, ScriptedAd) {
             var machine = Machine.of(configuration)
             let ad = testAd("a1", configuration.format, timeToLive: self == .expiredUnnoticed ? .milliseconds(500) : nil)
             guard self != .empty else { return (machine, ad) }
@@ -57,7 +57,7 @@ struct PlacementStateMachineTests {
 
     // MARK: - load (R10, R11, R14)
 
-    static let loadCases: [(State, PlacementConfiguration, [String])] = [
+    static let loadCases: [(State, MediationConfiguration.Placement, [String])] = [
         (.empty, levelEnd, ["= wait #1", "auction_started load @1.000s", "start load"]),
         (.empty, banner30, ["= wait #1", "auction_started load @1.000s", "start load"]),
         (.loading, levelEnd, ["= wait #2"]),
@@ -75,7 +75,7 @@ struct PlacementStateMachineTests {
     ]
 
     @Test("load at 1 s in every state", arguments: loadCases)
-    func load(state: State, configuration: PlacementConfiguration, expected: [String]) {
+    func load(state: State, configuration: MediationConfiguration.Placement, expected: [String]) {
         var (machine, _) = state.machine(configuration)
         #expect(machine.loading(1) == expected)
     }
@@ -84,7 +84,7 @@ struct PlacementStateMachineTests {
         (AdFormat.interstitial, true), (.appOpen, true), (.rewarded, true), (.banner, false), (.native, false),
     ])
     func usedUp(format: AdFormat, usedUp: Bool) {
-        let configuration = PlacementConfiguration(id: "p", format: format, sources: PlacementFixture.sources)
+        let configuration = MediationConfiguration.Placement(id: "p", format: format, sources: PlacementFixture.sources)
         var machine = Machine.of(configuration)
         let ad = testAd("a1", format)
         _ = machine.loading(0)
@@ -318,7 +318,7 @@ struct PlacementStateMachineTests {
         (levelEnd, ["= view#1"]),
         (feedNative, ["= view#1"]),
     ])
-    func attachToEmpty(configuration: PlacementConfiguration, expected: [String]) {
+    func attachToEmpty(configuration: MediationConfiguration.Placement, expected: [String]) {
         var machine = Machine.of(configuration)
         #expect(machine.attaching(visible: true, 0) == expected)
     }
@@ -413,7 +413,7 @@ struct PlacementStateMachineTests {
     }
 
     @Test("R12a: a banner's or a native's show counts only while some view is visible and the app is in the foreground", arguments: [banner30, feedNative])
-    func showNeedsAVisibleViewInTheForeground(_ configuration: PlacementConfiguration) {
+    func showNeedsAVisibleViewInTheForeground(_ configuration: MediationConfiguration.Placement) {
         var (machine, a1) = State.fresh.machine(configuration)
         #expect(machine.showing(a1, 1) == ["= refused noVisibleView"])
         _ = machine.attaching(visible: false, 1)
@@ -558,7 +558,7 @@ struct PlacementStateMachineTests {
     // MARK: - Render failures
 
     @Test("a render failure releases an unshown ad and runs an auction without its line item", arguments: [levelEnd, banner30])
-    func renderFailure(configuration: PlacementConfiguration) {
+    func renderFailure(configuration: MediationConfiguration.Placement) {
         var (machine, a1) = State.fresh.machine(configuration)
         #expect(machine.failingRender(a1, 1) == [
             "= wait #2", "render_failed a1 @1.000s", "release a1", "released a1 render_failure @1.000s",
@@ -625,7 +625,7 @@ struct PlacementStateMachineTests {
         #expect(quiet.isEmpty)
         #expect(machine.adRefitted(testAd("x"), to: smaller, size: AdSize(width: 1, height: 1)).0 == nil)
         let (_, shown) = machine.reportShown(a1, at: at(1))
-        let impressions = shown.compactMap { action -> Impression? in
+        let impressions = shown.compactMap { action -> MediationEvent.Impression? in
             if case .emit(.shown(let impression, _)) = action { return impression }
             return nil
         }

@@ -9,9 +9,9 @@ import Testing
 @Suite("Red team: forged and malformed signed configurations")
 struct RedTeamEnvelopeTests {
     private let fixture = RemoteConfigFixture()
-    private var trusted: [ConfigurationPublicKey] { [fixture.key.publicKey] }
+    private var trusted: [MediationEngine.RemoteConfiguration.PublicKey] { [fixture.key.publicKey] }
 
-    private func rejection(_ data: Data, keys: [ConfigurationPublicKey]? = nil) -> SignedConfiguration.Rejection? {
+    private func rejection(_ data: Data, keys: [MediationEngine.RemoteConfiguration.PublicKey]? = nil) -> SignedConfiguration.Rejection? {
         switch SignedConfiguration.verify(data, trustedKeys: keys ?? trusted, registry: RemoteConfigFixture.registry) {
         case .success: nil
         case .failure(let rejection): rejection

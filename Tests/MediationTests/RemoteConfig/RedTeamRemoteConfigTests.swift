@@ -12,7 +12,7 @@ struct RedTeamRemoteConfigTests {
     @Test("a 304 to an unconditional request (nothing held) applies nothing and plants no entity tag")
     func notModifiedWithNothingHeld() async throws {
         let harness = try RemoteHarness(steps: [
-            .respond(HTTPResponse(statusCode: 304, headers: ["ETag": "\"v9\"", "Cache-Control": "max-age=60"])),
+            .respond(HTTP.Response(statusCode: 304, headers: ["ETag": "\"v9\"", "Cache-Control": "max-age=60"])),
             .respond(ScriptedTransport.ok(try RemoteHarness.signed(1), etag: "\"v1\"")),
         ])
         try await harness.clock.perform { () async throws in
@@ -37,8 +37,8 @@ struct RedTeamRemoteConfigTests {
         let store = MemoryStateStore()
         let first = try RemoteHarness(store: store, steps: [
             .respond(ScriptedTransport.ok(try RemoteHarness.signed(2), etag: "\"v2\"", cacheControl: "max-age=60")),
-            .respond(HTTPResponse(statusCode: 304, headers: ["ETag": "\"v3\"", "Cache-Control": "max-age=60"])),
-            .respond(HTTPResponse(statusCode: 304, headers: ["Cache-Control": "max-age=60"])),
+            .respond(HTTP.Response(statusCode: 304, headers: ["ETag": "\"v3\"", "Cache-Control": "max-age=60"])),
+            .respond(HTTP.Response(statusCode: 304, headers: ["Cache-Control": "max-age=60"])),
         ])
         try await first.clock.perform { () async throws in
             await first.advance(to: 130)
@@ -63,7 +63,7 @@ struct RedTeamRemoteConfigTests {
         let harness = try RemoteHarness(steps: [
             .respond(ScriptedTransport.ok(try RemoteHarness.signed(1), etag: "\"v1\"", cacheControl: "max-age=60")),
             .respond(ScriptedTransport.ok(forged.rendered(), etag: "\"evil\"")),
-            .respond(HTTPResponse(statusCode: 304)),
+            .respond(HTTP.Response(statusCode: 304)),
         ])
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 400)
@@ -153,7 +153,7 @@ struct RedTeamRemoteConfigTests {
         let store = MemoryStateStore()
         let envelope = try RemoteHarness.signed(3)
         try store.setData(Data((metadata + "\n").utf8) + envelope, forKey: ConfigurationCache.key)
-        let harness = try RemoteHarness(store: store, steps: [.respond(HTTPResponse(statusCode: 304))])
+        let harness = try RemoteHarness(store: store, steps: [.respond(HTTP.Response(statusCode: 304))])
         #expect(harness.engine.configurationVersion == 0 && harness.engine.configurationSource == .bundled)
         #expect(harness.engine.launchWarnings.map(\.code) == [.cacheDiscarded], "\(metadata)")
         #expect(try store.data(forKey: ConfigurationCache.key) == nil)
@@ -170,7 +170,7 @@ struct RedTeamRemoteConfigTests {
         var metadata = ConfigurationCache.Metadata(entityTag: "\"v3\"", fetchedAt: WallClockTime(millisecondsSince1970: fetchedAt), maxAgeSeconds: maxAge, staleSeconds: maxAge)
         metadata.format = ConfigurationCache.format
         try ConfigurationCache(store: store).write(try RemoteHarness.signed(3), metadata: metadata)
-        let harness = try RemoteHarness(store: store, steps: [.respond(HTTPResponse(statusCode: 304, headers: ["Cache-Control": "max-age=60"]))])
+        let harness = try RemoteHarness(store: store, steps: [.respond(HTTP.Response(statusCode: 304, headers: ["Cache-Control": "max-age=60"]))])
         #expect(harness.engine.configurationVersion == 3)
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 86_401)
@@ -183,7 +183,7 @@ struct RedTeamRemoteConfigTests {
     @Test("429 with an absurd Retry-After waits at most the longest interval; 503 with Retry-After 0 waits the shortest, never a busy loop",
           arguments: [("99999999999999999", 86_400.0), ("0", 60.0), ("-1", -1), ("Fri, 31 Dec 9999 23:59:59 GMT", 86_400.0)] as [(String, Double)])
     func absurdRetryAfter(value: String, expected: Double) async throws {
-        let harness = try RemoteHarness(steps: [.respond(HTTPResponse(statusCode: value == "0" ? 503 : 429, headers: ["Retry-After": value]))])
+        let harness = try RemoteHarness(steps: [.respond(HTTP.Response(statusCode: value == "0" ? 503 : 429, headers: ["Retry-After": value]))])
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 1)
             let busy = try #require(harness.updates.last)
@@ -205,7 +205,7 @@ struct RedTeamRemoteConfigTests {
         let narrow = try #require(MediationConfiguration.Rollout(percent: 10, salt: salt))
         let harness = try RemoteHarness(steps: [
             .respond(ScriptedTransport.ok(try RemoteHarness.signed(4, rollout: narrow), etag: "\"v4-10\"", cacheControl: "max-age=60")),
-            .respond(HTTPResponse(statusCode: 304)),
+            .respond(HTTP.Response(statusCode: 304)),
         ])
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 1)
@@ -242,7 +242,7 @@ struct RedTeamRemoteConfigTests {
         let store = MemoryStateStore()
         let metadata = ConfigurationCache.Metadata(entityTag: tag, fetchedAt: WallClockTime(millisecondsSince1970: 1_796_220_000_000 - 3_600_000), maxAgeSeconds: 60, staleSeconds: 0)
         try ConfigurationCache(store: store).write(try RemoteHarness.signed(3), metadata: metadata)
-        let harness = try RemoteHarness(store: store, steps: [.respond(HTTPResponse(statusCode: 304))])
+        let harness = try RemoteHarness(store: store, steps: [.respond(HTTP.Response(statusCode: 304))])
         #expect(harness.engine.configurationVersion == 3)
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 1)
@@ -280,19 +280,19 @@ struct RedTeamRemoteConfigTests {
 
 /// A configuration server outside virtual time that accepts and never answers (or trickles its
 /// bytes for ever): only cancellation ends a request.
-private final class SilentTransport: HTTPTransport {
+private final class SilentTransport: HTTP.Transport {
     private let state = Locked<(requests: Int, streams: [AsyncStream<Never>.Continuation])>((0, []))
 
     /// The requests received.
     var requestCount: Int { state.withLock { $0.requests } }
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         let (stream, continuation) = AsyncStream.makeStream(of: Never.self)
         state.withLock { state in
             state.requests += 1
             state.streams.append(continuation) // held, so the stream ends only on cancellation
         }
         for await _ in stream {}
-        throw TransportError(kind: .cancelled, message: "request cancelled")
+        throw HTTP.TransportError(kind: .cancelled, message: "request cancelled")
     }
 }

@@ -80,7 +80,7 @@ struct RedTeamStateStoreTests {
             #expect(second.updates.contains { $0.code == .storeUnavailable && $0.isWarning })
         } else {
             // The new version was cached in place of the bad file.
-            let third = try RemoteHarness(store: try FileStateStore(directory: directory), steps: [.respond(HTTPResponse(statusCode: 304))])
+            let third = try RemoteHarness(store: try FileStateStore(directory: directory), steps: [.respond(HTTP.Response(statusCode: 304))])
             #expect(third.engine.configurationVersion == 3 && third.engine.configurationSource == .cache, "\(kind)")
             _ = await third.clock.perform { await third.shutdownAndCountAds() }
         }

@@ -21,7 +21,7 @@ private final class HookedFactory: NetworkAdapterFactory {
 
     var adapters: [ScriptedAdapter] { state.withLock { $0.built } }
 
-    func makeAdapter(for network: NetworkConfiguration, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
+    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
         let adapter = ScriptedAdapter(network: network.id, pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
         let hook = state.withLock { state in
             state.built.append(adapter)
@@ -38,11 +38,11 @@ private final class HookedFactory: NetworkAdapterFactory {
 /// signals and is shut down at most once.
 @Suite("Red team: configuration swaps")
 struct RedTeamSwapTests {
-    private static func configuration(_ networks: [String: Double], mode: PlacementConfiguration.AuctionMode = .parallel, version: Int) -> MediationConfiguration {
+    private static func configuration(_ networks: [String: Double], mode: MediationConfiguration.Placement.AuctionMode = .parallel, version: Int) -> MediationConfiguration {
         let ids = networks.keys.sorted()
         return MediationConfiguration(
-            networks: ids.map { NetworkConfiguration(id: $0, adapter: "hooked.fixed", options: ["v": .number(Double(version))]) },
-            placements: [PlacementConfiguration(id: "level_end", format: .interstitial, mode: mode, sources: ids.map { LineItem.fixedPrice("\($0)_le", network: $0, eCPM: networks[$0] ?? 1) })],
+            networks: ids.map { MediationConfiguration.Network(id: $0, adapter: "hooked.fixed", options: ["v": .number(Double(version))]) },
+            placements: [MediationConfiguration.Placement(id: "level_end", format: .interstitial, mode: mode, sources: ids.map { LineItem.fixedPrice("\($0)_le", network: $0, eCPM: networks[$0] ?? 1) })],
             version: version
         )
     }
@@ -52,7 +52,7 @@ struct RedTeamSwapTests {
         let clock = ManualClock()
         let factory = HookedFactory(clock: clock)
         let engine = try MediationEngine(configuration: Self.configuration(["neta": 1.0], version: 1), registry: NetworkRegistry([factory]), environment: MediationEnvironment(clock: clock))
-        let withdrawn = RequestTemplate(privacy: PrivacySignals(userConsent: false))
+        let withdrawn = RequestTemplate(privacy: AdRequest.Privacy(userConsent: false))
         factory.setHook { [weak engine] in engine?.updateRequestTemplate(withdrawn) }
         await clock.perform {
             let task = clock.startTask { () -> ConfigurationError? in

@@ -34,7 +34,7 @@ struct RemoteConfigurationTests {
 
     @Test("304 keeps the configuration; the request carries If-None-Match; max-age sets the next check")
     func notModified() async throws {
-        let harness = try RemoteHarness(steps: [.respond(ScriptedTransport.ok(try RemoteHarness.signed(1), etag: "\"v1\"", cacheControl: "max-age=120")), .respond(HTTPResponse(statusCode: 304, headers: ["Cache-Control": "max-age=600"]))])
+        let harness = try RemoteHarness(steps: [.respond(ScriptedTransport.ok(try RemoteHarness.signed(1), etag: "\"v1\"", cacheControl: "max-age=120")), .respond(HTTP.Response(statusCode: 304, headers: ["Cache-Control": "max-age=600"]))])
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 1)
             #expect(harness.engine.configurationVersion == 1)
@@ -74,7 +74,7 @@ struct RemoteConfigurationTests {
     }
 
     /// The refusals: each case served after version 1 runs; the engine keeps version 1 and says why.
-    static let refusals: [(name: String, code: ConfigurationUpdate.Code)] = [
+    static let refusals: [(name: String, code: MediationEngine.RemoteConfiguration.Update.Code)] = [
         ("bad signature", .badSignature),
         ("unknown key", .unknownKey),
         ("old version served again", .notNewer),
@@ -140,10 +140,10 @@ struct RemoteConfigurationTests {
     }
 
     /// The failures: no configuration arrives.
-    static let failures: [(name: String, step: ScriptedTransport.Step, code: ConfigurationUpdate.Code)] = [
-        ("connection refused", .fail(TransportError(kind: .connection, message: "Could not connect to the server.")), .transport),
-        ("500", .respond(HTTPResponse(statusCode: 500)), .httpStatus),
-        ("redirect off the origin", .fail(TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://evil.example:80 refused: it leaves https://config.example.com:443", status: 302)), .redirectRefused),
+    static let failures: [(name: String, step: ScriptedTransport.Step, code: MediationEngine.RemoteConfiguration.Update.Code)] = [
+        ("connection refused", .fail(HTTP.TransportError(kind: .connection, message: "Could not connect to the server.")), .transport),
+        ("500", .respond(HTTP.Response(statusCode: 500)), .httpStatus),
+        ("redirect off the origin", .fail(HTTP.TransportError(kind: .redirectRefused, message: "HTTP 302 redirect to http://evil.example:80 refused: it leaves https://config.example.com:443", status: 302)), .redirectRefused),
         ("server slower than the timeout", .respond(ScriptedTransport.ok(Data()), after: .seconds(30)), .timeout),
     ]
 
@@ -181,10 +181,10 @@ struct RemoteConfigurationTests {
     func retryAfter() async throws {
         let harness = try RemoteHarness(steps: [
             .respond(ScriptedTransport.ok(try RemoteHarness.signed(1), etag: "\"v1\"", cacheControl: "max-age=60")),
-            .respond(HTTPResponse(statusCode: 429, headers: ["Retry-After": "120"])),
-            .respond(HTTPResponse(statusCode: 503, headers: ["Retry-After": "Tue, 01 Dec 2026 14:45:00 GMT", "Date": "Tue, 01 Dec 2026 14:40:00 GMT"])),
-            .respond(HTTPResponse(statusCode: 503, headers: ["Retry-After": "5"])),
-            .respond(HTTPResponse(statusCode: 304)),
+            .respond(HTTP.Response(statusCode: 429, headers: ["Retry-After": "120"])),
+            .respond(HTTP.Response(statusCode: 503, headers: ["Retry-After": "Tue, 01 Dec 2026 14:45:00 GMT", "Date": "Tue, 01 Dec 2026 14:40:00 GMT"])),
+            .respond(HTTP.Response(statusCode: 503, headers: ["Retry-After": "5"])),
+            .respond(HTTP.Response(statusCode: 304)),
         ], wallClock: Date(timeIntervalSince1970: 1_796_220_000)) // 2026-12-01T14:40:00Z
         try await harness.clock.perform { () async throws in
             await harness.advance(to: 61)
@@ -238,7 +238,7 @@ struct RemoteConfigurationTests {
         let second = try RemoteHarness(store: store, wallClock: Date(timeIntervalSince1970: 1_796_220_000 + 1200))
         #expect(second.engine.configurationVersion == 2 && second.engine.configurationSource == .cache)
         #expect(second.engine.launchWarnings.isEmpty)
-        second.transport.serve(.respond(HTTPResponse(statusCode: 304)))
+        second.transport.serve(.respond(HTTP.Response(statusCode: 304)))
         try await second.clock.perform { () async throws in
             #expect(try await second.auction().configVersion == 2)
             await second.advance(to: 2399)
@@ -269,7 +269,7 @@ struct RemoteConfigurationTests {
             await first.advance(to: 1)
             _ = await first.shutdownAndCountAds()
         }
-        let second = try RemoteHarness(store: store, steps: [.respond(HTTPResponse(statusCode: 304))], wallClock: Date(timeIntervalSince1970: 1_796_220_000 + relaunchAfter))
+        let second = try RemoteHarness(store: store, steps: [.respond(HTTP.Response(statusCode: 304))], wallClock: Date(timeIntervalSince1970: 1_796_220_000 + relaunchAfter))
         #expect(second.engine.configurationVersion == 2 && second.engine.configurationSource == .cache)
         #expect(second.engine.launchWarnings.map(\.code) == (expired ? [.configExpired] : []))
         try await second.clock.perform { () async throws in
@@ -291,7 +291,7 @@ struct RemoteConfigurationTests {
             _ = await first.shutdownAndCountAds()
         }
         var record = [UInt8](try #require(store.record(forKey: ConfigurationCache.key)))
-        var expected = ConfigurationUpdate.Code.cacheDiscarded
+        var expected = MediationEngine.RemoteConfiguration.Update.Code.cacheDiscarded
         switch kind {
         case "tampered":
             record[record.count / 2] ^= 0x01

@@ -7,12 +7,12 @@ import Testing
 /// freshness across a launch.
 @Suite("Remote fetch policy")
 struct RemoteFetchPolicyTests {
-    private static let settings = MediationEngine.RemoteConfiguration(url: URL(string: "https://c.example/x")!, trustedKeys: [], transport: OriginLockedTransport(NoTransport(), endpoint: URL(string: "https://c.example")!), minimumInterval: .seconds(60), maximumInterval: .seconds(86_400), defaultInterval: .seconds(900), maximumBackoff: .seconds(3600))
+    private static let settings = MediationEngine.RemoteConfiguration(url: URL(string: "https://c.example/x")!, trustedKeys: [], transport: HTTP.OriginLockedTransport(NoTransport(), endpoint: URL(string: "https://c.example")!), minimumInterval: .seconds(60), maximumInterval: .seconds(86_400), defaultInterval: .seconds(900), maximumBackoff: .seconds(3600))
     private static let wall = WallClockTime(millisecondsSince1970: 1_796_220_000_000)
 
-    private struct NoTransport: HTTPTransport {
-        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-            throw TransportError(kind: .connection, message: "none")
+    private struct NoTransport: HTTP.Transport {
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+            throw HTTP.TransportError(kind: .connection, message: "none")
         }
     }
 

@@ -5,16 +5,16 @@ import MediationTestKit
 /// A configuration server on the manual clock: each request gets the first step of the script
 /// (the last step repeats), after its delay; a cancelled request throws `.cancelled` at once.
 /// Records every request.
-final class ScriptedTransport: HTTPTransport {
+final class ScriptedTransport: HTTP.Transport {
     enum Step: Sendable {
         /// Answers this response after `delay`.
-        case respond(HTTPResponse, after: Duration = .milliseconds(50))
+        case respond(HTTP.Response, after: Duration = .milliseconds(50))
         /// Fails with this error after `delay`.
-        case fail(TransportError, after: Duration = .milliseconds(5))
+        case fail(HTTP.TransportError, after: Duration = .milliseconds(5))
     }
 
     private let clock: ManualClock
-    private let state = Locked<(steps: [Step], requests: [HTTPRequest])>(([], []))
+    private let state = Locked<(steps: [Step], requests: [HTTP.Request])>(([], []))
 
     init(clock: ManualClock, _ steps: [Step] = []) {
         self.clock = clock
@@ -27,12 +27,12 @@ final class ScriptedTransport: HTTPTransport {
     }
 
     /// Every request received, in order.
-    var requests: [HTTPRequest] { state.withLock { $0.requests } }
+    var requests: [HTTP.Request] { state.withLock { $0.requests } }
 
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         let step: Step = state.withLock { state in
             state.requests.append(request)
-            let step = state.steps.first ?? .fail(TransportError(kind: .connection, message: "no script"))
+            let step = state.steps.first ?? .fail(HTTP.TransportError(kind: .connection, message: "no script"))
             if state.steps.count > 1 { state.steps.removeFirst() }
             return step
         }
@@ -43,7 +43,7 @@ final class ScriptedTransport: HTTPTransport {
         do {
             try await clock.sleep(until: clock.now + delay)
         } catch {
-            throw TransportError(kind: .cancelled, message: "cancelled")
+            throw HTTP.TransportError(kind: .cancelled, message: "cancelled")
         }
         switch step {
         case .respond(let response, _): return response
@@ -52,11 +52,11 @@ final class ScriptedTransport: HTTPTransport {
     }
 
     /// A 200 with `body` and these headers.
-    static func ok(_ body: Data, etag: String? = nil, cacheControl: String? = "max-age=300") -> HTTPResponse {
+    static func ok(_ body: Data, etag: String? = nil, cacheControl: String? = "max-age=300") -> HTTP.Response {
         var headers = ["Content-Type": "application/json"]
         if let etag { headers["ETag"] = etag }
         if let cacheControl { headers["Cache-Control"] = cacheControl }
-        return HTTPResponse(statusCode: 200, headers: headers, body: body)
+        return HTTP.Response(statusCode: 200, headers: headers, body: body)
     }
 }
 
@@ -94,7 +94,7 @@ final class RemoteHarness: Sendable {
         var remote = MediationEngine.RemoteConfiguration(url: Self.url, trustedKeys: [fixture.key.publicKey], transport: transport)
         settings?(&remote)
         engine = try MediationEngine(
-            bundledConfiguration: ConfigurationLoader(registry: networks.registry).load(json: Self.bundledJSON),
+            bundledConfiguration: MediationConfiguration(json: Self.bundledJSON, registry: networks.registry),
             remote: remote,
             registry: networks.registry,
             environment: MediationEnvironment(clock: clock, seed: 7, wallClock: { wall.withLock { $0 } }, stateStore: store),
@@ -114,7 +114,7 @@ final class RemoteHarness: Sendable {
     }
 
     /// The configuration updates published, in order.
-    var updates: [ConfigurationUpdate] {
+    var updates: [MediationEngine.RemoteConfiguration.Update] {
         recorder.events.compactMap { event in
             if case .configuration(let update) = event { return update }
             return nil

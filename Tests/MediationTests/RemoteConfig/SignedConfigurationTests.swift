@@ -55,7 +55,7 @@ struct SignedConfigurationTests {
         let fixture = RemoteConfigFixture()
         let envelope = try fixture.signed(version: 3)
         let trusted = [fixture.key.publicKey]
-        func code(_ data: Data, keys: [ConfigurationPublicKey]? = nil) -> ConfigurationUpdate.Code? {
+        func code(_ data: Data, keys: [MediationEngine.RemoteConfiguration.PublicKey]? = nil) -> MediationEngine.RemoteConfiguration.Update.Code? {
             guard case .failure(let rejection) = SignedConfiguration.verify(data, trustedKeys: keys ?? trusted, registry: RemoteConfigFixture.registry) else { return nil }
             return rejection.code
         }
@@ -115,15 +115,15 @@ struct SignedConfigurationTests {
     func publicKeyLines() throws {
         let key = try ConfigurationSigningKey.generate()
         let line = key.publicKey.line
-        #expect(try ConfigurationPublicKey(line) == key.publicKey)
-        #expect(try ConfigurationPublicKey("  \(line)\n") == key.publicKey)
+        #expect(try MediationEngine.RemoteConfiguration.PublicKey(line) == key.publicKey)
+        #expect(try MediationEngine.RemoteConfiguration.PublicKey("  \(line)\n") == key.publicKey)
         #expect(key.publicKey.id.count == 16)
         let words = line.split(separator: " ")
-        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationPublicKey("\(words[0]) 0000000000000000 \(words[2])") }
-        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationPublicKey("\(words[0]) \(words[1]) AAAA") }
-        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationPublicKey("ssh-ed25519 \(words[1]) \(words[2])") }
+        #expect(throws: MediationEngine.RemoteConfiguration.PublicKey.FormatError.self) { try MediationEngine.RemoteConfiguration.PublicKey("\(words[0]) 0000000000000000 \(words[2])") }
+        #expect(throws: MediationEngine.RemoteConfiguration.PublicKey.FormatError.self) { try MediationEngine.RemoteConfiguration.PublicKey("\(words[0]) \(words[1]) AAAA") }
+        #expect(throws: MediationEngine.RemoteConfiguration.PublicKey.FormatError.self) { try MediationEngine.RemoteConfiguration.PublicKey("ssh-ed25519 \(words[1]) \(words[2])") }
         #expect(try ConfigurationSigningKey(line: key.line).publicKey == key.publicKey)
-        #expect(throws: ConfigurationPublicKey.FormatError.self) { try ConfigurationSigningKey(line: line) }
+        #expect(throws: MediationEngine.RemoteConfiguration.PublicKey.FormatError.self) { try ConfigurationSigningKey(line: line) }
     }
 
     @Test("rollout buckets: SHA-256(install id + salt) mod 10,000; a wider rollout keeps its installs; a new salt draws anew")

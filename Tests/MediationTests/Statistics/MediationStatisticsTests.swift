@@ -12,8 +12,8 @@ struct MediationStatisticsTests {
         AuctionTrace(auctionID: id, placementID: "p", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 100, deadlineMilliseconds: 3000, winner: winner, winningECPM: winner == nil ? nil : 2, sources: sources)
     }
 
-    private func impression(_ lineItem: String, _ network: String, eCPM: Double) -> Impression {
-        Impression(ad: MediationEvent.AdSummary(placementID: "p", adID: "x", creativeID: "c", network: network, lineItemID: lineItem, format: .banner, size: AdSize(width: 320, height: 50), eCPM: eCPM))
+    private func impression(_ lineItem: String, _ network: String, eCPM: Double) -> MediationEvent.Impression {
+        MediationEvent.Impression(ad: MediationEvent.AdSummary(placementID: "p", adID: "x", creativeID: "c", network: network, lineItemID: lineItem, format: .banner, size: AdSize(width: 320, height: 50), eCPM: eCPM))
     }
 
     @Test("nearest rank: the value at rank ceil(p/100 x n) of the sorted sample")
@@ -41,20 +41,20 @@ struct MediationStatisticsTests {
             ]), at: MediationInstant(offset: .milliseconds(90))),
             .shown(impression("bid", "elo", eCPM: 2.5), at: MediationInstant(offset: .milliseconds(100))),
             .auctionFinished(placementID: "p", trace: trace("a2", winner: "fix", [
-                line("bid", "elo", latency: 200, .noFill(NoFillReason(code: "nobid", message: "no bid"))),
+                line("bid", "elo", latency: 200, .noFill(AdLoadResult.NoFillReason(code: "nobid", message: "no bid"))),
                 line("fix", "nitx", latency: 60, .won, ad: true),
                 line("tail", "admob", latency: nil, .cancelled(couldNotBeat: 2)),
             ]), at: MediationInstant(offset: .seconds(60))),
             .shown(impression("fix", "nitx", eCPM: 1.2), at: MediationInstant(offset: .seconds(61))),
             .auctionFinished(placementID: "p", trace: trace("a3", winner: "tail", [
                 line("bid", "elo", latency: nil, .timeout(.network)),
-                line("fix", "nitx", latency: 30, .error(AdapterError(kind: .network, code: 7, message: "boom"))),
+                line("fix", "nitx", latency: 30, .error(AdLoadResult.Error(kind: .network, code: 7, message: "boom"))),
                 line("tail", "admob", latency: 40, .won, ad: true),
             ]), at: MediationInstant(offset: .seconds(120))),
             .auctionFinished(placementID: "p", trace: trace("a4", winner: nil, [
-                line("bid", "elo", latency: 10, .noFill(NoFillReason(code: "nobid", message: "no bid"))),
+                line("bid", "elo", latency: 10, .noFill(AdLoadResult.NoFillReason(code: "nobid", message: "no bid"))),
                 line("fix", "nitx", start: nil, latency: nil, .notAsked(.tierNotReached)),
-                line("tail", "admob", latency: 20, .noFill(NoFillReason(code: "nofill", message: "none"))),
+                line("tail", "admob", latency: 20, .noFill(AdLoadResult.NoFillReason(code: "nofill", message: "none"))),
             ]), at: MediationInstant(offset: .seconds(180))),
             .lateAnswer(MediationEvent.LateAnswer(auctionID: "a3", placementID: "p", lineItemID: "bid", arrivedAt: MediationInstant(offset: .seconds(121)), adReleased: false)),
         ]

@@ -17,7 +17,7 @@ struct AuctionHarness {
         bid: [ScriptedAnswer],
         netA: [ScriptedAnswer],
         netB: [ScriptedAnswer],
-        mode: PlacementConfiguration.AuctionMode = .parallel,
+        mode: MediationConfiguration.Placement.AuctionMode = .parallel,
         deadline: Duration = .milliseconds(3000),
         placementFloor: Double? = nil,
         netATimeout: Duration? = nil
@@ -25,7 +25,7 @@ struct AuctionHarness {
         self.bid = ScriptedAdapter(network: "Bid", pricing: .bidder, clock: clock, script: bid)
         self.netA = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: netA)
         self.netB = ScriptedAdapter(network: "NetB", pricing: .fixedPrice, clock: clock, script: netB)
-        let placement = PlacementConfiguration(
+        let placement = MediationConfiguration.Placement(
             id: "level_end",
             format: .interstitial,
             deadline: deadline,
@@ -47,7 +47,7 @@ struct AuctionHarness {
 
     /// Starts an auction at the clock's current instant and returns its task once the work due
     /// now has run (the auction has asked the sources it asks at once).
-    func start() async -> Task<AuctionOutcome, Never> {
+    func start() async -> Task<MediationEngine.AuctionOutcome, Never> {
         let engine = engine
         let task = clock.startTask { await engine?.engine.runAuction(placementID: "level_end") ?? AuctionHarness.missing }
         await clock.runUntilIdle()
@@ -55,7 +55,7 @@ struct AuctionHarness {
     }
 
     /// Runs one auction from the clock's current instant, advancing the clock to `until`.
-    func run(until: Duration = .seconds(10)) async -> AuctionOutcome {
+    func run(until: Duration = .seconds(10)) async -> MediationEngine.AuctionOutcome {
         let task = await start()
         await clock.advance(to: .origin + until)
         return await task.value
@@ -68,10 +68,10 @@ struct AuctionHarness {
     var lateAnswers: [MediationEvent.LateAnswer] { engine?.lateAnswers ?? [] }
 
     /// The outcome returned when the engine is missing (the harness already recorded an issue).
-    static let missing = AuctionOutcome(winner: nil, trace: AuctionTrace(auctionID: "", placementID: "level_end", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 0, deadlineMilliseconds: 0, winner: nil, winningECPM: nil, sources: []))
+    static let missing = MediationEngine.AuctionOutcome(winner: nil, trace: AuctionTrace(auctionID: "", placementID: "level_end", mode: .parallel, startedAtMilliseconds: 0, endedAtMilliseconds: 0, deadlineMilliseconds: 0, winner: nil, winningECPM: nil, sources: []))
 }
 
-extension AuctionOutcome {
+extension MediationEngine.AuctionOutcome {
     /// The auction's end in milliseconds from the clock's origin.
     var endedAt: Double { trace.endedAtMilliseconds }
 

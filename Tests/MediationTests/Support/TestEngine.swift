@@ -14,12 +14,12 @@ struct TestEngine: Sendable {
     /// Builds the engine.
     /// - Throws: the engine's ``ConfigurationError`` (a test mistake).
     init(
-        placements: [PlacementConfiguration],
+        placements: [MediationConfiguration.Placement],
         adapters: [ScriptedAdapter],
         clock: ManualClock,
         networkTimeouts: [String: Duration] = [:],
         requestTemplate: RequestTemplate = RequestTemplate(),
-        hostContext: @escaping @Sendable (String) -> HostContext = { _ in HostContext() },
+        hostContext: @escaping @Sendable (String) -> AdRequest.Context = { _ in AdRequest.Context() },
         currencyRates: [String: Double] = [:]
     ) throws {
         var networks = PrebuiltNetworks()
@@ -42,7 +42,7 @@ struct TestEngine: Sendable {
 
     /// Starts a one-shot auction of `placementID` as a task on the clock; the work due now
     /// (the requests) has run when this returns.
-    func startAuction(_ placementID: String) async -> Task<AuctionOutcome?, Never> {
+    func startAuction(_ placementID: String) async -> Task<MediationEngine.AuctionOutcome?, Never> {
         let engine = engine
         let task = clock.startTask { await engine.runAuction(placementID: placementID) }
         await clock.runUntilIdle()
@@ -52,7 +52,7 @@ struct TestEngine: Sendable {
     /// Runs a one-shot auction of `placementID` from the clock's current instant, moving the
     /// clock to `until` (from the origin).
     /// - Throws: when the engine has no such placement (a test mistake).
-    func runAuction(_ placementID: String, until: Duration = .seconds(10)) async throws -> AuctionOutcome {
+    func runAuction(_ placementID: String, until: Duration = .seconds(10)) async throws -> MediationEngine.AuctionOutcome {
         let task = await startAuction(placementID)
         await clock.advance(to: .origin + until)
         return try #require(await task.value)

@@ -6,13 +6,13 @@ extension NetworkConnection {
     /// response code as production.
     public protocol SandboxServer: Sendable {
         /// Answers one request (any status, including 204 and errors).
-        func respond(to request: HTTPRequest) async -> HTTPResponse
+        func respond(to request: HTTP.Request) async -> HTTP.Response
     }
 }
 
 /// The offline transport: hands each request to the sandbox server registered for its host.
 /// A request to an unknown host fails like a refused connection.
-package struct SandboxTransport: HTTPTransport {
+package struct SandboxTransport: HTTP.Transport {
     private let servers: [String: any NetworkConnection.SandboxServer]
     private let clock: any MediationClock
     private let latency: Duration
@@ -29,20 +29,20 @@ package struct SandboxTransport: HTTPTransport {
     }
 
     /// Routes `request` to its host's sandbox server.
-    /// - Throws: ``TransportError`` `.connection` for an unknown host, `.cancelled` when the
+    /// - Throws: ``HTTP/TransportError`` `.connection` for an unknown host, `.cancelled` when the
     ///   task is cancelled during the simulated latency.
-    package func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    package func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
         guard let host = request.url.host, let server = servers[host] else {
-            throw TransportError(kind: .connection, message: "no sandbox server for \(request.url.host ?? "(no host)")")
+            throw HTTP.TransportError(kind: .connection, message: "no sandbox server for \(request.url.host ?? "(no host)")")
         }
         if latency > .zero {
             do {
                 try await clock.sleep(until: clock.now + latency)
             } catch {
-                throw TransportError(kind: .cancelled, message: "request cancelled")
+                throw HTTP.TransportError(kind: .cancelled, message: "request cancelled")
             }
         }
-        if Task.isCancelled { throw TransportError(kind: .cancelled, message: "request cancelled") }
+        if Task.isCancelled { throw HTTP.TransportError(kind: .cancelled, message: "request cancelled") }
         return await server.respond(to: request)
     }
 }

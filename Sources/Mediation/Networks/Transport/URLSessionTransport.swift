@@ -3,117 +3,119 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The production transport: one long-lived `URLSession` for the process.
-///
-/// The engine never relies on URLSession for its deadline or cancellation (on Linux,
-/// FoundationNetworking's cancellation and timeouts have known faults: swift-corelibs-foundation
-/// issues 5412, 3250, 3287, 3497): when the calling task is cancelled this transport
-/// answers `.cancelled` at once and lets the underlying request finish or time out on its own.
-/// The session's own timeout is only a backstop against leaked connections.
-///
-/// Network input is untrusted (engine rules R16, R17):
-/// - a response body larger than `maximumResponseBytes` (announced or received) is cut off and
-///   answered as a `.responseTooLarge` error, so a lying server cannot make the host buffer
-///   hundreds of megabytes;
-/// - a redirect is followed only when it stays on the origin (scheme, host and port) of the
-///   request's URL, and at most `maximumRedirects` times per request; any other redirect is
-///   answered as a `.redirectRefused` error carrying the redirect's status and naming only the
-///   target's origin. Combined with ``OriginLockedTransport``, a network's requests never
-///   leave its configured origin.
-public final class URLSessionTransport: HTTPTransport {
-    private let session: URLSession
-    private let collector: ResponseCollector
+extension HTTP {
+    /// The production transport: one long-lived `URLSession` for the process.
+    ///
+    /// The engine never relies on URLSession for its deadline or cancellation (on Linux,
+    /// FoundationNetworking's cancellation and timeouts have known faults:
+    /// swift-corelibs-foundation issues 5412, 3250, 3287, 3497): when the calling task is cancelled
+    /// this transport answers `.cancelled` at once and lets the underlying request finish or time
+    /// out on its own. The session's own timeout is only a backstop against leaked connections.
+    ///
+    /// Network input is untrusted (engine rules R16, R17):
+    /// - a response body larger than `maximumResponseBytes` (announced or received) is cut off and
+    ///   answered as a `.responseTooLarge` error, so a lying server cannot make the host buffer
+    ///   hundreds of megabytes;
+    /// - a redirect is followed only when it stays on the origin (scheme, host and port) of the
+    ///   request's URL, and at most `maximumRedirects` times per request; any other redirect is
+    ///   answered as a `.redirectRefused` error carrying the redirect's status and naming only the
+    ///   target's origin. Combined with ``OriginLockedTransport``, a network's requests never
+    ///   leave its configured origin.
+    public final class URLSessionTransport: Transport {
+        private let session: URLSession
+        private let collector: ResponseCollector
 
-    /// The transport the standard networks use when the environment supplies none
-    /// (``MediationEnvironment/transport`` is `nil`): one session for the process.
-    package static let shared = URLSessionTransport()
+        /// The transport the standard networks use when the environment supplies none
+        /// (``MediationEnvironment/transport`` is `nil`): one session for the process.
+        package static let shared = URLSessionTransport()
 
-    /// Creates a transport with one ephemeral session.
-    /// - Parameters:
-    ///   - backstopTimeout: URLSession's own request timeout, a safety net far beyond any
-    ///     auction deadline (default 30 s).
-    ///   - maximumResponseBytes: the largest response body accepted (default 8 MiB, above the
-    ///     largest creative bundle a network documents: Qartvelo's 2 MB).
-    ///   - maximumRedirects: the most same-origin redirects followed per request (default
-    ///     ``defaultMaximumRedirects``, 3); the next one is refused.
-    public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = backstopTimeout
-        configuration.timeoutIntervalForResource = backstopTimeout
-        configuration.httpMaximumConnectionsPerHost = 8
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        collector = ResponseCollector(maximumBytes: maximumResponseBytes, maximumRedirects: max(0, maximumRedirects))
-        session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
-    }
-
-    /// The most same-origin redirects a request follows by default: 3.
-    public static let defaultMaximumRedirects = 3
-
-    deinit {
-        session.finishTasksAndInvalidate()
-    }
-
-    /// Sends `request` over URLSession.
-    /// - Throws: ``TransportError`` `.connection` when no response came, `.cancelled` when the
-    ///   calling task was cancelled, `.timedOut` when the backstop fired, `.redirectRefused`
-    ///   for a redirect off the request's origin or past the limit, `.responseTooLarge` for a
-    ///   body over the limit, `.invalidRequest` for a URL that is not http(s).
-    public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        guard let origin = OriginLockedTransport.Origin(request.url) else {
-            throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
+        /// Creates a transport with one ephemeral session.
+        /// - Parameters:
+        ///   - backstopTimeout: URLSession's own request timeout, a safety net far beyond any
+        ///     auction deadline (default 30 s).
+        ///   - maximumResponseBytes: the largest response body accepted (default 8 MiB, above the
+        ///     largest creative bundle a network documents: Qartvelo's 2 MB).
+        ///   - maximumRedirects: the most same-origin redirects followed per request (default
+        ///     ``defaultMaximumRedirects``, 3); the next one is refused.
+        public init(backstopTimeout: TimeInterval = 30, maximumResponseBytes: Int = 8 << 20, maximumRedirects: Int = URLSessionTransport.defaultMaximumRedirects) {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.timeoutIntervalForRequest = backstopTimeout
+            configuration.timeoutIntervalForResource = backstopTimeout
+            configuration.httpMaximumConnectionsPerHost = 8
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            configuration.urlCache = nil
+            collector = ResponseCollector(maximumBytes: maximumResponseBytes, maximumRedirects: max(0, maximumRedirects))
+            session = URLSession(configuration: configuration, delegate: collector, delegateQueue: nil)
         }
-        // Schemes are case-insensitive (RFC 3986), but Linux's URLSession answers `HTTP://` with
-        // "unsupported URL": the request goes out with the origin's lowercased scheme.
-        var url = request.url
-        if url.scheme != origin.scheme, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
-            components.scheme = origin.scheme
-            url = components.url ?? url
-        }
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers {
-            urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
-        urlRequest.httpBody = request.body
 
-        let gate = RequestGate()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
-                guard gate.install(continuation) else { return }
-                let task = session.dataTask(with: urlRequest)
-                collector.register(task, gate: gate, origin: origin)
-                gate.attach(task)
-                task.resume()
+        /// The most same-origin redirects a request follows by default: 3.
+        public static let defaultMaximumRedirects = 3
+
+        deinit {
+            session.finishTasksAndInvalidate()
+        }
+
+        /// Sends `request` over URLSession.
+        /// - Throws: ``TransportError`` `.connection` when no response came, `.cancelled` when the
+        ///   calling task was cancelled, `.timedOut` when the backstop fired, `.redirectRefused`
+        ///   for a redirect off the request's origin or past the limit, `.responseTooLarge` for a
+        ///   body over the limit, `.invalidRequest` for a URL that is not http(s).
+        public func send(_ request: Request) async throws(TransportError) -> Response {
+            guard let origin = OriginLockedTransport.Origin(request.url) else {
+                throw TransportError(kind: .invalidRequest, message: "not an http(s) URL with a host")
             }
-        } onCancel: {
-            gate.cancel()
-        }
-        switch result {
-        case .success(let response): return response
-        case .failure(let error): throw error
-        }
-    }
+            // Schemes are case-insensitive (RFC 3986), but Linux's URLSession answers `HTTP://` with
+            // "unsupported URL": the request goes out with the origin's lowercased scheme.
+            var url = request.url
+            if url.scheme != origin.scheme, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+                components.scheme = origin.scheme
+                url = components.url ?? url
+            }
+            var urlRequest = URLRequest(url: url)
+            urlRequest.httpMethod = request.method
+            for (name, value) in request.headers {
+                urlRequest.setValue(value, forHTTPHeaderField: name)
+            }
+            urlRequest.httpBody = request.body
 
-    static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<HTTPResponse, TransportError> {
-        if let error {
-            let nsError = error as NSError
-            if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorCancelled {
-                return .failure(TransportError(kind: .cancelled, message: "request cancelled"))
+            let gate = RequestGate()
+            let result = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, TransportError>, Never>) in
+                    guard gate.install(continuation) else { return }
+                    let task = session.dataTask(with: urlRequest)
+                    collector.register(task, gate: gate, origin: origin)
+                    gate.attach(task)
+                    task.resume()
+                }
+            } onCancel: {
+                gate.cancel()
             }
-            if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorTimedOut {
-                return .failure(TransportError(kind: .timedOut, message: "backstop timeout"))
+            switch result {
+            case .success(let response): return response
+            case .failure(let error): throw error
             }
-            return .failure(TransportError(kind: .connection, message: nsError.localizedDescription))
         }
-        guard let http = response as? HTTPURLResponse else {
-            return .failure(TransportError(kind: .connection, message: "no HTTP response"))
+
+        static func result(data: Data?, response: URLResponse?, error: (any Error)?) -> Result<Response, TransportError> {
+            if let error {
+                let nsError = error as NSError
+                if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorCancelled {
+                    return .failure(TransportError(kind: .cancelled, message: "request cancelled"))
+                }
+                if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorTimedOut {
+                    return .failure(TransportError(kind: .timedOut, message: "backstop timeout"))
+                }
+                return .failure(TransportError(kind: .connection, message: nsError.localizedDescription))
+            }
+            guard let http = response as? HTTPURLResponse else {
+                return .failure(TransportError(kind: .connection, message: "no HTTP response"))
+            }
+            var headers: [String: String] = [:]
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name] = value }
+            }
+            return .success(Response(statusCode: http.statusCode, headers: headers, body: data ?? Data()))
         }
-        var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name] = value }
-        }
-        return .success(HTTPResponse(statusCode: http.statusCode, headers: headers, body: data ?? Data()))
     }
 }
 
@@ -122,7 +124,7 @@ public final class URLSessionTransport: HTTPTransport {
 /// continuation exists.
 private final class RequestGate: Sendable {
     private struct State {
-        var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+        var continuation: CheckedContinuation<Result<HTTP.Response, HTTP.TransportError>, Never>?
         var cancelled = false
         var finished = false
         var task: URLSessionDataTask?
@@ -132,7 +134,7 @@ private final class RequestGate: Sendable {
 
     /// Stores the continuation; answers it at once (and returns `false`) when the request was
     /// cancelled before it was sent.
-    func install(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) -> Bool {
+    func install(_ continuation: CheckedContinuation<Result<HTTP.Response, HTTP.TransportError>, Never>) -> Bool {
         let cancelledEarly = state.withLock { state -> Bool in
             if state.cancelled {
                 state.finished = true
@@ -142,7 +144,7 @@ private final class RequestGate: Sendable {
             return false
         }
         if cancelledEarly {
-            continuation.resume(returning: .failure(TransportError(kind: .cancelled, message: "cancelled before the request was sent")))
+            continuation.resume(returning: .failure(HTTP.TransportError(kind: .cancelled, message: "cancelled before the request was sent")))
         }
         return !cancelledEarly
     }
@@ -151,8 +153,8 @@ private final class RequestGate: Sendable {
         state.withLock { $0.task = task }
     }
 
-    func finish(_ result: Result<HTTPResponse, TransportError>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Result<HTTPResponse, TransportError>, Never>? in
+    func finish(_ result: Result<HTTP.Response, HTTP.TransportError>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Result<HTTP.Response, HTTP.TransportError>, Never>? in
             guard !state.finished else { return nil }
             state.finished = true
             defer { state.continuation = nil }
@@ -166,7 +168,7 @@ private final class RequestGate: Sendable {
             state.cancelled = true
             return state.task
         }
-        finish(.failure(TransportError(kind: .cancelled, message: "request cancelled")))
+        finish(.failure(HTTP.TransportError(kind: .cancelled, message: "request cancelled")))
         #if !canImport(FoundationNetworking)
         // Apple's URLSession cancels reliably; FoundationNetworking's cancel has deadlocked
         // (swift-corelibs-foundation #5412), so on Linux the request runs out on its own.
@@ -187,7 +189,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
     private struct Entry {
         var gate: RequestGate
         /// The origin of the request's URL: every redirect must stay on it.
-        var origin: OriginLockedTransport.Origin
+        var origin: HTTP.OriginLockedTransport.Origin
         var redirects = 0
         var body = Data()
     }
@@ -201,7 +203,7 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
         self.maximumRedirects = maximumRedirects
     }
 
-    func register(_ task: URLSessionTask, gate: RequestGate, origin: OriginLockedTransport.Origin) {
+    func register(_ task: URLSessionTask, gate: RequestGate, origin: HTTP.OriginLockedTransport.Origin) {
         entries.withLock { $0[task.taskIdentifier] = Entry(gate: gate, origin: origin) }
     }
 
@@ -211,10 +213,10 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
     /// end on the redirect response, which nobody reads.
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
         let status = response.statusCode
-        let target = request.url.flatMap { OriginLockedTransport.Origin($0) }
-        let refusal = entries.withLock { entries -> (RequestGate, TransportError)? in
+        let target = request.url.flatMap { HTTP.OriginLockedTransport.Origin($0) }
+        let refusal = entries.withLock { entries -> (RequestGate, HTTP.TransportError)? in
             guard var entry = entries[task.taskIdentifier] else { return nil }
-            let error: TransportError
+            let error: HTTP.TransportError
             if let target, target == entry.origin {
                 guard entry.redirects >= maximumRedirects else {
                     entry.redirects += 1
@@ -222,10 +224,10 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
                     entries[task.taskIdentifier] = entry
                     return nil
                 }
-                error = TransportError(kind: .redirectRefused, message: "HTTP \(status) redirect refused: more than \(maximumRedirects) redirects", status: status)
+                error = HTTP.TransportError(kind: .redirectRefused, message: "HTTP \(status) redirect refused: more than \(maximumRedirects) redirects", status: status)
             } else {
                 let place = target.map { "to \($0)" } ?? "to a URL that is not http(s)"
-                error = TransportError(kind: .redirectRefused, message: "HTTP \(status) redirect \(place) refused: it leaves \(entry.origin)", status: status)
+                error = HTTP.TransportError(kind: .redirectRefused, message: "HTTP \(status) redirect \(place) refused: it leaves \(entry.origin)", status: status)
             }
             entries.removeValue(forKey: task.taskIdentifier)
             return (entry.gate, error)
@@ -270,13 +272,13 @@ private final class ResponseCollector: NSObject, URLSessionDataDelegate, @unchec
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        entry.gate.finish(URLSessionTransport.result(data: entry.body, response: task.response, error: error))
+        entry.gate.finish(HTTP.URLSessionTransport.result(data: entry.body, response: task.response, error: error))
     }
 
     private func tooLarge(_ task: URLSessionTask, announced: Int64?) {
         guard let entry = entries.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         let size = announced.map { " of \($0) bytes" } ?? ""
         let status = (task.response as? HTTPURLResponse)?.statusCode
-        entry.gate.finish(.failure(TransportError(kind: .responseTooLarge, message: "response body\(size) exceeds the \(maximumBytes)-byte limit", status: status)))
+        entry.gate.finish(.failure(HTTP.TransportError(kind: .responseTooLarge, message: "response body\(size) exceeds the \(maximumBytes)-byte limit", status: status)))
     }
 }
