@@ -315,7 +315,7 @@ struct ThirdPartyNetworkTests {
         #expect(lost.placementID == "level_end")
         #expect(lost.lineItemID == "level_end_acme_remnant")
         #expect(lost.outcome == .lost(.lostToHigherBid))
-        #expect(lost.outcome == .lost(LossReason(rawValue: 102)))
+        #expect(lost.outcome == .lost(SourceOutcome.LossReason(rawValue: 102)))
         #expect(lost.eCPM == 0.8)
         #expect(lost.priceToBeat == winner.eCPM)
         #expect(lost.priceToBeat == 1.2)

@@ -627,7 +627,7 @@ struct AuctionStateMachine {
         entries[index].admittedAd = ad
         if entries.count > AuctionStateMachine.linearHolderSearchLimit { adHolders[ObjectIdentifier(ad)] = index }
         let usdRate = lineItems[index].usdRate
-        let rejection: LossReason?
+        let rejection: SourceOutcome.LossReason?
         let value = price.flatMap { AuctionValue(price: $0, usdRate: usdRate) }
         if value == nil || !NetworkValueBounds.isValidAdSize(ad.size) {
             rejection = .invalidResponse
