@@ -27,7 +27,7 @@ struct AuctionStateMachine {
         /// Something arrived: run ``endOfInstant(at:)`` once the work due at this instant is
         /// done.
         case decideAtEndOfInstant
-        /// The outcome is decided: build it with ``outcome(auctionID:)`` and deliver it.
+        /// The outcome is decided: build it with ``outcome(auctionID:startedAtWallClock:)`` and deliver it.
         case finish
     }
 

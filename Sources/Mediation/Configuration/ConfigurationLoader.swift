@@ -58,8 +58,10 @@ extension MediationConfiguration {
     ///   - url: a file URL.
     ///   - registry: the network kinds the build knows (e.g. `NetworkRegistry.standard`), with
     ///     their pricing.
-    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when the
-    ///   file cannot be read, otherwise as ``init(data:registry:)``.
+    /// - Throws: ``ConfigurationError`` with code `unreadable_file` for a URL that is not a
+    ///   file's (a configuration from a server is ``MediationEngine/RemoteConfiguration``'s
+    ///   job), code `file_not_found` or `unreadable_file` when the file cannot be read,
+    ///   otherwise as ``init(data:registry:)``.
     public init(contentsOf url: URL, registry: NetworkRegistry) throws(ConfigurationError) {
         self = try ConfigurationLoader(registry: registry).load(contentsOf: url)
     }
@@ -119,9 +121,15 @@ package struct ConfigurationLoader: Sendable {
     /// Loads the configuration file at `url`.
     /// - Parameter url: a file URL.
     /// - Returns: the configuration.
-    /// - Throws: ``ConfigurationError`` with code `file_not_found` or `unreadable_file` when
-    ///   the file cannot be read, otherwise as ``load(data:)``.
+    /// - Throws: ``ConfigurationError`` with code `unreadable_file` for a URL that is not a
+    ///   file's (a configuration from a server is the remote configuration's job), code
+    ///   `file_not_found` or `unreadable_file` when the file cannot be read, otherwise as
+    ///   ``load(data:)``.
     package func load(contentsOf url: URL) throws(ConfigurationError) -> MediationConfiguration {
+        guard url.isFileURL else {
+            // Not the URL itself: it may carry credentials.
+            throw ConfigurationError(code: .unreadableFile, path: "$", message: "not a file URL (scheme \(url.scheme.map { ConfigurationText.quoted($0) } ?? "none")): a configuration from a server is loaded by MediationEngine.RemoteConfiguration, which checks its signature")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ConfigurationError(code: .fileNotFound, path: "$", message: "no such file: \(url.path)")

@@ -85,7 +85,7 @@ package struct StrictJSONReader {
     /// - Throws: ``ConfigurationError`` with code `syntax`.
     package static func parse(_ bytes: [UInt8]) throws(ConfigurationError) -> JSONNode {
         guard bytes.count <= maximumSize else {
-            throw ConfigurationError(code: .syntax, path: "$", message: "the file is larger than \(maximumSize / 1024 / 1024) MiB")
+            throw ConfigurationError(code: .syntax, path: "$", message: "the JSON document is larger than \(maximumSize / 1024 / 1024) MiB")
         }
         var input = bytes
         if input.starts(with: [0xEF, 0xBB, 0xBF]) { input.removeFirst(3) }

@@ -53,7 +53,7 @@ public protocol NetworkErrorCode: RawRepresentable, Hashable, Sendable, CaseIter
 extension NetworkErrorCode {
     /// An ``AdLoadResult/Error`` with this code's kind and number.
     /// - Parameters:
-    ///   - message: what happened (never user data); cut to ``NetworkValueBounds/text(_:)``.
+    ///   - message: what happened (never user data); cut to ``NetworkValueBounds/text(_:limit:)``.
     ///   - httpStatus: the HTTP status behind it, if any.
     public func error(_ message: String, httpStatus: Int? = nil) -> AdLoadResult.Error {
         AdLoadResult.Error(kind: kind, code: rawValue, message: NetworkValueBounds.text(message), httpStatus: httpStatus)

@@ -174,7 +174,7 @@ public actor Placement {
     }
 
     /// A newer configuration of this placement is in force (R22, from
-    /// ``MediationEngine/apply(_:version:source:)``): the next auction runs under it; a running
+    /// ``MediationEngine/apply(_:version:source:announce:)``): the next auction runs under it; a running
     /// auction finishes under its own, and the current ad stays until its normal refresh or
     /// expiry.
     func adopt(_ entry: PlacementEntry) {

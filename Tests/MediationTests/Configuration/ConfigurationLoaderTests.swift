@@ -220,6 +220,18 @@ struct ConfigurationLoaderTests {
             (error as? ConfigurationError)?.code == .fileNotFound
         }
     }
+
+    /// A new user's attack: a server's URL given as the file. It says so, not "no such file"
+    /// under the URL's path, and never echoes the URL (it may carry credentials).
+    @Test func aURLThatIsNotAFilesSaysSo() throws {
+        let url = try #require(URL(string: "https://user:secret@example.com/mediation.json"))
+        #expect {
+            _ = try MediationConfiguration(contentsOf: url, registry: ConfigurationFixture.registry)
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.code == .unreadableFile && error.path == "$" && error.message.hasPrefix("not a file URL (scheme \"https\")") && !error.message.contains("secret") && !error.message.contains("example.com")
+        }
+    }
 }
 
 /// Engine-rules scenario 12, the configuration half: refresh values.

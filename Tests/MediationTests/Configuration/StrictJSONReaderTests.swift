@@ -95,7 +95,7 @@ struct StrictJSONReaderTests {
 
     @Test func oversizedInputIsRejected() throws {
         let error = try #require(syntaxError([UInt8](repeating: 0x20, count: StrictJSONReader.maximumSize + 1)))
-        #expect(error.message == "the file is larger than 4 MiB")
+        #expect(error.message == "the JSON document is larger than 4 MiB")
     }
 
     /// Random edits of a valid config: every one loads or fails with a ConfigurationError,
