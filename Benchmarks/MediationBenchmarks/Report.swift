@@ -7,7 +7,7 @@ struct Figure: Encodable {
     var summary: Summary
 }
 
-/// One target of the benchmark (see the README's Performance section) and whether this run met it.
+/// One target of the benchmark (see docs/performance.md) and whether this run met it.
 struct TargetCheck: Encodable {
     var target: String
     var measured: String

@@ -1,6 +1,6 @@
 import Foundation
 
-// mediation-bench: the engine's release-mode benchmark (the README's Performance section). Run it with
+// mediation-bench: the engine's release-mode benchmark (docs/performance.md). Run it with
 //   swift build -c release --product mediation-bench
 //   taskset -c 0 .build/release/mediation-bench [--json] [--quick] [--only NAME]
 // from the package root (the HTTP benchmark starts the tests' loopback server from there).

@@ -6,7 +6,7 @@ import Testing
 
 /// Loading is linear in the number of sources (engine rule R15's checks use sets and
 /// dictionaries): a placement of 40,000 sources loads, builds and validates. Not timed here;
-/// the release-build figure (`mediate validate` on such a file) is in the README.
+/// the release-build figure (`mediate validate` on such a file) is in docs/configuration.md.
 @Suite("A configuration of 40,000 sources")
 struct LargeConfigurationTests {
     /// One placement of `count` fallback sources (and any `extra` source texts at the end).

@@ -283,7 +283,7 @@ struct OptimizeCommandTests {
     }
 }
 
-/// The README's command on the shipped config and sample report.
+/// The command of docs/cli-simulate.md on the shipped config and sample report.
 @Suite("mediate optimize on the shipped config")
 struct OptimizeShippedConfigTests {
     @Test("the sample report learns Nitx and Qartvelo's home banner; the written config validates")

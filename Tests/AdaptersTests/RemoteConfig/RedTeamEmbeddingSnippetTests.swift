@@ -4,17 +4,17 @@ import Mediation
 import MediationTestKit
 import Testing
 
-/// The README's host snippet for a configuration from a server, run as a new user would (with
+/// docs/embedding.md's host snippet for a configuration from a server, run as a new user would (with
 /// the app's bundle, folder and server replaced by the repository's config, a temporary folder
 /// and a closed loopback port): its key line parses, the engine is built at once on the bundled
 /// configuration without waiting on the network, and the calls it shows exist.
-@Suite("Red team: the README's remote-configuration snippet", .serialized)
-struct RedTeamReadmeSnippetTests {
+@Suite("Red team: the remote-configuration snippet of docs/embedding.md", .serialized)
+struct RedTeamEmbeddingSnippetTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("every MediationEngine.RemoteConfiguration.PublicKey line the README and docs/remote-config.md show is a valid key line (its id matches its key)")
+    @Test("every MediationEngine.RemoteConfiguration.PublicKey line docs/embedding.md and docs/remote-config.md show is a valid key line (its id matches its key)")
     func keyLinesParse() throws {
-        for file in ["README.md", "docs/remote-config.md"] {
+        for file in ["docs/embedding.md", "docs/remote-config.md"] {
             let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
             let lines = text.split(separator: "\n").compactMap { line -> String? in
                 guard let range = line.range(of: #"mediation-ed25519 [0-9a-f]{16} [A-Za-z0-9+/=]{44}"#, options: .regularExpression) else { return nil }
@@ -29,7 +29,7 @@ struct RedTeamReadmeSnippetTests {
 
     @Test("the snippet builds the engine at once on the bundled configuration, with no network wait")
     func snippetRuns() async throws {
-        let appSupport = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        let appSupport = FileManager.default.temporaryDirectory.appendingPathComponent("embedding-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: appSupport) }
         let port = try await LoopbackServer.closedPort()
         let warnings = Locked<[String]>([])
