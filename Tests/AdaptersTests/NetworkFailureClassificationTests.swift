@@ -4,7 +4,7 @@ import Mediation
 import MediationTestKit
 import Testing
 
-/// Issue 19, point 2: a failure to reach a network is classified the same way for every
+/// A failure to reach a network is classified the same way for every
 /// network (the engine's one classification), while each network keeps its own numbered codes
 /// and result names in the error's detail.
 @Suite struct NetworkFailureClassificationTests {

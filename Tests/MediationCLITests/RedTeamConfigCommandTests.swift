@@ -140,7 +140,7 @@ struct RedTeamConfigCommandTests {
 
     #if canImport(FoundationNetworking)
     /// Why the refusal above exists. When this fails, the platform's URLSession reaches IPv6
-    /// literals (swift-corelibs-foundation issue 5496, fixed upstream): lift
+    /// literals (swift-corelibs-foundation has fixed its bracketed hosts upstream): lift
     /// `RemoteRun.refusesIPv6LiteralHosts` for the toolchains that have the fix.
     @Test("FoundationNetworking's URLSession still refuses an IPv6 literal host with NSURLErrorBadURL before connecting")
     func foundationNetworkingRefusesIPv6Literals() async throws {

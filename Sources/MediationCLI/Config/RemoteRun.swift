@@ -52,7 +52,7 @@ struct RemoteRun: Sendable {
     /// rule of a network's `endpoint`: a URL is printed, logged and kept in shell histories,
     /// and the server's answer is signed, so it needs no secret); and, on platforms whose
     /// `URLSession` is FoundationNetworking's (Linux), no IPv6 literal host, which it refuses
-    /// with `NSURLErrorBadURL` before any request (swift-corelibs-foundation issue 5496).
+    /// with `NSURLErrorBadURL` before any request (its URL parsing and curl disagree on the brackets).
     /// The messages never echo the credentials.
     static func checkedURL(_ text: String) -> Result<URL, Refusal> {
         let credentials = "credentials are not allowed in the URL (a user name or password before the host, as in a network's endpoint)"

@@ -175,7 +175,7 @@ struct EloClientTests {
     // MARK: Deadline
 
     @Test func anEngineRequestKeepsNoTimerOfItsOwnTheEngineCancelsItAtTheLimit() async throws {
-        // One limit per source, enforced by the engine (issue 19): the client sets none, and a
+        // One limit per source, enforced by the engine (R3a, R20): the client sets none, and a
         // cancelled request ends as the engine's cancellation, at the instant it came.
         let clock = ManualClock()
         let transport = EloFakeTransport.hanging()

@@ -2,7 +2,7 @@ import Mediation
 import MediationTestKit
 import Testing
 
-/// Issue 19, point 5: the engine attributes each warning an adapter logs to the source whose
+/// The engine attributes each warning an adapter logs to the source whose
 /// request raised it (``SourceAttribution``), with no matching of log sources: two line items of
 /// one network each get only their own.
 @Suite struct AdapterWarningAttributionTests {
