@@ -52,6 +52,11 @@ public struct EloAdapterFactory: NetworkAdapterFactory {
         }
         let logLevel = try settings.choice("log_level", among: [("verbose", EloLogLevel.verbose), ("debug", .debug), ("info", .info), ("warn", .warn), ("error", .error), ("none", .none)]) ?? .warn
         let noBidRate = try settings.number("sandbox_no_bid_rate", in: 0...1) ?? 0.1
+        // Contact details travel over HTTPS (Elo document, "EloUserData"): an endpoint given in
+        // code rather than through the configuration loader meets the loader's rule too.
+        if case .url(let url) = network.endpoint, url.scheme?.lowercased() != "https", !["127.0.0.1", "localhost"].contains(url.host ?? "") {
+            throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "Elo requests carry the user's contact details: use https (plain http for 127.0.0.1 or localhost only)")
+        }
         let connection = NetworkConnection(for: network, environment: environment, sandboxURL: EloSandboxServer.baseURL) {
             EloSandboxServer(seed: environment.seed, noBidRate: noBidRate)
         }

@@ -517,8 +517,7 @@ package actor EloClient {
     }
 
     private nonisolated func log(_ level: EloLogLevel, _ message: String) {
-        let threshold = logThreshold.withLock { $0 }
-        guard level != .none, threshold != .none, level >= threshold else { return }
+        guard logThreshold.withLock({ $0 }).admits(level) else { return }
         let mapped: LogLevel
         switch level {
         case .verbose, .debug: mapped = .debug

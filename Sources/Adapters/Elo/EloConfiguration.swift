@@ -18,6 +18,15 @@ public enum EloLogLevel: Int, Comparable, Sendable, Hashable {
     /// Orders by severity.
     public static func < (lhs: EloLogLevel, rhs: EloLogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Whether a line at `level` passes this threshold: the line's level is at or above it
+    /// (`verbose` < `debug` < `info` < `warn` < `error`); the threshold `none` passes nothing,
+    /// and no line is logged at `none`.
+    /// - Parameter level: the line's level.
+    /// - Returns: `true` when the line is logged.
+    package func admits(_ level: EloLogLevel) -> Bool {
+        level != .none && self != .none && level >= self
+    }
+
     /// Reads a config spelling: `verbose`, `debug`, `info`, `warn`, `error`, `none`.
     /// - Parameter name: the spelling.
     /// - Returns: the level, or `nil` for an unknown spelling.

@@ -87,7 +87,8 @@ public final class NitxLoadedAd: LoadedAd {
     /// Whether ``releaseResources()`` was called.
     package var isReleased: Bool { state.withLock { $0.released } }
 
-    /// Drops the creative. Idempotent.
+    /// Drops the creative and ends the ad (a native ad's `destroy()`, Nitx document, "Native"):
+    /// afterwards its hooks record nothing. Idempotent.
     public func releaseResources() {
         state.withLock { state in
             state.released = true
@@ -95,9 +96,11 @@ public final class NitxLoadedAd: LoadedAd {
         }
     }
 
-    /// Counts the impression, once.
+    /// Counts the impression, once; nothing after ``releaseResources()`` (the native ad's
+    /// `destroy()`, Nitx document, "Native").
     public func recordRender() {
         let first = state.withLock { state -> Bool in
+            guard !state.released else { return false }
             defer { state.impressionRecorded = true }
             return !state.impressionRecorded
         }
@@ -105,8 +108,10 @@ public final class NitxLoadedAd: LoadedAd {
     }
 
     /// Counts the impression (if not yet) and the viewable, once each; marks the ad shown.
+    /// Nothing after ``releaseResources()``.
     public func recordImpression() {
         let (impression, viewable) = state.withLock { state -> (Bool, Bool) in
+            guard !state.released else { return (false, false) }
             defer {
                 state.impressionRecorded = true
                 state.viewableRecorded = true

@@ -118,6 +118,46 @@ struct EloAdapterTests {
         #expect(transport.bidRequests.map(\.url.absoluteString) == ["https://bid.elo.test/rtb/v1/bid"])
     }
 
+    /// Contact details travel over HTTPS (Elo document, "EloUserData"): a configuration that
+    /// gives Elo a plain-http endpoint off this device is refused where it is loaded, naming the
+    /// endpoint, and with an https endpoint every request Elo sends (the bid carrying the user
+    /// data, the analytics) is https.
+    @Test func contactDetailsTravelOnlyOverHTTPS() async throws {
+        func json(_ endpoint: String) -> String {
+            """
+            {
+              "networks": { "elo": { "adapter": "elo", "credentials": { "publisher_id": "p" }, "endpoint": "\(endpoint)" } },
+              "placements": { "chat_strip": { "format": "native", "slot": { "max_width": 390, "max_height": 120 },
+                "sources": [ { "id": "chat_strip_elo", "network": "elo", "ad_unit_id": "unit-chat" } ] } }
+            }
+            """
+        }
+        let error = #expect(throws: ConfigurationError.self) { _ = try MediationConfiguration(json: json("http://bid.elo.test/rtb"), registry: .standard) }
+        #expect(error?.path == "networks.elo.endpoint")
+        #expect(error?.message.contains("use https") == true)
+
+        // An endpoint given in code, past the loader, is refused by the adapter's factory.
+        let plain = try #require(URL(string: "http://bid.elo.test/rtb"))
+        let inCode = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .url(plain))
+        let refused = #expect(throws: ConfigurationError.self) { _ = try make(inCode, environment: MediationEnvironment(clock: ManualClock(), transport: EloFakeTransport())) }
+        #expect(refused?.path == "networks.elo.endpoint")
+
+        let transport = EloFakeTransport()
+        let configuration = try MediationConfiguration(json: json("https://bid.elo.test/rtb"), registry: .standard)
+        let clock = ManualClock()
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: transport))
+        let outcome = try await engine.runAuction(placementID: "chat_strip", on: clock)
+        let ad = try #require(outcome.winner?.ad as? EloAd)
+        ad.recordBrowserOpened()
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        #expect(transport.bidRequests.count == 1)
+        #expect(transport.pings.count == 2)
+        #expect((transport.bidRequests + transport.pings).allSatisfy { $0.url.scheme == "https" })
+        ad.releaseResources()
+        await clock.perform { await engine.shutdown() }
+    }
+
     @Test func sandboxEndpointBidsThroughTheSandboxServer() async throws {
         let transport = EloFakeTransport()
         let network = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"], endpoint: .sandbox, options: ["sandbox_no_bid_rate": .integer(0)])

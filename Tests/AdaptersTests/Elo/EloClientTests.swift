@@ -321,6 +321,33 @@ struct EloClientTests {
         #expect(logger.lines.isEmpty)
     }
 
+    /// The document's order, lowest first: a threshold passes its own level and every level
+    /// after it, `none` passes nothing, and nothing is logged at `none`.
+    static let logLevelsInTheDocumentsOrder: [EloLogLevel] = [.verbose, .debug, .info, .warn, .error, .none]
+
+    @Test(arguments: logLevelsInTheDocumentsOrder)
+    func eachThresholdPassesItsLevelAndTheLevelsAfterIt(threshold: EloLogLevel) {
+        let order = Self.logLevelsInTheDocumentsOrder
+        guard let rank = order.firstIndex(of: threshold) else { Issue.record("unknown level"); return }
+        for (index, level) in order.enumerated() {
+            let expected = threshold != .none && level != .none && index >= rank
+            #expect(threshold.admits(level) == expected, "threshold \(threshold), line at \(level)")
+        }
+    }
+
+    /// Through the client: a warning (a message's bad id) is logged at the thresholds up to
+    /// `warn`, and not at `error` or `none`.
+    @Test(arguments: logLevelsInTheDocumentsOrder)
+    func theClientLogsAWarningOnlyUpToTheWarnThreshold(threshold: EloLogLevel) async {
+        let logger = RecordingLogger()
+        let configuration = EloConfiguration(publisherID: "pub-1", adUnitID: "u", logLevel: threshold)
+        let client = EloFixtures.client(transport: EloFakeTransport(), configuration: configuration, logger: logger)
+        _ = await client.loadAd(for: EloFixtures.request(messages: [AdRequest.Context.Message(role: .user, content: "x", id: "bad\u{7}")]))
+        let logged = logger.warnings == ["message 0: id with non-printable characters, left out of the request"]
+        #expect(logged == (threshold <= .warn), "threshold \(threshold): \(logger.lines.map(\.message))")
+        if threshold > .warn { #expect(logger.lines.isEmpty) }
+    }
+
     @Test func messageRuleWarningsGoToTheLogger() async {
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger)

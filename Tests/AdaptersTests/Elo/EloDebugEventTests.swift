@@ -97,6 +97,39 @@ struct EloDebugEventTests {
         #expect(operations.map(\.outcome) == [.noFill(.sessionDisabled), .loaded(eCPM: 2.35), .loaded(eCPM: 2.35)])
     }
 
+    /// One `adOperation` per load or preload, whatever its outcome, with a request id exactly
+    /// when a server request was made: before configure, a no bid, a server error, a broken
+    /// answer, a preload, its cache hit and a disabled session.
+    @Test func everyLoadAndPreloadReportsExactlyOneOperation() async {
+        let recorder = EloEventRecorder()
+        let answers = Locked<[HTTP.Response]>([HTTP.Response(statusCode: 204), HTTP.Response(statusCode: 500), EloFixtures.json(200, "not json")])
+        let transport = EloFakeTransport { request in
+            let next = answers.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            return .success(next ?? EloFixtures.bidResponse(for: request, price: 2.5))
+        }
+        let unconfigured = EloFixtures.client(transport: transport, configuration: nil)
+        unconfigured.setDebugObserver(recorder.observer)
+        _ = await unconfigured.loadAd(for: EloFixtures.request())
+        let client = EloFixtures.client(transport: transport)
+        client.setDebugObserver(recorder.observer)
+        for _ in 0..<3 { _ = await client.loadAd(for: EloFixtures.request()) }
+        await client.preloadAd(for: EloFixtures.request()).value
+        _ = await client.loadAd(for: EloFixtures.request())
+        await client.disable()
+        _ = await client.loadAd(for: EloFixtures.request())
+        let operations = recorder.operations
+        #expect(transport.requests.count == 4)
+        #expect(operations.count == 7)
+        #expect(operations.map { $0.requestID != nil } == [false, true, true, true, true, false, false])
+        #expect(operations.map(\.isPreload) == [false, false, false, false, true, false, false])
+        let outcomes = operations.map(\.outcome)
+        guard outcomes.count == 7 else { return }
+        #expect(outcomes[0] == .noFill(.notConfigured))
+        #expect(outcomes[1] == .noFill(.noBids))
+        if case .noFill(.networkError) = outcomes[2] {} else { Issue.record("HTTP 500: expected noFill(networkError), got \(outcomes[2])") }
+        #expect(Array(outcomes[3...]) == [.error(.decoding), .loaded(eCPM: 2.5), .loaded(eCPM: 2.5), .noFill(.sessionDisabled)])
+    }
+
     @Test func capturedRequestPayloadRedactsContentAndDescriptions() async throws {
         let recorder = EloEventRecorder()
         let client = EloFixtures.client(transport: EloFakeTransport())
@@ -165,7 +198,29 @@ struct EloDebugEventTests {
         #expect(try transport.decodedBidRequests().map(\.id) == ["id-3", "id-4"])
     }
 
-    @Test(.timeLimit(.minutes(10)))
+    /// Runs `body` on a thread of its own and waits for it, for at most `limit`: a call back
+    /// into the client that needs a lock the observer's thread holds cannot finish, so the wait
+    /// ends with the call's name in `blocked` rather than hanging the run; the observer then
+    /// returns, the lock is released and the call completes. A call that finishes is waited for
+    /// only as long as it runs (microseconds); the limit is a bound for a deadlock, not a timing.
+    static func callBack(_ name: String, blocked: Locked<[String]>, limit: DispatchTimeInterval = .seconds(20), _ body: @escaping @Sendable () -> Void) {
+        // After a first blocked call the rest are skipped: one bounded wait, not one per event.
+        guard blocked.withLock({ $0.isEmpty }) else { return }
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            body()
+            done.signal()
+        }
+        if done.wait(timeout: .now() + limit) == .timedOut {
+            blocked.withLock { $0.append(name) }
+        }
+    }
+
+    /// The observer may call back into the client: it is never called while the client (its
+    /// debug channel, an ad, the tracker) holds a lock. Each call back runs on another thread
+    /// (`callBack`), so a regression that emits under a lock fails this test within seconds,
+    /// naming the call, instead of deadlocking the observer's own thread.
+    @Test(.timeLimit(.minutes(1)))
     func observerCanCallBackIntoElo() async throws {
         let clock = ManualClock()
         let transport = EloFakeTransport()
@@ -173,20 +228,21 @@ struct EloDebugEventTests {
         let recorder = EloEventRecorder()
         let adBox = Locked<EloAd?>(nil)
         let preloaded = Locked(false)
+        let blocked = Locked<[String]>([])
         let me = Locked<(@Sendable (EloDebugEvent) -> Void)?>(nil)
         let observer: @Sendable (EloDebugEvent) -> Void = { event in
             recorder.observer(event)
             switch event {
             case .configured:
-                // Re-registering from inside the observer takes the channel's lock.
-                if let me = me.withLock({ $0 }) { client.setDebugObserver(me) }
+                // Re-registering takes the channel's lock.
+                if let me = me.withLock({ $0 }) { Self.callBack("setDebugObserver from .configured", blocked: blocked) { client.setDebugObserver(me) } }
             case .adOperation:
                 if !preloaded.withLock({ let first = !$0; $0 = true; return first }) { break }
-                client.preloadAd(for: EloFixtures.request(maxHeight: 200))
+                Self.callBack("preloadAd from .adOperation", blocked: blocked) { _ = client.preloadAd(for: EloFixtures.request(maxHeight: 200)) }
             case .trackingAttempted:
                 if let ad = adBox.withLock({ $0 }) {
-                    _ = ad.isReleased                 // the ad's lock
-                    client.trackBrowserClosed(ad)     // the ad's and the tracker's locks
+                    Self.callBack("isReleased from .trackingAttempted", blocked: blocked) { _ = ad.isReleased }           // the ad's lock
+                    Self.callBack("trackBrowserClosed from .trackingAttempted", blocked: blocked) { client.trackBrowserClosed(ad) }  // the ad's and the tracker's locks
                 }
             default:
                 break
@@ -202,6 +258,7 @@ struct EloDebugEventTests {
         client.trackBrowserOpened(ad)
         await ad.tracker?.drain()
         await clock.runUntilIdle()
+        #expect(blocked.withLock { $0 }.isEmpty, "called back while the client held a lock")
         let completed = recorder.all.compactMap { event -> EloTrackingEvent? in
             if case .trackingCompleted(_, let kind, _, _) = event { return kind }
             return nil

@@ -184,7 +184,10 @@ struct EloRequestBuilderTests {
         #expect(sent.ifa == "IDFA-1")
         #expect(sent.ext == nil)
         #expect(sent.lmt == 0)
-        let withheld = build(EloFixtures.request(device: denied)).request.device
+        // Only the authorization differs: limit-ad-tracking is off here too, so the advertising
+        // id is withheld by App Tracking Transparency alone (the default signals limit tracking,
+        // which would withhold it whatever the authorization).
+        let withheld = build(EloFixtures.request(device: denied, privacy: AdRequest.Privacy(limitAdTracking: false))).request.device
         #expect(withheld.ifa == nil)
         #expect(withheld.ext?.ifv == "IDFV-1")
         #expect(withheld.lmt == 1)

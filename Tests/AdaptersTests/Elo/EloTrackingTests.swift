@@ -250,6 +250,26 @@ struct EloTrackingTests {
         #expect(transport.pings.first?.url.absoluteString == "https://api.elo.example/v1/events")
     }
 
+    /// Browser events are analytics only, never billed (Elo document): they go to the
+    /// analytics endpoint alone, never to the render or impression URLs the server counts, and
+    /// they neither count nor use up the ad's one impression.
+    @Test func browserEventsAreAnalyticsOnlyAndNeverBilled() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let (ad, client) = try await loadedAd(transport, clock: clock)
+        client.trackBrowserOpened(ad)
+        await clock.advance(by: .seconds(3))
+        client.trackBrowserClosed(ad)
+        await ad.tracker?.drain()
+        #expect(transport.pings.map { "\($0.method) \($0.url.absoluteString)" } == [
+            "POST https://api.elo.example/v1/events", "POST https://api.elo.example/v1/events",
+        ])
+        #expect(try analytics(transport).map(\.event) == ["browser_open", "browser_close"])
+        ad.recordImpression()
+        await ad.tracker?.drain()
+        #expect(transport.pings.map(\.url.path) == ["/v1/events", "/v1/events", "/imp"])
+    }
+
     @Test(arguments: [
         (Duration.seconds(24 * 3600), 86_400_000),
         (.seconds(25 * 3600), 86_400_000),
@@ -391,14 +411,39 @@ struct EloAdTests {
         #expect(Self.ad("a", format: format).refit(to: slot) == nil)
     }
 
-    @Test func displayOnlyAdSendsNothing() {
-        let ad = Self.ad("a")
-        ad.recordRender()
-        ad.recordBrowserOpened()
-        ad.recordBrowserClosed()
-        #expect(ad.tracker == nil)
-        ad.releaseResources()
-        ad.releaseResources()
-        #expect(ad.isReleased)
+    /// Tracking is for Elo-served ads only (Elo document: the display-only `init` "sends no
+    /// render, impression, click, or tap events"; browser events are for "Elo-served ads
+    /// only"). Side by side on one transport: a display-only ad built from the served ad's own
+    /// id and tracking URLs sends nothing and uses up nothing, then the served ad sends each of
+    /// its events (so the test cannot pass because nothing at all leaves).
+    @Test func displayOnlyAdSendsNothing() async throws {
+        let clock = ManualClock()
+        let transport = EloFakeTransport()
+        let (served, _) = try await EloTrackingTests().loadedAd(transport, clock: clock)
+        let tracking = EloWireTracking(
+            render: ["https://t.elo.test/render?ad=\(served.id)"],
+            impression: ["https://t.elo.test/imp?ad=\(served.id)"],
+            click: ["https://t.elo.test/click?ad=\(served.id)"]
+        )
+        let displayOnly = EloAd(id: served.id, creativeID: served.creativeID, network: "elo", format: .native, eloFormat: served.eloFormat, size: served.size, timeToLive: nil, title: served.title, description: nil, imageURL: nil, ctaText: nil, clickURL: served.clickURL, ctaEnabled: nil, tracking: tracking, tracker: nil)
+        #expect(displayOnly.tracker == nil)
+        displayOnly.recordRender()
+        displayOnly.recordImpression()
+        displayOnly.recordClick()
+        displayOnly.recordBrowserOpened()
+        await clock.advance(by: .seconds(2))
+        displayOnly.recordBrowserClosed()
+        await served.tracker?.drain()
+        #expect(transport.pings.isEmpty)
+        served.recordRender()
+        served.recordImpression()
+        served.recordBrowserOpened()
+        await clock.advance(by: .seconds(2))
+        served.recordBrowserClosed()
+        await served.tracker?.drain()
+        #expect(transport.pings.map(\.url.path) == ["/render", "/imp", "/v1/events", "/v1/events"])
+        displayOnly.releaseResources()
+        displayOnly.releaseResources()
+        #expect(displayOnly.isReleased)
     }
 }

@@ -268,6 +268,35 @@ struct NitxClientModeTests {
         #expect(counters.configLoads == 1)
     }
 
+    /// `state()` reports each of what the document lists, read from the client as it is:
+    /// counters, mode, consent, visitor id and profile keys; a withdrawal shows at once.
+    @Test func stateReportsModeConsentVisitorAndProfileKeys() async throws {
+        let profile = #"{"hashes":{"email":"\#(NitxConsentTests.emailHash)"}}"#
+        let storage = NitxInMemoryStorage([.visitorID: "visitor-7", .consent: "granted", .profile: profile])
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: true)],
+            "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1")],
+        ])
+        let client = NitxFixtures.client(transport: transport, storage: storage)
+        let before = await client.state()
+        #expect(before.visitorID == "visitor-7")
+        #expect(before.consent == true)
+        #expect(before.profileKeys == ["email"])
+        #expect(before.counters.adRequests == 0)
+        _ = try #require(await Self.load(client).ad)
+        let started = await client.state()
+        #expect(started.mode == .post)
+        #expect(started.started)
+        #expect(started.counters.adRequests == 1)
+        #expect(started.counters.postRequests == 1)
+        #expect(started.counters.fills == 1)
+        client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: false))
+        let withdrawn = await client.state()
+        #expect(withdrawn.consent == false)
+        #expect(withdrawn.profileKeys.isEmpty)
+        #expect(withdrawn.visitorID == "visitor-7")
+    }
+
     @Test func aLineItemWithoutSlotCodeIsAConfigurationFailure() async {
         let transport = NitxScriptedTransport([:])
         let client = NitxFixtures.client(transport: transport)

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -88,5 +89,38 @@ struct NitxContextBuilderTests {
             if let nested = value as? [String: Any] { keys.formUnion(allKeys(nested)) }
         }
         return keys
+    }
+    /// Nitx reads the tracking authorisation at start and after consent changes (Nitx document,
+    /// "App Tracking Transparency"): the engine reads it from the host's signals with every
+    /// request, so the first request and each one after a change of authorisation or consent
+    /// carry the advertising id exactly when it is allowed then, never a value kept from before.
+    @Test func trackingAuthorizationIsReadAtStartAndAfterEachChange() async throws {
+        let clock = ManualClock()
+        let answers = (1...4).map { NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-\($0)") }
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: true)],
+            "POST /api/sdk/ads": answers,
+        ])
+        func template(authorized: Bool, consent: Bool?) -> RequestTemplate {
+            var device = Self.device
+            device.trackingAuthorized = authorized
+            return RequestTemplate(device: device, privacy: AdRequest.Privacy(userConsent: consent, limitAdTracking: false))
+        }
+        let engine = try NitxEventBatchingTests.engine(clock: clock, transport: transport, template: template(authorized: true, consent: nil))
+        let steps: [(RequestTemplate?, String?)] = [
+            (nil, Self.device.advertisingID),                                    // at start: authorized
+            (template(authorized: false, consent: nil), nil),                   // revoked in Settings
+            (template(authorized: true, consent: true), Self.device.advertisingID), // after the consent prompt
+            (template(authorized: true, consent: false), nil),                  // consent withdrawn
+        ]
+        for (index, (change, expected)) in steps.enumerated() {
+            if let change { engine.updateRequestTemplate(change) }
+            _ = try await engine.runAuction(placementID: "feed_inline", on: clock)
+            let bodies = transport.jsonBodies("POST", "/api/sdk/ads")
+            try #require(bodies.count == index + 1)
+            let context = try #require(bodies[index]["context"] as? [String: Any])
+            #expect(context["ad_id"] as? String == expected, "request \(index + 1)")
+        }
+        await clock.perform { await engine.shutdown() }
     }
 }

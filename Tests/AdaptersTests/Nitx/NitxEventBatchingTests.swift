@@ -138,6 +138,62 @@ struct NitxEventBatchingTests {
         #expect(transport.requests("POST", Self.eventsPath).isEmpty)
     }
 
+    /// By default (no mode override, a config without the `sdk` block) the client reads
+    /// creatives with `GET /api/ad-slots/show/{code}` and sends no tracking at all: every hook,
+    /// resigning active, the background and time send nothing, and nothing is even queued.
+    @Test func theDefaultGetModeSendsNothingButItsGets() async throws {
+        let clock = ManualClock()
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: false)],
+            "GET /api/ad-slots/show/SLOT-A": [NitxFixtures.slotAnswer(), NitxFixtures.slotAnswer(id: 43)],
+        ])
+        let client = NitxFixtures.client(transport: transport, clock: clock)
+        #expect(client.options.requestMode == .auto)
+        for _ in 0..<2 {
+            let ad = try await Self.load(client)
+            ad.recordRender()
+            ad.recordImpression()
+            ad.recordClick()
+        }
+        await client.applicationWillResignActive()
+        await client.applicationDidEnterBackground()
+        await clock.advance(by: .seconds(10))
+        #expect(transport.requests.map { "\($0.method) \($0.url.path)" } == [
+            "GET \(NitxFixtures.showPath)", "GET /api/ad-slots/show/SLOT-A", "GET /api/ad-slots/show/SLOT-A",
+        ])
+        let state = await client.state()
+        #expect(state.mode == .get)
+        #expect(state.counters.eventsQueued == 0)
+        #expect(state.counters.eventsSent == 0)
+    }
+
+    /// A native ad's `destroy()` (Nitx document, "Native") is its release: a destroyed ad
+    /// records nothing afterwards, while an ad loaded beside it still does.
+    @Test func aDestroyedNativeAdRecordsNothing() async throws {
+        let clock = ManualClock()
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: true)],
+            "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "native", impressionID: "imp-1"), NitxFixtures.slotAnswer(format: "native", impressionID: "imp-2")],
+            "POST \(Self.eventsPath)": [HTTP.Response(statusCode: 204)],
+        ])
+        let client = NitxFixtures.client(transport: transport, clock: clock)
+        var ads: [NitxLoadedAd] = []
+        for _ in 0..<2 {
+            let request = NitxFixtures.request(.native, slot: SlotSize(maxWidth: 390, maxHeight: 300))
+            let result = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
+            ads.append(try #require(result.ad as? NitxLoadedAd))
+        }
+        ads[0].releaseResources()
+        #expect(ads[0].creative == nil)
+        for ad in ads {
+            ad.recordRender()
+            ad.recordImpression()
+        }
+        await client.applicationDidEnterBackground()
+        #expect(Self.events(transport).map { $0.map { $0["impression_id"] as? String } } == [["imp-2", "imp-2"]])
+        #expect(await client.state().counters.eventsQueued == 2)
+    }
+
     @Test func resetSendsPendingEventsThenForget() async throws {
         let clock = ManualClock()
         let (client, transport) = Self.postClient(clock: clock)
@@ -152,7 +208,7 @@ struct NitxEventBatchingTests {
     }
 
     /// An engine with one Nitx banner placement (POST mode through `transport`).
-    static func engine(clock: ManualClock, transport: NitxScriptedTransport, logger: any MediationLogger = SilentLogger()) throws -> MediationEngine {
+    static func engine(clock: ManualClock, transport: NitxScriptedTransport, logger: any MediationLogger = SilentLogger(), template: RequestTemplate = RequestTemplate()) throws -> MediationEngine {
         let json = """
         {
           "networks": {
@@ -167,7 +223,7 @@ struct NitxEventBatchingTests {
         }
         """
         let configuration = try MediationConfiguration(json: json, registry: .standard)
-        return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, logger: logger, transport: transport))
+        return try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, logger: logger, transport: transport, requestTemplate: template))
     }
 
     @Test func theEngineResigningActiveFlushesQueuedNitxEvents() async throws {
@@ -186,6 +242,39 @@ struct NitxEventBatchingTests {
         await clock.advance(by: .seconds(10))
         #expect(Self.events(transport).count == 1)
         await engine.shutdown()
+    }
+
+    /// A shown interstitial counts as both impression and viewable (Nitx document,
+    /// "Interstitial"): through the engine, the host's one show report of a full-screen ad
+    /// queues both events for its impression id, and nothing else reports its visibility.
+    @Test func aShownInterstitialCountsAsImpressionAndViewable() async throws {
+        let clock = ManualClock()
+        let transport = NitxScriptedTransport([
+            "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: true)],
+            "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "interstitial", impressionID: "imp-9")],
+            "POST \(Self.eventsPath)": [HTTP.Response(statusCode: 204)],
+        ])
+        let engine = try MediationEngine(
+            configuration: MediationConfiguration(json: """
+            {
+              "networks": { "nitx": { "adapter": "nitx", "credentials": { "source_code": "SDK-AM-DEMOI" }, "endpoint": "\(NitxFixtures.base.absoluteString)" } },
+              "placements": { "level_end": { "format": "interstitial", "sources": [ { "id": "level_end_nitx", "network": "nitx", "ad_unit_id": "SLOT-A", "ecpm": 5.2 } ] } }
+            }
+            """, registry: .standard),
+            registry: .standard,
+            environment: MediationEnvironment(clock: clock, logger: SilentLogger(), transport: transport)
+        )
+        let placement = try #require(engine.placement("level_end"))
+        let loaded = await clock.run { await placement.load() }
+        let ad = try #require(loaded?.ad?.ad as? NitxLoadedAd)
+        #expect(ad.nitxFormat == .interstitial)
+        let shown = await clock.perform { await placement.reportShown(ad) }
+        guard case .impression = shown else { Issue.record("expected an impression, got \(shown)"); return }
+        await engine.willResignActive()
+        let batches = Self.events(transport)
+        #expect(batches.map { $0.map { $0["type"] as? String } } == [["impression", "viewable"]])
+        #expect(batches.first?.map { $0["impression_id"] as? String } == ["imp-9", "imp-9"])
+        await clock.perform { await engine.shutdown() }
     }
 
     @Test func theEngineShutdownStopsNitxSending() async throws {

@@ -64,6 +64,23 @@ struct QartveloFactoryTests {
         #expect(ad.serverRefreshSeconds == 60)
     }
 
+    /// Public test artwork (Qartvelo document, "Banner"): the 960x150, 1320x204 and 2184x270
+    /// PNGs, picked by the slot's proportions, are served even when the app's registration is
+    /// unavailable: the sandbox keeps no registrations, so an app id no dashboard knows gets them
+    /// like the shipped demo id.
+    @Test(arguments: [
+        (320.0, "960x150"), (440.0, "1320x204"), (768.0, "2184x270"),
+    ])
+    func testArtworkIsServedEvenWithoutARegistration(_ width: Double, _ artwork: String) async throws {
+        for appID in ["qv-demo-app", "never-registered-\(Int(width))"] {
+            let adapter = try Self.make(Self.network(credentials: ["app_id": appID]))
+            let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(width: width, screen: AdRequest.Device.Screen(width: 1024, height: 1366, scale: 2))).ad as? QartveloBannerAd, "app id \(appID)")
+            #expect(ad.creativeID == "qv-sbx-\(artwork)", "app id \(appID)")
+            #expect(ad.creative == .image(try #require(URL(string: "https://sandbox.qartvelo.test/v1/creatives/\(artwork).png"))), "app id \(appID)")
+            ad.releaseResources()
+        }
+    }
+
     @Test func sandboxFifteenSecondRefreshReachesTheAdAs15() async throws {
         let adapter = try Self.make(Self.network(options: ["banner_refresh_seconds": .integer(15)]))
         let ad = try #require(await adapter.loadAd(for: QartveloFixtures.request(width: 390)).ad)

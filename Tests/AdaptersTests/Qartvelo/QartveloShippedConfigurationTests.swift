@@ -55,6 +55,44 @@ struct QartveloShippedConfigurationTests {
         await clock.perform { await engine.shutdown() }
     }
 
+    /// Sizing is set before `load()` (Qartvelo document: "Set sizing and inlineMaxHeight before
+    /// load()", "set banner.usesAdaptiveSize = false before load()"): in the engine the
+    /// placement's sizing and max height and the network's `adaptive` option are configuration,
+    /// so the very first request of each placement already carries them: the anchored one
+    /// without `banner_height` (adaptive off), the inline one inline (inline wins over adaptive
+    /// off) with its max height in pixels.
+    @Test func theFirstRequestOfEachPlacementCarriesItsConfiguredSizing() async throws {
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let configuration = try ConfigurationLoader(registry: .standard).load(json: """
+        {
+          "networks": { "qartvelo": { "adapter": "qartvelo", "credentials": { "app_id": "qv-demo-app" }, "endpoint": "\(WireRecorder.qartveloEndpoint)", "options": { "adaptive": false } } },
+          "placements": {
+            "home_banner": { "format": "banner", "sizing": "anchored", "sources": [ { "id": "home_banner_qartvelo", "network": "qartvelo", "ad_unit_id": "qv-home", "ecpm": 1.5 } ] },
+            "feed_inline": { "format": "banner", "sizing": "inline", "slot": { "max_height": 100 },
+              "sources": [ { "id": "feed_inline_qartvelo", "network": "qartvelo", "ad_unit_id": "qv-feed-inline", "ecpm": 1.9 } ] }
+          }
+        }
+        """)
+        let template = RequestTemplate(screen: AdRequest.Device.Screen(width: 390, height: 844, scale: 3))
+        let engine = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: wire, requestTemplate: template))
+        for placementID in ["home_banner", "feed_inline"] {
+            let outcome = try await engine.runAuction(placementID: placementID, on: clock)
+            outcome.winner?.ad.releaseResources()
+        }
+        let bodies = wire.requests.filter { $0.url.path == "/v1/banner" }.compactMap { request in
+            request.body.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        }
+        try #require(bodies.count == 2)
+        #expect(bodies[0]["banner_mode"] == nil)
+        #expect(bodies[0]["banner_height"] == nil)
+        #expect(bodies[0]["screen_width"] as? Int == 1170)
+        #expect(bodies[1]["banner_mode"] as? String == "inline")
+        #expect(bodies[1]["banner_max_height"] as? Int == 300)
+        #expect(bodies[1]["banner_height"] == nil)
+        await clock.perform { await engine.shutdown() }
+    }
+
     @Test func feedInlineAuctionHasQartveloWithTheBiggestInlineFit() async throws {
         let clock = ManualClock()
         let engine = try MediationEngine(configuration: try Self.configuration(), registry: .standard, environment: MediationEnvironment(clock: clock, seed: 1))
