@@ -84,7 +84,8 @@ enum HelpText {
       --sweep SPEC       floor=0.5:4.0:0.25, deadline_ms=500:3000:250 or LINE_ITEM.ecpm=1:2:0.2
       --duration D       a timed run: auctions at --rate R per second (default 10) over D of
                          virtual time (90s, 10m, 1h, 1d), with figures per --window W (default
-                         60s); alone on a refreshing placement: one visible view over D
+                         60s, wider past a day: at most 1440 windows); alone on a refreshing
+                         placement: one visible view over D
       --compare-health   the engine without network health (A) and with it (B), same draws
       --replay FILE      re-run the auctions of a --watch --events log under --config
       --days D           the learning loop (docs/learning.md): D days of --auctions N a day for

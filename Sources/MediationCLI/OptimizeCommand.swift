@@ -108,12 +108,10 @@ enum OptimizeCommand {
         } catch {
             return MediateCommand.report(.configuration(path: configPath, error), environment: environment)
         }
-        var reports: [(file: String, bytes: [UInt8])] = []
-        for path in options.reportPaths {
-            switch read(path, limit: RevenueReportParser.maximumSize, what: "report", environment: environment) {
-            case .success(let bytes): reports.append((path, bytes))
-            case .failure(let exit): return exit.code
-            }
+        let reports: [RevenueReportInput]
+        switch ReportFiles.open(options.reportPaths, environment: environment) {
+        case .success(let inputs): reports = inputs
+        case .failure(let exit): return exit.code
         }
         var events: (file: String, bytes: [UInt8])?
         if let path = options.eventsPath {
@@ -124,15 +122,17 @@ enum OptimizeCommand {
         }
         let assembly: ReportAssembly
         do {
-            assembly = try ReportAssembly(reports: reports, events: events, eventsStart: options.eventsStart, configuration: configuration)
+            assembly = try ReportAssembly(reading: reports, events: events, eventsStart: options.eventsStart, asOf: options.asOf, configuration: configuration)
         } catch {
             return MediateCommand.fail(.dataError, "invalid input: \(error)", environment: environment)
         }
         var warnings = assembly.warnings
-        if let asOf = options.asOf, let warning = laterRows(assembly.rows, asOf: asOf) {
-            warnings.append(warning)
+        var warningCounts = assembly.warningCounts
+        if let asOf = options.asOf, let later = assembly.rowsAfterAsOf {
+            warnings.append(laterRows(later, asOf: asOf))
+            warningCounts[.afterAsOf, default: 0] += 1
         }
-        printWarnings(warnings, environment: environment)
+        printWarnings(warnings, counts: warningCounts, environment: environment)
         guard let asOf = options.asOf ?? assembly.latestDay else {
             // A report with its header only: no day to learn as of (not 1970-01-01).
             let files = options.reportPaths.map { DisplayText.escaped($0) }.joined(separator: ", ")
@@ -158,7 +158,7 @@ enum OptimizeCommand {
         }
 
         if options.json {
-            guard let text = json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: warnings, written: options.writePath) else {
+            guard let text = json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: warnings, counts: warningCounts, written: options.writePath) else {
                 return MediateCommand.fail(.software, "the estimates cannot be written as JSON (a number is not finite)", environment: environment)
             }
             environment.standardOutput.write(text)
@@ -168,25 +168,19 @@ enum OptimizeCommand {
         return .success
     }
 
-    /// The most warnings of one kind printed one by one; the rest are counted in one line.
-    static let maximumWarningsPerKind = 20
-
-    /// Prints the warnings on standard error: the first ``maximumWarningsPerKind`` of each
-    /// kind, then one line per kind with how many more there are (100,000 rows of unknown ad
-    /// units print 21 lines, not 100,000).
-    private static func printWarnings(_ warnings: [ReportWarning], environment: CommandEnvironment) {
-        var counts: [ReportWarning.Code: Int] = [:]
+    /// Prints the warnings on standard error: the first ``ReportAssembly/listedWarningsPerKind``
+    /// of each kind (all that `warnings` lists), then one line per kind with how many more
+    /// `counts` has (100,000 rows of unknown ad units print 21 lines, not 100,000).
+    private static func printWarnings(_ warnings: [ReportWarning], counts: [ReportWarning.Code: Int], environment: CommandEnvironment) {
+        var listed: [ReportWarning.Code: Int] = [:]
         var order: [ReportWarning.Code] = []
         for warning in warnings {
-            let count = counts[warning.code, default: 0] + 1
-            if count == 1 { order.append(warning.code) }
-            counts[warning.code] = count
-            if count <= maximumWarningsPerKind {
-                environment.standardError.write("mediate: warning: \(DisplayText.escaped(warning.description))\n")
-            }
+            if listed[warning.code] == nil { order.append(warning.code) }
+            listed[warning.code, default: 0] += 1
+            environment.standardError.write("mediate: warning: \(DisplayText.escaped(warning.description))\n")
         }
         for code in order {
-            let more = counts[code, default: 0] - maximumWarningsPerKind
+            let more = counts[code, default: 0] - listed[code, default: 0]
             guard more > 0 else { continue }
             let what: String = switch code {
             case .unknownAdUnit: "rows for unknown ad units"
@@ -199,12 +193,10 @@ enum OptimizeCommand {
     }
 
     /// One `after_as_of` warning for the rows dated after `asOf` (which the estimates do not
-    /// use), at the first of them; `nil` when there are none.
-    private static func laterRows(_ rows: [RevenueRow], asOf: UTCDay) -> ReportWarning? {
-        let later = rows.filter { $0.day > asOf }
-        guard let first = later.first, let latest = later.map(\.day).max() else { return nil }
+    /// use), at the first of them.
+    private static func laterRows(_ later: (count: Int, first: ReportLocation, latest: UTCDay), asOf: UTCDay) -> ReportWarning {
         let counted = later.count == 1 ? "1 report row is" : "\(later.count) report rows are"
-        return ReportWarning(code: .afterAsOf, location: first.location, message: "\(counted) dated after --as-of \(asOf) (up to \(latest)) and not used; the first is here")
+        return ReportWarning(code: .afterAsOf, location: later.first, message: "\(counted) dated after --as-of \(asOf) (up to \(later.latest)) and not used; the first is here")
     }
 
     /// Reads an input file whole, at most `limit` bytes (66 when it is missing or unreadable,
@@ -291,10 +283,17 @@ enum OptimizeCommand {
         var parameters: Parameters
         var line_items: [LineItemEstimate]
         var warnings: [Warning]
+        /// Warnings of a kind beyond those listed, by code (absent when every one is listed).
+        var warnings_not_listed: [String: Int]?
         var written: String?
     }
 
-    private static func json(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, warnings: [ReportWarning], written: String?) -> String? {
+    private static func json(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, warnings: [ReportWarning], counts: [ReportWarning.Code: Int], written: String?) -> String? {
+        var notListed: [String: Int] = [:]
+        for (code, count) in counts {
+            let more = count - warnings.count { $0.code == code }
+            if more > 0 { notListed[code.rawValue] = more }
+        }
         let output = JSONOutput(
             as_of: asOf.description,
             parameters: .init(half_life_days: parameters.halfLifeDays, window_days: parameters.windowDays, prior_impressions: parameters.priorImpressions, minimum_effective_impressions: parameters.minimumEffectiveImpressions, maximum_change: parameters.maximumChange),
@@ -302,6 +301,7 @@ enum OptimizeCommand {
                 .init(placement: $0.placementID, line_item: $0.lineItemID, network: $0.network, configured_ecpm: $0.configuredECPM, pooled_ecpm: $0.pooledECPM, learned_ecpm: $0.mean, ecpm_sd: $0.standardDeviation, interval_90: [$0.lower, $0.upper], impressions: $0.impressions, effective_impressions: $0.effectiveImpressions, days: $0.days, decision: $0.decision.rawValue, new_ecpm: $0.newECPM)
             },
             warnings: warnings.map { .init(code: $0.code.rawValue, location: $0.location.description, message: $0.message) },
+            warnings_not_listed: notListed.isEmpty ? nil : notListed,
             written: written
         )
         let encoder = JSONEncoder()

@@ -7,83 +7,140 @@ import Mediation
 ///
 /// A report row belongs to every fixed-price line item of the config with its `network` and
 /// `ad_unit_id` (an ad unit used by two placements teaches both).
+///
+/// The reports are read a record at a time and added up as they are read: what is kept is one
+/// entry per ad unit of the config and day (and per network of the config and day, for the
+/// missing days), and the first ``listedWarningsPerKind`` warnings of each kind, never the rows.
+/// A row of an ad unit the config does not have is counted in a warning and dropped (so it is
+/// not checked for repeats).
 public struct ReportAssembly: Sendable {
     /// The relative difference between the app's and the network's impressions of a line item
     /// above which they are an `impression_discrepancy` (0.10: 10 %, of the network's count).
     public static let discrepancyThreshold = 0.10
+    /// The most warnings of one kind ``warnings`` lists (20); ``warningCounts`` counts them all.
+    public static let listedWarningsPerKind = 20
 
-    /// The rows of every report, in file then line order.
-    public var rows: [RevenueRow]
-    /// The warnings, in the order found.
-    public var warnings: [ReportWarning]
+    /// The rows read, every report together.
+    public var rowCount = 0
+    /// The first ``listedWarningsPerKind`` warnings of each kind, in the order found.
+    public var warnings: [ReportWarning] = []
+    /// Every warning, listed or not, by kind.
+    public var warningCounts: [ReportWarning.Code: Int] = [:]
     /// Each fixed-price line item of the config, in config order, with its reported days.
-    public var inputs: [BayesianECPM.Input]
+    public var inputs: [BayesianECPM.Input] = []
     /// The latest reported day (the default as-of day), `nil` with no rows.
     public var latestDay: UTCDay?
+    /// The rows dated after the `asOf` day given (which an estimate as of it does not use): how
+    /// many, where the first is, and the latest day among them; `nil` when there are none or
+    /// no day was given.
+    public var rowsAfterAsOf: (count: Int, first: ReportLocation, latest: UTCDay)?
+    /// The entries the reading kept at its largest, for tests: the ad units' days (an
+    /// observation and where its row is, each), the networks' days and the listed warnings.
+    var retainedEntries = 0
 
-    /// Reads the reports.
+    /// Reads reports already in memory (see ``init(reading:events:eventsStart:asOf:configuration:)``).
     /// - Parameters:
     ///   - reports: each report's name (for locations) and bytes.
+    ///   - events: the events file's name and bytes, if any.
+    ///   - eventsStart: the UTC day on whose midnight the events file's clock started.
+    ///   - asOf: the day the estimates are learned as of, if given (for ``rowsAfterAsOf``).
+    ///   - configuration: the loaded config.
+    /// - Throws: ``ReportError`` at the first mistake.
+    public init(reports: [(file: String, bytes: [UInt8])], events: (file: String, bytes: [UInt8])? = nil, eventsStart: UTCDay? = nil, asOf: UTCDay? = nil, configuration: MediationConfiguration) throws(ReportError) {
+        try self.init(reading: reports.map { RevenueReportInput(file: $0.file, bytes: $0.bytes) }, events: events, eventsStart: eventsStart, asOf: asOf, configuration: configuration)
+    }
+
+    /// Reads the reports, a record at a time, at most ``RevenueReportParser/maximumSize`` bytes
+    /// in all.
+    /// - Parameters:
+    ///   - reports: the reports, each with its name (for locations) and its bytes.
     ///   - events: the events file's name and bytes (``MediationEvent/NDJSONWriter``'s lines), if
     ///     any.
     ///   - eventsStart: the UTC day on whose midnight the events file's clock started (its
     ///     `at_ms` 0): then the app's and the network's impressions are compared per line item
     ///     and day, over the days the file covers; without it, over all days at once.
+    ///   - asOf: the day the estimates are learned as of, if given (for ``rowsAfterAsOf``).
     ///   - configuration: the loaded config (its line items and `currency_rates`).
-    /// - Throws: ``ReportError`` at the first mistake (including a row repeated for the same
-    ///   day, network and ad unit, in one report or two).
-    public init(reports: [(file: String, bytes: [UInt8])], events: (file: String, bytes: [UInt8])? = nil, eventsStart: UTCDay? = nil, configuration: MediationConfiguration) throws(ReportError) {
-        var rows: [RevenueRow] = []
-        for report in reports {
-            rows += try RevenueReportParser.parse(report.bytes, file: report.file, currencyRates: configuration.currencyRates)
-        }
-        var warnings: [ReportWarning] = []
-
-        // One row per day, network and ad unit.
-        struct Key: Hashable { var day: UTCDay, network: String, adUnitID: String }
-        var seen: [Key: ReportLocation] = [:]
-        for row in rows {
-            let key = Key(day: row.day, network: row.network, adUnitID: row.adUnitID)
-            if let first = seen[key] {
-                throw ReportError(row.location, "duplicate row: \(row.day), network \(RevenueReportParser.quoted(row.network)), ad unit \(RevenueReportParser.quoted(row.adUnitID)) is already reported at \(first)")
-            }
-            seen[key] = row.location
-        }
-
+    /// - Throws: ``ReportError`` at the first mistake (including a row of a line item's ad unit
+    ///   repeated for the same day, in one report or two, and reports larger than
+    ///   ``RevenueReportParser/maximumSize`` together).
+    public init(reading reports: [RevenueReportInput], events: (file: String, bytes: [UInt8])? = nil, eventsStart: UTCDay? = nil, asOf: UTCDay? = nil, configuration: MediationConfiguration) throws(ReportError) {
         // The config's fixed-price line items by network and ad unit.
         struct AdUnit: Hashable { var network: String, adUnitID: String }
+        /// Where a row is: its report (an index of `reports`), line and column (a few bytes, where
+        /// a ``ReportLocation`` holds the file's name).
+        struct Place { var report: Int32, line: Int32, column: Int32 }
+        /// What the reports say of one ad unit of the config: one entry per day.
+        struct Reported {
+            var observations: [BayesianECPM.Observation] = []
+            var places: [UTCDay: Place] = [:]
+            var impressions = 0
+        }
         var lineItems: [(placement: MediationConfiguration.Placement, lineItem: LineItem)] = []
-        var known = Set<AdUnit>()
+        var reported: [AdUnit: Reported] = [:]
         for placement in configuration.placements {
             for lineItem in placement.sources where lineItem.pricing == .fixedPrice && lineItem.eCPM != nil {
                 lineItems.append((placement, lineItem))
-                known.insert(AdUnit(network: lineItem.network, adUnitID: lineItem.adUnitID))
+                reported[AdUnit(network: lineItem.network, adUnitID: lineItem.adUnitID)] = Reported()
             }
         }
-        var byAdUnit: [AdUnit: [BayesianECPM.Observation]] = [:]
-        var reported: [AdUnit: Int] = [:]
-        var reportedByDay: [AdUnit: [UTCDay: Int]] = [:]
-        for row in rows {
-            let unit = AdUnit(network: row.network, adUnitID: row.adUnitID)
-            guard known.contains(unit) else {
-                warnings.append(ReportWarning(code: .unknownAdUnit, location: row.location, message: "no fixed-price line item of the config has network \(RevenueReportParser.quoted(row.network)) and ad unit \(RevenueReportParser.quoted(row.adUnitID)); the row is not used"))
-                continue
+        // The days of each network of the config, for the missing days (a network the config
+        // does not have has no line item to learn).
+        var networkDays: [String: (file: String, days: Set<UTCDay>)] = [:]
+        var networkOrder: [String] = []
+        let configNetworks = Set(configuration.networks.map(\.id))
+
+        var total = 0
+        for (reportIndex, report) in reports.enumerated() {
+            let read = report.read
+            let file = report.file
+            let counted = RevenueReportInput(file: file) { () throws(ReportError) -> [UInt8]? in
+                guard let chunk = try read() else { return nil }
+                total += chunk.count
+                guard total <= RevenueReportParser.maximumSize else {
+                    throw ReportError(ReportLocation(file: file), "the reports are larger than \(RevenueReportParser.maximumSize >> 20) MiB together (the limit of one report or of several)")
+                }
+                return chunk
             }
-            byAdUnit[unit, default: []].append(BayesianECPM.Observation(day: row.day, impressions: row.impressions, revenueUSD: row.revenueUSD))
-            reported[unit, default: 0] += row.impressions
-            reportedByDay[unit, default: [:]][row.day, default: 0] += row.impressions
+            try RevenueReportParser.forEachRow(counted, currencyRates: configuration.currencyRates) { (row: RevenueRow) throws(ReportError) in
+                rowCount += 1
+                if latestDay.map({ row.day > $0 }) ?? true { latestDay = row.day }
+                if let asOf, row.day > asOf {
+                    if var later = rowsAfterAsOf {
+                        later.count += 1
+                        later.latest = max(later.latest, row.day)
+                        rowsAfterAsOf = later
+                    } else {
+                        rowsAfterAsOf = (1, row.location, row.day)
+                    }
+                }
+                if configNetworks.contains(row.network) {
+                    if networkDays[row.network] == nil {
+                        networkOrder.append(row.network)
+                        networkDays[row.network] = (row.location.file, [])
+                    }
+                    networkDays[row.network]?.days.insert(row.day)
+                }
+                let unit = AdUnit(network: row.network, adUnitID: row.adUnitID)
+                guard var entry = reported[unit] else {
+                    warn(ReportWarning(code: .unknownAdUnit, location: row.location, message: "no fixed-price line item of the config has network \(RevenueReportParser.quoted(row.network)) and ad unit \(RevenueReportParser.quoted(row.adUnitID)); the row is not used"))
+                    return
+                }
+                // One row per day, network and ad unit.
+                if let first = entry.places[row.day] {
+                    let location = ReportLocation(file: reports[Int(first.report)].file, line: Int(first.line), column: Int(first.column))
+                    throw ReportError(row.location, "duplicate row: \(row.day), network \(RevenueReportParser.quoted(row.network)), ad unit \(RevenueReportParser.quoted(row.adUnitID)) is already reported at \(location)")
+                }
+                reported[unit] = nil // no copy of the entry while it grows
+                // At most 64 MiB of reports: an index, a line and a column fit in 32 bits.
+                entry.places[row.day] = Place(report: Int32(truncatingIfNeeded: reportIndex), line: Int32(truncatingIfNeeded: row.location.line ?? 0), column: Int32(truncatingIfNeeded: row.location.column ?? 0))
+                entry.observations.append(BayesianECPM.Observation(day: row.day, impressions: row.impressions, revenueUSD: row.revenueUSD))
+                entry.impressions += row.impressions
+                reported[unit] = entry
+            }
         }
 
         // A missing day between a network's first and last reported day.
-        var networkDays: [String: (file: String, days: Set<UTCDay>)] = [:]
-        var networkOrder: [String] = []
-        for row in rows {
-            if networkDays[row.network] == nil {
-                networkOrder.append(row.network)
-                networkDays[row.network] = (row.location.file, [])
-            }
-            networkDays[row.network]?.days.insert(row.day)
-        }
         for network in networkOrder {
             guard let entry = networkDays[network], let first = entry.days.min(), let last = entry.days.max() else { continue }
             // One warning per gap (a run of missing days), not per day: two rows decades apart
@@ -92,9 +149,11 @@ public struct ReportAssembly: Sendable {
             for (previous, next) in zip(days, days.dropFirst()) where next.daysSince1970 - previous.daysSince1970 > 1 {
                 let from = previous.adding(days: 1), to = next.adding(days: -1)
                 let missing = from == to ? "no row on \(from)" : "no rows from \(from) to \(to) (\(to.daysSince1970 - from.daysSince1970 + 1) days)"
-                warnings.append(ReportWarning(code: .missingDay, location: ReportLocation(file: entry.file), message: "network \(RevenueReportParser.quoted(network)) has \(missing), between its first day \(first) and its last \(last)"))
+                warn(ReportWarning(code: .missingDay, location: ReportLocation(file: entry.file), message: "network \(RevenueReportParser.quoted(network)) has \(missing), between its first day \(first) and its last \(last)"))
             }
         }
+        retainedEntries = reported.values.reduce(0) { $0 + $1.observations.count + $1.places.count } + networkDays.values.reduce(0) { $0 + $1.days.count } + warnings.count
+        networkDays = [:]
 
         // The app's own impressions against the network's.
         if let events {
@@ -114,36 +173,43 @@ public struct ReportAssembly: Sendable {
                         app[day, default: 0] += count
                     }
                 }
-                guard let network = reported[unit] else { continue }
+                guard let entry = reported[unit], !entry.observations.isEmpty else { continue }
+                let network = entry.impressions
                 let name = "line item \(placement.path(of: lineItem)) (\(RevenueReportParser.quoted(lineItem.id)))"
                 let threshold = "more than \(Int(ReportAssembly.discrepancyThreshold * 100)) % apart"
                 if let eventsStart {
                     guard let lastEventDay else { continue }
+                    var networkByDay: [UTCDay: Int] = [:]
+                    for observation in entry.observations { networkByDay[observation.day] = observation.impressions }
                     var day = eventsStart
                     while day <= lastEventDay {
-                        let appCount = app[day] ?? 0, networkCount = reportedByDay[unit]?[day] ?? 0
+                        let appCount = app[day] ?? 0, networkCount = networkByDay[day] ?? 0
                         if ReportAssembly.isDiscrepancy(app: appCount, network: networkCount) {
-                            warnings.append(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "\(name) on \(day): the app counted \(appCount) impressions for its ad unit, the network reported \(networkCount) (\(threshold))"))
+                            warn(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "\(name) on \(day): the app counted \(appCount) impressions for its ad unit, the network reported \(networkCount) (\(threshold))"))
                         }
                         day = day.adding(days: 1)
                     }
                 } else {
                     let appCount = app.values.reduce(0, +)
                     if ReportAssembly.isDiscrepancy(app: appCount, network: network) {
-                        warnings.append(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "\(name): the app counted \(appCount) impressions for its ad unit, the network reported \(network) over all its days (\(threshold))"))
+                        warn(ReportWarning(code: .impressionDiscrepancy, location: ReportLocation(file: events.file), message: "\(name): the app counted \(appCount) impressions for its ad unit, the network reported \(network) over all its days (\(threshold))"))
                     }
                 }
             }
         }
 
-        self.rows = rows
-        self.warnings = warnings
-        self.latestDay = rows.map(\.day).max()
-        self.inputs = lineItems.compactMap { placement, lineItem in
+        inputs = lineItems.compactMap { placement, lineItem in
             guard let eCPM = lineItem.eCPM else { return nil }
             let unit = AdUnit(network: lineItem.network, adUnitID: lineItem.adUnitID)
-            return BayesianECPM.Input(placementID: placement.id, lineItemID: lineItem.id, network: lineItem.network, configuredECPM: eCPM * lineItem.usdRate, observations: byAdUnit[unit] ?? [])
+            return BayesianECPM.Input(placementID: placement.id, lineItemID: lineItem.id, network: lineItem.network, configuredECPM: eCPM * lineItem.usdRate, observations: reported[unit]?.observations ?? [])
         }
+    }
+
+    /// Lists `warning` among the first ``listedWarningsPerKind`` of its kind, and counts it.
+    private mutating func warn(_ warning: ReportWarning) {
+        let count = warningCounts[warning.code, default: 0] + 1
+        warningCounts[warning.code] = count
+        if count <= ReportAssembly.listedWarningsPerKind { warnings.append(warning) }
     }
 
     /// Whether the app's and the network's impression counts are more than

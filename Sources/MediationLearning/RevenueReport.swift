@@ -62,8 +62,24 @@ public enum RevenueReportParser {
         guard bytes.count <= maximumSize else {
             throw ReportError(ReportLocation(file: file), "the report is larger than \(maximumSize >> 20) MiB")
         }
-        let records = try CSVReader.records(bytes, file: file, maximumRecordLength: maximumRecordLength)
-        guard let first = records.first else {
+        var rows: [RevenueRow] = []
+        try forEachRow(RevenueReportInput(file: file, bytes: bytes), currencyRates: currencyRates) { (row: RevenueRow) throws(ReportError) in
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Reads a report a record at a time and calls `body` with each row, in file order: what
+    /// is held is one record and one chunk of the input, never the whole report.
+    /// - Parameters:
+    ///   - input: the report.
+    ///   - currencyRates: USD per unit of each currency besides USD.
+    ///   - body: what to do with each row.
+    /// - Throws: ``ReportError`` at the first mistake (or what `body` or the input throws).
+    static func forEachRow(_ input: RevenueReportInput, currencyRates: [String: Double], _ body: (RevenueRow) throws(ReportError) -> Void) throws(ReportError) {
+        let file = input.file
+        var reader = CSVReader(file: file, maximumRecordLength: maximumRecordLength, read: input.read)
+        guard let first = try reader.next() else {
             throw ReportError(ReportLocation(file: file, line: 1, column: 1), "the report is empty; expected the header \(header.joined(separator: ","))")
         }
         for (index, name) in header.enumerated() {
@@ -75,12 +91,9 @@ public enum RevenueReportParser {
         guard first.fields.count == header.count else {
             throw ReportError(ReportLocation(file: file, line: first.line, column: first.fields[header.count].column), "the header must be \(header.joined(separator: ",")); it has \(first.fields.count) fields")
         }
-        var rows: [RevenueRow] = []
-        rows.reserveCapacity(records.count - 1)
-        for record in records.dropFirst() {
-            rows.append(try row(record, file: file, currencyRates: currencyRates))
+        while let record = try reader.next() {
+            try body(try row(record, file: file, currencyRates: currencyRates))
         }
-        return rows
     }
 
     private static func row(_ record: CSVRecord, file: String, currencyRates: [String: Double]) throws(ReportError) -> RevenueRow {
@@ -169,161 +182,5 @@ public enum RevenueReportParser {
             }
         }
         return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
-    }
-}
-
-/// One CSV field: its text and where it starts.
-struct CSVField: Hashable, Sendable {
-    var text: String
-    var line: Int
-    var column: Int
-}
-
-/// One CSV record (a line, or more when a quoted field holds line ends).
-struct CSVRecord: Hashable, Sendable {
-    var fields: [CSVField]
-    var line: Int
-}
-
-/// RFC 4180 records from bytes: fields separated by commas, records by LF or CRLF; a field in
-/// double quotes may hold commas, line ends and doubled quotes. A BOM at the start is skipped,
-/// and so are empty lines at the end of the file (any number). Refused: an empty line with
-/// records after it, a quote inside an unquoted field, text after a closing quote, an unterminated
-/// quote, a lone CR, control characters other than tab, invalid UTF-8, a record longer than
-/// the limit.
-enum CSVReader {
-    static func records(_ bytes: [UInt8], file: String, maximumRecordLength: Int) throws(ReportError) -> [CSVRecord] {
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        var line = 1
-        var column = 1
-        var records: [CSVRecord] = []
-        func location(_ line: Int, _ column: Int) -> ReportLocation { ReportLocation(file: file, line: line, column: column) }
-
-        while index < bytes.count {
-            if lineEndLength(bytes[index...]) > 0 {
-                // An empty line: skipped when nothing but line ends follows (editors and
-                // exports often leave some); before more rows it is a mistake.
-                if onlyLineEnds(bytes[index...]) { break }
-                throw ReportError(location(line, column), "an empty line with rows after it (empty lines are skipped only at the end of the file)")
-            }
-            let recordStart = index
-            let recordLine = line
-            var fields: [CSVField] = []
-            var endOfRecord = false
-            while !endOfRecord {
-                let fieldLine = line, fieldColumn = column
-                var text: [UInt8] = []
-                if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                    index += 1
-                    column += 1
-                    var closed = false
-                    while index < bytes.count {
-                        let byte = bytes[index]
-                        if index - recordStart > maximumRecordLength {
-                            throw ReportError(location(recordLine, 1), "the record is longer than \(maximumRecordLength) bytes")
-                        }
-                        if byte == UInt8(ascii: "\"") {
-                            if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\"") {
-                                text.append(byte)
-                                index += 2
-                                column += 2
-                                continue
-                            }
-                            index += 1
-                            column += 1
-                            closed = true
-                            break
-                        }
-                        if byte == UInt8(ascii: "\n") {
-                            text.append(byte)
-                            index += 1
-                            line += 1
-                            column = 1
-                            continue
-                        }
-                        if byte == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
-                            text.append(contentsOf: [byte, bytes[index + 1]])
-                            index += 2
-                            line += 1
-                            column = 1
-                            continue
-                        }
-                        try check(byte, at: location(line, column))
-                        text.append(byte)
-                        index += 1
-                        if byte & 0xC0 != 0x80 { column += 1 }
-                    }
-                    guard closed else {
-                        throw ReportError(location(fieldLine, fieldColumn), "the quoted field is never closed")
-                    }
-                } else {
-                    while index < bytes.count {
-                        let byte = bytes[index]
-                        if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { break }
-                        if index - recordStart > maximumRecordLength {
-                            throw ReportError(location(recordLine, 1), "the record is longer than \(maximumRecordLength) bytes")
-                        }
-                        if byte == UInt8(ascii: "\"") {
-                            throw ReportError(location(line, column), "a double quote inside an unquoted field (quote the whole field and double the quote)")
-                        }
-                        try check(byte, at: location(line, column))
-                        text.append(byte)
-                        index += 1
-                        if byte & 0xC0 != 0x80 { column += 1 }
-                    }
-                }
-                guard let string = String(bytes: text, encoding: .utf8) else {
-                    throw ReportError(location(fieldLine, fieldColumn), "the field is not valid UTF-8")
-                }
-                fields.append(CSVField(text: string, line: fieldLine, column: fieldColumn))
-                // After a field: a comma, a line end, or the end of the file.
-                if index >= bytes.count {
-                    endOfRecord = true
-                } else if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                    column += 1
-                } else if bytes[index] == UInt8(ascii: "\n") {
-                    index += 1
-                    line += 1
-                    column = 1
-                    endOfRecord = true
-                } else if bytes[index] == UInt8(ascii: "\r"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
-                    index += 2
-                    line += 1
-                    column = 1
-                    endOfRecord = true
-                } else if bytes[index] == UInt8(ascii: "\r") {
-                    throw ReportError(location(line, column), "a carriage return must be followed by a line feed")
-                } else {
-                    throw ReportError(location(line, column), "unexpected text after a closing quote (a field ends at a comma or a line end)")
-                }
-            }
-            records.append(CSVRecord(fields: fields, line: recordLine))
-        }
-        return records
-    }
-
-    /// The length of the line end (LF: 1, CRLF: 2) `bytes` start with, 0 when they start with none.
-    private static func lineEndLength(_ bytes: ArraySlice<UInt8>) -> Int {
-        if bytes.first == UInt8(ascii: "\n") { return 1 }
-        return bytes.starts(with: [UInt8(ascii: "\r"), UInt8(ascii: "\n")]) ? 2 : 0
-    }
-
-    /// Whether `bytes` are nothing but line ends (LF or CRLF): empty lines to the end.
-    private static func onlyLineEnds(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var rest = bytes
-        while !rest.isEmpty {
-            let length = lineEndLength(rest)
-            guard length > 0 else { return false }
-            rest = rest.dropFirst(length)
-        }
-        return true
-    }
-
-    /// Refuses control characters other than tab (and NUL: binary data).
-    private static func check(_ byte: UInt8, at location: ReportLocation) throws(ReportError) {
-        guard byte >= 0x20 || byte == 0x09, byte != 0x7F else {
-            throw ReportError(location, "a control character (byte 0x\(String(byte, radix: 16, uppercase: true))) where text was expected; is this a CSV file?")
-        }
     }
 }

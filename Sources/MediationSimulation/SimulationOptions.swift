@@ -26,6 +26,12 @@ public struct SimulationOptions: Hashable, Sendable {
     public static let timedShardDuration: Duration = .seconds(3600)
     /// The highest ``rate``, requests per second.
     public static let maximumRate: Double = 10_000
+    /// The most windows a timed run reports: 1440 (a day of one-minute windows). A run keeps a
+    /// fixed amount per window, so this bounds what it keeps whatever its duration.
+    public static let maximumWindows = 1440
+    /// The window widths a timed run picks from by default, seconds: the first that gives at
+    /// most ``maximumWindows`` windows (then whole days).
+    static let defaultWindowSeconds: [Int64] = [60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400]
 
     /// The number of auctions (requests) to run, at least 1.
     public var auctions: Int
@@ -86,16 +92,38 @@ public struct SimulationOptions: Hashable, Sendable {
     ///   - rate: requests per second.
     ///   - seed: the seed (default 1).
     ///   - jobs: shards run at once (default 1).
-    ///   - window: the width of the report's windows (default one minute).
+    ///   - window: the width of the report's windows (default ``defaultWindow(covering:)``: one
+    ///     minute up to a day's run, wider beyond).
     /// - Returns: the options (checked when the run starts).
-    public static func timed(duration: Duration, rate: Double, seed: UInt64 = 1, jobs: Int = 1, window: Duration = SimulationOptions.defaultWindow) -> SimulationOptions {
+    public static func timed(duration: Duration, rate: Double, seed: UInt64 = 1, jobs: Int = 1, window: Duration? = nil) -> SimulationOptions {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         let auctions = rate.isFinite && rate > 0 ? Int(min((seconds * rate).rounded(.up), 2e9)) : 0
         let perShard = rate.isFinite && rate > 0 ? Int(min((3600 * rate).rounded(.up), 2e9)) : 1
         var options = SimulationOptions(auctions: auctions, seed: seed, jobs: jobs, shardSize: max(1, perShard))
         options.rate = rate
-        options.window = window
+        options.window = window ?? defaultWindow(covering: duration)
         return options
+    }
+
+    /// The default window of a timed run covering `duration`: one minute (``defaultWindow``),
+    /// or the first of 2, 5, 10, 15 and 30 minutes, 1, 2, 3, 6 and 12 hours, then whole days,
+    /// that gives at most ``maximumWindows`` windows.
+    /// - Parameter duration: the virtual time the run covers.
+    /// - Returns: the window's width.
+    public static func defaultWindow(covering duration: Duration) -> Duration {
+        let seconds = max(0, duration.inSeconds)
+        for width in defaultWindowSeconds where seconds / Double(width) <= Double(maximumWindows) {
+            return .seconds(width)
+        }
+        return .seconds(86_400 * Int64((seconds / 86_400 / Double(maximumWindows)).rounded(.up)))
+    }
+
+    /// The number of windows of a timed run (`nil` without a ``rate``): those from its start to
+    /// its last auction's.
+    var windowCount: Int? {
+        guard let rate, rate > 0, auctions >= 1, window > .zero else { return nil }
+        let last = Double(auctions - 1) / rate
+        return Int(min((last / window.inSeconds).rounded(.down), 1e12)) + 1
     }
 
     /// The instant auction `index` starts in a timed run, from the run's start (`nil` without a
@@ -144,6 +172,12 @@ public struct SimulationOptions: Hashable, Sendable {
             guard rate.isFinite, rate > 0, rate <= SimulationOptions.maximumRate else { throw fail("the rate must be above 0 and at most \(Int(SimulationOptions.maximumRate)) requests per second, found \(rate)") }
             guard Double(auctions) / rate <= 366 * 86_400 else { throw fail("a timed run covers at most a year of virtual time: \(auctions) auctions at \(rate) per second is longer") }
             guard window >= .seconds(1) else { throw fail("the window must be at least one second") }
+            if let count = windowCount, count > SimulationOptions.maximumWindows {
+                let seconds = Double(auctions) / rate
+                let least = Int((seconds / Double(SimulationOptions.maximumWindows)).rounded(.up))
+                let width = window.components.attoseconds == 0 ? String(window.components.seconds) : String(window.inSeconds)
+                throw fail("a timed run reports at most \(SimulationOptions.maximumWindows) windows: \(width) s windows over \(Int(seconds.rounded(.up))) s make \(Int((seconds / window.inSeconds).rounded(.up))); give a window of at least \(least) s")
+            }
         }
     }
 }

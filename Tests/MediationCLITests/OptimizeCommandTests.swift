@@ -186,10 +186,31 @@ struct OptimizeCommandTests {
         #expect(warnings.first?.hasPrefix("mediate: warning: gone.csv:2:1: no fixed-price line item of the config has network \"nitx\" and ad unit \"SLOT-GONE-0\"") == true)
         #expect(warnings.dropLast().last?.contains("\"SLOT-GONE-19\"") == true)
         #expect(warnings.last == "mediate: warning: … and 980 more rows for unknown ad units (unknown_ad_unit)")
-        // --json keeps every warning.
+        // --json lists the same 20 and counts the others.
         let json = await workspace.run(["optimize", "--reports", "r.csv", "gone.csv", "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
-        #expect((object["warnings"] as? [Any])?.count == 1000)
+        #expect((object["warnings"] as? [Any])?.count == 20)
+        #expect((object["warnings_not_listed"] as? [String: Int]) == ["unknown_ad_unit": 980])
+    }
+
+    @Test("--reports takes at most 64 MiB, one report or several together: the error names the option and the limit, before anything is read")
+    func reportsTogetherAreCapped() async throws {
+        let workspace = try Self.workspace()
+        // Two files of 40 MiB each (sparse: nothing is written, and nothing should be read).
+        for name in ["a.csv", "b.csv"] {
+            let url = workspace.directory.appendingPathComponent(name)
+            #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 40 << 20)
+            try handle.close()
+        }
+        let both = await workspace.run(["optimize", "--reports", "a.csv", "b.csv"])
+        #expect(both.code == .dataError)
+        #expect(both.error == "mediate: --reports: the reports are larger than 64 MiB together (at b.csv); --reports takes at most 64 MiB, one report or several together\n")
+        // Either alone is under the limit: read, and refused for what it holds.
+        let one = await workspace.run(["optimize", "--reports", "a.csv"])
+        #expect(one.code == .dataError)
+        #expect(one.error.contains("a.csv:1:1: a control character (byte 0x0)"), "\(one.error)")
     }
 
     @Test("rows dated after --as-of are counted in one warning at the first of them")

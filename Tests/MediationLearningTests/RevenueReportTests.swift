@@ -130,6 +130,46 @@ struct RevenueReportTests {
         }
     }
 
+    @Test("reports are added up as they are read: what is kept is an entry per ad unit and day, whatever the rows of unknown ad units")
+    func aggregationKeepsPerKeyState() throws {
+        let configuration = try Self.configuration()
+        // Both line items' ad units on 30 days, and 50,000 rows of ad units the config does not
+        // have, made a chunk at a time (never held whole).
+        var known = Self.header
+        for day in 1...30 {
+            let date = "2026-03-\(day < 10 ? "0" : "")\(day)"
+            known += "\(date),nitx,SLOT-HOME,10,0.01,USD\n\(date),backfill,bf-home,10,0.01,EUR\n"
+        }
+        var chunks = 0
+        let unknown = RevenueReportInput(file: "u.csv") { () throws(ReportError) -> [UInt8]? in
+            guard chunks < 50 else { return nil }
+            defer { chunks += 1 }
+            var chunk = chunks == 0 ? Self.header : ""
+            for row in 0..<1000 { chunk += "2026-03-01,nitx,GONE-\(chunks * 1000 + row),10,0.01,USD\n" }
+            return Array(chunk.utf8)
+        }
+        let assembly = try ReportAssembly(reading: [RevenueReportInput(file: "k.csv", bytes: Array(known.utf8)), unknown], configuration: configuration)
+        #expect(assembly.rowCount == 50_060)
+        #expect(assembly.warningCounts[.unknownAdUnit] == 50_000)
+        #expect(assembly.warnings.count == ReportAssembly.listedWarningsPerKind)
+        // 60 ad-unit days (an observation and where its row is, each), 30 days of each of the 2
+        // networks, 20 listed warnings: nothing per row.
+        #expect(assembly.retainedEntries == 60 * 2 + 60 + 20)
+        #expect(assembly.inputs.map(\.observations.count) == [30, 30])
+    }
+
+    @Test("the reports together are at most 64 MiB: the one that goes past is refused before it is parsed")
+    func reportsTogetherAreCapped() throws {
+        let configuration = try Self.configuration()
+        let small = RevenueReportInput(file: "a.csv", bytes: Array((Self.header + "2026-03-01,nitx,SLOT-HOME,10,0.01,USD\n").utf8))
+        let large = RevenueReportInput(file: "b.csv", bytes: [UInt8](repeating: UInt8(ascii: "x"), count: RevenueReportParser.maximumSize))
+        #expect {
+            _ = try ReportAssembly(reading: [small, large], configuration: configuration)
+        } throws: { error in
+            (error as? ReportError)?.description == "b.csv: the reports are larger than 64 MiB together (the limit of one report or of several)"
+        }
+    }
+
     @Test("warnings: an unknown ad unit, a missing day")
     func warnings() throws {
         let configuration = try Self.configuration()
@@ -156,12 +196,11 @@ struct RevenueReportTests {
         let line = try #require(assembly.warnings.first).description
         #expect(line == #"n.csv:2:1: no fixed-price line item of the config has network "nitx" and ad unit "S\"; used\u{0A}(unknown_ad_unit)\u{09}\u{2028}\u{202E}\\"; the row is not used (unknown_ad_unit)"#)
         #expect(!line.unicodeScalars.contains { DisplayText.needsEscape($0) })
+        // Given twice, it is warned about twice: a row no line item uses is counted, not kept,
+        // so it is not checked for repeats.
         let twice = text + "2026-03-01,nitx,\(field),10,0.01,USD\n"
-        #expect {
-            _ = try ReportAssembly(reports: [("n.csv", Array(twice.utf8))], configuration: configuration)
-        } throws: { error in
-            (error as? ReportError)?.description == #"n.csv:4:1: duplicate row: 2026-03-01, network "nitx", ad unit "S\"; used\u{0A}(unknown_ad_unit)\u{09}\u{2028}\u{202E}\\" is already reported at n.csv:2:1"#
-        }
+        let again = try ReportAssembly(reports: [("n.csv", Array(twice.utf8))], configuration: configuration)
+        #expect(again.warnings.map(\.description) == [line, line.replacingOccurrences(of: "n.csv:2:1", with: "n.csv:4:1")])
     }
 
     @Test("revenue too large for the estimate's sums is refused at its file:line:column, not learned as inf")

@@ -49,7 +49,7 @@ enum SimulateCommand {
         }
         var simulationOptions = SimulationOptions(auctions: options.auctions, seed: options.seed, jobs: options.jobs, progress: progress)
         if let duration = options.timedDuration, let rate = options.rate {
-            simulationOptions = .timed(duration: duration, rate: rate, seed: options.seed, jobs: options.jobs, window: options.window ?? SimulationOptions.defaultWindow)
+            simulationOptions = .timed(duration: duration, rate: rate, seed: options.seed, jobs: options.jobs, window: options.window)
             simulationOptions.progress = progress
         }
         let bar = ProgressBar.start(progress, environment: environment)

@@ -69,8 +69,8 @@ public struct HealthFigures: Hashable, Sendable, Codable {
 
     init(enabled: Bool, totals: RunTotals) {
         self.enabled = enabled
-        pauses = totals.healthEvents.count { $0.paused }
-        resumes = totals.healthEvents.count { !$0.paused }
+        pauses = totals.pauses
+        resumes = totals.resumes
         pausedRequests = totals.sources.reduce(0) { $0 + $1.paused }
         events = totals.healthEvents.prefix(HealthFigures.listedEvents).map(HealthEventFigure.init)
     }
@@ -153,7 +153,7 @@ public struct WindowFigures: Hashable, Sendable, Codable {
                 filled: counts.filled,
                 fillRate: counts.requests > 0 ? Double(counts.filled) / Double(counts.requests) : 0,
                 revenuePer1000Requests: counts.requests > 0 ? counts.realised.value / Double(counts.requests) / 1_000_000 : 0,
-                timeToAd: Percentiles(histogram: counts.timesToAd),
+                timeToAd: Percentiles(histogram: counts.timesToAdHistogram),
                 networks: networks
             )
         }

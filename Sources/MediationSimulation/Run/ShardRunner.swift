@@ -96,7 +96,12 @@ struct ShardOutput: Sendable {
     var records: [AuctionRecord]
     var sources: [SourceCounts]
     var windows: [Int: WindowTotals]
+    /// The first ``HealthFigures/listedEvents`` pauses and resumes.
     var healthEvents: [HealthEventRecord]
+    /// Every pause.
+    var pauses: Int
+    /// Every resume.
+    var resumes: Int
 }
 
 extension Duration {
@@ -113,7 +118,8 @@ final class ShardCollector: Sendable {
         var records: [AuctionRecord]
         var sources: [SourceCounts]
         var windows: [Int: WindowTotals] = [:]
-        var healthEvents: [HealthEventRecord] = []
+        /// The first pauses and resumes, and how many there were (``RunTotals/add(_:)``).
+        var health = RunTotals(sourceCount: 0, batchCount: 0)
         var finished = 0
         var missing = 0
     }
@@ -149,7 +155,7 @@ final class ShardCollector: Sendable {
         }
     }
     var missing: Int { state.withLock { $0.missing } }
-    var result: ShardOutput { state.withLock { ShardOutput(records: $0.records, sources: $0.sources, windows: $0.windows, healthEvents: $0.healthEvents) } }
+    var result: ShardOutput { state.withLock { ShardOutput(records: $0.records, sources: $0.sources, windows: $0.windows, healthEvents: $0.health.healthEvents, pauses: $0.health.pauses, resumes: $0.health.resumes) } }
 
     /// Keeps the engine's pauses and resumes (R24), in the order they are published.
     func observe(_ event: MediationEvent) {
@@ -162,7 +168,7 @@ final class ShardCollector: Sendable {
         default:
             return
         }
-        state.withLock { $0.healthEvents.append(record) }
+        state.withLock { $0.health.add(record) }
     }
 
     /// Records auction `auction`'s outcome: the winner's realised and known prices, the

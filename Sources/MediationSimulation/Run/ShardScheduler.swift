@@ -1,48 +1,55 @@
 import Mediation
 
-/// Runs shards on up to `jobs` threads and merges their totals in shard order.
+/// Runs shards on up to `jobs` threads and merges their totals in shard order, as they end.
 ///
 /// Each shard is a pure function of (configurations, market, seed, shard index, shard size):
-/// its own ``ManualClock`` and engines, its own auction indices. A job takes the next shard
-/// index from a shared counter; the totals of every shard are kept by index and added up in
-/// index order (they are exact integer sums, so any order would give the same totals).
+/// its own ``ManualClock`` and engines, its own auction indices. Shards start in index order,
+/// at most `jobs` at once, and a shard's totals are added as soon as every earlier shard's are
+/// (exact integer sums, so any order would give the same totals; the health events are listed
+/// in shard order). A shard that ends before an earlier one is held until that one ends, and
+/// no shard starts while the shards held and running reach ``maximumHeld(jobs:)``: what a run
+/// keeps does not grow with its number of shards (a timed run's duration).
 enum ShardScheduler {
+    /// The most ended shards a run on `jobs` jobs holds before their merge: 2 × jobs.
+    static func maximumHeld(jobs: Int) -> Int { 2 * jobs }
+
     /// Runs every shard of `options` for `networks` (one per configuration, the same auctions
-    /// and draws for each) and returns the merged totals.
+    /// and draws for each) and returns the merged totals, or the failure of the first shard (in
+    /// shard order) that failed.
     static func run(_ networks: [SimulatedNetworks], placementID: String, options: SimulationOptions) async -> Result<MultiTotals, SimulationError> {
         let sourceCounts = networks.map { $0.sourcesByPlacement[placementID]?.count ?? 0 }
         let shardCount = options.shardCount
-        let next = Locked(0)
         let jobs = max(1, min(options.jobs, shardCount))
+        let limit = maximumHeld(jobs: jobs)
         options.progress?.begin(total: options.auctions * networks.count)
-        let results = await withTaskGroup(of: [(Int, Result<MultiTotals, SimulationError>)].self) { group in
-            for _ in 0..<jobs {
-                group.addTask {
-                    var done: [(Int, Result<MultiTotals, SimulationError>)] = []
-                    while let shard = next.withLock({ (value: inout Int) -> Int? in
-                        guard value < shardCount else { return nil }
-                        defer { value += 1 }
-                        return value
-                    }) {
-                        let result = await runShard(shard, networks: networks, placementID: placementID, options: options, sourceCounts: sourceCounts)
-                        done.append((shard, result))
-                        if case .failure = result { break }
+        return await withTaskGroup(of: (Int, Result<MultiTotals, SimulationError>).self) { group in
+            var totals = MultiTotals(configurations: networks.count, sourceCounts: sourceCounts, batchCount: options.effectiveBatches)
+            var held: [Int: Result<MultiTotals, SimulationError>] = [:]
+            var nextToStart = 0, nextToMerge = 0, running = 0, failed = false
+            while true {
+                while !failed, running < jobs, nextToStart < shardCount, held.count + running < limit {
+                    let shard = nextToStart
+                    group.addTask { (shard, await runShard(shard, networks: networks, placementID: placementID, options: options, sourceCounts: sourceCounts)) }
+                    nextToStart += 1
+                    running += 1
+                }
+                guard let (shard, result) = await group.next() else { break }
+                running -= 1
+                if case .failure = result { failed = true }
+                held[shard] = result
+                totals.peakHeldShards = max(totals.peakHeldShards, held.count)
+                while let next = held.removeValue(forKey: nextToMerge) {
+                    switch next {
+                    case .success(let shardTotals): totals.add(shardTotals)
+                    case .failure(let error):
+                        group.cancelAll()
+                        return .failure(error)
                     }
-                    return done
+                    nextToMerge += 1
                 }
             }
-            var all: [(Int, Result<MultiTotals, SimulationError>)] = []
-            for await part in group { all.append(contentsOf: part) }
-            return all.sorted { $0.0 < $1.0 }
+            return .success(totals)
         }
-        var totals = MultiTotals(configurations: networks.count, sourceCounts: sourceCounts, batchCount: options.effectiveBatches)
-        for (_, result) in results {
-            switch result {
-            case .success(let shard): totals.add(shard)
-            case .failure(let error): return .failure(error)
-            }
-        }
-        return .success(totals)
     }
 
     /// Runs shard `shard` once per configuration and adds up its auctions, pairing each
@@ -61,6 +68,8 @@ enum ShardScheduler {
                 }
                 totals.runs[configuration].windows = output.windows
                 totals.runs[configuration].healthEvents = output.healthEvents
+                totals.runs[configuration].pauses = output.pauses
+                totals.runs[configuration].resumes = output.resumes
             case .failure(let error):
                 return .failure(error)
             }

@@ -114,9 +114,17 @@ struct WindowTotals: Sendable {
     var requests = 0
     var filled = 0
     var realised = WideSum()
-    /// Filled auctions by duration in whole milliseconds.
-    var timesToAd = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+    /// Filled auctions by duration in whole milliseconds (up to ``RunTotals/histogramLimit``),
+    /// only the durations that occur: a window of few auctions keeps few counts.
+    var timesToAd: [UInt16: Int] = [:]
     var sources: [Source]
+
+    /// ``timesToAd`` as a histogram indexed by milliseconds.
+    var timesToAdHistogram: [Int] {
+        var histogram = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
+        for (milliseconds, count) in timesToAd { histogram[Int(milliseconds)] += count }
+        return histogram
+    }
 
     init(sourceCount: Int) {
         sources = Array(repeating: Source(), count: sourceCount)
@@ -127,7 +135,7 @@ struct WindowTotals: Sendable {
         realised.add(record.realisedMicros)
         if record.isFilled {
             filled += 1
-            timesToAd[Int(min(max(record.durationMilliseconds, 0), Int64(RunTotals.histogramLimit)))] += 1
+            timesToAd[UInt16(min(max(record.durationMilliseconds, 0), Int64(RunTotals.histogramLimit))), default: 0] += 1
             if Int(record.winner) < sources.count { sources[Int(record.winner)].wins += 1 }
         }
     }
@@ -136,7 +144,7 @@ struct WindowTotals: Sendable {
         requests += other.requests
         filled += other.filled
         realised.add(other.realised)
-        for index in timesToAd.indices { timesToAd[index] += other.timesToAd[index] }
+        for (milliseconds, count) in other.timesToAd { timesToAd[milliseconds, default: 0] += count }
         for index in sources.indices where index < other.sources.count {
             sources[index].asked += other.sources[index].asked
             sources[index].wins += other.sources[index].wins
@@ -186,10 +194,23 @@ struct RunTotals: Sendable {
     var timesToAd = [Int](repeating: 0, count: RunTotals.histogramLimit + 1)
     var sources: [SourceCounts]
     var batches: [BatchTotals]
-    /// A timed run's windows, by window index (only those with an auction).
+    /// A timed run's windows, by window index (only those with an auction; at most
+    /// ``SimulationOptions/maximumWindows``).
     var windows: [Int: WindowTotals] = [:]
-    /// Every pause and resume, by shard in shard order, then in the order they happened.
+    /// The first ``HealthFigures/listedEvents`` pauses and resumes, by shard in shard order,
+    /// then in the order they happened (the rest are only counted).
     var healthEvents: [HealthEventRecord] = []
+    /// Every pause (``healthEvents`` lists the first).
+    var pauses = 0
+    /// Every resume.
+    var resumes = 0
+
+    /// Counts a pause or resume, and lists it while fewer than ``HealthFigures/listedEvents``
+    /// are.
+    mutating func add(_ event: HealthEventRecord) {
+        if event.paused { pauses += 1 } else { resumes += 1 }
+        if healthEvents.count < HealthFigures.listedEvents { healthEvents.append(event) }
+    }
 
     init(sourceCount: Int, batchCount: Int) {
         sources = Array(repeating: SourceCounts(), count: sourceCount)
@@ -237,7 +258,9 @@ struct RunTotals: Sendable {
         for (index, window) in other.windows {
             windows[index, default: WindowTotals(sourceCount: sources.count)].add(window)
         }
-        healthEvents.append(contentsOf: other.healthEvents)
+        healthEvents.append(contentsOf: other.healthEvents.prefix(max(0, HealthFigures.listedEvents - healthEvents.count)))
+        pauses += other.pauses
+        resumes += other.resumes
     }
 }
 
@@ -296,6 +319,8 @@ struct MultiTotals: Sendable {
     var runs: [RunTotals]
     /// Cross products by ``PairedMetric``.
     var crossProducts: [CrossProducts]
+    /// The most ended shards held at once before their merge (``ShardScheduler``), for tests.
+    var peakHeldShards = 0
 
     init(configurations: Int, sourceCounts: [Int], batchCount: Int) {
         runs = sourceCounts.map { RunTotals(sourceCount: $0, batchCount: batchCount) }
