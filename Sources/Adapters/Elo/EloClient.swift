@@ -42,6 +42,9 @@ package actor EloClient {
     /// withdrawal erases it synchronously (``hostPrivacyDidChange(_:)``). Every change is read,
     /// changed and written under the lock: one write per change, never two changes mixed.
     private let identity: Locked<EloIdentityRecord>
+    /// The host's latest privacy signals (``hostPrivacyDidChange(_:)``, each request), read by the
+    /// pings of ads handed out earlier as they leave; `nil` before any.
+    private let hostPrivacy = Locked<AdRequest.Privacy?>(nil)
     /// The configured log level, readable outside the actor (``hostPrivacyDidChange(_:)``).
     private let logThreshold = Locked(EloLogLevel.warn)
     private var inFlight: [String: EloRequestInFlight] = [:]
@@ -230,6 +233,7 @@ package actor EloClient {
     /// nothing. Idempotent.
     /// - Parameter privacy: the host's current signals.
     package nonisolated func hostPrivacyDidChange(_ privacy: AdRequest.Privacy) {
+        hostPrivacy.withLock { $0 = privacy }
         guard privacy.userConsent == false else { return }
         let erased = updateIdentityIfChanged { record -> Bool in
             guard record.userIdentifier != nil || record.userData != nil else { return false }
@@ -256,6 +260,20 @@ package actor EloClient {
     private func visitorID(for privacy: AdRequest.Privacy) -> String {
         let allowsIdentity = PrivacyRules.allowsIdentity(privacy)
         return identity.withLock { (allowsIdentity ? $0.userIdentifier : nil) ?? $0.installID ?? "" }
+    }
+
+    /// The visitor id the pings of an ad loaded under `privacy` send, read as each ping leaves:
+    /// the publisher's identifier only while neither the load's signals nor the host's current
+    /// ones say consent was withdrawn (a withdrawal after the load is honoured by the ad's later
+    /// pings), else the install id.
+    /// - Parameter privacy: the signals of the ad's request.
+    /// - Returns: the reader the ad's tracker calls.
+    private nonisolated func pingVisitorID(loadedUnder privacy: AdRequest.Privacy) -> @Sendable () -> String? {
+        let identityAtLoad = PrivacyRules.allowsIdentity(privacy)
+        return { [identity, hostPrivacy] in
+            let identityNow = identityAtLoad && hostPrivacy.withLock { $0.map(PrivacyRules.allowsIdentity) ?? true }
+            return identity.withLock { (identityNow ? $0.userIdentifier : nil) ?? $0.installID }
+        }
     }
 
     /// Changes the identity record and writes it, in one step under the lock; a failed write
@@ -450,7 +468,7 @@ package actor EloClient {
             if debug.capturesPayloads {
                 debug.emit { .requestPayloadCaptured(requestID: requestID, json: EloDebugChannel.redactedJSON(wire)) }
             }
-            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: visitorID, clock: clock, now: wallClock, makeID: makeID, debug: debug, session: tracking)
+            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: pingVisitorID(loadedUnder: request.privacy), clock: clock, now: wallClock, makeID: makeID, debug: debug, session: tracking)
             let context = EloResponseParser.Context(
                 requestID: requestID,
                 network: network,

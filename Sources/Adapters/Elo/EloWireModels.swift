@@ -299,8 +299,8 @@ package struct EloWireAnalyticsEvent: Codable, Sendable, Hashable {
     package var ad_id: String
     /// The creative id.
     package var creative_id: String
-    /// The visitor id.
-    package var visitor_id: String
+    /// The visitor id, omitted when none may be sent.
+    package var visitor_id: String?
     /// For `browser_close`: milliseconds since the open, capped at 86,400,000 (24 h).
     package var dwell_ms: Int?
 }
