@@ -86,7 +86,10 @@ struct PrivacyCell: Sendable, Hashable, CustomTestStringConvertible {
     var allowsEloUserData: Bool { !coppa && !tfua && gdpr == .notApplicable && !consentWithdrawn }
     /// The Nitx document: the profile only after consent(true) (given in every cell) and with
     /// personalization on; the engine: never after consent is withdrawn, nor for COPPA / TFUA.
-    var allowsNitxProfile: Bool { !personalizationOff && !consentWithdrawn && !coppa && !tfua }
+    var allowsNitxProfile: Bool { !personalizationOff && !consentWithdrawn && !coppa && !tfua && !nitxWithholdsPersonalData }
+    /// The Nitx document defines no US-privacy or GDPR signal: under an opt-out of sale or GDPR
+    /// without a consent string the profile and the advertising id stay on the device.
+    var nitxWithholdsPersonalData: Bool { usPrivacy || gdpr == .appliesWithoutConsentString }
 }
 
 /// The networks of the matrix.
@@ -310,7 +313,7 @@ struct PrivacyMatrixTests {
         let body = PrivacyMatrix.json(ads[0])
         let context = try #require(body["context"] as? [String: Any])
         // context.ad_id: ATT authorized (Nitx document), not limited, not COPPA / TFUA, consent not withdrawn.
-        if cell.allowsAdvertisingID {
+        if cell.allowsAdvertisingID && !cell.nitxWithholdsPersonalData {
             #expect(context["ad_id"] as? String == PrivacyMatrix.idfa)
         } else {
             #expect(context["ad_id"] is NSNull)
