@@ -127,8 +127,9 @@ package struct EloWireDeviceExt: Codable, Sendable, Hashable {
 
 /// OpenRTB `user`.
 package struct EloWireUser: Codable, Sendable, Hashable {
-    /// The visitor id: the publisher's user identifier when set, else the anonymous per-install id.
-    package var id: String
+    /// The visitor id: the publisher's user identifier when set, else the anonymous per-install
+    /// id; omitted where neither may be sent (COPPA, TFUA, limit-ad-tracking, a withdrawal).
+    package var id: String?
     /// The TCF consent string, when the host has one.
     package var consent: String?
     /// First-party user data.

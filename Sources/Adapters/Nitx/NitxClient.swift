@@ -179,6 +179,21 @@ package actor NitxClient {
         }
     }
 
+    /// Forgets the user (the engine's ``MediationEngine/forgetUser()``): ``reset()``; after
+    /// ``shutdown()``, which sends nothing, the visitor id, profile and consent record are
+    /// still erased from storage (a new visitor id is made), without a forget request.
+    package func forgetUser() async {
+        guard isShutDown else {
+            await reset()
+            return
+        }
+        let visitorID = visitor.withLock { visitor -> String? in
+            _ = visitor.reset()
+            return visitor.visitorID
+        }
+        batcher.setVisitorID(visitorID)
+    }
+
     /// The host went to the background: sends queued events now (Nitx document, "Request
     /// mode": events are flushed when the app resigns active or enters the background).
     package func applicationDidEnterBackground() async {

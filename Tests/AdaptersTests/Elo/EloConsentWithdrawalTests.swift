@@ -48,7 +48,7 @@ struct EloConsentWithdrawalTests {
         _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
         #expect(store.record == EloIdentityRecord(installID: "id-1"))
         let bid = try #require(try transport.decodedBidRequests().first)
-        #expect(bid.user.id == "id-1")
+        #expect(bid.user.id == nil, "after a withdrawal not even the install id")
         #expect(bid.user.ext == nil)
     }
 
