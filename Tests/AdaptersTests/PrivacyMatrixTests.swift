@@ -84,9 +84,15 @@ struct PrivacyCell: Sendable, Hashable, CustomTestStringConvertible {
     /// The Elo document: user data never under COPPA, TFUA or GDPR; the engine: never after
     /// consent is withdrawn.
     var allowsEloUserData: Bool { !coppa && !tfua && gdpr == .notApplicable && !consentWithdrawn }
+    /// Elo's anonymous install id: not where the user said no (COPPA, TFUA, limit-ad-tracking,
+    /// a withdrawal).
+    var allowsEloInstallID: Bool { !coppa && !tfua && !limitAdTracking && !consentWithdrawn }
     /// The Nitx document: the profile only after consent(true) (given in every cell) and with
     /// personalization on; the engine: never after consent is withdrawn, nor for COPPA / TFUA.
-    var allowsNitxProfile: Bool { !personalizationOff && !consentWithdrawn && !coppa && !tfua }
+    var allowsNitxProfile: Bool { !personalizationOff && !consentWithdrawn && !coppa && !tfua && !nitxWithholdsPersonalData }
+    /// The Nitx document defines no US-privacy or GDPR signal: under an opt-out of sale or GDPR
+    /// without a consent string the profile and the advertising id stay on the device.
+    var nitxWithholdsPersonalData: Bool { usPrivacy || gdpr == .appliesWithoutConsentString }
 }
 
 /// The networks of the matrix.
@@ -275,6 +281,14 @@ struct PrivacyMatrixTests {
         }
         // The publisher's identifier is identity: not after consent is withdrawn.
         #expect((bid.user.id == PrivacyMatrix.identifier) == !cell.consentWithdrawn)
+        // The install id: the visitor id after a withdrawal only where it may be sent, else none.
+        let installID = try #require(run.identifiers.first)
+        if cell.consentWithdrawn {
+            #expect(bid.user.id == (cell.allowsEloInstallID ? installID : nil))
+        }
+        if !cell.allowsEloInstallID {
+            #expect(!run.requests.contains { WireRecorder.text(of: $0).contains(installID) }, "the install id was sent")
+        }
         // The regulations' flags as the host gave them.
         #expect(bid.regs.coppa == (cell.coppa ? 1 : 0))
         #expect(bid.regs.ext.tfua == (cell.tfua ? 1 : 0))
@@ -310,7 +324,7 @@ struct PrivacyMatrixTests {
         let body = PrivacyMatrix.json(ads[0])
         let context = try #require(body["context"] as? [String: Any])
         // context.ad_id: ATT authorized (Nitx document), not limited, not COPPA / TFUA, consent not withdrawn.
-        if cell.allowsAdvertisingID {
+        if cell.allowsAdvertisingID && !cell.nitxWithholdsPersonalData {
             #expect(context["ad_id"] as? String == PrivacyMatrix.idfa)
         } else {
             #expect(context["ad_id"] is NSNull)

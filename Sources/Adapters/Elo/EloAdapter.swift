@@ -48,6 +48,14 @@ package struct EloAdapter: AdNetworkAdapter {
         client.hostPrivacyDidChange(template.privacy)
     }
 
+    /// The host asked to forget the user (``MediationEngine/forgetUser()``): the client erases
+    /// the identifier, the user data and the install id (a new one is made), starts a new
+    /// session id and drops preloaded ads; earlier ads' pings carry no old id
+    /// (``EloClient/forgetUser()``).
+    package func forgetUser() async {
+        await client.forgetUser()
+    }
+
     /// The engine is shutting down (engine rule R18): the client cancels its requests in flight,
     /// drops preloaded ads, erases the stored user identity (Elo document, `shutdown()`) and
     /// stops every ad it handed out from sending anything.

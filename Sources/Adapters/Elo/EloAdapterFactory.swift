@@ -17,7 +17,7 @@ import Mediation
 ///   `elo.identity.<network id>`; without one, in memory for the process. It is never written in
 ///   plaintext: a plaintext file of an earlier version (`<storage>/elo/<network id>-identity.json`)
 ///   is moved into the store in use and deleted.
-public struct EloAdapterFactory: NetworkAdapterFactory {
+package struct EloAdapterFactory: NetworkAdapterFactory {
     /// `"elo"`.
     public let kind = "elo"
     /// Elo is a bidder.

@@ -42,6 +42,9 @@ package actor EloClient {
     /// withdrawal erases it synchronously (``hostPrivacyDidChange(_:)``). Every change is read,
     /// changed and written under the lock: one write per change, never two changes mixed.
     private let identity: Locked<EloIdentityRecord>
+    /// The host's latest privacy signals (``hostPrivacyDidChange(_:)``, each request), read by the
+    /// pings of ads handed out earlier as they leave; `nil` before any.
+    private let hostPrivacy = Locked<AdRequest.Privacy?>(nil)
     /// The configured log level, readable outside the actor (``hostPrivacyDidChange(_:)``).
     private let logThreshold = Locked(EloLogLevel.warn)
     private var inFlight: [String: EloRequestInFlight] = [:]
@@ -192,6 +195,20 @@ package actor EloClient {
 
     // MARK: Identity
 
+    /// Forgets the user (the engine's ``MediationEngine/forgetUser()``): the stored user
+    /// identifier and user data are erased, a new install id replaces the old one (written in
+    /// the same record), a configured client starts a new session id (the old one would link
+    /// the requests), and preloaded ads (requested under the old ids) are released. The pings
+    /// of ads handed out earlier carry no visitor id afterwards (``pingVisitorID(loadedUnder:_:)``
+    /// sends only the ids of the ad's own request).
+    package func forgetUser() {
+        let newInstallID = makeID()
+        updateIdentity { record in record = EloIdentityRecord(installID: newInstallID) }
+        if configuration != nil { currentSessionID = makeID() }
+        cache.removeAll()
+        log(.info, "user forgotten: identifier, user data and install id replaced")
+    }
+
     /// Sets the publisher's user identifier, sent as the visitor id in place of the anonymous
     /// install id. Trimmed; blank or `nil` clears; over 256 characters is ignored with a warning.
     /// - Parameter identifier: the identifier.
@@ -230,6 +247,7 @@ package actor EloClient {
     /// nothing. Idempotent.
     /// - Parameter privacy: the host's current signals.
     package nonisolated func hostPrivacyDidChange(_ privacy: AdRequest.Privacy) {
+        hostPrivacy.withLock { $0 = privacy }
         guard privacy.userConsent == false else { return }
         let erased = updateIdentityIfChanged { record -> Bool in
             guard record.userIdentifier != nil || record.userData != nil else { return false }
@@ -250,12 +268,54 @@ package actor EloClient {
     /// The visitor id sent with requests and pings: the user identifier, else the install id.
     package var visitorID: String { identity.withLock { $0.userIdentifier ?? $0.installID ?? "" } }
 
-    /// The visitor id for a request with `privacy`: the install id when the user refused or
-    /// withdrew consent (the publisher's identifier is first-party identity), else
-    /// ``visitorID``.
-    private func visitorID(for privacy: AdRequest.Privacy) -> String {
+    /// The visitor id for a request with `privacy`: the publisher's identifier unless the user
+    /// refused or withdrew consent (it is first-party identity); else the install id where it
+    /// may leave the device (``allowsInstallID(_:coppa:tfua:)``); else none.
+    private func visitorID(for privacy: AdRequest.Privacy, _ configuration: EloConfiguration) -> String? {
         let allowsIdentity = PrivacyRules.allowsIdentity(privacy)
-        return identity.withLock { (allowsIdentity ? $0.userIdentifier : nil) ?? $0.installID ?? "" }
+        let allowsInstall = Self.allowsInstallID(privacy, coppa: configuration.coppa, tfua: configuration.tfua)
+        return identity.withLock { (allowsIdentity ? $0.userIdentifier : nil) ?? (allowsInstall ? $0.installID : nil) }
+    }
+
+    /// Whether the anonymous per-install id may leave the device: not where the user said no.
+    /// It is withheld from child-directed (COPPA) and under-age (TFUA) traffic, under the OS's
+    /// limit-ad-tracking, and after the user refused or withdrew consent in the app's own
+    /// prompt (the Elo document names no such case, and describes the id only as what the
+    /// publisher's identifier replaces; the engine's reading is that a persistent id that lets
+    /// delivery and reporting follow the user is not sent once the user declined).
+    /// - Parameters:
+    ///   - privacy: the host's signals.
+    ///   - coppa: the configuration's COPPA flag.
+    ///   - tfua: the configuration's TFUA flag.
+    /// - Returns: `true` when the install id may be sent.
+    static func allowsInstallID(_ privacy: AdRequest.Privacy, coppa: Bool, tfua: Bool) -> Bool {
+        !(coppa || tfua || privacy.coppa || privacy.underAgeOfConsent || privacy.limitAdTracking) && PrivacyRules.allowsIdentity(privacy)
+    }
+
+    /// The visitor id the pings of an ad loaded under `privacy` send, read as each ping leaves
+    /// (a withdrawal after the load is honoured by the ad's later pings): the publisher's
+    /// identifier while neither the load's signals nor the host's current ones say consent was
+    /// withdrawn, else the install id where both allow it (``allowsInstallID(_:coppa:tfua:)``),
+    /// else none. Only an id the ad's own request could carry: never an identifier set or an
+    /// install id made after the load (a new user or a forgotten one), which would link the two.
+    /// - Parameters:
+    ///   - privacy: the signals of the ad's request.
+    ///   - configuration: the configuration the request was built from.
+    /// - Returns: the reader the ad's tracker calls.
+    private nonisolated func pingVisitorID(loadedUnder privacy: AdRequest.Privacy, _ configuration: EloConfiguration) -> @Sendable () -> String? {
+        let identityAtLoad = PrivacyRules.allowsIdentity(privacy)
+        let installAtLoad = Self.allowsInstallID(privacy, coppa: configuration.coppa, tfua: configuration.tfua)
+        let (identifierAtLoad, installIDAtLoad) = identity.withLock { ($0.userIdentifier, $0.installID) }
+        return { [identity, hostPrivacy] in
+            let current = hostPrivacy.withLock { $0 }
+            let identityNow = identityAtLoad && (current.map(PrivacyRules.allowsIdentity) ?? true)
+            let installNow = installAtLoad && (current.map { Self.allowsInstallID($0, coppa: false, tfua: false) } ?? true)
+            return identity.withLock { record -> String? in
+                if identityNow, let id = record.userIdentifier, id == identifierAtLoad { return id }
+                if installNow, let id = record.installID, id == installIDAtLoad { return id }
+                return nil
+            }
+        }
     }
 
     /// Changes the identity record and writes it, in one step under the lock; a failed write
@@ -393,7 +453,7 @@ package actor EloClient {
         guard deadline > now else { return done(.noFill(.timeout)) }
 
         let requestID = makeID()
-        let visitorID = visitorID(for: request.privacy)
+        let visitorID = visitorID(for: request.privacy, configuration)
         let (wire, warnings) = EloRequestBuilder.build(EloRequestBuilder.Input(
             configuration: configuration,
             request: request,
@@ -450,7 +510,7 @@ package actor EloClient {
             if debug.capturesPayloads {
                 debug.emit { .requestPayloadCaptured(requestID: requestID, json: EloDebugChannel.redactedJSON(wire)) }
             }
-            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: visitorID, clock: clock, now: wallClock, makeID: makeID, debug: debug, session: tracking)
+            let tracker = EloTracker(transport: transport, baseURL: configuration.baseURL, visitorID: pingVisitorID(loadedUnder: request.privacy, configuration), clock: clock, now: wallClock, makeID: makeID, debug: debug, session: tracking)
             let context = EloResponseParser.Context(
                 requestID: requestID,
                 network: network,

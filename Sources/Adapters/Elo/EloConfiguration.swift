@@ -1,7 +1,7 @@
 import Foundation
 
 /// The Elo client's logging threshold (Elo seed, `EloLogLevel`): lines below it are dropped.
-public enum EloLogLevel: Int, Comparable, Sendable, Hashable {
+package enum EloLogLevel: Int, Comparable, Sendable, Hashable {
     /// Everything.
     case verbose
     /// Debugging detail.
@@ -45,7 +45,7 @@ public enum EloLogLevel: Int, Comparable, Sendable, Hashable {
 
 /// The full configuration of an ``EloClient`` (Elo seed, `EloConfiguration` and
 /// `configure(publisherId:adUnitId:shareGeoLocation:geoLocationPrecision:)`).
-public struct EloConfiguration: Sendable, Hashable {
+package struct EloConfiguration: Sendable, Hashable {
     /// The production API endpoint (requests go to `<base>/v1/bid`, analytics to `<base>/v1/events`).
     public static let defaultBaseURL: URL = URL(string: "https://api.elo.example") ?? URL(fileURLWithPath: "/")
     /// The seed's request deadline: 3 seconds.

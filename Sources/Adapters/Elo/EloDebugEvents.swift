@@ -2,7 +2,7 @@ import Foundation
 import Mediation
 
 /// What ``EloClient/configure(_:)`` saw (Elo seed, `EloDebugConfiguration`).
-public struct EloDebugConfiguration: Sendable, Hashable {
+package struct EloDebugConfiguration: Sendable, Hashable {
     /// The publisher id.
     public var publisherID: String
     /// The default ad unit id.
@@ -16,7 +16,7 @@ public struct EloDebugConfiguration: Sendable, Hashable {
 }
 
 /// How a load or preload ended (Elo seed, `EloAdLoadOutcome`).
-public enum EloAdLoadOutcome: Sendable, Hashable {
+package enum EloAdLoadOutcome: Sendable, Hashable {
     /// A fill at this eCPM (USD CPM).
     case loaded(eCPM: Double)
     /// No fill.
@@ -32,7 +32,7 @@ public enum EloAdLoadOutcome: Sendable, Hashable {
 /// cancelled is a cut-off exchange with the ad server, which the document's own platform
 /// reports as a network error (`URLError.cancelled`), so it is `.network` here. The engine still
 /// sees it as `cancelled` (``EloError/Category/cancelled``, code 2).
-public enum EloErrorCategory: String, Sendable, Hashable, CaseIterable {
+package enum EloErrorCategory: String, Sendable, Hashable, CaseIterable {
     /// The exchange with the ad server did not complete (cancelled by the caller or by shutdown).
     case network
     /// The answer could not be decoded or broke the protocol's rules.
@@ -42,7 +42,7 @@ public enum EloErrorCategory: String, Sendable, Hashable, CaseIterable {
 }
 
 /// One finished load or preload (Elo seed, `EloDebugAdOperation`): counts, never content.
-public struct EloDebugAdOperation: Sendable, Hashable {
+package struct EloDebugAdOperation: Sendable, Hashable {
     /// The request id; `nil` when no server request was made (cache hit, disabled, not configured,
     /// no format fits).
     public var requestID: String?
@@ -69,7 +69,7 @@ public struct EloDebugAdOperation: Sendable, Hashable {
 }
 
 /// The tracked events (Elo seed, `EloTrackingEvent`).
-public enum EloTrackingEvent: String, Sendable, Hashable, CaseIterable {
+package enum EloTrackingEvent: String, Sendable, Hashable, CaseIterable {
     /// The ad was rendered.
     case render
     /// The ad counted its impression.
@@ -83,7 +83,7 @@ public enum EloTrackingEvent: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Why a tracking operation failed (privacy-safe: no URL, no header, no content).
-public enum EloTrackingFailure: Sendable, Hashable {
+package enum EloTrackingFailure: Sendable, Hashable {
     /// A tracking URL could not be parsed.
     case invalidURL
     /// No response.
@@ -95,7 +95,7 @@ public enum EloTrackingFailure: Sendable, Hashable {
 }
 
 /// A tracking operation's result (Elo seed, `EloTrackingOutcome`).
-public enum EloTrackingOutcome: Sendable, Hashable {
+package enum EloTrackingOutcome: Sendable, Hashable {
     /// Every endpoint answered 2xx.
     case delivered
     /// Nothing could be observed (no URL to ping).
@@ -106,7 +106,7 @@ public enum EloTrackingOutcome: Sendable, Hashable {
 
 /// One debug event (Elo seed, `EloDebugEvent`). Delivered to the observer set with
 /// ``EloClient/setDebugObserver(_:capturePayloads:)``; never while the client holds a lock.
-public enum EloDebugEvent: Sendable, Hashable {
+package enum EloDebugEvent: Sendable, Hashable {
     /// Configure finished; earlier events belong to a previous configuration.
     case configured(EloDebugConfiguration)
     /// Shutdown ran.

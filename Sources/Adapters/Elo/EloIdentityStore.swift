@@ -2,7 +2,7 @@ import Foundation
 import Mediation
 
 /// A storage failure of an ``EloIdentityStore`` (the client then keeps the record in memory).
-public struct EloStorageError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct EloStorageError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What failed.
     public var message: String
     /// Creates an error.
@@ -16,7 +16,7 @@ public struct EloStorageError: Error, Sendable, Hashable, CustomStringConvertibl
 ///
 /// Contract: ``write(_:)`` replaces the stored record atomically (a reader sees the old record
 /// or the new one, never a mix); ``read()`` returns an empty record when nothing is stored.
-public protocol EloIdentityStore: Sendable {
+package protocol EloIdentityStore: Sendable {
     /// Reads the stored record.
     /// - Returns: the record, empty when none is stored.
     /// - Throws: ``EloStorageError`` when the store cannot be read or holds a damaged record.
@@ -28,7 +28,7 @@ public protocol EloIdentityStore: Sendable {
 }
 
 /// A store that keeps the record in memory for the life of the process.
-public final class InMemoryEloIdentityStore: EloIdentityStore {
+package final class InMemoryEloIdentityStore: EloIdentityStore {
     private let record: Locked<EloIdentityRecord>
 
     /// Creates a store holding `initial`.
@@ -55,7 +55,7 @@ public final class InMemoryEloIdentityStore: EloIdentityStore {
 /// at rest, this device only), as one value under one key, so the identifier and the user data
 /// are always written together (Elo document, "Persisted on the device, encrypted at rest").
 /// The record is never written anywhere else.
-public struct SecureEloIdentityStore: EloIdentityStore {
+package struct SecureEloIdentityStore: EloIdentityStore {
     /// The host's secure store.
     public let store: any SecureStore
     /// The key of the record, e.g. `elo.identity.elo`.

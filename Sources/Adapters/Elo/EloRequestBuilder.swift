@@ -10,8 +10,8 @@ import Mediation
 /// tracking is authorized, not limited by the OS (OpenRTB `lmt`) and allowed by the privacy signals
 /// (``PrivacyRules``), else `lmt` 1 and the vendor id; COPPA / TFUA flags (from the configuration or
 /// the host's privacy signals); the user data only when none of COPPA, TFUA and GDPR applies and
-/// the user has not withdrawn consent (the client then also sends the install id as the visitor
-/// id, never the publisher's user identifier).
+/// the user has not withdrawn consent (the client then sends no publisher's user identifier as
+/// the visitor id; the install id only where it may leave the device, else no `user.id`).
 struct EloRequestBuilder {
     /// Everything one request is built from.
     struct Input {
@@ -20,7 +20,8 @@ struct EloRequestBuilder {
         var adUnitID: String
         var requestID: String
         var sessionID: String
-        var visitorID: String
+        /// The visitor id (`user.id`), `nil` where none may be sent.
+        var visitorID: String?
         var userData: EloUserData?
         var shareGeoLocation: Bool
         var now: Date

@@ -1,7 +1,7 @@
 import Mediation
 
 /// Why Elo served no ad (Elo seed, `AdLoadResult.NoFillReason`). A no-fill is not an error.
-public enum EloNoFillReason: Sendable, Hashable {
+package enum EloNoFillReason: Sendable, Hashable {
     /// The server answered with no ad (HTTP 204, or an answer without a bid).
     case noBids
     /// No answer before the deadline (at most 3 s).
@@ -32,9 +32,9 @@ public enum EloNoFillReason: Sendable, Hashable {
 }
 
 /// A failed Elo load (Elo seed, `AdResult.error` and `EloErrorCategory`).
-public struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The broad category.
-    public enum Category: String, Sendable, Hashable {
+    package enum Category: String, Sendable, Hashable {
         /// The answer could not be decoded or broke the protocol's rules.
         case decoding
         /// The request was cancelled (the caller's task, or ``EloClient/shutdown()``).

@@ -77,7 +77,9 @@ final class EloTracker: Sendable {
     /// Analytics: the configured origin only.
     private let eventsTransport: HTTP.OriginLockedTransport
     private let eventsURL: URL
-    private let visitorID: String
+    /// The visitor id to send, read when each ping or event leaves (not when the ad loaded), so
+    /// that a consent withdrawal after the load is honoured; `nil` sends none.
+    private let visitorID: @Sendable () -> String?
     private let clock: any MediationClock
     private let now: @Sendable () -> Date
     private let makeID: @Sendable () -> String
@@ -91,7 +93,7 @@ final class EloTracker: Sendable {
     init(
         transport: any HTTP.Transport,
         baseURL: URL,
-        visitorID: String,
+        visitorID: @escaping @Sendable () -> String?,
         clock: any MediationClock,
         now: @escaping @Sendable () -> Date,
         makeID: @escaping @Sendable () -> String,
@@ -122,13 +124,14 @@ final class EloTracker: Sendable {
     func ping(_ event: EloTrackingEvent, urls: [String], adID: String) {
         guard session.claimFirst(event, adID: adID) else { return }
         let operationID = operationID()
-        let visitorID = visitorID
         let session = session
         if let operationID {
             debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: nil, at: now()) }
         }
-        start { [transport, debug, now] in
+        start { [transport, debug, now, visitorID] in
             var outcome: EloTrackingOutcome = urls.isEmpty ? .unobservable : .delivered
+            // Read as the ping leaves: the consent in force now, not at the load.
+            let visitorID = visitorID()
             for raw in urls {
                 guard let url = Self.pingURL(raw, visitorID: visitorID), transport.permits(url) else {
                     outcome = .failed(.invalidURL)
@@ -164,16 +167,19 @@ final class EloTracker: Sendable {
     func postAnalytics(_ event: EloTrackingEvent, adID: String, creativeID: String, dwellMilliseconds: Int?) {
         guard session.isOpen else { return }
         let operationID = operationID()
-        let body = EloWireAnalyticsEvent(event: event.rawValue, ad_id: adID, creative_id: creativeID, visitor_id: visitorID, dwell_ms: dwellMilliseconds)
+        let body = EloWireAnalyticsEvent(event: event.rawValue, ad_id: adID, creative_id: creativeID, visitor_id: visitorID(), dwell_ms: dwellMilliseconds)
         if let operationID {
             let capture = debug.capturesPayloads
             debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: capture ? EloDebugChannel.json(body) : nil, at: now()) }
         }
-        let request = HTTP.Request(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(body).utf8))
         let session = session
-        start { [eventsTransport, debug, now] in
+        start { [eventsTransport, eventsURL, debug, now, visitorID] in
             let failure: EloTrackingFailure?
             if session.isOpen, !Task.isCancelled {
+                // The visitor id as the event leaves: the consent in force now.
+                var sent = body
+                sent.visitor_id = visitorID()
+                let request = HTTP.Request(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(sent).utf8))
                 failure = await Self.send(request, over: eventsTransport)
             } else {
                 failure = .cancelled
@@ -217,17 +223,19 @@ final class EloTracker: Sendable {
         }
     }
 
-    /// `raw` with `visitor_id` appended to its query, or `nil` when it is not an http(s) URL
-    /// with a host and no user info, of at most `NetworkValueBounds.maximumURLLength`
-    /// characters.
-    static func pingURL(_ raw: String, visitorID: String) -> URL? {
+    /// `raw` with `visitor_id` appended to its query (none when `visitorID` is `nil`), or `nil`
+    /// when it is not an http(s) URL with a host and no user info, of at most
+    /// `NetworkValueBounds.maximumURLLength` characters.
+    static func pingURL(_ raw: String, visitorID: String?) -> URL? {
         guard NetworkValueBounds.webURL(raw) != nil, var components = URLComponents(string: raw),
               let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
               components.host?.isEmpty == false
         else { return nil }
-        var items = components.queryItems ?? []
-        items.append(URLQueryItem(name: "visitor_id", value: visitorID))
-        components.queryItems = items
+        if let visitorID {
+            var items = components.queryItems ?? []
+            items.append(URLQueryItem(name: "visitor_id", value: visitorID))
+            components.queryItems = items
+        }
         return components.url
     }
 

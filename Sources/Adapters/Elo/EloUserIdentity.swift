@@ -2,7 +2,7 @@ import Foundation
 import Mediation
 
 /// The user's gender (Elo seed, `EloGender`).
-public enum EloGender: String, Sendable, Hashable, Codable {
+package enum EloGender: String, Sendable, Hashable, Codable {
     /// Male.
     case male
     /// Female.
@@ -13,7 +13,7 @@ public enum EloGender: String, Sendable, Hashable, Codable {
 
 /// First-party user data (Elo seed, `EloUserData`). Forwarded as supplied; the server
 /// normalizes and hashes. Never sent under COPPA, TFUA or GDPR, never in tracking pings.
-public struct EloUserData: Sendable, Hashable, Codable {
+package struct EloUserData: Sendable, Hashable, Codable {
     /// Age in years.
     public var age: Int?
     /// Gender.
@@ -39,7 +39,7 @@ public struct EloUserData: Sendable, Hashable, Codable {
 
 /// The one stored identity record: the anonymous per-install id, the publisher's user
 /// identifier and the user data, always written together (Elo seed, `setUserIdentity`).
-public struct EloIdentityRecord: Sendable, Hashable, Codable {
+package struct EloIdentityRecord: Sendable, Hashable, Codable {
     /// The anonymous per-install id (kept across shutdown).
     public var installID: String?
     /// The publisher's user identifier, trimmed, at most 256 characters.

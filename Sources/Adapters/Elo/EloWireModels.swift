@@ -127,8 +127,9 @@ package struct EloWireDeviceExt: Codable, Sendable, Hashable {
 
 /// OpenRTB `user`.
 package struct EloWireUser: Codable, Sendable, Hashable {
-    /// The visitor id: the publisher's user identifier when set, else the anonymous per-install id.
-    package var id: String
+    /// The visitor id: the publisher's user identifier when set, else the anonymous per-install
+    /// id; omitted where neither may be sent (COPPA, TFUA, limit-ad-tracking, a withdrawal).
+    package var id: String?
     /// The TCF consent string, when the host has one.
     package var consent: String?
     /// First-party user data.
@@ -299,8 +300,8 @@ package struct EloWireAnalyticsEvent: Codable, Sendable, Hashable {
     package var ad_id: String
     /// The creative id.
     package var creative_id: String
-    /// The visitor id.
-    package var visitor_id: String
+    /// The visitor id, omitted when none may be sent.
+    package var visitor_id: String?
     /// For `browser_close`: milliseconds since the open, capped at 86,400,000 (24 h).
     package var dwell_ms: Int?
 }

@@ -19,7 +19,7 @@ import Mediation
 ///    same width and max height (``inlineAdaptiveSize(_:slot:screen:)``); any other ad is the
 ///    biggest (by area) of the format's sizes that fits the slot and the screen, or, when none
 ///    fits, the smallest (which the auction rejects with loss reason 203, R8).
-public struct FallbackAdapter: AdNetworkAdapter {
+package struct FallbackAdapter: AdNetworkAdapter {
     /// The network id as the config names it.
     public let network: String
     /// The options.
@@ -159,7 +159,7 @@ public struct FallbackAdapter: AdNetworkAdapter {
 /// Builds ``FallbackAdapter``s from the configuration: kind `"fallback"`, fixed price.
 /// The endpoint must be `"sandbox"` (the stub has no server); the only credential accepted is
 /// `app_id` (kept for AdMob-like configs, unused).
-public struct FallbackAdapterFactory: NetworkAdapterFactory {
+package struct FallbackAdapterFactory: NetworkAdapterFactory {
     /// `"fallback"`.
     public var kind: String { "fallback" }
     /// Fixed price: each source needs an `ecpm`.

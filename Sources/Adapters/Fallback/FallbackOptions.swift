@@ -14,7 +14,7 @@ import Mediation
 /// ```
 /// `creative_sizes` lists, per format, the sizes in points (`"WIDTHxHEIGHT"`, or `"screen"` for
 /// the device's screen) the network can serve; see ``FallbackAdapter`` for how one is chosen.
-public struct FallbackOptions: Hashable, Sendable {
+package struct FallbackOptions: Hashable, Sendable {
     /// The share of requests that fill, 0...1.
     public var fillRate: Double
     /// The time before each answer.
@@ -139,7 +139,7 @@ public struct FallbackOptions: Hashable, Sendable {
 }
 
 /// A size the fallback network can serve.
-public enum FallbackCreativeSize: Hashable, Sendable, CustomStringConvertible {
+package enum FallbackCreativeSize: Hashable, Sendable, CustomStringConvertible {
     /// A fixed size in points.
     case points(AdSize)
     /// The device's screen (full-screen formats).

@@ -51,6 +51,14 @@ package struct NitxAdapter: AdNetworkAdapter {
         client.hostPrivacyDidChange(template.privacy)
     }
 
+    /// The host asked to forget the user (``MediationEngine/forgetUser()``): Nitx's own
+    /// `reset()` (new visitor id; profile and consent record deleted; the forget request when
+    /// advertised), or after a shutdown the same erasure without a request
+    /// (``NitxClient/forgetUser()``).
+    package func forgetUser() async {
+        await client.forgetUser()
+    }
+
     /// The engine is shutting down (R18): the client drops its queued events, stops its 2 s batch
     /// timer and sends nothing afterwards, not even for ads handed out earlier.
     package func shutdown() async {

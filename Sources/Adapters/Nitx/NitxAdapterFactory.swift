@@ -12,7 +12,7 @@ import Mediation
 ///   endpoints).
 /// - endpoint: `sandbox` (host `nitx.sandbox`, in-process ``NitxSandboxServer``) or the API
 ///   base URL.
-public struct NitxAdapterFactory: NetworkAdapterFactory {
+package struct NitxAdapterFactory: NetworkAdapterFactory {
     /// `"nitx"`.
     public var kind: String { "nitx" }
     /// Fixed price.

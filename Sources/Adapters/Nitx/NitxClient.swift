@@ -154,8 +154,9 @@ package actor NitxClient {
     }
 
     /// Forgets the visitor (id, profile, consent): pending events are sent first, then a
-    /// best-effort forget request goes to the advertised forget endpoint. Does nothing with
-    /// personalization off.
+    /// best-effort forget request goes to the advertised forget endpoint. Events of ads loaded
+    /// before the reset leave afterwards without a visitor id (never under the new one, which
+    /// would link the two visitors). Does nothing with personalization off.
     package func reset() async {
         guard options.personalization, !isShutDown else { return }
         await batcher.flush()
@@ -176,6 +177,21 @@ package actor NitxClient {
         } catch {
             logger.warning("Nitx forget request failed: \(error)", source: networkID)
         }
+    }
+
+    /// Forgets the user (the engine's ``MediationEngine/forgetUser()``): ``reset()``; after
+    /// ``shutdown()``, which sends nothing, the visitor id, profile and consent record are
+    /// still erased from storage (a new visitor id is made), without a forget request.
+    package func forgetUser() async {
+        guard isShutDown else {
+            await reset()
+            return
+        }
+        let visitorID = visitor.withLock { visitor -> String? in
+            _ = visitor.reset()
+            return visitor.visitorID
+        }
+        batcher.setVisitorID(visitorID)
     }
 
     /// The host went to the background: sends queued events now (Nitx document, "Request
@@ -285,6 +301,8 @@ package actor NitxClient {
             return finish(.failure(error))
         case .ad(let creativeID, let format, let creative, let impressionID):
             sequence += 1
+            // The visitor the ad was loaded for: its events name no later visitor (a reset).
+            let loadedUnder = visitor.withLock { $0.visitorID }
             var size = choice.size
             if format != choice.format, let fixed = Self.fixedSize(of: format) { size = fixed }
             let ad = NitxLoadedAd(
@@ -297,7 +315,7 @@ package actor NitxClient {
                 impressionID: impressionID,
                 creative: creative,
                 signal: { [weak self] signal in
-                    self?.record(signal, format: format, slot: slot, impressionID: impressionID)
+                    self?.record(signal, format: format, slot: slot, impressionID: impressionID, loadedUnder: loadedUnder)
                 },
                 readiness: { [weak self] in
                     guard format == .appOpen, let self else { return .ready }
@@ -349,7 +367,7 @@ package actor NitxClient {
     }
 
     /// Handles an ad's hook synchronously (hooks must not block, and events keep their order).
-    private nonisolated func record(_ signal: NitxAdSignal, format: NitxFormat, slot: String, impressionID: String?) {
+    private nonisolated func record(_ signal: NitxAdSignal, format: NitxFormat, slot: String, impressionID: String?, loadedUnder: String?) {
         let now = wallNow
         switch signal {
         case .shown:
@@ -365,7 +383,7 @@ package actor NitxClient {
                 impressionID: impressionID,
                 slot: slot,
                 timestamp: Int64((now.timeIntervalSince1970 * 1000).rounded())
-            ))
+            ), loadedUnder: loadedUnder)
         }
     }
 

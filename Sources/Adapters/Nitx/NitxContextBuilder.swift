@@ -5,7 +5,9 @@ import Mediation
 /// phone or tablet, language, time zone, screen size and the SDK tag. Never the IP address,
 /// the user agent or a location; the advertising id only when the host says tracking is
 /// authorized (Nitx document) and the privacy signals allow it (``PrivacyRules``: not limited,
-/// not COPPA or TFUA, consent not withdrawn), and never the all-zero id iOS returns otherwise.
+/// not COPPA or TFUA, consent not withdrawn; and not under a US-privacy opt-out of sale or GDPR
+/// without consent, signals the Nitx document does not define), and never the all-zero id iOS
+/// returns otherwise.
 package enum NitxContextBuilder {
     /// The all-zero advertising id iOS reports when tracking is not authorized.
     package static let zeroAdvertisingID = PrivacyRules.zeroAdvertisingID
@@ -19,7 +21,11 @@ package enum NitxContextBuilder {
     package static func context(for request: AdRequest, screenName: String?, sdkTag: String) -> NitxWireContext {
         let device = request.device
         let privacy = request.privacy
-        let adID = PrivacyRules.advertisingID(device: device, privacy: privacy, coppa: privacy.coppa, underAgeOfConsent: privacy.underAgeOfConsent)
+        // The Nitx document defines no US-privacy or GDPR signal: under an opt-out of sale or
+        // GDPR without consent the advertising id (personal data) stays on the device.
+        let adID = PrivacyRules.withholdsPersonalDataWithoutASignalOfItsOwn(privacy)
+            ? nil
+            : PrivacyRules.advertisingID(device: device, privacy: privacy, coppa: privacy.coppa, underAgeOfConsent: privacy.underAgeOfConsent)
         return NitxWireContext(
             app: NitxWireAppContext(
                 bundleID: request.app.bundleID,

@@ -7,6 +7,11 @@ import Mediation
 /// best-effort: a failed batch is dropped with a warning, never retried. After ``close()`` (the
 /// engine's shutdown) nothing is queued or sent: the timer is stopped and queued events dropped.
 ///
+/// Each event carries the visitor id its ad was loaded under. A batch carries the current
+/// visitor id only with the events of that visitor; the events of ads loaded before a
+/// ``NitxClient/reset()`` leave in a batch of their own without a visitor id, so that nothing
+/// links the forgotten visitor to the new one.
+///
 /// Queueing is synchronous (the engine's ad hooks must not block and must not reorder), so the
 /// state sits in a ``Locked`` box; only sending is asynchronous.
 package final class NitxEventBatcher: Sendable {
@@ -16,7 +21,8 @@ package final class NitxEventBatcher: Sendable {
     private struct State {
         var endpoint: URL?
         var visitorID: String?
-        var queue: [NitxWireEvent] = []
+        /// Each event with the visitor id its ad was loaded under.
+        var queue: [(event: NitxWireEvent, loadedUnder: String?)] = []
         var timer: Task<Void, Never>?
         var queuedCount = 0
         var sentCount = 0
@@ -57,12 +63,16 @@ package final class NitxEventBatcher: Sendable {
     }
 
     /// Queues `event` and starts the 2 s timer when none runs. Never blocks.
-    package func enqueue(_ event: NitxWireEvent) {
+    /// - Parameters:
+    ///   - event: the event.
+    ///   - visitorID: the visitor id its ad was loaded under (`nil` with personalization off):
+    ///     the batch carries the visitor id only when it is still the current one.
+    package func enqueue(_ event: NitxWireEvent, loadedUnder visitorID: String?) {
         let due = clock.now + Self.interval
         let clock = clock
         state.withLock { state in
             guard state.endpoint != nil, !state.closed else { return }
-            state.queue.append(event)
+            state.queue.append((event, visitorID))
             state.queuedCount += 1
             guard state.timer == nil else { return }
             state.timer = clock.startTask { [weak self] in
@@ -103,17 +113,31 @@ package final class NitxEventBatcher: Sendable {
     package var batchCount: Int { state.withLock { $0.batchCount } }
 
     private func send(fromTimer: Bool) async {
-        let taken = state.withLock { state -> (URL, String?, [NitxWireEvent])? in
+        let taken = state.withLock { state -> (URL, [NitxWireEventBatch])? in
             if !fromTimer { state.timer?.cancel() }
             state.timer = nil
             guard !state.closed, let endpoint = state.endpoint, !state.queue.isEmpty else { return nil }
             defer { state.queue.removeAll() }
-            return (endpoint, state.visitorID, state.queue)
+            // The current visitor's events under its id; those of ads loaded under an earlier
+            // (reset) visitor id without any id.
+            let current = state.queue.filter { $0.loadedUnder == state.visitorID }.map(\.event)
+            let earlier = state.queue.filter { $0.loadedUnder != state.visitorID }.map(\.event)
+            var batches: [NitxWireEventBatch] = []
+            if !current.isEmpty { batches.append(NitxWireEventBatch(visitorID: state.visitorID, events: current)) }
+            if !earlier.isEmpty { batches.append(NitxWireEventBatch(visitorID: nil, events: earlier)) }
+            return (endpoint, batches)
         }
-        guard let (endpoint, visitorID, events) = taken else { return }
+        guard let (endpoint, batches) = taken else { return }
+        for batch in batches {
+            await send(batch, to: endpoint)
+        }
+    }
+
+    private func send(_ batch: NitxWireEventBatch, to endpoint: URL) async {
+        let events = batch.events
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let body = try? encoder.encode(NitxWireEventBatch(visitorID: visitorID, events: events)) else { return }
+        guard let body = try? encoder.encode(batch) else { return }
         var headers = headers
         headers["Content-Type"] = "application/json"
         do {

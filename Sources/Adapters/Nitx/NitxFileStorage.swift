@@ -8,7 +8,7 @@ import Mediation
 /// prefix or whose value is not a string or is over ``NitxStoredValues/maximumValueBytes`` are
 /// discarded, with a warning naming the file or the key (never a value) when a logger is given;
 /// the client then checks each value it reads (``NitxStoredValues``).
-public final class NitxFileStorage: NitxStorage {
+package final class NitxFileStorage: NitxStorage {
     /// The largest file read, 256 KiB (the client's four values need a few kilobytes).
     public static let maximumFileBytes = 256 * 1024
 

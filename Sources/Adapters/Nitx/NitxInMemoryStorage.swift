@@ -1,7 +1,7 @@
 import Mediation
 
 /// A ``NitxStorage`` in memory: for tests, and for hosts that give no storage directory.
-public final class NitxInMemoryStorage: NitxStorage {
+package final class NitxInMemoryStorage: NitxStorage {
     private let values: Locked<[NitxStorageKey: String]>
 
     /// Creates a storage holding `values`.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Which way the Nitx client asks for ads (Nitx seed, "Request mode": `NitxOptions.ads`).
-public enum NitxRequestModeOverride: String, Sendable, Hashable, CaseIterable {
+package enum NitxRequestModeOverride: String, Sendable, Hashable, CaseIterable {
     /// GET per slot until the source's config advertises the `sdk` block, then POST; a 404, 405
     /// or 501 from the POST endpoint falls back to GET for the rest of the process (the default).
     case auto
@@ -14,7 +14,7 @@ public enum NitxRequestModeOverride: String, Sendable, Hashable, CaseIterable {
 }
 
 /// The options a Nitx client starts with (Nitx seed, "Start": `NitxOptions`).
-public struct NitxOptions: Sendable, Hashable {
+package struct NitxOptions: Sendable, Hashable {
     /// The SDK's own version tag, sent as `context.sdk` (Nitx seed: `ios-1.0.0`).
     public static let sdkTag = "ios-1.0.0"
     /// The production API base URL, `https://api.nitx.app`.

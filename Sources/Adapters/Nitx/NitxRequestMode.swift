@@ -1,5 +1,5 @@
 /// How the client asks for ads (Nitx seed, "Request mode").
-public enum NitxRequestMode: String, Sendable, Hashable {
+package enum NitxRequestMode: String, Sendable, Hashable {
     /// `GET /api/ad-slots/show/{code}` per slot, no tracking.
     case get
     /// POST to the advertised ads endpoint with the visitor and app context blocks; impression

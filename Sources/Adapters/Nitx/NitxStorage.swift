@@ -4,7 +4,7 @@
 /// Contract for implementers: calls may come from any task; a value read right after a write
 /// is the written value; failures to persist are swallowed (storage is best-effort and never
 /// throws into the host).
-public protocol NitxStorage: Sendable {
+package protocol NitxStorage: Sendable {
     /// The value under `key`, or `nil`.
     func value(forKey key: NitxStorageKey) -> String?
     /// Stores `value` under `key`; `nil` removes it.
@@ -12,7 +12,7 @@ public protocol NitxStorage: Sendable {
 }
 
 /// The keys the client stores, all under the `nitx.` prefix.
-public enum NitxStorageKey: String, Sendable, Hashable, CaseIterable {
+package enum NitxStorageKey: String, Sendable, Hashable, CaseIterable {
     /// The visitor id.
     case visitorID = "nitx.visitor_id"
     /// The consent record (present only after consent(true)).

@@ -1,8 +1,8 @@
 /// The identity a host hands to `identify` (Nitx seed, "Consent and identify": `NitxTraits`).
 /// Raw values live only until the client normalises and hashes them.
-public struct NitxTraits: Sendable, Hashable {
+package struct NitxTraits: Sendable, Hashable {
     /// A field that can be removed from the stored profile.
-    public enum Field: Sendable, Hashable {
+    package enum Field: Sendable, Hashable {
         /// The email.
         case email
         /// The phone number.

@@ -125,11 +125,14 @@ struct NitxVisitorStore {
     /// The wire's visitor block for a request with `privacy`: `nil` with personalization off;
     /// the profile only with the consent record (`consent(true)`), and never when the host says
     /// the user refused or withdrew consent (then `consent` is `false` on the wire) or the
-    /// request is child-directed (COPPA) or for a user under the age of consent (TFUA).
+    /// request is child-directed (COPPA) or for a user under the age of consent (TFUA), nor under
+    /// a US-privacy opt-out of sale or where GDPR applies without a consent string (the Nitx
+    /// document defines neither signal, so the profile, personal data, stays on the device).
     func wireBlock(for privacy: AdRequest.Privacy) -> NitxWireVisitor? {
         guard enabled, let visitorID else { return nil }
         let withdrawn = !PrivacyRules.allowsIdentity(privacy)
-        let granted = consent == true && !withdrawn && !privacy.coppa && !privacy.underAgeOfConsent && !profile.isEmpty
+        let granted = consent == true && !withdrawn && !privacy.coppa && !privacy.underAgeOfConsent
+            && !PrivacyRules.withholdsPersonalDataWithoutASignalOfItsOwn(privacy) && !profile.isEmpty
         return NitxWireVisitor(id: visitorID, consent: withdrawn ? false : consent, profile: granted ? profile.hashes : nil)
     }
 

@@ -7,7 +7,7 @@ import Mediation
 /// Endpoint: `sandbox` talks to ``QartveloSandboxServer`` in-process (host
 /// `sandbox.qartvelo.test`, the environment's sandbox latency on its clock); a URL goes through
 /// the environment's live transport. Options: see ``QartveloOptions``.
-public struct QartveloAdapterFactory: NetworkAdapterFactory {
+package struct QartveloAdapterFactory: NetworkAdapterFactory {
     /// Creates the factory.
     public init() {}
 

@@ -2,7 +2,7 @@ import Foundation
 import Mediation
 
 /// One creative an advertiser uploaded, with its artwork size in pixels.
-public struct QartveloCreativeArtwork: Hashable, Sendable {
+package struct QartveloCreativeArtwork: Hashable, Sendable {
     /// The artwork's width in pixels.
     public var width: Int
     /// The artwork's height in pixels.

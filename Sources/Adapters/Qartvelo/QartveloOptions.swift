@@ -8,7 +8,7 @@ import Mediation
 /// | `banner_refresh_seconds` | int >= 1 | 60 | the sandbox dashboard's refresh interval, returned to the client (values under 30 are allowed here so the placement's raise to 30 can be exercised) |
 /// | `sandbox_html5` | bool | `false` | the sandbox serves HTML5 ads instead of images |
 /// | `sandbox_html5_bundle_bytes` | int >= 1 | 180000 | the size of the sandbox's HTML5 bundles, in bytes |
-public struct QartveloOptions: Hashable, Sendable {
+package struct QartveloOptions: Hashable, Sendable {
     /// Anchored adaptive sizing on (the default) or off.
     public var adaptive: Bool
     /// The sandbox dashboard's `banner_refresh_seconds`, in whole seconds.

@@ -1,3 +1,4 @@
+import Foundation
 import Mediation
 
 /// The privacy rules the standard networks share, read from the host's ``AdRequest/Privacy`` and
@@ -49,5 +50,32 @@ package enum PrivacyRules {
     /// - Returns: `true` unless ``AdRequest/Privacy/userConsent`` is `false`.
     package static func allowsIdentity(_ privacy: AdRequest.Privacy) -> Bool {
         privacy.userConsent != false
+    }
+
+    /// Whether the US Privacy string says the user opted out of the sale of personal data (its
+    /// third character, "opt-out of sale", is `Y`, as in `1YYN`).
+    /// - Parameter privacy: the host's privacy signals.
+    /// - Returns: `true` for an opt-out; `false` without a string or for any other value.
+    package static func optsOutOfSale(_ privacy: AdRequest.Privacy) -> Bool {
+        guard let string = privacy.usPrivacyString, string.count >= 3 else { return false }
+        let optOut = string[string.index(string.startIndex, offsetBy: 2)]
+        return optOut == "Y" || optOut == "y"
+    }
+
+    /// Whether GDPR applies and the host holds no TCF consent string (its consent platform has
+    /// recorded no consent), so personal data may not be processed on consent.
+    /// - Parameter privacy: the host's privacy signals.
+    /// - Returns: `true` when `gdprApplies` is `true` and the consent string is missing or blank.
+    package static func gdprAppliesWithoutConsent(_ privacy: AdRequest.Privacy) -> Bool {
+        privacy.gdprApplies == true && (privacy.tcfConsentString?.trimmingCharacters(in: .whitespaces).isEmpty ?? true)
+    }
+
+    /// Whether a network whose document defines no US-privacy or GDPR signal of its own (Nitx)
+    /// withholds personal data (profiles, the advertising id): under an opt-out of sale, or
+    /// where GDPR applies without consent.
+    /// - Parameter privacy: the host's privacy signals.
+    /// - Returns: `true` when personal data must stay on the device.
+    package static func withholdsPersonalDataWithoutASignalOfItsOwn(_ privacy: AdRequest.Privacy) -> Bool {
+        optsOutOfSale(privacy) || gdprAppliesWithoutConsent(privacy)
     }
 }

@@ -103,10 +103,10 @@ extension MediationEngine {
     }
 
     /// Replaces the install id (the staged-rollout bucket of remote configurations; never sent
-    /// anywhere) by a new random one, kept in the state store: e.g. when the user resets the
-    /// app's identifiers. The configuration running stays; later checks use the new bucket.
+    /// anywhere) by a new random one, kept in the state store (``forgetUser()`` calls it). The
+    /// configuration running stays; later checks use the new bucket.
     /// - Throws: ``StateStoreError`` when the store cannot be written.
-    public func resetInstallID() async throws(StateStoreError) {
+    package func resetInstallID() async throws(StateStoreError) {
         let id = try InstallID.reset(in: environment.stateStore)
         await remoteUpdater?.setInstallID(id)
     }

@@ -482,6 +482,23 @@ public final class MediationEngine: Sendable {
         }
     }
 
+    /// Forgets the user (an erasure request, a "reset my identifiers" setting): every network
+    /// erases the identifiers and data it stores of the user and makes new anonymous ones
+    /// (``AdNetworkAdapter/forgetUser()``: Elo its user identifier, user data, install id and
+    /// session; Nitx its visitor id, profile and consent record, with its forget request), so
+    /// the next request of each network, and the tracking of ads handed out earlier, carries no
+    /// old identifier; then the engine's install id is replaced by a new random one, so the
+    /// staged-rollout bucket is drawn again (the configuration running stays). Consent the user
+    /// gave a network must be given again. Returns once every network has forgotten.
+    /// - Throws: ``StateStoreError`` when the new install id cannot be stored (the networks have
+    ///   forgotten the user all the same; the new id lasts for the process).
+    public func forgetUser() async throws(StateStoreError) {
+        let handles = state.withLock { $0.current.networks + $0.retirement.retiringNetworks }
+        let tasks = handles.map { handle in clock.startTask { await handle.adapter.forgetUser() } }
+        for task in tasks { await task.value }
+        try await resetInstallID()
+    }
+
     /// The status of the adapter of `networkID` (``AdNetworkAdapter/status(for:)``) for the
     /// current request template, or `nil` for an unknown network. Sends nothing.
     /// - Parameter networkID: a key of the configuration's `networks`.

@@ -73,6 +73,15 @@ public protocol AdNetworkAdapter: Sendable {
     /// - Parameter template: the new signals.
     func requestTemplateDidChange(_ template: RequestTemplate)
 
+    /// The host asked to forget the user (``MediationEngine/forgetUser()``, e.g. an erasure
+    /// request): erase every identifier and stored datum of the user the network keeps (user
+    /// ids, profiles, consent records, anonymous install or visitor ids, replaced by new ones),
+    /// tell the network when its document has a forget call, and from then on send no old
+    /// identifier, not even in the tracking of ads handed out earlier. Called once per request
+    /// of the host, also after ``shutdown()`` (then it must send nothing). Default: does nothing,
+    /// right for an adapter that stores and sends no identifier.
+    func forgetUser() async
+
     /// The adapter's status for diagnostics (`mediate networks`): version, request mode,
     /// initialisation and the privacy it will apply to requests built from `template`. Must not
     /// send anything. Default: an empty ``NetworkStatus``.
@@ -95,4 +104,6 @@ extension AdNetworkAdapter {
     public func shutdown() async {}
     /// Does nothing.
     public func requestTemplateDidChange(_ template: RequestTemplate) {}
+    /// Does nothing.
+    public func forgetUser() async {}
 }

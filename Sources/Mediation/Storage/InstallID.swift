@@ -4,7 +4,7 @@ import Foundation
 /// and kept in the host's state store under `install.id`. It is used on the device only (the
 /// staged-rollout bucket of a configuration, ``MediationConfiguration/Rollout``, and the jitter of the
 /// configuration checks): never sent to any network, never put in an event or a log line.
-/// A host resets it with ``MediationEngine/resetInstallID()`` (a new id, new buckets).
+/// A host resets it with ``MediationEngine/forgetUser()`` (a new id, new buckets).
 package enum InstallID {
     /// The store key.
     package static let key = "install.id"

@@ -48,8 +48,38 @@ struct EloConsentWithdrawalTests {
         _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
         #expect(store.record == EloIdentityRecord(installID: "id-1"))
         let bid = try #require(try transport.decodedBidRequests().first)
-        #expect(bid.user.id == "id-1")
+        #expect(bid.user.id == nil, "after a withdrawal not even the install id")
         #expect(bid.user.ext == nil)
+    }
+
+    /// An ad loaded while the user consented, its render, impression and browser events sent
+    /// after the withdrawal (through the host's template or a later request): they read the
+    /// consent as they leave, so none carries the withdrawn identifier.
+    @Test(arguments: [false, true])
+    func pingsOfAnAdLoadedBeforeAWithdrawalCarryNoWithdrawnIdentifier(throughARequest: Bool) async throws {
+        let transport = EloFakeTransport()
+        let client = EloFixtures.client(transport: transport)
+        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        let consenting = AdRequest.Privacy(userConsent: true, limitAdTracking: false)
+        guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request(privacy: consenting)) else {
+            Issue.record("no fill")
+            return
+        }
+        if throughARequest {
+            _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
+        } else {
+            client.hostPrivacyDidChange(Self.withdrawn)
+        }
+        ad.recordRender()
+        ad.recordImpression()
+        ad.recordBrowserOpened()
+        ad.recordBrowserClosed()
+        await ad.tracker?.drain()
+        let sent = transport.pings
+        #expect(sent.count == 4)
+        for ping in sent {
+            #expect(!WireRecorder.text(of: ping).contains("alice"), "\(ping.url.path)")
+        }
     }
 
     @Test func aRelaunchWithTheSignalUnsetSendsNeither() async throws {

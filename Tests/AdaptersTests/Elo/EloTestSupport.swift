@@ -122,7 +122,7 @@ enum EloFixtures {
         ],
         contextObjects: [AdRequest.Context.Object] = [AdRequest.Context.Object(type: "topic", description: "travel planning")],
         device: AdRequest.Device = AdRequest.Device(),
-        privacy: AdRequest.Privacy = AdRequest.Privacy(),
+        privacy: AdRequest.Privacy = AdRequest.Privacy(limitAdTracking: false),
         deadline: MediationInstant = .origin + .seconds(3)
     ) -> AdRequest {
         AdRequest(

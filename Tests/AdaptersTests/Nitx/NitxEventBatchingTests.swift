@@ -207,6 +207,30 @@ struct NitxEventBatchingTests {
         #expect(await client.state().visitorID == "visitor-2")
     }
 
+    /// Events of an ad loaded before a reset, recorded after it, leave without a visitor id:
+    /// under the new id they would link the forgotten visitor to the new one. An ad loaded
+    /// after the reset sends its events under the new id, in a batch of its own.
+    @Test func eventsOfAnAdLoadedBeforeAResetLeaveWithoutAVisitorID() async throws {
+        let clock = ManualClock()
+        let (client, transport) = Self.postClient(clock: clock)
+        let before = try await Self.load(client)
+        await client.reset()
+        let after = try await Self.load(client)
+        before.recordImpression()
+        after.recordImpression()
+        await client.applicationWillResignActive()
+        let batches = transport.jsonBodies("POST", Self.eventsPath)
+        try #require(batches.count == 2)
+        let byImpression = Dictionary(uniqueKeysWithValues: batches.compactMap { batch -> (String, Any?)? in
+            guard let id = (batch["events"] as? [[String: Any]])?.first?["impression_id"] as? String else { return nil }
+            return (id, batch["visitor_id"])
+        })
+        #expect(byImpression["imp-1"].map { $0 == nil || $0 is NSNull } == true, "the earlier visitor's events carry no visitor id")
+        #expect(byImpression["imp-2"] as? String == "visitor-2")
+        let wire = transport.requests("POST", Self.eventsPath).map(WireRecorder.text(of:)).joined()
+        #expect(!wire.contains("visitor-1"))
+    }
+
     /// An engine with one Nitx banner placement (POST mode through `transport`).
     static func engine(clock: ManualClock, transport: NitxScriptedTransport, logger: any MediationLogger = SilentLogger(), template: RequestTemplate = RequestTemplate()) throws -> MediationEngine {
         let json = """
