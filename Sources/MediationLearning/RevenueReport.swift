@@ -92,7 +92,7 @@ public enum RevenueReportParser {
         }
         let fields = record.fields.map(\.text)
         guard let day = UTCDay(fields[0]) else {
-            throw ReportError(at(0), "day must be a UTC day YYYY-MM-DD, found \(quoted(fields[0]))")
+            throw ReportError(at(0), "day must be a UTC day YYYY-MM-DD from \(UTCDay.earliest) to \(UTCDay.latest), found \(quoted(fields[0]))")
         }
         guard !fields[1].isEmpty else {
             throw ReportError(at(1), "network must not be empty")
@@ -186,7 +186,8 @@ struct CSVRecord: Hashable, Sendable {
 }
 
 /// RFC 4180 records from bytes: fields separated by commas, records by LF or CRLF; a field in
-/// double quotes may hold commas, line ends and doubled quotes. A BOM at the start is skipped,
+/// double quotes may hold commas, line ends and doubled quotes. One BOM at the start is skipped
+/// (a second is refused),
 /// and so are empty lines at the end of the file (any number). Refused: an empty line with
 /// records after it, a quote inside an unquoted field, text after a closing quote, an unterminated
 /// quote, a lone CR, control characters other than tab, invalid UTF-8, a record longer than
@@ -198,6 +199,9 @@ enum CSVReader {
         var column = 1
         var records: [CSVRecord] = []
         func location(_ line: Int, _ column: Int) -> ReportLocation { ReportLocation(file: file, line: line, column: column) }
+        if bytes[index...].starts(with: [0xEF, 0xBB, 0xBF]) {
+            throw ReportError(location(1, 1), "a second byte order mark (EF BB BF) after the first; a report starts with at most one")
+        }
 
         while index < bytes.count {
             if lineEndLength(bytes[index...]) > 0 {
