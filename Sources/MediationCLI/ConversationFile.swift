@@ -35,18 +35,12 @@ enum ConversationFile {
     /// - Returns: the messages, oldest first.
     /// - Throws: ``Failure``.
     static func load(_ url: URL) throws(Failure) -> [AdRequest.Context.Message] {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        guard let attributes else {
-            throw .missing("no such file: \(url.path)")
-        }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw .missing("not a regular file: \(url.path)")
-        }
-        if let size = attributes[.size] as? NSNumber, size.intValue > maximumBytes {
-            throw .invalid("the file is \(size.intValue) bytes; the limit is \(maximumBytes) bytes (1 MiB)")
-        }
-        guard let data = try? Data(contentsOf: url) else {
-            throw .missing("cannot read \(url.path)")
+        let data: Data
+        switch BoundedFile.read(url, limit: maximumBytes) {
+        case .success(let read): data = read
+        case .failure(.notFound): throw .missing("no such file: \(url.path)")
+        case .failure(.tooLarge(let limit)): throw .invalid("the file is larger than \(limit) bytes (\(BoundedFile.mebibytes(limit)))")
+        case .failure(let failure): throw .missing("cannot read \(url.path): \(failure.reason)")
         }
         if data.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             throw .invalid("$: the file is empty; expected a JSON array of messages")
@@ -68,7 +62,6 @@ enum ConversationFile {
         } catch {
             throw .invalid("not a JSON array of messages")
         }
-        let formatter = ISO8601DateFormatter()
         var messages: [AdRequest.Context.Message] = []
         for (index, entry) in entries.enumerated() {
             guard let role = AdRequest.Context.Message.Role(rawValue: entry.role) else {
@@ -76,10 +69,15 @@ enum ConversationFile {
             }
             var createdAt: Date?
             if let text = entry.createdAt {
-                guard let date = formatter.date(from: text) else {
-                    throw .invalid("[\(index)].created_at: expected an ISO 8601 time such as \"2026-05-02T09:14:03Z\"")
+                // UTC with up to three decimals (`2026-01-02T10:00:00.000Z`, ``WallClockTime``),
+                // or whole seconds with an offset (`2026-01-02T11:00:00+01:00`).
+                if let time = WallClockTime(rfc3339: text) {
+                    createdAt = Date(timeIntervalSince1970: Double(time.millisecondsSince1970) / 1000)
+                } else if let date = ISO8601DateFormatter().date(from: text) {
+                    createdAt = date
+                } else {
+                    throw .invalid("[\(index)].created_at: expected an ISO 8601 time such as \"2026-05-02T09:14:03Z\" or \"2026-05-02T09:14:03.250Z\"")
                 }
-                createdAt = date
             }
             messages.append(AdRequest.Context.Message(role: role, content: entry.content, id: entry.id, createdAt: createdAt))
         }

@@ -185,20 +185,20 @@ struct DebugReport {
                 currentGroup = group
             }
             if exchange.kind == "adapter_call" {
-                let answer = exchange.result == "no answer yet" ? "no answer yet (still running when the report was taken)" : "\(safe(exchange.result ?? "?")) in \(Self.millis(exchange.durationMilliseconds)) ms"
-                lines.append("  +\(Self.millis(exchange.startMilliseconds)) ms engine -> adapter loadAd -> \(answer)")
+                let answer = exchange.result == "no answer yet" ? "no answer yet (still running when the report was taken)" : "\(safe(exchange.result ?? "?")) in \(ReportFormat.millis(exchange.durationMilliseconds)) ms"
+                lines.append("  +\(ReportFormat.millis(exchange.startMilliseconds)) ms engine -> adapter loadAd -> \(answer)")
                 lines.append(contentsOf: Self.describe("request", exchange.request))
                 continue
             }
             let result: String
             if let status = exchange.status {
-                result = "HTTP \(status) in \(Self.millis(exchange.durationMilliseconds)) ms"
+                result = "HTTP \(status) in \(ReportFormat.millis(exchange.durationMilliseconds)) ms"
             } else if exchange.error == "no response yet" {
                 result = "no response yet (in flight when the report was taken)"
             } else {
-                result = "failed: \(safe(exchange.error ?? "no response")) after \(Self.millis(exchange.durationMilliseconds)) ms"
+                result = "failed: \(safe(exchange.error ?? "no response")) after \(ReportFormat.millis(exchange.durationMilliseconds)) ms"
             }
-            lines.append("  +\(Self.millis(exchange.startMilliseconds)) ms \(safe(exchange.method)) \(safe(exchange.url)) -> \(result)")
+            lines.append("  +\(ReportFormat.millis(exchange.startMilliseconds)) ms \(safe(exchange.method)) \(safe(exchange.url)) -> \(result)")
             lines.append(contentsOf: Self.describe("request", exchange.request))
             if exchange.status != nil {
                 lines.append(contentsOf: Self.describe("response", exchange.response))
@@ -222,7 +222,4 @@ struct DebugReport {
         return lines
     }
 
-    static func millis(_ value: Double) -> String {
-        value.isFinite && abs(value) < 9e15 ? String(Int64(value.rounded())) : "-"
-    }
 }

@@ -10,7 +10,7 @@ import Mediation
 /// did not), coloured by outcome (``OutcomePresentation``), against a dashed deadline line and
 /// the auction's end, with a legend; then the per-source table. A watch adds the summary
 /// tables per network and per line item (``MediationStatistics``). Every text from the config
-/// or a network is escaped (``HTMLReport/escaped(_:)``).
+/// or a network is escaped (``HTMLReport/HTML.escape(_:)``).
 enum HTMLReport {
     /// The most auctions drawn in one report.
     static let maximumAuctions = 50
@@ -38,20 +38,20 @@ enum HTMLReport {
         <html xmlns="http://www.w3.org/1999/xhtml" lang="en">
         <head>
         <meta charset="utf-8"/>
-        <title>\(escaped(title))</title>
+        <title>\(HTML.escape(title))</title>
         <style>
         \(css)
         </style>
         </head>
         <body>
-        <h1>\(escaped(title))</h1>
-        <p class="meta">\(escaped(content.runDescription)); \(escaped(content.placement.format.description)), \(escaped(content.placement.mode.rawValue)), deadline \(Int(content.placement.deadline.milliseconds.rounded())) ms; \(content.traces.count) auction\(content.traces.count == 1 ? "" : "s")</p>
+        <h1>\(HTML.escape(title))</h1>
+        <p class="meta">\(HTML.escape(content.runDescription)); \(HTML.escape(content.placement.format.description)), \(HTML.escape(content.placement.mode.rawValue)), deadline \(Int(content.placement.deadline.milliseconds.rounded())) ms; \(content.traces.count) auction\(content.traces.count == 1 ? "" : "s")</p>
 
         """
         html += legend()
         if let statistics = content.statistics {
             html += "<h2>Summary</h2>\n"
-            html += "<p class=\"meta\">\(HumanReport.counted(statistics.auctions, "auction")) (\(statistics.filledAuctions) filled), \(HumanReport.counted(statistics.impressions, "impression")), revenue $\(WatchPrinter.money(statistics.revenueUSD, digits: 6)) USD, \(HumanReport.counted(statistics.lateAnswers, "late answer")). Latency percentiles are nearest-rank; fill rate = fills / requests, win rate = wins / fills.</p>\n"
+            html += "<p class=\"meta\">\(HumanReport.counted(statistics.auctions, "auction")) (\(statistics.filledAuctions) filled), \(HumanReport.counted(statistics.impressions, "impression")), revenue $\(ReportFormat.money(statistics.revenueUSD, digits: 6)) USD, \(HumanReport.counted(statistics.lateAnswers, "late answer")). Latency percentiles are nearest-rank; fill rate = fills / requests, win rate = wins / fills.</p>\n"
             html += "<h3>Per network</h3>\n" + statisticsTable(statistics.networks, kind: "networks")
             html += "<h3>Per line item</h3>\n" + statisticsTable(statistics.lineItems, kind: "line-items")
             html += "<h3>Network health (R24)</h3>\n" + healthTable(content.health)
@@ -71,7 +71,7 @@ enum HTMLReport {
     private static func legend() -> String {
         var html = "<ul class=\"legend\">\n"
         for entry in OutcomePresentation.legend {
-            html += "<li><span class=\"swatch\" style=\"background:\(entry.colour)\"></span>\(escaped(entry.status)): \(escaped(entry.meaning))</li>\n"
+            html += "<li><span class=\"swatch\" style=\"background:\(entry.colour)\"></span>\(HTML.escape(entry.status)): \(HTML.escape(entry.meaning))</li>\n"
         }
         html += "<li><span class=\"swatch deadline-swatch\"></span>deadline</li>\n"
         html += "<li><span class=\"swatch end-swatch\"></span>auction end</li>\n"
@@ -80,10 +80,10 @@ enum HTMLReport {
     }
 
     private static func auctionSection(_ trace: AuctionTrace, number: Int) -> String {
-        let winner = trace.winner.map { "winner \($0) at $\(HumanReport.money(trace.winningECPM ?? 0))" } ?? "no fill"
+        let winner = trace.winner.map { "winner \($0) at $\(ReportFormat.money(trace.winningECPM ?? 0))" } ?? "no fill"
         var html = "<section class=\"auction\">\n"
-        html += "<h2>Auction \(number): \(escaped(trace.auctionID))</h2>\n"
-        html += "<p class=\"meta\">\(escaped(winner)); started at \(seconds(trace.startedAtMilliseconds)) s, ended after \(DebugReport.millis(trace.durationMilliseconds)) ms, deadline \(DebugReport.millis(trace.deadlineMilliseconds - trace.startedAtMilliseconds)) ms after the start</p>\n"
+        html += "<h2>Auction \(number): \(HTML.escape(trace.auctionID))</h2>\n"
+        html += "<p class=\"meta\">\(HTML.escape(winner)); started at \(seconds(trace.startedAtMilliseconds)) s, ended after \(ReportFormat.millis(trace.durationMilliseconds)) ms, deadline \(ReportFormat.millis(trace.deadlineMilliseconds - trace.startedAtMilliseconds)) ms after the start</p>\n"
         html += timeline(trace)
         html += sourceTable(trace)
         return html + "</section>\n"
@@ -103,7 +103,7 @@ enum HTMLReport {
         let rowsBottom = top + Double(trace.sources.count) * rowHeight + 4
         let height = rowsBottom + 20
         let width = labelWidth + chartWidth + 20
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"timeline of auction \(escaped(trace.auctionID))\">\n"
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\" width=\"\(f(width))\" height=\"\(f(height))\" viewBox=\"0 0 \(f(width)) \(f(height))\" role=\"img\" aria-label=\"timeline of auction \(HTML.escape(trace.auctionID))\">\n"
         // Axis ticks.
         let step = tickStep(span)
         var tick = 0.0
@@ -115,26 +115,26 @@ enum HTMLReport {
         for (row, source) in trace.sources.enumerated() {
             let y = top + Double(row) * rowHeight
             let status = source.outcome.status
-            svg += "<text class=\"label\" x=\"4\" y=\"\(f(y + 17))\">\(escaped(clip(source.lineItemID, 30)))</text>\n"
+            svg += "<text class=\"label\" x=\"4\" y=\"\(f(y + 17))\">\(HTML.escape(clip(source.lineItemID, 30)))</text>\n"
             if let start = source.startOffsetMilliseconds {
                 let stop = source.latencyMilliseconds.map { start + $0 } ?? end
                 let x0 = x(start)
                 let barWidth = max(x(stop) - x0, 2)
-                let tip = "\(source.lineItemID) (\(source.network)): \(source.outcome.description), asked at \(DebugReport.millis(start)) ms" + (source.latencyMilliseconds.map { ", answered after \(DebugReport.millis($0)) ms" } ?? ", no answer")
-                svg += "<rect class=\"bar\" data-status=\"\(escaped(status))\" x=\"\(f(x0))\" y=\"\(f(y + 4))\" width=\"\(f(barWidth))\" height=\"\(f(rowHeight - 8))\" rx=\"3\" fill=\"\(OutcomePresentation.colour(status))\"><title>\(escaped(tip))</title></rect>\n"
-                svg += "<text class=\"status\" x=\"\(f(min(x0 + barWidth + 4, labelWidth + chartWidth - 60)))\" y=\"\(f(y + 17))\">\(escaped(status))</text>\n"
+                let tip = "\(source.lineItemID) (\(source.network)): \(source.outcome.description), asked at \(ReportFormat.millis(start)) ms" + (source.latencyMilliseconds.map { ", answered after \(ReportFormat.millis($0)) ms" } ?? ", no answer")
+                svg += "<rect class=\"bar\" data-status=\"\(HTML.escape(status))\" x=\"\(f(x0))\" y=\"\(f(y + 4))\" width=\"\(f(barWidth))\" height=\"\(f(rowHeight - 8))\" rx=\"3\" fill=\"\(OutcomePresentation.colour(status))\"><title>\(HTML.escape(tip))</title></rect>\n"
+                svg += "<text class=\"status\" x=\"\(f(min(x0 + barWidth + 4, labelWidth + chartWidth - 60)))\" y=\"\(f(y + 17))\">\(HTML.escape(status))</text>\n"
                 if let late = source.lateAnswer {
                     let lateX = x(late.atOffsetMilliseconds)
-                    svg += "<circle class=\"late\" cx=\"\(f(lateX))\" cy=\"\(f(y + rowHeight / 2))\" r=\"5\"><title>late answer at \(DebugReport.millis(late.atOffsetMilliseconds)) ms\(late.released ? ", ad released" : "")</title></circle>\n"
+                    svg += "<circle class=\"late\" cx=\"\(f(lateX))\" cy=\"\(f(y + rowHeight / 2))\" r=\"5\"><title>late answer at \(ReportFormat.millis(late.atOffsetMilliseconds)) ms\(late.released ? ", ad released" : "")</title></circle>\n"
                 }
             } else {
-                svg += "<text class=\"status not-asked\" x=\"\(f(labelWidth + 4))\" y=\"\(f(y + 17))\">\(escaped(status))</text>\n"
+                svg += "<text class=\"status not-asked\" x=\"\(f(labelWidth + 4))\" y=\"\(f(y + 17))\">\(HTML.escape(status))</text>\n"
             }
         }
-        svg += "<line class=\"end\" x1=\"\(f(x(end)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(end)))\" y2=\"\(f(rowsBottom + 4))\"><title>auction end \(DebugReport.millis(end)) ms</title></line>\n"
-        svg += "<text class=\"marker end-label\" x=\"\(f(x(end)))\" y=\"\(f(height - 3))\" text-anchor=\"start\">end \(DebugReport.millis(end)) ms</text>\n"
-        svg += "<line class=\"deadline\" x1=\"\(f(x(deadline)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(deadline)))\" y2=\"\(f(rowsBottom + 4))\"><title>deadline \(DebugReport.millis(deadline)) ms</title></line>\n"
-        svg += "<text class=\"marker deadline-label\" x=\"\(f(x(deadline)))\" y=\"\(f(height - 3))\" text-anchor=\"end\">deadline \(DebugReport.millis(deadline)) ms</text>\n"
+        svg += "<line class=\"end\" x1=\"\(f(x(end)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(end)))\" y2=\"\(f(rowsBottom + 4))\"><title>auction end \(ReportFormat.millis(end)) ms</title></line>\n"
+        svg += "<text class=\"marker end-label\" x=\"\(f(x(end)))\" y=\"\(f(height - 3))\" text-anchor=\"start\">end \(ReportFormat.millis(end)) ms</text>\n"
+        svg += "<line class=\"deadline\" x1=\"\(f(x(deadline)))\" y1=\"\(f(top - 4))\" x2=\"\(f(x(deadline)))\" y2=\"\(f(rowsBottom + 4))\"><title>deadline \(ReportFormat.millis(deadline)) ms</title></line>\n"
+        svg += "<text class=\"marker deadline-label\" x=\"\(f(x(deadline)))\" y=\"\(f(height - 3))\" text-anchor=\"end\">deadline \(ReportFormat.millis(deadline)) ms</text>\n"
         return svg + "</svg>\n"
     }
 
@@ -145,7 +145,7 @@ enum HTMLReport {
         var html = "<table class=\"health\"><thead><tr><th>network</th><th>paused</th><th>resumed</th><th>at the end</th></tr></thead><tbody>\n"
         for entry in health {
             let state = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
-            html += "<tr><td>\(escaped(WatchPrinter.healthSubject(entry.network, lineItem: entry.lineItem)))</td><td>\(entry.pauses)</td><td>\(entry.resumes)</td><td>\(escaped(state))</td></tr>\n"
+            html += "<tr><td>\(HTML.escape(WatchPrinter.healthSubject(entry.network, lineItem: entry.lineItem)))</td><td>\(entry.pauses)</td><td>\(entry.resumes)</td><td>\(HTML.escape(state))</td></tr>\n"
         }
         return html + "</tbody></table>\n"
     }
@@ -153,16 +153,16 @@ enum HTMLReport {
     private static func sourceTable(_ trace: AuctionTrace) -> String {
         var html = "<table class=\"sources\">\n<thead><tr><th>Line item</th><th>Network</th><th>Pricing</th><th>Start</th><th>Latency</th><th>Outcome</th><th>eCPM</th><th>Released</th><th>Loss reason / detail</th></tr></thead>\n<tbody>\n"
         for source in trace.sources {
-            let start: String = source.startOffsetMilliseconds.map { "\(DebugReport.millis($0)) ms" } ?? "-"
-            let latency: String = source.latencyMilliseconds.map { "\(DebugReport.millis($0)) ms" } ?? "-"
+            let start: String = source.startOffsetMilliseconds.map { "\(ReportFormat.millis($0)) ms" } ?? "-"
+            let latency: String = source.latencyMilliseconds.map { "\(ReportFormat.millis($0)) ms" } ?? "-"
             let raw: String = source.rawPrice.map { "(\($0))" } ?? "-"
-            let value: String = source.eCPM.map(HumanReport.money) ?? raw
+            let value: String = source.eCPM.map { ReportFormat.money($0) } ?? raw
             let pricing = source.pricing == .bidder ? "bidder" : "fixed"
             let status = source.outcome.status
-            var row = "<tr class=\"source\"><td>\(escaped(source.lineItemID))</td><td>\(escaped(source.network))</td><td>\(pricing)</td>"
-            row += "<td>\(escaped(start))</td><td>\(escaped(latency))</td>"
-            row += "<td><span class=\"swatch\" style=\"background:\(OutcomePresentation.colour(status))\"></span>\(escaped(status))</td>"
-            row += "<td>\(escaped(value))</td><td>\(source.adReleased || source.lateAnswer?.released == true ? "yes" : "-")</td><td>\(escaped(OutcomePresentation.detail(source)))</td></tr>\n"
+            var row = "<tr class=\"source\"><td>\(HTML.escape(source.lineItemID))</td><td>\(HTML.escape(source.network))</td><td>\(pricing)</td>"
+            row += "<td>\(HTML.escape(start))</td><td>\(HTML.escape(latency))</td>"
+            row += "<td><span class=\"swatch\" style=\"background:\(OutcomePresentation.colour(status))\"></span>\(HTML.escape(status))</td>"
+            row += "<td>\(HTML.escape(value))</td><td>\(source.adReleased || source.lateAnswer?.released == true ? "yes" : "-")</td><td>\(HTML.escape(OutcomePresentation.detail(source)))</td></tr>\n"
             html += row
         }
         return html + "</tbody>\n</table>\n"
@@ -172,31 +172,15 @@ enum HTMLReport {
     private static let htmlStatisticsHeader = ["Id", "Network", "Requests", "Fills", "Fill rate", "Wins", "Win rate", "Timeouts", "Errors", "p50 ms", "p95 ms", "p99 ms", "Impressions", "Revenue USD"]
 
     private static func statisticsTable(_ rows: [MediationStatistics.Figures], kind: String) -> String {
-        var html = "<table class=\"stats \(kind)\">\n<thead><tr>" + htmlStatisticsHeader.map { "<th>\(escaped($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+        var html = "<table class=\"stats \(kind)\">\n<thead><tr>" + htmlStatisticsHeader.map { "<th>\(HTML.escape($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
         for row in StatisticsTable.rows(rows) {
-            html += "<tr class=\"stat\">" + row.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
+            html += "<tr class=\"stat\">" + row.map { "<td>\(HTML.escape($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</tbody>\n</table>\n"
     }
 
     // MARK: - Text
 
-    /// `text` safe inside XHTML text and attribute values: control characters written as
-    /// visible escapes first (``DisplayText``), then `&`, `<`, `>`, `"` and `'` as entities.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        for character in DisplayText.escaped(text) {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
 
     private static func clip(_ text: String, _ length: Int) -> String {
         text.count > length ? String(text.prefix(length - 1)) + "…" : text

@@ -20,7 +20,7 @@ enum HumanReport {
         var lines: [String] = []
         lines.append("Placement \(safe(placement.id)): \(describe(placement))")
         if let winner = outcome.winner {
-            lines.append("Winner: \(safe(winner.network)) / \(safe(winner.lineItem)), eCPM \(money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(winner.creativeID))), \(winner.format) \(wholePoints(winner.size)) pt")
+            lines.append("Winner: \(safe(winner.network)) / \(safe(winner.lineItem)), eCPM \(ReportFormat.money(winner.eCPM)) USD, creative \(safe(NetworkValueBounds.identifier(winner.creativeID))), \(winner.format) \(wholePoints(winner.size)) pt")
         } else {
             let count = placement.sources.count
             lines.append("No fill: none of the \(count) \(count == 1 ? "source" : "sources") filled \(safe(placement.id))")
@@ -35,10 +35,10 @@ enum HumanReport {
                 safe(source.lineItemID),
                 safe(source.network),
                 source.pricing == .bidder ? "bidder" : source.tier.map { "fixed, tier \($0)" } ?? "fixed",
-                source.startOffsetMilliseconds.map(millis) ?? "-",
-                source.latencyMilliseconds.map(millis) ?? "-",
+                source.startOffsetMilliseconds.map { ReportFormat.milliseconds($0) } ?? "-",
+                source.latencyMilliseconds.map { ReportFormat.milliseconds($0) } ?? "-",
                 source.outcome.status,
-                source.eCPM.map(money) ?? source.rawPrice.map { "raw \(rawPrice($0))" } ?? "-",
+                source.eCPM.map { ReportFormat.money($0) } ?? source.rawPrice.map { "raw \(rawPrice($0))" } ?? "-",
                 source.adReleased || source.lateAnswer?.released == true ? "yes" : "-",
                 safe(OutcomePresentation.detail(source)),
             ])
@@ -64,9 +64,9 @@ enum HumanReport {
     static func timing(_ trace: AuctionTrace) -> String {
         let deadline = trace.deadlineLengthMilliseconds
         let duration = trace.durationMilliseconds
-        let ended = duration >= deadline ? "ended at the deadline, \(millis(deadline))" : "ended at \(millis(duration))"
+        let ended = duration >= deadline ? "ended at the deadline, \(ReportFormat.milliseconds(deadline))" : "ended at \(ReportFormat.milliseconds(duration))"
         let wallClock = trace.startedAtWallClock.map { " \($0)" } ?? ""
-        return "started\(wallClock) (\(millis(trace.startedAtMilliseconds)) on the engine's clock); from its start: \(ended), deadline \(millis(deadline))"
+        return "started\(wallClock) (\(ReportFormat.milliseconds(trace.startedAtMilliseconds)) on the engine's clock); from its start: \(ended), deadline \(ReportFormat.milliseconds(deadline))"
     }
 
     /// `1 auction`, `2 auctions`: a count with its noun, singular for one.
@@ -95,8 +95,8 @@ enum HumanReport {
         if let height = placement.slot.maxHeight { slot.append("max height \(DisplayText.number(height)) pt") }
         if !slot.isEmpty { parts.append("slot " + slot.joined(separator: ", ")) }
         parts.append(placement.mode.rawValue)
-        parts.append("deadline \(millis(placement.deadline.milliseconds))")
-        if let floor = placement.floor { parts.append("floor \(money(floor))") }
+        parts.append("deadline \(ReportFormat.milliseconds(placement.deadline.milliseconds))")
+        if let floor = placement.floor { parts.append("floor \(ReportFormat.money(floor))") }
         if let refresh = placement.refreshSeconds { parts.append("refresh \(refresh) s") }
         return parts.joined(separator: ", ")
     }
@@ -134,12 +134,4 @@ enum HumanReport {
         return [line(header)] + rows.map(line)
     }
 
-    /// `1.20`.
-    static func money(_ value: Double) -> String {
-        DecimalText.fixed(value, digits: 2)
-    }
-
-    static func millis(_ value: Double) -> String {
-        value.isFinite && abs(value) < 1e15 ? "\(Int(value.rounded())) ms" : "-"
-    }
 }

@@ -85,9 +85,6 @@ struct JSONReport: Encodable {
     /// Pretty-printed JSON with sorted keys and a trailing newline.
     /// - Throws: `EncodingError` (not expected: non-finite numbers are written as strings).
     func rendered() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+        try ReportFormat.json(self)
     }
 }

@@ -99,7 +99,7 @@ enum NetworksCommand {
         var stateText: String {
             switch state {
             case .closed: "closed (\(recentFailures) of \(recentOutcomes) failed)"
-            case .open, .halfOpen: "\(state.rawValue), tried again at \(retryAtMilliseconds.map { DebugReport.millis($0) } ?? "-") ms (\(failedProbes) failed probes)"
+            case .open, .halfOpen: "\(state.rawValue), tried again at \(retryAtMilliseconds.map { ReportFormat.millis($0) } ?? "-") ms (\(failedProbes) failed probes)"
             }
         }
 
@@ -107,7 +107,7 @@ enum NetworksCommand {
         /// 30000 ms to 600000 ms, 1 probe` or `off`.
         var text: String {
             guard enabled else { return "off" }
-            return "on, \(stateText); pauses after \(failuresToOpen) failures of the last \(window), back-off \(DebugReport.millis(backoffMilliseconds)) ms to \(DebugReport.millis(maxBackoffMilliseconds)) ms, \(probes) \(probes == 1 ? "probe" : "probes")"
+            return "on, \(stateText); pauses after \(failuresToOpen) failures of the last \(window), back-off \(ReportFormat.millis(backoffMilliseconds)) ms to \(ReportFormat.millis(maxBackoffMilliseconds)) ms, \(probes) \(probes == 1 ? "probe" : "probes")"
         }
     }
 
@@ -158,13 +158,10 @@ enum NetworksCommand {
         await engine.shutdown()
         let document = Document(config: path, hostPrivacy: RequestTemplate().privacy, networks: entries)
         if options.json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-            guard let data = try? encoder.encode(document) else {
+            guard let text = try? ReportFormat.json(document) else {
                 return MediateCommand.fail(.software, "cannot encode the networks as JSON", environment: environment)
             }
-            environment.standardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
+            environment.standardOutput.write(text)
         } else {
             environment.standardOutput.write(render(document))
         }
@@ -221,10 +218,10 @@ enum NetworksCommand {
             lines.append("  endpoint:  \(safe(entry.endpoint))\(entry.sandbox ? "" : " (live)")")
             if let mode = entry.status.mode { lines.append("  mode:      \(safe(mode))") }
             if let initialization = entry.status.initialization { lines.append("  init:      \(safe(initialization))") }
-            lines.append("  timeout:   network timeout_ms \(entry.timeoutMilliseconds.map { "\(DebugReport.millis($0)) ms" } ?? "none")")
+            lines.append("  timeout:   network timeout_ms \(entry.timeoutMilliseconds.map { "\(ReportFormat.millis($0)) ms" } ?? "none")")
             for item in entry.lineItems {
-                let own = item.timeoutMilliseconds.map { "\(DebugReport.millis($0)) ms" } ?? "none"
-                lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): line item timeout_ms \(own), deadline \(DebugReport.millis(item.deadlineMilliseconds)) ms -> effective \(DebugReport.millis(item.effectiveMilliseconds)) ms (\(item.limit))")
+                let own = item.timeoutMilliseconds.map { "\(ReportFormat.millis($0)) ms" } ?? "none"
+                lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): line item timeout_ms \(own), deadline \(ReportFormat.millis(item.deadlineMilliseconds)) ms -> effective \(ReportFormat.millis(item.effectiveMilliseconds)) ms (\(item.limit))")
             }
             if !entry.status.privacy.isEmpty {
                 let text = entry.status.privacy.sorted { $0.key < $1.key }.map { "\(safe($0.key)) \(safe($0.value))" }.joined(separator: "; ")

@@ -27,63 +27,24 @@ struct OptimizeOptions: Equatable, Sendable {
 /// `--reports` takes every following argument up to the next option; a value may also follow
 /// `=` (`--as-of=2026-03-10`). Each option may be given once.
 enum OptimizeOptionsParser {
+    /// Parses the arguments after `optimize`.
+    /// - Throws: ``UsageError`` saying what is wrong.
     static func parse(_ arguments: [String]) throws(UsageError) -> OptimizeOptions {
+        let values = try OptionReader(arguments, OptionReader.Grammar(
+            command: "optimize", valued: ["--config", "--events", "--events-start", "--as-of", "--write"], flags: ["--json"], lists: ["--reports"]
+        ) { argument, _ in UsageError(message: "unexpected argument '\(argument.prefix(80))'") })
         var options = OptimizeOptions()
-        var seen = Set<String>()
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                throw UsageError(message: "unexpected argument '\(argument)'")
+        options.configPath = values["--config"]
+        options.eventsPath = values["--events"]
+        options.writePath = values["--write"]
+        options.json = values.has("--json")
+        options.reportPaths = values.lists["--reports"] ?? []
+        for name in ["--as-of", "--events-start"] {
+            guard let text = values[name] else { continue }
+            guard let day = UTCDay(text) else {
+                throw UsageError(message: "\(name) needs a UTC day YYYY-MM-DD from \(UTCDay.earliest) to \(UTCDay.latest), got '\(text.prefix(40))'")
             }
-            var name = argument
-            var inline: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            guard ["--config", "--reports", "--events", "--events-start", "--as-of", "--json", "--write"].contains(name) else {
-                throw UsageError(message: "\(name) does not apply to mediate optimize")
-            }
-            guard seen.insert(name).inserted else {
-                throw UsageError(message: "\(name) given more than once")
-            }
-            if name == "--json" {
-                guard inline == nil else { throw UsageError(message: "--json takes no value") }
-                options.json = true
-                continue
-            }
-            func value() throws(UsageError) -> String {
-                if let inline {
-                    guard !inline.isEmpty else { throw UsageError(message: "\(name) needs a non-empty value") }
-                    return inline
-                }
-                guard index < arguments.count, !arguments[index].hasPrefix("--"), !arguments[index].isEmpty else {
-                    throw UsageError(message: "\(name) needs a value")
-                }
-                index += 1
-                return arguments[index - 1]
-            }
-            switch name {
-            case "--config": options.configPath = try value()
-            case "--events": options.eventsPath = try value()
-            case "--write": options.writePath = try value()
-            case "--as-of", "--events-start":
-                let text = try value()
-                guard let day = UTCDay(text) else {
-                    throw UsageError(message: "\(name) needs a UTC day YYYY-MM-DD, got '\(text)'")
-                }
-                if name == "--as-of" { options.asOf = day } else { options.eventsStart = day }
-            default: // --reports
-                options.reportPaths.append(try value())
-                if inline == nil {
-                    while index < arguments.count, !arguments[index].hasPrefix("--"), !arguments[index].isEmpty {
-                        options.reportPaths.append(arguments[index])
-                        index += 1
-                    }
-                }
-            }
+            if name == "--as-of" { options.asOf = day } else { options.eventsStart = day }
         }
         if options.eventsStart != nil, options.eventsPath == nil {
             throw UsageError(message: "--events-start applies to --events only")
@@ -202,29 +163,7 @@ enum OptimizeCommand {
     /// Reads an input file whole, at most `limit` bytes (66 when it is missing or unreadable,
     /// 65 when it is larger).
     private static func read(_ path: String, limit: Int, what: String, environment: CommandEnvironment) -> Result<[UInt8], MediateCommand.Exit> {
-        let url = environment.resolve(path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            return .failure(.init(code: MediateCommand.fail(.noInput, "\(what) file not found: \(path)", environment: environment)))
-        }
-        guard !isDirectory.boolValue else {
-            return .failure(.init(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): it is a directory", environment: environment)))
-        }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
-        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
-            return .failure(.init(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): not a regular file", environment: environment)))
-        }
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
-            guard data.count <= limit else {
-                return .failure(.init(code: MediateCommand.fail(.dataError, "\(path): the \(what) file is larger than \(limit >> 20) MiB", environment: environment)))
-            }
-            return .success([UInt8](data))
-        } catch {
-            return .failure(.init(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path)", environment: environment)))
-        }
+        InputFile.read(path, what: what, limit: limit, environment: environment).map { [UInt8]($0) }
     }
 
     private static func price(_ value: Double) -> String { DecimalText.fixed(value, digits: 4) }
@@ -304,9 +243,8 @@ enum OptimizeCommand {
             warnings_not_listed: notListed.isEmpty ? nil : notListed,
             written: written
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(output) else { return nil }
-        return String(decoding: data, as: UTF8.self) + "\n"
+        // Estimates are finite; one that is not is refused, never written as a string.
+        guard estimates.allSatisfy({ [$0.configuredECPM, $0.mean, $0.lower, $0.upper, $0.newECPM].allSatisfy(\.isFinite) }) else { return nil }
+        return try? ReportFormat.json(output)
     }
 }

@@ -31,16 +31,16 @@ enum OutcomePresentation {
         case .lost(let reason): text = reason.description
         case .noFill(let reason): text = reason.description
         case .error(let error): text = error.description
-        case .timeout(let limit): text = HumanReport.timeoutDetail(limit) + (source.limitMilliseconds.map { " (\(HumanReport.millis($0)))" } ?? "")
-        case .cancelled(let value): text = value.map { "could not beat \(HumanReport.money($0)) USD" } ?? "the caller gave up"
+        case .timeout(let limit): text = HumanReport.timeoutDetail(limit) + (source.limitMilliseconds.map { " (\(ReportFormat.milliseconds($0)))" } ?? "")
+        case .cancelled(let value): text = value.map { "could not beat \(ReportFormat.money($0)) USD" } ?? "the caller gave up"
         case .notAsked(let reason):
             text = reason == .tierNotReached ? "waterfall tier not reached" : reason == .underFloor ? "eCPM under the placement's floor" : reason.rawValue
             // A paused network says when it is tried again (docs/health.md).
-            if let retry = source.retryAtMilliseconds { text += "; retry at \(HumanReport.millis(retry))" }
+            if let retry = source.retryAtMilliseconds { text += "; retry at \(ReportFormat.milliseconds(retry))" }
         case .won: text = ""
         }
         if let late = source.lateAnswer {
-            text += (text.isEmpty ? "" : "; ") + "late answer at \(HumanReport.millis(late.atOffsetMilliseconds))" + (late.released ? ", ad released" : "")
+            text += (text.isEmpty ? "" : "; ") + "late answer at \(ReportFormat.milliseconds(late.atOffsetMilliseconds))" + (late.released ? ", ad released" : "")
         }
         return text
     }
@@ -57,8 +57,8 @@ enum StatisticsTable {
             [
                 DisplayText.escaped(row.id), DisplayText.escaped(row.network), "\(row.requests)", "\(row.fills)", percent(row.fillRate),
                 "\(row.wins)", percent(row.winRate), "\(row.timeouts)", "\(row.errors)",
-                millis(row.latencyP50Milliseconds), millis(row.latencyP95Milliseconds), millis(row.latencyP99Milliseconds),
-                "\(row.impressions)", WatchPrinter.money(row.revenueUSD, digits: 6),
+                ReportFormat.millis(row.latencyP50Milliseconds), ReportFormat.millis(row.latencyP95Milliseconds), ReportFormat.millis(row.latencyP99Milliseconds),
+                "\(row.impressions)", ReportFormat.money(row.revenueUSD, digits: 6),
             ]
         }
     }
@@ -66,11 +66,7 @@ enum StatisticsTable {
     /// `62.5%`, or `-`.
     static func percent(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "-" }
-        return WatchPrinter.money(value * 100, digits: 1) + "%"
+        return ReportFormat.money(value * 100, digits: 1) + "%"
     }
 
-    /// `90`, or `-`.
-    static func millis(_ value: Double?) -> String {
-        value.map(WatchPrinter.millis) ?? "-"
-    }
 }

@@ -268,17 +268,17 @@ final class WatchPrinter: Sendable {
                 if trace.winner != nil { counts.filled += 1 }
                 return counts.auctions
             }
-            let result = trace.winner.map { "\(safe($0)) wins at $\(Self.money(trace.winningECPM ?? 0))" } ?? "no fill"
+            let result = trace.winner.map { "\(safe($0)) wins at $\(ReportFormat.money(trace.winningECPM ?? 0))" } ?? "no fill"
             let sources = trace.sources.map { "\(safe($0.lineItemID)) \(safe($0.outcome.description))" }.joined(separator: ", ")
-            line = "[\(at)] auction \(number) ended after \(Self.millis(trace.durationMilliseconds)) ms: \(result) | \(sources)"
+            line = "[\(at)] auction \(number) ended after \(ReportFormat.millis(trace.durationMilliseconds)) ms: \(result) | \(sources)"
         case .adLoaded(let ad, let expiresAt, let at):
-            line = "[\(at)] ad loaded: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID)) \(ad.size) @ $\(Self.money(ad.eCPM)), expires \(expiresAt)"
+            line = "[\(at)] ad loaded: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID)) \(ad.size) @ $\(ReportFormat.money(ad.eCPM)), expires \(expiresAt)"
         case .shown(let impression, let at):
             counts.withLock { counts in
                 counts.impressions += 1
                 counts.revenueUSD += impression.revenueUSD
             }
-            line = "[\(at)] impression: \(safe(impression.network))/\(safe(impression.lineItemID)) @ $\(Self.money(impression.eCPM)) eCPM, revenue $\(Self.money(impression.revenueUSD, digits: 6))"
+            line = "[\(at)] impression: \(safe(impression.network))/\(safe(impression.lineItemID)) @ $\(ReportFormat.money(impression.eCPM)) eCPM, revenue $\(ReportFormat.money(impression.revenueUSD, digits: 6))"
         case .clicked(let ad, let at):
             line = "[\(at)] click: \(safe(ad.network))/\(safe(ad.lineItemID))"
         case .retired(let ad, let at):
@@ -342,7 +342,7 @@ final class WatchPrinter: Sendable {
                 output.write("  \(Self.healthSubject(entry.network, lineItem: entry.lineItem)): paused \(HumanReport.counted(entry.pauses, "time")), resumed \(HumanReport.counted(entry.resumes, "time")); at the end \(now)\n")
             }
         }
-        output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(Self.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")
+        output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(ReportFormat.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")
     }
 
     /// A network, or its line item paused on its own, escaped: `nitx`, `nitx line item
@@ -366,13 +366,6 @@ final class WatchPrinter: Sendable {
         return millis.truncatingRemainder(dividingBy: 1000) == 0 && abs(millis) < 9e18 ? String(Int64(millis / 1000)) : String(millis / 1000)
     }
 
-    static func millis(_ value: Double) -> String {
-        value.isFinite && abs(value) < 9e18 ? String(Int64(value.rounded())) : String(value)
-    }
-
-    static func money(_ value: Double, digits: Int = 2) -> String {
-        DecimalText.fixed(value, digits: digits)
-    }
 }
 
 /// Warnings from the engine and adapters, one line each on standard error. Lines logged while

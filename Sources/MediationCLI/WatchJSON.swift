@@ -58,9 +58,6 @@ struct WatchJSON: Encodable {
     /// Pretty-printed JSON with sorted keys and a trailing newline, or `nil` if it cannot be
     /// encoded (not expected: non-finite numbers are written as strings).
     func rendered() -> String? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) + "\n" }
+        try? ReportFormat.json(self)
     }
 }

@@ -15,7 +15,7 @@ struct CSVRecord: Hashable, Sendable {
 
 /// RFC 4180 records, read one at a time from a stream of bytes: fields separated by commas,
 /// records by LF or CRLF; a field in double quotes may hold commas, line ends and doubled
-/// quotes. A BOM at the start is skipped, and so are empty lines at the end of the file (any
+/// quotes. One BOM at the start is skipped (a second is refused), and so are empty lines at the end of the file (any
 /// number). Refused: an empty line with records after it, a quote inside an unquoted field, text
 /// after a closing quote, an unterminated quote, a lone CR, control characters other than tab,
 /// invalid UTF-8, a record longer than the limit.
@@ -69,6 +69,9 @@ struct CSVReader {
         if !started {
             started = true
             if buffer[position...].starts(with: [0xEF, 0xBB, 0xBF]) { position += 3 }
+            if buffer[position...].starts(with: [0xEF, 0xBB, 0xBF]) {
+                throw ReportError(location(1, 1), "a second byte order mark (EF BB BF) after the first; a report starts with at most one")
+            }
         }
         guard position < buffer.count else { return nil }
         if lineEndLength(at: position) > 0 {

@@ -249,8 +249,8 @@ public enum AppImpressions {
         }
     }
 
-    /// The largest events file read: 256 MiB.
-    public static let maximumSize = 256 << 20
+    /// The largest events file read: 256 MiB (``EventLog/maximumSize``, as `simulate --replay`).
+    public static let maximumSize = EventLog.maximumSize
 
     /// Counts the `shown` events per line item and UTC day.
     /// - Parameters:
@@ -302,11 +302,15 @@ public enum AppImpressions {
         let decoder = JSONDecoder()
         var lineNumber = 0
         var events = 0
+        var recorded = EventLog.Auctions()
         for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             var line = line
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             if line.isEmpty { continue }
+            if let problem = EventLog.problem(ofLine: line) {
+                throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), "\(problem) (an engine events file, mediate --watch --events)")
+            }
             let event: EventLine
             do {
                 event = try decoder.decode(EventLine.self, from: Data(line))
@@ -314,6 +318,9 @@ public enum AppImpressions {
                 throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), EventLine.problem(error))
             }
             events += 1
+            if let id = event.finishedAuction, let problem = recorded.record(id, line: lineNumber) {
+                throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), "trace.auction_id: \(problem)")
+            }
             if let key = event.shown {
                 try body(key, event.atMilliseconds, lineNumber)
             }
@@ -331,12 +338,19 @@ public enum AppImpressions {
         var atMilliseconds: Double
         /// A `shown` event's line item; `nil` for every other event.
         var shown: Key?
+        /// An `auction_finished` event's `trace.auction_id`; `nil` for every other event.
+        var finishedAuction: String?
 
         private enum CodingKeys: String, CodingKey {
             case event
             case atMilliseconds = "at_ms"
             case placement
             case ad
+            case trace
+        }
+
+        private enum TraceKeys: String, CodingKey {
+            case auctionID = "auction_id"
         }
 
         private enum AdKeys: String, CodingKey {
@@ -349,15 +363,21 @@ public enum AppImpressions {
             let event = try container.decode(String.self, forKey: .event)
             atMilliseconds = try container.decode(Double.self, forKey: .atMilliseconds)
             _ = try container.decode(String.self, forKey: .placement)
+            if event == "auction_finished", let trace = try? container.nestedContainer(keyedBy: TraceKeys.self, forKey: .trace) {
+                finishedAuction = try? trace.decodeIfPresent(String.self, forKey: .auctionID)
+            }
             guard event == "shown" else { return }
             let ad = try container.nestedContainer(keyedBy: AdKeys.self, forKey: .ad)
             shown = Key(placementID: try ad.decode(String.self, forKey: .placementID), lineItemID: try ad.decode(String.self, forKey: .lineItemID))
         }
 
-        /// What is wrong with a line that did not decode, naming the field's JSON path.
+        /// What is wrong with a line that is a JSON object but did not decode, naming the
+        /// field's JSON path.
         static func problem(_ error: any Error) -> String {
             let record = "not an engine event record: each line of an events log has event (a string), at_ms (a number) and placement (a string) (mediate --watch --events)"
-            let notJSON = "expected one JSON object per line (an engine events file, mediate --watch --events)"
+            // The line is a JSON object (``EventLog/problem(ofLine:)`` came first): what is left
+            // is a field.
+            let notJSON = "a JSON object that is \(record)"
             guard let error = error as? DecodingError else { return notJSON }
             let path: [any CodingKey], what: String
             switch error {

@@ -105,7 +105,7 @@ public enum RevenueReportParser {
         }
         let fields = record.fields.map(\.text)
         guard let day = UTCDay(fields[0]) else {
-            throw ReportError(at(0), "day must be a UTC day YYYY-MM-DD, found \(quoted(fields[0]))")
+            throw ReportError(at(0), "day must be a UTC day YYYY-MM-DD from \(UTCDay.earliest) to \(UTCDay.latest), found \(quoted(fields[0]))")
         }
         guard !fields[1].isEmpty else {
             throw ReportError(at(1), "network must not be empty")

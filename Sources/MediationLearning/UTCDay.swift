@@ -29,6 +29,11 @@ public struct UTCDay: Hashable, Comparable, Sendable, CustomStringConvertible {
         daysSince1970 = UTCDay.days(year: year, month: month, day: day)
     }
 
+    /// The earliest day read, `1970-01-01`.
+    public static let earliest = UTCDay(daysSince1970: 0)
+    /// The latest day read, `9999-12-31`.
+    public static let latest = UTCDay(daysSince1970: UTCDay.days(year: 9999, month: 12, day: 31))
+
     /// The day `offset` days later (earlier when negative).
     /// - Parameter offset: a number of days.
     public func adding(days offset: Int) -> UTCDay {

@@ -1,3 +1,5 @@
+import Mediation
+
 /// Lengths of virtual time written as text: a number and a unit (`500ms`, `90s`, `10m`, `1.5h`,
 /// `1d`), or, where the reader allows it, a number of seconds alone (`90`, `0.5`). One grammar
 /// for the market's outages (`start`, `end`) and `mediate simulate`'s `--duration` and `--window`.
@@ -15,9 +17,7 @@ package enum VirtualTimeText {
         let unit = units.first { text.hasSuffix($0.suffix) }
         if unit == nil, unitRequired { return nil }
         let digits = unit.map { String(text.dropLast($0.suffix.count)) } ?? text
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), digits.first != ".", digits.last != ".",
-              let value = Double(digits), value.isFinite
-        else { return nil }
+        guard let value = NumberText.decimal(digits) else { return nil }
         let seconds = value * (unit?.seconds ?? 1)
         return seconds.isFinite ? seconds : nil
     }

@@ -78,7 +78,7 @@ struct LearningLoopCommandTests {
     @Test("the loop's header names its drifts with plain decimal factors")
     func driftInTheHeader() async throws {
         let workspace = try workspace()
-        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static", "--auctions", "10", "--drift", "netb:1e-5@2,neta:1000@2"])
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static", "--auctions", "10", "--drift", "netb:0.00001@2,neta:1000@2"])
         #expect(result.code == .success, "\(result.error)")
         #expect(result.output.contains(", drift netb:0.00001@2, neta:1000@2 (config "), "\(result.output)")
         let refused = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static", "--auctions", "10", "--drift", "netb:1000@2,netb:1000@2"])

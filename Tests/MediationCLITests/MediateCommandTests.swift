@@ -198,6 +198,14 @@ struct MediateCommandTests {
         #expect(Set(runs).count > 1, "different seeds give different auctions")
     }
 
+    @Test("--messages reads times with fractional seconds and with an offset")
+    func messagesTimesWithFractions() throws {
+        let workspace = try Workspace()
+        try workspace.write(#"[{"role": "user", "content": "a", "created_at": "2026-01-02T10:00:00.000Z"}, {"role": "user", "content": "b", "created_at": "2026-01-02T10:00:00.25Z"}, {"role": "user", "content": "c", "created_at": "2026-01-02T11:00:00+01:00"}]"#, to: "chat.json")
+        let messages = try ConversationFile.load(workspace.directory.appendingPathComponent("chat.json"))
+        #expect(messages.map(\.createdAt) == [Date(timeIntervalSince1970: 1_767_348_000), Date(timeIntervalSince1970: 1_767_348_000.25), Date(timeIntervalSince1970: 1_767_348_000)])
+    }
+
     @Test func messagesGoIntoTheRequestsHostContext() async throws {
         let workspace = try Workspace()
         let factory = RecordingFactory()

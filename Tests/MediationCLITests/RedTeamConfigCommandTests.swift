@@ -86,6 +86,33 @@ struct RedTeamConfigCommandTests {
         #expect(!FileManager.default.fileExists(atPath: workspace.directory.appendingPathComponent("only").path))
     }
 
+    @Test("keygen writes nothing when KEY.pub is a dangling link (no private key left without its public half)")
+    func keygenDanglingPublicLink() async throws {
+        let workspace = try await Self.keyed()
+        let elsewhere = workspace.directory.appendingPathComponent("elsewhere.pub")
+        try FileManager.default.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("fresh.pub").path, withDestinationPath: elsewhere.path)
+        let result = await workspace.run(["config", "keygen", "--out", "fresh"])
+        #expect(result.code == .cannotCreate, "\(result.error)")
+        #expect(result.error.contains("fresh.pub exists"), "\(result.error)")
+        var status = stat()
+        #expect(lstat(workspace.directory.appendingPathComponent("fresh").path, &status) != 0, "the private key was left behind")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere.path))
+    }
+
+    @Test("sign refuses to sign a signed envelope again under a lower version (64); the same or a higher one is fine")
+    func signNeverLowersAVersion() async throws {
+        let workspace = try await Self.keyed()
+        let five = await workspace.run(["config", "sign", "--key", "k", "--version", "5", "Config/mediation.json"])
+        #expect(five.code == .success, "\(five.error)")
+        try workspace.write(five.output, to: "v5.json")
+        let lower = await workspace.run(["config", "sign", "--key", "k", "--version", "2", "v5.json"])
+        #expect(lower.code == .usage, "\(lower.code) \(lower.error)")
+        #expect(lower.output.isEmpty)
+        #expect(lower.error.contains("--version 2 is lower than the version 5 of the signed configuration v5.json"), "\(lower.error)")
+        #expect(await workspace.run(["config", "sign", "--key", "k", "--version", "5", "v5.json"]).code == .success)
+        #expect(await workspace.run(["config", "sign", "--key", "k", "--version", "6", "v5.json"]).code == .success)
+    }
+
     @Test("--config-url: not http(s), no host, a state directory that is a file: 64 or 73 before any auction")
     func hostileRemoteRunFlags() async throws {
         let workspace = try await Self.keyed()

@@ -3,6 +3,7 @@ import Foundation
 import FoundationXML
 #endif
 @testable import MediationCLI
+import MediationLearning
 import Testing
 
 /// `mediate simulate` end to end through the command's library entry point, on markets of fixed
@@ -265,6 +266,24 @@ struct SimulateCommandTests {
         #expect(missing.code == .noInput)
     }
 
+    @Test("--replay and optimize --events refuse an events log over the one limit (256 MiB) unread, exit 65 saying the limit")
+    func eventLogsShareOneSizeLimit() async throws {
+        let workspace = try pairWorkspace()
+        try workspace.write("day,network,ad_unit_id,impressions,revenue,currency\n", to: "r.csv")
+        // A sparse file: its size is over the limit, its blocks are not on disk.
+        let url = workspace.directory.appendingPathComponent("huge.ndjson")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: UInt64(EventLog.maximumSize) + 1)
+        try handle.close()
+        let replay = await workspace.run(["simulate", "--placement", "level_end", "--replay", "huge.ndjson"])
+        #expect(replay.code == .dataError, "\(replay.error)")
+        #expect(replay.error.contains("larger than 268435456 bytes (256 MiB)"), "\(replay.error)")
+        let optimize = await workspace.run(["optimize", "--reports", "r.csv", "--events", "huge.ndjson"])
+        #expect(optimize.code == .dataError, "\(optimize.error)")
+        #expect(optimize.error.contains("larger than 268435456 bytes (256 MiB)"), "\(optimize.error)")
+    }
+
     @Test("--replay refuses a recording whose auctions appear twice (the same auction id) at the repeat's line and field, exit 65")
     func replayRefusesRepeatedAuctions() async throws {
         let workspace = try pairWorkspace()
@@ -282,7 +301,7 @@ struct SimulateCommandTests {
         try workspace.write(log + log, to: "twice.ndjson")
         let twice = await workspace.run(["simulate", "--placement", "level_end", "--replay", "twice.ndjson"])
         #expect(twice.code == .dataError, "\(twice.output)")
-        #expect(twice.error.contains("mediate: invalid recording twice.ndjson: line \(lines.count + first + 1): trace.auction_id: the auction \"\(id)\" is already recorded at line \(first + 1); a recording holds each auction once"), "\(twice.error)")
+        #expect(twice.error.contains("mediate: invalid recording twice.ndjson: line \(lines.count + first + 1): trace.auction_id: the auction \"\(id)\" is already recorded at line \(first + 1); an events log holds each auction once (is one log given twice?)"), "\(twice.error)")
     }
 
     @Test("--replay refuses a tampered line with its file, line and field (a bad latency, an unknown outcome, an eCPM past the largest price) and names a recorded line item the configuration lacks")

@@ -88,7 +88,10 @@ struct RevenueReportTests {
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,10,1e400,USD\n") == "r.csv:2:30: revenue must be a finite number >= 0, found \"1e400\"")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,1.5,1,USD\n") == "r.csv:2:27: impressions must be a whole number from 0 to 1000000000000, found \"1.5\"")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,-3,1,USD\n") == "r.csv:2:27: impressions must be a whole number from 0 to 1000000000000, found \"-3\"")
-        #expect(Self.error(h + "2026-02-30,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: day must be a UTC day YYYY-MM-DD, found \"2026-02-30\"")
+        #expect(Self.error(h + "2026-02-30,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: day must be a UTC day YYYY-MM-DD from 1970-01-01 to 9999-12-31, found \"2026-02-30\"")
+        #expect(Self.error(h + "1969-12-31,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: day must be a UTC day YYYY-MM-DD from 1970-01-01 to 9999-12-31, found \"1969-12-31\"")
+        #expect(Self.error("\u{FEFF}\u{FEFF}" + h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:1:1: a second byte order mark (EF BB BF) after the first; a report starts with at most one")
+        #expect(Self.error("\u{FEFF}" + h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n") == nil)
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,GBP\n") == "r.csv:2:31: unknown currency \"GBP\": the config's currency_rates has no rate for it (USD per unit)")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1\n") == "r.csv:2:1: expected 6 fields (day,network,ad_unit_id,impressions,revenue,currency), found 5")
         #expect(Self.error(h + "\n2026-03-01,nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:1: an empty line with rows after it (empty lines are skipped only at the end of the file)")
@@ -278,8 +281,9 @@ struct EventsFileTests {
         (#"{"event":"clicked","at_ms":0,"placement":null}"#, "placement is null, not a string; \(record)"),
         (#"{"event":"shown","at_ms":0,"placement":"home","ad":{"placementID":"home","lineItemID":5}}"#, "a shown event needs its ad's placementID and lineItemID (strings): ad.lineItemID is not a string"),
         (#"{"event":"shown","at_ms":0,"placement":"home","ad":[]}"#, "a shown event needs its ad's placementID and lineItemID (strings): ad is not an object"),
-        (#"[{"event":"clicked","at_ms":0,"placement":"home"}]"#, "expected one JSON object per line (an engine events file, mediate --watch --events)"),
-        ("day,network", "expected one JSON object per line (an engine events file, mediate --watch --events)"),
+        (#"[{"event":"clicked","at_ms":0,"placement":"home"}]"#, "a JSON array, not an object; each line of an events log is one JSON object (an engine events file, mediate --watch --events)"),
+        ("day,network", "not JSON: unexpected character 'd'; expected a value (line 1, column 1) at $ (an engine events file, mediate --watch --events)"),
+        (#"{"event":"clicked","event":"shown","at_ms":0,"placement":"home"}"#, "the key \"event\" appears twice at event; each key appears once in an event record (an engine events file, mediate --watch --events)"),
     ])
     func notAnEventRecord(_ line: String, _ message: String) {
         let good = RevenueReportTests.shownEvents(1)

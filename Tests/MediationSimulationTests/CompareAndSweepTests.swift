@@ -114,13 +114,16 @@ struct CompareAndSweepTests {
         ("floor=0:1:0", "the step must be positive"),
         ("floor=0:1:-0.5", "the step must be positive"),
         // A positive step that rounds to 0 millionths is too small, not "not positive".
-        ("floor=0:1e9:1e-9", "the step must be at least 0.000001 (sweep values are exact to the millionth)"),
+        ("floor=0:1000000000:0.000000001", "the step must be at least 0.000001 (sweep values are exact to the millionth)"),
         ("floor=1:2:0.0000004", "the step must be at least 0.000001"),
         ("floor=0:1000:0.001", "at most 1000 values"),
         ("ecpm[]=1", "unknown parameter"),
         ("deadline_ms=a,b", "is not a number"),
         // A number out of the readable range says so, not that it is no number.
         ("floor=1e308", "\"1e308\" is not a number from -1000000000000 to 1000000000000"),
+        // Plain decimals only, as every number on the command line.
+        ("floor=0x10", "\"0x10\" is not a number"),
+        ("floor=1e2", "\"1e2\" is not a number"),
         ("floor=0:1e13:1", "FROM:TO:STEP must be three numbers from -1000000000000 to 1000000000000"),
     ])
     func malformedSweepsAreRejected(text: String, message: String) {
@@ -135,7 +138,7 @@ struct CompareAndSweepTests {
     func tinyECPMSweepSaysTheRange() async throws {
         let configuration = SimulationFixture.configuration(sources: SimulationFixture.scenarioSources)
         let error = await #expect(throws: SimulationError.self) {
-            _ = try await Simulation.sweep(try SweepSpecification(parsing: "ecpm[neta]=1e-300,1"), configuration: configuration, market: SimulationFixture.randomMarket, placementID: "level_end", options: SimulationOptions(auctions: 10))
+            _ = try await Simulation.sweep(try SweepSpecification(parsing: "ecpm[neta]=0.0000000001,1"), configuration: configuration, market: SimulationFixture.randomMarket, placementID: "level_end", options: SimulationOptions(auctions: 10))
         }
         #expect(error?.message.contains("an eCPM must be from 0.000001 to 1000000 USD CPM (sweep values are rounded to millionths)") == true, "\(error?.message ?? "")")
     }

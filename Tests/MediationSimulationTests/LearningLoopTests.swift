@@ -73,7 +73,11 @@ struct LearningLoopTests {
         #expect(PriceDrift(network: "nitx", factor: 0.5, fromDay: 5).description == "nitx:0.5@5")
         #expect(PriceDrift(network: "nitx", factor: 1000, fromDay: 3).description == "nitx:1000@3")
         #expect(PriceDrift(network: "nitx", factor: 0.00001, fromDay: 2).description == "nitx:0.00001@2")
-        #expect(try PriceDrift(parsing: "nitx:1e-5@2").description == "nitx:0.00001@2")
+        #expect(try PriceDrift(parsing: "nitx:0.00001@2").description == "nitx:0.00001@2")
+        // Read as plain decimals only: no exponent, no hexadecimal, no sign.
+        for text in ["nitx:1e-5@2", "nitx:0x10@2", "nitx:+2@2", "nitx:2@0x2"] {
+            #expect(throws: SimulationError.self, "\(text)") { try PriceDrift(parsing: text) }
+        }
         #expect(PriceDrift(network: "nitx", factor: 1.0 / 3, fromDay: 2).description == "nitx:0.333333333@2")
     }
 

@@ -38,7 +38,7 @@ struct RecordingReaderTests {
         } catch {
             #expect(error.code == .invalidRecording)
             #expect(error.path == "line 4: trace.auction_id", "\(error)")
-            #expect(error.message == #"the auction "a1" is already recorded at line 1; a recording holds each auction once"#, "\(error)")
+            #expect(error.message == #"the auction "a1" is already recorded at line 1; an events log holds each auction once (is one log given twice?)"#, "\(error)")
         }
         do throws(SimulationError) {
             _ = try Self.read([line("7")])

@@ -145,15 +145,16 @@ package enum FallbackCreativeSize: Hashable, Sendable, CustomStringConvertible {
     /// The device's screen (full-screen formats).
     case screen
 
-    /// Parses `"320x50"` (points, positive, at most 10000) or `"screen"`.
+    /// Parses `"320x50"` (points: plain decimals, positive, at most 10000) or `"screen"`.
     package init?(_ text: String) {
         if text == "screen" {
             self = .screen
             return
         }
         let parts = text.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Double(parts[0]), let height = Double(parts[1]),
-              width.isFinite, height.isFinite, width > 0, height > 0, width <= 10_000, height <= 10_000
+        // Plain decimals (``NumberText``), as the schema's pattern: not `1e-300x1e-300`.
+        guard parts.count == 2, let width = NumberText.decimal(parts[0]), let height = NumberText.decimal(parts[1]),
+              width > 0, height > 0, width <= 10_000, height <= 10_000
         else { return nil }
         self = .points(AdSize(width: width, height: height))
     }

@@ -566,7 +566,8 @@ package struct ConfigurationLoader: Sendable {
     /// (0.000001) to ``AuctionValue/maximumECPM`` CPM (R2); otherwise it could never win, or a
     /// floor could never be met, silently.
     static func checkPriceRange(_ price: Double, usdRate: Double, currency: String, at path: JSONPath) throws(ConfigurationError) {
-        guard AuctionValue(price: price, usdRate: usdRate) == nil else { return }
+        // At least one micro before rounding (5e-7 would round up to one), as the schema's minimum.
+        guard AuctionValue(price: price, usdRate: usdRate) == nil || price * usdRate < 0.000001 else { return }
         let converted = currency == "USD" ? "" : " once converted from \(currency) at \(usdRate)"
         throw ConfigurationError(
             code: .invalidPrice,

@@ -32,17 +32,26 @@ enum ConfigCommand {
         }
         let privateURL = environment.resolve(outPath)
         let publicURL = environment.resolve(outPath + ".pub")
-        for url in [privateURL, publicURL] where FileManager.default.fileExists(atPath: url.path) {
-            return MediateCommand.fail(.cannotCreate, "\(url.path) exists; a key is never overwritten", environment: environment)
+        // Both names are checked before anything is written, without following a link: a
+        // dangling `KEY.pub` link must not leave a private key behind without its public half.
+        for url in [privateURL, publicURL] where exists(url) {
+            return MediateCommand.fail(.cannotCreate, "\(url.path) exists (a file, directory or link, even a dangling one); a key is never overwritten", environment: environment)
         }
         if let failure = createFile(privateURL, contents: key.line + "\n", mode: 0o600) {
             return MediateCommand.fail(.cannotCreate, "cannot write \(outPath): \(failure)", environment: environment)
         }
         if let failure = createFile(publicURL, contents: key.publicKey.line + "\n", mode: 0o644) {
+            unlink(privateURL.path) // never a private key without its public half
             return MediateCommand.fail(.cannotCreate, "cannot write \(outPath).pub: \(failure)", environment: environment)
         }
         environment.standardOutput.write("wrote \(DisplayText.escaped(outPath)) (private key, mode 0600) and \(DisplayText.escaped(outPath)).pub (public key \(key.publicKey.id)); ship the .pub line in the app, keep the private key off it\n")
         return .success
+    }
+
+    /// Whether anything is at `url` itself (a link is not followed: a dangling one exists).
+    private static func exists(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0 || errno != ENOENT
     }
 
     /// Creates `url` (failing if it exists) with `mode` and writes `contents`; the reason on failure.
@@ -102,6 +111,12 @@ enum ConfigCommand {
             }
             if let rejection = envelope.checkSignature(trustedKeys: trusted) {
                 return MediateCommand.fail(.dataError, "invalid config \(options.configPath): a signed configuration is signed again only when it verifies: \(rejection.message) (\(rejection.code)); give the keys it was signed with as --public-key", environment: environment)
+            }
+            // Installs never go back to a lower version (the rollback floor), so signing an
+            // envelope again under a lower version would only publish what they refuse: a
+            // rollback is its content signed again under a new, higher version.
+            if case .success(let signed) = envelope.configuration(registry: environment.registry), options.version < signed.version {
+                return MediateCommand.usageError("--version \(options.version) is lower than the version \(signed.version) of the signed configuration \(options.configPath); it is signed again only at version \(signed.version) or higher (a rollback is its content under a new, higher version)", environment: environment)
             }
         }
         do {
@@ -182,28 +197,7 @@ enum ConfigCommand {
     }
 
     /// The file's bytes, at most `limit` (the loader's 4 MiB by default; more is an invalid file).
-    /// Only a regular file is opened (through a symbolic link): a FIFO would block the open until
-    /// a writer came, a device would never end.
     private static func readData(_ path: String, what: String, environment: CommandEnvironment, limit: Int = SignedConfiguration.maximumBytes) -> Result<Data, MediateCommand.Exit> {
-        let url = environment.resolve(path)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "\(what) file not found: \(path)", environment: environment)))
-        }
-        guard !isDirectory.boolValue else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): it is a directory", environment: environment)))
-        }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
-        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path): not a regular file", environment: environment)))
-        }
-        guard let handle = try? FileHandle(forReadingFrom: url), let data = try? handle.read(upToCount: limit + 1) ?? Data() else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read \(what) file \(path)", environment: environment)))
-        }
-        try? handle.close()
-        guard data.count <= limit else {
-            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.dataError, "\(what) file \(path) is larger than \(limit) bytes", environment: environment)))
-        }
-        return .success(data)
+        InputFile.read(path, what: what, limit: limit, environment: environment)
     }
 }

@@ -50,15 +50,9 @@ enum ConfigTool: Equatable, Sendable {
             guard files.isEmpty else { throw UsageError(message: "unexpected argument '\(files[0])'") }
             return .keygen(outPath: try required("--out"))
         case "sign":
-            let versionText = try required("--version")
-            guard let version = Int(versionText), (1...ConfigurationLoader.maximumConfigVersion).contains(version) else {
-                throw UsageError(message: "--version needs a whole number from 1 to \(ConfigurationLoader.maximumConfigVersion), got '\(versionText)'")
-            }
+            let version = try OptionReader.whole("--version", try required("--version"), in: 1...ConfigurationLoader.maximumConfigVersion)
             var options = SignOptions(keyPath: try required("--key"), version: version, configPath: try file("configuration"))
-            if let text = values["--rollout"] {
-                guard let percent = Double(text), percent.isFinite, (0...100).contains(percent) else {
-                    throw UsageError(message: "--rollout needs a percentage from 0 to 100, got '\(text)'")
-                }
+            if let percent = try values.decimal("--rollout", "a percentage from 0 to 100", where: { $0 <= 100 }) {
                 options.rolloutPercent = percent
             } else if values["--salt"] != nil {
                 throw UsageError(message: "--salt applies to --rollout only")
@@ -81,27 +75,9 @@ enum ConfigTool: Equatable, Sendable {
         "verify": ["--public-key"],
     ]
 
-    /// Reads `--name value` and `--name=value` (each once) and the plain arguments.
-    private static func options(_ arguments: [String], tool: String) throws(UsageError) -> (values: [String: String], files: [String]) {
-        let names = allowed[tool] ?? []
-        var values: [String: String] = [:]
-        var files: [String] = []
-        var rest = arguments[...]
-        while let argument = rest.popFirst() {
-            guard argument.hasPrefix("--") else {
-                files.append(argument)
-                continue
-            }
-            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
-            let name = parts[0]
-            guard names.contains(name) else {
-                throw UsageError(message: "\(name) does not apply to mediate config \(tool)")
-            }
-            guard values[name] == nil else { throw UsageError(message: "\(name) given more than once") }
-            let value = parts.count == 2 ? parts[1] : rest.popFirst()
-            guard let value, !value.isEmpty else { throw UsageError(message: "\(name) needs a value") }
-            values[name] = value
-        }
-        return (values, files)
+    /// Reads the tool's options and its plain arguments (the files).
+    private static func options(_ arguments: [String], tool: String) throws(UsageError) -> (values: OptionReader, files: [String]) {
+        let values = try OptionReader(arguments, OptionReader.Grammar(command: "config \(tool)", valued: allowed[tool] ?? []))
+        return (values, values.plain)
     }
 }

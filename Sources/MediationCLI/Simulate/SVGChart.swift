@@ -119,34 +119,3 @@ enum SVGChart {
         SimulationText.fixed(value.isFinite ? value : 0, 1)
     }
 }
-
-/// HTML text escaping for element content and attribute values.
-enum HTML {
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default:
-                // Control characters (other than tab and newline) are not allowed in XML 1.0.
-                if scalar.value < 0x20, scalar != "\t", scalar != "\n" {
-                    result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else if (0x7F...0x9F).contains(scalar.value) || (0xFFFE...0xFFFF).contains(scalar.value) {
-                    result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else if DisplayText.needsEscape(scalar) {
-                    // Line and paragraph separators and bidirectional controls (a placement id
-                    // with U+202E would reorder the page's text), as the one-shot report does.
-                    result += DisplayText.escaped(scalar)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
-    }
-}

@@ -81,11 +81,11 @@ enum SimulateCommand {
             switch options.mode {
             case .run:
                 let report = try await Simulation.run(configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
-                return .success(Rendered(text: SimulationText.run(report, header: header), json: try SimulationText.json(report), html: wantsHTML ? SimulationHTML.run(report, header: header) : nil))
+                return .success(Rendered(text: SimulationText.run(report, header: header), json: try ReportFormat.json(report), html: wantsHTML ? SimulationHTML.run(report, header: header) : nil))
             case .compareHealth:
                 let comparison = try await Simulation.compareHealth(configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
                 let label = "\(configPath) with network health off"
-                return .success(Rendered(text: SimulationText.compare(comparison, header: header, otherPath: "\(configPath) with its health settings", aLabel: label), json: try SimulationText.json(comparison), html: wantsHTML ? SimulationHTML.compare(comparison, header: header, otherPath: "\(configPath) with health") : nil))
+                return .success(Rendered(text: SimulationText.compare(comparison, header: header, otherPath: "\(configPath) with its health settings", aLabel: label), json: try ReportFormat.json(comparison), html: wantsHTML ? SimulationHTML.compare(comparison, header: header, otherPath: "\(configPath) with health") : nil))
             case .compare(let otherPath):
                 let other: MediationConfiguration
                 switch loadConfiguration(otherPath, environment: environment) {
@@ -93,13 +93,13 @@ enum SimulateCommand {
                 case .failure(let exit): return .failure(exit)
                 }
                 let comparison = try await Simulation.compare(configuration, other, market: market, placementID: options.placementID, options: simulationOptions)
-                return .success(Rendered(text: SimulationText.compare(comparison, header: header, otherPath: otherPath), json: try SimulationText.json(comparison), html: wantsHTML ? SimulationHTML.compare(comparison, header: header, otherPath: otherPath) : nil))
+                return .success(Rendered(text: SimulationText.compare(comparison, header: header, otherPath: otherPath), json: try ReportFormat.json(comparison), html: wantsHTML ? SimulationHTML.compare(comparison, header: header, otherPath: otherPath) : nil))
             case .sweep(let specification):
                 let sweep = try await Simulation.sweep(specification, configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
-                return .success(Rendered(text: SimulationText.sweep(sweep, header: header), json: try SimulationText.json(sweep), html: wantsHTML ? SimulationHTML.sweep(sweep, header: header) : nil))
+                return .success(Rendered(text: SimulationText.sweep(sweep, header: header), json: try ReportFormat.json(sweep), html: wantsHTML ? SimulationHTML.sweep(sweep, header: header) : nil))
             case .duration(let duration):
                 let report = try await Simulation.runPlacement(configuration: configuration, market: market, placementID: options.placementID, duration: duration, seed: options.seed)
-                return .success(Rendered(text: SimulationText.placement(report, header: header), json: try SimulationText.json(report), html: nil))
+                return .success(Rendered(text: SimulationText.placement(report, header: header), json: try ReportFormat.json(report), html: nil))
             case .learn(let mode):
                 if let directory = mode.reportsDirectory, let exit = LearningReports.prepare(mode.learners, in: directory, environment: environment) {
                     return .failure(MediateCommand.Exit(code: exit))
@@ -109,7 +109,7 @@ enum SimulateCommand {
                 if let directory = mode.reportsDirectory, let exit = LearningReports.write(run, configuration: configuration, to: directory, environment: environment) {
                     return .failure(MediateCommand.Exit(code: exit))
                 }
-                return .success(Rendered(text: LearningText.run(run, header: header), json: try SimulationText.json(run), html: wantsHTML ? LearningHTML.run(run, header: header) : nil))
+                return .success(Rendered(text: LearningText.run(run, header: header), json: try ReportFormat.json(run), html: wantsHTML ? LearningHTML.run(run, header: header) : nil))
             case .replay(let recordingPath):
                 let recording: Recording
                 do {
@@ -118,7 +118,7 @@ enum SimulateCommand {
                     return .failure(MediateCommand.Exit(code: report(error, recordingPath: recordingPath, configPath: configPath, marketPath: marketPath, environment: environment)))
                 }
                 let replay = try await Simulation.replay(recording, configuration: configuration, market: market, placementID: options.placementID, options: simulationOptions)
-                return .success(Rendered(text: SimulationText.replay(replay, header: header, recordingPath: recordingPath), json: try SimulationText.json(replay), html: wantsHTML ? SimulationHTML.replay(replay, header: header, recordingPath: recordingPath) : nil))
+                return .success(Rendered(text: SimulationText.replay(replay, header: header, recordingPath: recordingPath), json: try ReportFormat.json(replay), html: wantsHTML ? SimulationHTML.replay(replay, header: header, recordingPath: recordingPath) : nil))
             }
         } catch let error as SimulationError {
             let recordingPath: String? = if case .replay(let path) = options.mode { path } else { nil }

@@ -87,69 +87,25 @@ struct SimulateOptions: Equatable, Sendable {
 /// SPEC: `floor=0.5:4.0:0.25`, `deadline_ms=500:3000:250`, `LINE_ITEM.ecpm=1.0:2.0:0.2` (or
 /// `ecpm[LINE_ITEM]=…`); a list `A,B,C` or one value instead of `FROM:TO:STEP`.
 enum SimulateOptionsParser {
-    private static let valued: Set<String> = ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports"]
-    private static let flags: Set<String> = ["--json", "--compare-health"]
+    private static let grammar = OptionReader.Grammar(
+        command: "simulate",
+        valued: ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports"],
+        flags: ["--json", "--compare-health"]
+    ) { argument, _ in UsageError(message: "unexpected argument '\(argument.prefix(80))' after simulate") }
 
     /// Parses the arguments after `simulate`.
     /// - Throws: ``UsageError`` saying what is wrong.
     static func parse(_ arguments: [String]) throws(UsageError) -> SimulateOptions {
-        var values: [String: String] = [:]
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            index += 1
-            guard argument.hasPrefix("--") else {
-                throw UsageError(message: "unexpected argument '\(argument.prefix(80))' after simulate")
-            }
-            var name = argument
-            var inline: String?
-            if let equals = argument.firstIndex(of: "=") {
-                name = String(argument[..<equals])
-                inline = String(argument[argument.index(after: equals)...])
-            }
-            guard valued.contains(name) || flags.contains(name) else {
-                throw UsageError(message: "unknown option \(name.prefix(80)) for mediate simulate")
-            }
-            guard values[name] == nil else { throw UsageError(message: "\(name) given more than once") }
-            if flags.contains(name) {
-                guard inline == nil else { throw UsageError(message: "\(name) takes no value") }
-                values[name] = ""
-                continue
-            }
-            let value: String
-            if let inline {
-                value = inline
-            } else if index < arguments.count, !arguments[index].hasPrefix("--") {
-                value = arguments[index]
-                index += 1
-            } else {
-                throw UsageError(message: "\(name) needs a value")
-            }
-            guard !value.isEmpty else { throw UsageError(message: "\(name) needs a non-empty value") }
-            values[name] = value
-        }
+        let values = try OptionReader(arguments, grammar)
         guard let placementID = values["--placement"] else { throw UsageError(message: "mediate simulate needs --placement ID") }
         var options = SimulateOptions(placementID: placementID)
         options.configPath = values["--config"]
         options.marketPath = values["--market"]
         options.json = values["--json"] != nil
         options.reportPath = values["--report"]
-        if let text = values["--auctions"] {
-            guard let auctions = Int(text), auctions >= 1, auctions <= SimulateOptions.maximumAuctions else {
-                throw UsageError(message: "--auctions needs a whole number from 1 to \(SimulateOptions.maximumAuctions), got '\(text.prefix(40))'")
-            }
-            options.auctions = auctions
-        }
-        if let text = values["--seed"] {
-            guard let seed = UInt64(text) else { throw UsageError(message: "--seed needs a whole number from 0 to \(UInt64.max), got '\(text.prefix(40))'") }
-            options.seed = seed
-        }
-        if let text = values["--jobs"] {
-            guard let jobs = Int(text), jobs >= 1, jobs <= SimulateOptions.maximumJobs else {
-                throw UsageError(message: "--jobs needs a whole number from 1 to \(SimulateOptions.maximumJobs), got '\(text.prefix(40))'")
-            }
-            options.jobs = jobs
-        }
+        options.auctions = try values.whole("--auctions", in: 1...SimulateOptions.maximumAuctions) ?? options.auctions
+        options.seed = try values.whole("--seed", in: 0...UInt64.max) ?? options.seed
+        options.jobs = try values.whole("--jobs", in: 1...SimulateOptions.maximumJobs) ?? options.jobs
         let modes = ["--compare", "--compare-health", "--sweep", "--replay", "--days"].filter { values[$0] != nil }
         guard modes.count <= 1 else { throw UsageError(message: "\(modes[0]) and \(modes[1]) do not combine: give one of --compare, --compare-health, --sweep, --replay, --days") }
         for name in ["--learner", "--drift", "--write-reports"] where values[name] != nil && values["--days"] == nil {
@@ -157,7 +113,9 @@ enum SimulateOptionsParser {
         }
         if let text = values["--days"] {
             if values["--duration"] != nil { throw UsageError(message: "--duration does not apply to --days (each day is --auctions N auctions)") }
-            options.mode = .learn(try learning(days: text, learners: values["--learner"], drifts: values["--drift"], reportsDirectory: values["--write-reports"]))
+            let learning = try learning(days: text, learners: values["--learner"], drifts: values["--drift"], reportsDirectory: values["--write-reports"])
+            try checkAuctions(days: learning.days, auctions: options.auctions)
+            options.mode = .learn(learning)
         }
         if let file = values["--compare"] { options.mode = .compare(file) }
         if values["--compare-health"] != nil { options.mode = .compareHealth }
@@ -177,12 +135,7 @@ enum SimulateOptionsParser {
                 throw UsageError(message: "--duration needs a positive number of seconds, or a number and a unit (90s, 10m, 1h, 1d), at most a year (31622400 s), got '\(text.prefix(40))'")
             }
             if values["--auctions"] != nil { throw UsageError(message: "--auctions does not apply to --duration (the auctions follow from the duration and the rate)") }
-            if let text = values["--rate"] {
-                guard let rate = Double(text), rate.isFinite, rate > 0, rate <= SimulationOptions.maximumRate else {
-                    throw UsageError(message: "--rate needs a number of requests per second above 0 and at most \(Int(SimulationOptions.maximumRate)), got '\(text.prefix(40))'")
-                }
-                options.rate = rate
-            }
+            options.rate = try values.decimal("--rate", "a number of requests per second above 0 and at most \(Int(SimulationOptions.maximumRate))") { $0 > 0 && $0 <= SimulationOptions.maximumRate }
             if let text = values["--window"] {
                 guard let window = virtualTime(text), window >= .seconds(1), window <= duration else {
                     throw UsageError(message: "--window needs a length from 1 s to the duration, in seconds or with a unit (30s, 1m), got '\(text.prefix(40))'")
@@ -223,11 +176,18 @@ enum SimulateOptionsParser {
         throw UsageError(message: "--duration × --rate gives fewer than 1 auction (\(text(seconds)) s × \(text(rate)) per second = \(text(auctions))): give a longer --duration or a higher --rate")
     }
 
+    /// Refuses a learning loop of more auctions in all (`--days × --auctions`) than
+    /// ``SimulateOptions/maximumAuctions``, the bound of every run.
+    /// - Throws: ``UsageError`` naming both options and their product.
+    static func checkAuctions(days: Int, auctions: Int) throws(UsageError) {
+        let (total, overflow) = days.multipliedReportingOverflow(by: auctions)
+        guard overflow || total > SimulateOptions.maximumAuctions else { return }
+        throw UsageError(message: "--days × --auctions gives more than \(SimulateOptions.maximumAuctions) auctions, the most a run takes (\(days) × \(auctions)): give fewer --days or --auctions")
+    }
+
     /// The learning loop's options from their texts.
     static func learning(days text: String, learners: String?, drifts: String?, reportsDirectory: String?) throws(UsageError) -> SimulateOptions.LearningMode {
-        guard let days = Int(text), days >= 1, days <= LearningOptions.maximumDays else {
-            throw UsageError(message: "--days needs a whole number from 1 to \(LearningOptions.maximumDays), got '\(text.prefix(40))'")
-        }
+        let days = try OptionReader.whole("--days", text, in: 1...LearningOptions.maximumDays)
         var names = ECPMLearners.all
         if let learners, learners != "all" {
             let given = learners.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
@@ -243,6 +203,9 @@ enum SimulateOptionsParser {
                 parsed.append(try PriceDrift(parsing: String(spec)))
             } catch {
                 throw UsageError(message: "--" + error.message)
+            }
+            if let drift = parsed.last, drift.fromDay > days {
+                throw UsageError(message: "--drift '\(spec.prefix(80))': day \(drift.fromDay) is after the last day of the run (--days \(days)), so it would never apply")
             }
         }
         return SimulateOptions.LearningMode(days: days, learners: names, drifts: parsed, reportsDirectory: reportsDirectory)

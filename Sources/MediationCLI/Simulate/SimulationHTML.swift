@@ -194,7 +194,7 @@ enum SimulationHTML {
         var reach = 100
         for (_, report) in runs {
             for network in report.networks {
-                if let p99 = Estimators99.percentile(network.latencyHistogram) { reach = max(reach, (p99 + 1) * 10) }
+                if let p99 = Estimators.percentile(0.99, of: network.latencyHistogram) { reach = max(reach, (p99 + 1) * 10) }
             }
         }
         let xMax = min(3000, ((reach + 99) / 100) * 100)
@@ -232,20 +232,5 @@ enum SimulationHTML {
             }
         }
         return SVGChart.bars(bars, maximum: max(0.01, bars.map(\.value).max() ?? 1), title: "win share by network")
-    }
-}
-
-/// The nearest-rank p99 of a millisecond histogram.
-private enum Estimators99 {
-    static func percentile(_ histogram: [Int]) -> Int? {
-        let total = histogram.reduce(0, +)
-        guard total > 0 else { return nil }
-        let rank = max(1, Int((0.99 * Double(total)).rounded(.up)))
-        var seen = 0
-        for (value, count) in histogram.enumerated() {
-            seen += count
-            if seen >= rank { return value }
-        }
-        return histogram.count - 1
     }
 }

@@ -284,15 +284,6 @@ enum SimulationText {
         return items.count > maximumListedLineItems ? shown + " … and \(items.count - maximumListedLineItems) more" : shown
     }
 
-    // MARK: - JSON
-
-    /// Pretty JSON with sorted keys, newline-terminated.
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
-    }
-
     // MARK: - Formatting
 
     static func safe(_ text: String) -> String { DisplayText.escaped(text) }

@@ -32,10 +32,10 @@ public struct PriceDrift: Hashable, Sendable, Codable, CustomStringConvertible {
         guard let colon = text.lastIndex(of: ":"), let at = text.lastIndex(of: "@"), colon < at else { throw fail("missing ':' or '@'") }
         let network = String(text[..<colon])
         guard !network.isEmpty else { throw fail("no network") }
-        guard let factor = Double(text[text.index(after: colon)..<at]), factor.isFinite, factor > 0, factor <= 1000 else {
-            throw fail("the factor must be a number above 0 and at most 1000")
+        guard let factor = NumberText.decimal(text[text.index(after: colon)..<at]), factor > 0, factor <= 1000 else {
+            throw fail("the factor must be a plain decimal number above 0 and at most 1000")
         }
-        guard let day = Int(text[text.index(after: at)...]), day >= 1, day <= 10_000 else {
+        guard let day = NumberText.whole(text[text.index(after: at)...], as: Int.self), day >= 1, day <= 10_000 else {
             throw fail("the day must be a whole number from 1 to 10000")
         }
         self.init(network: network, factor: factor, fromDay: day)

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationLearning
 
 /// One source's line of a recorded auction, as much of the engine's trace line as a replay
 /// reads (`line_item`, `network`, `start_ms`, `latency_ms`, `outcome.status`, `ecpm`,
@@ -205,10 +206,13 @@ public struct Recording: Hashable, Sendable {
     ///   `winning_ecpm` that is not above 0 and at most ``SourceDraw/maximumPrice``, an
     ///   `auction_id` that is not a string or that an earlier line already has
     ///   (`line 12: trace.auction_id`, naming the first line: a duplicated auction would be
-    ///   counted twice).
+    ///   counted twice; ``EventLog/Auctions``), or more than ``EventLog/maximumSize`` bytes.
     public static func read(ndjson data: Data) throws(SimulationError) -> Recording {
         var auctions: [RecordedAuction] = []
-        var lineOfAuction: [String: Int] = [:]
+        guard data.count <= EventLog.maximumSize else {
+            throw SimulationError(code: .invalidRecording, message: "larger than \(EventLog.maximumSize) bytes (\(BoundedFile.mebibytes(EventLog.maximumSize))), the most an events log may be")
+        }
+        var recorded = EventLog.Auctions()
         let decoder = JSONDecoder()
         var lineNumber = 0
         var start = data.startIndex
@@ -222,11 +226,12 @@ public struct Recording: Hashable, Sendable {
             }
             guard line.count <= maximumLineBytes else { throw invalid("longer than \(maximumLineBytes) bytes") }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            if let problem = EventLog.problem(ofLine: line) { throw invalid(problem) }
             let header: EventHeader
             do {
                 header = try decoder.decode(EventHeader.self, from: line)
             } catch {
-                throw invalid("not a JSON object with an \"event\" name")
+                throw invalid("a JSON object without an \"event\" name (a string); each line of an events log is an engine event record")
             }
             guard header.event == "auction_finished" else { continue }
             var auction: RecordedAuction
@@ -243,8 +248,8 @@ public struct Recording: Hashable, Sendable {
                 throw SimulationError(code: .invalidRecording, path: "line \(lineNumber): trace.winning_ecpm", message: "must be a USD CPM above 0 and at most \(Int(SourceDraw.maximumPrice)), found \(value)")
             }
             if let id = auction.auctionID {
-                if let first = lineOfAuction.updateValue(lineNumber, forKey: id) {
-                    throw SimulationError(code: .invalidRecording, path: "line \(lineNumber): trace.auction_id", message: "the auction \"\(DisplayText.escaped(String(id.prefix(64))))\" is already recorded at line \(first); a recording holds each auction once")
+                if let problem = recorded.record(id, line: lineNumber) {
+                    throw SimulationError(code: .invalidRecording, path: "line \(lineNumber): trace.auction_id", message: problem)
                 }
             }
             auction.line = lineNumber
@@ -254,28 +259,19 @@ public struct Recording: Hashable, Sendable {
         return Recording(auctions: auctions)
     }
 
-    /// Reads the NDJSON event log at `url`.
+    /// Reads the NDJSON event log at `url` (at most ``EventLog/maximumSize`` bytes, as
+    /// `mediate optimize --events`).
     /// - Throws: ``SimulationError``: `unreadable_recording` when the file cannot be read,
-    ///   `invalid_recording` as ``read(ndjson:)``.
+    ///   `invalid_recording` when it is larger than the limit, or as ``read(ndjson:)``.
     public static func load(contentsOf url: URL) throws(SimulationError) -> Recording {
-        // Only a regular file (through a symbolic link): a FIFO's open would block until a
-        // writer came, a device would never end; Foundation's error for them says "permission".
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw SimulationError(code: .unreadableRecording, message: "no such file: \(url.path)")
-        }
-        guard !isDirectory.boolValue else {
-            throw SimulationError(code: .unreadableRecording, message: "cannot read \(url.path): it is a directory")
-        }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
-        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else {
-            throw SimulationError(code: .unreadableRecording, message: "cannot read \(url.path): not a regular file")
-        }
+        // One rule with `mediate optimize --events`: a regular file of at most
+        // ``EventLog/maximumSize``, read no further than one byte past it.
         let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw SimulationError(code: .unreadableRecording, message: "cannot read \(url.path): \((error as NSError).localizedDescription)")
+        switch BoundedFile.read(url, limit: EventLog.maximumSize) {
+        case .success(let read): data = read
+        case .failure(.notFound): throw SimulationError(code: .unreadableRecording, message: "no such file: \(url.path)")
+        case .failure(.tooLarge(let limit)): throw SimulationError(code: .invalidRecording, message: "\(url.path) is larger than \(limit) bytes (\(BoundedFile.mebibytes(limit))), the most an events log may be")
+        case .failure(let failure): throw SimulationError(code: .unreadableRecording, message: "cannot read \(url.path): \(failure.reason)")
         }
         return try read(ndjson: data)
     }

@@ -97,7 +97,7 @@ public struct SweepSpecification: Hashable, Sendable, CustomStringConvertible {
             }
             guard step > 0 else {
                 // A positive step under half a millionth rounds to 0: say so, not that it is not positive.
-                let positive = Double(parts[2]).map { $0 > 0 } ?? false
+                let positive = NumberText.decimal(parts[2]).map { $0 > 0 } ?? false
                 throw invalid(positive ? "the step must be at least 0.000001 (sweep values are exact to the millionth)" : "the step must be positive")
             }
             guard to >= from else { throw invalid("TO must not be less than FROM") }
@@ -124,10 +124,10 @@ public struct SweepSpecification: Hashable, Sendable, CustomStringConvertible {
         "\(parameter)=" + values.map { String($0) }.joined(separator: ",")
     }
 
-    /// A decimal number in integer millionths (rounded), or `nil` when it is not a finite
-    /// number from -10^12 to 10^12.
+    /// A decimal number in integer millionths (rounded), or `nil` when it is not a plain decimal
+    /// (``NumberText``, a `-` allowed) from -10^12 to 10^12.
     private static func micros(_ text: String) -> Int64? {
-        guard let value = Double(text), value.isFinite, abs(value) <= 1e12 else { return nil }
+        guard let value = NumberText.decimal(text, signed: true), abs(value) <= 1e12 else { return nil }
         return Int64((value * 1_000_000).rounded(.toNearestOrAwayFromZero))
     }
 }

@@ -95,7 +95,7 @@ public struct ConfidenceInterval: Hashable, Sendable, Codable {
 }
 
 /// The estimators of `docs/simulation.md`, "Statistics".
-enum Estimators {
+package enum Estimators {
     /// The mean of n values from their sums, with the 95 % interval `mean ± t(0.975, n−1) · s / √n`
     /// (s² = (Σx² − (Σx)²/n) / (n − 1)); `nil` interval under two values.
     static func mean(_ moments: Moments) -> (mean: Double, interval: ConfidenceInterval?)? {
@@ -151,7 +151,7 @@ enum Estimators {
 
     /// The nearest-rank percentile of a histogram of whole milliseconds: the smallest x with at
     /// least ⌈p · n⌉ values ≤ x; `nil` for an empty histogram.
-    static func percentile(_ p: Double, of histogram: [Int]) -> Int? {
+    package static func percentile(_ p: Double, of histogram: [Int]) -> Int? {
         let total = histogram.reduce(0, +)
         guard total > 0 else { return nil }
         let rank = max(1, Int((p * Double(total)).rounded(.up)))

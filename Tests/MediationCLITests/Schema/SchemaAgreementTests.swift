@@ -121,6 +121,38 @@ struct SchemaAgreementTests {
         return cases
     }
 
+    /// Numbers at the edge of the two readers: prices around one micro (`5e-7` once rounded up
+    /// to one by the loader) and the fallback's `creative_sizes` written with an exponent
+    /// (`1e-300x1e-300`, which the schema's pattern refuses).
+    static let edgeNumbers: [(path: [ConfigTree.Step], value: ConfigTree)] = [
+        ([.key("placements"), .key("home_banner"), .key("sources"), .index(1), .key("ecpm")], .number("5e-7")),
+        ([.key("placements"), .key("home_banner"), .key("sources"), .index(1), .key("ecpm")], .number("0.0000005")),
+        ([.key("placements"), .key("home_banner"), .key("sources"), .index(1), .key("ecpm")], .number("0.0000009999")),
+        ([.key("placements"), .key("home_banner"), .key("sources"), .index(1), .key("ecpm")], .number("0.000001")),
+        ([.key("placements"), .key("home_banner"), .key("sources"), .index(1), .key("ecpm")], .number("1e-6")),
+        ([.key("networks"), .key("admob_premium"), .key("options"), .key("creative_sizes")], .object([("banner", .array([.string("1e-300x1e-300")]))])),
+        ([.key("networks"), .key("admob_premium"), .key("options"), .key("creative_sizes")], .object([("banner", .array([.string("3.2e2x50")]))])),
+        ([.key("networks"), .key("admob_premium"), .key("options"), .key("creative_sizes")], .object([("banner", .array([.string("0x10x50")]))])),
+        ([.key("networks"), .key("admob_premium"), .key("options"), .key("creative_sizes")], .object([("banner", .array([.string("320x50"), .string("300x250")]))])),
+        ([.key("networks"), .key("admob_premium"), .key("options"), .key("creative_sizes")], .object([("banner", .array([.string("320.5x50.25")]))])),
+    ]
+
+    /// The shipped configuration with each of ``edgeNumbers`` set (an object member added
+    /// where it is missing).
+    static func edgeNumberCases(_ base: ConfigTree) -> [ConfigMutant] {
+        edgeNumbers.enumerated().compactMap { number, edge in
+            guard case .key(let key)? = edge.path.last,
+                  let changed = base.replacing(at: Array(edge.path.dropLast()), { node in
+                      guard case .object(var members) = node else { return node }
+                      members.removeAll { $0.key == key }
+                      members.append((key, edge.value))
+                      return .object(members)
+                  })
+            else { return nil }
+            return ConfigMutant(name: "edge_number_\(number)", json: changed.json, steps: ["\(edge.path) = \(edge.value.json)"], tags: [])
+        }
+    }
+
     static func checkSchemaAndLoaderAgree() async throws {
         let shipped = try Self.shippedText
         let base = try ConfigTree.parse(shipped)
@@ -134,6 +166,7 @@ struct SchemaAgreementTests {
             var mutants = ConfigMutator(base: base).mutants(count: 2000, seed: 0x5EED_0009)
             mutants.append(ConfigMutant(name: "shipped", json: shipped, steps: [], tags: []))
             mutants += Self.healthCases(base)
+            mutants += Self.edgeNumberCases(base)
             for mutant in mutants {
                 try? Data(mutant.json.utf8).write(to: directory.appendingPathComponent(mutant.name + ".json"))
             }
