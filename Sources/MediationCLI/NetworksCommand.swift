@@ -104,7 +104,7 @@ enum NetworksCommand {
         }
 
         /// e.g. `on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off
-        /// 30000 ms to 600000 ms, 1 probe` or `off`.
+        /// 5000 ms to 600000 ms, 1 probe` or `off`.
         var text: String {
             guard enabled else { return "off" }
             return "on, \(stateText); pauses after \(failuresToOpen) failures of the last \(window), back-off \(ReportFormat.millis(backoffMilliseconds)) ms to \(ReportFormat.millis(maxBackoffMilliseconds)) ms, \(probes) \(probes == 1 ? "probe" : "probes")"

@@ -40,7 +40,7 @@ struct NetworksCommandTests {
         #expect(output.contains("limit_ad_tracking on (lmt 1)"))
         #expect(output.contains("admob_backfill: adapter fallback, fixed_price\n"))
         // R24: each network's health and the rule it is held to.
-        #expect(output.contains("  health:    on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off 30000 ms to 600000 ms, 1 probe\n"), "\(output)")
+        #expect(output.contains("  health:    on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off 5000 ms to 600000 ms, 1 probe\n"), "\(output)")
     }
 
     @Test("--json: each network's health (on by default, off where the config turns it off)")
@@ -69,7 +69,7 @@ struct NetworksCommandTests {
         #expect(a["state"] as? String == "closed")
         #expect(a["failures_to_open"] as? Int == 3)
         #expect(a["window"] as? Int == 6)
-        #expect(a["backoff_ms"] as? Double == 30000)
+        #expect(a["backoff_ms"] as? Double == 5000)
         let b = try #require(networks.last?["health"] as? [String: Any])
         #expect(b["enabled"] as? Bool == false)
         let text = await workspace.run(["networks"])
@@ -140,7 +140,7 @@ struct NetworksCommandTests {
         try store.setData(Data(#"{"version":1,"retry_at_wall_ms":\#(retryAt),"backoff_ms":30000,"failed_probes":0,"openings":1,"network":"a","placement":"q","line_item":"z"}"#.utf8), forKey: HealthSubject.lineItem("z", placementID: "q", networkID: "a").storeKey)
         let text = await workspace.run(["networks", "--state-dir", "state"])
         #expect(text.code == .success, "\(text.error)")
-        #expect(text.output.contains("  health:    on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off 30000 ms to 600000 ms, 1 probe\n    q / z: line item open, tried again at "), "\(text.output)")
+        #expect(text.output.contains("  health:    on, closed (0 of 0 failed); pauses after 7 failures of the last 10, back-off 5000 ms to 600000 ms, 1 probe\n    q / z: line item open, tried again at "), "\(text.output)")
         #expect(!text.output.contains("p / x: line item open"))
         let result = await workspace.run(["networks", "--json", "--state-dir", "state"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])

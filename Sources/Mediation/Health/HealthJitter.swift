@@ -18,6 +18,7 @@ enum HealthJitter {
         return Double(mixed >> 11) / Double(UInt64(1) << 53)
     }
 
-    /// The largest share a jitter takes off a back-off: 20 %.
-    static let spread = 0.2
+    /// The largest share a jitter takes off a back-off: 50 %. A wide jitter keeps the probes of
+    /// a network that goes up and down in a cycle from falling at the same point of each cycle.
+    static let spread = 0.5
 }

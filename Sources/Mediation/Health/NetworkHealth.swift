@@ -1,3 +1,5 @@
+import Foundation
+
 /// One network's health as a pure state machine (engine rule R24): signals in at instants,
 /// admissions and transitions out. It never reads a clock or a store;
 /// ``NetworkHealthMonitor`` drives it.
@@ -7,7 +9,7 @@
 ///   ▲                                                     │ an auction at or after retry at
 ///   │ a probe answers                                     ▼
 ///   └──────────────────────────────────────────── half-open (at most `probes` probes)
-///                         a probe fails: open again, the back-off doubled (up to the cap)
+///                         a probe fails: open again, the back-off × 1.25 (up to the cap)
 /// ```
 /// Closed, every auction asks it and its verdicts fill the window. Open, no auction asks it
 /// until the back-off ends. Half-open, up to `probes` auctions at a time ask it; the others
@@ -51,7 +53,7 @@ struct NetworkHealth: Hashable, Sendable {
     private var recent: UInt64 = 0
     /// How many verdicts ``recent`` holds (at most the window).
     private(set) var recentCount = 0
-    /// Failed probes since it last opened from closed (the back-off doubles for each).
+    /// Failed probes since it last opened from closed (each lengthens the back-off by a quarter).
     private(set) var failedProbes = 0
     /// Probes asked and not yet heard of.
     private(set) var probesOutstanding = 0
@@ -139,14 +141,22 @@ struct NetworkHealth: Hashable, Sendable {
         return .opened(cause: cause, failures: failures, outcomes: outcomes, backoff: backoff, retryAt: now + backoff)
     }
 
-    /// The back-off after `failedProbes` failed probes: `backoff_ms` doubled for each, at most
-    /// `max_backoff_ms`, less up to ``HealthJitter/spread`` of it (`jitter` in `0..<1`), in
+    /// How much each failed probe lengthens the next back-off: 1.25 (a quarter). The back-off
+    /// after `n` failed probes is `backoff_ms × 1.25^n`: the time to notice a network that came
+    /// back is about a quarter of how long it has been paused so far, while the number of
+    /// probes of a network that stays down grows only with the logarithm of the outage's
+    /// length (`docs/health.md`, "A flapping network").
+    static let growth = 1.25
+
+    /// The back-off after `failedProbes` failed probes: `backoff_ms × 1.25^failedProbes`, at
+    /// most `max_backoff_ms`, less up to ``HealthJitter/spread`` of it (`jitter` in `0..<1`), in
     /// whole milliseconds.
     static func backoff(failedProbes: Int, settings: NetworkHealthSettings, jitter: Double) -> Duration {
         let base = settings.backoff.milliseconds
         let cap = settings.maxBackoff.milliseconds
-        let doubled = base * Double(1 << min(max(failedProbes, 0), 30))
-        let full = min(doubled, cap)
+        // 1.25^200 is beyond any cap (the longest back-off is 86,400 × the shortest).
+        let grown = base * pow(growth, Double(min(max(failedProbes, 0), 200)))
+        let full = min(grown, cap)
         let unit = jitter.isFinite ? min(max(jitter, 0), 1) : 0
         return .milliseconds(Int((full * (1 - HealthJitter.spread * unit)).rounded(.down)))
     }

@@ -3,9 +3,9 @@
 /// object may override.
 ///
 /// A network opens (is paused, not asked) when at least ``failuresToOpen`` of its last
-/// ``window`` verdicts are failures; it is tried again after a back-off of ``backoff``, doubled
-/// for each failed probe up to ``maxBackoff`` (shortened by a seeded jitter of up to 20 %); at
-/// most ``probes`` auctions at a time ask it then, and one answer closes it again.
+/// ``window`` verdicts are failures; it is tried again after a back-off of ``backoff``, 1.25 ×
+/// longer for each failed probe up to ``maxBackoff`` (shortened by a seeded jitter of up to
+/// 50 %); at most ``probes`` auctions at a time ask it then, and one answer closes it again.
 package struct NetworkHealthSettings: Hashable, Sendable {
     /// Whether the network is ever paused (`enabled`; default `true`).
     package var enabled: Bool
@@ -14,7 +14,7 @@ package struct NetworkHealthSettings: Hashable, Sendable {
     package var failuresToOpen: Int
     /// How many recent verdicts count (`window`, ``failuresToOpen``...64; default 10).
     package var window: Int
-    /// The first back-off (`backoff_ms`, 1000...86,400,000; default 30,000 ms).
+    /// The first back-off (`backoff_ms`, 1000...86,400,000; default 5,000 ms).
     package var backoff: Duration
     /// The longest back-off (`max_backoff_ms`, ``backoff``...86,400,000; default 600,000 ms).
     package var maxBackoff: Duration
@@ -22,7 +22,7 @@ package struct NetworkHealthSettings: Hashable, Sendable {
     /// default 1).
     package var probes: Int
 
-    /// The defaults (7 failures in the last 10, 30 s, at most 10 min, 1 probe).
+    /// The defaults (7 failures in the last 10, 5 s, at most 10 min, 1 probe).
     package static let standard = NetworkHealthSettings()
     /// Health off: the network is always asked.
     package static let disabled = NetworkHealthSettings(enabled: false)
@@ -41,7 +41,7 @@ package struct NetworkHealthSettings: Hashable, Sendable {
     ///   - backoff: the first back-off.
     ///   - maxBackoff: the longest back-off.
     ///   - probes: concurrent probes once the back-off ends.
-    package init(enabled: Bool = true, failuresToOpen: Int = 7, window: Int = 10, backoff: Duration = .seconds(30), maxBackoff: Duration = .seconds(600), probes: Int = 1) {
+    package init(enabled: Bool = true, failuresToOpen: Int = 7, window: Int = 10, backoff: Duration = .seconds(5), maxBackoff: Duration = .seconds(600), probes: Int = 1) {
         self.enabled = enabled
         self.failuresToOpen = failuresToOpen
         self.window = window

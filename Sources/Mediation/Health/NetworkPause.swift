@@ -15,7 +15,7 @@ extension MediationEvent {
         public var failures: Int
         /// The verdicts counted.
         public var outcomes: Int
-        /// Failed probes since it was paused from closed (the back-off doubles for each).
+        /// Failed probes since it was paused from closed (each lengthens the back-off by a quarter).
         public var failedProbes: Int
         /// The back-off, in milliseconds.
         public var backoffMilliseconds: Double
@@ -52,7 +52,7 @@ extension MediationEvent.NetworkPause {
     public enum Cause: String, Hashable, Sendable, Codable {
         /// `failures_to_open` of its last `window` verdicts were failures.
         case failures
-        /// Its back-off ended and the probe failed: the back-off doubled (up to the cap).
+        /// Its back-off ended and the probe failed: the back-off × 1.25 (up to the cap).
         case probeFailed = "probe_failed"
         /// It was paused when the engine last stopped (its stored state, `health.<network id>`).
         case restored

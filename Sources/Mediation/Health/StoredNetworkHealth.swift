@@ -68,7 +68,7 @@ struct StoredNetworkHealth: Codable, Hashable, Sendable {
         if version != StoredNetworkHealth.currentVersion { return "version \(version) is not \(StoredNetworkHealth.currentVersion)" }
         if !retryAtWallMilliseconds.isFinite || retryAtWallMilliseconds < 0 { return "retry_at_wall_ms is not a time" }
         if !backoffMilliseconds.isFinite || backoffMilliseconds < 0 || backoffMilliseconds > Double(NetworkHealthSettings.backoffRange.upperBound) { return "backoff_ms is out of range" }
-        if !(0...30).contains(failedProbes) { return "failed_probes is out of range" }
+        if !(0...1_000_000).contains(failedProbes) { return "failed_probes is out of range" }
         if !(0...1_000_000).contains(openings) { return "openings is out of range" }
         return nil
     }

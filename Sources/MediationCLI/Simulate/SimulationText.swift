@@ -17,7 +17,27 @@ enum SimulationText {
             lines.append("")
             lines += windowTable(windows, networks: report.networks.map(\.network), width: report.windowSeconds ?? 60)
         }
+        for outage in report.outages ?? [] {
+            lines.append("")
+            lines += outageLines(outage)
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// What a network with outages saw (``OutageFigures``): its up time, its down time, its
+    /// onsets.
+    static func outageLines(_ figures: OutageFigures) -> [String] {
+        var lines = ["\(safe(figures.network)) up and down (by window, wholly up or wholly in an outage):"]
+        lines.append("  up time: asked in \(fixed(figures.upAskedShare * 100, 1)) % of its auctions (\(figures.upAsked) of \(figures.upRequests))")
+        lines.append("  down time: asked in \(figures.downAsked) of \(figures.downRequests) auctions (each waited for it, at most its limit, or got its error)")
+        if let low = figures.onsetAsked.min(), let high = figures.onsetAsked.max() {
+            let mean = Double(figures.onsetAsked.reduce(0, +)) / Double(figures.onsetAsked.count)
+            lines.append("  at each outage's onset, until it was paused: \(low) to \(high) auctions asked it (mean \(fixed(mean, 1)), \(HumanReport.counted(figures.onsetAsked.count, "onset")))")
+        }
+        if figures.mixedWindows > 0 {
+            lines.append("  \(HumanReport.counted(figures.mixedWindows, "window")) partly up, partly down: in neither count (a --window that divides the outages' edges leaves none)")
+        }
+        return lines
     }
 
     /// `" at 10 per second over 3600 s"` for a timed run, else empty.

@@ -200,11 +200,14 @@ public struct SimulationReport: Hashable, Sendable, Codable {
     public var windowSeconds: Double?
     /// A timed run's figures per window, in time order (`nil` otherwise).
     public var windows: [WindowFigures]?
+    /// A timed run's figures of each network with outages in the market (`nil` otherwise, and
+    /// absent in JSON when no network has outages).
+    public var outages: [OutageFigures]?
 
     private enum CodingKeys: String, CodingKey {
         case health, rate
         case windowSeconds = "window_s"
-        case windows
+        case windows, outages
         case placementID = "placement"
         case seed
         case requests
@@ -234,7 +237,10 @@ public struct SimulationReport: Hashable, Sendable, Codable {
         if let options, let rate = options.rate {
             self.rate = rate
             windowSeconds = options.window.inSeconds
-            windows = WindowFigures.all(totals, models: models, window: options.window)
+            let windows = WindowFigures.all(totals, models: models, window: options.window)
+            self.windows = windows
+            let outages = OutageFigures.all(models: models, windows: windows, width: options.window, events: self.health.events, listedAll: self.health.events.count >= self.health.pauses + self.health.resumes, rate: rate, requests: totals.requests)
+            self.outages = outages.isEmpty ? nil : outages
         }
         self.placementID = placementID
         self.seed = seed

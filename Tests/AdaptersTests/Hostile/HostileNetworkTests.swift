@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -10,14 +11,19 @@ import Testing
 // items, huge ids and reasons, slow drips, silence, connection resets, 5xx, HTML, bad gzip and
 // redirects to another origin or in a loop. Each scenario runs through `MediationEngine` with a
 // configuration whose endpoint is the loopback server, in both modes:
-// - one-shot: `MediationEngine.runAuction` on `SystemClock`;
+// - one-shot: `MediationEngine.runAuction`;
 // - placement: a refreshing banner with a visible view, three auctions (the load and two
-//   refreshes) on `IdleSkippingClock` (real time during auctions; the 30 s refresh gaps are
-//   skipped).
-// Each asserts: no crash; the auction's trace ends by its 800 ms deadline (plus a generous
-// margin, measured by the trace); the hostile source's outcome and its detail (status,
-// reason, error code, HTTP status); every id and text in the trace bounded; a valid winner:
-// the hostile source's bounded ad, or the fallback source's.
+//   refreshes).
+// Both run on `ManualClock`, moved on only while no request is on the wire
+// (`WireWatchingTransport`): each exchange with the loopback server takes the real time it
+// takes, and the 800 ms deadline passes only after it, so a loaded machine cannot turn an answer
+// into a timeout. A scenario whose answer never comes (silence, a slow drip) is not waited for:
+// virtual time moves on to its deadline at once. Only a real hang fails on time: an auction not
+// over after 30 s of real time.
+// Each asserts: no crash; the auction's trace ends by its 800 ms deadline (exactly, on virtual
+// time); the hostile source's outcome and its detail (status, reason, error code, HTTP status);
+// every id and text in the trace bounded; a valid winner: the hostile source's bounded ad, or
+// the fallback source's.
 
 /// The suite's two loopback servers (the hostile one, and another origin that redirects point
 /// at), started once per test process and shared by every scenario.
@@ -74,12 +80,10 @@ enum HostileRun {
     static let hostileSource = "hostile_source"
     static let backupSource = "backup_source"
     static let deadlineMilliseconds = 800.0
-    /// How far past its deadline an auction's trace may end: generous, for a loaded machine
-    /// (and the thread sanitizer's run).
-    static let marginMilliseconds = 500.0
-    /// The margin of a heavy scenario (megabytes on the wire beside the rest of the test run).
-    static let heavyMarginMilliseconds = 2000.0
     static let auctionsPerPlacement = 3
+    /// How long in real time a run may take before it counts as a hang: far beyond any
+    /// exchange (the transport's backstop is 10 s), however loaded the machine.
+    static let realLimit: Duration = .seconds(30)
 
     /// The arguments of one network's tests (names only: see ``HostileServers/scenario(_:)``).
     /// `HOSTILE_ONLY=drip,never swift test --filter Hostile` runs only the scenarios named.
@@ -129,13 +133,25 @@ enum HostileRun {
         """#
     }
 
-    static func engine(_ scenario: HostileScenario, _ servers: HostileServers, clock: any MediationClock, mode: HostileServers.Mode) throws -> MediationEngine {
+    static func engine(_ scenario: HostileScenario, _ servers: HostileServers, clock: any MediationClock, transport: any HTTP.Transport) throws -> MediationEngine {
         let configuration = try MediationConfiguration(json: configuration(scenario, base: servers.hostile.baseURL), registry: .standard)
         return try MediationEngine(
             configuration: configuration,
             registry: .standard,
-            environment: MediationEnvironment(clock: clock, seed: 1, transport: servers.transport(scenario.network, mode))
+            environment: MediationEnvironment(clock: clock, seed: 1, transport: transport)
         )
+    }
+
+    /// The transport of `scenario` in `mode`, counting the requests on the wire.
+    static func wire(_ scenario: HostileScenario, _ servers: HostileServers, mode: HostileServers.Mode) throws -> WireWatchingTransport {
+        WireWatchingTransport(try #require(servers.transport(scenario.network, mode)))
+    }
+
+    /// Whether virtual time waits for a request on the wire: not when no answer is expected by
+    /// the deadline (silence, a slow drip), whose deadline passes at once.
+    static func waitsForTheWire(_ scenario: HostileScenario) -> Bool {
+        if case .timeout = scenario.expected { return false }
+        return true
     }
 
     // MARK: - Modes
@@ -143,17 +159,23 @@ enum HostileRun {
     static func oneShot(_ argument: HostileScenario) async throws {
         let servers = try await HostileServers.shared.value
         let scenario = try servers.scenario(argument)
-        var attempt = 1
-        var (engine, outcome) = try await oneShotAuction(scenario, servers)
-        // The machine stalled, not the network: rerun (at most twice) rather than judge it.
-        while machineStalled(outcome.trace, scenario), attempt < maximumAttempts {
-            outcome.winner?.ad.releaseResources()
-            await engine.shutdown()
-            attempt += 1
-            (engine, outcome) = try await oneShotAuction(scenario, servers)
+        let clock = ManualClock()
+        let wire = try wire(scenario, servers, mode: .oneShot)
+        let engine = try engine(scenario, servers, clock: clock, transport: wire)
+        let outcome = Locked<MediationEngine.AuctionOutcome??>(nil)
+        clock.startTask {
+            let result = await engine.runAuction(placementID: placementID)
+            outcome.withLock { $0 = .some(result) }
         }
-        check(outcome.trace, scenario)
-        if let winner = outcome.winner {
+        let finished = await wire.drive(clock, waitsForTheWire: waitsForTheWire(scenario), realLimit: realLimit) { outcome.withLock { $0 != nil } }
+        #expect(finished, "the auction was not over after \(realLimit) of real time: a hang")
+        guard let ran = outcome.withLock({ $0 }) else {
+            await engine.shutdown()
+            return
+        }
+        let result = try #require(ran)
+        check(result.trace, scenario)
+        if let winner = result.winner {
             check(winner.ad, lineItem: winner.lineItem.id, scenario)
             winner.ad.releaseResources()
         } else {
@@ -163,81 +185,43 @@ enum HostileRun {
         await engine.shutdown()
     }
 
-    /// How many times a scenario runs when the machine stalls (see ``machineStalled(_:_:)``).
-    static let maximumAttempts = 3
-
-    /// Whether the run measured a stalled machine: the well-behaved source timed out too (an
-    /// in-process sandbox answering in 20 ms, so only a machine stalled past the 800 ms
-    /// deadline, a loaded CI runner, makes it time out), or a winning answer was still being
-    /// read at the deadline; such a run says nothing about the hostile network's handling.
-    static func machineStalled(_ trace: AuctionTrace, _ scenario: HostileScenario) -> Bool {
-        if trace.source(backupSource)?.outcome.isTimeout == true { return true }
-        // A valid answer that must win, still being parsed at the deadline (the largest ones, in
-        // a debug build on a loaded runner): the run measured the machine too. A network that
-        // really hangs times out in every attempt and still fails.
-        if case .wins = scenario.expected, trace.source(hostileSource)?.outcome.isTimeout == true { return true }
-        // The trace ended past its deadline and margin: the deadline's timer ran late because
-        // the loaded machine did not schedule it. An engine that really overruns does so in
-        // every attempt and still fails the check.
-        let margin = scenario.heavy ? heavyMarginMilliseconds : marginMilliseconds
-        if trace.endedAtMilliseconds > trace.deadlineMilliseconds + margin { return true }
-        return false
-    }
-
-    /// One one-shot auction of `scenario` on the wall clock, and the engine that ran it.
-    static func oneShotAuction(_ scenario: HostileScenario, _ servers: HostileServers) async throws -> (MediationEngine, MediationEngine.AuctionOutcome) {
-        let engine = try engine(scenario, servers, clock: SystemClock(), mode: .oneShot)
-        let outcome = try #require(await engine.runAuction(placementID: placementID))
-        return (engine, outcome)
-    }
-
     /// What a placement run saw.
     struct PlacementRun: Sendable {
         var traces: [AuctionTrace] = []
         var loaded: [(ad: MediationEvent.AdSummary, expiresAt: MediationInstant, at: MediationInstant)] = []
-        var stalled = false
     }
 
     static func placement(_ argument: HostileScenario) async throws {
         let servers = try await HostileServers.shared.value
         let scenario = try servers.scenario(argument)
-        var attempt = 1
-        var run = try await placementRun(scenario, servers)
-        // The machine stalled, not the network: rerun (at most twice) rather than judge it.
-        while let stalledRun = run, stalledRun.traces.contains(where: { machineStalled($0, scenario) }), attempt < maximumAttempts {
-            attempt += 1
-            run = try await placementRun(scenario, servers)
-        }
-        let result = try #require(run, "the placement stalled: fewer than \(auctionsPerPlacement) auctions")
-        try await check(result, scenario, servers)
-    }
-
-    /// One placement run of `scenario`: its first auctions, or `nil` when it stalled.
-    static func placementRun(_ scenario: HostileScenario, _ servers: HostileServers) async throws -> PlacementRun? {
-        let clock = IdleSkippingClock()
-        let engine = try engine(scenario, servers, clock: clock, mode: .placement)
+        let clock = ManualClock()
+        let wire = try wire(scenario, servers, mode: .placement)
+        let engine = try engine(scenario, servers, clock: clock, transport: wire)
         let events = engine.events()
         let placement = try #require(engine.placement(placementID))
-        _ = await placement.attachView(visible: true)
-        let run = await watchdog {
-            var run = PlacementRun()
+        let run = Locked(PlacementRun())
+        // The host: on the clock, so virtual time waits for it too.
+        let host = clock.startTask {
             for await event in events {
                 switch event {
                 case .auctionFinished(_, let trace, _):
-                    run.traces.append(trace)
+                    run.withLock { $0.traces.append(trace) }
                 case .adLoaded(let ad, let expiresAt, let at):
-                    run.loaded.append((ad, expiresAt, at))
+                    run.withLock { $0.loaded.append((ad, expiresAt, at)) }
                     // The host renders every new ad at once (its impression tracking runs too).
                     if let current = await placement.currentAd?.ad { _ = await placement.reportShown(current) }
                 default:
                     break
                 }
-                if run.traces.count == auctionsPerPlacement { break }
+                if run.withLock({ $0.traces.count }) == auctionsPerPlacement { break }
             }
-            return run
         }
+        clock.startTask { _ = await placement.attachView(visible: true) }
+        let finished = await wire.drive(clock, waitsForTheWire: waitsForTheWire(scenario), realLimit: realLimit) { run.withLock { $0.traces.count >= auctionsPerPlacement } }
+        #expect(finished, "\(auctionsPerPlacement) auctions were not over after \(realLimit) of real time: a hang")
+        host.cancel()
         await engine.shutdown()
-        return run
+        try await check(run.withLock { $0 }, scenario, servers)
     }
 
     /// Checks what one placement run saw.
@@ -262,27 +246,11 @@ enum HostileRun {
         try await checkOtherOrigin(scenario, servers)
     }
 
-    /// `body`'s result, or `nil` when it has not finished after 30 s (a guard against a hang,
-    /// not a wait: every scenario ends in about a second per auction).
-    static func watchdog<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T? {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-    }
-
     // MARK: - Checks
 
     static func check(_ trace: AuctionTrace, _ scenario: HostileScenario, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(abs(trace.deadlineMilliseconds - trace.startedAtMilliseconds - deadlineMilliseconds) < 0.001, sourceLocation: sourceLocation)
-        let margin = scenario.heavy ? heavyMarginMilliseconds : marginMilliseconds
-        #expect(trace.endedAtMilliseconds <= trace.deadlineMilliseconds + margin, "the trace ends by the deadline", sourceLocation: sourceLocation)
+        #expect(trace.endedAtMilliseconds <= trace.deadlineMilliseconds, "the trace ends by the deadline", sourceLocation: sourceLocation)
         for line in trace.sources {
             #expect((line.creativeID?.count ?? 0) <= NetworkValueBounds.maximumIdentifierLength, sourceLocation: sourceLocation)
             #expect((line.adID?.count ?? 0) <= NetworkValueBounds.maximumIdentifierLength, sourceLocation: sourceLocation)
@@ -335,9 +303,7 @@ enum HostileRun {
                 return
             }
         case .timeout:
-            // Elo's own race ends at the request's deadline, the engine's deadline: its answer
-            // comes after the source timed out (a late answer on its line), or, processed first
-            // on the real clock, after its limit: a timeout either way (R3a, R6a).
+            // Virtual time moved to the deadline with the request still on the wire.
             #expect(hostile.outcome.isTimeout, "got \(hostile.outcome)", sourceLocation: sourceLocation)
             #expect(trace.endedAtMilliseconds >= trace.deadlineMilliseconds, "a silent bidder or higher source holds the auction to its deadline", sourceLocation: sourceLocation)
         }
@@ -373,9 +339,9 @@ enum HostileRun {
 }
 
 /// The six suites run one scenario at a time (the parent is serialized): the suite holds
-/// connections open on purpose and its deadlines are on the wall clock, so it keeps its own
-/// load, and the load it puts on the rest of the test run, low.
-@Suite("Hostile networks (R16, R17)", .serialized, .enabled(if: !ThreadSanitizer.isOn, "wall-clock deadlines: the plain pass runs these (see ThreadSanitizer)"))
+/// connections open on purpose and moves megabytes, so it keeps its own load, and the load it
+/// puts on the rest of the test run, low.
+@Suite("Hostile networks (R16, R17)", .serialized, .enabled(if: !ThreadSanitizer.isOn, "real loopback I/O, megabytes of it: the plain pass runs these (see ThreadSanitizer)"))
 struct HostileNetworkTests {
     @Suite("one-shot auctions: Elo")
     struct EloOneShot {

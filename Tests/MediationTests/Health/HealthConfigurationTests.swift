@@ -25,7 +25,7 @@ struct HealthConfigurationTests {
     func defaultsAndOverrides() throws {
         let plain = try Self.loader().load(json: Self.json(top: nil, a: nil))
         #expect(plain.network("a")?.health == .standard)
-        #expect(NetworkHealthSettings.standard == NetworkHealthSettings(enabled: true, failuresToOpen: 7, window: 10, backoff: .seconds(30), maxBackoff: .seconds(600), probes: 1))
+        #expect(NetworkHealthSettings.standard == NetworkHealthSettings(enabled: true, failuresToOpen: 7, window: 10, backoff: .seconds(5), maxBackoff: .seconds(600), probes: 1))
         let tuned = try Self.loader().load(json: Self.json(top: #"{"failures_to_open": 3, "backoff_ms": 10000}"#, a: #"{"probes": 2, "backoff_ms": 5000}"#))
         #expect(tuned.network("a")?.health == NetworkHealthSettings(failuresToOpen: 3, window: 10, backoff: .seconds(5), maxBackoff: .seconds(600), probes: 2))
         #expect(tuned.network("b")?.health == NetworkHealthSettings(failuresToOpen: 3, window: 10, backoff: .seconds(10), maxBackoff: .seconds(600), probes: 1))

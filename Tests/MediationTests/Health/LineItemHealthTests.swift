@@ -5,8 +5,10 @@ import Testing
 
 /// An engine whose one network `ads` serves every line item (the ad unit decides the answer),
 /// on a manual clock, with an injected state store and wall clock and the default health
-/// settings (7 failures of the last 10, 30 s, at most 600 s, one probe).
+/// settings but a first back-off of 30 s (7 failures of the last 10, 30 s, at most 600 s, one
+/// probe): the instants below are spaced for it.
 struct LineItemHealthFixture: Sendable {
+    static let settings = NetworkHealthSettings(backoff: .seconds(30))
     /// How far the clock moves per auction: past any auction's 3000 ms deadline.
     static let step = Duration.seconds(5)
 
@@ -29,7 +31,7 @@ struct LineItemHealthFixture: Sendable {
     ) throws {
         ads = ScriptedAdapter(network: "ads", pricing: .fixedPrice, clock: clock) { _, request in answer(request.adUnitID) }
         var networks = PrebuiltNetworks()
-        networks.add("ads", pricing: .fixedPrice, adapter: ads, health: .standard)
+        networks.add("ads", pricing: .fixedPrice, adapter: ads, health: LineItemHealthFixture.settings)
         engine = try MediationEngine(
             configuration: networks.configuration(placements: placements),
             registry: networks.registry,
@@ -87,7 +89,7 @@ struct LineItemHealthFixture: Sendable {
     /// after `failedProbes` failed probes, under the environment's default seed (1).
     static func backoff(_ lineItemID: String, of placementID: String, failedProbes: Int = 0, opening: Int = 0) -> Duration {
         let subject = HealthSubject.lineItem(lineItemID, placementID: placementID, networkID: "ads")
-        return NetworkHealth.backoff(failedProbes: failedProbes, settings: .standard, jitter: HealthJitter.unit(seed: 1, networkID: subject.jitterID, opening: opening))
+        return NetworkHealth.backoff(failedProbes: failedProbes, settings: LineItemHealthFixture.settings, jitter: HealthJitter.unit(seed: 1, networkID: subject.jitterID, opening: opening))
     }
 }
 
@@ -95,7 +97,7 @@ struct LineItemHealthFixture: Sendable {
 /// other line items is paused on its own, at exact instants on the manual clock.
 @Suite("Network health: a line item's own (R24)")
 struct LineItemHealthTests {
-    @Test("a line item failing beside an answering one opens at its 7th failure of 10; its network stays closed; the other is always asked; it probes at its back-off, a failed probe doubles it, an answer closes it")
+    @Test("a line item failing beside an answering one opens at its 7th failure of 10; its network stays closed; the other is always asked; it probes at its back-off, a failed probe makes it 1.25 times longer, an answer closes it")
     func failingLineItemIsPausedOnItsOwn() async throws {
         let badAnswers = Locked(false)
         let fixture = try LineItemHealthFixture.twoLineItems(badAnswers: badAnswers)
@@ -121,13 +123,13 @@ struct LineItemHealthTests {
         await fixture.clock.advance(to: retryAt - .milliseconds(1))
         #expect(fixture.engine.lineItemHealth("bad", placementID: "p")?.state == .open)
 
-        // At the back-off instant one auction probes it; the probe fails: the back-off doubles.
+        // At the back-off instant one auction probes it; the probe fails: the back-off grows by a quarter.
         await fixture.clock.advance(to: retryAt)
         _ = try await fixture.auction()
         #expect(fixture.requestInstants("u_bad").last == retryAt)
         let failedAt = retryAt + .milliseconds(200)
         let second = LineItemHealthFixture.backoff("bad", of: "p", failedProbes: 1, opening: 1)
-        #expect(second > .seconds(48) && second <= .seconds(60))
+        #expect(second > .milliseconds(18_750) && second <= .milliseconds(37_500))
         #expect(fixture.pauses.last == MediationEvent.NetworkPause(networkID: "ads", cause: .probeFailed, failures: 1, outcomes: 1, failedProbes: 1, backoffMilliseconds: second.milliseconds, retryAt: failedAt + second, at: failedAt, placementID: "p", lineItemID: "bad"))
 
         // The next probe answers: it closes.
@@ -213,7 +215,7 @@ struct LineItemHealthTests {
         // The network's rule alone: its 7th failure (of the last 10 verdicts) opens it at the
         // end of that auction, its deadline.
         let openedAt = MediationInstant.origin + .milliseconds(5000 * (healthyAuctions + 6) + 3000)
-        let backoff = NetworkHealth.backoff(failedProbes: 0, settings: .standard, jitter: HealthJitter.unit(seed: 1, networkID: "ads", opening: 0))
+        let backoff = NetworkHealth.backoff(failedProbes: 0, settings: LineItemHealthFixture.settings, jitter: HealthJitter.unit(seed: 1, networkID: "ads", opening: 0))
         #expect(fixture.pauses == [MediationEvent.NetworkPause(networkID: "ads", cause: .failures, failures: 7, outcomes: min(10, healthyAuctions + 7), failedProbes: 0, backoffMilliseconds: backoff.milliseconds, retryAt: openedAt + backoff, at: openedAt)])
         #expect(fixture.engine.lineItemHealth("home_ads", placementID: "home")?.state == .closed)
         #expect(fixture.engine.lineItemHealth("level_ads", placementID: "level")?.state == .closed)
@@ -390,8 +392,8 @@ struct LineItemHealthTests {
     func loneLineItemHasNoMachine() throws {
         let clock = ManualClock()
         var networks = PrebuiltNetworks()
-        networks.add("solo", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "solo", pricing: .fixedPrice, clock: clock, script: []), health: .standard)
-        networks.add("ads", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "ads", pricing: .fixedPrice, clock: clock, script: []), health: .standard)
+        networks.add("solo", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "solo", pricing: .fixedPrice, clock: clock, script: []), health: LineItemHealthFixture.settings)
+        networks.add("ads", pricing: .fixedPrice, adapter: ScriptedAdapter(network: "ads", pricing: .fixedPrice, clock: clock, script: []), health: LineItemHealthFixture.settings)
         let configuration = networks.configuration(placements: [
             MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [.fixedPrice("solo_p", network: "solo", eCPM: 1), .fixedPrice("ads_p", network: "ads", eCPM: 1)]),
             MediationConfiguration.Placement(id: "q", format: .interstitial, sources: [.fixedPrice("ads_q", network: "ads", eCPM: 1)]),
@@ -452,7 +454,7 @@ struct LineItemHealthMonitorTests {
     }
 
     func plan(_ placementID: String, _ lineItemIDs: [String], on monitor: NetworkHealthMonitor) -> NetworkHealthMonitor.Plan {
-        let sources = lineItemIDs.map { AuctionSource(lineItem: .fixedPrice($0, network: "ads", eCPM: 1), adapter: ScriptedAdapter(network: "ads", pricing: .fixedPrice, clock: clock, script: [])) }
+        let sources = lineItemIDs.map { AuctionSource(lineItem: .fixedPrice($0, network: "ads", eCPM: 1), adapter: ScriptedAdapter(network: "ads", pricing: .fixedPrice, clock: clock, script: []), health: LineItemHealthFixture.settings) }
         return NetworkHealthMonitor.Plan(sources, placementID: placementID, on: monitor)
     }
 
@@ -495,13 +497,13 @@ struct LineItemHealthMonitorTests {
         }
         #expect(log == ["+ads/a failures", "+ads failures"])
         // Both back-offs over: a `p` auction probes the network and `a`; `a` fails. The failure
-        // is `a`'s own (it is probing on its own): `a` opens again with a doubled back-off; the
+        // is `a`'s own (it is probing on its own): `a` opens again with a longer back-off; the
         // network's probe heard nothing and frees its place.
         let probe = monitor.admit(p, at: at(100))
         #expect(probe.probes == [0] && probe.lineItemProbes == [0])
         monitor.record(trace([("a", Self.failed)]), plan: p, ticket: probe, at: at(100.2))
         #expect(log == ["+ads/a failures", "+ads failures", "+ads/a probe_failed"])
-        // The next `p` auction does not ask `a` again: it is paused until its doubled back-off.
+        // The next `p` auction does not ask `a` again: it is paused until its longer back-off.
         let next = monitor.admit(p, at: at(101))
         #expect(next.paused.keys.sorted() == [0])
         #expect(next.lineItemProbes.isEmpty)

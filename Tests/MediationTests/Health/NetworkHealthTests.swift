@@ -49,7 +49,7 @@ struct NetworkHealthTests {
         #expect(HealthSignal.combined(signals: [HealthSignal(.error(AdLoadResult.Error(kind: .network, code: 1, message: "x"))), HealthSignal(.cancelled(couldNotBeat: nil))]) == .failure)
     }
 
-    @Test("at the back-off instant one probe asks it; a failed probe doubles the back-off up to the cap; a success closes it")
+    @Test("at the back-off instant one probe asks it; a failed probe makes the back-off 1.25 times longer, up to the cap; a success closes it")
     func probesAtTheBackoffInstant() {
         var health = NetworkHealth()
         for _ in 0..<3 { _ = health.record(.failure, probe: false, at: t0, settings: settings, jitter: 0) }
@@ -60,14 +60,18 @@ struct NetworkHealthTests {
         // A verdict of an auction admitted before it opened counts for nothing.
         #expect(health.record(.success, probe: false, at: retry, settings: settings, jitter: 0) == nil)
         let failed = retry + .seconds(1)
-        #expect(health.record(.failure, probe: true, at: failed, settings: settings, jitter: 0) == .opened(cause: .probeFailed, failures: 1, outcomes: 1, backoff: .seconds(60), retryAt: failed + .seconds(60)))
-        #expect(health.admit(at: failed + .seconds(60), settings: settings) == .ask(probe: true))
-        let again = failed + .seconds(60)
-        #expect(health.record(.failure, probe: true, at: again, settings: settings, jitter: 0) == .opened(cause: .probeFailed, failures: 1, outcomes: 1, backoff: .seconds(100), retryAt: again + .seconds(100)))
-        #expect(health.admit(at: again + .seconds(100), settings: settings) == .ask(probe: true))
-        #expect(health.record(.success, probe: true, at: again + .seconds(100), settings: settings, jitter: 0) == .closed(failedProbes: 2))
+        #expect(health.record(.failure, probe: true, at: failed, settings: settings, jitter: 0) == .opened(cause: .probeFailed, failures: 1, outcomes: 1, backoff: .milliseconds(37_500), retryAt: failed + .milliseconds(37_500)))
+        #expect(health.admit(at: failed + .milliseconds(37_500), settings: settings) == .ask(probe: true))
+        let again = failed + .milliseconds(37_500)
+        #expect(health.record(.failure, probe: true, at: again, settings: settings, jitter: 0) == .opened(cause: .probeFailed, failures: 1, outcomes: 1, backoff: .milliseconds(46_875), retryAt: again + .milliseconds(46_875)))
+        #expect(health.admit(at: again + .milliseconds(46_875), settings: settings) == .ask(probe: true))
+        #expect(health.record(.success, probe: true, at: again + .milliseconds(46_875), settings: settings, jitter: 0) == .closed(failedProbes: 2))
         #expect(health.phase == .closed)
-        #expect(health.admit(at: again + .seconds(100), settings: settings) == .ask(probe: false))
+        #expect(health.admit(at: again + .milliseconds(46_875), settings: settings) == .ask(probe: false))
+        // 30 s × 1.25^n: 91.55 s after 5 failed probes, the cap (100 s) from the sixth on.
+        #expect(NetworkHealth.backoff(failedProbes: 5, settings: settings, jitter: 0) == .milliseconds(91_552))
+        #expect(NetworkHealth.backoff(failedProbes: 6, settings: settings, jitter: 0) == .seconds(100))
+        #expect(NetworkHealth.backoff(failedProbes: 1_000_000, settings: settings, jitter: 0) == .seconds(100))
     }
 
     @Test("a probe whose auction said nothing of it frees its place")
@@ -80,15 +84,15 @@ struct NetworkHealthTests {
         #expect(health.admit(at: retry, settings: settings) == .ask(probe: true))
     }
 
-    @Test("the jitter is seeded: the same seed, network and opening give the same back-off, at most 20 % shorter")
+    @Test("the jitter is seeded: the same seed, network and opening give the same back-off, at most 50 % shorter")
     func jitterIsSeeded() {
         let a = HealthJitter.unit(seed: 7, networkID: "elo", opening: 0)
         #expect(a == HealthJitter.unit(seed: 7, networkID: "elo", opening: 0))
         #expect(a != HealthJitter.unit(seed: 7, networkID: "nitx", opening: 0))
         #expect((0..<1).contains(a))
         let backoff = NetworkHealth.backoff(failedProbes: 0, settings: settings, jitter: a)
-        #expect(backoff <= .seconds(30) && backoff >= .seconds(24))
-        #expect(NetworkHealth.backoff(failedProbes: 0, settings: settings, jitter: 0.5) == .seconds(27))
+        #expect(backoff <= .seconds(30) && backoff >= .seconds(15))
+        #expect(NetworkHealth.backoff(failedProbes: 0, settings: settings, jitter: 0.5) == .milliseconds(22_500))
     }
 
     @Test("the monitor's fast path is exact: whenever it skips a verdict, recording it would have changed nothing")
