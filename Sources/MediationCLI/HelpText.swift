@@ -44,7 +44,8 @@ enum HelpText {
       --duration D       how long --watch runs: seconds, or a number and a unit (500ms, 90s,
                          5m, 1h, 1d), at most a week (default 180)
       --fast             run --watch on virtual time, as fast as the CPU allows, with
-                         virtual timestamps (the same lines every run)
+                         virtual timestamps (the same lines every run); sandbox endpoints
+                         only (a real network is refused); state in DIR/virtual-time
       --debug            print every source's adapter call and HTTP exchange (method, URL,
                          status, headers, bodies cut at 8192 characters, times from the
                          auction's start) with user data and identifiers shown as [redacted]

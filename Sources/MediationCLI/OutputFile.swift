@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -47,8 +48,8 @@ enum OutputFile {
     }
 
     /// Writes `text` to `url` so that a failure (a full disk, a size limit) leaves the old file
-    /// as it was: the text goes to a temporary file next to the target (after following a
-    /// symbolic link, which is kept), flushed, then renamed over it. A target that exists and
+    /// as it was: the project's durable writer (`DurableFile`) replaces the target (after
+    /// following a symbolic link, which is kept). A target that exists and
     /// is not a regular file (`/dev/stdout`, a FIFO) is written in place with ``write(_:to:)``.
     static func writeAtomically(_ text: String, to url: URL) throws(Failure) {
         let target = url.resolvingSymlinksInPath()
@@ -58,30 +59,8 @@ enum OutputFile {
             try write(text, to: target)
             return
         }
-        let directory = target.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(getpid()).tmp")
-        let descriptor = temporary.path.withCString { path in
-            #if canImport(Glibc)
-            Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            #else
-            Darwin.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            #endif
-        }
-        guard descriptor >= 0 else { throw Failure(message: String(cString: strerror(errno))) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: Data(text.utf8))
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? handle.close()
-            _ = unlink(temporary.path)
-            throw Failure(message: (error as NSError).localizedDescription)
-        }
-        guard rename(temporary.path, target.path) == 0 else {
-            let message = String(cString: strerror(errno))
-            _ = unlink(temporary.path)
-            throw Failure(message: message)
+        if let failure = DurableFile.replace(target.lastPathComponent, in: target.deletingLastPathComponent().path, with: Data(text.utf8), mode: 0o644) {
+            throw Failure(message: failure)
         }
     }
 }

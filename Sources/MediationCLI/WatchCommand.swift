@@ -62,6 +62,7 @@ enum WatchCommand {
             },
             exchangeRecorder: recorder,
             remote: remote,
+            transport: options.fast ? VirtualTimeTransport() : nil,
             environment: environment
         ) {
         case .failure(let failure):
@@ -73,6 +74,10 @@ enum WatchCommand {
             await engine.shutdown()
             let known = engine.configuration.placements.map(\.id).joined(separator: ", ")
             return MediateCommand.usageError("unknown placement '\(options.placementID)' in \(MediateCommand.configurationName(path, of: engine)); it has: \(known)", environment: environment)
+        }
+        if options.fast, let refusal = VirtualTimeTransport.refusal(of: engine.configuration) {
+            await engine.shutdown()
+            return MediateCommand.usageError(refusal, environment: environment)
         }
         MediateCommand.reportWarnings(of: engine, environment: environment)
         logger.enable()

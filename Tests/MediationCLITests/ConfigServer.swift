@@ -19,12 +19,23 @@ final class ConfigServer: Sendable {
     var url: URL { URL(string: "http://127.0.0.1:\(port)/config.json") ?? URL(fileURLWithPath: "/") }
 
     /// Starts the server with `responses` for `GET /config.json`, on a thread of its own.
-    init(_ responses: [Response]) async throws {
-        let routes = String(decoding: try JSONEncoder().encode(["GET /config.json": responses]), as: UTF8.self)
+    convenience init(_ responses: [Response]) async throws {
+        try await self.init(routes: ["GET /config.json": responses])
+    }
+
+    /// Starts the server with `routes` (`"GET /v1.json": [responses]`), passed in a file (a
+    /// command line would be too short for many signed configurations).
+    init(routes: [String: [Response]]) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("config-routes-\(UUID().uuidString).json")
+        try JSONEncoder().encode(routes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
         let script = Workspace.repositoryRoot.appendingPathComponent("Tests/AdaptersTests/Loopback/loopback_server.py")
-        process = try await LoopbackScriptProcess.start(script: script.path, routesArgument: routes)
+        process = try await LoopbackScriptProcess.start(script: script.path, routesArgument: "@" + file.path)
         port = process.port
     }
+
+    /// The server's base URL, `http://127.0.0.1:PORT`.
+    var base: String { "http://127.0.0.1:\(port)" }
 
     /// Stops the server (it exits once its standard input closes).
     func stop() {

@@ -79,8 +79,7 @@ extension MediationEngine {
         }
         // The floor only grows: the version running at launch counts as applied.
         if configurationVersion > start.updater.highestApplied {
-            start.updater.highestApplied = configurationVersion
-            try? ConfigurationCache(store: environment.stateStore).setAppliedVersion(configurationVersion)
+            start.updater.highestApplied = (try? ConfigurationCache(store: environment.stateStore).raiseAppliedVersion(to: configurationVersion)) ?? configurationVersion
         }
         let warnings = launch.warnings.map { warning in
             var warning = warning
@@ -173,34 +172,48 @@ struct RemoteLaunch {
         func warn(_ failure: StateStoreError) {
             warn(failure.kind == .discarded ? .cacheDiscarded : .storeUnavailable, failure.description)
         }
-        let (installID, idFailure) = InstallID.current(in: store)
-        if let idFailure { warn(idFailure) }
-        let cache = ConfigurationCache(store: store)
-        let (highestApplied, floorFailure) = cache.appliedVersion()
-        if let floorFailure { warn(floorFailure) }
+        var installID = ""
+        var highestApplied = 0
         var candidates: [MediationEngine.LaunchCandidate] = []
         var envelope: Data?
         var metadata: ConfigurationCache.Metadata?
-        switch cache.read() {
-        case .failure(let failure):
-            warn(failure)
-        case .success(nil):
-            break
-        case .success(let entry?):
-            switch SignedConfiguration.verify(entry.envelope, trustedKeys: remote.trustedKeys, registry: registry) {
-            case .failure(let rejection):
-                cache.remove()
-                warn(.cacheInvalid, "the cached configuration no longer verifies: \(rejection.message) (\(rejection.code)); removed")
-            case .success(let verified) where verified.version < highestApplied:
-                cache.remove()
-                warn(.cacheInvalid, "the cached version \(verified.version) is older than version \(highestApplied), applied before on this install; removed", offered: verified.version)
-            case .success(let verified) where verified.version < bundled.version:
-                break // the bundled configuration is newer: the cache is kept for its entity tag only
-            case .success(let verified):
-                candidates.append(MediationEngine.LaunchCandidate(configuration: verified.configuration, version: verified.version, source: .cache))
-                envelope = verified.envelope
-                metadata = entry.metadata
+        // Read (and a stale cache removed) under the store's write lock: another run sharing the
+        // store writes the floor and the cache together, never half-seen from here.
+        func readStore() {
+            let idFailure: StateStoreError?
+            (installID, idFailure) = InstallID.current(in: store)
+            if let idFailure { warn(idFailure) }
+            let cache = ConfigurationCache(store: store)
+            let floorFailure: StateStoreError?
+            (highestApplied, floorFailure) = cache.appliedVersion()
+            if let floorFailure { warn(floorFailure) }
+            switch cache.read() {
+            case .failure(let failure):
+                warn(failure)
+            case .success(nil):
+                break
+            case .success(let entry?):
+                switch SignedConfiguration.verify(entry.envelope, trustedKeys: remote.trustedKeys, registry: registry) {
+                case .failure(let rejection):
+                    cache.remove()
+                    warn(.cacheInvalid, "the cached configuration no longer verifies: \(rejection.message) (\(rejection.code)); removed")
+                case .success(let verified) where verified.version < highestApplied:
+                    cache.remove()
+                    warn(.cacheInvalid, "the cached version \(verified.version) is older than version \(highestApplied), applied before on this install; removed", offered: verified.version)
+                case .success(let verified) where verified.version < bundled.version:
+                    break // the bundled configuration is newer: the cache is kept for its entity tag only
+                case .success(let verified):
+                    candidates.append(MediationEngine.LaunchCandidate(configuration: verified.configuration, version: verified.version, source: .cache))
+                    envelope = verified.envelope
+                    metadata = entry.metadata
+                }
             }
+        }
+        do {
+            try store.exclusively { () throws(StateStoreError) in readStore() }
+        } catch {
+            warn(error)
+            readStore()
         }
         candidates.append(MediationEngine.LaunchCandidate(configuration: bundled, version: bundled.version, source: .bundled))
         return RemoteLaunch(candidates: candidates, warnings: warnings, envelope: envelope, metadata: metadata, installID: installID, highestApplied: highestApplied, remote: remote, registry: registry, environment: environment)

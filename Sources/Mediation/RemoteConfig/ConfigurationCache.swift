@@ -94,7 +94,9 @@ package struct ConfigurationCache: Sendable {
         return .success(Entry(metadata: metadata, envelope: Data(bytes[(newline + 1)...])))
     }
 
-    /// Stores `envelope` with `metadata` (atomically, replacing the old record).
+    /// Stores `envelope` with `metadata` (atomically, replacing the old record), whatever the
+    /// floor: the engine writes through ``raiseAppliedVersion(to:caching:)``, which compares
+    /// with the floor under the lock; tests plant records with this.
     /// - Throws: the store's error.
     package func write(_ envelope: Data, metadata: Metadata) throws(StateStoreError) {
         let line: Data
@@ -114,22 +116,28 @@ package struct ConfigurationCache: Sendable {
     }
 
     /// The highest version applied on this install (0 when none, or when the record is bad: it
-    /// is removed and the failure returned).
+    /// is removed, under the write lock unless another writer has just replaced it, and the
+    /// failure returned).
     package func appliedVersion() -> (version: Int, failure: StateStoreError?) {
         do {
             guard let data = try store.data(forKey: Self.appliedVersionKey) else { return (0, nil) }
-            let text = String(decoding: data, as: UTF8.self)
-            guard Self.isCanonicalDecimal(text), let version = Int(text), (0...ConfigurationLoader.maximumConfigVersion).contains(version) else {
-                try? store.setData(nil, forKey: Self.appliedVersionKey)
-                return (0, StateStoreError(kind: .discarded, key: Self.appliedVersionKey, message: "not a version number; removed"))
-            }
-            return (version, nil)
+            if let version = Self.version(data) { return (version, nil) }
+            let kept = try store.update(Self.appliedVersionKey) { current in current.flatMap(Self.version) == nil ? nil : current }
+            if let version = kept.flatMap(Self.version) { return (version, nil) }
+            return (0, StateStoreError(kind: .discarded, key: Self.appliedVersionKey, message: "not a version number; removed"))
         } catch {
             return (0, error)
         }
     }
 
-    /// Whether `text` is a version as ``setAppliedVersion(_:)`` writes it: 1 to 16 ASCII digits,
+    /// The version `data` holds, or `nil` when it is not one as written here.
+    private static func version(_ data: Data) -> Int? {
+        let text = String(decoding: data, as: UTF8.self)
+        guard isCanonicalDecimal(text), let version = Int(text), (0...ConfigurationLoader.maximumConfigVersion).contains(version) else { return nil }
+        return version
+    }
+
+    /// Whether `text` is a version as ``raiseAppliedVersion(to:caching:)`` writes it: 1 to 16 ASCII digits,
     /// no sign, no leading zero (`Int` alone would also take `+4` or `004`).
     static func isCanonicalDecimal(_ text: String) -> Bool {
         let digits = Array(text.utf8)
@@ -137,10 +145,28 @@ package struct ConfigurationCache: Sendable {
         return digits.count == 1 || digits[0] != UInt8(ascii: "0")
     }
 
-    /// Records `version` as the highest applied.
-    /// - Throws: the store's error.
-    package func setAppliedVersion(_ version: Int) throws(StateStoreError) {
-        try store.setData(Data(String(version).utf8), forKey: Self.appliedVersionKey)
+    /// Raises the highest version applied to `version` unless it is already higher, and
+    /// writes `envelope` as the cache record only when its version is not below the floor: both
+    /// under the store's write lock (``StateStore/exclusively(_:)``), read, compared and
+    /// written there, so that no process lowers the floor, nor leaves a cache older than it,
+    /// whatever the order in which runs sharing the store finish.
+    /// - Parameters:
+    ///   - version: the version applied (or running).
+    ///   - envelope: the cache record to keep with it, if any.
+    /// - Returns: the floor when done (at least `version`).
+    /// - Throws: the store's error (the floor is never lowered).
+    @discardableResult
+    package func raiseAppliedVersion(to version: Int, caching envelope: (data: Data, metadata: Metadata)? = nil) throws(StateStoreError) -> Int {
+        try store.exclusively { () throws(StateStoreError) -> Int in
+            let (floor, _) = appliedVersion()
+            if version > floor {
+                try store.setData(Data(String(version).utf8), forKey: Self.appliedVersionKey)
+            }
+            if let envelope, version >= floor {
+                try write(envelope.data, metadata: envelope.metadata)
+            }
+            return max(floor, version)
+        }
     }
 
     private func discard(_ reason: String) -> StateStoreError {

@@ -30,6 +30,8 @@ actor RemoteConfigurationUpdater {
     private var highestApplied: Int
     private var policy: RemoteFetchPolicy
     private var envelope: Data?
+    /// The version of ``envelope``.
+    private var envelopeVersion: Int
     private var foreground = true
     private var stopped = false
     /// The check running, if any: a second trigger joins it.
@@ -55,6 +57,7 @@ actor RemoteConfigurationUpdater {
         highestApplied = start.highestApplied
         policy = start.policy
         envelope = start.envelope
+        envelopeVersion = engine.configurationVersion
         foreground = engine.isForeground
     }
 
@@ -155,6 +158,8 @@ actor RemoteConfigurationUpdater {
         let outcome = await RemoteFetch.send(request, through: transport, clock: clock, timeout: settings.timeout)
         guard !stopped else { return nil }
         let running = engine.configurationVersion
+        // Another run sharing the store may have applied a newer version meanwhile.
+        highestApplied = max(highestApplied, cache.appliedVersion().version)
         let verdict = RemoteVerdict.of(outcome, running: running, highestApplied: highestApplied, installID: installID, trustedKeys: settings.trustedKeys, registry: registry, wallClock: WallClockTime(wallClock()), conditional: headers["If-None-Match"] != nil)
         let update: MediationEngine.RemoteConfiguration.Update
         switch verdict {
@@ -225,12 +230,8 @@ actor RemoteConfigurationUpdater {
         policy.record(.answered(headers), at: clock.now)
         highestApplied = max(highestApplied, verified.version)
         envelope = verified.envelope
-        var failure = keepCache(noStore: headers.noStore)
-        do {
-            try cache.setAppliedVersion(highestApplied)
-        } catch {
-            failure = failure ?? error
-        }
+        envelopeVersion = verified.version
+        let failure = keepCache(noStore: headers.noStore)
         if let failure { engine.emit(.configuration(storeWarning(failure, engine: engine))) }
         let issued = verified.configuration.issuedAt.map { ", issued \($0)" } ?? ""
         let published = publish(update(.applied, .applied, "version \(verified.version) applied (key \(verified.keyID)\(issued)); each placement's next auction runs it", offered: verified.version, source: .remote, engine: engine), engine: engine)
@@ -239,16 +240,15 @@ actor RemoteConfigurationUpdater {
     }
 
     /// Writes the cache record of the configuration running (its envelope, the entity tag and
-    /// freshness now), unless the server said `no-store` or nothing remote runs.
+    /// freshness now) and raises the floor to its version, unless the server said `no-store`
+    /// (the record is removed) or nothing remote runs. The record is not written when another
+    /// run sharing the store has applied a newer version (``ConfigurationCache/raiseAppliedVersion(to:caching:)``).
     private func keepCache(noStore: Bool) -> StateStoreError? {
         guard let envelope else { return nil }
-        guard !noStore else {
-            cache.remove()
-            return nil
-        }
+        if noStore { cache.remove() }
         let metadata = ConfigurationCache.Metadata(entityTag: policy.entityTag, fetchedAt: WallClockTime(wallClock()), maxAgeSeconds: policy.maxAgeSeconds, staleSeconds: policy.staleSeconds)
         do {
-            try cache.write(envelope, metadata: metadata)
+            highestApplied = try cache.raiseAppliedVersion(to: envelopeVersion, caching: noStore ? nil : (envelope, metadata))
             return nil
         } catch {
             return error

@@ -11,11 +11,9 @@ import Musl
 /// Application Support, excluded from backups if the host likes): one file per key, named from
 /// the key (`config.cache.state`), created with mode 0600 in a directory of mode 0700.
 ///
-/// Writes are atomic and durable: the record goes to a temporary file in the same directory,
-/// which is flushed to disk (`fsync`), renamed over the old file (`rename`, atomic on POSIX
-/// file systems) and the directory flushed, so a crash or power loss leaves the old value or
-/// the new one, never a mix. Temporary files left by a crash (of this process, or of one that no
-/// longer runs) are removed when the store opens.
+/// Writes are atomic and durable (``DurableFile``): a crash or power loss leaves the old value
+/// or the new one, never a mix. Temporary files left by a crash are removed when the store
+/// opens.
 ///
 /// Reads are bounded and untrusted (engine rule R21): only a regular file is read (no symbolic
 /// link is followed), at most ``maximumValueBytes`` plus the record's framing; a file that is
@@ -23,7 +21,11 @@ import Musl
 /// removed and reported as ``StateStoreError/Kind/discarded`` (a directory at a key's path is
 /// reported too, but cannot be removed, and the message says so).
 ///
-/// One store object serialises its own reads and writes; use one per directory.
+/// Writers are serialised across processes (two `mediate` runs sharing a `--state-dir`, an app
+/// and its extension): every write, removal and read-modify-write (``exclusively(_:)``) holds
+/// an exclusive `flock` on the lock file `.lock` in the directory (opened once, never read),
+/// and within the process the store's own recursive lock. Reads take no lock: a rename is
+/// atomic, so a reader sees a whole value.
 public final class FileStateStore: StateStore {
     /// The default largest value: 8 MiB (a signed configuration envelope is at most 4 MiB).
     public static let defaultMaximumValueBytes = 8 << 20
@@ -32,21 +34,29 @@ public final class FileStateStore: StateStore {
     public let directory: URL
     /// The largest value accepted, in bytes.
     public let maximumValueBytes: Int
-    /// Serialises this store's file operations.
-    private let lock = Locked(0)
+    /// Held (recursively) by the thread inside ``exclusively(_:)``.
+    private let writers = NSRecursiveLock()
+    /// How deep the thread holding ``writers`` is: the `flock` is taken at 0 and released back
+    /// at 0.
+    private let depth = Locked(0)
+    /// The open lock file, `flock`ed by writers across processes.
+    private let lockDescriptor: Int32
 
+    /// The name of the lock file in the directory.
+    static let lockFileName = ".lock"
     /// The file name suffix of a value's file.
     static let suffix = ".state"
     /// The longest file name made from a key before it is hashed instead.
     static let longestEncodedName = 180
 
-    /// Opens (creating when missing, with mode 0700) the store in `directory`, and removes the
-    /// temporary files an interrupted write may have left.
+    /// Opens (creating when missing, with mode 0700) the store in `directory`, opens its lock
+    /// file and removes the temporary files an interrupted write left (under the lock, when no
+    /// write of any process can be running).
     /// - Parameters:
     ///   - directory: the host's directory, e.g. `Application Support/mediation`.
     ///   - maximumValueBytes: the largest value accepted (default 8 MiB).
     /// - Throws: ``StateStoreError`` `unavailable` when the directory cannot be created or is not
-    ///   a directory.
+    ///   a directory, or its lock file cannot be opened or locked.
     public init(directory: URL, maximumValueBytes: Int = FileStateStore.defaultMaximumValueBytes) throws(StateStoreError) {
         self.directory = directory.standardizedFileURL
         self.maximumValueBytes = max(0, maximumValueBytes)
@@ -59,85 +69,111 @@ public final class FileStateStore: StateStore {
         guard FileManager.default.fileExists(atPath: self.directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw StateStoreError(kind: .unavailable, key: "", message: "\(self.directory.path) is not a directory")
         }
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: self.directory.path)) ?? [] where name.hasPrefix(".") && name.hasSuffix(".tmp") && Self.isLeftOver(name) {
-            _ = unlink(self.directory.appendingPathComponent(name).path)
+        let lockPath = self.directory.appendingPathComponent(Self.lockFileName).path
+        // Never through a symbolic link, never blocking on a FIFO; never read.
+        lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
+        guard lockDescriptor >= 0 else {
+            throw StateStoreError(kind: .unavailable, key: "", message: "cannot open the lock file \(lockPath): \(Self.errorText())")
+        }
+        try exclusively { () throws(StateStoreError) in
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: self.directory.path)) ?? [] where DurableFile.isTemporary(name) {
+                _ = unlink(self.directory.appendingPathComponent(name).path)
+            }
         }
     }
 
-    /// Whether the temporary file `name` (`.<file>.<pid>.<counter>.tmp`) was left by a write
-    /// that cannot finish: one of this process (one store per directory, so none is running) or
-    /// of a process that no longer exists. Another live process's file is a write in progress
-    /// (two `mediate` runs sharing a `--state-dir`): removing it would fail that write's rename.
-    static func isLeftOver(_ name: String) -> Bool {
-        let parts = name.split(separator: ".")
-        guard parts.count >= 4, let pid = pid_t(parts[parts.count - 3]), pid > 0 else { return true }
-        if pid == getpid() { return true }
-        return kill(pid, 0) != 0 && errno == ESRCH
+    deinit {
+        close(lockDescriptor)
     }
 
     // MARK: - StateStore
 
-    /// The value stored under `key`.
+    /// Runs `body` holding the store's write lock: no other thread of this process, and no
+    /// other process with a store on this directory, writes meanwhile. Reads and writes `body`
+    /// makes through this store take the lock again (it is recursive).
+    /// - Parameter body: the read-modify-write; it must not wait for anything but the store.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or ``StateStoreError`` `unavailable` when the lock file
+    ///   cannot be locked.
+    public func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T {
+        writers.lock()
+        defer { writers.unlock() }
+        if depth.withLock({ $0 }) == 0 {
+            var result = flock(lockDescriptor, LOCK_EX)
+            while result != 0, errno == EINTR { result = flock(lockDescriptor, LOCK_EX) }
+            guard result == 0 else {
+                throw StateStoreError(kind: .unavailable, key: "", message: "cannot lock \(directory.appendingPathComponent(Self.lockFileName).path): \(Self.errorText())")
+            }
+        }
+        depth.withLock { $0 += 1 }
+        defer {
+            if depth.withLock({ $0 -= 1; return $0 }) == 0 { _ = flock(lockDescriptor, LOCK_UN) }
+        }
+        return try body()
+    }
+
+    /// The value stored under `key`. A file that fails its checks is looked at again under the
+    /// write lock (another process may have just replaced it) and removed only if it still
+    /// fails them.
     /// - Throws: ``StateStoreError``: `discarded` for a file that fails its checks (removed when
-    ///   it can be; the message says which),
-    ///   `invalidKey`, or `unavailable` when the file exists but cannot be read.
+    ///   it can be; the message says which), `invalidKey`, or `unavailable` when the file
+    ///   exists but cannot be read.
     public func data(forKey key: String) throws(StateStoreError) -> Data? {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
-        let path = self.path(for: key)
-        let limit = maximumValueBytes + StateRecord.overhead + key.utf8.count
-        let read: Result<Data?, UntrustedFile.Failure> = lock.withLock { _ in UntrustedFile.contents(path, limit: limit) }
-        let record: Data
-        switch read {
-        case .success(nil):
-            return nil
-        case .success(let bytes?):
-            record = bytes
-        case .failure(.unreadable(let reason)):
-            throw StateStoreError(kind: .unavailable, key: key, message: "cannot read \(path): \(reason)")
-        case .failure(let failure):
-            throw StateStoreError(kind: .discarded, key: key, message: "\(failure.reason); \(remove(path))")
-        }
-        switch StateRecord.decode(record, key: key, maximumValueBytes: maximumValueBytes) {
+        switch read(key) {
         case .success(let value):
             return value
-        case .failure(let refusal):
-            throw StateStoreError(kind: .discarded, key: key, message: "\(refusal.reason); \(remove(path))")
+        case .failure(let failure) where failure.kind != .discarded:
+            throw failure
+        case .failure:
+            return try exclusively { () throws(StateStoreError) -> Data? in
+                switch read(key) {
+                case .success(let value): return value
+                case .failure(let failure) where failure.kind != .discarded: throw failure
+                case .failure(let failure):
+                    let outcome = DurableFile.remove(Self.fileName(for: key) + Self.suffix, in: directory.path).map { "not removed: \($0)" } ?? "removed"
+                    throw StateStoreError(kind: .discarded, key: key, message: "\(failure.message); \(outcome)")
+                }
+            }
         }
     }
 
-    /// Stores (or, for `nil`, deletes) the value of `key`, atomically and durably.
+    /// The value of `key` read once: `discarded` (without removing anything) names what is
+    /// wrong with the file.
+    private func read(_ key: String) -> Result<Data?, StateStoreError> {
+        let path = self.path(for: key)
+        let limit = maximumValueBytes + StateRecord.overhead + key.utf8.count
+        switch UntrustedFile.contents(path, limit: limit) {
+        case .success(nil):
+            return .success(nil)
+        case .success(let record?):
+            return StateRecord.decode(record, key: key, maximumValueBytes: maximumValueBytes)
+                .map { Optional($0) }
+                .mapError { StateStoreError(kind: .discarded, key: key, message: $0.reason) }
+        case .failure(.unreadable(let reason)):
+            return .failure(StateStoreError(kind: .unavailable, key: key, message: "cannot read \(path): \(reason)"))
+        case .failure(let failure):
+            return .failure(StateStoreError(kind: .discarded, key: key, message: failure.reason))
+        }
+    }
+
+    /// Stores (or, for `nil`, deletes) the value of `key`, atomically and durably
+    /// (``DurableFile``), holding the write lock.
     /// - Throws: ``StateStoreError``: `tooLarge`, `invalidKey`, or `unavailable` when the file
-    ///   cannot be written (the old value is kept).
+    ///   cannot be written or the directory locked (the old value is kept).
     public func setData(_ data: Data?, forKey key: String) throws(StateStoreError) {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
-        let path = self.path(for: key)
-        guard let data else {
-            let failure: String? = lock.withLock { _ in
-                guard unlink(path) == 0 || errno == ENOENT else { return Self.errorText() }
-                Self.syncDirectory(directory.path)
-                return nil
+        if let data, data.count > maximumValueBytes { throw Self.tooLarge(key, data.count, maximumValueBytes) }
+        let name = Self.fileName(for: key) + Self.suffix
+        try exclusively { () throws(StateStoreError) in
+            if let data {
+                if let failure = DurableFile.replace(name, in: directory.path, with: StateRecord.encode(data, key: key), mode: 0o600) {
+                    throw StateStoreError(kind: .unavailable, key: key, message: "cannot write \(path(for: key)): \(failure)")
+                }
+            } else if let failure = DurableFile.remove(name, in: directory.path) {
+                throw StateStoreError(kind: .unavailable, key: key, message: "cannot remove \(path(for: key)): \(failure)")
             }
-            if let failure { throw StateStoreError(kind: .unavailable, key: key, message: "cannot remove \(path): \(failure)") }
-            return
         }
-        guard data.count <= maximumValueBytes else { throw Self.tooLarge(key, data.count, maximumValueBytes) }
-        let record = StateRecord.encode(data, key: key)
-        let failure: String? = lock.withLock { counter in
-            counter += 1
-            let temporary = directory.appendingPathComponent(".\(Self.fileName(for: key)).\(getpid()).\(counter).tmp").path
-            if let failure = Self.writeDurably(record, to: temporary) {
-                _ = unlink(temporary)
-                return failure
-            }
-            guard rename(temporary, path) == 0 else {
-                let failure = Self.errorText()
-                _ = unlink(temporary)
-                return failure
-            }
-            Self.syncDirectory(directory.path)
-            return nil
-        }
-        if let failure { throw StateStoreError(kind: .unavailable, key: key, message: "cannot write \(path): \(failure)") }
     }
 
     /// Every key holding a value, sorted (read from each file's header; a file whose header
@@ -153,7 +189,7 @@ public final class FileStateStore: StateStore {
         var keys: [String] = []
         for name in names where name.hasSuffix(Self.suffix) && !name.hasPrefix(".") {
             let path = directory.appendingPathComponent(name).path
-            let header: Result<Data?, UntrustedFile.Failure> = lock.withLock { _ in UntrustedFile.contents(path, limit: nil, prefix: StateRecord.magic.count + 3 + StateStoreKey.maximumLength) }
+            let header = UntrustedFile.contents(path, limit: nil, prefix: StateRecord.magic.count + 3 + StateStoreKey.maximumLength)
             guard case .success(let bytes?) = header, let key = StateRecord.key(inHeader: bytes), path == self.path(for: key) else { continue }
             keys.append(key)
         }
@@ -183,50 +219,6 @@ public final class FileStateStore: StateStore {
             }
         }
         return name.count <= longestEncodedName ? name : "~" + SHA256Digest.hex(SHA256Digest.hash(Array(key.utf8)))
-    }
-
-    /// Removes the discarded entry at `path` and says so: `removed`, or `not removed:` and the
-    /// system's reason when it stays (a directory at a key's path cannot be unlinked).
-    private func remove(_ path: String) -> String {
-        lock.withLock { _ in
-            guard unlink(path) == 0 || errno == ENOENT else { return "not removed: \(Self.errorText())" }
-            Self.syncDirectory(directory.path)
-            return "removed"
-        }
-    }
-
-    /// Writes `bytes` to a new file at `path` (mode 0600) and flushes it to disk; the reason on
-    /// failure.
-    private static func writeDurably(_ bytes: Data, to path: String) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { return errorText() }
-        defer { close(descriptor) }
-        let failure: String? = bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return written < 0 ? errorText() : "short write"
-                }
-            }
-            return nil
-        }
-        if let failure { return failure }
-        guard fsync(descriptor) == 0 else { return errorText() }
-        return nil
-    }
-
-    /// Flushes the directory entry changes (a rename, an unlink) to disk; best effort.
-    private static func syncDirectory(_ path: String) {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        close(descriptor)
     }
 
     private static func errorText() -> String {

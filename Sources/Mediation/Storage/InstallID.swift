@@ -10,7 +10,8 @@ package enum InstallID {
     package static let key = "install.id"
 
     /// The id kept in `store`, made and kept when there is none or the stored one is not 32
-    /// lowercase hex digits (R21). When the store cannot be written the id lasts for the process.
+    /// lowercase hex digits (R21), under the store's write lock (two first launches sharing a
+    /// store agree on one id). When the store cannot be written the id lasts for the process.
     /// - Parameter store: the host's state store.
     /// - Returns: the id, and what went wrong with the store, if anything.
     package static func current(in store: any StateStore) -> (id: String, failure: StateStoreError?) {
@@ -24,13 +25,15 @@ package enum InstallID {
         } catch {
             failure = error
         }
-        let id = make()
+        let made = make()
         do {
-            try store.setData(Data(id.utf8), forKey: key)
+            let kept = try store.update(key) { current in
+                current.map { String(decoding: $0, as: UTF8.self) }.map(isValid) == true ? current : Data(made.utf8)
+            }
+            return (kept.map { String(decoding: $0, as: UTF8.self) } ?? made, failure)
         } catch {
-            failure = failure ?? error
+            return (made, failure ?? error)
         }
-        return (id, failure)
     }
 
     /// Replaces the id in `store` by a new one.

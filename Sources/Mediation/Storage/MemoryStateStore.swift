@@ -16,6 +16,8 @@ public final class MemoryStateStore: StateStore {
     /// The largest value accepted, in bytes.
     public let maximumValueBytes: Int
     private let state = Locked(State())
+    /// Held (recursively) by the thread inside ``exclusively(_:)``.
+    private let writers = NSRecursiveLock()
 
     /// Creates an empty store.
     /// - Parameter maximumValueBytes: the largest value accepted (default
@@ -47,6 +49,8 @@ public final class MemoryStateStore: StateStore {
     public func setData(_ data: Data?, forKey key: String) throws(StateStoreError) {
         guard StateStoreKey.isValid(key) else { throw FileStateStore.invalidKey(key) }
         if let data, data.count > maximumValueBytes { throw FileStateStore.tooLarge(key, data.count, maximumValueBytes) }
+        writers.lock()
+        defer { writers.unlock() }
         let failure = state.withLock { state -> String? in
             if let failure = state.failure { return failure }
             state.records[key] = data.map { StateRecord.encode($0, key: key) }
@@ -54,6 +58,17 @@ public final class MemoryStateStore: StateStore {
             return nil
         }
         if let failure { throw StateStoreError(kind: .unavailable, key: key, message: failure) }
+    }
+
+    /// Runs `body` with the store's write lock held (recursive): no other thread writes
+    /// meanwhile.
+    /// - Parameter body: the read-modify-write.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws.
+    public func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T {
+        writers.lock()
+        defer { writers.unlock() }
+        return try body()
     }
 
     /// Every key holding a value, sorted.

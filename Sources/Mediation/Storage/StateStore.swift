@@ -68,6 +68,9 @@ package enum StateStoreKey {
 ///   bounded).
 /// - ``setData(_:forKey:)`` replaces a value atomically: a reader sees the old value or the new
 ///   one, also after a crash; `nil` deletes it.
+/// - ``exclusively(_:)`` runs a read-modify-write with every other writer of the same state
+///   shut out (other threads, and for ``FileStateStore`` other processes): what must only grow
+///   (the highest configuration version applied) is read, compared and raised under it.
 /// - Keys are short names chosen by the engine (`config.cache`, `install.id`,
 ///   `health.<network id>`), at most 200 bytes of UTF-8.
 /// - Nothing here is secret: identity a network keeps goes to its ``SecureStore``.
@@ -90,9 +93,42 @@ public protocol StateStore: Sendable {
     /// configured).
     /// - Throws: ``StateStoreError`` `unavailable` when the store cannot be listed.
     func keys() throws(StateStoreError) -> [String]
+
+    /// Runs `body` with the store's write lock held: no other writer of this state (another
+    /// thread, or another process on the same directory) writes until it returns. Reads and
+    /// writes `body` makes through this store are allowed (the lock is recursive).
+    /// - Parameter body: the read-modify-write; it must not wait for anything but the store.
+    /// - Returns: what `body` returns.
+    /// - Throws: what `body` throws, or ``StateStoreError`` `unavailable` when the lock cannot
+    ///   be taken.
+    func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T
 }
 
 extension StateStore {
+    /// Replaces the value of `key` by what `change` makes of it, with the write lock held
+    /// across the read and the write (``exclusively(_:)``), so that no other writer's value is
+    /// lost in between. A value that fails its checks reaches `change` as `nil` (it was
+    /// removed). Nothing is written when `change` returns the value it was given.
+    /// - Parameters:
+    ///   - key: the key.
+    ///   - change: the new value (`nil` deletes) from the current one.
+    /// - Returns: the value stored when done.
+    /// - Throws: ``StateStoreError`` from the write, or `unavailable` from a read or the lock.
+    @discardableResult
+    package func update(_ key: String, _ change: (Data?) -> Data?) throws(StateStoreError) -> Data? {
+        try exclusively { () throws(StateStoreError) -> Data? in
+            var current: Data?
+            do throws(StateStoreError) {
+                current = try data(forKey: key)
+            } catch {
+                guard error.kind == .discarded else { throw error }
+            }
+            let new = change(current)
+            if new != current { try setData(new, forKey: key) }
+            return new
+        }
+    }
+
     /// The value stored under `key` decoded from JSON as `T`, or `nil` when there is none. A
     /// value that is not strict JSON (a key repeated in an object, text after the value, a
     /// syntax error) or does not decode is removed like a damaged file (engine rule R21).

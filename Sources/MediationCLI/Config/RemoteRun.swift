@@ -31,8 +31,11 @@ struct RemoteRun: Sendable {
         }
         var store: any StateStore = MemoryStateStore()
         if let directory = options.stateDirectory {
+            // R29: a run on virtual time (--fast) keeps its state apart, in DIR/virtual-time,
+            // which runs on real time never open: the instants it stores are virtual.
+            let url = environment.resolve(directory)
             do {
-                store = try FileStateStore(directory: environment.resolve(directory))
+                store = try FileStateStore(directory: options.fast ? url.appendingPathComponent(virtualTimeDirectory) : url)
             } catch {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)))
             }
@@ -40,6 +43,9 @@ struct RemoteRun: Sendable {
         let transport = HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
         return .success(RemoteRun(remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: keys, transport: transport), store: store))
     }
+
+    /// The folder of `--state-dir` where a `--fast` run (virtual time) keeps its state.
+    static let virtualTimeDirectory = "virtual-time"
 
     /// Why a `--config-url` is refused: the usage error's text.
     struct Refusal: Error {

@@ -370,6 +370,36 @@ struct RemoteConfigurationTests {
         _ = await other.shutdownAndCountAds()
     }
 
+    @Test("staged rollout is keyed on the install, not the version: two installs on opposite sides of one 50 % rollout decide differently, and each decides the same for version 4 and then version 5")
+    func stagedRolloutKeyedOnTheInstall() async throws {
+        let inside = RemoteHarness.installID, outside = "ffeeddccbbaa99887766554433221100"
+        // A salt that puts the two installs on opposite sides of 50 %.
+        let salt = try #require((0..<1000).map { "wave-\($0)" }.first { salt in
+            let rollout = MediationConfiguration.Rollout(percent: 50, salt: salt)!
+            return rollout.includes(inside) && !rollout.includes(outside)
+        })
+        let half = try #require(MediationConfiguration.Rollout(percent: 50, salt: salt))
+        let steps: [ScriptedTransport.Step] = [
+            .respond(ScriptedTransport.ok(try RemoteHarness.signed(4, rollout: half), etag: "\"v4\"", cacheControl: "max-age=60")),
+            .respond(ScriptedTransport.ok(try RemoteHarness.signed(5, rollout: half), etag: "\"v5\"", cacheControl: "max-age=60")),
+        ]
+        for (installID, takes) in [(inside, true), (outside, false)] {
+            let store = MemoryStateStore()
+            try store.setData(Data(installID.utf8), forKey: "install.id")
+            let harness = try RemoteHarness(store: store, steps: steps)
+            try await harness.clock.perform { () async throws in
+                await harness.advance(to: 1)
+                #expect(harness.engine.configurationVersion == (takes ? 4 : 0), "install \(installID), version 4")
+                #expect(harness.updates.last?.outcome == (takes ? .applied : .deferred), "install \(installID), version 4")
+                await harness.advance(to: 62)
+                #expect(harness.transport.requests.count == 2)
+                #expect(harness.engine.configurationVersion == (takes ? 5 : 0), "install \(installID), version 5")
+                #expect(harness.updates.last?.outcome == (takes ? .applied : .deferred), "install \(installID), version 5")
+                #expect(await harness.shutdownAndCountAds())
+            }
+        }
+    }
+
     @Test("no-store: the configuration applies but is not kept on disk")
     func noStore() async throws {
         let store = MemoryStateStore()

@@ -132,14 +132,62 @@ struct StateStoreTests {
         for leftover in leftovers { #expect(!FileManager.default.fileExists(atPath: leftover.path), "\(leftover.lastPathComponent)") }
     }
 
-    @Test("opening a store leaves another live process's temporary file alone: it is that process's write in progress (two mediate runs on one --state-dir)")
-    func liveWritersTemporaryFileIsKept() throws {
+    @Test("opening a store removes a live process's temporary file too: every write holds the directory's lock, which the opener takes, so none is in progress")
+    func temporaryFilesUnderTheLock() throws {
         let directory = Directory()
         _ = try FileStateStore(directory: directory.url)
-        let inFlight = directory.url.appendingPathComponent(".install.id.state.\(getppid()).1.tmp")
-        try Data("being written".utf8).write(to: inFlight)
+        let stray = directory.url.appendingPathComponent(".install.id.state.\(getppid()).1.tmp")
+        try Data("half".utf8).write(to: stray)
         _ = try FileStateStore(directory: directory.url)
-        #expect(FileManager.default.fileExists(atPath: inFlight.path))
+        #expect(!FileManager.default.fileExists(atPath: stray.path))
+    }
+
+    @Test("read-modify-writes from eight store objects on one directory, on eight threads, lose no update: the lock holds across store objects (as across processes)")
+    func updatesUnderTheLockLoseNothing() throws {
+        let directory = Directory()
+        let stores = try (0..<8).map { _ in try FileStateStore(directory: directory.url) }
+        let done = DispatchSemaphore(value: 0)
+        let failures = Locked(0)
+        for store in stores {
+            Thread.detachNewThread {
+                for _ in 0..<25 {
+                    do {
+                        try store.update("counter") { current in
+                            let count = current.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                            return Data(String(count + 1).utf8)
+                        }
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+                done.signal()
+            }
+        }
+        for _ in stores { done.wait() }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try stores[0].data(forKey: "counter") == Data("200".utf8))
+    }
+
+    @Test("the floor of applied versions only rises: twenty store objects raising it to 1 to 20 at once leave 20, and the cache beside it is never older")
+    func appliedVersionOnlyRises() throws {
+        let directory = Directory()
+        let done = DispatchSemaphore(value: 0)
+        let metadata = ConfigurationCache.Metadata(entityTag: nil, fetchedAt: WallClockTime(millisecondsSince1970: 0), maxAgeSeconds: 60, staleSeconds: 0)
+        for version in 1...20 {
+            let store = try FileStateStore(directory: directory.url)
+            Thread.detachNewThread {
+                _ = try? ConfigurationCache(store: store).raiseAppliedVersion(to: version, caching: (Data("v\(version)".utf8), metadata))
+                done.signal()
+            }
+        }
+        for _ in 1...20 { done.wait() }
+        let cache = ConfigurationCache(store: try FileStateStore(directory: directory.url))
+        #expect(cache.appliedVersion().version == 20)
+        #expect(try cache.read().get()?.envelope == Data("v20".utf8))
+        // A lower version later neither lowers the floor nor replaces the cache.
+        #expect(try cache.raiseAppliedVersion(to: 7, caching: (Data("v7".utf8), metadata)) == 20)
+        #expect(cache.appliedVersion().version == 20)
+        #expect(try cache.read().get()?.envelope == Data("v20".utf8))
     }
 
     @Test("the memory store checks its records the same way, and typed values that do not decode are discarded")
