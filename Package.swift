@@ -134,6 +134,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "MediationVirtualTimeTests",
+            dependencies: ["MediationVirtualTime", "Mediation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MediationTestKitTests",
+            dependencies: ["MediationTestKit", "Mediation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "AdaptersTests",
             dependencies: ["Adapters", "Mediation", "MediationTestKit", "HouseAds"],
             resources: [.copy("Loopback/loopback_server.py")],

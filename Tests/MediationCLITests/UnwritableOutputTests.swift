@@ -1,4 +1,5 @@
 import Foundation
+import MediationTestKit
 import Testing
 
 /// `mediate` run as a process, the way a shell runs it: a report that cannot be written is an

@@ -1,4 +1,5 @@
 import Foundation
+import MediationTestKit
 import Testing
 @testable import Mediation
 

@@ -1,6 +1,6 @@
 import Testing
 @testable import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 @Suite("Manual clock: virtual time that knows when the work is done")
 struct ManualClockTests {

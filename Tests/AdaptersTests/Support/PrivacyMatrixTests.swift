@@ -116,25 +116,16 @@ enum PrivacyMatrix {
         private let built = Locked<[String: any AdNetworkAdapter]>([:])
 
         var registry: NetworkRegistry {
-            NetworkRegistry(standardNetworks.map { Factory(inner: $0, owner: self) })
+            NetworkRegistry(standardNetworks).wrappingAdapters { network, adapter, _ in
+                self.keep(adapter, as: network)
+                return adapter
+            }
         }
 
         func adapter(_ id: String) -> (any AdNetworkAdapter)? { built.withLock { $0[id] } }
 
         fileprivate func keep(_ adapter: any AdNetworkAdapter, as id: String) {
             built.withLock { $0[id] = adapter }
-        }
-
-        private struct Factory: NetworkAdapterFactory {
-            let inner: any NetworkAdapterFactory
-            let owner: CapturingRegistry
-            var kind: String { inner.kind }
-            var pricing: LineItem.Pricing { inner.pricing }
-            func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-                let adapter = try inner.makeAdapter(for: network, environment: environment)
-                owner.keep(adapter, as: network.id)
-                return adapter
-            }
         }
     }
 

@@ -1,6 +1,6 @@
 import Testing
 @testable import Mediation
-import MediationTestKit
+import MediationVirtualTime
 
 /// The manual clock's time run, where the executor's drain loop wakes the sleepers itself: the
 /// order of sleepers and end-of-instant work, cancellation during a run, sleeps from tasks off

@@ -7,7 +7,7 @@ import Testing
 enum RepositoryFiles {
     static var configDirectory: URL {
         URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent() // Support
+            .deletingLastPathComponent() // TestSupport
             .deletingLastPathComponent() // AdaptersTests
             .deletingLastPathComponent() // Tests
             .deletingLastPathComponent() // repository root
@@ -64,7 +64,10 @@ final class NetworkRecorder: Sendable {
 
     /// `registry` with every kind's factory wrapped.
     func wrapping(_ registry: NetworkRegistry) -> NetworkRegistry {
-        NetworkRegistry(registry.kinds.compactMap { registry.factory(forKind: $0) }.map { RecordingFactory(inner: $0, recorder: self) })
+        registry.wrappingAdapters { network, adapter, environment in
+            self.recordBuilt(network)
+            return RecordingAdapter(network: network, inner: adapter, clock: environment.clock, recorder: self)
+        }
     }
 
     fileprivate func recordBuilt(_ network: String) {
@@ -80,20 +83,6 @@ final class NetworkRecorder: Sendable {
 
     fileprivate func recordResult(_ index: Int, _ result: AdLoadResult) {
         state.withLock { $0.loads[index].result = result }
-    }
-}
-
-private struct RecordingFactory: NetworkAdapterFactory {
-    let inner: any NetworkAdapterFactory
-    let recorder: NetworkRecorder
-
-    var kind: String { inner.kind }
-    var pricing: LineItem.Pricing { inner.pricing }
-
-    func makeAdapter(for network: MediationConfiguration.Network, environment: MediationEnvironment) throws(ConfigurationError) -> any AdNetworkAdapter {
-        let adapter = try inner.makeAdapter(for: network, environment: environment)
-        recorder.recordBuilt(network.id)
-        return RecordingAdapter(network: network.id, inner: adapter, clock: environment.clock, recorder: recorder)
     }
 }
 

@@ -9,7 +9,7 @@ struct AdapterConformanceTests {
     @Test("an adapter that honours cancellation and hands out fresh, valid ads conforms")
     func conformingAdapter() async {
         let clock = ManualClock()
-        let adapter = ScriptedAdapter(network: "good", pricing: .bidder, clock: clock, script: [.after(ms(80), .bid(1.5))], honoursCancellation: true)
+        let adapter = ScriptedAdapter(network: "good", pricing: .bidder, clock: clock, script: [.after(.milliseconds(80), .bid(1.5))], honoursCancellation: true)
         let report = await AdapterConformance.check(adapter, clock: clock, request: Self.request)
         #expect(report.failures == [])
         #expect(report.notes == [])
@@ -19,7 +19,7 @@ struct AdapterConformanceTests {
     @Test("an adapter that ignores cancellation is caught")
     func ignoresCancellation() async {
         let clock = ManualClock()
-        let adapter = ScriptedAdapter(network: "stubborn", pricing: .bidder, clock: clock, script: [.after(ms(80), .bid(1.5))])
+        let adapter = ScriptedAdapter(network: "stubborn", pricing: .bidder, clock: clock, script: [.after(.milliseconds(80), .bid(1.5))])
         let report = await AdapterConformance.check(adapter, clock: clock, request: Self.request)
         #expect(report.failures == ["a cancelled request did not answer promptly (no answer without moving virtual time)"])
     }
@@ -39,7 +39,7 @@ struct AdapterConformanceTests {
         #expect(reuseReport.failures.contains("request 2 handed out the ad id same twice"))
         #expect(reuseReport.notes == ["the adapter answered before waiting on the clock, so cancellation could not be checked"])
 
-        let wrongFormat = ScriptedAdapter(network: "wrong", pricing: .fixedPrice, clock: clock, script: [.after(ms(10), .fill)], ads: .init(format: .interstitial), honoursCancellation: true)
+        let wrongFormat = ScriptedAdapter(network: "wrong", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)], ads: .init(format: .interstitial), honoursCancellation: true)
         let wrongReport = await AdapterConformance.check(wrongFormat, clock: clock, request: Self.request)
         #expect(wrongReport.failures.contains("request 1 handed out a interstitial ad for a banner request"))
     }
