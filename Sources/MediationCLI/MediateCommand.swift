@@ -211,6 +211,7 @@ enum MediateCommand {
             // The config file is the bundled one; the cache in the state store and the server
             // may replace it (engine rule R22).
             var engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder, stateStore: remote.store)
+            engineEnvironment.transport = MediateTransport.networks
             // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
             engineEnvironment.auctionIDSeed = seed
             do {
@@ -228,6 +229,7 @@ enum MediateCommand {
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
         var engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
+        engineEnvironment.transport = MediateTransport.networks
         if let stateStore { engineEnvironment.stateStore = stateStore }
         // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
         engineEnvironment.auctionIDSeed = seed
