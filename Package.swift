@@ -41,10 +41,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // HTTP on Linux is the system's libcurl, used directly (URLSession on Apple platforms):
+        // FoundationNetworking's URLSession stops the process on some malformed responses.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "Mediation",
             dependencies: [
                 .target(name: "CCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "CCurl", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: swiftSettings
         ),

@@ -5,14 +5,14 @@ import FoundationNetworking
 import Adapters
 import Mediation
 
-/// Benchmark 6: the engine fetching through ``HTTP/URLSessionTransport`` from the loopback server
+/// Benchmark 6: the engine fetching through ``HTTP/SystemTransport`` from the loopback server
 /// (an auction with one bidder whose adapter makes one GET), against raw URLSession calls of the
 /// same request. Requests run one at a time; the count is bounded.
 enum HTTPBenchmark {
     static let body = #"{"id":"bench","seatbid":[{"bid":[{"price":1.25,"adm":"<div>ad</div>","w":320,"h":50}]}]}"#
 
     static func run(quick: Bool) async -> BenchmarkResult {
-        var result = BenchmarkResult(name: BenchmarkName.http.rawValue, title: "engine over HTTP.URLSessionTransport vs raw URLSession, loopback HTTP")
+        var result = BenchmarkResult(name: BenchmarkName.http.rawValue, title: "engine over HTTP.SystemTransport vs raw URLSession, loopback HTTP")
         let routes = #"{"GET /bid": {"status": 200, "body": \#(jsonString(body)), "headers": {"Content-Type": "application/json"}}}"#
         let server: LoopbackProcess
         do {
@@ -25,7 +25,7 @@ enum HTTPBenchmark {
         guard let url = URL(string: "http://127.0.0.1:\(server.port)/bid") else { return result }
 
         let ledger = AdLedger()
-        let adapter = HTTPBidAdapter(transport: HTTP.URLSessionTransport(), url: url, ledger: ledger)
+        let adapter = HTTPBidAdapter(transport: HTTP.SystemTransport(), url: url, ledger: ledger)
         let lineItem = LineItem.bidder("loopback")
         let placement = MediationConfiguration.Placement(id: "bench_http", format: .interstitial, sources: [lineItem])
         let auction = BenchAuction(placement: placement, adapters: [adapter])

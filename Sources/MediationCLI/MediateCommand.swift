@@ -211,7 +211,7 @@ enum MediateCommand {
         if let remote {
             // The config file is the bundled one; the cache in the state store and the server
             // may replace it (engine rule R22).
-            var engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, transport: transport, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder, stateStore: remote.store)
+            var engineEnvironment = MediationEnvironment(clock: clock ?? environment.clock, logger: logger, seed: seed, transport: transport ?? MediateTransport.networks, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder, stateStore: remote.store)
             // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
             engineEnvironment.auctionIDSeed = seed
             do {
@@ -228,7 +228,7 @@ enum MediateCommand {
             return .failure(.configuration(path: path, error))
         }
         // Sandbox servers answer after a phone-like round trip, so the trace shows real races.
-        var engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, transport: transport, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
+        var engineEnvironment = MediationEnvironment(clock: clock ?? clockFor?(configuration) ?? environment.clock, logger: logger, seed: seed, transport: transport ?? MediateTransport.networks, sandboxLatency: .milliseconds(90), exchangeRecorder: exchangeRecorder)
         if let stateStore { engineEnvironment.stateStore = stateStore }
         // Auction ids from the seed, so an exploring placement's draws (R23) repeat too.
         engineEnvironment.auctionIDSeed = seed

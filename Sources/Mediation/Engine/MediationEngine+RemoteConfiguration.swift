@@ -23,7 +23,7 @@ extension MediationEngine {
     ///     remote: MediationEngine.RemoteConfiguration(
     ///         url: URL(string: "https://config.example.com/chat/mediation.json")!,
     ///         trustedKeys: [try MediationEngine.RemoteConfiguration.PublicKey("mediation-ed25519 c882f47debb3cd17 Xb2…=")],
-    ///         transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
+    ///         transport: HTTP.SystemTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)),
     ///     registry: .standard,
     ///     environment: MediationEnvironment(stateStore: try FileStateStore(directory: appSupport)))
     /// ```

@@ -2,7 +2,7 @@ import Foundation
 
 /// The seam between the engine and HTTP: what a network adapter (and the remote configuration's
 /// check) sends, ``Request``, and gets back, ``Response``, through a ``Transport``, which throws
-/// a ``TransportError`` when no response arrives. ``URLSessionTransport`` is the production
+/// a ``TransportError`` when no response arrives. ``SystemTransport`` is the production
 /// transport; ``OriginLockedTransport`` keeps a network's requests on its origin (engine rule
 /// R17).
 public enum HTTP {}
@@ -103,7 +103,7 @@ extension HTTP {
 
 extension HTTP {
     /// The seam between a network adapter and HTTP. Two ship with the library:
-    /// ``URLSessionTransport`` (production) and `SandboxTransport` (in-process simulated servers);
+    /// ``SystemTransport`` (production) and `SandboxTransport` (in-process simulated servers);
     /// tests use either with a loopback server or a fake. A host may pass its own through
     /// ``MediationEnvironment/transport``.
     ///

@@ -16,7 +16,7 @@ public struct MediationEnvironment: Sendable {
     /// The seed for anything random in sandboxes and stub networks, so runs repeat.
     public var seed: UInt64
     /// The HTTP transport for networks whose endpoint is a URL; `nil` lets each network use its
-    /// default (the standard networks share one `HTTP.URLSessionTransport`).
+    /// default (the standard networks share one `HTTP.SystemTransport`).
     public var transport: (any HTTP.Transport)?
     /// The simulated round-trip time of in-process sandbox servers.
     public var sandboxLatency: Duration

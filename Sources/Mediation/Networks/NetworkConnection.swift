@@ -6,7 +6,7 @@ import Foundation
 /// - `"endpoint": "sandbox"`: the network's in-process ``NetworkConnection/SandboxServer`` at its sandbox URL,
 ///   over the sandbox transport on the environment's clock with its sandbox latency;
 /// - `"endpoint": "<URL>"`: the environment's transport (``MediationEnvironment/transport``), or
-///   the shared ``HTTP/URLSessionTransport`` when the host gave none.
+///   the shared ``HTTP/SystemTransport`` when the host gave none.
 ///
 /// Either way the transport is instrumented for `mediate --debug` (the environment's exchange
 /// recorder, attributed to the network) and locked to the base URL's origin (engine rule R17).
@@ -46,7 +46,7 @@ public struct NetworkConnection: Sendable {
         case .url(let url):
             baseURL = url
             isSandbox = false
-            raw = environment.transport ?? HTTP.URLSessionTransport.shared
+            raw = environment.transport ?? HTTP.SystemTransport.shared
         }
         transport = HTTP.OriginLockedTransport(environment.instrumented(raw, networkID: network.id), endpoint: baseURL)
     }

@@ -20,14 +20,14 @@ extension MediationEngine {
     ///   background it does not check;
     /// - each response is bounded (``maximumBodyBytes``, the loader's limit), each request by
     ///   ``timeout``, and no request leaves the URL's origin (``HTTP/OriginLockedTransport``; the
-    ///   transport must refuse redirects off the origin, as `HTTP.URLSessionTransport` does).
+    ///   transport must refuse redirects off the origin, as `HTTP.SystemTransport` does).
     public struct RemoteConfiguration: Sendable {
         /// The signed configuration's URL (http or https).
         public var url: URL
         /// The public keys the app trusts (several, for rotation), by id.
         public var trustedKeys: [PublicKey]
         /// The transport the requests go through, e.g.
-        /// `HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)`.
+        /// `HTTP.SystemTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)`.
         public var transport: any HTTP.Transport
         /// The shortest time between two checks (and the first back-off step); default 60 s.
         public var minimumInterval: Duration

@@ -3,8 +3,8 @@ import Foundation
 import Mediation
 
 /// What a run with `--config-url URL --public-key FILE [--state-dir DIR]` needs: the remote
-/// configuration's settings (the URL, the trusted keys, `HTTP.URLSessionTransport` with the
-/// loader's size limit) and the state store that keeps its cache and the install id across runs.
+/// configuration's settings (the URL, the trusted keys, ``MediateTransport/configuration``
+/// with the loader's size limit) and the state store that keeps its cache and the install id across runs.
 struct RemoteRun: Sendable {
     /// The settings.
     let remote: MediationEngine.RemoteConfiguration
@@ -40,8 +40,7 @@ struct RemoteRun: Sendable {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)))
             }
         }
-        let transport = HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
-        return .success(RemoteRun(remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: keys, transport: transport), store: store))
+        return .success(RemoteRun(remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: keys, transport: MediateTransport.configuration), store: store))
     }
 
     /// The folder of `--state-dir` where a `--fast` run (virtual time) keeps its state.

@@ -9,7 +9,7 @@ struct EloLoopbackTests {
     /// A client on the system clock whose base URL is `baseURL`; its first request id is `id-3`.
     func client(baseURL: URL, clock: SystemClock) -> EloClient {
         EloFixtures.client(
-            transport: HTTP.URLSessionTransport(),
+            transport: HTTP.SystemTransport(),
             clock: clock,
             configuration: EloConfiguration(publisherID: "pub-1", adUnitID: "unit-1", baseURL: baseURL)
         )

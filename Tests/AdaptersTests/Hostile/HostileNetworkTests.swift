@@ -36,7 +36,7 @@ struct HostileServers: Sendable {
     let hostile: LoopbackServer
     let other: LoopbackServer
     let scenarios: [HostileScenario]
-    private let transports: [String: HTTP.URLSessionTransport]
+    private let transports: [String: HTTP.SystemTransport]
 
     static let shared = Task<HostileServers, any Error> { try await start() }
 
@@ -52,12 +52,12 @@ struct HostileServers: Sendable {
             }
         }
         let hostile = try await LoopbackServer(routes: routes)
-        var transports: [String: HTTP.URLSessionTransport] = [:]
+        var transports: [String: HTTP.SystemTransport] = [:]
         for mode in Mode.allCases {
             for network in HostileScenario.Network.allCases {
                 // Its own sessions: held connections (drip, never) never queue another suite's
                 // requests behind them.
-                transports["\(mode.rawValue)-\(network.rawValue)"] = HTTP.URLSessionTransport(backstopTimeout: 10)
+                transports["\(mode.rawValue)-\(network.rawValue)"] = HTTP.SystemTransport(backstopTimeout: 10)
             }
         }
         return HostileServers(hostile: hostile, other: other, scenarios: scenarios, transports: transports)
@@ -69,7 +69,7 @@ struct HostileServers: Sendable {
         try #require(scenarios.first { $0.network == argument.network && $0.name == argument.name })
     }
 
-    func transport(_ network: HostileScenario.Network, _ mode: Mode) -> HTTP.URLSessionTransport? {
+    func transport(_ network: HostileScenario.Network, _ mode: Mode) -> HTTP.SystemTransport? {
         transports["\(mode.rawValue)-\(network.rawValue)"]
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationTestKit
 import Testing
 @testable import Adapters
 
@@ -153,7 +154,14 @@ enum HostileScenarios {
         ("deepNesting", generated([(#"{"id":"$REQUEST_ID","ext":"#, 1), ("[", 200_000), ("]", 200_000), ("}", 1)], echo: true)),
         // A price, size or TTL written with 200,000 digits.
         ("hugeDigitNumbers", generated([(#"{"id":"$REQUEST_ID","seatbid":[{"bid":[{"price":"#, 1), ("9", 200_000), (#","w":"#, 1), ("9", 200_000), ("}]}],\"ad\":{\"w\":1e999999,\"ttl_seconds\":-1e999999},\"slot\":{\"code\":\"SLOT-HOSTILE\"}}", 1)], echo: true)),
-    ]
+    ] + malformedResponses
+
+    /// Every malformed or cut-off response (a status line alone, headers then a close, a
+    /// `Content-Length` longer or shorter than the body, chunked encoding cut mid-chunk,
+    /// garbage, a slow server that gives up): never a crash, the other source wins.
+    static let malformedResponses: [(String, LoopbackServer.Response)] = MalformedHTTPResponse.all.map {
+        ("malformed-\($0.name)", LoopbackServer.Response.raw($0.bytes, holdMilliseconds: $0.holdMilliseconds))
+    }
 
     /// `body` encoded as Latin-1: each `\u{FF}` in it is the invalid UTF-8 byte 0xFF.
     static func latin1(_ body: String, echo: Bool = false) -> LoopbackServer.Response {
@@ -386,6 +394,11 @@ enum HostileScenarios {
                 bundle.gzip = true
                 return bundle
             }()),
+        ] + malformedResponses.filter { $0.0 != "malformed-lengthShorterThanBody" }.map { attack in
+            // The creative bundle's GET gets every malformed response too (but a body longer
+            // than its Content-Length: the announced bytes are a bundle like any other).
+            scenario("bundle-\(attack.0)", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundle-\#(attack.0)/bundle"}}"#), .fails, bundle: attack.1)
+        } + [
             scenario("bundleTooLarge", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLarge/bundle"}}"#), .error(kind: .creative, code: QartveloErrorCode.bundleTooLarge.rawValue, httpStatus: nil, message: ["over the 2 MB"]), bundle: LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])),
         ]
     }

@@ -36,6 +36,9 @@ final class LoopbackServer: Sendable {
         /// Send the body gzip-compressed (`Content-Encoding: gzip`): a few kilobytes on the wire
         /// that inflate to the whole body.
         var gzip = false
+        /// Send these bytes (each character one Latin-1 byte) in place of a response, hold the
+        /// connection `holdMilliseconds` (default 0), then close it: a malformed response.
+        var raw: String?
 
         /// One piece of a generated body.
         struct BodyPart: Encodable, Sendable {
@@ -68,7 +71,7 @@ final class LoopbackServer: Sendable {
             case holdMilliseconds = "hold_ms"
             case resetAfter = "reset_after"
             case noLength = "no_length"
-            case latin1, gzip
+            case latin1, gzip, raw
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -86,11 +89,18 @@ final class LoopbackServer: Sendable {
             if noLength { try container.encode(true, forKey: .noLength) }
             if latin1 { try container.encode(true, forKey: .latin1) }
             if gzip { try container.encode(true, forKey: .gzip) }
+            try container.encodeIfPresent(raw, forKey: .raw)
         }
 
         /// A JSON body (`application/json`) with `status`.
         static func json(_ body: String, status: Int = 200, delayMilliseconds: Int = 0) -> Response {
             Response(status: status, body: body, headers: ["Content-Type": "application/json"], delayMilliseconds: delayMilliseconds)
+        }
+
+        /// `bytes` (each character one Latin-1 byte) in place of a response, then the connection
+        /// held `holdMilliseconds` and closed.
+        static func raw(_ bytes: String, holdMilliseconds: Int? = nil) -> Response {
+            Response(holdMilliseconds: holdMilliseconds, raw: bytes)
         }
 
         /// A redirect: `status` with `Location: location`.

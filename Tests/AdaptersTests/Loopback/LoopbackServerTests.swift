@@ -8,7 +8,7 @@ struct LoopbackServerTests {
     @Test func servesScriptedRoutesAndRecordsRequests() async throws {
         let server = try await LoopbackServer(single: ["POST /bid": .json(#"{"ok":true}"#)])
         defer { server.stop() }
-        let transport = HTTP.URLSessionTransport()
+        let transport = HTTP.SystemTransport()
         let request = HTTP.Request(method: "POST", url: server.baseURL.appendingPathComponent("bid"), headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
         let response = try await transport.send(request)
         #expect(response.statusCode == 200)
@@ -20,7 +20,7 @@ struct LoopbackServerTests {
 
     @Test func connectionRefusedIsATransportError() async throws {
         let port = try await LoopbackServer.closedPort()
-        let transport = HTTP.URLSessionTransport()
+        let transport = HTTP.SystemTransport()
         let url = try #require(URL(string: "http://127.0.0.1:\(port)/bid"))
         await #expect(throws: HTTP.TransportError.self) {
             _ = try await transport.send(HTTP.Request(url: url))
@@ -28,12 +28,12 @@ struct LoopbackServerTests {
     }
 }
 
-@Suite("URLSession transport limits")
-struct URLSessionTransportLimitTests {
+@Suite("System transport limits")
+struct SystemTransportLimitTests {
     @Test func aBodyOverTheLimitIsRefused() async throws {
         let server = try await LoopbackServer(single: ["GET /big": .json(String(repeating: "x", count: 5000))])
         defer { server.stop() }
-        let transport = HTTP.URLSessionTransport(maximumResponseBytes: 1000)
+        let transport = HTTP.SystemTransport(maximumResponseBytes: 1000)
         let error = await #expect(throws: HTTP.TransportError.self) {
             _ = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("big")))
         }
@@ -47,7 +47,7 @@ struct URLSessionTransportLimitTests {
             "GET /drip": .init(bodyParts: [.init(text: "z", count: 3000)], drip: .init(bytes: 500, intervalMilliseconds: 1), noLength: true),
         ])
         defer { server.stop() }
-        let transport = HTTP.URLSessionTransport(maximumResponseBytes: 1000)
+        let transport = HTTP.SystemTransport(maximumResponseBytes: 1000)
         let error = await #expect(throws: HTTP.TransportError.self) {
             _ = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("drip")))
         }
@@ -58,7 +58,7 @@ struct URLSessionTransportLimitTests {
     @Test func aBodyAtTheLimitIsKept() async throws {
         let server = try await LoopbackServer(single: ["GET /fits": .json(String(repeating: "y", count: 1000))])
         defer { server.stop() }
-        let transport = HTTP.URLSessionTransport(maximumResponseBytes: 1000)
+        let transport = HTTP.SystemTransport(maximumResponseBytes: 1000)
         let response = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("fits")))
         #expect(response.body.count == 1000)
         #expect(response.statusCode == 200)
@@ -67,10 +67,10 @@ struct URLSessionTransportLimitTests {
 
 /// Engine rule R17: a redirect is followed only on the origin of the request's URL, at most
 /// three times; anything else fails with the redirect's status and the target's origin only.
-@Suite("URLSession transport redirects (R17)", .serialized)
-struct URLSessionTransportRedirectTests {
-    /// One transport for the suite (FoundationNetworking has faults with many sessions).
-    static let transport = HTTP.URLSessionTransport()
+@Suite("System transport redirects (R17)", .serialized)
+struct SystemTransportRedirectTests {
+    /// One transport for the suite.
+    static let transport = HTTP.SystemTransport()
 
     /// Two servers for the suite's cross-origin cases (process launches are not free): `other`
     /// serves an ad at `/ad<status>`, `server` redirects `/go<status>` to it.

@@ -29,6 +29,9 @@ carry user info.
                                         gzip (a small body that inflates to its full size)
   "latin1": true                        the body is encoded as Latin-1, not UTF-8: "\u00ff"
                                         is the single byte 0xFF (invalid UTF-8 on the wire)
+  "raw": "...", "hold_ms": 0            send these bytes (each character one Latin-1 byte) in
+                                        place of a response, hold the connection hold_ms, then
+                                        close it: a malformed or cut-off response
 A connection the server holds (drip, never) is dropped when the server stops.
 GET /__requests returns every request received so far as JSON:
   [{"method", "path", "query", "headers", "body"}]
@@ -103,6 +106,15 @@ class Handler(BaseHTTPRequestHandler):
         delay = spec.get("delay_ms", 0)
         if delay:
             stopping.wait(min(delay, 30_000) / 1000.0)
+        if "raw" in spec:
+            try:
+                self.wfile.write(spec["raw"].encode("latin-1"))
+                self.wfile.flush()
+                stopping.wait(min(spec.get("hold_ms", 0), 30_000) / 1000.0)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
         if spec.get("never"):
             stopping.wait(min(spec.get("hold_ms", 3000), 30_000) / 1000.0)
             self.close_connection = True

@@ -16,7 +16,7 @@ struct NitxLoopbackTests {
         NitxClient(
             sourceCode: NitxFixtures.code,
             options: NitxOptions(apiBaseURL: server.baseURL),
-            transport: HTTP.URLSessionTransport(),
+            transport: HTTP.SystemTransport(),
             clock: clock,
             wallClockAnchor: NitxFixtures.wallAnchor,
             makeVisitorID: { "visitor-loop" }

@@ -112,7 +112,7 @@ struct QartveloRedirectTests {
 struct QartveloBaseRewritingTransport: HTTP.Transport {
     /// One long-lived session for every Qartvelo loopback test (FoundationNetworking has faults
     /// with many sessions).
-    static let session = HTTP.URLSessionTransport()
+    static let session = HTTP.SystemTransport()
 
     var base: String
 

@@ -40,7 +40,7 @@ struct RedTeamEmbeddingSnippetTests {
             remote: MediationEngine.RemoteConfiguration(
                 url: URL(string: "http://127.0.0.1:\(port)/chat/mediation.json")!,
                 trustedKeys: [try MediationEngine.RemoteConfiguration.PublicKey("mediation-ed25519 c882f47debb3cd17 R89ENh0NTQ8oSd8qMVP5NypYkbedPaLcXKPXrZCjeHQ=")],
-                transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
+                transport: HTTP.SystemTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)
             ),
             registry: .standard,
             environment: MediationEnvironment(

@@ -4,7 +4,7 @@ import Foundation
 import MediationTestKit
 import Testing
 
-/// The remote configuration's fault matrix against a real socket: `HTTP.URLSessionTransport` to the
+/// The remote configuration's fault matrix against a real socket: `HTTP.SystemTransport` to the
 /// loopback server, on the manual clock (the fetch timeout fires at its virtual instant). In
 /// every case the engine keeps serving ads from the best valid configuration, an event says why
 /// (a warning for every refusal and failure), and every ad is released once.
@@ -45,7 +45,7 @@ struct RemoteConfigLoopbackTests {
             try store.setData(Data("00112233445566778899aabbccddeeff".utf8), forKey: "install.id")
             engine = try MediationEngine(
                 bundledConfiguration: MediationConfiguration(json: RemoteConfigLoopbackTests.config(eCPM: "0.5"), registry: .standard),
-                remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: HTTP.URLSessionTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
+                remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: [key.publicKey], transport: HTTP.SystemTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes), timeout: .seconds(10)),
                 registry: .standard,
                 environment: MediationEnvironment(clock: clock, stateStore: store),
                 onEvent: recorder.handler

@@ -1,15 +1,25 @@
 import Foundation
+import Mediation
 import MediationTestKit
 
 /// The adapter tests' loopback HTTP server (`Tests/AdaptersTests/Loopback/loopback_server.py`,
 /// run from the source tree as the schema check is) serving a signed configuration at
 /// `/config.json`: each request gets the next response of the list (the last one repeats).
 final class ConfigServer: Sendable {
-    /// One response: a status, a body and headers.
+    /// One response: a status, a body and headers; or `raw` bytes (each character one
+    /// Latin-1 byte) in place of a response, the connection then held `holdMilliseconds` and
+    /// closed.
     struct Response: Encodable, Sendable {
         var status = 200
         var body = ""
         var headers: [String: String] = [:]
+        var raw: String?
+        var holdMilliseconds: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case status, body, headers, raw
+            case holdMilliseconds = "hold_ms"
+        }
     }
 
     let port: Int
@@ -36,6 +46,16 @@ final class ConfigServer: Sendable {
 
     /// The server's base URL, `http://127.0.0.1:PORT`.
     var base: String { "http://127.0.0.1:\(port)" }
+
+    /// The headers of each request the server received, in order (names in lower case).
+    func receivedHeaders() async throws -> [[String: String]] {
+        struct Received: Decodable {
+            var headers: [String: String]
+        }
+        let url = URL(string: "http://127.0.0.1:\(port)/__requests") ?? URL(fileURLWithPath: "/")
+        let response = try await HTTP.SystemTransport().send(HTTP.Request(url: url))
+        return try JSONDecoder().decode([Received].self, from: response.body).map(\.headers)
+    }
 
     /// Stops the server (it exits once its standard input closes).
     func stop() {
