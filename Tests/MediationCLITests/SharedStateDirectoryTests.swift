@@ -2,6 +2,7 @@ import Adapters
 import Foundation
 @testable import Mediation
 @testable import MediationCLI
+import MediationTestKit
 import Testing
 
 /// `mediate` runs as processes sharing one `--state-dir`, the way a shell (or an app and its
