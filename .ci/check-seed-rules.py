@@ -4,9 +4,12 @@
 For every row whose id is `E<n>`, `N<n>` or `Q<n>` (the Elo, Nitx and Qartvelo rules):
 - the row has five cells: id, rule, where, test, status;
 - ids are unique and numbered without gaps per network;
-- the status is `kept` or `kept by the engine` (no rule is left partly honoured or open);
+- the status is `kept`, `kept by the engine` or `not offered` (no rule is left partly honoured
+  or open);
 - the test cell cites at least one test as `File.swift › functionName`, and each cited function
-  is declared (`func functionName(`) in a file of that name under Tests/.
+  is declared (`func functionName(`) in a file of that name under Tests/. A `not offered` row
+  (a rule about an SDK call the engine does not offer, since no host or engine path would call
+  it) has no code to test: it cites no test, and its where cell says why the call is absent.
 Every such rule also has one reading: a two-cell row `| E<n> | ... |` in its network's
 "Readings" table, saying where the document is ambiguous, what the code does and why (or that
 the document is exact). A reading must not be empty and must name a rule of the table.
@@ -20,7 +23,9 @@ import os
 import re
 import sys
 
-STATUSES = {"kept", "kept by the engine"}
+# `not offered`: the rule concerns an SDK call the engine leaves out (nothing would call it).
+STATUSES = {"kept", "kept by the engine", "not offered"}
+NOT_OFFERED = "not offered"
 ROW_ID = re.compile(r"^([ENQ])(\d+)$")
 CITATION = re.compile(r"`([A-Za-z0-9_+]+\.swift) › ([A-Za-z_][A-Za-z0-9_]*)`")
 
@@ -87,8 +92,12 @@ def main():
         if not rule or not code:
             problems.append(f"{where}: the rule and where the code honours it must not be empty")
         if status not in STATUSES:
-            problems.append(f"{where}: status is {status!r}; every rule must be 'kept' or 'kept by the engine'")
+            problems.append(f"{where}: status is {status!r}; every rule must be 'kept', 'kept by the engine' or 'not offered'")
         citations = CITATION.findall(tests)
+        if status == NOT_OFFERED:
+            if citations:
+                problems.append(f"{where}: a rule the engine does not offer cites no test")
+            continue
         if not citations:
             problems.append(f"{where}: no test cited as `File.swift › functionName`")
         for file_name, function in citations:

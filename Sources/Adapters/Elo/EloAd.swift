@@ -7,7 +7,7 @@ import Mediation
 /// ping the ad's tracking URLs the first time they are called (once per ad opportunity id in the
 /// client's session), never after ``releaseResources()`` and never after the client's
 /// `shutdown()`. ``recordClick()`` sends nothing (Elo-direct clicks are recorded server-side
-/// through the click URL; the debug observer sees the click resolve `.unobservable`).
+/// through the click URL).
 /// ``recordBrowserOpened()`` / ``recordBrowserClosed()`` report the host's own in-app browser
 /// with the dwell time (analytics only, never billed).
 public final class EloAd: LoadedAd, Hashable {
@@ -171,10 +171,8 @@ public final class EloAd: LoadedAd, Hashable {
             return state.sent.insert(event).inserted
         }
         guard first else { return }
-        if event == .click {
-            tracker.click(adID: id)
-        } else {
-            tracker.ping(event, urls: urls ?? [], adID: id)
-        }
+        // A click sends nothing: Elo records it server-side through the click URL.
+        guard event != .click else { return }
+        tracker.ping(event, urls: urls ?? [], adID: id)
     }
 }

@@ -8,8 +8,7 @@ extension EloAdapter {
         var privacy = PrivacyStatus.entries(template, coppa: configuration?.coppa ?? false, tfua: configuration?.tfua ?? false)
         let restricted = template.privacy.restrictsUserData || (configuration?.coppa ?? false) || (configuration?.tfua ?? false)
         privacy["user_data"] = restricted || !PrivacyRules.allowsIdentity(template.privacy) ? "not sent (COPPA, TFUA, GDPR or consent refused)" : "sent when set"
-        let sharesGeo = await client.isSharingGeoLocation
-        privacy["geo"] = configuration.map { sharesGeo ? "shared, \($0.geoLocationPrecision.map { "\($0) decimals" } ?? "full precision")" : "not shared" } ?? "unknown"
+        privacy["geo"] = configuration.map { $0.shareGeoLocation ? "shared, \($0.geoLocationPrecision.map { "\($0) decimals" } ?? "full precision")" : "not shared" } ?? "unknown"
         return NetworkStatus(
             version: EloClient.sdkVersion,
             mode: "bidder: one OpenRTB-style POST per request, its answer priced",

@@ -3,7 +3,7 @@ import Mediation
 /// Elo in the engine: a bidder whose answers carry the server's eCPM (Elo seed, `AdResult`).
 ///
 /// Answers: a fill is `.bid(ad, eCPM:)` (USD CPM, finite, >= 0); no fill keeps the seed's reason
-/// as the code (`noBids`, `timeout`, `notConfigured`, `sessionDisabled`, `other`); a failure to
+/// as the code (`noBids`, `timeout`, `notConfigured`, `other`); a failure to
 /// reach the server, which Elo's SDK calls `.noFill(.networkError)`, is the `.failure` it is,
 /// classified like every network's (``EloErrorCode`` 10 to 16, message `networkError: …`); a
 /// decoding failure is `.failure` with kind `invalidResponse` (code 1); a cancelled request
@@ -50,14 +50,14 @@ package struct EloAdapter: AdNetworkAdapter {
 
     /// The host asked to forget the user (``MediationEngine/forgetUser()``): the client erases
     /// the identifier, the user data and the install id (a new one is made), starts a new
-    /// session id and drops preloaded ads; earlier ads' pings carry no old id
+    /// session id; earlier ads' pings carry no old id
     /// (``EloClient/forgetUser()``).
     package func forgetUser() async {
         await client.forgetUser()
     }
 
     /// The engine is shutting down (engine rule R18): the client cancels its requests in flight,
-    /// drops preloaded ads, erases the stored user identity (Elo document, `shutdown()`) and
+    /// erases the stored user identity (Elo document, `shutdown()`) and
     /// stops every ad it handed out from sending anything.
     package func shutdown() async {
         await client.shutdown()

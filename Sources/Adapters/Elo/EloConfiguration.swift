@@ -124,8 +124,8 @@ package struct EloConfiguration: Sendable, Hashable {
         min(max(value, geoPrecisionRange.lowerBound), geoPrecisionRange.upperBound)
     }
 
-    /// What looks wrong in this configuration (shown in the `.configured` debug event; an empty
-    /// list for a clean integration).
+    /// What looks wrong in this configuration (logged as warnings when the client is created;
+    /// an empty list for a clean integration).
     var validationIssues: [String] {
         var issues: [String] = []
         if publisherID.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {

@@ -6,26 +6,23 @@ package enum EloNoFillReason: Sendable, Hashable {
     case noBids
     /// No answer before the deadline (at most 3 s).
     case timeout
-    /// A load before configure, or after shutdown.
+    /// A load after shutdown.
     case notConfigured
     /// The request failed with a transport error or a server error status; `detail` says which
     /// (e.g. `HTTP 500`, `redirectRefused: HTTP 302 redirect to http://host:80 refused: …`),
     /// at most `NetworkValueBounds.maximumTextLength` characters.
     case networkError(detail: String)
-    /// The client is disabled.
-    case sessionDisabled
     /// Anything else, e.g. no format fits a slot under 72 pt.
     case other(String)
 
     /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`
-    /// (with the detail as the message), `sessionDisabled` and `other` (with the message).
+    /// (with the detail as the message) and `other` (with the message).
     package var engineReason: AdLoadResult.NoFillReason {
         switch self {
         case .noBids: AdLoadResult.NoFillReason(code: "noBids")
         case .timeout: AdLoadResult.NoFillReason(code: "timeout")
         case .notConfigured: AdLoadResult.NoFillReason(code: "notConfigured")
         case .networkError(let detail): AdLoadResult.NoFillReason(code: "networkError", message: detail)
-        case .sessionDisabled: AdLoadResult.NoFillReason(code: "sessionDisabled")
         case .other(let message): AdLoadResult.NoFillReason(code: "other", message: message)
         }
     }
@@ -57,16 +54,6 @@ package struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `category: message`.
     public var description: String { "\(category.rawValue): \(message)" }
 
-    /// The category the debug events report (the Elo document's ``EloErrorCategory``):
-    /// decoding -> `.decoding`, cancelled -> `.network`, internal state -> `.internalState`.
-    public var debugCategory: EloErrorCategory {
-        switch category {
-        case .decoding: .decoding
-        case .cancelled: .network
-        case .internalState: .internalState
-        }
-    }
-
     /// The engine's error: decoding -> `invalidResponse` (code 1), cancelled -> `cancelled`
     /// (code 2), internal state -> `configuration` (code 3).
     package var adapterError: AdLoadResult.Error {
@@ -80,8 +67,7 @@ package struct EloError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// The Elo client's answer to one load (Elo seed, `AdResult`).
 package enum EloAdResult: Sendable {
-    /// An ad with the server's price: USD CPM, finite and >= 0. A cache-served preload keeps the
-    /// price of its original fill.
+    /// An ad with the server's price: USD CPM, finite and >= 0.
     case loaded(EloAd, eCPM: Double)
     /// No ad, with the reason (never `networkError`: that is ``networkError(detail:failure:)``).
     case noFill(EloNoFillReason)

@@ -59,10 +59,9 @@ final class EloTrackingSession: Sendable {
 
 /// Sends one ad's tracking: render and impression pings (GET to the ad's tracking URLs, with
 /// `visitor_id` appended, never user data), clicks (nothing is sent: Elo-direct click delivery
-/// is server-side, so a click resolves `.unobservable`), and browser open / close analytics
-/// (`POST <base>/v1/events`). Each operation is reported to the debug channel only while an
-/// observer is attached (no observer: no operation id is made, no event is built). Nothing is
-/// sent once the client's ``EloTrackingSession`` is closed.
+/// is server-side), and browser open / close analytics
+/// (`POST <base>/v1/events`). Nothing is sent once the client's ``EloTrackingSession`` is
+/// closed.
 ///
 /// Engine rule R17: analytics go to the configured origin only; tracking URLs come from the
 /// answer (docs/networks/elo.md), so pings may go to another origin, but only to http(s) URLs
@@ -81,9 +80,6 @@ final class EloTracker: Sendable {
     /// that a consent withdrawal after the load is honoured; `nil` sends none.
     private let visitorID: @Sendable () -> String?
     private let clock: any MediationClock
-    private let now: @Sendable () -> Date
-    private let makeID: @Sendable () -> String
-    private let debug: EloDebugChannel
     /// The client's tracking session (closed by its shutdown).
     let session: EloTrackingSession
     /// Operations not yet drained, and the latest one (each waits for the one before, so
@@ -95,9 +91,6 @@ final class EloTracker: Sendable {
         baseURL: URL,
         visitorID: @escaping @Sendable () -> String?,
         clock: any MediationClock,
-        now: @escaping @Sendable () -> Date,
-        makeID: @escaping @Sendable () -> String,
-        debug: EloDebugChannel,
         session: EloTrackingSession = EloTrackingSession()
     ) {
         self.transport = HTTP.OriginLockedTransport(transport, endpoint: baseURL, reach: SandboxHosts.answerURLs)
@@ -105,89 +98,44 @@ final class EloTracker: Sendable {
         self.eventsURL = baseURL.appendingPathComponent("v1").appendingPathComponent("events")
         self.visitorID = visitorID
         self.clock = clock
-        self.now = now
-        self.makeID = makeID
-        self.debug = debug
         self.session = session
     }
 
     /// The tracker's clock (browser dwell is measured on it).
     var currentInstant: MediationInstant { clock.now }
 
-    /// A new operation id when an observer is attached, else `nil` (no debug work).
-    private func operationID() -> String? {
-        debug.isObserved ? makeID() : nil
-    }
-
     /// Pings every URL of `event` in the background (render and impression: the first of each
     /// ad opportunity id in the session only). Sends nothing once the session is closed.
     func ping(_ event: EloTrackingEvent, urls: [String], adID: String) {
         guard session.claimFirst(event, adID: adID) else { return }
-        let operationID = operationID()
         let session = session
-        if let operationID {
-            debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: nil, at: now()) }
-        }
-        start { [transport, debug, now, visitorID] in
-            var outcome: EloTrackingOutcome = urls.isEmpty ? .unobservable : .delivered
+        start { [transport, visitorID] in
             // Read as the ping leaves: the consent in force now, not at the load.
             let visitorID = visitorID()
             for raw in urls {
-                guard let url = Self.pingURL(raw, visitorID: visitorID), transport.permits(url) else {
-                    outcome = .failed(.invalidURL)
-                    break
-                }
-                guard session.isOpen, !Task.isCancelled else {
-                    outcome = .failed(.cancelled)
-                    break
-                }
-                if let failure = await Self.send(HTTP.Request(method: "GET", url: url), over: transport) {
-                    outcome = .failed(failure)
-                    break
-                }
-            }
-            let final = outcome
-            if let operationID {
-                debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: final, at: now()) }
+                guard let url = Self.pingURL(raw, visitorID: visitorID), transport.permits(url) else { return }
+                guard session.isOpen, !Task.isCancelled else { return }
+                guard await Self.send(HTTP.Request(method: "GET", url: url), over: transport) else { return }
             }
         }
-    }
-
-    /// A click: Elo-direct clicks are recorded by the server when the user follows the ad's
-    /// click URL (client-side click delivery is disabled, Elo document), so nothing is sent and
-    /// the operation resolves `.unobservable`. Reports nothing once the session is closed.
-    func click(adID: String) {
-        guard session.isOpen, let operationID = operationID() else { return }
-        debug.emit { .trackingAttempted(operationID: operationID, event: .click, serverRequestID: adID, payloadJSON: nil, at: now()) }
-        debug.emit { .trackingCompleted(operationID: operationID, event: .click, outcome: .unobservable, at: now()) }
     }
 
     /// Posts a browser analytics event in the background. Sends nothing once the session is
     /// closed.
     func postAnalytics(_ event: EloTrackingEvent, adID: String, creativeID: String, dwellMilliseconds: Int?) {
         guard session.isOpen else { return }
-        let operationID = operationID()
-        let body = EloWireAnalyticsEvent(event: event.rawValue, ad_id: adID, creative_id: creativeID, visitor_id: visitorID(), dwell_ms: dwellMilliseconds)
-        if let operationID {
-            let capture = debug.capturesPayloads
-            debug.emit { .trackingAttempted(operationID: operationID, event: event, serverRequestID: adID, payloadJSON: capture ? EloDebugChannel.json(body) : nil, at: now()) }
-        }
+        let body = EloWireAnalyticsEvent(event: event.rawValue, ad_id: adID, creative_id: creativeID, visitor_id: nil, dwell_ms: dwellMilliseconds)
         let session = session
-        start { [eventsTransport, eventsURL, debug, now, visitorID] in
-            let failure: EloTrackingFailure?
-            if session.isOpen, !Task.isCancelled {
-                // The visitor id as the event leaves: the consent in force now.
-                var sent = body
-                sent.visitor_id = visitorID()
-                let request = HTTP.Request(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: Data(EloDebugChannel.json(sent).utf8))
-                failure = await Self.send(request, over: eventsTransport)
-            } else {
-                failure = .cancelled
-            }
-            let outcome: EloTrackingOutcome = failure.map { .failed($0) } ?? .delivered
-            if let operationID {
-                debug.emit { .trackingCompleted(operationID: operationID, event: event, outcome: outcome, at: now()) }
-            }
+        start { [eventsTransport, eventsURL, visitorID] in
+            guard session.isOpen, !Task.isCancelled else { return }
+            // The visitor id as the event leaves: the consent in force now.
+            var sent = body
+            sent.visitor_id = visitorID()
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            guard let data = try? encoder.encode(sent) else { return }
+            let request = HTTP.Request(method: "POST", url: eventsURL, headers: ["Content-Type": "application/json"], body: data)
+            _ = await Self.send(request, over: eventsTransport)
         }
     }
 
@@ -239,12 +187,9 @@ final class EloTracker: Sendable {
         return components.url
     }
 
-    private static func send(_ request: HTTP.Request, over transport: any HTTP.Transport) async -> EloTrackingFailure? {
-        do throws(HTTP.TransportError) {
-            let response = try await transport.send(request)
-            return (200..<300).contains(response.statusCode) ? nil : .httpStatus(response.statusCode)
-        } catch {
-            return error.kind == .cancelled ? .cancelled : .network
-        }
+    /// Sends `request`; whether it was answered with a 2xx status.
+    private static func send(_ request: HTTP.Request, over transport: any HTTP.Transport) async -> Bool {
+        guard let response = try? await transport.send(request) else { return false }
+        return (200..<300).contains(response.statusCode)
     }
 }

@@ -55,7 +55,8 @@ package struct EloIdentityRecord: Sendable, Hashable, Codable {
     }
 }
 
-/// The rules for the values the publisher sets (Elo seed, `setUserIdentifier` / `setUserData`).
+/// The rules for the identity record's values (Elo seed, `setUserIdentifier` / `setUserData`;
+/// the engine offers no setter, so the values come only from a stored record).
 enum EloIdentityRules {
     /// The longest identifier kept, in characters.
     static let maximumIdentifierLength = 256

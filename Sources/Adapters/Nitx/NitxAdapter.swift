@@ -9,7 +9,7 @@ import Mediation
 package struct NitxAdapter: AdNetworkAdapter {
     /// The config's network id, e.g. `"nitx"`.
     package let network: String
-    /// The client: consent, identify, reset, screen name and state go through it.
+    /// The client: loads, privacy signals, forget and state go through it.
     package let client: NitxClient
 
     /// Creates an adapter over `client`.

@@ -8,7 +8,10 @@ import Mediation
 /// It loads the source's config (`GET /api/ad-mobiles/show/{code}`) before the first request,
 /// warns when the source's bundle id is not the app's, calls `GET /api/ad-mobiles/init/{code}`
 /// once per process while the source is `pending_verification`, then asks for ads with GET per
-/// slot, or with POST when the config advertises the `sdk` block.
+/// slot, or with POST when the config advertises the `sdk` block. The engine drives it through
+/// ``loadAd(slot:choice:request:)``, ``hostPrivacyDidChange(_:)``, ``forgetUser()``, the
+/// flushes and ``shutdown()``; the seed's `consent`, `identify` and `setScreen` have no engine or
+/// host caller and are not offered (a stored consent record and profile are still honoured).
 package actor NitxClient {
     /// The mobile source code, e.g. `SDK-AM-DEMOI`.
     package nonisolated let sourceCode: String
@@ -32,13 +35,12 @@ package actor NitxClient {
     private var endpoints = NitxEndpoints.none
     private var initCalled = false
     private var fellBack = false
-    private var screenName: String?
     private let appOpenLastShown = Locked<Date?>(nil)
     private var sequence = 0
     private var counters = NitxClientState.Counters()
     private var isShutDown = false
 
-    /// Creates a client; nothing is sent until the first ad request (or ``start(app:)``).
+    /// Creates a client; nothing is sent until the first ad request.
     /// - Parameters:
     ///   - sourceCode: the mobile source code (`SDK-AM-…`).
     ///   - options: base URL, debug, personalization, bridge, request mode.
@@ -96,7 +98,7 @@ package actor NitxClient {
 
     /// Loads the source's config once (single flight; retried on the next call after a failure).
     /// - Parameter app: the host app, for the bundle id check.
-    package func start(app: RequestTemplate.App) async {
+    private func start(app: RequestTemplate.App) async {
         if started || isShutDown { return }
         if let startTask {
             await startTask.value
@@ -108,26 +110,13 @@ package actor NitxClient {
         startTask = nil
     }
 
-    /// Sets the screen name sent as `context.app.screen` with the next requests.
-    package func setScreen(_ name: String?) {
-        screenName = name
-    }
-
-    /// Records the user's consent answer: `true` stores a consent record and persists the
-    /// buffered profile; `false` deletes the profile and the consent record, keeping the
-    /// visitor id. The host's own withdrawal signal (`AdRequest.Privacy.userConsent == false`) is
-    /// a `consent(false)` too (``hostPrivacyDidChange(_:)``). Does nothing with personalization off.
-    package func consent(_ granted: Bool) {
-        visitor.withLock { $0.setConsent(granted) }
-    }
-
     /// The host's privacy signals changed, or came with a request: a consent withdrawal in the
     /// app's own prompt (`userConsent == false`; the Nitx document feeds `consent` "from your own
     /// consent banner", and the engine's signal is that banner) is Nitx's `consent(false)`, at
     /// once and synchronously: the profile and the consent record are deleted from storage, the
     /// visitor id stays, and nothing of the profile is sent afterwards, after a relaunch
-    /// included (nothing is left to send). Signals that do not withdraw change nothing: consent
-    /// is granted only by ``consent(_:)``. Idempotent; does nothing with personalization off.
+    /// included (nothing is left to send). Signals that do not withdraw change nothing (the
+    /// engine offers no call that grants Nitx consent). Idempotent; does nothing with personalization off.
     /// - Parameter privacy: the host's current signals.
     package nonisolated func hostPrivacyDidChange(_ privacy: AdRequest.Privacy) {
         guard privacy.userConsent == false else { return }
@@ -139,18 +128,6 @@ package actor NitxClient {
         if deleted {
             logger.info("Nitx consent withdrawn by the host's privacy signals: profile and consent record deleted", source: networkID)
         }
-    }
-
-    /// Normalises and hashes `traits` at once (raw values are discarded). A call implying an age
-    /// under 16 is discarded whole. Does nothing with personalization off.
-    package func identify(_ traits: NitxTraits) {
-        guard options.personalization else { return }
-        guard let update = NitxIdentityNormalizer.update(for: traits, currentYear: currentYear) else {
-            counters.identifyDiscarded += 1
-            logger.warning("Nitx identify call discarded: it implies an age under \(NitxIdentityNormalizer.minimumAge)", source: networkID)
-            return
-        }
-        visitor.withLock { $0.apply(update) }
     }
 
     /// Forgets the visitor (id, profile, consent): pending events are sent first, then a
@@ -234,7 +211,6 @@ package actor NitxClient {
             visitorID: visitor.visitorID,
             profileKeys: visitor.profile.keys,
             personalization: options.personalization,
-            screenName: screenName,
             counters: counters
         )
     }
@@ -334,12 +310,6 @@ package actor NitxClient {
 
     private nonisolated var wallNow: Date {
         wallAnchor.addingTimeInterval((clock.now - clockAnchor).milliseconds / 1000)
-    }
-
-    private var currentYear: Int {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        return calendar.component(.year, from: wallNow)
     }
 
     /// Whether an app open ad may be shown now (Nitx document, "App open": at most once per
@@ -442,7 +412,7 @@ package actor NitxClient {
             format: choice.format.rawValue,
             size: choice.format == .bannerAdaptive ? NitxWireSize(width: choice.size.width, height: choice.size.height) : nil,
             visitor: visitor.withLock { $0.wireBlock(for: request.privacy) },
-            context: NitxContextBuilder.context(for: request, screenName: screenName, sdkTag: options.sdkTag)
+            context: NitxContextBuilder.context(for: request, sdkTag: options.sdkTag)
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

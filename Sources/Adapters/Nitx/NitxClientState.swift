@@ -23,8 +23,6 @@ package struct NitxClientState: Sendable, Hashable {
         package var eventsQueued = 0
         /// Events sent in a successful batch.
         package var eventsSent = 0
-        /// Identify calls discarded (an age under 16).
-        package var identifyDiscarded = 0
         /// Forget requests sent.
         package var forgetRequests = 0
     }
@@ -39,7 +37,8 @@ package struct NitxClientState: Sendable, Hashable {
     package var modeOverride: NitxRequestModeOverride
     /// Whether the POST endpoint answered 404, 405 or 501 and the client fell back to GET.
     package var fellBackToGet: Bool
-    /// `true` after consent(true), `false` after consent(false), `nil` when never asked.
+    /// The stored consent record: `false` after the host's withdrawal, `nil` when none (the
+    /// engine offers no call that grants Nitx consent; a `true` comes from an earlier version's record).
     package var consent: Bool?
     /// The visitor id; `nil` with personalization off.
     package var visitorID: String?
@@ -47,8 +46,6 @@ package struct NitxClientState: Sendable, Hashable {
     package var profileKeys: [String]
     /// Whether personalization is on.
     package var personalization: Bool
-    /// The screen name set by the host.
-    package var screenName: String?
     /// The counters.
     package var counters: Counters
 }

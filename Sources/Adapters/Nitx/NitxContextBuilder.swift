@@ -15,10 +15,8 @@ package enum NitxContextBuilder {
     /// The context block for `request`.
     /// - Parameters:
     ///   - request: the engine's request (app, device, screen, host context).
-    ///   - screenName: the screen name the host set on the client; the request's own
-    ///     `context.screenName` wins when present.
     ///   - sdkTag: `ios-1.0.0`, or `<bridge>/ios-1.0.0`.
-    package static func context(for request: AdRequest, screenName: String?, sdkTag: String) -> NitxWireContext {
+    package static func context(for request: AdRequest, sdkTag: String) -> NitxWireContext {
         let device = request.device
         let privacy = request.privacy
         // The Nitx document defines no US-privacy or GDPR signal: under an opt-out of sale or
@@ -31,7 +29,7 @@ package enum NitxContextBuilder {
                 bundleID: request.app.bundleID,
                 version: request.app.version,
                 build: request.app.build,
-                screen: request.context.screenName ?? screenName
+                screen: request.context.screenName
             ),
             os: NitxWireOSContext(name: device.osName, version: device.osVersion),
             device: NitxWireDeviceContext(

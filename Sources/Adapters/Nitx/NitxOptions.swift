@@ -26,7 +26,7 @@ package struct NitxOptions: Sendable, Hashable {
     public var apiBaseURL: URL
     /// Debug logging: request and mode decisions are logged at `debug` level.
     public var debug: Bool
-    /// `false`: no storage, no visitor block, and consent, identify and reset do nothing.
+    /// `false`: no storage, no visitor block, and reset does nothing.
     public var personalization: Bool
     /// A bridge tag set by the React Native or Flutter bridges, e.g. `"rn-1.0.0"`; `context.sdk`
     /// then reads `rn-1.0.0/ios-1.0.0`. `nil` or empty for none.

@@ -206,7 +206,7 @@ package struct NitxWireSize: Codable, Sendable, Hashable {
 package struct NitxWireVisitor: Codable, Sendable, Hashable {
     /// The visitor id (a random UUID, lowercased).
     package var id: String
-    /// `true` after consent(true), `false` after consent(false), `null` when not asked.
+    /// `true` with a stored consent record, `false` after a withdrawal, `null` when neither.
     package var consent: Bool?
     /// SHA-256 hex digests by field (`email`, `phone`, `gender`, `birth_year`, `city`,
     /// `country`, `trait.<key>`); `null` without consent.
@@ -286,7 +286,7 @@ package struct NitxWireAppContext: Codable, Sendable, Hashable {
     package var version: String
     /// Build number.
     package var build: String
-    /// The screen name set by the host, or `null`.
+    /// The request context's screen name, or `null`.
     package var screen: String?
 
     enum CodingKeys: String, CodingKey {

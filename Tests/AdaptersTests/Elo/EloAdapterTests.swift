@@ -209,9 +209,13 @@ struct EloAdapterTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory, secureStore: withSecureStore ? MemorySecureStore() : nil)
+        let keychain = withSecureStore ? MemorySecureStore() : nil
+        try keychain.map {
+            try SecureEloIdentityStore(store: $0, key: "elo.identity.elo").write(EloIdentityRecord(userIdentifier: "alice-account-7", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567")))
+        }
+        let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory, secureStore: keychain)
         let adapter = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        await adapter.client.setUserIdentity(userIdentifier: "alice-account-7", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567"))
+        await adapter.forgetUser()  // writes the record (a new install id) where the factory keeps it
         let written = try Self.filesText(under: directory)
         #expect(!written.contains("alice"))
         #expect(!written.contains("15551234567"))
@@ -222,18 +226,18 @@ struct EloAdapterTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory)
         let first = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        await first.client.setUserIdentifier("alice")
         let relaunched = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        #expect(await relaunched.client.userIdentifier == nil)
-        #expect(await first.client.userIdentifier == "alice")
+        // Each launch makes its own install id: nothing was kept between them.
+        #expect(await relaunched.client.visitorID != first.client.visitorID)
     }
 
     @Test func identityIsKeptInTheHostsSecureStore() async throws {
         let keychain = MemorySecureStore()
         let environment = MediationEnvironment(clock: ManualClock(), secureStore: keychain)
         let first = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        await first.client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(email: "alice@example.com"))
         #expect(keychain.keys == ["elo.identity.elo"])
+        // What an earlier version stored in the same item.
+        try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").write(EloIdentityRecord(installID: await first.client.visitorID, userIdentifier: "alice", userData: EloUserData(email: "alice@example.com")))
         let relaunched = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
         #expect(await relaunched.client.userIdentifier == "alice")
         #expect(await relaunched.client.userData == EloUserData(email: "alice@example.com"))

@@ -8,15 +8,6 @@ import Testing
 struct EloClientTests {
     // MARK: Lifecycle
 
-    @Test func loadBeforeConfigureIsNotConfiguredWithoutARequest() async {
-        let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport, configuration: nil)
-        #expect(await client.isConfigured == false)
-        let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.notConfigured) = result else { Issue.record("expected notConfigured, got \(result)"); return }
-        #expect(transport.requests.isEmpty)
-    }
-
     @Test func loadAfterShutdownIsNotConfigured() async {
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport)
@@ -26,34 +17,6 @@ struct EloClientTests {
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .noFill(.notConfigured) = result else { Issue.record("expected notConfigured, got \(result)"); return }
         #expect(transport.requests.isEmpty)
-    }
-
-    @Test func reconfigureStartsANewSessionID() async throws {
-        let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport, configuration: nil)
-        await client.configure(publisherID: "pub-1", adUnitID: "unit-1")
-        let first = try #require(await client.sessionID)
-        _ = await client.loadAd(for: EloFixtures.request())
-        await client.configure(publisherID: "pub-1", adUnitID: "unit-1")
-        let second = try #require(await client.sessionID)
-        #expect(first != second)
-        _ = await client.loadAd(for: EloFixtures.request())
-        let sent = try transport.decodedBidRequests().map(\.ext.elo.session_id)
-        #expect(sent == [first, second])
-    }
-
-    @Test func disabledClientAnswersSessionDisabledWithoutARequest() async {
-        let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport)
-        await client.disable()
-        #expect(await client.isDisabled)
-        let result = await client.loadAd(for: EloFixtures.request())
-        guard case .noFill(.sessionDisabled) = result else { Issue.record("expected sessionDisabled, got \(result)"); return }
-        #expect(transport.requests.isEmpty)
-        await client.enable()
-        let resumed = await client.loadAd(for: EloFixtures.request())
-        guard case .loaded = resumed else { Issue.record("expected a fill, got \(resumed)"); return }
-        #expect(transport.bidRequests.count == 1)
     }
 
     @Test(arguments: [71.99, 50, 0] as [Double])
@@ -204,23 +167,6 @@ struct EloClientTests {
         _ = await load.value
     }
 
-    @Test func aHangingPreloadStopsAtItsDeadlineWithNoFillTimeout() async throws {
-        // A preload has no engine waiting for it: it keeps its own limit, the earlier of the
-        // request's deadline and 3 s.
-        let clock = ManualClock()
-        let transport = EloFakeTransport.hanging()
-        let client = EloFixtures.client(transport: transport, clock: clock)
-        let preload = client.preloadAd(for: EloFixtures.request(deadline: .origin + .seconds(10)))
-        #expect(await clock.settle { transport.requests.count == 1 })
-        #expect(clock.nextDeadline == .origin + .seconds(3))
-        await clock.advance(to: .origin + .milliseconds(2999))
-        #expect(clock.sleeperCount == 1)
-        await clock.advance(to: .origin + .seconds(3))
-        await preload.value
-        #expect(await client.preloadedAdCount == 0)
-        #expect(try transport.decodedBidRequests().first?.tmax == 3000)
-    }
-
     @Test func answerJustBeforeTheDeadlineIsKept() async {
         let clock = ManualClock()
         let transport = EloFakeTransport { request in
@@ -272,46 +218,6 @@ struct EloClientTests {
     }
 
     // MARK: Geo toggle
-
-    /// Elo document: "The toggle resets to the configured value after shutdown() + reconfigure":
-    /// a re-configure alone (here to change the log level) keeps it, shutdown alone sends
-    /// nothing, and the configure after a shutdown returns to the configured value.
-    @Test func geoToggleLastsUntilShutdownAndANewConfigure() async throws {
-        let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport)
-        let request = EloFixtures.request(device: AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7166, longitude: 44.7833)))
-        await client.setShareGeoLocation(false)
-        _ = await client.loadAd(for: request)
-        await client.configure(EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", logLevel: .error))
-        #expect(await client.isSharingGeoLocation == false)
-        _ = await client.loadAd(for: request)
-        await client.configure(EloFixtures.configuration)
-        _ = await client.loadAd(for: request)
-        await client.shutdown()
-        await client.configure(EloFixtures.configuration)
-        #expect(await client.isSharingGeoLocation == true)
-        _ = await client.loadAd(for: request)
-        let latitudes = try transport.decodedBidRequests().map(\.device.geo.lat)
-        #expect(latitudes == [nil, nil, nil, 41.72])
-    }
-
-    /// The toggle also wins the other way: turned on at run time over a configured opt-out, it
-    /// lasts through a re-configure; after shutdown and configure the opt-out is back.
-    @Test func geoToggleOnOverAConfiguredOptOutLastsUntilShutdownAndConfigure() async throws {
-        let transport = EloFakeTransport()
-        let optOut = EloConfiguration(publisherID: "pub-1", adUnitID: "unit-default", shareGeoLocation: false)
-        let client = EloFixtures.client(transport: transport, configuration: optOut)
-        let request = EloFixtures.request(device: AdRequest.Device(location: AdRequest.Device.Location(latitude: 41.7166, longitude: 44.7833)))
-        _ = await client.loadAd(for: request)
-        await client.setShareGeoLocation(true)
-        await client.configure(optOut)
-        _ = await client.loadAd(for: request)
-        await client.shutdown()
-        await client.configure(optOut)
-        _ = await client.loadAd(for: request)
-        let latitudes = try transport.decodedBidRequests().map(\.device.geo.lat)
-        #expect(latitudes == [nil, 41.72, nil])
-    }
 
     @Test func logLevelAboveWarnSilencesWarnings() async {
         let logger = RecordingLogger()

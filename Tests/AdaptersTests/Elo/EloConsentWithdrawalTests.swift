@@ -12,11 +12,13 @@ import Testing
 struct EloConsentWithdrawalTests {
     static let withdrawn = AdRequest.Privacy(userConsent: false, limitAdTracking: false)
     static let data = EloUserData(age: 34, gender: .female, email: "alice@example.com", phone: "+15551234567")
+    /// The identity a record stored earlier holds (the engine offers no setter): the client
+    /// reads it at launch and makes the install id (`id-1`).
+    static let stored = EloIdentityRecord(userIdentifier: "alice", userData: data)
 
     @Test func theHostsWithdrawalErasesTheIdentifierAndDataAtOnceAndKeepsTheInstallID() async {
-        let store = RecordingIdentityStore()
+        let store = RecordingIdentityStore(Self.stored)
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         client.hostPrivacyDidChange(Self.withdrawn)
         // Synchronously: the stored record holds the install id only.
         #expect(store.record == EloIdentityRecord(installID: "id-1"))
@@ -30,9 +32,8 @@ struct EloConsentWithdrawalTests {
     }
 
     @Test func signalsThatDoNotWithdrawChangeNothing() async {
-        let store = RecordingIdentityStore()
+        let store = RecordingIdentityStore(Self.stored)
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         for consent in [nil, true] as [Bool?] {
             client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: consent))
         }
@@ -41,10 +42,9 @@ struct EloConsentWithdrawalTests {
     }
 
     @Test func aRequestCarryingTheWithdrawalErasesAndSendsNeither() async throws {
-        let store = RecordingIdentityStore()
+        let store = RecordingIdentityStore(Self.stored)
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport, store: store)
-        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
         #expect(store.record == EloIdentityRecord(installID: "id-1"))
         let bid = try #require(try transport.decodedBidRequests().first)
@@ -58,8 +58,7 @@ struct EloConsentWithdrawalTests {
     @Test(arguments: [false, true])
     func pingsOfAnAdLoadedBeforeAWithdrawalCarryNoWithdrawnIdentifier(throughARequest: Bool) async throws {
         let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport)
-        await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        let client = EloFixtures.client(transport: transport, store: InMemoryEloIdentityStore(Self.stored))
         let consenting = AdRequest.Privacy(userConsent: true, limitAdTracking: false)
         guard case .loaded(let ad, _) = await client.loadAd(for: EloFixtures.request(privacy: consenting)) else {
             Issue.record("no fill")
@@ -85,8 +84,8 @@ struct EloConsentWithdrawalTests {
     @Test func aRelaunchWithTheSignalUnsetSendsNeither() async throws {
         let keychain = MemorySecureStore()
         let store = SecureEloIdentityStore(store: keychain, key: "elo.identity.elo")
+        try store.write(Self.stored)
         let first = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        await first.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         first.hostPrivacyDidChange(Self.withdrawn)
         // The next launch: the same Keychain, the host's signal unset.
         let transport = EloFakeTransport()
@@ -101,19 +100,20 @@ struct EloConsentWithdrawalTests {
 
     @Test func theEnginePassesAWithdrawalOnAndAWithdrawalKnownAtLaunchErasesAtBuild() async throws {
         let keychain = MemorySecureStore()
+        try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").write(Self.stored)
         let clock = ManualClock()
         let capturing = PrivacyMatrix.CapturingRegistry()
         let configuration = try PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell)
         let engine = try MediationEngine(configuration: configuration, registry: capturing.registry, environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), secureStore: keychain))
         let elo = try #require(capturing.adapter("elo") as? EloAdapter)
-        await elo.client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        #expect(await elo.client.userIdentifier == "alice")
         engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
         var stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
         #expect(stored.userIdentifier == nil && stored.userData == nil && stored.installID != nil)
 
         // Stored again, then a launch whose template already says withdrawn: erased at build.
         let installID = stored.installID
-        await elo.client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
+        try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").write(EloIdentityRecord(installID: installID, userIdentifier: "alice", userData: Self.data))
         _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), secureStore: keychain, requestTemplate: RequestTemplate(privacy: Self.withdrawn)))
         stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
         #expect(stored == EloIdentityRecord(installID: installID))

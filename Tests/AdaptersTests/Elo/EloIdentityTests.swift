@@ -6,96 +6,19 @@ import Testing
 
 @Suite("Elo identity")
 struct EloIdentityTests {
-    @Test(arguments: [
-        ("  user-42 \n", "user-42"),
-        ("user-42", "user-42"),
-        (String(repeating: "u", count: 256), String(repeating: "u", count: 256)),
-    ] as [(String, String)])
-    func identifierIsTrimmed(input: String, stored: String) async {
-        let client = EloFixtures.client(transport: EloFakeTransport())
-        await client.setUserIdentifier(input)
-        #expect(await client.userIdentifier == stored)
-        #expect(await client.visitorID == stored)
-    }
-
-    @Test(arguments: ["", "   ", nil] as [String?])
-    func blankOrNilIdentifierClears(input: String?) async {
-        let client = EloFixtures.client(transport: EloFakeTransport())
-        await client.setUserIdentifier("user-42")
-        await client.setUserIdentifier(input)
-        #expect(await client.userIdentifier == nil)
-        #expect(await client.visitorID == "id-1") // the anonymous install id
-    }
-
-    @Test func identifierOverTwoHundredFiftySixCharactersIsIgnoredWithAWarning() async {
-        let logger = RecordingLogger()
-        let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger)
-        await client.setUserIdentifier("user-42")
-        await client.setUserIdentifier(String(repeating: "u", count: 257))
-        #expect(await client.userIdentifier == "user-42")
-        #expect(logger.warnings == ["user identifier over 256 characters ignored"])
-    }
-
     @Test func visitorIDIsTheIdentifierElseTheInstallID() async throws {
+        // The identifier comes only from a stored record (the engine offers no setter).
         let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport)
-        _ = await client.loadAd(for: EloFixtures.request())
-        await client.setUserIdentifier("user-42")
-        _ = await client.loadAd(for: EloFixtures.request())
+        _ = await EloFixtures.client(transport: transport).loadAd(for: EloFixtures.request())
+        let stored = InMemoryEloIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "user-42"))
+        _ = await EloFixtures.client(transport: transport, store: stored).loadAd(for: EloFixtures.request())
         #expect(try transport.decodedBidRequests().map(\.user.id) == ["id-1", "user-42"])
     }
 
-    @Test func userDataIsReplacedWholeAndNilOrEmptyClears() async {
-        let client = EloFixtures.client(transport: EloFakeTransport())
-        await client.setUserData(EloUserData(age: 34, gender: .female, email: "a@example.com"))
-        await client.setUserData(EloUserData(phone: "+15551234567"))
-        #expect(await client.userData == EloUserData(phone: "+15551234567"))
-        await client.setUserData(EloUserData())
-        #expect(await client.userData == nil)
-        await client.setUserData(EloUserData(age: 20))
-        await client.setUserData(nil)
-        #expect(await client.userData == nil)
-    }
-
-    @Test func setUserIdentityWritesBothInOneRecord() async {
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1"))
+    @Test func shutdownErasesTheIdentity() async {
+        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(age: 30)))
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        let alice = EloUserData(email: "alice@example.com")
-        let bob = EloUserData(email: "bob@example.com")
-        await client.setUserIdentity(userIdentifier: "alice", userData: alice)
-        await client.setUserIdentity(userIdentifier: "bob", userData: bob)
-        await client.setUserIdentity(userIdentifier: nil, userData: nil)
-        #expect(store.writes == [
-            EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: alice),
-            EloIdentityRecord(installID: "install-1", userIdentifier: "bob", userData: bob),
-            EloIdentityRecord(installID: "install-1"),
-        ])
-    }
-
-    @Test func twoSettersInSequenceDoLeaveTheMixedStateTheSeedWarnsAbout() async {
-        // The contrast that makes the test above meaningful: separate setters write twice.
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(email: "alice@example.com")))
-        let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        await client.setUserIdentifier("bob")
-        await client.setUserData(EloUserData(email: "bob@example.com"))
-        #expect(store.writes.first == EloIdentityRecord(installID: "install-1", userIdentifier: "bob", userData: EloUserData(email: "alice@example.com")))
-        #expect(store.writes.count == 2)
-    }
-
-    @Test func setUserIdentityAppliesEachSettersRules() async {
-        let client = EloFixtures.client(transport: EloFakeTransport())
-        await client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30))
-        await client.setUserIdentity(userIdentifier: String(repeating: "x", count: 300), userData: EloUserData())
         #expect(await client.userIdentifier == "alice")
-        #expect(await client.userData == nil)
-    }
-
-    @Test func shutdownErasesTheIdentityAndReconfigureDoesNot() async {
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1"))
-        let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        await client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30))
-        await client.configure(EloFixtures.configuration)
-        #expect(store.record == EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(age: 30)))
         await client.shutdown()
         #expect(store.record == EloIdentityRecord(installID: "install-1"))
         #expect(await client.userIdentifier == nil)
@@ -106,14 +29,11 @@ struct EloIdentityTests {
         let keychain = MemorySecureStore()
         let store = SecureEloIdentityStore(store: keychain, key: "elo.identity.elo")
         let first = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        await first.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30, gender: .other))
-        let installID = await first.visitorID
-        #expect(installID == "alice")
+        #expect(await first.visitorID == "id-1")
         let relaunched = EloFixtures.client(transport: EloFakeTransport(), store: store, ids: SequentialIDs(prefix: "later"))
-        #expect(await relaunched.userIdentifier == "alice")
-        #expect(await relaunched.userData == EloUserData(age: 30, gender: .other))
+        #expect(await relaunched.visitorID == "id-1")
         #expect(try store.read().installID == "id-1")
-        #expect(keychain.keys == ["elo.identity.elo"]) // one record: identifier and data together
+        #expect(keychain.keys == ["elo.identity.elo"]) // one record
     }
 
     @Test func damagedRecordIsAStorageError() throws {
@@ -139,24 +59,25 @@ struct EloIdentityTests {
         keychain.failAll(SecureStoreError(message: "Keychain write failed (status -25308)"))
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "k"))
-        await client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(email: "alice@example.com"))
-        #expect(await client.userIdentifier == "alice")
-        #expect(logger.warnings.allSatisfy { !$0.contains("alice") })
+        // The install id the client makes at launch cannot be written: it is kept in memory.
+        #expect(await client.visitorID == "id-1")
+        #expect(logger.warnings.allSatisfy { !$0.contains("id-1") })
         #expect(logger.warnings.contains("identity record not stored, kept in memory: cannot write the identity record: Keychain write failed (status -25308)"))
     }
 
     @Test func unwritableStoreKeepsTheIdentityInMemoryWithAWarning() async {
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: FailingIdentityStore())
-        await client.setUserIdentifier("alice")
-        #expect(await client.userIdentifier == "alice")
+        // Forgetting the user makes a new install id, which cannot be written: kept in memory.
+        await client.forgetUser()
+        #expect(await client.visitorID == "id-2")  // id-1 is the session id
         #expect(logger.warnings == ["identity record not stored, kept in memory: disk full"])
     }
 
     @Test func userDataNeverRidesTrackingPings() async throws {
         let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport)
-        await client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567"))
+        let stored = InMemoryEloIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567")))
+        let client = EloFixtures.client(transport: transport, store: stored)
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .loaded(let ad, _) = result else { Issue.record("expected a fill, got \(result)"); return }
         ad.recordRender()

@@ -53,8 +53,7 @@ struct EloInstallIDTests {
     /// limit-ad-tracking (only a withdrawal stops it).
     @Test func thePublishersIdentifierStillGoesUnderLimitAdTracking() async throws {
         let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport)
-        await client.setUserIdentifier("user-42")
+        let client = EloFixtures.client(transport: transport, store: InMemoryEloIdentityStore(EloIdentityRecord(userIdentifier: "user-42")))
         _ = await client.loadAd(for: EloFixtures.request(privacy: AdRequest.Privacy(limitAdTracking: true)))
         #expect(try transport.decodedBidRequests().first?.user.id == "user-42")
     }

@@ -85,16 +85,6 @@ struct FailingIdentityStore: EloIdentityStore {
     func write(_ record: EloIdentityRecord) throws(EloStorageError) { throw EloStorageError(message: "disk full") }
 }
 
-/// Collects debug events.
-final class EloEventRecorder: Sendable {
-    private let events = Locked<[EloDebugEvent]>([])
-    var observer: @Sendable (EloDebugEvent) -> Void { { [events] event in events.withLock { $0.append(event) } } }
-    var all: [EloDebugEvent] { events.withLock { $0 } }
-    var operations: [EloDebugAdOperation] {
-        all.compactMap { if case .adOperation(let operation) = $0 { return operation } else { return nil } }
-    }
-}
-
 /// Sequential ids: `id-1`, `id-2`, ...
 final class SequentialIDs: Sendable {
     private let counter = Locked(0)
@@ -140,7 +130,7 @@ enum EloFixtures {
     static func client(
         transport: any HTTP.Transport,
         clock: any MediationClock = ManualClock(),
-        configuration: EloConfiguration? = EloFixtures.configuration,
+        configuration: EloConfiguration = EloFixtures.configuration,
         logger: any MediationLogger = SilentLogger(),
         store: any EloIdentityStore = InMemoryEloIdentityStore(),
         ids: SequentialIDs = SequentialIDs()

@@ -6,9 +6,8 @@ import Testing
 
 @Suite("Elo tracking")
 struct EloTrackingTests {
-    func loadedAd(_ transport: EloFakeTransport, clock: ManualClock = ManualClock(), recorder: EloEventRecorder? = nil, capture: Bool = false) async throws -> (EloAd, EloClient) {
+    func loadedAd(_ transport: EloFakeTransport, clock: ManualClock = ManualClock()) async throws -> (EloAd, EloClient) {
         let client = EloFixtures.client(transport: transport, clock: clock)
-        if let recorder { client.setDebugObserver(recorder.observer, capturePayloads: capture) }
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .loaded(let ad, _) = result else { throw EloError(.internalState, "no fill") }
         return (ad, client)
@@ -38,20 +37,14 @@ struct EloTrackingTests {
         #expect(transport.pings.allSatisfy { $0.method == "GET" })
     }
 
-    @Test func eloDirectClickSendsNothingAndIsUnobservable() async throws {
+    @Test func eloDirectClickSendsNothing() async throws {
         let transport = EloFakeTransport()
-        let recorder = EloEventRecorder()
-        let (ad, _) = try await loadedAd(transport, recorder: recorder)
+        let (ad, _) = try await loadedAd(transport)
         ad.recordImpression()
         ad.recordClick()
         ad.recordClick()
         await ad.tracker?.drain()
         #expect(transport.pings.map(\.url.path) == ["/imp"])
-        let clicks = recorder.all.compactMap { event -> EloTrackingOutcome? in
-            if case .trackingCompleted(_, .click, let outcome, _) = event { return outcome }
-            return nil
-        }
-        #expect(clicks == [.unobservable])
     }
 
     /// Elo document: the ad id is "the ad opportunity: one per showing", "what the SDK's
@@ -116,16 +109,9 @@ struct EloTrackingTests {
         ad.recordRender()
         ad.recordImpression()
         ad.recordClick()
-        client.trackBrowserOpened(ad)
+        ad.recordBrowserOpened()
         await clock.advance(by: .seconds(1))
-        client.trackBrowserClosed(ad)
-        await ad.tracker?.drain()
-        #expect(transport.pings.isEmpty)
-        // A new configuration does not wake the ads of the old one.
-        await client.configure(EloFixtures.configuration)
-        ad.recordRender()
-        ad.recordImpression()
-        client.trackBrowserOpened(ad)
+        ad.recordBrowserClosed()
         await ad.tracker?.drain()
         #expect(transport.pings.isEmpty)
     }
@@ -166,61 +152,21 @@ struct EloTrackingTests {
             }
             return .success(HTTP.Response(statusCode: 204))
         }
-        let recorder = EloEventRecorder()
-        let (ad, client) = try await loadedAd(transport, clock: clock, recorder: recorder)
+        let (ad, client) = try await loadedAd(transport, clock: clock)
         ad.recordRender()
         ad.recordImpression()
         #expect(await clock.settle { transport.pings.count == 1 })  // the render ping hangs; the impression waits
         await client.shutdown()
-        let outcomes = { recorder.all.compactMap { event -> EloTrackingOutcome? in
-            if case .trackingCompleted(_, _, let outcome, _) = event { return outcome }
-            return nil
-        } }
-        // Not `drain()`: without the cancellation the render ping would never end.
-        #expect(await clock.settle { outcomes().count == 2 })
+        // Drained in a task of its own: without the cancellation the render ping would never end.
+        let drained = Locked(false)
+        let tracker = ad.tracker
+        Task {
+            await tracker?.drain()
+            drained.withLock { $0 = true }
+        }
+        #expect(await clock.settle { drained.withLock { $0 } })
+        // The queued impression never left.
         #expect(transport.pings.map(\.url.path) == ["/render"])
-        #expect(outcomes() == [.failed(.cancelled), .failed(.cancelled)])
-    }
-
-    @Test func trackingDebugEventsCarryNoURLsHeadersOrChat() async throws {
-        let clock = ManualClock()
-        let recorder = EloEventRecorder()
-        let (ad, _) = try await loadedAd(EloFakeTransport(), clock: clock, recorder: recorder, capture: true)
-        ad.recordRender()
-        ad.recordImpression()
-        ad.recordClick()
-        ad.recordBrowserOpened()
-        await clock.advance(by: .milliseconds(10))
-        ad.recordBrowserClosed()
-        await ad.tracker?.drain()
-        let tracking = recorder.all.filter { event in
-            switch event {
-            case .trackingAttempted, .trackingCompleted: return true
-            default: return false
-            }
-        }
-        #expect(tracking.count == 10)
-        let text = "\(tracking)"
-        for forbidden in ["t.elo.test", "visitor_id=", "Content-Type", "Where should I fly", "Tbilisi has great food"] {
-            #expect(!text.contains(forbidden), "\(forbidden)")
-        }
-    }
-
-    @Test func browserPayloadIsNilWithoutCapture() async throws {
-        let clock = ManualClock()
-        let recorder = EloEventRecorder()
-        let (ad, _) = try await loadedAd(EloFakeTransport(), clock: clock, recorder: recorder)
-        ad.recordBrowserOpened()
-        await clock.advance(by: .milliseconds(250))
-        ad.recordBrowserClosed()
-        ad.recordRender()
-        await ad.tracker?.drain()
-        let payloads = recorder.all.compactMap { event -> String?? in
-            if case .trackingAttempted(_, _, _, let payload, _) = event { return payload }
-            return nil
-        }
-        #expect(payloads.count == 3)
-        #expect(payloads.allSatisfy { $0 == nil })
     }
 
     @Test func releasedAdSendsNoTracking() async throws {
@@ -238,10 +184,10 @@ struct EloTrackingTests {
     @Test func browserCloseReportsTheDwellInMilliseconds() async throws {
         let clock = ManualClock()
         let transport = EloFakeTransport()
-        let (ad, client) = try await loadedAd(transport, clock: clock)
-        client.trackBrowserOpened(ad)
+        let (ad, _) = try await loadedAd(transport, clock: clock)
+        ad.recordBrowserOpened()
         await clock.advance(by: .milliseconds(1500))
-        client.trackBrowserClosed(ad)
+        ad.recordBrowserClosed()
         await ad.tracker?.drain()
         let events = try analytics(transport)
         #expect(events.map(\.event) == ["browser_open", "browser_close"])
@@ -256,10 +202,10 @@ struct EloTrackingTests {
     @Test func browserEventsAreAnalyticsOnlyAndNeverBilled() async throws {
         let clock = ManualClock()
         let transport = EloFakeTransport()
-        let (ad, client) = try await loadedAd(transport, clock: clock)
-        client.trackBrowserOpened(ad)
+        let (ad, _) = try await loadedAd(transport, clock: clock)
+        ad.recordBrowserOpened()
         await clock.advance(by: .seconds(3))
-        client.trackBrowserClosed(ad)
+        ad.recordBrowserClosed()
         await ad.tracker?.drain()
         #expect(transport.pings.map { "\($0.method) \($0.url.absoluteString)" } == [
             "POST https://api.elo.example/v1/events", "POST https://api.elo.example/v1/events",
@@ -312,70 +258,19 @@ struct EloTrackingTests {
         #expect(try analytics(transport).map(\.event) == ["browser_open", "browser_close"])
     }
 
-    @Test func trackingOutcomesReachTheDebugObserver() async throws {
-        let transport = EloFakeTransport { request in
-            if request.url.path.hasSuffix("/v1/bid") { return .success(EloFixtures.bidResponse(for: request, price: 1)) }
-            if request.url.path == "/imp" { return .success(HTTP.Response(statusCode: 503)) }
-            if request.url.path == "/click" { return .failure(HTTP.TransportError(kind: .connection, message: "down")) }
-            return .success(HTTP.Response(statusCode: 204))
-        }
-        let recorder = EloEventRecorder()
-        let (ad, _) = try await loadedAd(transport, recorder: recorder)
-        ad.recordRender()
-        await ad.tracker?.drain()
-        ad.recordImpression()
-        await ad.tracker?.drain()
-        ad.recordClick()
-        await ad.tracker?.drain()
-        let completed = recorder.all.compactMap { event -> (EloTrackingEvent, EloTrackingOutcome)? in
-            if case .trackingCompleted(_, let kind, let outcome, _) = event { return (kind, outcome) }
-            return nil
-        }
-        #expect(completed.map(\.0) == [.render, .impression, .click])
-        // The click sends nothing (so the failing /click endpoint is never reached).
-        #expect(completed.map(\.1) == [.delivered, .failed(.httpStatus(503)), .unobservable])
-        let attempted = recorder.all.filter { if case .trackingAttempted = $0 { return true } else { return false } }
-        #expect(attempted.count == 3)
-    }
-
-    @Test func invalidTrackingURLIsReportedNotPinged() async throws {
+    @Test func invalidTrackingURLIsNotPinged() async throws {
         let transport = EloFakeTransport { request in
             guard request.url.path.hasSuffix("/v1/bid"), let body = request.body,
                   let bid = try? JSONDecoder().decode(EloWireBidRequest.self, from: body) else { return .success(HTTP.Response(statusCode: 204)) }
             let json = EloFixtures.bidJSON(requestID: bid.id, price: 1).replacingOccurrences(of: "https://t.elo.test/render?ad=ad-1", with: "not a url")
             return .success(EloFixtures.json(200, json))
         }
-        let recorder = EloEventRecorder()
-        let (ad, _) = try await loadedAd(transport, recorder: recorder)
+        let (ad, _) = try await loadedAd(transport)
         ad.recordRender()
         await ad.tracker?.drain()
         #expect(transport.pings.isEmpty)
-        let outcomes = recorder.all.compactMap { event -> EloTrackingOutcome? in
-            if case .trackingCompleted(_, _, let outcome, _) = event { return outcome }
-            return nil
-        }
-        #expect(outcomes == [.failed(.invalidURL)])
     }
 
-    @Test func browserPayloadIsCapturedOnlyWhenAskedAndHasNoChatContent() async throws {
-        let clock = ManualClock()
-        let recorder = EloEventRecorder()
-        let (ad, _) = try await loadedAd(EloFakeTransport(), clock: clock, recorder: recorder, capture: true)
-        ad.recordBrowserOpened()
-        await clock.advance(by: .milliseconds(250))
-        ad.recordBrowserClosed()
-        ad.recordRender()
-        await ad.tracker?.drain()
-        let payloads = recorder.all.compactMap { event -> String?? in
-            if case .trackingAttempted(_, _, _, let payload, _) = event { return payload }
-            return nil
-        }
-        #expect(payloads.count == 3)
-        #expect(payloads[0]?.contains(#""event":"browser_open""#) == true)
-        #expect(payloads[1]?.contains(#""dwell_ms":250"#) == true)
-        #expect(payloads[2] == nil) // render is a URL ping: no payload
-        #expect(payloads.allSatisfy { $0?.contains("Tbilisi") != true })
-    }
 }
 
 @Suite("Elo ad")

@@ -41,7 +41,13 @@ struct HostileLifeCycleWireTests {
         let engine: MediationEngine
     }
 
-    static func setUp(privacy: AdRequest.Privacy, trackingAuthorized: Bool = true, configuration: String = configuration) async throws -> Setup {
+    /// The engine on `directory`, with the user's identity stored as an earlier version stored
+    /// it (the engine offers no identity or consent setter): Elo's identifier and user data in
+    /// the host's secure store, Nitx's consent record and hashed profile in `directory`.
+    static func setUp(directory: URL, privacy: AdRequest.Privacy, trackingAuthorized: Bool = true, configuration: String = configuration) async throws -> Setup {
+        let keychain = MemorySecureStore()
+        try StoredIdentity.elo(EloIdentityRecord(userIdentifier: identifier, userData: EloUserData(age: 41, gender: .male, email: email, phone: phone)), in: keychain)
+        try StoredIdentity.nitx([NitxProfile.Key.email: email, NitxProfile.Key.phone: phone, NitxProfile.Key.gender: "m", NitxProfile.Key.birthYear: "1985", NitxProfile.Key.city: "kutaisi", NitxProfile.Key.country: "ge"], in: directory)
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
@@ -51,15 +57,10 @@ struct HostileLifeCycleWireTests {
         let engine = try MediationEngine(
             configuration: MediationConfiguration(json: configuration, registry: .standard),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
             hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
-        let elo = try #require(capturing.adapter("elo") as? EloAdapter)
-        await elo.client.setUserIdentity(userIdentifier: identifier, userData: EloUserData(age: 41, gender: .male, email: email, phone: phone))
-        let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
-        await nitx.client.consent(true)
-        await nitx.client.identify(NitxTraits(email: email, phone: phone, gender: "m", birthYear: 1985, city: "Kutaisi", country: "GE"))
         return Setup(clock: clock, wire: wire, logger: logger, events: events, engine: engine)
     }
 
@@ -69,7 +70,9 @@ struct HostileLifeCycleWireTests {
 
     @Test("consent withdrawn with COPPA and limit-ad-tracking mid-session: no id, user data or chat on the wire from the next request, none in events or logs ever")
     func consentWithdrawnMidSession() async throws {
-        let setup = try await Self.setUp(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await Self.setUp(directory: directory, privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false))
         // Before: everything allowed; the ads handed out are released by the caller.
         for placement in ["home_banner", "chat_strip"] {
             let outcome = try await setup.engine.runAuction(placementID: placement, on: setup.clock)
@@ -120,7 +123,9 @@ struct HostileLifeCycleWireTests {
 
     @Test("after shutdown nothing goes on the wire: not for ads handed out earlier (render, impression, click), not on flush, not later")
     func nothingAfterShutdown() async throws {
-        let setup = try await Self.setUp(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await Self.setUp(directory: directory, privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false))
         var kept: [any LoadedAd] = []
         for placement in ["home_banner", "chat_strip", "home_banner"] {
             let outcome = try await setup.engine.runAuction(placementID: placement, on: setup.clock)
@@ -231,6 +236,9 @@ struct HostileLifeCycleWireTests {
 
     @Test("Nitx reset() waiting on a slow event batch when the engine shuts down sends no forget request afterwards")
     func resetRacingShutdown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try StoredIdentity.nitx([NitxProfile.Key.email: Self.email], in: directory)
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let transport = SlowEventsTransport(inner: wire, clock: clock, hold: .seconds(1))
@@ -239,11 +247,9 @@ struct HostileLifeCycleWireTests {
         let engine = try MediationEngine(
             configuration: MediationConfiguration(json: json, registry: .standard),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, transport: transport, requestTemplate: RequestTemplate(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false)))
+            environment: MediationEnvironment(clock: clock, transport: transport, storageDirectory: directory, requestTemplate: RequestTemplate(privacy: AdRequest.Privacy(userConsent: true, limitAdTracking: false)))
         )
         let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
-        await nitx.client.consent(true)
-        await nitx.client.identify(NitxTraits(email: Self.email))
         let placement = try #require(engine.placement("b"))
         let shown = await clock.run { () -> Bool in
             _ = await placement.attachView(visible: true)
@@ -319,7 +325,9 @@ struct HostileLifeCycleWireTests {
             .replacingOccurrences(of: #""endpoint": "\#(WireRecorder.eloEndpoint)" }"#, with: #""endpoint": "\#(WireRecorder.eloEndpoint)", "options": { "log_level": "verbose" } }"#)
             .replacingOccurrences(of: #""endpoint": "\#(WireRecorder.nitxEndpoint)" }"#, with: #""endpoint": "\#(WireRecorder.nitxEndpoint)", "options": { "debug": true } }"#)
         #expect(verbose.contains("verbose") && verbose.contains(#""debug": true"#))
-        let setup = try await Self.setUp(privacy: privacy, configuration: verbose)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await Self.setUp(directory: directory, privacy: privacy, configuration: verbose)
         let banner = try #require(setup.engine.placement("home_banner"))
         let strip = try #require(setup.engine.placement("chat_strip"))
         _ = await setup.clock.run { () -> Void in

@@ -117,7 +117,6 @@ struct NitxClientModeTests {
             "POST \(Self.adsPath)": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1")],
         ])
         let client = NitxFixtures.client(transport: transport)
-        await client.setScreen("HomeFeed")
         let result = await Self.load(client)
         let ad = try #require(result.ad as? NitxLoadedAd)
         #expect(ad.impressionID == "imp-1")
@@ -131,7 +130,7 @@ struct NitxClientModeTests {
         #expect(visitor["profile"] is NSNull)
         let context = try #require(body["context"] as? [String: Any])
         #expect(context["sdk"] as? String == "ios-1.0.0")
-        #expect((context["app"] as? [String: Any])?["screen"] as? String == "HomeFeed")
+        #expect((context["app"] as? [String: Any])?["screen"] as? String == nil)  // the request names no screen
         #expect(await client.state().mode == .post)
     }
 

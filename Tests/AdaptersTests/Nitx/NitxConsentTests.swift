@@ -3,7 +3,7 @@ import Mediation
 import Testing
 @testable import Adapters
 
-@Suite("Nitx consent, identify, reset and storage")
+@Suite("Nitx stored consent, reset and storage")
 struct NitxConsentTests {
     static let emailHash = "8c87b489ce35cf2e2f39f80e282cb2e804932a56a213983eeeb428407d43b52d"
 
@@ -22,41 +22,6 @@ struct NitxConsentTests {
     static func load(_ client: NitxClient) async {
         let request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline)
         _ = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)
-    }
-
-    @Test func identityLeavesOnlyAfterConsent() async throws {
-        let storage = NitxInMemoryStorage()
-        let transport = Self.transport()
-        let client = NitxFixtures.client(transport: transport, storage: storage)
-        await client.identify(NitxTraits(email: " Jane@Example.com "))
-        #expect(await client.state().profileKeys == ["email"])
-        #expect(storage.value(forKey: .profile) == nil)  // buffered in memory
-        await Self.load(client)
-        var visitor = try #require(Self.visitorBlocks(transport).last as? [String: Any])
-        #expect(visitor["profile"] is NSNull)
-
-        await client.consent(true)
-        #expect(storage.value(forKey: .consent) == "granted")
-        let stored = try #require(storage.value(forKey: .profile))
-        #expect(stored.contains(Self.emailHash))
-        #expect(!stored.contains("jane"))
-        await Self.load(client)
-        visitor = try #require(Self.visitorBlocks(transport).last as? [String: Any])
-        #expect(visitor["consent"] as? Bool == true)
-        #expect(visitor["profile"] as? [String: String] == ["email": Self.emailHash])
-    }
-
-    @Test func consentFalseDeletesProfileAndRecordKeepsVisitor() async {
-        let storage = NitxInMemoryStorage()
-        let client = NitxFixtures.client(transport: Self.transport(), storage: storage)
-        await client.identify(NitxTraits(email: "a@b.c"))
-        await client.consent(true)
-        await client.consent(false)
-        let state = await client.state()
-        #expect(state.consent == false)
-        #expect(state.profileKeys.isEmpty)
-        #expect(state.visitorID == "visitor-1")
-        #expect(storage.snapshot == [.visitorID: "visitor-1"])
     }
 
     @Test func storedProfileWithoutConsentRecordIsDiscardedOnLoad() async {
@@ -79,32 +44,13 @@ struct NitxConsentTests {
         #expect(NitxStorageKey.allCases.map(\.rawValue) == ["nitx.visitor_id", "nitx.consent", "nitx.profile", "nitx.app_open_last_shown"])
     }
 
-    @Test func underSixteenCallIsDiscardedWhole() async {
-        let client = NitxFixtures.client(transport: Self.transport())
-        await client.identify(NitxTraits(email: "a@b.c"))
-        await client.identify(NitxTraits(email: "kid@b.c", age: 12, city: "Jeddah"))
-        let state = await client.state()
-        #expect(state.profileKeys == ["email"])
-        #expect(state.counters.identifyDiscarded == 1)
-    }
-
-    @Test func aFieldCanBeRemoved() async {
-        let client = NitxFixtures.client(transport: Self.transport())
-        await client.identify(NitxTraits(email: "a@b.c", city: "Riyadh", traits: ["plan": "pro"]))
-        var removal = NitxTraits()
-        removal.remove(.email)
-        removal.remove(.trait("plan"))
-        await client.identify(removal)
-        #expect(await client.state().profileKeys == ["city"])
-    }
-
     @Test func resetForgetsIDProfileAndConsent() async throws {
         let storage = NitxInMemoryStorage()
+        StoredIdentity.nitx([NitxProfile.Key.email: "a@b.c"], in: storage)
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, storage: storage)
         await Self.load(client)  // loads the config (the forget endpoint)
-        await client.identify(NitxTraits(email: "a@b.c"))
-        await client.consent(true)
+        #expect(await client.state().consent == true)
         await client.reset()
         let state = await client.state()
         #expect(state.visitorID == "visitor-2")
@@ -131,8 +77,6 @@ struct NitxConsentTests {
         let storage = NitxInMemoryStorage()
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, options: NitxOptions(apiBaseURL: NitxFixtures.base, personalization: false), storage: storage)
-        await client.identify(NitxTraits(email: "a@b.c"))
-        await client.consent(true)
         await Self.load(client)
         await client.reset()
         let state = await client.state()

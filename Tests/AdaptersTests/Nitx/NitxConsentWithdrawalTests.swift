@@ -13,12 +13,11 @@ import Testing
 struct NitxConsentWithdrawalTests {
     static let withdrawn = AdRequest.Privacy(userConsent: false, limitAdTracking: false)
 
-    /// A client that was given consent and an identity: the profile and the record are stored.
-    static func consentingClient(_ storage: NitxInMemoryStorage, transport: NitxScriptedTransport = NitxConsentTests.transport()) async -> NitxClient {
-        let client = NitxFixtures.client(transport: transport, storage: storage)
-        await client.consent(true)
-        await client.identify(NitxTraits(email: "jane@example.com"))
-        return client
+    /// A client launched on a stored consent record and profile (as an earlier version stored
+    /// them: the engine offers no consent or identify call).
+    static func consentingClient(_ storage: NitxInMemoryStorage, transport: NitxScriptedTransport = NitxConsentTests.transport()) -> NitxClient {
+        StoredIdentity.nitx([NitxProfile.Key.email: "jane@example.com"], in: storage)
+        return NitxFixtures.client(transport: transport, storage: storage)
     }
 
     static func load(_ client: NitxClient, privacy: AdRequest.Privacy) async {
@@ -29,7 +28,7 @@ struct NitxConsentWithdrawalTests {
 
     @Test func theHostsWithdrawalDeletesProfileAndRecordAtOnceAndKeepsTheVisitor() async {
         let storage = NitxInMemoryStorage()
-        let client = await Self.consentingClient(storage)
+        let client = Self.consentingClient(storage)
         #expect(storage.value(forKey: .profile) != nil)
         client.hostPrivacyDidChange(Self.withdrawn)
         // Synchronously: nothing is left on disk but the visitor id.
@@ -42,7 +41,7 @@ struct NitxConsentWithdrawalTests {
 
     @Test func signalsThatDoNotWithdrawChangeNothing() async {
         let storage = NitxInMemoryStorage()
-        let client = await Self.consentingClient(storage)
+        let client = Self.consentingClient(storage)
         let before = storage.snapshot
         for consent in [nil, true] as [Bool?] {
             client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: consent))
@@ -54,7 +53,7 @@ struct NitxConsentWithdrawalTests {
     @Test func aRequestCarryingTheWithdrawalDeletesBeforeItIsSent() async throws {
         let storage = NitxInMemoryStorage()
         let transport = NitxConsentTests.transport()
-        let client = await Self.consentingClient(storage, transport: transport)
+        let client = Self.consentingClient(storage, transport: transport)
         await Self.load(client, privacy: Self.withdrawn)
         #expect(storage.snapshot == [.visitorID: "visitor-1"])
         let visitor = try #require(NitxConsentTests.visitorBlocks(transport).last as? [String: Any])
@@ -65,7 +64,7 @@ struct NitxConsentWithdrawalTests {
 
     @Test func aRelaunchWithTheSignalUnsetSendsNothingOfTheProfile() async throws {
         let storage = NitxInMemoryStorage()
-        let client = await Self.consentingClient(storage)
+        let client = Self.consentingClient(storage)
         client.hostPrivacyDidChange(Self.withdrawn)
         // The next launch: the same storage, the host's signal unset (not asked yet).
         let transport = NitxConsentTests.transport()
@@ -82,6 +81,7 @@ struct NitxConsentWithdrawalTests {
     @Test func theEnginePassesAWithdrawalOnBeforeUpdateRequestTemplateReturns() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-withdraw-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
+        try StoredIdentity.nitx([NitxProfile.Key.email: "jane@example.com"], in: directory)
         let clock = ManualClock()
         let capturing = PrivacyMatrix.CapturingRegistry()
         let engine = try MediationEngine(
@@ -89,9 +89,6 @@ struct NitxConsentWithdrawalTests {
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory)
         )
-        let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
-        await nitx.client.consent(true)
-        await nitx.client.identify(NitxTraits(email: "jane@example.com"))
         let file = NitxFileStorage(directory: directory, networkID: "nitx")
         #expect(file.value(forKey: .profile) != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))

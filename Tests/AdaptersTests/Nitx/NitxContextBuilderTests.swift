@@ -25,7 +25,7 @@ struct NitxContextBuilderTests {
     }
 
     @Test func carriesTheSeedsFields() throws {
-        let context = NitxContextBuilder.context(for: Self.request(), screenName: "HomeFeed", sdkTag: "ios-1.0.0")
+        let context = NitxContextBuilder.context(for: Self.request(screen: "HomeFeed"), sdkTag: "ios-1.0.0")
         #expect(context.app == NitxWireAppContext(bundleID: "com.example.chat", version: "2.4.0", build: "812", screen: "HomeFeed"))
         #expect(context.os == NitxWireOSContext(name: "iOS", version: "17.4"))
         #expect(context.device == NitxWireDeviceContext(type: "tablet", screenWidth: 820, screenHeight: 1180, screenScale: 2))
@@ -35,18 +35,18 @@ struct NitxContextBuilderTests {
         #expect(context.adID == "6D92078A-8246-4BA4-AE5B-76104861E7DC")
     }
 
-    @Test func requestScreenNameWinsOverTheClients() {
-        let context = NitxContextBuilder.context(for: Self.request(screen: "Chat"), screenName: "HomeFeed", sdkTag: "ios-1.0.0")
+    @Test func theRequestsScreenNameIsSent() {
+        let context = NitxContextBuilder.context(for: Self.request(screen: "Chat"), sdkTag: "ios-1.0.0")
         #expect(context.app.screen == "Chat")
     }
 
     @Test func adIDOnlyWhenTrackingIsAuthorized() {
         var device = Self.device
         device.trackingAuthorized = false
-        #expect(NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
+        #expect(NitxContextBuilder.context(for: Self.request(device: device), sdkTag: "ios-1.0.0").adID == nil)
         device.trackingAuthorized = true
         device.advertisingID = NitxContextBuilder.zeroAdvertisingID
-        #expect(NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
+        #expect(NitxContextBuilder.context(for: Self.request(device: device), sdkTag: "ios-1.0.0").adID == nil)
     }
 
     @Test(arguments: [
@@ -56,7 +56,7 @@ struct NitxContextBuilderTests {
         AdRequest.Privacy(userConsent: false, limitAdTracking: false),
     ])
     func adIDIsWithheldWhenThePrivacySignalsForbidIt(privacy: AdRequest.Privacy) {
-        #expect(NitxContextBuilder.context(for: Self.request(privacy: privacy), screenName: nil, sdkTag: "ios-1.0.0").adID == nil)
+        #expect(NitxContextBuilder.context(for: Self.request(privacy: privacy), sdkTag: "ios-1.0.0").adID == nil)
     }
 
     @Test(arguments: [(nil as String?, "ios-1.0.0"), ("rn-1.0.0", "rn-1.0.0/ios-1.0.0"), ("", "ios-1.0.0"), ("flutter-2.1.0", "flutter-2.1.0/ios-1.0.0")])
@@ -68,7 +68,7 @@ struct NitxContextBuilderTests {
     @Test func neverSendsIPUserAgentOrLocation() throws {
         var device = Self.device
         device.trackingAuthorized = false
-        let context = NitxContextBuilder.context(for: Self.request(device: device), screenName: nil, sdkTag: "ios-1.0.0")
+        let context = NitxContextBuilder.context(for: Self.request(device: device), sdkTag: "ios-1.0.0")
         let data = try JSONEncoder().encode(context)
         let text = String(decoding: data, as: UTF8.self)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -31,9 +31,9 @@ struct NitxPrivacySignalTests {
     @Test(arguments: cases)
     func personalDataFollowsTheSignal(_ signal: Case) async throws {
         let transport = NitxConsentTests.transport()
-        let client = NitxFixtures.client(transport: transport)
-        await client.consent(true)
-        await client.identify(NitxTraits(email: "jane@example.com"))
+        let storage = NitxInMemoryStorage()
+        StoredIdentity.nitx([NitxProfile.Key.email: "jane@example.com"], in: storage)
+        let client = NitxFixtures.client(transport: transport, storage: storage)
         var request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline, device: AdRequest.Device(advertisingID: Self.idfa, trackingAuthorized: true))
         request.privacy = signal.privacy
         _ = await client.loadAd(slot: "SLOT-A", choice: NitxFixtures.choice(request), request: request)

@@ -57,11 +57,7 @@ struct NitxStorageFuzzTests {
             await clock.advance(by: .seconds(5 * 3600))
             _ = appOpen.impressionReadiness
         }
-        await client.consent(true)
-        await client.identify(NitxTraits(email: "jane@example.com", traits: ["plan": "pro"]))
         _ = await load(.banner)
-        await client.consent(false)
-        await client.consent(true)
         client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: false))
         _ = await load(.banner, privacy: AdRequest.Privacy(userConsent: false))
         await client.applicationWillResignActive()
@@ -225,8 +221,6 @@ struct NitxStorageFuzzTests {
             registry: capturing.registry,
             environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory)
         )
-        let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
-        await nitx.client.consent(true)
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: AdRequest.Privacy(userConsent: false)))

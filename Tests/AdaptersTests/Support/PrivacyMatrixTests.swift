@@ -87,7 +87,7 @@ struct PrivacyCell: Sendable, Hashable, CustomTestStringConvertible {
     /// Elo's anonymous install id: not where the user said no (COPPA, TFUA, limit-ad-tracking,
     /// a withdrawal).
     var allowsEloInstallID: Bool { !coppa && !tfua && !limitAdTracking && !consentWithdrawn }
-    /// The Nitx document: the profile only after consent(true) (given in every cell) and with
+    /// The Nitx document: the profile only with a consent record (stored in every cell) and with
     /// personalization on; the engine: never after consent is withdrawn, nor for COPPA / TFUA.
     var allowsNitxProfile: Bool { !personalizationOff && !consentWithdrawn && !coppa && !tfua && !nitxWithholdsPersonalData }
     /// The Nitx document defines no US-privacy or GDPR signal: under an opt-out of sale or GDPR
@@ -160,11 +160,17 @@ enum PrivacyMatrix {
         var identifiers: [String]
     }
 
-    /// Runs one cell: the network's identity is set (Elo identifier and user data; Nitx consent
-    /// and identify), a visible view loads the placement, the host reports the ad shown and
+    /// Runs one cell: the network's identity is stored as an earlier version stored it (Elo
+    /// identifier and user data; Nitx consent record and hashed profile; the engine offers no
+    /// setter), a visible view loads the placement, the host reports the ad shown and
     /// clicked (and, for Elo, its own browser), the app resigns active and goes to the
     /// background (queued events flush), and the engine shuts down.
     static func run(_ network: MatrixNetwork, _ cell: PrivacyCell) async throws -> Run {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keychain = MemorySecureStore()
+        try StoredIdentity.elo(EloIdentityRecord(userIdentifier: identifier, userData: EloUserData(age: 34, gender: .female, email: email, phone: phone)), in: keychain)
+        try StoredIdentity.nitx([NitxProfile.Key.email: email, NitxProfile.Key.phone: phone, NitxProfile.Key.gender: "f", NitxProfile.Key.birthYear: "1990", NitxProfile.Key.city: "tbilisi", NitxProfile.Key.country: "ge"], in: directory)
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
@@ -174,20 +180,16 @@ enum PrivacyMatrix {
         let engine = try MediationEngine(
             configuration: configuration(network, cell),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, requestTemplate: template),
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
             hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
         var identifiers: [String] = []
         switch network {
         case .elo:
-            let elo = try #require(capturing.adapter("elo") as? EloAdapter)
-            identifiers.append(await elo.client.visitorID) // the install id
-            await elo.client.setUserIdentity(userIdentifier: identifier, userData: EloUserData(age: 34, gender: .female, email: email, phone: phone))
+            identifiers.append(try #require(try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: "elo")).read().installID)) // the install id
         case .nitx:
             let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
-            await nitx.client.consent(true)
-            await nitx.client.identify(NitxTraits(email: email, phone: phone, gender: "f", birthYear: 1990, city: "Tbilisi", country: "GE"))
             if let visitor = await nitx.client.state().visitorID { identifiers.append(visitor) }
         case .qartvelo, .fallback:
             break
@@ -457,19 +459,24 @@ struct PrivacyMatrixWithdrawalTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-withdraw-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let keychain = MemorySecureStore()
+        // The identity as an earlier version stored it (the engine offers no setter).
+        switch network {
+        case .elo:
+            try StoredIdentity.elo(EloIdentityRecord(userIdentifier: PrivacyMatrix.identifier, userData: EloUserData(age: 34, gender: .female, email: PrivacyMatrix.email, phone: PrivacyMatrix.phone)), in: keychain)
+        case .nitx:
+            try StoredIdentity.nitx([NitxProfile.Key.email: PrivacyMatrix.email, NitxProfile.Key.phone: PrivacyMatrix.phone, NitxProfile.Key.gender: "f"], in: directory)
+        case .qartvelo, .fallback:
+            break
+        }
 
-        // Launch 1: consent given, the identity set; it goes out as the documents allow.
+        // Launch 1: consent given, the identity stored; it goes out as the documents allow.
         let first = try Launch(network, userConsent: true, directory: directory, keychain: keychain)
         var anonymousID: String?
         switch network {
         case .elo:
-            let elo = try #require(first.capturing.adapter("elo") as? EloAdapter)
-            anonymousID = await elo.client.visitorID
-            await elo.client.setUserIdentity(userIdentifier: PrivacyMatrix.identifier, userData: EloUserData(age: 34, gender: .female, email: PrivacyMatrix.email, phone: PrivacyMatrix.phone))
+            anonymousID = try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: "elo")).read().installID
         case .nitx:
             let nitx = try #require(first.capturing.adapter("nitx") as? NitxAdapter)
-            await nitx.client.consent(true)
-            await nitx.client.identify(NitxTraits(email: PrivacyMatrix.email, phone: PrivacyMatrix.phone, gender: "f"))
             anonymousID = await nitx.client.state().visitorID
         case .qartvelo, .fallback:
             break

@@ -1,0 +1,35 @@
+import Foundation
+import Mediation
+import MediationTestKit
+@testable import Adapters
+
+/// A user's identity as an earlier version stored it. The engine offers no identity or consent
+/// setter (no host or engine path would call one), so a test that needs an identity on the
+/// device writes it where each network's factory reads it back at launch.
+enum StoredIdentity {
+    /// Writes Elo's record in the host's secure store, under the factory's key for `network`.
+    static func elo(_ record: EloIdentityRecord, in keychain: MemorySecureStore, network: String = "elo") throws {
+        try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: network)).write(record)
+    }
+
+    /// Nitx's consent record (granted) and a profile of `values`' digests, by field, as the
+    /// storage a client for `network` reads from `directory`.
+    static func nitx(_ values: [String: String], in directory: URL, network: String = "nitx") throws {
+        let storage = NitxFileStorage(directory: directory, networkID: network)
+        nitx(values, in: storage)
+    }
+
+    /// Nitx's consent record (granted) and a profile of `values`' digests, by field, in `storage`.
+    static func nitx(_ values: [String: String], in storage: any NitxStorage) {
+        storage.setValue("granted", forKey: .consent)
+        storage.setValue(nitxProfile(values), forKey: .profile)
+    }
+
+    /// The stored profile text for `values`: each value's SHA-256 digest, by field.
+    static func nitxProfile(_ values: [String: String]) -> String {
+        let profile = NitxProfile(hashes: values.mapValues { NitxSHA256.hexDigest(of: $0) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? encoder.encode(profile)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
