@@ -106,15 +106,20 @@ final class NetworkHealthMonitor: Sendable {
         var lineItemSlots: [Int: [Int]] = [:]
         /// The number of the last auction recorded with line items (``LineItemRun``).
         var auctions: UInt64 = 0
-        /// The auctions admitted and not yet recorded, each with its plan: told of a pause of
-        /// one of their networks or line items (``NetworkPauseListener``).
-        var listeners: [ObjectIdentifier: (listener: any NetworkPauseListener, plan: Plan)] = [:]
+        /// The auctions admitted and not yet recorded, each with its plan and its number in
+        /// admission order: told of a pause of one of their networks or line items
+        /// (``NetworkPauseListener``).
+        var listeners: [ObjectIdentifier: (listener: any NetworkPauseListener, plan: Plan, number: UInt64)] = [:]
+        /// The number of the next listener.
+        var nextListener: UInt64 = 0
 
         /// For each running auction with a source in `opened` (slots just paused, each with
-        /// its retry instant), those sources and the retry instant.
+        /// its retry instant), those sources and the retry instant, in admission order (not
+        /// the dictionary's, which differs between processes: the same inputs give the same
+        /// traces).
         func pauses(of opened: [(slot: Int, retryAt: MediationInstant)]) -> [(listener: any NetworkPauseListener, sources: [Int], retryAt: MediationInstant)] {
             var found: [(listener: any NetworkPauseListener, sources: [Int], retryAt: MediationInstant)] = []
-            for (listener, plan) in listeners.values {
+            for (listener, plan, _) in listeners.values.sorted(by: { $0.number < $1.number }) {
                 for (slot, retryAt) in opened {
                     var sources: [Int] = []
                     for network in plan.networks where network.slot == slot { sources += network.sources }
@@ -230,7 +235,10 @@ final class NetworkHealthMonitor: Sendable {
         var instant: MediationInstant?
         if let listener { ticket.listener = ObjectIdentifier(listener) }
         state.withLock { table in
-            if let listener { table.listeners[ObjectIdentifier(listener)] = (listener, plan) }
+            if let listener {
+                table.listeners[ObjectIdentifier(listener)] = (listener, plan, table.nextListener)
+                table.nextListener &+= 1
+            }
             for place in plan.networks.indices {
                 // A closed machine (nearly always) is asked, and nothing changes: read in place,
                 // without copying the plan's entry or the machine.
