@@ -112,6 +112,7 @@ enum HumanReport {
         case .source: "line item timeout_ms"
         case .network: "network timeout_ms"
         case .deadline: "auction deadline"
+        case .networkPaused: "network paused while waited for"
         }
     }
 

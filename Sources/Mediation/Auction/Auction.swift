@@ -155,7 +155,7 @@ package struct Auction: Sendable {
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
     ) async -> MediationEngine.AuctionOutcome {
         let included: [AuctionSource]
-        var machine: AuctionStateMachine
+        let machine: AuctionStateMachine
         let auctionID = auctionIDs.next()
         if excludedLineItems.isEmpty, placement.exploration == .off {
             included = sources
@@ -169,10 +169,6 @@ package struct Auction: Sendable {
         // R24: one admission per network per auction, however many line items it has, then
         // one per line item of each network asked.
         let plan = health.flatMap { health in excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included, placementID: placement.id, on: health) }
-        let ticket = health.flatMap { health in plan.map { health.admit($0, at: clock.now) } }
-        if let ticket, !ticket.paused.isEmpty {
-            for (index, retryAt) in ticket.paused { machine.pause(sourceAt: index, until: retryAt) }
-        }
         let run = AuctionRun(
             auctionID: auctionID,
             placementID: placement.id,
@@ -187,6 +183,12 @@ package struct Auction: Sendable {
             sendsNotices: sendsNotices,
             onLateAnswer: onLateAnswer
         )
+        // The run hears of a pause of one of its networks while it runs (it stops waiting for
+        // their sources); a network paused already is not asked.
+        let ticket = health.flatMap { health in plan.map { health.admit($0, listener: run, at: clock.now) } }
+        if let ticket, !ticket.paused.isEmpty {
+            for (index, retryAt) in ticket.paused { run.networkPaused(sourcesAt: [index], until: retryAt) }
+        }
         let outcome = await run.outcome()
         if let health, let plan, let ticket {
             health.record(outcome.trace, plan: plan, ticket: ticket, at: clock.now)

@@ -278,6 +278,26 @@ final class AuctionRun: Sendable {
         perform(effects)
     }
 
+    /// The network of sources `indices` (or their line item) was paused until `retryAt`
+    /// (R24), by another auction's verdict: the machine stops waiting for them
+    /// (``AuctionStateMachine/networkPaused(sourcesAt:until:at:into:)``) at the end of this
+    /// instant. Before the start they are not asked; after the end it does nothing.
+    func networkPaused(sourcesAt indices: [Int], until retryAt: MediationInstant) {
+        let effects = state.withLock { state -> Effects in
+            let now = clock.now
+            state.machine.networkPaused(sourcesAt: indices, until: retryAt, at: now, into: &state.actions)
+            switch state.life {
+            case .notStarted, .abortedBeforeStart:
+                // Not started: the sources are only marked (no action, no wake-up yet).
+                state.actions.removeAll(keepingCapacity: true)
+                return Effects()
+            case .running, .decided, .ready, .handedOver:
+                return apply(at: now, to: &state)
+            }
+        }
+        perform(effects)
+    }
+
     /// The timer reached `wakeup`: the machine decides at the end of this instant, once the
     /// answers due now have arrived (an answer at a limit's instant counts, R6a).
     func wake(for wakeup: MediationInstant) {

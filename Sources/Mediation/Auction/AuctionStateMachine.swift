@@ -75,7 +75,8 @@ struct AuctionStateMachine {
         /// Warnings its line carries when it was asked (e.g. `anchored_for_inline`).
         var warningsIfAsked: [AuctionTrace.Source.Issue] = []
         /// Its network is paused until this instant (R24): it is `not_asked`
-        /// (`network_paused`).
+        /// (`network_paused`), or, when the pause came while it was outstanding, it times out
+        /// (`network_paused`) at the end of that instant unless it answered by then.
         var pausedUntil: MediationInstant?
     }
 
@@ -140,6 +141,8 @@ struct AuctionStateMachine {
     /// Fixed-price tiers for waterfall mode, highest eCPM first; each a list of indices.
     private var tiers: [[Int]] = []
     private var currentTier = -1
+    /// Whether ``start(at:)`` has run.
+    private var started = false
     private(set) var startedAt: MediationInstant = .origin
     private(set) var deadline: MediationInstant = .origin
     private(set) var endedAt: MediationInstant?
@@ -224,6 +227,49 @@ struct AuctionStateMachine {
         entries[index].pausedUntil = retryAt
     }
 
+    /// The network of sources `indices` (or their line item) was paused at `now` until
+    /// `retryAt`, while this auction runs (R24): the auction stops waiting for them. A source
+    /// still outstanding times out (`network_paused`) at the end of this instant, unless it
+    /// answers by then (an answer at the pause's instant counts, R6a); a source not asked yet
+    /// (a waterfall tier not reached) is `not_asked` (`network_paused`) and its tier is passed
+    /// over; a source done already keeps its outcome. Before the start it is the same as
+    /// ``pause(sourceAt:until:)``; after the end it does nothing. An answer that still comes
+    /// is a late answer, its ad released once (R7).
+    /// - Parameters:
+    ///   - indices: the sources' indices (others are ignored).
+    ///   - retryAt: when their network is tried again.
+    ///   - now: the pause's instant.
+    ///   - actions: where the actions are appended.
+    mutating func networkPaused<Indices: Sequence>(sourcesAt indices: Indices, until retryAt: MediationInstant, at now: MediationInstant, into actions: inout [Action]) where Indices.Element == Int {
+        guard !isFinished else { return }
+        var changed = false
+        for index in indices where entries.indices.contains(index) {
+            guard started else {
+                entries[index].pausedUntil = retryAt
+                continue
+            }
+            switch entries[index].phase {
+            case .outstanding:
+                entries[index].pausedUntil = retryAt
+                changed = true
+            case .waiting:
+                guard entries[index].outcome == nil else { continue }
+                entries[index].pausedUntil = retryAt
+                entries[index].outcome = .notAsked(.networkPaused)
+                markDone(index)
+                changed = true
+            case .done:
+                continue
+            }
+        }
+        if changed { actions.append(.decideAtEndOfInstant) }
+    }
+
+    /// ``networkPaused(sourcesAt:until:at:into:)`` with a fresh buffer (tests).
+    mutating func networkPaused(sourcesAt indices: [Int], until retryAt: MediationInstant, at now: MediationInstant) -> [Action] {
+        collecting { $0.networkPaused(sourcesAt: indices, until: retryAt, at: now, into: &$1) }
+    }
+
     /// The slot the placement declares (its configuration's).
     var declaredSlot: SlotSize { placement.slot }
 
@@ -257,6 +303,7 @@ struct AuctionStateMachine {
 
     /// ``start(at:)``, appending the actions to `actions`.
     mutating func start(at now: MediationInstant, into actions: inout [Action]) {
+        started = true
         startedAt = now
         deadline = now + min(placement.deadline, MediationConfiguration.Placement.defaultDeadline)
         actions.reserveCapacity(actions.count + entries.count + 1)
@@ -318,6 +365,8 @@ struct AuctionStateMachine {
             return
         }
         markDone(index)
+        // It answered: a pause of its network at this instant no longer ends its wait.
+        entries[index].pausedUntil = nil
         if now > answerBy {
             // On continuous time an answer may be stamped after its limit before the timer
             // fires: a timeout naming that limit, and the answer recorded as late (R3a).
@@ -363,9 +412,17 @@ struct AuctionStateMachine {
     mutating func endOfInstant(at now: MediationInstant, into actions: inout [Action]) {
         guard !isFinished else { return }
         for index in entries.indices {
-            guard case .outstanding(_, let answerBy, let limit) = entries[index].phase, answerBy <= now else { continue }
+            guard case .outstanding(_, let answerBy, let limit) = entries[index].phase else { continue }
+            if answerBy <= now {
+                entries[index].pausedUntil = nil
+                entries[index].outcome = .timeout(limit)
+            } else if entries[index].pausedUntil != nil {
+                // Its network was paused while it was waited for (R24): not waited for longer.
+                entries[index].outcome = .timeout(.networkPaused)
+            } else {
+                continue
+            }
             markDone(index)
-            entries[index].outcome = .timeout(limit)
             actions.append(.cancel(index: index))
         }
         if now >= deadline {
@@ -764,6 +821,7 @@ struct AuctionStateMachine {
         for index in entries.indices {
             if case .outstanding = entries[index].phase {
                 markDone(index)
+                entries[index].pausedUntil = nil
                 entries[index].outcome = now >= deadline ? .timeout(.deadline) : .cancelled(couldNotBeat: bestValue)
                 actions.append(.cancel(index: index))
             } else if entries[index].outcome == nil, entries[index].candidate == nil {

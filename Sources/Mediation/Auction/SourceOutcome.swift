@@ -3,6 +3,7 @@ extension SourceOutcome {
     /// limit is the earliest of its line item's `timeout_ms` and its network's `timeout_ms`, both
     /// counted from the moment the source is asked, and the auction's deadline. When two limits
     /// fall on the same instant, the deadline is named first, then the line item's own limit.
+    /// A pause of its network while it is waited for ends the wait at once (`network_paused`).
     public enum TimeoutLimit: String, Hashable, Sendable, Codable, CaseIterable {
         /// The line item's own `timeout_ms`.
         case source
@@ -10,6 +11,10 @@ extension SourceOutcome {
         case network
         /// The auction's deadline (`deadline_ms`, at most 3000 ms).
         case deadline
+        /// Not a limit of its own: its network (or its line item) was paused while the
+        /// auction waited for it (engine rule R24), so the auction stopped waiting at the
+        /// pause's instant; an answer that still comes is a late answer.
+        case networkPaused = "network_paused"
     }
 }
 

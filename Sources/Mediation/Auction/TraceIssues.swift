@@ -27,6 +27,8 @@ package enum TraceIssues {
             return [AuctionTrace.Source.Issue(code: "request_failed", message: error.description)]
         case .lost(let reason) where reason == .invalidResponse:
             return [AuctionTrace.Source.Issue(code: "invalid_price", message: reason.description)]
+        case .timeout(.networkPaused):
+            return [AuctionTrace.Source.Issue(code: "timeout", message: "no answer before its network was paused; not waited for after that")]
         case .timeout(let which):
             let length = limit.map { " (\(Int64($0.milliseconds.rounded())) ms)" } ?? ""
             return [AuctionTrace.Source.Issue(code: "timeout", message: "no answer by the \(which.rawValue) limit\(length)")]

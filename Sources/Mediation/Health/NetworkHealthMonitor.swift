@@ -81,6 +81,8 @@ final class NetworkHealthMonitor: Sendable {
         var probes: Set<Int> = []
         /// The plan's line items this auction asks as probes.
         var lineItemProbes: Set<Int> = []
+        /// The auction's listener, told of pauses until its verdicts are recorded.
+        var listener: ObjectIdentifier?
 
         /// A ticket that pauses nothing and probes nothing: made once (building the empty
         /// collections of a fresh one costs each auction a call).
@@ -104,6 +106,29 @@ final class NetworkHealthMonitor: Sendable {
         var lineItemSlots: [Int: [Int]] = [:]
         /// The number of the last auction recorded with line items (``LineItemRun``).
         var auctions: UInt64 = 0
+        /// The auctions admitted and not yet recorded, each with its plan and its number in
+        /// admission order: told of a pause of one of their networks or line items
+        /// (``NetworkPauseListener``).
+        var listeners: [ObjectIdentifier: (listener: any NetworkPauseListener, plan: Plan, number: UInt64)] = [:]
+        /// The number of the next listener.
+        var nextListener: UInt64 = 0
+
+        /// For each running auction with a source in `opened` (slots just paused, each with
+        /// its retry instant), those sources and the retry instant, in admission order (not
+        /// the dictionary's, which differs between processes: the same inputs give the same
+        /// traces).
+        func pauses(of opened: [(slot: Int, retryAt: MediationInstant)]) -> [(listener: any NetworkPauseListener, sources: [Int], retryAt: MediationInstant)] {
+            var found: [(listener: any NetworkPauseListener, sources: [Int], retryAt: MediationInstant)] = []
+            for (listener, plan, _) in listeners.values.sorted(by: { $0.number < $1.number }) {
+                for (slot, retryAt) in opened {
+                    var sources: [Int] = []
+                    for network in plan.networks where network.slot == slot { sources += network.sources }
+                    for item in plan.lineItems where item.slot == slot { sources.append(item.source) }
+                    if !sources.isEmpty { found.append((listener, sources, retryAt)) }
+                }
+            }
+            return found
+        }
 
         /// The slot of `subject`, made on first use.
         mutating func slot(of subject: HealthSubject) -> Int {
@@ -201,13 +226,19 @@ final class NetworkHealthMonitor: Sendable {
 
     /// Admits an auction at `now` over the networks of `plan`, then over the line items of
     /// each network it asks. `now` is read only when a machine is not closed (the clock is
-    /// not read at all in the common case).
-    func admit(_ plan: Plan, at clockNow: @autoclosure () -> MediationInstant) -> Ticket {
+    /// not read at all in the common case). `listener`, if any, is told of every pause of
+    /// one of its networks or line items from now until ``record(_:plan:ticket:at:)``.
+    func admit(_ plan: Plan, listener: (any NetworkPauseListener)? = nil, at clockNow: @autoclosure () -> MediationInstant) -> Ticket {
         guard !plan.networks.isEmpty else { return .open }
         var ticket = Ticket.open
         var events: [MediationEvent] = []
         var instant: MediationInstant?
+        if let listener { ticket.listener = ObjectIdentifier(listener) }
         state.withLock { table in
+            if let listener {
+                table.listeners[ObjectIdentifier(listener)] = (listener, plan, table.nextListener)
+                table.nextListener &+= 1
+            }
             for place in plan.networks.indices {
                 // A closed machine (nearly always) is asked, and nothing changes: read in place,
                 // without copying the plan's entry or the machine.
@@ -263,7 +294,9 @@ final class NetworkHealthMonitor: Sendable {
         let signals = trace.healthSignals
         var events: [MediationEvent] = []
         var instant: MediationInstant?
-        state.withLock { table in
+        var opened: [(slot: Int, retryAt: MediationInstant)] = []
+        let pauses = state.withLock { table in
+            if let listener = ticket.listener { table.listeners.removeValue(forKey: listener) }
             if !plan.lineItems.isEmpty { table.auctions &+= 1 }
             for place in plan.networks.indices {
                 let slot = plan.networks[place].slot
@@ -277,7 +310,7 @@ final class NetworkHealthMonitor: Sendable {
                 if !current.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) {
                     let now = instant ?? clockNow()
                     instant = now
-                    record(signal, of: plan.networks[place].subject, in: slot, settings: plan.networks[place].settings, probe: ticket.probes.contains(place), table: &table, at: now, events: &events)
+                    record(signal, of: plan.networks[place].subject, in: slot, settings: plan.networks[place].settings, probe: ticket.probes.contains(place), table: &table, at: now, events: &events, opened: &opened)
                 }
                 guard !items.isEmpty else { continue }
                 // Its line items record their own verdicts when it is closed after this auction,
@@ -295,17 +328,21 @@ final class NetworkHealthMonitor: Sendable {
                     if machine.isUnchanged(byClosedSignal: own, window: plan.networks[place].settings.window) { continue }
                     let now = instant ?? clockNow()
                     instant = now
-                    record(own, of: plan.lineItems[item].subject, in: itemSlot, settings: plan.networks[place].settings, probe: ticket.lineItemProbes.contains(item), table: &table, at: now, events: &events)
+                    record(own, of: plan.lineItems[item].subject, in: itemSlot, settings: plan.networks[place].settings, probe: ticket.lineItemProbes.contains(item), table: &table, at: now, events: &events, opened: &opened)
                 }
             }
+            return opened.isEmpty ? [] : table.pauses(of: opened)
         }
         for event in events { emit(event) }
+        // The auctions still waiting for a network just paused stop waiting for it (R24).
+        for pause in pauses { pause.listener.networkPaused(sourcesAt: pause.sources, until: pause.retryAt) }
     }
 
     /// Records `signal` of `subject` in its machine in `slot` (under the lock), storing its
-    /// state and collecting the event when it opens or closes.
+    /// state and collecting the event when it opens or closes (and the slot in `opened` when
+    /// it opens).
     @inline(never)
-    private func record(_ signal: HealthSignal?, of subject: HealthSubject, in slot: Int, settings: NetworkHealthSettings, probe: Bool, table: inout Table, at now: MediationInstant, events: inout [MediationEvent]) {
+    private func record(_ signal: HealthSignal?, of subject: HealthSubject, in slot: Int, settings: NetworkHealthSettings, probe: Bool, table: inout Table, at now: MediationInstant, events: inout [MediationEvent], opened: inout [(slot: Int, retryAt: MediationInstant)]) {
         guard var health = table.machines[slot] else { return }
         // The jitter numbers an opening, and only a failure opens.
         let jitter = signal == .failure ? HealthJitter.unit(seed: seed, networkID: subject.jitterID, opening: health.openings) : 0
@@ -315,6 +352,7 @@ final class NetworkHealthMonitor: Sendable {
         persist(health, of: subject, at: now)
         switch transition {
         case .opened(let cause, let failures, let outcomes, let backoff, let retryAt):
+            opened.append((slot, retryAt))
             events.append(.networkPaused(MediationEvent.NetworkPause(subject, cause: cause, failures: failures, outcomes: outcomes, failedProbes: health.failedProbes, backoff: backoff, retryAt: retryAt, at: now)))
         case .closed(let failedProbes):
             events.append(.networkResumed(networkID: subject.networkID, failedProbes: failedProbes, at: now, placementID: subject.placementID, lineItemID: subject.lineItemID))

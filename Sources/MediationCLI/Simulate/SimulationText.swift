@@ -33,11 +33,26 @@ enum SimulationText {
         if let low = figures.onsetAsked.min(), let high = figures.onsetAsked.max() {
             let mean = Double(figures.onsetAsked.reduce(0, +)) / Double(figures.onsetAsked.count)
             lines.append("  at each outage's onset, until it was paused: \(low) to \(high) auctions asked it (mean \(fixed(mean, 1)), \(HumanReport.counted(figures.onsetAsked.count, "onset")))")
+            if figures.onsetReleasedByPause.count == figures.onsetAsked.count {
+                let kept = zip(figures.onsetAsked, figures.onsetReleasedByPause).map { $0 - $1 }
+                lines.append("    of them, not waited for once it was paused: \(range(figures.onsetReleasedByPause)); the others (waited until its limit, unless their auction ended sooner): \(range(kept))")
+            }
+        }
+        if figures.downTimeouts > 0 {
+            let atLimit = figures.downTimeouts - figures.downTimeoutsEndedByPause
+            lines.append("  down time: \(figures.downTimeouts) of its requests timed out (\(atLimit) at their limit, \(figures.downTimeoutsEndedByPause) ended by its pause), waited for \(fixed(figures.downTimeoutWaitSeconds, 1)) s in all; \(HumanReport.counted(figures.downFailedProbes, "failed probe"))")
         }
         if figures.mixedWindows > 0 {
             lines.append("  \(HumanReport.counted(figures.mixedWindows, "window")) partly up, partly down: in neither count (a --window that divides the outages' edges leaves none)")
         }
         return lines
+    }
+
+    /// `"0 to 12 (mean 4.1, 246 in all)"`: the spread of `counts` (not empty).
+    private static func range(_ counts: [Int]) -> String {
+        let total = counts.reduce(0, +)
+        let mean = counts.isEmpty ? 0 : Double(total) / Double(counts.count)
+        return "\(counts.min() ?? 0) to \(counts.max() ?? 0) (mean \(fixed(mean, 1)), \(total) in all)"
     }
 
     /// `" at 10 per second over 3600 s"` for a timed run, else empty.

@@ -90,11 +90,19 @@ public struct WindowNetworkFigures: Hashable, Sendable, Codable {
     public var paused: Int
     /// Its requests that timed out.
     public var timeouts: Int
+    /// Of ``timeouts``, those ended early because it was paused while they were waited for
+    /// (R24: `timeout (network_paused)`); the others waited until their limit.
+    public var timeoutsEndedByPause: Int = 0
+    /// The time its timed-out requests were waited for, in all, ms (each from being asked to
+    /// its auction's end, at most its limit).
+    public var timeoutWaitMilliseconds: Double = 0
 
     private enum CodingKeys: String, CodingKey {
         case network, asked, wins
         case winShare = "win_share"
         case paused, timeouts
+        case timeoutsEndedByPause = "timeouts_ended_by_pause"
+        case timeoutWaitMilliseconds = "timeout_wait_ms"
     }
 }
 
@@ -143,6 +151,8 @@ public struct WindowFigures: Hashable, Sendable, Codable {
                     figures.wins += source.wins
                     figures.paused += source.paused
                     figures.timeouts += source.timeouts
+                    figures.timeoutsEndedByPause += source.pauseEnded
+                    figures.timeoutWaitMilliseconds += source.timeoutWaitMilliseconds
                 }
                 figures.winShare = counts.filled > 0 ? Double(figures.wins) / Double(counts.filled) : 0
                 return figures

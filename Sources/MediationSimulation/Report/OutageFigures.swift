@@ -29,6 +29,22 @@ public struct OutageFigures: Hashable, Sendable, Codable {
     /// paused. Outages that began while it was paused, or after the listed health events end,
     /// have none.
     public var onsetAsked: [Int]
+    /// For each onset of ``onsetAsked``: of the auctions that asked it, those that stopped
+    /// waiting for it when it was paused (R24: `timeout (network_paused)`), read from the
+    /// windows of that outage (the others waited until its limit, or their auction ended
+    /// sooner).
+    public var onsetReleasedByPause: [Int] = []
+    /// Its requests that timed out in windows of its down time.
+    public var downTimeouts = 0
+    /// Of ``downTimeouts``, those ended by its pause (the others waited until their limit).
+    public var downTimeoutsEndedByPause = 0
+    /// The time its timed-out requests of its down time were waited for, in all, seconds.
+    public var downTimeoutWaitSeconds = 0.0
+    /// Its failed probes during its outages (`paused` events with the cause `probe_failed`
+    /// from an outage's start to 3 s after its end), among the listed events: each probe that
+    /// hung is one of the timeouts at their limit of ``downTimeouts``; the others are the
+    /// onsets'.
+    public var downFailedProbes = 0
 
     private enum CodingKeys: String, CodingKey {
         case network
@@ -39,6 +55,11 @@ public struct OutageFigures: Hashable, Sendable, Codable {
         case downAsked = "down_asked"
         case mixedWindows = "mixed_windows"
         case onsetAsked = "onset_asked"
+        case onsetReleasedByPause = "onset_released_by_pause"
+        case downTimeouts = "down_timeouts"
+        case downTimeoutsEndedByPause = "down_timeouts_ended_by_pause"
+        case downTimeoutWaitSeconds = "down_timeout_wait_s"
+        case downFailedProbes = "down_failed_probes"
     }
 
     /// The figures of every network of `models` with outages, in order of first appearance.
@@ -79,18 +100,36 @@ public struct OutageFigures: Hashable, Sendable, Codable {
             } else if overlapping.contains(where: { $0.start.inSeconds <= start && $0.end.inSeconds >= end }) {
                 downRequests += window.requests
                 downAsked += asked
+                downTimeouts += window.network(network)?.timeouts ?? 0
+                downTimeoutsEndedByPause += window.network(network)?.timeoutsEndedByPause ?? 0
+                downTimeoutWaitSeconds += (window.network(network)?.timeoutWaitMilliseconds ?? 0) / 1000
             } else {
                 mixedWindows += 1
             }
         }
         upAskedShare = upRequests > 0 ? Double(upAsked) / Double(upRequests) : 0
-        onsetAsked = Self.onsets(outages: outages, events: events, listedAll: listedAll, rate: rate, requests: requests)
+        downFailedProbes = events.filter { event in
+            event.event == "paused" && event.cause == "probe_failed" && outages.contains { outage in
+                Double(event.atMilliseconds) >= outage.start.inSeconds * 1000 && Double(event.atMilliseconds) < outage.end.inSeconds * 1000 + 3000
+            }
+        }.count
+        let onsets = Self.onsets(outages: outages, events: events, listedAll: listedAll, rate: rate, requests: requests)
+        onsetAsked = onsets.map(\.asked)
+        // Only an onset's auctions can be released by a pause: a probe is the one auction asking
+        // a paused network, and its own verdict reopens it.
+        onsetReleasedByPause = onsets.map { onset in
+            windows.reduce(0) { sum, window in
+                let start = window.startSeconds
+                guard start >= onset.outage.start.inSeconds, start < onset.outage.end.inSeconds else { return sum }
+                return sum + (window.network(network)?.timeoutsEndedByPause ?? 0)
+            }
+        }
     }
 
     /// The auctions asking the network at each outage's onset (``onsetAsked``): the state at
     /// each onset is read from the events in order (a pause opens it, a resume closes it, a new
     /// shard starts closed).
-    private static func onsets(outages: [Outage], events: [HealthEventFigure], listedAll: Bool, rate: Double, requests: Int) -> [Int] {
+    private static func onsets(outages: [Outage], events: [HealthEventFigure], listedAll: Bool, rate: Double, requests: Int) -> [(outage: Outage, asked: Int)] {
         /// The number of auctions started before `milliseconds` from the run's start.
         func startedBefore(_ milliseconds: Double) -> Int {
             min(requests, max(0, Int((milliseconds * rate / 1000).rounded(.up))))
@@ -98,7 +137,7 @@ public struct OutageFigures: Hashable, Sendable, Codable {
         let shardMilliseconds = SimulationOptions.timedShardDuration.inSeconds * 1000
         let lastListed = events.last.map { Double($0.atMilliseconds) } ?? 0
         let runEnd = Double(requests) / rate * 1000
-        var counts: [Int] = []
+        var counts: [(outage: Outage, asked: Int)] = []
         for outage in outages {
             let start = outage.start.inSeconds * 1000
             let end = min(outage.end.inSeconds * 1000, runEnd)
@@ -113,7 +152,7 @@ public struct OutageFigures: Hashable, Sendable, Codable {
             let pause = events.first { $0.event == "paused" && Double($0.atMilliseconds) >= start && Double($0.atMilliseconds) < end }
             if pause == nil, !listedAll, end > lastListed { break }
             let until = pause.map { Double($0.atMilliseconds) } ?? end
-            counts.append(startedBefore(until) - startedBefore(start))
+            counts.append((outage, startedBefore(until) - startedBefore(start)))
         }
         return counts
     }

@@ -208,7 +208,11 @@ final class ShardCollector: Sendable {
                 ShardCollector.count(line, into: &state.sources[index])
                 if windowTotals != nil {
                     if line.wasAsked { windowTotals?.sources[index].asked += 1 }
-                    if case .timeout = line.outcome { windowTotals?.sources[index].timeouts += 1 }
+                    if case .timeout(let limit) = line.outcome {
+                        windowTotals?.sources[index].timeouts += 1
+                        if limit == .networkPaused { windowTotals?.sources[index].pauseEnded += 1 }
+                        windowTotals?.sources[index].timeoutWaitMilliseconds += Self.waitedMilliseconds(forSourceAt: index, of: trace)
+                    }
                     if case .notAsked(let reason) = line.outcome, reason == .networkPaused { windowTotals?.sources[index].paused += 1 }
                 }
             }
@@ -222,6 +226,16 @@ final class ShardCollector: Sendable {
             }
             state.finished += 1
         }
+    }
+
+    /// How long source `index` of `trace`, which timed out, was waited for, ms: from when it
+    /// was asked to the auction's end, at most its limit (a pause of its network ends the wait
+    /// early, R24).
+    private static func waitedMilliseconds(forSourceAt index: Int, of trace: AuctionTrace) -> Double {
+        guard index < trace.sources.count else { return 0 }
+        let line = trace.sources[index]
+        let waited = trace.durationMilliseconds - (line.startOffsetMilliseconds ?? 0)
+        return max(0, min(waited, line.limitMilliseconds ?? waited))
     }
 
     /// Counts one trace line by its outcome and whether it was asked.

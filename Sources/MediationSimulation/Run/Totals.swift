@@ -109,6 +109,11 @@ struct WindowTotals: Sendable {
         var wins = 0
         var paused = 0
         var timeouts = 0
+        /// Of ``timeouts``, those ended by a pause of its network while it was waited for.
+        var pauseEnded = 0
+        /// The time its timed-out requests were waited for, ms: from being asked to the
+        /// auction's end, at most the request's limit.
+        var timeoutWaitMilliseconds = 0.0
     }
 
     var requests = 0
@@ -150,6 +155,8 @@ struct WindowTotals: Sendable {
             sources[index].wins += other.sources[index].wins
             sources[index].paused += other.sources[index].paused
             sources[index].timeouts += other.sources[index].timeouts
+            sources[index].pauseEnded += other.sources[index].pauseEnded
+            sources[index].timeoutWaitMilliseconds += other.sources[index].timeoutWaitMilliseconds
         }
     }
 }
