@@ -18,8 +18,8 @@ struct EloConsentWithdrawalTests {
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         client.hostPrivacyDidChange(Self.withdrawn)
-        // Synchronously: the stored record holds the install id only.
-        #expect(store.record == EloIdentityRecord(installID: "id-1"))
+        // Synchronously: the stored record is empty (the install id is not part of it).
+        #expect(store.record == EloIdentityRecord())
         #expect(await client.userIdentifier == nil)
         #expect(await client.userData == nil)
         #expect(await client.visitorID == "id-1")
@@ -46,7 +46,7 @@ struct EloConsentWithdrawalTests {
         let client = EloFixtures.client(transport: transport, store: store)
         await client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
-        #expect(store.record == EloIdentityRecord(installID: "id-1"))
+        #expect(store.record == EloIdentityRecord())
         let bid = try #require(try transport.decodedBidRequests().first)
         #expect(bid.user.id == nil, "after a withdrawal not even the install id")
         #expect(bid.user.ext == nil)
@@ -109,13 +109,13 @@ struct EloConsentWithdrawalTests {
         await elo.client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
         var stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
-        #expect(stored.userIdentifier == nil && stored.userData == nil && stored.installID != nil)
+        #expect(stored == EloIdentityRecord())
+        #expect(await elo.client.installID != nil)
 
         // Stored again, then a launch whose template already says withdrawn: erased at build.
-        let installID = stored.installID
         await elo.client.setUserIdentity(userIdentifier: "alice", userData: Self.data)
         _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), secureStore: keychain, requestTemplate: RequestTemplate(privacy: Self.withdrawn)))
         stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
-        #expect(stored == EloIdentityRecord(installID: installID))
+        #expect(stored == EloIdentityRecord())
     }
 }

@@ -58,7 +58,7 @@ struct EloIdentityTests {
     }
 
     @Test func setUserIdentityWritesBothInOneRecord() async {
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1"))
+        let store = RecordingIdentityStore()
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         let alice = EloUserData(email: "alice@example.com")
         let bob = EloUserData(email: "bob@example.com")
@@ -66,19 +66,19 @@ struct EloIdentityTests {
         await client.setUserIdentity(userIdentifier: "bob", userData: bob)
         await client.setUserIdentity(userIdentifier: nil, userData: nil)
         #expect(store.writes == [
-            EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: alice),
-            EloIdentityRecord(installID: "install-1", userIdentifier: "bob", userData: bob),
-            EloIdentityRecord(installID: "install-1"),
+            EloIdentityRecord(userIdentifier: "alice", userData: alice),
+            EloIdentityRecord(userIdentifier: "bob", userData: bob),
+            EloIdentityRecord(),
         ])
     }
 
     @Test func twoSettersInSequenceDoLeaveTheMixedStateTheSeedWarnsAbout() async {
         // The contrast that makes the test above meaningful: separate setters write twice.
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(email: "alice@example.com")))
+        let store = RecordingIdentityStore(EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(email: "alice@example.com")))
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         await client.setUserIdentifier("bob")
         await client.setUserData(EloUserData(email: "bob@example.com"))
-        #expect(store.writes.first == EloIdentityRecord(installID: "install-1", userIdentifier: "bob", userData: EloUserData(email: "alice@example.com")))
+        #expect(store.writes.first == EloIdentityRecord(userIdentifier: "bob", userData: EloUserData(email: "alice@example.com")))
         #expect(store.writes.count == 2)
     }
 
@@ -91,13 +91,13 @@ struct EloIdentityTests {
     }
 
     @Test func shutdownErasesTheIdentityAndReconfigureDoesNot() async {
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1"))
+        let store = RecordingIdentityStore()
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         await client.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30))
         await client.configure(EloFixtures.configuration)
-        #expect(store.record == EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(age: 30)))
+        #expect(store.record == EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(age: 30)))
         await client.shutdown()
-        #expect(store.record == EloIdentityRecord(installID: "install-1"))
+        #expect(store.record == EloIdentityRecord())
         #expect(await client.userIdentifier == nil)
         #expect(await client.userData == nil)
     }
@@ -105,14 +105,15 @@ struct EloIdentityTests {
     @Test func identitySurvivesARelaunchThroughTheSecureStore() async throws {
         let keychain = MemorySecureStore()
         let store = SecureEloIdentityStore(store: keychain, key: "elo.identity.elo")
-        let first = EloFixtures.client(transport: EloFakeTransport(), store: store)
+        let installs = MemoryStateStore()
+        let first = EloFixtures.client(transport: EloFakeTransport(), store: store, stateStore: installs)
         await first.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30, gender: .other))
         let installID = await first.visitorID
         #expect(installID == "alice")
-        let relaunched = EloFixtures.client(transport: EloFakeTransport(), store: store, ids: SequentialIDs(prefix: "later"))
+        let relaunched = EloFixtures.client(transport: EloFakeTransport(), store: store, stateStore: installs, ids: SequentialIDs(prefix: "later"))
         #expect(await relaunched.userIdentifier == "alice")
         #expect(await relaunched.userData == EloUserData(age: 30, gender: .other))
-        #expect(try store.read().installID == "id-1")
+        #expect(await relaunched.installID == "id-1")
         #expect(keychain.keys == ["elo.identity.elo"]) // one record: identifier and data together
     }
 
