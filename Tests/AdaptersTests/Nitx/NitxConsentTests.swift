@@ -25,7 +25,7 @@ struct NitxConsentTests {
     }
 
     @Test func identityLeavesOnlyAfterConsent() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, storage: storage)
         await client.identify(NitxTraits(email: " Jane@Example.com "))
@@ -47,7 +47,7 @@ struct NitxConsentTests {
     }
 
     @Test func consentFalseDeletesProfileAndRecordKeepsVisitor() async {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = NitxFixtures.client(transport: Self.transport(), storage: storage)
         await client.identify(NitxTraits(email: "a@b.c"))
         await client.consent(true)
@@ -60,7 +60,7 @@ struct NitxConsentTests {
     }
 
     @Test func storedProfileWithoutConsentRecordIsDiscardedOnLoad() async {
-        let storage = NitxInMemoryStorage([.visitorID: "v-old", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
+        let storage = NitxRecords([.visitorID: "v-old", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
         let client = NitxFixtures.client(transport: Self.transport(), storage: storage)
         let state = await client.state()
         #expect(state.profileKeys.isEmpty)
@@ -69,7 +69,7 @@ struct NitxConsentTests {
     }
 
     @Test func storedProfileWithConsentIsRestored() async {
-        let storage = NitxInMemoryStorage([.visitorID: "v-old", .consent: "granted", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
+        let storage = NitxRecords([.visitorID: "v-old", .consent: "granted", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
         let state = await NitxFixtures.client(transport: Self.transport(), storage: storage).state()
         #expect(state.profileKeys == ["email"])
         #expect(state.consent == true)
@@ -99,7 +99,7 @@ struct NitxConsentTests {
     }
 
     @Test func resetForgetsIDProfileAndConsent() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, storage: storage)
         await Self.load(client)  // loads the config (the forget endpoint)
@@ -128,7 +128,7 @@ struct NitxConsentTests {
     }
 
     @Test func personalizationOffStoresNothingAndIgnoresIdentity() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, options: NitxOptions(apiBaseURL: NitxFixtures.base, personalization: false), storage: storage)
         await client.identify(NitxTraits(email: "a@b.c"))

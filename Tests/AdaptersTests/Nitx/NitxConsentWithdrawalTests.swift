@@ -14,7 +14,7 @@ struct NitxConsentWithdrawalTests {
     static let withdrawn = AdRequest.Privacy(userConsent: false, limitAdTracking: false)
 
     /// A client that was given consent and an identity: the profile and the record are stored.
-    static func consentingClient(_ storage: NitxInMemoryStorage, transport: NitxScriptedTransport = NitxConsentTests.transport()) async -> NitxClient {
+    static func consentingClient(_ storage: NitxRecords, transport: NitxScriptedTransport = NitxConsentTests.transport()) async -> NitxClient {
         let client = NitxFixtures.client(transport: transport, storage: storage)
         await client.consent(true)
         await client.identify(NitxTraits(email: "jane@example.com"))
@@ -28,7 +28,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func theHostsWithdrawalDeletesProfileAndRecordAtOnceAndKeepsTheVisitor() async {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = await Self.consentingClient(storage)
         #expect(storage.value(forKey: .profile) != nil)
         client.hostPrivacyDidChange(Self.withdrawn)
@@ -41,7 +41,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func signalsThatDoNotWithdrawChangeNothing() async {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = await Self.consentingClient(storage)
         let before = storage.snapshot
         for consent in [nil, true] as [Bool?] {
@@ -52,7 +52,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func aRequestCarryingTheWithdrawalDeletesBeforeItIsSent() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let transport = NitxConsentTests.transport()
         let client = await Self.consentingClient(storage, transport: transport)
         await Self.load(client, privacy: Self.withdrawn)
@@ -64,7 +64,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func aRelaunchWithTheSignalUnsetSendsNothingOfTheProfile() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = await Self.consentingClient(storage)
         client.hostPrivacyDidChange(Self.withdrawn)
         // The next launch: the same storage, the host's signal unset (not asked yet).
@@ -87,15 +87,15 @@ struct NitxConsentWithdrawalTests {
         let engine = try MediationEngine(
             configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory)
+            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), stateStore: try FileStateStore(directory: directory))
         )
         let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
         await nitx.client.consent(true)
         await nitx.client.identify(NitxTraits(email: "jane@example.com"))
-        let file = NitxFileStorage(directory: directory, networkID: "nitx")
+        let file = NitxRecords(store: try FileStateStore(directory: directory))
         #expect(file.value(forKey: .profile) != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
-        let reread = NitxFileStorage(directory: directory, networkID: "nitx")
+        let reread = NitxRecords(store: try FileStateStore(directory: directory))
         #expect(reread.value(forKey: .profile) == nil)
         #expect(reread.value(forKey: .consent) == nil)
         #expect(reread.value(forKey: .visitorID) != nil)
@@ -106,7 +106,7 @@ struct NitxConsentWithdrawalTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-withdraw-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let profile = #"{"hashes":{"email":"\#(NitxSHA256.hexDigest(of: "jane@example.com"))"}}"#
-        let stored = NitxFileStorage(directory: directory, networkID: "nitx")
+        let stored = NitxRecords(store: try FileStateStore(directory: directory))
         stored.setValue("visitor-old", forKey: .visitorID)
         stored.setValue("granted", forKey: .consent)
         stored.setValue(profile, forKey: .profile)
@@ -114,9 +114,9 @@ struct NitxConsentWithdrawalTests {
         _ = try MediationEngine(
             configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
             registry: .standard,
-            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory, requestTemplate: RequestTemplate(privacy: Self.withdrawn))
+            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), requestTemplate: RequestTemplate(privacy: Self.withdrawn), stateStore: try FileStateStore(directory: directory))
         )
-        let reread = NitxFileStorage(directory: directory, networkID: "nitx")
+        let reread = NitxRecords(store: try FileStateStore(directory: directory))
         #expect(reread.value(forKey: .profile) == nil)
         #expect(reread.value(forKey: .consent) == nil)
         #expect(reread.value(forKey: .visitorID) == "visitor-old")
