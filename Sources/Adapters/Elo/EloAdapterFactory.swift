@@ -16,7 +16,8 @@ import Mediation
 ///   `secureStore` (the platform Keychain: encrypted at rest, this device only) under
 ///   `elo.identity.<network id>`; without one, in memory for the process. It is never written in
 ///   plaintext: a plaintext file of an earlier version (`<storage>/elo/<network id>-identity.json`)
-///   is moved into the store in use and deleted.
+///   is moved into the store in use and deleted. The anonymous per-install id is not part of
+///   it: it is per install, in the environment's `stateStore` under `elo.<network id>.install_id`.
 package struct EloAdapterFactory: NetworkAdapterFactory {
     /// `"elo"`.
     public let kind = "elo"
@@ -83,7 +84,8 @@ package struct EloAdapterFactory: NetworkAdapterFactory {
             transport: connection.transport,
             clock: environment.clock,
             logger: environment.logger,
-            identityStore: store
+            identityStore: store,
+            stateStore: environment.stateStore
         )
         // A withdrawal the host already knows at launch erases the stored identity before anything runs.
         client.hostPrivacyDidChange(environment.requestTemplate.privacy)

@@ -24,6 +24,7 @@ package actor EloClient {
     private let clock: any MediationClock
     private let logger: any MediationLogger
     private let identityStore: any EloIdentityStore
+    private let stateStore: any StateStore
     private let wallClock: @Sendable () -> Date
     private let makeID: @Sendable () -> String
     private let network: String
@@ -50,7 +51,8 @@ package actor EloClient {
     ///   - transport: HTTP (URLSession, sandbox, or a test fake).
     ///   - clock: the clock deadlines and browser dwell are measured on.
     ///   - logger: where warnings go (never chat content or user data).
-    ///   - identityStore: where the identity record persists.
+    ///   - identityStore: where the identity record (user identifier and user data) persists.
+    ///   - stateStore: where the per-install id persists (``EloInstallID``).
     ///   - now: wall-clock time, for the `createdAt` rules and event timestamps.
     ///   - makeID: makes request, session and install ids (default random UUIDs).
     package init(
@@ -60,6 +62,7 @@ package actor EloClient {
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
         identityStore: any EloIdentityStore = InMemoryEloIdentityStore(),
+        stateStore: any StateStore = MemoryStateStore(),
         now: @escaping @Sendable () -> Date = { Date() },
         makeID: @escaping @Sendable () -> String = { UUID().uuidString }
     ) {
@@ -67,6 +70,7 @@ package actor EloClient {
         self.clock = clock
         self.logger = logger
         self.identityStore = identityStore
+        self.stateStore = stateStore
         self.wallClock = now
         self.makeID = makeID
         self.network = network
@@ -85,12 +89,13 @@ package actor EloClient {
             logger.warning("identity record unreadable, starting empty: \(error.message)", source: network)
             record = EloIdentityRecord()
         }
-        if record.installID == nil {
-            record.installID = makeID()
-            rewrite = true
-        }
+        // Per install (never the record's, which the Keychain keeps across a reinstall): an
+        // install id in an older version's record is ignored.
+        let (installID, installWarnings) = EloInstallID.load(from: stateStore, network: network, makeID: makeID)
+        for warning in installWarnings { logger.warning(warning, source: network) }
+        record.installID = installID
         if rewrite {
-            do { try identityStore.write(record) } catch {
+            do { try identityStore.write(record.withoutInstallID) } catch {
                 logger.warning("identity record not stored, kept in memory: \(error.message)", source: network)
             }
         }
@@ -169,6 +174,9 @@ package actor EloClient {
     /// The stored user data (from a record an earlier version stored; nothing sets it now).
     package var userData: EloUserData? { identity.withLock { $0.userData } }
 
+    /// The anonymous per-install id (``EloInstallID``).
+    package var installID: String? { identity.withLock { $0.installID } }
+
     /// The visitor id sent with requests and pings: the user identifier, else the install id.
     package var visitorID: String { identity.withLock { $0.userIdentifier ?? $0.installID ?? "" } }
 
@@ -230,10 +238,17 @@ package actor EloClient {
         let (changed, failure) = identity.withLock { record -> (Bool, EloStorageError?) in
             var updated = record
             guard change(&updated) else { return (false, nil) }
+            let installChanged = updated.installID != record.installID
             record = updated
+            var installFailure: EloStorageError?
+            if installChanged, let id = updated.installID {
+                do { try EloInstallID.store(id, in: stateStore, network: network) } catch {
+                    installFailure = EloStorageError(message: "cannot write the install id: \(error)")
+                }
+            }
             do throws(EloStorageError) {
-                try identityStore.write(updated)
-                return (true, nil)
+                try identityStore.write(updated.withoutInstallID)
+                return (true, installFailure)
             } catch {
                 return (true, error)
             }

@@ -37,10 +37,14 @@ package struct EloUserData: Sendable, Hashable, Codable {
     }
 }
 
-/// The one stored identity record: the anonymous per-install id, the publisher's user
-/// identifier and the user data, always written together (Elo seed, `setUserIdentity`).
+/// The identity the client holds: the anonymous per-install id, the publisher's user identifier
+/// and the user data. The identifier and the data are stored together, as one record in the
+/// identity store (Elo seed, `setUserIdentity`); the install id is per install, so it is kept in
+/// the engine's state store (``EloInstallID``), gone with the app, and is never part of the
+/// stored record: it is not encoded, and an older version's record that holds one is decoded
+/// without it (the field is dropped at the record's next write).
 package struct EloIdentityRecord: Sendable, Hashable, Codable {
-    /// The anonymous per-install id (kept across shutdown).
+    /// The anonymous per-install id (kept across shutdown); never encoded.
     public var installID: String?
     /// The publisher's user identifier, trimmed, at most 256 characters.
     public var userIdentifier: String?
@@ -52,6 +56,17 @@ package struct EloIdentityRecord: Sendable, Hashable, Codable {
         self.installID = installID
         self.userIdentifier = userIdentifier
         self.userData = userData
+    }
+
+    /// The encoded fields: the install id is not one of them.
+    private enum CodingKeys: String, CodingKey {
+        case userIdentifier
+        case userData
+    }
+
+    /// The record as the identity store keeps it: without the install id.
+    var withoutInstallID: EloIdentityRecord {
+        EloIdentityRecord(userIdentifier: userIdentifier, userData: userData)
     }
 }
 
@@ -95,9 +110,8 @@ enum EloIdentityRules {
 
     /// A record read back from storage, checked like a network's answer: storage holds what
     /// this process did not write (an earlier version, a restored backup, a tampered device).
-    /// Each field that breaks its rule is discarded, the others kept:
-    /// - the install id: 1 to 128 characters of `A-Z a-z 0-9 . _ : -` (else the client makes a
-    ///   new one);
+    /// An install id held is ignored (it is not the record's: ``EloInstallID``). Each field that
+    /// breaks its rule is discarded, the others kept:
     /// - the user identifier: by its setter's rules (trimmed, not blank, at most 256
     ///   characters), and without control characters;
     /// - the user data: an age from 0 to 150, an email and a phone of at most 256 characters
@@ -108,13 +122,6 @@ enum EloIdentityRules {
     static func checkedStoredRecord(_ record: EloIdentityRecord) -> (record: EloIdentityRecord, problems: [String]) {
         var checked = EloIdentityRecord()
         var problems: [String] = []
-        if let installID = record.installID {
-            if !installID.isEmpty, installID.utf8.count <= maximumInstallIDLength, installID.unicodeScalars.allSatisfy(isInstallIDCharacter) {
-                checked.installID = installID
-            } else {
-                problems.append("install id")
-            }
-        }
         if let identifier = record.userIdentifier {
             if case .set(let value?) = identifierChange(identifier), !hasControlCharacters(value) {
                 checked.userIdentifier = value
@@ -136,6 +143,12 @@ enum EloIdentityRules {
             checked.userData = normalizedData(kept)
         }
         return (checked, problems)
+    }
+
+    /// Whether a stored install id is one the client could have made: 1 to 128 characters of
+    /// `A-Z a-z 0-9 . _ : -`.
+    static func isInstallID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= maximumInstallIDLength && text.unicodeScalars.allSatisfy(isInstallIDCharacter)
     }
 
     private static func isInstallIDCharacter(_ scalar: Unicode.Scalar) -> Bool {

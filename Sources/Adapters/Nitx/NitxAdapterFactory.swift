@@ -48,7 +48,7 @@ package struct NitxAdapterFactory: NetworkAdapterFactory {
             NitxSandboxServer(configuration: NitxSandboxServer.Configuration(sourceCode: code, sdkBlock: sdkBlock, seed: environment.seed))
         }
         options.apiBaseURL = connection.baseURL
-        let storage: any NitxStorage = environment.storageDirectory.map { NitxFileStorage(directory: $0, networkID: network.id, logger: environment.logger) } ?? NitxInMemoryStorage()
+        let storage = NitxRecords(store: environment.stateStore, network: network.id, logger: environment.logger)
         let client = NitxClient(
             sourceCode: code,
             options: options,

@@ -21,7 +21,7 @@ package actor NitxClient {
     private let transport: any HTTP.Transport
     private let clock: any MediationClock
     private let logger: any MediationLogger
-    private let storage: any NitxStorage
+    private let storage: NitxRecords
     private let wallAnchor: Date
     private let clockAnchor: MediationInstant
     private let batcher: NitxEventBatcher
@@ -60,7 +60,7 @@ package actor NitxClient {
         transport: any HTTP.Transport,
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
-        storage: any NitxStorage = NitxInMemoryStorage(),
+        storage: NitxRecords = NitxRecords(),
         wallClockAnchor: Date = Date(),
         makeVisitorID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
     ) {

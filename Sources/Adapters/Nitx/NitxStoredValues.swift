@@ -1,7 +1,7 @@
 import Foundation
 import Mediation
 
-/// The values the Nitx client reads back from its ``NitxStorage``, checked as untrusted input
+/// The values the Nitx client reads back from its ``NitxRecords``, checked as untrusted input
 /// (engine rule R21): storage holds what this process did not write (an earlier version,
 /// another SDK sharing the defaults, a restored backup, a tampered device). Each reader returns
 /// the value when it is one this client could have written, else `nil` with the problem; the

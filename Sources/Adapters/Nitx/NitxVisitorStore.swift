@@ -1,7 +1,7 @@
 import Foundation
 import Mediation
 
-/// The visitor's id, consent and hashed profile, kept in ``NitxStorage`` (Nitx seed, "Consent
+/// The visitor's id, consent and hashed profile, kept in ``NitxRecords`` (Nitx seed, "Consent
 /// and identify" and "Storage"). A value type owned by the client actor.
 ///
 /// Rules: identity leaves the device only after consent(true); consent(true) stores a consent
@@ -14,7 +14,7 @@ struct NitxVisitorStore {
     static let consentRecord = "granted"
 
     let enabled: Bool
-    private let storage: any NitxStorage
+    private let storage: NitxRecords
     private let makeVisitorID: @Sendable () -> String
     private(set) var visitorID: String?
     private(set) var consent: Bool?
@@ -28,7 +28,7 @@ struct NitxVisitorStore {
     /// visitor id that is not one is replaced by a new one; a consent value other than the
     /// record is deleted (no consent); a profile that is not the client's JSON is deleted, and
     /// its entries that break a rule are dropped; each with a warning in ``loadWarnings``.
-    init(enabled: Bool, storage: any NitxStorage, makeVisitorID: @escaping @Sendable () -> String) {
+    init(enabled: Bool, storage: NitxRecords, makeVisitorID: @escaping @Sendable () -> String) {
         self.enabled = enabled
         self.storage = storage
         self.makeVisitorID = makeVisitorID

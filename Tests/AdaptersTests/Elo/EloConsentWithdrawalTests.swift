@@ -20,8 +20,8 @@ struct EloConsentWithdrawalTests {
         let store = RecordingIdentityStore(Self.stored)
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         client.hostPrivacyDidChange(Self.withdrawn)
-        // Synchronously: the stored record holds the install id only.
-        #expect(store.record == EloIdentityRecord(installID: "id-1"))
+        // Synchronously: the stored record is empty (the install id is not part of it).
+        #expect(store.record == EloIdentityRecord())
         #expect(await client.userIdentifier == nil)
         #expect(await client.userData == nil)
         #expect(await client.visitorID == "id-1")
@@ -46,7 +46,7 @@ struct EloConsentWithdrawalTests {
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport, store: store)
         _ = await client.loadAd(for: EloFixtures.request(privacy: Self.withdrawn))
-        #expect(store.record == EloIdentityRecord(installID: "id-1"))
+        #expect(store.record == EloIdentityRecord())
         let bid = try #require(try transport.decodedBidRequests().first)
         #expect(bid.user.id == nil, "after a withdrawal not even the install id")
         #expect(bid.user.ext == nil)
@@ -109,13 +109,13 @@ struct EloConsentWithdrawalTests {
         #expect(await elo.client.userIdentifier == "alice")
         engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
         var stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
-        #expect(stored.userIdentifier == nil && stored.userData == nil && stored.installID != nil)
+        #expect(stored == EloIdentityRecord())
+        #expect(await elo.client.installID != nil)
 
         // Stored again, then a launch whose template already says withdrawn: erased at build.
-        let installID = stored.installID
-        try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").write(EloIdentityRecord(installID: installID, userIdentifier: "alice", userData: Self.data))
+        try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").write(Self.stored)
         _ = try MediationEngine(configuration: configuration, registry: .standard, environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), secureStore: keychain, requestTemplate: RequestTemplate(privacy: Self.withdrawn)))
         stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
-        #expect(stored == EloIdentityRecord(installID: installID))
+        #expect(stored == EloIdentityRecord())
     }
 }

@@ -10,17 +10,17 @@ struct EloIdentityTests {
         // The identifier comes only from a stored record (the engine offers no setter).
         let transport = EloFakeTransport()
         _ = await EloFixtures.client(transport: transport).loadAd(for: EloFixtures.request())
-        let stored = InMemoryEloIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "user-42"))
+        let stored = InMemoryEloIdentityStore(EloIdentityRecord(userIdentifier: "user-42"))
         _ = await EloFixtures.client(transport: transport, store: stored).loadAd(for: EloFixtures.request())
         #expect(try transport.decodedBidRequests().map(\.user.id) == ["id-1", "user-42"])
     }
 
     @Test func shutdownErasesTheIdentity() async {
-        let store = RecordingIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(age: 30)))
+        let store = RecordingIdentityStore(EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(age: 30)))
         let client = EloFixtures.client(transport: EloFakeTransport(), store: store)
         #expect(await client.userIdentifier == "alice")
         await client.shutdown()
-        #expect(store.record == EloIdentityRecord(installID: "install-1"))
+        #expect(store.record == EloIdentityRecord())
         #expect(await client.userIdentifier == nil)
         #expect(await client.userData == nil)
     }
@@ -76,7 +76,7 @@ struct EloIdentityTests {
 
     @Test func userDataNeverRidesTrackingPings() async throws {
         let transport = EloFakeTransport()
-        let stored = InMemoryEloIdentityStore(EloIdentityRecord(installID: "install-1", userIdentifier: "alice", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567")))
+        let stored = InMemoryEloIdentityStore(EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567")))
         let client = EloFixtures.client(transport: transport, store: stored)
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .loaded(let ad, _) = result else { Issue.record("expected a fill, got \(result)"); return }

@@ -7,7 +7,7 @@ import Testing
 /// Stored values are untrusted input (engine rule R21): Elo's identity record, in the secure
 /// store and in the plaintext file of an earlier version, set to what the client never writes
 /// (garbage bytes, other JSON, fields of the wrong type, out of range, huge, control
-/// characters), then a load and a show, a consent withdrawal and shutdown through the engine.
+/// characters), and the install id in the state store likewise, then a load and a show, a consent withdrawal and shutdown through the engine.
 /// Nothing traps, a bad record or field is discarded with a warning naming it and never its
 /// value, nothing bad reaches the wire, and the store afterwards holds only a record the client
 /// writes.
@@ -15,21 +15,25 @@ import Testing
 struct EloStorageFuzzTests {
     static let huge = String(repeating: "h", count: 70 * 1024)
 
-    /// Stored records no Elo client writes, and whether a warning is due.
+    /// Stored records no Elo client writes, each due a warning.
     static let records: [String] = [
         "not json", "\u{0}\u{1}\u{FFFD}", "[]", "null", "42", #""a string""#,
-        #"{"installID": 5}"#, #"{"userIdentifier": ["x"]}"#, #"{"userData": "x"}"#,
+        #"{"userIdentifier": 5}"#, #"{"userIdentifier": ["x"]}"#, #"{"userData": "x"}"#,
         #"{"userData": {"age": "x"}}"#, #"{"userData": {"age": 1e300}}"#, #"{"userData": {"age": 3.5}}"#,
         #"{"userData": {"gender": "robot"}}"#, #"{"installID": null, "userData": {"age": -1}}"#,
-        #"{"installID": "bad id\u0007 with spaces", "userIdentifier": "STORED-IDENTIFIER-1"}"#,
-        #"{"installID": "\#(String(repeating: "i", count: 200))"}"#,
-        #"{"installID": "install-ok", "userIdentifier": "   "}"#,
-        #"{"installID": "install-ok", "userIdentifier": "\#(String(repeating: "u", count: 300))"}"#,
-        #"{"installID": "install-ok", "userIdentifier": "STORED\u0000IDENTIFIER"}"#,
-        #"{"installID": "install-ok", "userData": {"age": 9999, "email": "\#(String(repeating: "e", count: 10_000))@example.com", "phone": "+1555\u001b[31m"}}"#,
-        #"{"installID": "install-ok", "userData": {"age": 9223372036854775807}}"#,
-        #"{"installID": "install-ok", "userData": {"age": 9223372036854775808}}"#,
-        #"{"installID": "\#(huge)"}"#,
+        #"{"userIdentifier": "   "}"#,
+        #"{"userIdentifier": "\#(String(repeating: "u", count: 300))"}"#,
+        #"{"userIdentifier": "STORED\u0000IDENTIFIER"}"#,
+        #"{"userData": {"age": 9999, "email": "\#(String(repeating: "e", count: 10_000))@example.com", "phone": "+1555\u001b[31m"}}"#,
+        #"{"userData": {"age": 9223372036854775807}}"#,
+        #"{"userData": {"age": 9223372036854775808}}"#,
+        #"{"userIdentifier": "\#(huge)"}"#,
+    ]
+
+    /// Stored install ids (in the state store, where the client keeps them) no Elo client
+    /// makes, each due a warning.
+    static let installIDs: [String] = [
+        "", "bad id\u{7} with spaces", String(repeating: "i", count: 200), huge, "\u{0}\u{1}\u{FFFD}", "id\u{1B}[31m",
     ]
 
     /// The values of the records above that must never reach the wire (a well-formed field of
@@ -103,14 +107,46 @@ struct EloStorageFuzzTests {
         }
         let sent = wire.requests.map(WireRecorder.text(of:)).joined(separator: "\n")
         for value in Self.forbidden { #expect(!sent.contains(value), "a stored value reached the wire") }
-        // What is stored afterwards is a record this client writes.
+        // What is stored afterwards is a record this client writes, with no install id in it.
         let stored = try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read()
         #expect(Self.isWrittenByTheClient(stored))
+        #expect(!String(decoding: try #require(try keychain.data(forKey: "elo.identity.elo")), as: UTF8.self).contains("installID"))
+    }
+
+    @Test(arguments: installIDs)
+    func aBadStoredInstallIDIsReplacedNeverTrustedNeverACrash(_ installID: String) async throws {
+        let state = MemoryStateStore()
+        try state.setData(Data(installID.utf8), forKey: "elo.elo.install_id")
+        let clock = ManualClock()
+        let wire = WireRecorder(clock: clock)
+        let logger = RecordingLogger()
+        let template = RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: RequestTemplate.App(bundleID: "com.example.app"), privacy: PrivacyMatrix.consentingCell.privacy)
+        let engine = try MediationEngine(
+            configuration: PrivacyMatrix.configuration(.elo, PrivacyMatrix.consentingCell),
+            registry: .standard,
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, secureStore: MemorySecureStore(), requestTemplate: template, stateStore: state),
+            hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: "hello")]) }
+        )
+        let placement = try #require(engine.placement("matrix"))
+        #expect(await placement.showOnce(on: clock) { await ($0 as? EloAd)?.tracker?.drain() } != nil)
+        await clock.perform { await engine.shutdown() }
+
+        #expect(logger.warnings.contains { $0.contains("elo.elo.install_id discarded") }, "a warning names the key")
+        for warning in logger.warnings {
+            for value in Self.forbidden { #expect(!warning.contains(value), "a warning quotes a stored value") }
+        }
+        let bid = try JSONDecoder().decode(EloWireBidRequest.self, from: try #require(wire.requests.first { $0.url.path == "/v1/bid" }?.body))
+        let visitor = try #require(bid.user.id)
+        #expect(Self.isWrittenByTheClient(EloIdentityRecord(installID: visitor)), "visitor id \(visitor.prefix(40))")
+        let sent = wire.requests.map(WireRecorder.text(of:)).joined(separator: "\n")
+        for value in Self.forbidden { #expect(!sent.contains(value), "a stored value reached the wire") }
+        // The id made in its place is stored: the next launch keeps it.
+        #expect(try state.data(forKey: "elo.elo.install_id") == Data(visitor.utf8))
     }
 
     @Test func eachBadFieldIsDiscardedAloneWithAWarningNamingIt() async throws {
         let keychain = MemorySecureStore()
-        let stored = #"{"installID": "install-ok", "userIdentifier": "  alice  ", "userData": {"age": 200, "gender": "female", "email": "a@example.com", "phone": "+1\u0007"}}"#
+        let stored = #"{"userIdentifier": "  alice  ", "userData": {"age": 200, "gender": "female", "email": "a@example.com", "phone": "+1\u0007"}}"#
         try keychain.setData(Data(stored.utf8), forKey: "elo.identity.elo")
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
@@ -128,7 +164,7 @@ struct EloStorageFuzzTests {
 
     @Test func aRecordOfAnotherShapeIsDiscardedWholeAndANewInstallIDMade() async throws {
         let keychain = MemorySecureStore()
-        try keychain.setData(Data(#"{"installID": "install-ok", "userData": {"gender": "robot"}}"#.utf8), forKey: "elo.identity.elo")
+        try keychain.setData(Data(#"{"userData": {"gender": "robot"}}"#.utf8), forKey: "elo.identity.elo")
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "elo.identity.elo"))
         #expect(await client.visitorID == "id-1")

@@ -81,7 +81,7 @@ final class RecordingIdentityStore: EloIdentityStore {
 
 /// A store whose writes always fail.
 struct FailingIdentityStore: EloIdentityStore {
-    func read() throws(EloStorageError) -> EloIdentityRecord { EloIdentityRecord(installID: "install-1") }
+    func read() throws(EloStorageError) -> EloIdentityRecord { EloIdentityRecord(userIdentifier: "alice") }
     func write(_ record: EloIdentityRecord) throws(EloStorageError) { throw EloStorageError(message: "disk full") }
 }
 
@@ -133,9 +133,10 @@ enum EloFixtures {
         configuration: EloConfiguration = EloFixtures.configuration,
         logger: any MediationLogger = SilentLogger(),
         store: any EloIdentityStore = InMemoryEloIdentityStore(),
+        stateStore: any StateStore = MemoryStateStore(),
         ids: SequentialIDs = SequentialIDs()
     ) -> EloClient {
-        EloClient(configuration: configuration, transport: transport, clock: clock, logger: logger, identityStore: store, now: { EloFixtures.now }, makeID: ids.make)
+        EloClient(configuration: configuration, transport: transport, clock: clock, logger: logger, identityStore: store, stateStore: stateStore, now: { EloFixtures.now }, makeID: ids.make)
     }
 
     /// A bid response echoing the request id, for the format the slot decides.

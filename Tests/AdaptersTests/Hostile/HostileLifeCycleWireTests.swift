@@ -57,7 +57,7 @@ struct HostileLifeCycleWireTests {
         let engine = try MediationEngine(
             configuration: MediationConfiguration(json: configuration, registry: .standard),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
             hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )

@@ -271,7 +271,7 @@ struct NitxClientModeTests {
     /// counters, mode, consent, visitor id and profile keys; a withdrawal shows at once.
     @Test func stateReportsModeConsentVisitorAndProfileKeys() async throws {
         let profile = #"{"hashes":{"email":"\#(NitxConsentTests.emailHash)"}}"#
-        let storage = NitxInMemoryStorage([.visitorID: "visitor-7", .consent: "granted", .profile: profile])
+        let storage = NitxRecords([.visitorID: "visitor-7", .consent: "granted", .profile: profile])
         let transport = NitxScriptedTransport([
             "GET \(NitxFixtures.showPath)": [NitxFixtures.config(sdk: true)],
             "POST /api/sdk/ads": [NitxFixtures.slotAnswer(format: "banner_320x50", impressionID: "imp-1")],

@@ -25,7 +25,7 @@ struct NitxConsentTests {
     }
 
     @Test func storedProfileWithoutConsentRecordIsDiscardedOnLoad() async {
-        let storage = NitxInMemoryStorage([.visitorID: "v-old", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
+        let storage = NitxRecords([.visitorID: "v-old", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
         let client = NitxFixtures.client(transport: Self.transport(), storage: storage)
         let state = await client.state()
         #expect(state.profileKeys.isEmpty)
@@ -34,7 +34,7 @@ struct NitxConsentTests {
     }
 
     @Test func storedProfileWithConsentIsRestored() async {
-        let storage = NitxInMemoryStorage([.visitorID: "v-old", .consent: "granted", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
+        let storage = NitxRecords([.visitorID: "v-old", .consent: "granted", .profile: #"{"hashes":{"email":"\#(Self.emailHash)"}}"#])
         let state = await NitxFixtures.client(transport: Self.transport(), storage: storage).state()
         #expect(state.profileKeys == ["email"])
         #expect(state.consent == true)
@@ -45,7 +45,7 @@ struct NitxConsentTests {
     }
 
     @Test func resetForgetsIDProfileAndConsent() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         StoredIdentity.nitx([NitxProfile.Key.email: "a@b.c"], in: storage)
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, storage: storage)
@@ -74,7 +74,7 @@ struct NitxConsentTests {
     }
 
     @Test func personalizationOffStoresNothingAndIgnoresIdentity() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let transport = Self.transport()
         let client = NitxFixtures.client(transport: transport, options: NitxOptions(apiBaseURL: NitxFixtures.base, personalization: false), storage: storage)
         await Self.load(client)

@@ -15,7 +15,7 @@ struct NitxConsentWithdrawalTests {
 
     /// A client launched on a stored consent record and profile (as an earlier version stored
     /// them: the engine offers no consent or identify call).
-    static func consentingClient(_ storage: NitxInMemoryStorage, transport: NitxScriptedTransport = NitxConsentTests.transport()) -> NitxClient {
+    static func consentingClient(_ storage: NitxRecords, transport: NitxScriptedTransport = NitxConsentTests.transport()) -> NitxClient {
         StoredIdentity.nitx([NitxProfile.Key.email: "jane@example.com"], in: storage)
         return NitxFixtures.client(transport: transport, storage: storage)
     }
@@ -27,7 +27,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func theHostsWithdrawalDeletesProfileAndRecordAtOnceAndKeepsTheVisitor() async {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = Self.consentingClient(storage)
         #expect(storage.value(forKey: .profile) != nil)
         client.hostPrivacyDidChange(Self.withdrawn)
@@ -40,7 +40,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func signalsThatDoNotWithdrawChangeNothing() async {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = Self.consentingClient(storage)
         let before = storage.snapshot
         for consent in [nil, true] as [Bool?] {
@@ -51,7 +51,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func aRequestCarryingTheWithdrawalDeletesBeforeItIsSent() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let transport = NitxConsentTests.transport()
         let client = Self.consentingClient(storage, transport: transport)
         await Self.load(client, privacy: Self.withdrawn)
@@ -63,7 +63,7 @@ struct NitxConsentWithdrawalTests {
     }
 
     @Test func aRelaunchWithTheSignalUnsetSendsNothingOfTheProfile() async throws {
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         let client = Self.consentingClient(storage)
         client.hostPrivacyDidChange(Self.withdrawn)
         // The next launch: the same storage, the host's signal unset (not asked yet).
@@ -87,12 +87,12 @@ struct NitxConsentWithdrawalTests {
         let engine = try MediationEngine(
             configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory)
+            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), stateStore: try FileStateStore(directory: directory.appendingPathComponent("state")))
         )
-        let file = NitxFileStorage(directory: directory, networkID: "nitx")
+        let file = NitxRecords(store: try FileStateStore(directory: directory.appendingPathComponent("state")))
         #expect(file.value(forKey: .profile) != nil)
         engine.updateRequestTemplate(RequestTemplate(privacy: Self.withdrawn))
-        let reread = NitxFileStorage(directory: directory, networkID: "nitx")
+        let reread = NitxRecords(store: try FileStateStore(directory: directory.appendingPathComponent("state")))
         #expect(reread.value(forKey: .profile) == nil)
         #expect(reread.value(forKey: .consent) == nil)
         #expect(reread.value(forKey: .visitorID) != nil)
@@ -103,7 +103,7 @@ struct NitxConsentWithdrawalTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-withdraw-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let profile = #"{"hashes":{"email":"\#(NitxSHA256.hexDigest(of: "jane@example.com"))"}}"#
-        let stored = NitxFileStorage(directory: directory, networkID: "nitx")
+        let stored = NitxRecords(store: try FileStateStore(directory: directory))
         stored.setValue("visitor-old", forKey: .visitorID)
         stored.setValue("granted", forKey: .consent)
         stored.setValue(profile, forKey: .profile)
@@ -111,9 +111,9 @@ struct NitxConsentWithdrawalTests {
         _ = try MediationEngine(
             configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
             registry: .standard,
-            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), storageDirectory: directory, requestTemplate: RequestTemplate(privacy: Self.withdrawn))
+            environment: MediationEnvironment(clock: clock, transport: WireRecorder(clock: clock), requestTemplate: RequestTemplate(privacy: Self.withdrawn), stateStore: try FileStateStore(directory: directory))
         )
-        let reread = NitxFileStorage(directory: directory, networkID: "nitx")
+        let reread = NitxRecords(store: try FileStateStore(directory: directory))
         #expect(reread.value(forKey: .profile) == nil)
         #expect(reread.value(forKey: .consent) == nil)
         #expect(reread.value(forKey: .visitorID) == "visitor-old")

@@ -31,7 +31,7 @@ struct NitxPrivacySignalTests {
     @Test(arguments: cases)
     func personalDataFollowsTheSignal(_ signal: Case) async throws {
         let transport = NitxConsentTests.transport()
-        let storage = NitxInMemoryStorage()
+        let storage = NitxRecords()
         StoredIdentity.nitx([NitxProfile.Key.email: "jane@example.com"], in: storage)
         let client = NitxFixtures.client(transport: transport, storage: storage)
         var request = NitxFixtures.request(.banner, slot: SlotSize(maxWidth: 320, maxHeight: 50), sizing: .inline, device: AdRequest.Device(advertisingID: Self.idfa, trackingAuthorized: true))

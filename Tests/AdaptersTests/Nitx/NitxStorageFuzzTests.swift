@@ -36,7 +36,7 @@ struct NitxStorageFuzzTests {
     }
 
     /// Loads, shows, changes consent, resets and shuts down one client over `storage`.
-    static func exercise(_ storage: NitxInMemoryStorage) async -> (NitxScriptedTransport, RecordingLogger) {
+    static func exercise(_ storage: NitxRecords) async -> (NitxScriptedTransport, RecordingLogger) {
         let clock = ManualClock()
         let transport = transport()
         let logger = RecordingLogger()
@@ -86,7 +86,7 @@ struct NitxStorageFuzzTests {
     }
 
     /// What a client may leave in storage: only values it writes.
-    static func expectOnlyWhatTheClientWrites(_ storage: NitxInMemoryStorage) {
+    static func expectOnlyWhatTheClientWrites(_ storage: NitxRecords) {
         for (key, value) in storage.snapshot {
             switch key {
             case .visitorID: #expect(isVisitorID(value), "visitor id")
@@ -120,7 +120,7 @@ struct NitxStorageFuzzTests {
 
     @Test(arguments: garbage)
     func everyKeySetToOneBadValue(_ value: String) async {
-        let storage = NitxInMemoryStorage(Dictionary(uniqueKeysWithValues: NitxStorageKey.allCases.map { ($0, value) }))
+        let storage = NitxRecords(Dictionary(uniqueKeysWithValues: NitxStorageKey.allCases.map { ($0, value) }))
         let (transport, logger) = await Self.exercise(storage)
         Self.expectOnlyWhatTheClientWrites(storage)
         Self.expectAWellFormedWire(transport, garbage: value)
@@ -131,7 +131,7 @@ struct NitxStorageFuzzTests {
     }
 
     @Test func eachKeyDiscardedWithAWarningNamingIt() async {
-        let storage = NitxInMemoryStorage([
+        let storage = NitxRecords([
             .visitorID: "bad id\u{7}",
             .consent: "yes",
             .profile: "not json",
@@ -150,7 +150,7 @@ struct NitxStorageFuzzTests {
 
     @Test func aFarFutureLastShowTimeIsDiscardedAndTheAppOpenAdShows() async throws {
         for stored in ["1e18", "9.3e18", "253402300800", String(NitxFixtures.wallAnchor.timeIntervalSince1970 + 14_401)] {
-            let storage = NitxInMemoryStorage([.visitorID: "v", .appOpenLastShown: stored])
+            let storage = NitxRecords([.visitorID: "v", .appOpenLastShown: stored])
             let logger = RecordingLogger()
             let client = NitxFixtures.client(transport: NitxAppOpenTests.transport(), logger: logger, storage: storage)
             let ad = try #require(await NitxAppOpenTests.load(client).ad)
@@ -160,7 +160,7 @@ struct NitxStorageFuzzTests {
             #expect(storage.value(forKey: .appOpenLastShown) == String(NitxFixtures.wallAnchor.timeIntervalSince1970))
         }
         // One interval ahead at most is kept (a clock set back): the show waits for it.
-        let ahead = NitxInMemoryStorage([.visitorID: "v", .appOpenLastShown: String(NitxFixtures.wallAnchor.timeIntervalSince1970 + 3600)])
+        let ahead = NitxRecords([.visitorID: "v", .appOpenLastShown: String(NitxFixtures.wallAnchor.timeIntervalSince1970 + 3600)])
         let client = NitxFixtures.client(transport: NitxAppOpenTests.transport(), storage: ahead)
         let ad = try #require(await NitxAppOpenTests.load(client).ad)
         #expect(ad.impressionReadiness == .notAllowed("app open ad last shown 3600 s ahead of this device's clock; minimum interval 14400 s"))
@@ -168,7 +168,7 @@ struct NitxStorageFuzzTests {
 
     @Test func aStoredProfileKeepsOnlyWhatTheClientWrites() async {
         let stored = #"{"hashes":{"email":"\#(Self.digest)","phone":"not a digest","trait.ok":"\#(Self.digest)","trait.BAD":"\#(Self.digest)","admin":"\#(Self.digest)"}}"#
-        let storage = NitxInMemoryStorage([.visitorID: "v", .consent: "granted", .profile: stored])
+        let storage = NitxRecords([.visitorID: "v", .consent: "granted", .profile: stored])
         let logger = RecordingLogger()
         let client = NitxFixtures.client(transport: Self.transport(), logger: logger, storage: storage)
         #expect(await client.state().profileKeys == ["email", "trait.ok"])
@@ -192,47 +192,50 @@ struct NitxStorageFuzzTests {
             let pool = Self.garbage + (valid[key] ?? []) + (valid[key] ?? [])
             if random.next() % 5 != 0 { values[key] = pool[Int(random.next() % UInt64(pool.count))] }
         }
-        let storage = NitxInMemoryStorage(values)
+        let storage = NitxRecords(values)
         let (transport, _) = await Self.exercise(storage)
         Self.expectOnlyWhatTheClientWrites(storage)
         Self.expectAWellFormedWire(transport, garbage: values[.visitorID] ?? "")
     }
 
-    /// The storage file itself: not JSON, not an object, values of other types, too large.
-    @Test(arguments: [
-        "not json at all",
-        "[1, 2, 3]",
-        #"{"nitx.visitor_id": 5, "nitx.consent": true, "nitx.profile": {"hashes": {}}, "nitx.app_open_last_shown": 1e300}"#,
-        #"{"nitx.visitor_id": "../../etc/passwd", "nitx.consent": "granted", "nitx.profile": "{\"hashes\":{\"email\":1}}", "other": "x"}"#,
-        "\u{0}\u{1}\u{2}\u{FFFD}",
-        "{\"nitx.visitor_id\": \"" + String(repeating: "a", count: 300 * 1024) + "\"}",
-    ])
-    func aDamagedStorageFileThroughTheEngine(_ contents: String) async throws {
+    /// A record the state store discards (tampered with, truncated, another program's file)
+    /// or one over the value bound, through the engine: discarded with a warning, a new
+    /// visitor id made.
+    @Test(arguments: ["tampered", "truncated", "oversized"])
+    func aDamagedRecordThroughTheEngine(_ damage: String) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-fuzz-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data(contents.utf8).write(to: directory.appendingPathComponent("nitx-nitx.json"))
+        let store = try FileStateStore(directory: directory)
+        let records = NitxRecords(store: store)
+        switch damage {
+        case "oversized":
+            try store.setData(Data(repeating: 0x61, count: NitxStoredValues.maximumValueBytes + 1), forKey: records.storeKey(.visitorID))
+        default:
+            records.setValue("visitor-old", forKey: .visitorID)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !name.hasPrefix(".") {
+                let file = directory.appendingPathComponent(name)
+                var bytes = try Data(contentsOf: file)
+                if damage == "tampered" { bytes[bytes.count - 1] ^= 0x01 } else { bytes = bytes.prefix(bytes.count / 2) }
+                try bytes.write(to: file)
+            }
+        }
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
-        let capturing = PrivacyMatrix.CapturingRegistry()
         let engine = try MediationEngine(
             configuration: PrivacyMatrix.configuration(.nitx, PrivacyMatrix.consentingCell),
-            registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory)
+            registry: .standard,
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, stateStore: try FileStateStore(directory: directory))
         )
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) != nil)
-        engine.updateRequestTemplate(RequestTemplate(privacy: AdRequest.Privacy(userConsent: false)))
-        await clock.perform {
-            await engine.willResignActive()
-            await engine.shutdown()
-        }
-        #expect(!logger.warnings.isEmpty, "the damaged file is reported")
-        let stored = NitxFileStorage(directory: directory, networkID: "nitx")
-        #expect(Self.isVisitorID(stored.value(forKey: .visitorID) ?? ""))
+        await clock.perform { await engine.shutdown() }
+        #expect(logger.warnings.contains { $0.contains("nitx.nitx.visitor_id") }, "the damaged record is reported")
+        for warning in logger.warnings { #expect(!warning.contains("visitor-old") && !warning.contains("aaaaaaaa")) }
+        let stored = NitxRecords(store: try FileStateStore(directory: directory)).value(forKey: .visitorID)
+        #expect(Self.isVisitorID(stored ?? "") && stored != "visitor-old")
         let ads = wire.requests.filter { $0.url.path == "/api/sdk/ads" }
         let visitor = ads.first.flatMap { PrivacyMatrix.json($0)["visitor"] as? [String: Any] }
-        #expect(Self.isVisitorID(visitor?["id"] as? String ?? ""))
+        #expect((visitor?["id"] as? String) == stored)
     }
 }

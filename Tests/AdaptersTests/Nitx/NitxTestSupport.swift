@@ -65,7 +65,7 @@ enum NitxFixtures {
         options: NitxOptions = NitxOptions(apiBaseURL: NitxFixtures.base),
         clock: ManualClock = ManualClock(),
         logger: any MediationLogger = SilentLogger(),
-        storage: any NitxStorage = NitxInMemoryStorage()
+        storage: NitxRecords = NitxRecords()
     ) -> NitxClient {
         let counter = Locked(0)
         return NitxClient(
@@ -92,5 +92,13 @@ enum NitxFixtures {
 
     static func choice(_ request: AdRequest) -> NitxFormatChoice {
         (try? NitxFormatChoice.resolve(for: request).get()) ?? NitxFormatChoice(format: .banner320x50, size: AdSize(width: 320, height: 50))
+    }
+}
+
+extension NitxRecords {
+    /// Records in a new memory store holding `values`.
+    init(_ values: [NitxStorageKey: String]) {
+        self.init()
+        for (key, value) in values { setValue(value, forKey: key) }
     }
 }

@@ -429,7 +429,7 @@ struct PrivacyMatrixWithdrawalTests {
             engine = try MediationEngine(
                 configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
                 registry: capturing.registry,
-                environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
+                environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
                 hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: PrivacyMatrix.chat)]) }
             )
         }

@@ -13,14 +13,15 @@ enum StoredIdentity {
     }
 
     /// Nitx's consent record (granted) and a profile of `values`' digests, by field, as the
-    /// storage a client for `network` reads from `directory`.
+    /// records a client for `network` reads from the state store in `directory`'s `state` folder
+    /// (where the privacy launches keep it).
     static func nitx(_ values: [String: String], in directory: URL, network: String = "nitx") throws {
-        let storage = NitxFileStorage(directory: directory, networkID: network)
-        nitx(values, in: storage)
+        let store = try FileStateStore(directory: directory.appendingPathComponent("state"))
+        nitx(values, in: NitxRecords(store: store, network: network))
     }
 
     /// Nitx's consent record (granted) and a profile of `values`' digests, by field, in `storage`.
-    static func nitx(_ values: [String: String], in storage: any NitxStorage) {
+    static func nitx(_ values: [String: String], in storage: NitxRecords) {
         storage.setValue("granted", forKey: .consent)
         storage.setValue(nitxProfile(values), forKey: .profile)
     }
