@@ -29,7 +29,7 @@ struct ForgetUserTests {
         switch network {
         case .elo:
             let elo = try #require(launch.capturing.adapter("elo") as? EloAdapter)
-            let installID = try #require(try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: "elo")).read().installID)
+            let installID = try #require(await elo.client.installID)
             old.append(installID)
             unseen.insert(installID)
             old.append(try #require(await elo.client.sessionID))

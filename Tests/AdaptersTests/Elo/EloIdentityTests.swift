@@ -28,12 +28,16 @@ struct EloIdentityTests {
     @Test func identitySurvivesARelaunchThroughTheSecureStore() async throws {
         let keychain = MemorySecureStore()
         let store = SecureEloIdentityStore(store: keychain, key: "elo.identity.elo")
-        let first = EloFixtures.client(transport: EloFakeTransport(), store: store)
-        #expect(await first.visitorID == "id-1")
-        let relaunched = EloFixtures.client(transport: EloFakeTransport(), store: store, ids: SequentialIDs(prefix: "later"))
-        #expect(await relaunched.visitorID == "id-1")
-        #expect(try store.read().installID == "id-1")
-        #expect(keychain.keys == ["elo.identity.elo"]) // one record
+        // The record an earlier launch stored (the engine offers no setter).
+        try store.write(EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(age: 30, gender: .other)))
+        let installs = MemoryStateStore()
+        let first = EloFixtures.client(transport: EloFakeTransport(), store: store, stateStore: installs)
+        #expect(await first.visitorID == "alice")
+        let relaunched = EloFixtures.client(transport: EloFakeTransport(), store: store, stateStore: installs, ids: SequentialIDs(prefix: "later"))
+        #expect(await relaunched.userIdentifier == "alice")
+        #expect(await relaunched.userData == EloUserData(age: 30, gender: .other))
+        #expect(await relaunched.installID == "id-1")
+        #expect(keychain.keys == ["elo.identity.elo"]) // one record: identifier and data together
     }
 
     @Test func damagedRecordIsAStorageError() throws {
@@ -59,9 +63,9 @@ struct EloIdentityTests {
         keychain.failAll(SecureStoreError(message: "Keychain write failed (status -25308)"))
         let logger = RecordingLogger()
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: SecureEloIdentityStore(store: keychain, key: "k"))
-        // The install id the client makes at launch cannot be written: it is kept in memory.
-        #expect(await client.visitorID == "id-1")
-        #expect(logger.warnings.allSatisfy { !$0.contains("id-1") })
+        // Forgetting the user writes the erased record, which cannot be written: kept in memory.
+        await client.forgetUser()
+        #expect(await client.userIdentifier == nil)
         #expect(logger.warnings.contains("identity record not stored, kept in memory: cannot write the identity record: Keychain write failed (status -25308)"))
     }
 
@@ -70,7 +74,7 @@ struct EloIdentityTests {
         let client = EloFixtures.client(transport: EloFakeTransport(), logger: logger, store: FailingIdentityStore())
         // Forgetting the user makes a new install id, which cannot be written: kept in memory.
         await client.forgetUser()
-        #expect(await client.visitorID == "id-2")  // id-1 is the session id
+        #expect(await client.userIdentifier == nil)
         #expect(logger.warnings == ["identity record not stored, kept in memory: disk full"])
     }
 

@@ -13,10 +13,11 @@ struct EloInstallIDStorageTests {
 
     @Test func aReinstallMakesANewInstallIDAndTheKeychainRecordHoldsNone() async throws {
         let keychain = MemorySecureStore()
+        // The identity record an earlier launch stored (the engine offers no setter).
+        try SecureEloIdentityStore(store: keychain, key: Self.key).write(EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(age: 30)))
         let installed = MemoryStateStore()
         let first = EloFixtures.client(transport: EloFakeTransport(), store: SecureEloIdentityStore(store: keychain, key: Self.key), stateStore: installed)
         #expect(await first.installID == "id-1")
-        await first.setUserIdentity(userIdentifier: "alice", userData: EloUserData(age: 30))
         let written = String(decoding: try #require(try keychain.data(forKey: Self.key)), as: UTF8.self)
         #expect(!written.contains("installID") && !written.contains("id-1"), "the keychain record holds the install id")
         #expect(try installed.data(forKey: "elo.elo.install_id") == Data("id-1".utf8))
@@ -41,7 +42,8 @@ struct EloInstallIDStorageTests {
         #expect(await client.installID == "id-1")
         #expect(await client.userIdentifier == "alice")
         #expect(logger.warnings.isEmpty)
-        await client.setUserData(EloUserData(age: 30))
+        // The record's next write: a consent withdrawal erases the identity.
+        client.hostPrivacyDidChange(AdRequest.Privacy(userConsent: false, limitAdTracking: false))
         let written = String(decoding: try #require(try keychain.data(forKey: Self.key)), as: UTF8.self)
         #expect(!written.contains("installID") && !written.contains("install-old"))
     }

@@ -180,14 +180,14 @@ enum PrivacyMatrix {
         let engine = try MediationEngine(
             configuration: configuration(network, cell),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template),
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
             hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
         var identifiers: [String] = []
         switch network {
         case .elo:
-            identifiers.append(try #require(try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: "elo")).read().installID)) // the install id
+            identifiers.append(try #require(await (capturing.adapter("elo") as? EloAdapter)?.client.installID)) // the install id
         case .nitx:
             let nitx = try #require(capturing.adapter("nitx") as? NitxAdapter)
             if let visitor = await nitx.client.state().visitorID { identifiers.append(visitor) }
@@ -474,7 +474,7 @@ struct PrivacyMatrixWithdrawalTests {
         var anonymousID: String?
         switch network {
         case .elo:
-            anonymousID = try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: "elo")).read().installID
+            anonymousID = await (first.capturing.adapter("elo") as? EloAdapter)?.client.installID
         case .nitx:
             let nitx = try #require(first.capturing.adapter("nitx") as? NitxAdapter)
             anonymousID = await nitx.client.state().visitorID
