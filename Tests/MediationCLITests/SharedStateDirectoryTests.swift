@@ -1,5 +1,6 @@
 import Adapters
 import Foundation
+import MediationTestKit
 @testable import Mediation
 @testable import MediationCLI
 import MediationTestKit

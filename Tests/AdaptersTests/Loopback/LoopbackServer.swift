@@ -36,6 +36,10 @@ final class LoopbackServer: Sendable {
         /// Send the body gzip-compressed (`Content-Encoding: gzip`): a few kilobytes on the wire
         /// that inflate to the whole body.
         var gzip = false
+        /// Send this many pseudo-random bytes (the same each time), gzip-framed with
+        /// `Content-Encoding: gzip`: as many bytes on the wire as inflated, so a client that
+        /// reads on past its limit shows in ``ReceivedRequest/sent``.
+        var gzipRandom: Int?
         /// Send these bytes (each character one Latin-1 byte) in place of a response, hold the
         /// connection `holdMilliseconds` (default 0), then close it: a malformed response.
         var raw: String?
@@ -72,6 +76,7 @@ final class LoopbackServer: Sendable {
             case resetAfter = "reset_after"
             case noLength = "no_length"
             case latin1, gzip, raw
+            case gzipRandom = "gzip_random"
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -90,6 +95,7 @@ final class LoopbackServer: Sendable {
             if latin1 { try container.encode(true, forKey: .latin1) }
             if gzip { try container.encode(true, forKey: .gzip) }
             try container.encodeIfPresent(raw, forKey: .raw)
+            try container.encodeIfPresent(gzipRandom, forKey: .gzipRandom)
         }
 
         /// A JSON body (`application/json`) with `status`.
@@ -116,6 +122,9 @@ final class LoopbackServer: Sendable {
         var query: String
         var headers: [String: String]
         var body: String
+        /// The bytes of the response body the server wrote before the reply ended (the client
+        /// may have closed the connection first).
+        var sent: Int
     }
 
     enum StartError: Error {
@@ -164,8 +173,11 @@ final class LoopbackServer: Sendable {
     }
 
     /// The requests received so far (the control request itself excluded).
-    func receivedRequests() async throws -> [ReceivedRequest] {
-        let url = baseURL.appendingPathComponent("__requests")
+    /// With `settled`, the server first waits (at most 10 s) until no reply is being written, so
+    /// that each ``ReceivedRequest/sent`` is final.
+    func receivedRequests(settled: Bool = false) async throws -> [ReceivedRequest] {
+        let plain = baseURL.appendingPathComponent("__requests")
+        let url = settled ? URL(string: plain.absoluteString + "?settled") ?? plain : plain
         let (data, _) = try await URLSession.shared.data(from: url)
         return try JSONDecoder().decode([ReceivedRequest].self, from: data)
     }

@@ -55,6 +55,24 @@ struct SystemTransportLimitTests {
         #expect(error?.message == "response body exceeds the 1000-byte limit")
     }
 
+    /// A compressed bomb whose compressed size outgrows every socket buffer: the transport stops
+    /// reading (and decompressing) at the limit, so the server cannot write the rest of it. No
+    /// `Content-Length` (the body ends when the server closes), so only the count of decoded
+    /// bytes can stop it, as for a bomb whose compressed size is under the limit.
+    @Test func aCompressedBodyIsNotReadPastTheLimit() async throws {
+        let whole = 64 << 20
+        let server = try await LoopbackServer(single: ["GET /bomb": .init(noLength: true, gzipRandom: whole)])
+        defer { server.stop() }
+        let transport = HTTP.SystemTransport(maximumResponseBytes: 1 << 20)
+        let error = await #expect(throws: HTTP.TransportError.self) {
+            _ = try await transport.send(HTTP.Request(url: server.baseURL.appendingPathComponent("bomb")))
+        }
+        #expect(error?.kind == .responseTooLarge)
+        let sent = try #require(try await server.receivedRequests(settled: true).first { $0.path == "/bomb" }).sent
+        // What the socket buffers hold (a few MiB on loopback) goes out; the rest must not.
+        #expect(sent < whole / 4, "the server wrote \(sent) of \(whole) compressed bytes: the transport read on past its limit")
+    }
+
     @Test func aBodyAtTheLimitIsKept() async throws {
         let server = try await LoopbackServer(single: ["GET /fits": .json(String(repeating: "y", count: 1000))])
         defer { server.stop() }

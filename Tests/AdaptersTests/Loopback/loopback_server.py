@@ -27,6 +27,10 @@ and, to script a misbehaving network (the hostile-network tests):
 carry user info.
   "gzip": true                          the body is sent gzip-compressed with Content-Encoding:
                                         gzip (a small body that inflates to its full size)
+  "gzip_random": n                     the body is n pseudo-random bytes (seeded, so the same each
+                                        time), sent gzip-framed with Content-Encoding: gzip: n
+                                        bytes on the wire that inflate to n bytes (a bomb whose
+                                        compressed size outgrows every socket buffer)
   "latin1": true                        the body is encoded as Latin-1, not UTF-8: "\u00ff"
                                         is the single byte 0xFF (invalid UTF-8 on the wire)
   "raw": "...", "hold_ms": 0            send these bytes (each character one Latin-1 byte) in
@@ -34,7 +38,10 @@ carry user info.
                                         close it: a malformed or cut-off response
 A connection the server holds (drip, never) is dropped when the server stops.
 GET /__requests returns every request received so far as JSON:
-  [{"method", "path", "query", "headers", "body"}]
+  [{"method", "path", "query", "headers", "body", "sent"}]
+  where "sent" is how many bytes of the response body the server managed to write before the
+  reply ended (the client may close early); GET /__requests?settled first waits (at most 10 s)
+  until no reply is being written, so every "sent" is final.
 Only the standard library is used.
 """
 import json
@@ -60,6 +67,9 @@ counters = {}
 gzip_cache = {}
 received = []
 lock = threading.Lock()
+# Replies being written, and a condition to wait until there are none (GET /__requests?settled).
+writing = [0]
+settled = threading.Condition(lock)
 stopping = threading.Event()
 
 
@@ -86,16 +96,30 @@ class Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length).decode("utf-8", "replace") if length else ""
         if parts.path == "/__requests":
             with lock:
+                if parts.query == "settled":
+                    settled.wait_for(lambda: writing[0] == 0, timeout=10)
                 payload = json.dumps(received).encode()
             return self.reply(200, payload, {"Content-Type": "application/json"})
+        entry = {
+            "method": self.command,
+            "path": parts.path,
+            "query": parts.query,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "body": body,
+            "sent": 0,
+        }
         with lock:
-            received.append({
-                "method": self.command,
-                "path": parts.path,
-                "query": parts.query,
-                "headers": {k.lower(): v for k, v in self.headers.items()},
-                "body": body,
-            })
+            received.append(entry)
+            writing[0] += 1
+        try:
+            self.answer(parts, body, entry)
+        finally:
+            with lock:
+                writing[0] -= 1
+                settled.notify_all()
+
+    def answer(self, parts, body, entry):
+        with lock:
             key, spec = pick(self.command, parts.path)
             if isinstance(spec, list):
                 index = counters.get(key, 0)
@@ -123,7 +147,10 @@ class Handler(BaseHTTPRequestHandler):
         hostport = f"127.0.0.1:{self.server.server_address[1]}"
         headers = {k: str(v).replace("$SELF", own).replace("$HOSTPORT", hostport) for k, v in spec.get("headers", {}).items()}
         encoding = "latin-1" if spec.get("latin1") else "utf-8"
-        if "json" in spec:
+        if "gzip_random" in spec:
+            import random
+            payload = random.Random(1).randbytes(min(int(spec["gzip_random"]), 256 << 20))
+        elif "json" in spec:
             payload = json.dumps(spec["json"]).encode()
             headers.setdefault("Content-Type", "application/json")
         elif "body_parts" in spec:
@@ -131,13 +158,14 @@ class Handler(BaseHTTPRequestHandler):
         else:
             payload = spec.get("body", "").encode(encoding)
         payload = payload.replace(b"$SELF", f"http://127.0.0.1:{self.server.server_address[1]}".encode())
-        if spec.get("gzip"):
+        if spec.get("gzip") or "gzip_random" in spec:
             # Compressed once per distinct body (fast level): a bomb costs the server little CPU.
             with lock:
                 cached = gzip_cache.get(payload)
             if cached is None:
                 import gzip as gzip_module
-                cached = gzip_module.compress(payload, 1)
+                # Random bytes do not compress: stored blocks (level 0) cost no CPU.
+                cached = gzip_module.compress(payload, 0 if "gzip_random" in spec else 1)
                 with lock:
                     gzip_cache[payload] = cached
             payload = cached
@@ -148,9 +176,9 @@ class Handler(BaseHTTPRequestHandler):
             except (ValueError, AttributeError):
                 request_id = ""
             payload = payload.replace(b"$REQUEST_ID", request_id.encode())
-        self.reply(spec.get("status", 200), payload, headers, spec)
+        self.reply(spec.get("status", 200), payload, headers, spec, entry)
 
-    def reply(self, status, payload, headers, spec=None):
+    def reply(self, status, payload, headers, spec=None, entry=None):
         spec = spec or {}
         try:
             self.send_response(status)
@@ -178,7 +206,13 @@ class Handler(BaseHTTPRequestHandler):
                         break
                 self.close_connection = True
             elif payload:
-                self.wfile.write(payload)
+                # In pieces, counting what went out: a client that stops reading shows here.
+                step = 64 << 10
+                for start in range(0, len(payload), step):
+                    self.wfile.write(payload[start:start + step])
+                    if entry is not None:
+                        with lock:
+                            entry["sent"] = start + len(payload[start:start + step])
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
 
