@@ -3,7 +3,6 @@ import Foundation
 import MediationTestKit
 @testable import Mediation
 @testable import MediationCLI
-import MediationTestKit
 import Testing
 
 /// `mediate` runs as processes sharing one `--state-dir`, the way a shell (or an app and its
