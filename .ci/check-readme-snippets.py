@@ -120,9 +120,10 @@ def typecheck(files):
         for target in targets:
             sources = sorted(path for path in files if path.startswith(f"Sources/{target}/"))
             command = [swiftc, "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-module-name", target, "-I", modules]
-            modulemap = os.path.join(ROOT, "Sources", "CCrypto", "module.modulemap")
-            if sys.platform.startswith("linux") and os.path.exists(modulemap):
-                command += ["-Xcc", f"-fmodule-map-file={modulemap}"]
+            for system_library in ("CCrypto", "CCurl"):
+                modulemap = os.path.join(ROOT, "Sources", system_library, "module.modulemap")
+                if sys.platform.startswith("linux") and os.path.exists(modulemap):
+                    command += ["-Xcc", f"-fmodule-map-file={modulemap}"]
             if run(command + sources, scratch, quiet=True) != 0:
                 for path in sources:
                     print(f"  ({path} is README.md's block(s) from line {', '.join(map(str, ORIGINS[path]))})")
