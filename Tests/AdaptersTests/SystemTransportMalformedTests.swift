@@ -18,7 +18,7 @@ struct SystemTransportMalformedTests {
             }
         }
         routes["GET /latin1-header"] = .raw("HTTP/1.1 200 OK\r\nX-Note: caf\u{E9}\r\nX-Bin\u{E9}: ignored\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
-        routes["GET /hold"] = LoopbackServer.Response(never: true, holdMilliseconds: 30_000)
+        routes["GET /hold"] = LoopbackServer.Response(never: true, holdMilliseconds: 240_000)
         return try await LoopbackServer(single: routes)
     }
 
@@ -56,15 +56,19 @@ struct SystemTransportMalformedTests {
     func cancellationAnswersAtOnce() async throws {
         let server = try await Self.server.value
         let url = server.baseURL.appendingPathComponent("hold")
+        // A backstop far beyond the wait below, so that only a cancellation that does not work
+        // can end the request (a loaded machine, the thread sanitizer's run, may take seconds to
+        // see the request arrive).
+        let transport = HTTP.SystemTransport(backstopTimeout: 300)
         let task = Task { () -> HTTP.TransportError? in
             do throws(HTTP.TransportError) {
-                _ = try await Self.transport.send(HTTP.Request(url: url))
+                _ = try await transport.send(HTTP.Request(url: url))
                 return nil
             } catch {
                 return error
             }
         }
-        // Cancelled once the server has the request (the server holds it for 30 s).
+        // Cancelled once the server has the request (the server holds it for 240 s).
         while try await !server.receivedRequests().contains(where: { $0.path == "/hold" }) {
             await Task.yield()
         }
