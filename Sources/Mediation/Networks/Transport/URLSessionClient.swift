@@ -78,57 +78,29 @@ final class URLSessionClient: Sendable {
     }
 }
 
-/// Resumes the continuation of one request exactly once, whichever of the completion handler
-/// and the cancellation handler comes first, including a cancel that arrives before the
-/// continuation exists.
+/// One request's ``ResponseGate`` and its task: a cancellation answers the gate and cancels the
+/// task, whichever comes first.
 private final class RequestGate: Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Result<HTTP.Response, HTTP.TransportError>, Never>?
-        var cancelled = false
-        var finished = false
-        var task: URLSessionDataTask?
-    }
-
-    private let state = Locked(State())
+    private let response = ResponseGate()
+    private let task = Locked<URLSessionDataTask?>(nil)
 
     /// Stores the continuation; answers it at once (and returns `false`) when the request was
     /// cancelled before it was sent.
     func install(_ continuation: CheckedContinuation<Result<HTTP.Response, HTTP.TransportError>, Never>) -> Bool {
-        let cancelledEarly = state.withLock { state -> Bool in
-            if state.cancelled {
-                state.finished = true
-                return true
-            }
-            state.continuation = continuation
-            return false
-        }
-        if cancelledEarly {
-            continuation.resume(returning: .failure(HTTP.TransportError(kind: .cancelled, message: "cancelled before the request was sent")))
-        }
-        return !cancelledEarly
+        response.install(continuation)
     }
 
     func attach(_ task: URLSessionDataTask) {
-        state.withLock { $0.task = task }
+        self.task.withLock { $0 = task }
     }
 
     func finish(_ result: Result<HTTP.Response, HTTP.TransportError>) {
-        let continuation = state.withLock { state -> CheckedContinuation<Result<HTTP.Response, HTTP.TransportError>, Never>? in
-            guard !state.finished else { return nil }
-            state.finished = true
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: result)
+        response.finish(result)
     }
 
     func cancel() {
-        let task = state.withLock { state -> URLSessionDataTask? in
-            state.cancelled = true
-            return state.task
-        }
-        finish(.failure(HTTP.TransportError(kind: .cancelled, message: "request cancelled")))
-        task?.cancel()
+        response.finish(.failure(HTTP.TransportError(kind: .cancelled, message: "request cancelled")))
+        task.withLock { $0 }?.cancel()
     }
 }
 
