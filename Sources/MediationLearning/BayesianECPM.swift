@@ -64,12 +64,16 @@ public struct BayesianECPM: Sendable {
         public var impressions: Int
         /// The network's revenue that day, USD.
         public var revenueUSD: Double
+        /// The country the row covers (``RevenueRow/country``): a code, empty for no known
+        /// country, `nil` for every country.
+        public var country: String?
 
         /// Creates an observation.
-        public init(day: UTCDay, impressions: Int, revenueUSD: Double) {
+        public init(day: UTCDay, impressions: Int, revenueUSD: Double, country: String? = nil) {
             self.day = day
             self.impressions = impressions
             self.revenueUSD = revenueUSD
+            self.country = country
         }
     }
 

@@ -11,6 +11,7 @@ import Mediation
 /// The reports are read a record at a time and added up as they are read: what is kept is one
 /// entry per ad unit of the config and day (and per network of the config and day, for the
 /// missing days), and the first ``listedWarningsPerKind`` warnings of each kind, never the rows.
+/// A report may carry a `country` column: its rows are kept per country.
 /// A row of an ad unit the config does not have is counted in a warning and dropped (so it is
 /// not checked for repeats).
 public struct ReportAssembly: Sendable {
@@ -62,19 +63,29 @@ public struct ReportAssembly: Sendable {
     ///   - asOf: the day the estimates are learned as of, if given (for ``rowsAfterAsOf``).
     ///   - configuration: the loaded config (its line items and `currency_rates`).
     /// - Throws: ``ReportError`` at the first mistake (including a row of a line item's ad unit
-    ///   repeated for the same day, in one report or two, and reports larger than
+    ///   repeated for the same day and country with other numbers, in one report or two (an
+    ///   exact repeat is the warning `duplicate_row`, counted once), a day reported both for
+    ///   every country and per country, and reports larger than
     ///   ``RevenueReportParser/maximumSize`` together).
     public init(reading reports: [RevenueReportInput], events: (file: String, bytes: [UInt8])? = nil, eventsStart: UTCDay? = nil, asOf: UTCDay? = nil, configuration: MediationConfiguration) throws(ReportError) {
         // The config's fixed-price line items by network and ad unit.
         struct AdUnit: Hashable { var network: String, adUnitID: String }
         /// Where a row is: its report (an index of `reports`), line and column (a few bytes, where
         /// a ``ReportLocation`` holds the file's name).
-        struct Place { var report: Int32, line: Int32, column: Int32 }
-        /// What the reports say of one ad unit of the config: one entry per day.
+        struct Place { var report: Int32, line: Int32, column: Int32, observation: Int32 }
+        /// A row's key within its ad unit: its day and country (`nil`: every country).
+        struct Cell: Hashable { var day: UTCDay, country: String? }
+        /// What the reports say of one ad unit of the config: one entry per day and country.
         struct Reported {
             var observations: [BayesianECPM.Observation] = []
-            var places: [UTCDay: Place] = [:]
+            var places: [Cell: Place] = [:]
+            /// Per day, where its first row is and whether it covers every country (a report
+            /// without the country column): the two kinds must not be mixed on one day.
+            var scopes: [UTCDay: (everyCountry: Bool, place: Place)] = [:]
             var impressions = 0
+        }
+        func location(_ place: Place) -> ReportLocation {
+            ReportLocation(file: reports[Int(place.report)].file, line: Int(place.line), column: Int(place.column))
         }
         var lineItems: [(placement: MediationConfiguration.Placement, lineItem: LineItem)] = []
         var reported: [AdUnit: Reported] = [:]
@@ -126,15 +137,27 @@ public struct ReportAssembly: Sendable {
                     warn(ReportWarning(code: .unknownAdUnit, location: row.location, message: "no fixed-price line item of the config has network \(RevenueReportParser.quoted(row.network)) and ad unit \(RevenueReportParser.quoted(row.adUnitID)); the row is not used"))
                     return
                 }
-                // One row per day, network and ad unit.
-                if let first = entry.places[row.day] {
-                    let location = ReportLocation(file: reports[Int(first.report)].file, line: Int(first.line), column: Int(first.column))
-                    throw ReportError(row.location, "duplicate row: \(row.day), network \(RevenueReportParser.quoted(row.network)), ad unit \(RevenueReportParser.quoted(row.adUnitID)) is already reported at \(location)")
+                // One row per day, network, ad unit and country; a repeat with the same numbers
+                // (overlapping exports) is counted once.
+                let what = "\(row.day), network \(RevenueReportParser.quoted(row.network)), ad unit \(RevenueReportParser.quoted(row.adUnitID))\(row.country.map { ", country \(RevenueReportParser.quoted($0))" } ?? "")"
+                let cell = Cell(day: row.day, country: row.country)
+                if let first = entry.places[cell] {
+                    let earlier = entry.observations[Int(first.observation)]
+                    guard earlier.impressions == row.impressions, earlier.revenueUSD == row.revenueUSD else {
+                        throw ReportError(row.location, "duplicate row: \(what) is already reported at \(location(first)) with other numbers (\(earlier.impressions) impressions and \(earlier.revenueUSD) USD there, \(row.impressions) and \(row.revenueUSD) here)")
+                    }
+                    warn(ReportWarning(code: .duplicateRow, location: row.location, message: "\(what) repeats \(location(first)) exactly; counted once"))
+                    return
+                }
+                if let scope = entry.scopes[row.day], scope.everyCountry != (row.country == nil) {
+                    throw ReportError(row.location, "\(what): \(location(scope.place)) reports this ad unit and day \(scope.everyCountry ? "for every country (no country column)" : "per country"), this row \(row.country == nil ? "for every country" : "per country"); one of them would count the same impressions twice")
                 }
                 reported[unit] = nil // no copy of the entry while it grows
-                // At most 64 MiB of reports: an index, a line and a column fit in 32 bits.
-                entry.places[row.day] = Place(report: Int32(truncatingIfNeeded: reportIndex), line: Int32(truncatingIfNeeded: row.location.line ?? 0), column: Int32(truncatingIfNeeded: row.location.column ?? 0))
-                entry.observations.append(BayesianECPM.Observation(day: row.day, impressions: row.impressions, revenueUSD: row.revenueUSD))
+                // At most 64 MiB of reports: an index, a line, a column and a row count fit in 32 bits.
+                let place = Place(report: Int32(truncatingIfNeeded: reportIndex), line: Int32(truncatingIfNeeded: row.location.line ?? 0), column: Int32(truncatingIfNeeded: row.location.column ?? 0), observation: Int32(truncatingIfNeeded: entry.observations.count))
+                entry.places[cell] = place
+                if entry.scopes[row.day] == nil { entry.scopes[row.day] = (row.country == nil, place) }
+                entry.observations.append(BayesianECPM.Observation(day: row.day, impressions: row.impressions, revenueUSD: row.revenueUSD, country: row.country))
                 entry.impressions += row.impressions
                 reported[unit] = entry
             }
@@ -152,7 +175,7 @@ public struct ReportAssembly: Sendable {
                 warn(ReportWarning(code: .missingDay, location: ReportLocation(file: entry.file), message: "network \(RevenueReportParser.quoted(network)) has \(missing), between its first day \(first) and its last \(last)"))
             }
         }
-        retainedEntries = reported.values.reduce(0) { $0 + $1.observations.count + $1.places.count } + networkDays.values.reduce(0) { $0 + $1.days.count } + warnings.count
+        retainedEntries = reported.values.reduce(0) { $0 + $1.observations.count + $1.places.count + $1.scopes.count } + networkDays.values.reduce(0) { $0 + $1.days.count } + warnings.count
         networkDays = [:]
 
         // The app's own impressions against the network's.
@@ -180,7 +203,7 @@ public struct ReportAssembly: Sendable {
                 if let eventsStart {
                     guard let lastEventDay else { continue }
                     var networkByDay: [UTCDay: Int] = [:]
-                    for observation in entry.observations { networkByDay[observation.day] = observation.impressions }
+                    for observation in entry.observations { networkByDay[observation.day, default: 0] += observation.impressions }
                     var day = eventsStart
                     while day <= lastEventDay {
                         let appCount = app[day] ?? 0, networkCount = networkByDay[day] ?? 0

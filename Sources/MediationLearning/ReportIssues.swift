@@ -59,6 +59,9 @@ public struct ReportWarning: Hashable, Sendable, CustomStringConvertible {
         /// The app's own impressions of a line item (the events file) and the network's
         /// reported impressions differ by more than ``ReportAssembly/discrepancyThreshold``.
         public static let impressionDiscrepancy = Code(rawValue: "impression_discrepancy")
+        /// A row repeats an earlier one exactly (same day, network, ad unit and country, same
+        /// impressions and revenue), as overlapping exports make: it is counted once.
+        public static let duplicateRow = Code(rawValue: "duplicate_row")
         /// Report rows are dated after the day the estimates are for (`--as-of`): they are not
         /// used.
         public static let afterAsOf = Code(rawValue: "after_as_of")

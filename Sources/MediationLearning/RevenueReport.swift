@@ -19,12 +19,20 @@ public struct RevenueRow: Hashable, Sendable {
     public var revenueUSD: Double
     /// Where the row is (its first column).
     public var location: ReportLocation
+    /// The country the row covers: an upper-case ISO 3166-1 alpha-2 code, ``unknownCountry``
+    /// (an empty `country` field: traffic whose country the app did not know), or `nil` for a
+    /// report without the `country` column (the row covers every country).
+    public var country: String?
+
+    /// The ``country`` of a row whose `country` field is empty: traffic of no known country.
+    public static let unknownCountry = ""
 
     /// Creates a row.
-    public init(day: UTCDay, network: String, adUnitID: String, impressions: Int, revenue: Double, currency: String, revenueUSD: Double, location: ReportLocation) {
+    public init(day: UTCDay, network: String, adUnitID: String, country: String? = nil, impressions: Int, revenue: Double, currency: String, revenueUSD: Double, location: ReportLocation) {
         self.day = day
         self.network = network
         self.adUnitID = adUnitID
+        self.country = country
         self.impressions = impressions
         self.revenue = revenue
         self.currency = currency
@@ -35,12 +43,15 @@ public struct RevenueRow: Hashable, Sendable {
 
 /// A strict parser of revenue reports: CSV (RFC 4180 quoting, LF or CRLF line ends, an
 /// optional UTF-8 byte order mark, empty lines skipped at the very end of the file only) with
-/// exactly the header `day,network,ad_unit_id,impressions,revenue,currency`. The first mistake
+/// exactly the header `day,network,ad_unit_id,impressions,revenue,currency`, or
+/// `day,network,ad_unit_id,country,impressions,revenue,currency` (rows per country). The first mistake
 /// (an empty line before more rows is one) refuses the file with its `file:line:column`; no
 /// input traps (binary data, huge lines, invalid UTF-8).
 public enum RevenueReportParser {
     /// The header, field by field.
     public static let header = ["day", "network", "ad_unit_id", "impressions", "revenue", "currency"]
+    /// The header of a report with rows per country, field by field.
+    public static let countryHeader = ["day", "network", "ad_unit_id", "country", "impressions", "revenue", "currency"]
     /// The largest report read: 64 MiB.
     public static let maximumSize = 64 << 20
     /// The longest record: 4096 bytes.
@@ -82,28 +93,44 @@ public enum RevenueReportParser {
         guard let first = try reader.next() else {
             throw ReportError(ReportLocation(file: file, line: 1, column: 1), "the report is empty; expected the header \(header.joined(separator: ","))")
         }
-        for (index, name) in header.enumerated() {
+        // The fourth field says which of the two headers it is.
+        let byCountry = first.fields.count > 3 && first.fields[3].text == "country"
+        let expected = byCountry ? countryHeader : header
+        let both = "\(header.joined(separator: ",")) or \(countryHeader.joined(separator: ","))"
+        for (index, name) in expected.enumerated() {
             guard index < first.fields.count, first.fields[index].text == name else {
                 let column = index < first.fields.count ? first.fields[index].column : (first.fields.last?.column ?? 1)
-                throw ReportError(ReportLocation(file: file, line: first.line, column: column), "the header must be \(header.joined(separator: ",")); field \(index + 1) must be \"\(name)\"")
+                throw ReportError(ReportLocation(file: file, line: first.line, column: column), "the header must be \(both); field \(index + 1) must be \"\(name)\"")
             }
         }
-        guard first.fields.count == header.count else {
-            throw ReportError(ReportLocation(file: file, line: first.line, column: first.fields[header.count].column), "the header must be \(header.joined(separator: ",")); it has \(first.fields.count) fields")
+        guard first.fields.count == expected.count else {
+            throw ReportError(ReportLocation(file: file, line: first.line, column: first.fields[expected.count].column), "the header must be \(expected.joined(separator: ",")); it has \(first.fields.count) fields")
         }
         while let record = try reader.next() {
-            try body(try row(record, file: file, currencyRates: currencyRates))
+            try body(try row(record, file: file, byCountry: byCountry, currencyRates: currencyRates))
         }
     }
 
-    private static func row(_ record: CSVRecord, file: String, currencyRates: [String: Double]) throws(ReportError) -> RevenueRow {
+    private static func row(_ record: CSVRecord, file: String, byCountry: Bool, currencyRates: [String: Double]) throws(ReportError) -> RevenueRow {
+        let expected = byCountry ? countryHeader : header
+        guard record.fields.count == expected.count else {
+            throw ReportError(ReportLocation(file: file, line: record.line, column: 1), "expected \(expected.count) fields (\(expected.joined(separator: ","))), found \(record.fields.count)")
+        }
+        // Without the country column, the fields after ad_unit_id move one place left.
+        let shift = byCountry ? 1 : 0
         func at(_ index: Int) -> ReportLocation {
-            ReportLocation(file: file, line: record.fields[index].line, column: record.fields[index].column)
+            let field = index > 2 ? index + shift : index
+            return ReportLocation(file: file, line: record.fields[field].line, column: record.fields[field].column)
         }
-        guard record.fields.count == header.count else {
-            throw ReportError(ReportLocation(file: file, line: record.line, column: 1), "expected \(header.count) fields (\(header.joined(separator: ","))), found \(record.fields.count)")
+        var fields = record.fields.map(\.text)
+        var country: String?
+        if byCountry {
+            let code = fields.remove(at: 3)
+            guard code.isEmpty || (code.utf8.count == 2 && code.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })) else {
+                throw ReportError(ReportLocation(file: file, line: record.fields[3].line, column: record.fields[3].column), "country must be an upper-case ISO 3166-1 alpha-2 code (US), or empty for traffic of no known country, found \(quoted(code))")
+            }
+            country = code
         }
-        let fields = record.fields.map(\.text)
         guard let day = UTCDay(fields[0]) else {
             throw ReportError(at(0), "day must be a UTC day YYYY-MM-DD from \(UTCDay.earliest) to \(UTCDay.latest), found \(quoted(fields[0]))")
         }
@@ -139,7 +166,7 @@ public enum RevenueReportParser {
         guard revenueUSD.isFinite, revenueUSD <= maximumRevenueUSD else {
             throw ReportError(at(4), "revenue must be a finite number from 0 to 1000000000000 once converted to USD, found \(quoted(fields[4])) \(currency)")
         }
-        return RevenueRow(day: day, network: fields[1], adUnitID: fields[2], impressions: impressions, revenue: revenue, currency: currency, revenueUSD: revenueUSD, location: at(0))
+        return RevenueRow(day: day, network: fields[1], adUnitID: fields[2], country: country, impressions: impressions, revenue: revenue, currency: currency, revenueUSD: revenueUSD, location: at(0))
     }
 
     /// A plain decimal number: digits, an optional fraction, an optional exponent (no sign,

@@ -98,7 +98,7 @@ struct RevenueReportTests {
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\r\n\r\n\r\n2026-03-02,nitx,SLOT-HOME,3,1,USD") == "r.csv:3:1: an empty line with rows after it (empty lines are skipped only at the end of the file)")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n\r") == "r.csv:3:1: a carriage return must be followed by a line feed")
         #expect(Self.error(h + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n\n\r") == "r.csv:3:1: an empty line with rows after it (empty lines are skipped only at the end of the file)")
-        #expect(Self.error("day,network,ad_unit,impressions,revenue,currency\n") == "r.csv:1:13: the header must be day,network,ad_unit_id,impressions,revenue,currency; field 3 must be \"ad_unit_id\"")
+        #expect(Self.error("day,network,ad_unit,impressions,revenue,currency\n") == "r.csv:1:13: the header must be day,network,ad_unit_id,impressions,revenue,currency or day,network,ad_unit_id,country,impressions,revenue,currency; field 3 must be \"ad_unit_id\"")
         #expect(Self.error("") == "r.csv:1:1: the report is empty; expected the header day,network,ad_unit_id,impressions,revenue,currency")
         #expect(Self.error(h + "2026-03-01,\"nitx,SLOT-HOME,3,1,USD\n") == "r.csv:2:12: the quoted field is never closed")
         #expect(Self.error(h + "2026-03-01,ni\"tx,SLOT-HOME,3,1,USD\n") == "r.csv:2:14: a double quote inside an unquoted field (quote the whole field and double the quote)")
@@ -119,18 +119,6 @@ struct RevenueReportTests {
         #expect(Self.error(huge) == "r.csv:2:1: the record is longer than 4096 bytes")
         let invalid = Array(Self.header.utf8) + [0x32, 0x30, 0xC3, 0x28] + Array(",n,a,1,1,USD\n".utf8)
         #expect(throws: ReportError.self) { try RevenueReportParser.parse(invalid, file: "r.csv", currencyRates: [:]) }
-    }
-
-    @Test("a row repeated (same day, network, ad unit), in one report or two, is an error")
-    func duplicates() throws {
-        let configuration = try Self.configuration()
-        let a = Self.header + "2026-03-01,nitx,SLOT-HOME,10,0.01,USD\n"
-        let b = Self.header + "2026-03-02,nitx,SLOT-HOME,10,0.01,USD\n2026-03-01,nitx,SLOT-HOME,12,0.01,USD\n"
-        #expect {
-            _ = try ReportAssembly(reports: [("a.csv", Array(a.utf8)), ("b.csv", Array(b.utf8))], configuration: configuration)
-        } throws: { error in
-            (error as? ReportError)?.description == "b.csv:3:1: duplicate row: 2026-03-01, network \"nitx\", ad unit \"SLOT-HOME\" is already reported at a.csv:2:1"
-        }
     }
 
     @Test("reports are added up as they are read: what is kept is an entry per ad unit and day, whatever the rows of unknown ad units")
@@ -155,9 +143,9 @@ struct RevenueReportTests {
         #expect(assembly.rowCount == 50_060)
         #expect(assembly.warningCounts[.unknownAdUnit] == 50_000)
         #expect(assembly.warnings.count == ReportAssembly.listedWarningsPerKind)
-        // 60 ad-unit days (an observation and where its row is, each), 30 days of each of the 2
+        // 60 ad-unit days (an observation, where its row is and its day's scope, each), 30 days of each of the 2
         // networks, 20 listed warnings: nothing per row.
-        #expect(assembly.retainedEntries == 60 * 2 + 60 + 20)
+        #expect(assembly.retainedEntries == 60 * 3 + 60 + 20)
         #expect(assembly.inputs.map(\.observations.count) == [30, 30])
     }
 
