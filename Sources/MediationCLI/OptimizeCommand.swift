@@ -169,7 +169,7 @@ enum OptimizeCommand {
     private static func price(_ value: Double) -> String { DecimalText.fixed(value, digits: 4) }
 
     private static func table(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, written: String?) -> String {
-        var out = "learned eCPMs (USD CPM) as of \(asOf): half-life \(DisplayText.number(parameters.halfLifeDays)) days, prior \(DisplayText.number(parameters.priorImpressions)) impressions, at least \(DisplayText.number(parameters.minimumEffectiveImpressions)) effective impressions, change capped at ±\(DisplayText.number(parameters.maximumChange * 100)) %\n"
+        var out = "learned eCPMs (USD CPM) as of \(asOf): half-life \(DisplayText.number(parameters.halfLifeDays)) days, pooling estimated from the data (configured prices a prior of relative sd \(DisplayText.number(parameters.priorRelativeSD))), at least \(DisplayText.number(parameters.minimumEffectiveImpressions)) effective impressions, change capped at ±\(DisplayText.number(parameters.maximumChange * 100)) %\n"
         let header = ["placement", "line item", "configured", "learned", "90 % interval", "impressions", "days", "decision", "new eCPM"]
         var rows = [header]
         for estimate in estimates {
@@ -179,6 +179,13 @@ enum OptimizeCommand {
                 "\(estimate.impressions) (\(DisplayText.number(estimate.effectiveImpressions.rounded())) eff.)", "\(estimate.days)",
                 estimate.decision.rawValue, price(estimate.newECPM),
             ])
+            for country in estimate.countries {
+                rows.append([
+                    "", "  \(country.country)", "", price(country.mean), "\(price(country.lower))–\(price(country.upper))",
+                    "\(country.impressions) (\(DisplayText.number(country.effectiveImpressions.rounded())) eff.)", "\(country.days)",
+                    country.differs(from: estimate.mean) ? "differs" : "as line item", "",
+                ])
+            }
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
@@ -205,6 +212,20 @@ enum OptimizeCommand {
             var days: Int
             var decision: String
             var new_ecpm: Double
+            /// The line item's countries with data (reports with a country column).
+            var countries: [Country]
+        }
+        struct Country: Encodable {
+            var country: String
+            var learned_ecpm: Double
+            var ecpm_sd: Double
+            var interval_90: [Double]
+            var shrinkage: Double
+            var impressions: Int
+            var effective_impressions: Double
+            var days: Int
+            /// Whether the interval excludes the line item's learned price.
+            var differs: Bool
         }
         struct Warning: Encodable {
             var code: String
@@ -214,7 +235,7 @@ enum OptimizeCommand {
         struct Parameters: Encodable {
             var half_life_days: Double
             var window_days: Int
-            var prior_impressions: Double
+            var prior_relative_sd: Double
             var minimum_effective_impressions: Double
             var maximum_change: Double
         }
@@ -227,6 +248,12 @@ enum OptimizeCommand {
         var written: String?
     }
 
+    private static func countries(_ estimate: BayesianECPM.Estimate) -> [JSONOutput.Country] {
+        estimate.countries.map {
+            .init(country: $0.country, learned_ecpm: $0.mean, ecpm_sd: $0.standardDeviation, interval_90: [$0.lower, $0.upper], shrinkage: $0.shrinkage, impressions: $0.impressions, effective_impressions: $0.effectiveImpressions, days: $0.days, differs: $0.differs(from: estimate.mean))
+        }
+    }
+
     private static func json(_ estimates: [BayesianECPM.Estimate], asOf: UTCDay, parameters: BayesianECPM.Parameters, warnings: [ReportWarning], counts: [ReportWarning.Code: Int], written: String?) -> String? {
         var notListed: [String: Int] = [:]
         for (code, count) in counts {
@@ -235,16 +262,16 @@ enum OptimizeCommand {
         }
         let output = JSONOutput(
             as_of: asOf.description,
-            parameters: .init(half_life_days: parameters.halfLifeDays, window_days: parameters.windowDays, prior_impressions: parameters.priorImpressions, minimum_effective_impressions: parameters.minimumEffectiveImpressions, maximum_change: parameters.maximumChange),
+            parameters: .init(half_life_days: parameters.halfLifeDays, window_days: parameters.windowDays, prior_relative_sd: parameters.priorRelativeSD, minimum_effective_impressions: parameters.minimumEffectiveImpressions, maximum_change: parameters.maximumChange),
             line_items: estimates.map {
-                .init(placement: $0.placementID, line_item: $0.lineItemID, network: $0.network, configured_ecpm: $0.configuredECPM, pooled_ecpm: $0.pooledECPM, learned_ecpm: $0.mean, ecpm_sd: $0.standardDeviation, interval_90: [$0.lower, $0.upper], impressions: $0.impressions, effective_impressions: $0.effectiveImpressions, days: $0.days, decision: $0.decision.rawValue, new_ecpm: $0.newECPM)
+                .init(placement: $0.placementID, line_item: $0.lineItemID, network: $0.network, configured_ecpm: $0.configuredECPM, pooled_ecpm: $0.pooledECPM, learned_ecpm: $0.mean, ecpm_sd: $0.standardDeviation, interval_90: [$0.lower, $0.upper], impressions: $0.impressions, effective_impressions: $0.effectiveImpressions, days: $0.days, decision: $0.decision.rawValue, new_ecpm: $0.newECPM, countries: countries($0))
             },
             warnings: warnings.map { .init(code: $0.code.rawValue, location: $0.location.description, message: $0.message) },
             warnings_not_listed: notListed.isEmpty ? nil : notListed,
             written: written
         )
         // Estimates are finite; one that is not is refused, never written as a string.
-        guard estimates.allSatisfy({ [$0.configuredECPM, $0.mean, $0.lower, $0.upper, $0.newECPM].allSatisfy(\.isFinite) }) else { return nil }
+        guard estimates.allSatisfy({ [$0.configuredECPM, $0.mean, $0.lower, $0.upper, $0.newECPM].allSatisfy(\.isFinite) && $0.countries.allSatisfy { [$0.mean, $0.standardDeviation, $0.lower, $0.upper].allSatisfy(\.isFinite) } }) else { return nil }
         return try? ReportFormat.json(output)
     }
 }

@@ -1,26 +1,26 @@
 import Foundation
 
 /// The learned eCPM of fixed-price line items (engine rule R23: a price is an estimate), from
-/// what their networks reported paying. Pure: the same reports, parameters and day give the
-/// same estimates. The model is described in `docs/learning.md`:
+/// what their networks reported paying, per line item and per country. Pure: the same reports,
+/// parameters and day give the same estimates. The model is described in `docs/learning.md`:
 ///
-/// - Each reported day of a line item weighs `w = 0.5^(age / halfLifeDays)` (age 0 on the
-///   as-of day), within ``Parameters/windowDays``; its effective impressions are
-///   `N = Σ w·n` and its weighted revenue `R = Σ w·r` (USD).
-/// - The network's pooled ratio of paid to configured price, shrunk towards 1 (the configured
-///   prices) by `m` = ``Parameters/priorImpressions`` pseudo-impressions:
-///   `ρ = (m + Σ 1000·R_i / p_i) / (m + Σ N_i)` over the network's line items `i`.
-/// - The line item's prior mean is `p·ρ` (its configured price `p`, USD CPM, times the pool),
-///   worth `m` pseudo-impressions; the posterior mean is `μ = (m·p·ρ + 1000·R) / (m + N)`: the
-///   weight of the data grows with its impressions, with no hard gate.
-/// - Normal approximation: an impression's price varies with a coefficient of variation
-///   `c` = ``Parameters/dispersion``, so `sd = c·μ / √(m + N)`, and the 90 % credible interval is
-///   `μ ± 1.6449·sd` (the lower end at least 0).
+/// - Each reported day weighs `w = 0.5^(age / halfLifeDays)` (age 0 on the as-of day), within
+///   ``Parameters/windowDays``; a series (a line item, or one country of it) has the weighted
+///   impressions `N = Σ w·n`, revenue `R = Σ w·r` and eCPM `x = 1000·R / N`, whose variance is
+///   `σ²·Σ w²·n / N²` for a per-impression variance `σ² = cv²·μ²`.
+/// - `cv²` is estimated from the day-to-day spread of the daily eCPMs of every series
+///   (``EmpiricalBayes/dispersion(_:minimumDegrees:)``), else ``Parameters/dispersion``².
+/// - Three levels, each pooled towards its parent with a strength estimated from the data (the
+///   method of moments across the units): a line item's ratio of paid to configured price
+///   towards its network's ratio (and that towards 1, the configured prices, a weak prior of
+///   relative sd ``Parameters/priorRelativeSD``); a country's eCPM towards its line item's.
+/// - The 90 % credible interval is a gamma's with the posterior mean and standard deviation.
 /// - A change of price level: walking back from the newest reported day, the first day whose
 ///   eCPM is more than ``Parameters/changeZ`` standard errors and more than
 ///   ``Parameters/minimumLevelChange`` (relative) from the newer days' ends the
-///   current level; it and older days are left out (``Estimate/levelStart``).
-/// - The decision: below ``Parameters/minimumEffectiveImpressions`` effective impressions the
+///   current level; it and older days are left out (``Estimate/levelStart``), per line item and
+///   per country.
+/// - The decision: below ``Parameters/minimumEffectiveImpressions`` weighted impressions the
 ///   configured price is kept (`kept_too_little_data`); a change larger than
 ///   ``Parameters/maximumChange`` of the configured price is capped there (`change_capped`);
 ///   else the estimate is taken (`changed`).
@@ -31,14 +31,19 @@ public struct BayesianECPM: Sendable {
         public var halfLifeDays: Double = 3
         /// The days learned from, the as-of day included (28); older days weigh nothing.
         public var windowDays: Int = 28
-        /// The weight of the prior (the configured price, and the pooled ratio's 1), in
-        /// pseudo-impressions (500).
-        public var priorImpressions: Double = 500
+        /// The relative standard deviation of the prior that the configured prices are right
+        /// (1: a weak prior), used where the between-unit variance cannot be estimated (fewer
+        /// than 3 units with data).
+        public var priorRelativeSD: Double = 1
+        /// The degrees of freedom (reported days beyond the first, over every series) below
+        /// which ``dispersion`` is used instead of the estimate from the data (5).
+        public var minimumDispersionDegrees: Int = 5
         /// Below this many effective impressions the configured price is kept (100).
         public var minimumEffectiveImpressions: Double = 100
         /// The largest change per update, a fraction of the configured price (0.5: ±50 %).
         public var maximumChange: Double = 0.5
-        /// The coefficient of variation of one impression's price (1: an exponential spread).
+        /// The coefficient of variation of one impression's price where the data has too few
+        /// days to estimate it (1: an exponential spread).
         public var dispersion: Double = 1
         /// The standard normal quantile of the credible interval (1.6448536269514722: 90 %).
         public var intervalZ: Double = 1.6448536269514722
@@ -120,7 +125,8 @@ public struct BayesianECPM: Sendable {
         public var network: String
         /// The configured eCPM, USD CPM.
         public var configuredECPM: Double
-        /// The prior mean from the network's pool, USD CPM (`p·ρ`).
+        /// The prior mean from the network's pool, USD CPM (the configured price times the
+        /// network's pooled ratio of paid to configured price).
         public var pooledECPM: Double
         /// The posterior mean, USD CPM.
         public var mean: Double
@@ -130,7 +136,7 @@ public struct BayesianECPM: Sendable {
         public var lower: Double
         /// The upper end of the 90 % credible interval, USD CPM.
         public var upper: Double
-        /// The recency-weighted impressions (`N`).
+        /// The recency-weighted impressions (`N`), every country together.
         public var effectiveImpressions: Double
         /// The reported impressions in the window, unweighted.
         public var impressions: Int
@@ -143,6 +149,8 @@ public struct BayesianECPM: Sendable {
         /// When an older day's eCPM was inconsistent with the newer days' (a price change, see
         /// ``Parameters/changeZ``), the first day of the current level; `nil` when none was found.
         public var levelStart: UTCDay?
+        /// The line item's countries with data (rows with a country code), by code.
+        public var countries: [CountryEstimate] = []
     }
 
     /// The model's settings.
@@ -162,44 +170,149 @@ public struct BayesianECPM: Sendable {
         return pow(0.5, Double(age) / parameters.halfLifeDays)
     }
 
-    /// The estimates of `inputs` as of `asOf`, in input order.
+    /// The estimates of `inputs` as of `asOf`, in input order (`docs/learning.md`, "The
+    /// estimate"): each line item pooled towards its network, each of its countries towards it,
+    /// with the pooling strengths estimated from the data.
     /// - Parameters:
     ///   - inputs: the fixed-price line items with their reported days.
     ///   - asOf: the day the estimate is for (its data weighs 1).
     public func estimate(_ inputs: [Input], asOf: UTCDay) -> [Estimate] {
-        let m = parameters.priorImpressions
-        struct Weighted { var effective = 0.0, revenue = 0.0, impressions = 0, days = 0 }
-        let levels = inputs.map { levelStart(of: $0.observations, asOf: asOf) }
-        let weighted = zip(inputs, levels).map { input, level in
-            var sum = Weighted()
-            for observation in input.observations where level.map({ observation.day >= $0 }) ?? true {
-                let w = weight(age: asOf.daysSince1970 - observation.day.daysSince1970)
-                guard w > 0 else { continue }
-                sum.effective += w * Double(observation.impressions)
-                sum.revenue += w * observation.revenueUSD
-                sum.impressions += observation.impressions
-                sum.days += 1
+        typealias Sums = EmpiricalBayes.Sums
+        // Per line item: its sums (all its rows), its countries' sums (rows with a country code),
+        // and the daily series the dispersion is estimated from.
+        struct Sorted {
+            var total = Sums()
+            var level: UTCDay?
+            var countries: [(code: String, sums: Sums, level: UTCDay?)] = []
+            var series: [[(impressions: Int, revenueUSD: Double)]] = []
+        }
+        let sorted = inputs.map { input -> Sorted in
+            var result = Sorted()
+            // The line item's days: every row of a day summed (its countries together).
+            var byDay: [UTCDay: Observation] = [:]
+            var byCountry: [String: [Observation]] = [:]
+            for observation in input.observations {
+                byDay[observation.day, default: Observation(day: observation.day, impressions: 0, revenueUSD: 0)].impressions += observation.impressions
+                byDay[observation.day, default: Observation(day: observation.day, impressions: 0, revenueUSD: 0)].revenueUSD += observation.revenueUSD
+                if let code = observation.country, !code.isEmpty { byCountry[code, default: []].append(observation) }
             }
-            return sum
+            let days = Array(byDay.values)
+            result.level = levelStart(of: days, asOf: asOf)
+            result.total = sums(days, from: result.level, asOf: asOf)
+            for code in byCountry.keys.sorted() {
+                let rows = byCountry[code] ?? []
+                let level = levelStart(of: rows, asOf: asOf)
+                result.countries.append((code, sums(rows, from: level, asOf: asOf), level))
+                result.series.append(window(rows, from: level, asOf: asOf))
+            }
+            if result.countries.isEmpty { result.series.append(window(days, from: result.level, asOf: asOf)) }
+            return result
         }
-        // The network pools: ρ = (m + Σ 1000·R_i / p_i) / (m + Σ N_i).
-        var pools: [String: (ratioImpressions: Double, effective: Double)] = [:]
-        for (input, sum) in zip(inputs, weighted) {
-            pools[input.network, default: (0, 0)].ratioImpressions += 1000 * sum.revenue / input.configuredECPM
-            pools[input.network, default: (0, 0)].effective += sum.effective
+        // The per-impression dispersion, pooled over every series; the configured one without
+        // enough days.
+        let fallback = parameters.dispersion * parameters.dispersion
+        let cv2 = min(max(EmpiricalBayes.dispersion(sorted.flatMap(\.series), minimumDegrees: parameters.minimumDispersionDegrees) ?? fallback, 0.0001), 10_000)
+        let prior2 = parameters.priorRelativeSD * parameters.priorRelativeSD
+
+        // Line items within their network, on the scale of the configured price: r = x / p.
+        var lineItemMeans = [Double](repeating: 0, count: inputs.count)
+        var lineItemVariances = [Double](repeating: 0, count: inputs.count)
+        var pooledRatios = [Double](repeating: 1, count: inputs.count)
+        for network in Set(inputs.map(\.network)) {
+            let members = inputs.indices.filter { inputs[$0].network == network }
+            let withData = members.filter { sorted[$0].total.eCPM != nil && sorted[$0].total.effective > 0 }
+            let ratios = withData.map { (sorted[$0].total.eCPM ?? 0) / inputs[$0].configuredECPM }
+            // Sampling variances at a plug-in level: first the plain mean of the ratios, then
+            // each line item's own posterior mean.
+            var plugIn = withData.map { _ in ratios.isEmpty ? 1 : ratios.reduce(0, +) / Double(ratios.count) }
+            var ratio = 1.0, ratioVariance = prior2, between = prior2, units: Int?
+            for _ in 0..<2 {
+                let variances = withData.indices.map { max(cv2 * plugIn[$0] * plugIn[$0] / sorted[withData[$0]].total.effective, 1e-12) }
+                if let estimated = EmpiricalBayes.betweenVariance(values: ratios, variances: variances) {
+                    (between, units) = (estimated, withData.count)
+                } else {
+                    (between, units) = (prior2, nil)
+                }
+                // The network's ratio: its line items' ratios, and the configured prices' 1 as a
+                // weak prior (relative sd ``Parameters/priorRelativeSD``).
+                var weight = 1 / prior2, sum = 1 / prior2
+                for index in withData.indices {
+                    weight += 1 / (variances[index] + between)
+                    sum += ratios[index] / (variances[index] + between)
+                }
+                (ratio, ratioVariance) = (sum / weight, 1 / weight)
+                for member in members {
+                    let index = withData.firstIndex(of: member)
+                    let post = EmpiricalBayes.selfConsistentPosterior(value: index.map { ratios[$0] }, scale: index.map { cv2 / sorted[withData[$0]].total.effective } ?? 0, parent: ratio, parentVariance: ratioVariance, between: between, units: units)
+                    let price = inputs[member].configuredECPM
+                    lineItemMeans[member] = price * post.mean
+                    lineItemVariances[member] = price * price * post.variance
+                    pooledRatios[member] = ratio
+                    if let index { plugIn[index] = max(post.mean, 1e-9) }
+                }
+            }
         }
-        return zip(zip(inputs, weighted), levels).map { pair, level in
-            let (input, sum) = pair
-            let pool = pools[input.network] ?? (0, 0)
-            let ratio = (m + pool.ratioImpressions) / (m + pool.effective)
+
+        // Countries within their line item, relative to its mean; the between-country variance
+        // estimated over the network's countries.
+        var countryEstimates = inputs.map { _ in [CountryEstimate]() }
+        for network in Set(inputs.map(\.network)) {
+            let members = inputs.indices.filter { inputs[$0].network == network && lineItemMeans[$0] > 0 }
+            var cells: [(member: Int, country: Int, value: Double, variance: Double)] = []
+            for member in members {
+                for (position, country) in sorted[member].countries.enumerated() {
+                    guard let eCPM = country.sums.eCPM, country.sums.effective > 0 else { continue }
+                    cells.append((member, position, eCPM / lineItemMeans[member], 0))
+                }
+            }
+            var cellIndex: [Int: [Int: Int]] = [:]
+            for (index, cell) in cells.enumerated() { cellIndex[cell.member, default: [:]][cell.country] = index }
+            var plugIn = cells.map { _ in 1.0 }
+            var between = prior2, units: Int?
+            var results: [Int: [(mean: Double, variance: Double, shrinkage: Double)]] = [:]
+            for _ in 0..<2 {
+                for index in cells.indices {
+                    let effective = sorted[cells[index].member].countries[cells[index].country].sums.effective
+                    cells[index].variance = max(cv2 * plugIn[index] * plugIn[index] / effective, 1e-12)
+                }
+                if let estimated = EmpiricalBayes.betweenVariance(values: cells.map(\.value), variances: cells.map(\.variance)) {
+                    (between, units) = (estimated, cells.count)
+                } else {
+                    (between, units) = (prior2, nil)
+                }
+                results = [:]
+                for member in members {
+                    let parentVariance = lineItemVariances[member] / (lineItemMeans[member] * lineItemMeans[member])
+                    results[member] = sorted[member].countries.indices.map { position in
+                        let cell = cellIndex[member]?[position]
+                        let post = EmpiricalBayes.selfConsistentPosterior(value: cell.map { cells[$0].value }, scale: cell.map { cv2 / sorted[member].countries[cells[$0].country].sums.effective } ?? 0, parent: 1, parentVariance: parentVariance, between: between, units: units)
+                        if let cell { plugIn[cell] = max(post.mean, 1e-9) }
+                        return post
+                    }
+                }
+            }
+            for member in members {
+                let parent = lineItemMeans[member]
+                countryEstimates[member] = zip(sorted[member].countries, results[member] ?? []).map { country, post in
+                    let mean = parent * post.mean, sd = parent * post.variance.squareRoot()
+                    let interval = EmpiricalBayes.gammaInterval(mean: mean, sd: sd, z: parameters.intervalZ)
+                    return CountryEstimate(
+                        country: country.code, mean: mean, standardDeviation: sd, lower: interval.lower, upper: interval.upper,
+                        shrinkage: post.shrinkage, effectiveImpressions: country.sums.weighted, impressions: country.sums.impressions,
+                        days: country.sums.days, levelStart: country.level
+                    )
+                }
+            }
+        }
+
+        return inputs.indices.map { index in
+            let input = inputs[index], sum = sorted[index].total
             let price = input.configuredECPM
-            let pooled = price * ratio
-            let mean = (m * pooled + 1000 * sum.revenue) / (m + sum.effective)
-            let sd = parameters.dispersion * mean / (m + sum.effective).squareRoot()
-            let half = parameters.intervalZ * sd
+            let mean = lineItemMeans[index], sd = lineItemVariances[index].squareRoot()
+            let interval = EmpiricalBayes.gammaInterval(mean: mean, sd: sd, z: parameters.intervalZ)
             let decision: Decision
             var newECPM = price
-            if sum.effective < parameters.minimumEffectiveImpressions {
+            if sum.weighted < parameters.minimumEffectiveImpressions {
                 decision = .keptTooLittleData
             } else {
                 let low = price * (1 - parameters.maximumChange), high = price * (1 + parameters.maximumChange)
@@ -213,12 +326,32 @@ public struct BayesianECPM: Sendable {
             }
             return Estimate(
                 placementID: input.placementID, lineItemID: input.lineItemID, network: input.network,
-                configuredECPM: price, pooledECPM: pooled, mean: mean, standardDeviation: sd,
-                lower: max(0, mean - half), upper: mean + half,
-                effectiveImpressions: sum.effective, impressions: sum.impressions, days: sum.days,
-                decision: decision, newECPM: newECPM, levelStart: level
+                configuredECPM: price, pooledECPM: price * pooledRatios[index], mean: mean, standardDeviation: sd,
+                lower: interval.lower, upper: interval.upper,
+                effectiveImpressions: sum.weighted, impressions: sum.impressions, days: sum.days,
+                decision: decision, newECPM: newECPM, levelStart: sorted[index].level, countries: countryEstimates[index]
             )
         }
+    }
+
+    /// The recency-weighted sums of `observations` from `level` on (every day when `nil`).
+    private func sums(_ observations: [Observation], from level: UTCDay?, asOf: UTCDay) -> EmpiricalBayes.Sums {
+        var result = EmpiricalBayes.Sums()
+        for observation in observations where level.map({ observation.day >= $0 }) ?? true {
+            let w = weight(age: asOf.daysSince1970 - observation.day.daysSince1970)
+            guard w > 0 else { continue }
+            result.add(observation, weight: w)
+        }
+        return result
+    }
+
+    /// The days of `observations` inside the window and from `level` on, for the dispersion.
+    private func window(_ observations: [Observation], from level: UTCDay?, asOf: UTCDay) -> [(impressions: Int, revenueUSD: Double)] {
+        observations
+            .filter { observation in
+                (level.map { observation.day >= $0 } ?? true) && weight(age: asOf.daysSince1970 - observation.day.daysSince1970) > 0
+            }
+            .map { ($0.impressions, $0.revenueUSD) }
     }
 
     /// The first day of the newest price level among `observations` (see
