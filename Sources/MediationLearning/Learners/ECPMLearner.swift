@@ -9,16 +9,53 @@ public struct LearnerInput: Hashable, Sendable {
     public var manualECPMs: [Double]
     /// The day the new prices are learned as of (the last reported day).
     public var asOf: UTCDay
+    /// The hand-typed prices per country of each line item (its `ecpm_by_country`), USD CPM,
+    /// in the order of ``lineItems``; empty, or an empty map, where there are none.
+    public var manualCountryECPMs: [[String: Double]]
 
     /// Creates an input.
     /// - Parameters:
     ///   - lineItems: the line items with their current prices and reported days.
     ///   - manualECPMs: their hand-typed prices, USD CPM, in the same order.
     ///   - asOf: the last reported day.
-    public init(lineItems: [BayesianECPM.Input], manualECPMs: [Double], asOf: UTCDay) {
+    ///   - manualCountryECPMs: their hand-typed prices per country, USD CPM (default none).
+    public init(lineItems: [BayesianECPM.Input], manualECPMs: [Double], asOf: UTCDay, manualCountryECPMs: [[String: Double]] = []) {
         self.lineItems = lineItems
         self.manualECPMs = manualECPMs
         self.asOf = asOf
+        self.manualCountryECPMs = manualCountryECPMs
+    }
+
+    /// The hand-typed price of line item `index` in `country`: its `ecpm_by_country` entry, else
+    /// its manual price.
+    /// - Parameters:
+    ///   - index: a line item's index in ``lineItems``.
+    ///   - country: an ISO 3166-1 alpha-2 code.
+    public func manualECPM(_ index: Int, country: String) -> Double {
+        (index < manualCountryECPMs.count ? manualCountryECPMs[index][country] : nil) ?? manualECPMs[index]
+    }
+
+    /// The countries line item `index` has rows of (a code, not the unknown country), sorted,
+    /// with their rows.
+    /// - Parameter index: a line item's index in ``lineItems``.
+    public func countries(of index: Int) -> [(country: String, observations: [BayesianECPM.Observation])] {
+        var byCountry: [String: [BayesianECPM.Observation]] = [:]
+        for observation in lineItems[index].observations {
+            guard let code = observation.country, !code.isEmpty else { continue }
+            byCountry[code, default: []].append(observation)
+        }
+        return byCountry.keys.sorted().map { ($0, byCountry[$0] ?? []) }
+    }
+
+    /// Each day's rows of `observations` summed (its countries together), in no given order.
+    /// - Parameter observations: reported rows.
+    public static func daily(_ observations: [BayesianECPM.Observation]) -> [BayesianECPM.Observation] {
+        var byDay: [UTCDay: BayesianECPM.Observation] = [:]
+        for observation in observations {
+            byDay[observation.day, default: BayesianECPM.Observation(day: observation.day, impressions: 0, revenueUSD: 0)].impressions += observation.impressions
+            byDay[observation.day, default: BayesianECPM.Observation(day: observation.day, impressions: 0, revenueUSD: 0)].revenueUSD += observation.revenueUSD
+        }
+        return Array(byDay.values)
     }
 }
 
@@ -42,6 +79,12 @@ public protocol ECPMLearner: Sendable {
     /// 30 % of the price).
     /// - Parameter input: the reported days and current prices.
     func standardDeviations(for input: LearnerInput) -> [Double?]
+
+    /// The eCPM of each line item per country for the next day, USD CPM, in the order of
+    /// `input.lineItems` (its `ecpm_by_country`); a country not listed takes the line item's
+    /// price. Each positive and finite.
+    /// - Parameter input: the reported days (rows per country) and current prices.
+    func countryPrices(for input: LearnerInput) -> [[String: Double]]
 }
 
 extension ECPMLearner {
@@ -52,6 +95,12 @@ extension ECPMLearner {
     /// - Parameter input: the line items.
     public func standardDeviations(for input: LearnerInput) -> [Double?] {
         input.lineItems.map { _ in nil }
+    }
+
+    /// None: every country takes the line item's price.
+    /// - Parameter input: the line items.
+    public func countryPrices(for input: LearnerInput) -> [[String: Double]] {
+        input.lineItems.map { _ in [:] }
     }
 }
 
@@ -109,5 +158,25 @@ public struct BayesianLearner: ECPMLearner {
     /// - Parameter input: the line items with their current prices and reported days.
     public func prices(for input: LearnerInput) -> [Double] {
         estimator.estimate(input.lineItems, asOf: input.asOf).map(\.newECPM)
+    }
+
+    /// Each country's estimate where its 90 % interval excludes the line item's estimate (the
+    /// data supports a difference); the other countries take the line item's price.
+    /// - Parameter input: the line items with their reported days per country.
+    public func countryPrices(for input: LearnerInput) -> [[String: Double]] {
+        BayesianLearner.countryPrices(estimator.estimate(input.lineItems, asOf: input.asOf))
+    }
+
+    /// The countries of `estimates` whose interval excludes their line item's estimate, at
+    /// their means.
+    /// - Parameter estimates: line items' estimates.
+    public static func countryPrices(_ estimates: [BayesianECPM.Estimate]) -> [[String: Double]] {
+        estimates.map { estimate in
+            var prices: [String: Double] = [:]
+            for country in estimate.countries where country.differs(from: estimate.mean) && country.mean > 0 {
+                prices[country.country] = country.mean
+            }
+            return prices
+        }
     }
 }

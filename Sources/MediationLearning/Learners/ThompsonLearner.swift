@@ -28,4 +28,10 @@ public struct ThompsonLearner: ECPMLearner {
     public func standardDeviations(for input: LearnerInput) -> [Double?] {
         estimator.estimate(input.lineItems, asOf: input.asOf).map { $0.decision == .keptTooLittleData ? nil : $0.standardDeviation }
     }
+
+    /// The countries whose interval excludes their line item's estimate, as ``BayesianLearner``.
+    /// - Parameter input: the line items with their reported days per country.
+    public func countryPrices(for input: LearnerInput) -> [[String: Double]] {
+        BayesianLearner.countryPrices(estimator.estimate(input.lineItems, asOf: input.asOf))
+    }
 }
