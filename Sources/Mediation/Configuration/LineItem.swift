@@ -33,6 +33,10 @@ public struct LineItem: Hashable, Sendable {
     public var eCPMSD: Double?
     /// For a learned eCPM (`ecpm_impressions`), the impressions its estimate rests on.
     public var eCPMImpressions: Int?
+    /// For fixed-price sources, the eCPM in ``currency`` by country (`ecpm_by_country`, keys
+    /// upper-case ISO 3166-1 alpha-2): used instead of ``eCPM`` in an auction whose country is
+    /// listed; a segment's own `ecpm` for the line item beats it.
+    public var eCPMByCountry: [String: Double] = [:]
 
     /// Creates a line item.
     public init(
