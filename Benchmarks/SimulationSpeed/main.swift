@@ -4,6 +4,10 @@
 //   taskset -c 0 .build/release/simulation-speed --auctions 1000000
 //   .build/release/simulation-speed --auctions 1000000 --jobs 2
 //   .build/release/simulation-speed --auctions 100000 --sweep 'ecpm[home_banner_nitx]=1.0:2.0:0.2'
+//   .build/release/simulation-speed --config Config/mediation-global.json --market Config/market-global.json --placement level_end --auctions 1000000
+//   .build/release/simulation-speed --config Config/mediation-global.json --market Config/market-global.json --placement level_end --market-limits 14 --auctions 100000 --seeds 10
+// (--market-limits DAYS: the per-country true-means limit against the one-global-price limit,
+// expected from the model and run on the market's own draws, --auctions a day, over --seeds.)
 // Prints the wall time, auctions per second and a digest of the report's JSON (equal digests:
 // byte-identical reports).
 import Adapters
@@ -15,6 +19,10 @@ var options = SimulationOptions(auctions: 100_000, seed: 1)
 var placementID = "home_banner"
 var printReport = false
 var sweep: String?
+var configPath = "Config/mediation.json"
+var marketPath = "Config/market.json"
+var limitDays: Int?
+var seedCount = 10
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -33,6 +41,10 @@ while let argument = arguments.popFirst() {
     case "--seed": options.seed = UInt64(value) ?? 0
     case "--placement": placementID = value
     case "--sweep": sweep = value
+    case "--config": configPath = value
+    case "--market": marketPath = value
+    case "--market-limits": limitDays = Int(value) ?? 0
+    case "--seeds": seedCount = Int(value) ?? 0
     default:
         FileHandle.standardError.write(Data("simulation-speed: unknown option \(argument)\n".utf8))
         exit(64)
@@ -40,10 +52,28 @@ while let argument = arguments.popFirst() {
 }
 
 do {
-    let configuration = try MediationConfiguration(contentsOf: URL(fileURLWithPath: "Config/mediation.json"), registry: .standard)
-    let market = try Market.load(contentsOf: URL(fileURLWithPath: "Config/market.json"))
+    let configuration = try MediationConfiguration(contentsOf: URL(fileURLWithPath: configPath), registry: .standard)
+    let market = try Market.load(contentsOf: URL(fileURLWithPath: marketPath))
     let clock = ContinuousClock()
     let start = clock.now
+    if let limitDays {
+        guard let placement = configuration.placement(placementID),
+              let figure = market.limitFigure(of: placement, days: limitDays, auctionsPerDay: options.auctions, seeds: (1...max(1, seedCount)).map(UInt64.init)) else {
+            FileHandle.standardError.write(Data("simulation-speed: --market-limits needs a market with countries and a placement with tiers\n".utf8))
+            exit(64)
+        }
+        print("\(placementID), \(limitDays) days, \(options.auctions) auctions a day, seeds 1 to \(seedCount): per-country true-means limit ÷ one-global-price limit")
+        print("day  per-country $/1000  global $/1000  ratio")
+        for day in figure.days {
+            print(String(format: "%3d  %18.4f  %13.4f  %.4f", day.day, day.perCountryRevenuePer1000, day.globalRevenuePer1000, day.perCountryRevenuePer1000 / day.globalRevenuePer1000))
+        }
+        let interval = figure.simulatedRatioInterval.map { String(format: "%.4f to %.4f", $0.lower, $0.upper) } ?? "-"
+        print(String(format: "expected (model) %.4f; simulated %.4f", figure.expectedRatio, figure.simulatedRatio) + " (95 % over seeds: \(interval))")
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(figure), as: UTF8.self))
+        exit(0)
+    }
     if let sweep {
         let result = try await Simulation.sweep(try SweepSpecification(parsing: sweep), configuration: configuration, market: market, placementID: placementID, options: options)
         let elapsed = clock.now - start

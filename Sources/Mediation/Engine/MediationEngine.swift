@@ -218,10 +218,21 @@ public final class MediationEngine: Sendable {
     /// - Returns: the outcome, or `nil` when the configuration has no such placement or the
     ///   engine was shut down.
     public func runAuction(placementID: String, context: AdRequest.Context? = nil) async -> MediationEngine.AuctionOutcome? {
+        await runAuction(placementID: placementID, context: context, signals: nil)
+    }
+
+    /// ``runAuction(placementID:context:)`` with this auction's own host signals in place of the
+    /// engine's request template (the simulation's market gives each auction its country).
+    /// - Parameters:
+    ///   - placementID: the placement whose sources take part.
+    ///   - context: the conversation and screen context; `nil` asks the engine's provider.
+    ///   - signals: the auction's signals; `nil` for the engine's template.
+    /// - Returns: as ``runAuction(placementID:context:)``.
+    package func runAuction(placementID: String, context: AdRequest.Context?, signals: RequestTemplate?) async -> MediationEngine.AuctionOutcome? {
         let started: (template: RequestTemplate, entry: PlacementEntry)? = state.withLock { state in
             guard !state.isShutDown, let entry = state.current.entries[placementID] else { return nil }
             state.retirement.acquire(entry.generation) // the auction holds its configuration
-            return (state.template, entry)
+            return (signals ?? state.template, entry)
         }
         guard let (template, entry) = started else { return nil }
         let placementConfiguration = entry.configuration

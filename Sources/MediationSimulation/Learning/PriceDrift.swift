@@ -47,16 +47,20 @@ public struct PriceDrift: Hashable, Sendable, Codable, CustomStringConvertible {
 }
 
 extension Market {
-    /// The market of day `day` of a learning run: every drift that has begun by then applied.
+    /// The market of day `day` of a learning run: every drift that has begun by then applied,
+    /// and, in a market with countries, its own daily drifts and shocks as of that day
+    /// (``onDay(_:)``).
     /// - Parameters:
     ///   - drifts: the drifts.
     ///   - day: the day, from 1.
-    /// - Returns: the market with those networks' price medians multiplied.
+    /// - Returns: the market with those networks' price medians (and tiered base eCPMs)
+    ///   multiplied.
     public func drifted(by drifts: [PriceDrift], onDay day: Int) -> Market {
-        var result = self
+        var result = onDay(day)
         for drift in drifts where drift.fromDay <= day {
             for index in result.networks.indices where result.networks[index].id == drift.network {
                 result.networks[index].behaviour.price?.median *= drift.factor
+                result.networks[index].tiered?.baseECPM *= drift.factor
                 for key in result.networks[index].lineItems.keys {
                     result.networks[index].lineItems[key]?.price?.median *= drift.factor
                 }

@@ -204,6 +204,9 @@ public struct NetworkMarket: Hashable, Sendable {
     /// Its outages, in time order and not overlapping: during each, every request to any of its
     /// line items hangs, errors or is slow (see ``Outage``).
     public var outages: [Outage]
+    /// In a market with countries, how it bids (its line items are tiers tested against one bid
+    /// per auction); `nil`: each line item draws its price on its own, as ``behaviour`` says.
+    public var tiered: TieredBid?
 
     /// Creates a network's market.
     /// - Parameters:
@@ -211,11 +214,13 @@ public struct NetworkMarket: Hashable, Sendable {
     ///   - behaviour: its default behaviour.
     ///   - lineItems: overrides by line item id.
     ///   - outages: its outages, in time order and not overlapping (default none).
-    public init(id: String, behaviour: MarketBehaviour, lineItems: [String: MarketBehaviour] = [:], outages: [Outage] = []) {
+    ///   - tiered: how it bids in a market with countries (default `nil`).
+    public init(id: String, behaviour: MarketBehaviour, lineItems: [String: MarketBehaviour] = [:], outages: [Outage] = [], tiered: TieredBid? = nil) {
         self.id = id
         self.behaviour = behaviour
         self.lineItems = lineItems
         self.outages = outages
+        self.tiered = tiered
     }
 }
 
@@ -225,11 +230,20 @@ public struct NetworkMarket: Hashable, Sendable {
 public struct Market: Hashable, Sendable {
     /// The networks, in file order.
     public var networks: [NetworkMarket]
+    /// The countries, the user value and the shocks; `nil` for the one-country market (no
+    /// country reaches the engine, every draw as in a market file without `countries`).
+    public var countries: CountryMarket?
+    /// The tiers' floors pinned by ``pinningFloors(to:)``, USD CPM by line item id and country
+    /// code; `nil`: each run's configuration gives its own floors (its eCPMs).
+    public var pinnedFloors: [String: [String: Double]]?
 
     /// Creates a market.
-    /// - Parameter networks: the networks (ids unique).
-    public init(networks: [NetworkMarket]) {
+    /// - Parameters:
+    ///   - networks: the networks (ids unique).
+    ///   - countries: the countries (default `nil`: one country).
+    public init(networks: [NetworkMarket], countries: CountryMarket? = nil) {
         self.networks = networks
+        self.countries = countries
     }
 
     /// Whether any network has an outage (such a market needs a timed run,
@@ -255,7 +269,13 @@ public struct Market: Hashable, Sendable {
         guard let network = network(lineItem.network) else {
             throw ConfigurationError(code: .missingField, path: path, message: "the market has no network \"\(lineItem.network)\", which line item \"\(lineItem.id)\" uses")
         }
-        let merged = network.behaviour.overridden(by: network.lineItems[lineItem.id] ?? MarketBehaviour())
+        var merged = network.behaviour.overridden(by: network.lineItems[lineItem.id] ?? MarketBehaviour())
+        if let tiered = network.tiered {
+            // A tier's fill and price come from its network's bid (``TierModel``): its own
+            // fill draw always passes and its own price draw is not used.
+            merged.fillRate = 1
+            merged.price = LogNormal(median: tiered.baseECPM)
+        }
         func missing(_ field: String) -> ConfigurationError {
             ConfigurationError(code: .missingField, path: MarketPaths.field(field, network: lineItem.network), message: "missing \"\(field)\", which line item \"\(lineItem.id)\" needs (set it here or in line_items.\(lineItem.id))")
         }

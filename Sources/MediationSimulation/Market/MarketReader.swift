@@ -83,7 +83,7 @@ enum MarketReader {
     private static let behaviourKeys: Set<String> = ["description", "fill_rate", "price", "latency", "never_answers", "error"]
 
     static func decode(_ root: JSONNode) throws(ConfigurationError) -> Market {
-        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "description", "networks"])
+        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "description", "networks", "countries", "user_value", "shocks"])
         if let schema = object["$schema"] {
             _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))
         }
@@ -95,16 +95,17 @@ enum MarketReader {
         guard case .object(let members) = networksNode else {
             throw ConfigurationReading.wrongType(networksNode, expected: "an object keyed by network id", at: path)
         }
+        let countries = try decodeCountries(object)
         var networks: [NetworkMarket] = []
         for member in members {
             let networkPath = path.appending(member.key)
             try checkID(member.key, kind: "network id", at: networkPath, seen: networks.contains { $0.id == member.key })
-            networks.append(try decodeNetwork(id: member.key, member.value, at: networkPath))
+            networks.append(try decodeNetwork(id: member.key, member.value, at: networkPath, countries: countries))
         }
-        return Market(networks: networks)
+        return Market(networks: networks, countries: countries)
     }
 
-    private static func checkID(_ id: String, kind: String, at path: JSONPath, seen: Bool) throws(ConfigurationError) {
+    static func checkID(_ id: String, kind: String, at path: JSONPath, seen: Bool) throws(ConfigurationError) {
         guard !id.isEmpty else {
             throw ConfigurationError(code: .invalidValue, path: path.description, message: "a \(kind) must not be empty")
         }
@@ -113,9 +114,10 @@ enum MarketReader {
         }
     }
 
-    private static func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> NetworkMarket {
-        let object = try ConfigurationObject(node, at: path, allowed: behaviourKeys.union(["line_items", "outages"]))
+    private static func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, countries: CountryMarket?) throws(ConfigurationError) -> NetworkMarket {
+        let object = try ConfigurationObject(node, at: path, allowed: behaviourKeys.union(["line_items", "outages"]).union(tieredKeys))
         let behaviour = try decodeBehaviour(object)
+        let tiered = try decodeTiered(object, countries: countries)
         let outages = try object["outages"].map { (node) throws(ConfigurationError) -> [Outage] in
             try decodeOutages(node, at: path.appending("outages"))
         } ?? []
@@ -128,10 +130,14 @@ enum MarketReader {
             for member in members {
                 let lineItemPath = lineItemsPath.appending(member.key)
                 try checkID(member.key, kind: "line item id", at: lineItemPath, seen: lineItems[member.key] != nil)
-                lineItems[member.key] = try decodeBehaviour(try ConfigurationObject(member.value, at: lineItemPath, allowed: behaviourKeys))
+                let lineItemObject = try ConfigurationObject(member.value, at: lineItemPath, allowed: behaviourKeys)
+                if tiered != nil {
+                    try refuseTierOwnPrice(lineItemObject)
+                }
+                lineItems[member.key] = try decodeBehaviour(lineItemObject)
             }
         }
-        return NetworkMarket(id: id, behaviour: behaviour, lineItems: lineItems, outages: outages)
+        return NetworkMarket(id: id, behaviour: behaviour, lineItems: lineItems, outages: outages, tiered: tiered)
     }
 
     private static let outageKeys: Set<String> = ["description", "start", "end", "kind", "latency_factor"]
@@ -244,7 +250,7 @@ enum MarketReader {
     /// Reads a finite number in `range`.
     /// - Throws: `wrong_type` for a non-number (a number in a string included), `invalid_value`
     ///   outside `range` or not finite.
-    private static func number(_ node: JSONNode, at path: JSONPath, in range: ClosedRange<Double>, unit: String) throws(ConfigurationError) -> Double {
+    static func number(_ node: JSONNode, at path: JSONPath, in range: ClosedRange<Double>, unit: String) throws(ConfigurationError) -> Double {
         guard case .number(let literal) = node else {
             throw ConfigurationReading.wrongType(node, expected: "a number", at: path)
         }

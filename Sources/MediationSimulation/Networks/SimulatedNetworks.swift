@@ -27,6 +27,9 @@ public struct SimulatedNetworks: Sendable {
     public let health: Bool
     /// The simulated placements' sources, by placement id.
     let sourcesByPlacement: [String: [SourceModel]]
+    /// In a market with countries, each auction's country draw and the request signals of each
+    /// country (the default template with `device.country` set); `nil` for one country.
+    let countrySignals: (draws: AuctionDraws, templates: [RequestTemplate])?
 
     /// Builds the simulated networks of `configuration`.
     /// - Parameters:
@@ -69,6 +72,7 @@ public struct SimulatedNetworks: Sendable {
                     networkTimeout: configuration.network(lineItem.network)?.timeout
                 )
                 model.outages = market.network(lineItem.network)?.outages ?? []
+                model.tier = market.tierModel(of: lineItem)
                 if let recording, recording.placementID == placement.id {
                     (model.recorded, model.recordedLines) = recording.answers(of: lineItem)
                 }
@@ -93,6 +97,22 @@ public struct SimulatedNetworks: Sendable {
         self.seed = seed
         self.health = health
         self.sourcesByPlacement = sourcesByPlacement
+        countrySignals = market.countries.map { countries in
+            let templates = countries.countries.map { country in
+                var template = RequestTemplate()
+                template.device.country = country.code
+                return template
+            }
+            return (AuctionDraws(countries: countries), templates)
+        }
+    }
+
+    /// The request signals of auction `index`: in a market with countries, the default template
+    /// with the auction's country as `device.country` (so segments and networks see it);
+    /// `nil` in a one-country market (the engine's own template).
+    func signals(forAuction index: UInt64) -> RequestTemplate? {
+        guard let countrySignals else { return nil }
+        return countrySignals.templates[countrySignals.draws.draw(seed: seed, auction: index).country]
     }
 
     /// The host context of auction `index`: what ``MediationEngine/runAuction(placementID:context:)``

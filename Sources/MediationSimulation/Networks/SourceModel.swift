@@ -24,6 +24,9 @@ struct SourceModel: Sendable {
     let limit: Duration
     /// Its network's outages (``NetworkMarket/outages``), in time order.
     var outages: [Outage] = []
+    /// In a market with countries, its network's bid that fills it (``TierModel``); `nil`
+    /// otherwise.
+    var tier: TierModel?
     /// In a replay, the answers the recording holds for this source, by auction index (empty
     /// otherwise): they take the place of the market's draws.
     var recorded: [UInt64: RecordedAnswer] = [:]
@@ -57,7 +60,8 @@ struct SourceModel: Sendable {
     /// the run's start (an outage then changes it; `nil`: no outage applies).
     func draw(seed: UInt64, auction: UInt64, at offset: Duration? = nil) -> SourceDraw {
         if !recorded.isEmpty, let answer = recorded[auction] { return answer.draw }
-        let draw = behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+        var draw = behaviour.draw(seed: seed, auction: auction, lineItemKey: key)
+        if let tier { draw = tier.applied(to: draw, seed: seed, auction: auction) }
         if let offset, let outage = outages.active(at: offset) { return outage.applied(to: draw) }
         return draw
     }

@@ -58,7 +58,7 @@ enum ShardRunner {
                         let arrival = MediationInstant.origin + (options.arrival(ofAuction: index) ?? .zero)
                         if arrival > clock.now { try? await clock.sleep(until: arrival) }
                         clock.startTask {
-                            let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)))
+                            let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)), signals: networks.signals(forAuction: UInt64(index)))
                             collector.record(outcome, auction: index)
                         }
                     }
@@ -69,7 +69,7 @@ enum ShardRunner {
             for _ in 0..<(options.rate == nil ? min(options.concurrency, range.count) : 0) {
                 clock.startTask {
                     while let index = collector.nextAuction() {
-                        let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)))
+                        let outcome = await engine.runAuction(placementID: placementID, context: SimulatedNetworks.context(forAuction: UInt64(index)), signals: networks.signals(forAuction: UInt64(index)))
                         collector.record(outcome, auction: index)
                     }
                 }
