@@ -2,7 +2,9 @@ import Mediation
 
 /// Writes a configuration with learned eCPMs: each line item whose estimate is `changed` or
 /// `change_capped` gets its new `ecpm`, its `ecpm_sd` and its `ecpm_impressions` (in the line
-/// item's `currency`); every other member, and the order of all members, is kept.
+/// item's `currency`); each country whose 90 % interval excludes its line item's estimate gets
+/// its estimate in the line item's `ecpm_by_country` (other countries there are kept); every
+/// other member, and the order of all members, is kept.
 package enum LearnedConfiguration {
     /// The configuration text with the learned eCPMs.
     /// - Parameters:
@@ -15,7 +17,7 @@ package enum LearnedConfiguration {
     package static func rewrite(_ bytes: [UInt8], configuration: MediationConfiguration, estimates: [BayesianECPM.Estimate]) throws(ConfigurationError) -> String {
         struct Key: Hashable { var placement: String, lineItem: String }
         var learned: [Key: BayesianECPM.Estimate] = [:]
-        for estimate in estimates where estimate.decision != .keptTooLittleData {
+        for estimate in estimates {
             learned[Key(placement: estimate.placementID, lineItem: estimate.lineItemID)] = estimate
         }
         var rates: [Key: Double] = [:]
@@ -36,6 +38,11 @@ package enum LearnedConfiguration {
                               let idMember = source.first(where: { $0.key == "id" }), case .string(let id) = idMember.value,
                               let estimate = learned[Key(placement: placementID, lineItem: id)] else { continue }
                         let rate = rates[Key(placement: placementID, lineItem: id)] ?? 1
+                        setCountries(&source, estimate, rate: rate)
+                        guard estimate.decision != .keptTooLittleData else {
+                            sources[sourceIndex] = .object(source)
+                            continue
+                        }
                         // The loader's bounds (R23): an uncertainty of at most the price written
                         // (a capped change of a wild estimate has an sd far above it) and at most
                         // 10^12 impressions (each report row may count that many, a window's sum more).
@@ -53,6 +60,20 @@ package enum LearnedConfiguration {
             members[index].value = .object(placements)
         }
         return render(.object(members))
+    }
+
+    /// Sets the countries of `estimate` whose interval excludes the line item's estimate in the
+    /// source's `ecpm_by_country` (in its currency, `rate` USD per unit), keeping the others
+    /// there; codes in order.
+    private static func setCountries(_ source: inout [JSONMember], _ estimate: BayesianECPM.Estimate, rate: Double) {
+        let learned = BayesianLearner.countryPrices([estimate])[0].filter { $0.value.isFinite && $0.value > 0 }
+        guard !learned.isEmpty else { return }
+        var prices: [String: JSONNode] = [:]
+        if let existing = source.first(where: { $0.key == "ecpm_by_country" }), case .object(let members) = existing.value {
+            for member in members { prices[member.key] = member.value }
+        }
+        for (country, price) in learned { prices[country] = number(rounded(price / rate, keepingAbove: 0.000001 / rate)) }
+        set(&source, "ecpm_by_country", .object(prices.keys.sorted().compactMap { key in prices[key].map { JSONMember(key: key, value: $0) } }))
     }
 
     /// Replaces `key`'s value, or adds it after `ecpm` (or last).

@@ -29,7 +29,7 @@ struct OptimizeCommandTests {
     """
 
     /// home_nitx: 1000 impressions paying 1.20 USD on 03-10 and 1000 paying 1.50 on 03-07 (the
-    /// hand-worked case of BayesianECPMTests: μ = 1.28125, sd = 0.0286496). home_backfill: 50
+    /// hand-worked case of BayesianECPMTests: μ = 1.29986, sd = 0.0306308). home_backfill: 50
     /// impressions, too few.
     static let report = """
     day,network,ad_unit_id,impressions,revenue,currency
