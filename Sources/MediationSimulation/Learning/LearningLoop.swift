@@ -71,7 +71,9 @@ extension Simulation {
         }
         // Each day's run adds its own auctions to the progress; the rest of the run is known now.
         options.progress?.begin(total: options.auctions * (learners.count + 1) * (learning.days - 1))
-        var state = LearningState(placement: placement, learners: learners)
+        var state = LearningState(placement: placement, learners: learners, countries: market.countries?.countries.map(\.code) ?? [])
+        var calibration = CalibrationTally()
+        let calibrated = learners.firstIndex { $0.name == "bayes" || $0.name == "thompson" }
         var daily: [LearningDay] = []
         var accumulated = LearningAccumulator(learners: learners.count)
         for day in 1...learning.days {
@@ -87,7 +89,7 @@ extension Simulation {
             }
             var configurations = [state.configuration(configuration, pricedAt: truth)]
             for learner in learners.indices {
-                configurations.append(state.configuration(configuration, pricedAt: state.prices[learner], deviations: state.deviations[learner], exploring: learners[learner].explores))
+                configurations.append(state.configuration(configuration, pricedAt: state.prices[learner], deviations: state.deviations[learner], exploring: learners[learner].explores, countryPrices: state.countryPrices[learner]))
             }
             var dayOptions = options
             dayOptions.seed = SplitMix64.mix(options.seed &+ SplitMix64.gamma &* UInt64(day))
@@ -99,6 +101,9 @@ extension Simulation {
                 let run = totals.runs[learner + 1]
                 let observed = state.record(run, learner: learner, on: date)
                 let used = state.prices[learner]
+                if learner == calibrated, let placement = configurations[learner + 1].placement(placementID) {
+                    calibration.add(state.calibration(learner: learner, asOf: date, truth: dayMarket.truth(of: placement, orderedBy: state.order(used, market: dayMarket, placement: placement))))
+                }
                 state.reprice(learner: learner, with: rule, asOf: date)
                 let prices = state.lineItems.indices.map { index in
                     LearnedPrice(
@@ -118,7 +123,9 @@ extension Simulation {
             }
             daily.append(LearningDay(day: day, date: date.description, limitRevenuePer1000Requests: limitMean, learners: figures))
         }
-        return accumulated.run(placementID: placementID, seed: options.seed, learning: learning, auctionsPerDay: options.auctions, learners: learners.map(\.name), daily: daily)
+        var run = accumulated.run(placementID: placementID, seed: options.seed, learning: learning, auctionsPerDay: options.auctions, learners: learners.map(\.name), daily: daily)
+        run.calibration = calibrated == nil || market.countries == nil ? nil : calibration.bins
+        return run
     }
 
     /// Realised revenue per 1000 requests of a run, USD.
@@ -149,8 +156,12 @@ struct LearningState {
     var reports: [[[BayesianECPM.Observation]]]
     /// Per line item: the line items (itself included) with its network and ad unit.
     let sharingAdUnit: [[Int]]
+    /// The market's country codes by index (empty in a one-country market).
+    let countries: [String]
+    /// Per learner, per line item: its prices per country, USD CPM (its `ecpm_by_country`).
+    var countryPrices: [[[String: Double]]]
 
-    init(placement: MediationConfiguration.Placement, learners: [any ECPMLearner]) {
+    init(placement: MediationConfiguration.Placement, learners: [any ECPMLearner], countries: [String] = []) {
         placementID = placement.id
         var priced: [Priced] = []
         for (index, lineItem) in placement.sources.enumerated() where lineItem.pricing == .fixedPrice {
@@ -167,15 +178,22 @@ struct LearningState {
         prices = learners.map { _ in priced.map(\.manualUSD) }
         deviations = learners.map { _ in priced.map { _ in nil } }
         reports = learners.map { _ in priced.map { _ in [] } }
+        self.countries = countries
+        countryPrices = learners.map { _ in priced.map { _ in [:] } }
     }
 
     /// `configuration` with the placement's fixed-price line items priced at `pricesUSD` (with
     /// `deviations` as their `ecpm_sd`), exploring when `exploring`.
-    func configuration(_ configuration: MediationConfiguration, pricedAt pricesUSD: [Double], deviations: [Double?] = [], exploring: Bool = false) -> MediationConfiguration {
+    func configuration(_ configuration: MediationConfiguration, pricedAt pricesUSD: [Double], deviations: [Double?] = [], exploring: Bool = false, countryPrices: [[String: Double]] = []) -> MediationConfiguration {
         var result = configuration
         guard let placementIndex = result.placements.firstIndex(where: { $0.id == placementID }) else { return result }
         for (index, priced) in lineItems.enumerated() where index < pricesUSD.count {
             result.placements[placementIndex].sources[priced.index].eCPM = pricesUSD[index] / priced.lineItem.usdRate
+            if index < countryPrices.count {
+                for (country, price) in countryPrices[index] {
+                    result.placements[placementIndex].sources[priced.index].eCPMByCountry[country] = price / priced.lineItem.usdRate
+                }
+            }
             if exploring {
                 result.placements[placementIndex].sources[priced.index].eCPMSD = index < deviations.count ? deviations[index].map { $0 / priced.lineItem.usdRate } : nil
             }
@@ -197,12 +215,27 @@ struct LearningState {
             return BayesianECPM.Observation(day: day, impressions: counts.wins, revenueUSD: Money.usd(counts.revenue))
         }
         for index in observed.indices {
-            var row = BayesianECPM.Observation(day: day, impressions: 0, revenueUSD: 0)
-            for other in sharingAdUnit[index] where other < observed.count {
-                row.impressions += observed[other].impressions
-                row.revenueUSD += observed[other].revenueUSD
+            guard !countries.isEmpty else {
+                var row = BayesianECPM.Observation(day: day, impressions: 0, revenueUSD: 0)
+                for other in sharingAdUnit[index] where other < observed.count {
+                    row.impressions += observed[other].impressions
+                    row.revenueUSD += observed[other].revenueUSD
+                }
+                reports[learner][index].append(row)
+                continue
             }
-            reports[learner][index].append(row)
+            // In a market with countries, one row per country the ad unit won in.
+            var byCountry: [Int: (wins: Int, revenue: WideSum)] = [:]
+            for other in sharingAdUnit[index] {
+                for (country, tally) in run.countryWins[lineItems[other].index] ?? [:] {
+                    byCountry[country, default: (0, WideSum())].wins += tally.wins
+                    byCountry[country, default: (0, WideSum())].revenue.add(tally.revenue)
+                }
+            }
+            for country in byCountry.keys.sorted() where country < countries.count {
+                guard let tally = byCountry[country] else { continue }
+                reports[learner][index].append(BayesianECPM.Observation(day: day, impressions: tally.wins, revenueUSD: Money.usd(tally.revenue), country: countries[country]))
+            }
         }
         return observed
     }
@@ -216,8 +249,11 @@ struct LearningState {
                 configuredECPM: prices[learner][index], observations: reports[learner][index]
             )
         }
-        let input = LearnerInput(lineItems: inputs, manualECPMs: lineItems.map(\.manualUSD), asOf: day)
+        let input = LearnerInput(lineItems: inputs, manualECPMs: lineItems.map(\.manualUSD), asOf: day, manualCountryECPMs: lineItems.map { item in item.lineItem.eCPMByCountry.mapValues { $0 * item.lineItem.usdRate } })
         let next = rule.prices(for: input)
+        if !countries.isEmpty {
+            countryPrices[learner] = rule.countryPrices(for: input).map { $0.filter { $0.value.isFinite && $0.value > 0 && $0.value <= SourceDraw.maximumPrice } }
+        }
         let spreads = rule.explores ? rule.standardDeviations(for: input) : []
         for index in lineItems.indices where index < next.count {
             let price = next[index]

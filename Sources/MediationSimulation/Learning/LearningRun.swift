@@ -125,13 +125,17 @@ public struct LearningRun: Hashable, Sendable, Codable {
     /// Every later learner against every earlier one (the last, usually `bayes`, against each
     /// baseline).
     public var differences: [LearnerDifference]
+    /// On a market with countries, with `bayes` (or `thompson`) among the learners: how often its
+    /// estimator's 90 % intervals held the market's true mean per (line item, country, day),
+    /// by the cell's impressions; `nil` otherwise.
+    public var calibration: [CalibrationBin]?
 
     enum CodingKeys: String, CodingKey {
         case placementID = "placement", seed, days
         case auctionsPerDay = "auctions_per_day"
         case drifts, learners, daily
         case limitRevenuePer1000Requests = "limit_revenue_per_1000_requests"
-        case summaries, differences
+        case summaries, differences, calibration
     }
 
     /// The summary of `learner`.

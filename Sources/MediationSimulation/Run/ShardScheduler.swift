@@ -70,6 +70,15 @@ enum ShardScheduler {
                 totals.runs[configuration].healthEvents = output.healthEvents
                 totals.runs[configuration].pauses = output.pauses
                 totals.runs[configuration].resumes = output.resumes
+                // In a market with countries, each win by the auction's country (drawn again
+                // from the seed and the auction's index, as the run drew it).
+                if let draws = simulated.countrySignals?.draws {
+                    for (offset, record) in output.records.enumerated() where record.winner >= 0 {
+                        let country = draws.draw(seed: simulated.seed, auction: UInt64(range.lowerBound + offset)).country
+                        totals.runs[configuration].countryWins[Int(record.winner), default: [:]][country, default: (0, WideSum())].wins += 1
+                        totals.runs[configuration].countryWins[Int(record.winner), default: [:]][country, default: (0, WideSum())].revenue.add(record.realisedMicros)
+                    }
+                }
             case .failure(let error):
                 return .failure(error)
             }

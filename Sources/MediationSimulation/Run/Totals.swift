@@ -211,6 +211,10 @@ struct RunTotals: Sendable {
     var pauses = 0
     /// Every resume.
     var resumes = 0
+    /// In a market with countries, each winning source's wins and realised micros per country:
+    /// `[country index: (wins, revenue)]` by source index (what a learning run reports per
+    /// country); empty in a one-country market.
+    var countryWins: [Int: [Int: (wins: Int, revenue: WideSum)]] = [:]
 
     /// Counts a pause or resume, and lists it while fewer than ``HealthFigures/listedEvents``
     /// are.
@@ -268,6 +272,12 @@ struct RunTotals: Sendable {
         healthEvents.append(contentsOf: other.healthEvents.prefix(max(0, HealthFigures.listedEvents - healthEvents.count)))
         pauses += other.pauses
         resumes += other.resumes
+        for (source, countries) in other.countryWins {
+            for (country, tally) in countries {
+                countryWins[source, default: [:]][country, default: (0, WideSum())].wins += tally.wins
+                countryWins[source, default: [:]][country, default: (0, WideSum())].revenue.add(tally.revenue)
+            }
+        }
     }
 }
 

@@ -59,10 +59,10 @@ struct LearningLoopCommandTests {
         let optimized = try JSONSerialization.jsonObject(with: Data(optimize.output.utf8)) as? [String: Any]
         let estimates = try #require(optimized?["line_items"] as? [[String: Any]])
         let neta = try #require(estimates.first { $0["line_item"] as? String == "neta_li" })
-        // ρ = (500 + 600/1.2) / 1100; μ = (500·1.2·ρ + 600) / 1100: the loop's price, to the
-        // report's six decimals.
-        let rho = 1000.0 / 1100
-        #expect(abs(learned - (500 * 1.2 * rho + 600) / 1100) < 1e-12)
+        // 600 impressions paying 0.60 against the weak prior of 1.2 (an independent
+        // implementation of the estimator gives 1.0001157): the loop's price, and optimize's
+        // to the report's six decimals.
+        #expect(abs(learned - 1.0001157005529924) < 1e-12)
         #expect(abs((neta["learned_ecpm"] as? Double ?? 0) - learned) < 1e-6)
 
         let text = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static,bayes", "--auctions", "600"])

@@ -1,0 +1,35 @@
+import Foundation
+import Mediation
+import MediationLearning
+@testable import MediationSimulation
+import Testing
+
+/// The learning loop on the market with countries: reports per country, prices per country,
+/// and the calibration of the estimator's intervals against the market's true means.
+@Suite("Learning loop per country")
+struct CountryLearningTests {
+    @Test("on the global market bayes learns from rows per country, and the run counts its intervals' coverage by the cells' impressions")
+    func reportsPerCountryAndCalibration() async throws {
+        let root = SimulationFixture.packageRoot
+        let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
+        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global.json"))
+        let configuration = try MediationConfiguration(data: data, registry: .standard)
+        let run = try await Simulation.learn(
+            configuration: configuration, market: market, placementID: "level_end",
+            learners: [StaticLearner(), BayesianLearner()], learning: LearningOptions(days: 2),
+            options: SimulationOptions(auctions: 1500, seed: 7, shardSize: 500)
+        )
+        let bins = try #require(run.calibration)
+        #expect(bins.map(\.impressions) == ["under 100", "100 to 1000", "over 1000"])
+        // Day 1 and day 2 each estimate every (line item, country) cell with rows so far.
+        #expect(bins.reduce(0) { $0 + $1.cells } > 100)
+        #expect(bins.allSatisfy { $0.covered <= $0.cells })
+        // A one-country market has no calibration.
+        let plain = try await Simulation.learn(
+            configuration: LearningLoopTests.configuration, market: LearningLoopTests.market, placementID: "level_end",
+            learners: [BayesianLearner()], learning: LearningOptions(days: 1),
+            options: SimulationOptions(auctions: 100, seed: 7, shardSize: 100)
+        )
+        #expect(plain.calibration == nil)
+    }
+}
