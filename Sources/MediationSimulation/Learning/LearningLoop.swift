@@ -69,6 +69,10 @@ extension Simulation {
             let known = configuration.placements.map(\.id).joined(separator: ", ")
             throw SimulationError(code: .unknownPlacement, message: "no placement \"\(placementID)\" in the configuration; it has: \(known)")
         }
+        // On a market with countries, a tier's floor stays its price in the configuration the run
+        // starts from: a learner's prices order the waterfall, they do not move when a network
+        // fills (else each repricing would change the very prices it learns).
+        let market = market.pinningFloors(to: configuration)
         // Each day's run adds its own auctions to the progress; the rest of the run is known now.
         options.progress?.begin(total: options.auctions * (learners.count + 1) * (learning.days - 1))
         var state = LearningState(placement: placement, learners: learners, countries: market.countries?.countries.map(\.code) ?? [])

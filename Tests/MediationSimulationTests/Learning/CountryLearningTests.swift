@@ -16,14 +16,18 @@ struct CountryLearningTests {
         let configuration = try MediationConfiguration(data: data, registry: .standard)
         let run = try await Simulation.learn(
             configuration: configuration, market: market, placementID: "level_end",
-            learners: [StaticLearner(), BayesianLearner()], learning: LearningOptions(days: 2),
-            options: SimulationOptions(auctions: 1500, seed: 7, shardSize: 500)
+            learners: [BayesianLearner()], learning: LearningOptions(days: 4),
+            options: SimulationOptions(auctions: 3000, seed: 1, shardSize: 500)
         )
         let bins = try #require(run.calibration)
         #expect(bins.map(\.impressions) == ["under 100", "100 to 1000", "over 1000"])
-        // Day 1 and day 2 each estimate every (line item, country) cell with rows so far.
+        // Each day estimates every (line item, country) cell with rows so far.
         #expect(bins.reduce(0) { $0 + $1.cells } > 100)
         #expect(bins.allSatisfy { $0.covered <= $0.cells })
+        // The floors stay pinned to the starting configuration: repricing orders the waterfall
+        // and does not move what a tier pays, so the intervals hold the truth (with floors
+        // following each day's prices the thin cells' coverage was 0.37 on these draws).
+        #expect((bins[0].coverage ?? 0) > 0.7, "\(bins)")
         // A one-country market has no calibration.
         let plain = try await Simulation.learn(
             configuration: LearningLoopTests.configuration, market: LearningLoopTests.market, placementID: "level_end",
