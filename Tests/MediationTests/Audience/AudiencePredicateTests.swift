@@ -108,3 +108,29 @@ struct AudiencePredicateTests {
         #expect(error?.code.rawValue == code, "\(json)")
     }
 }
+
+@Suite("Segment precedence")
+struct SegmentPrecedenceTests {
+    static func segment(_ id: String, _ when: String?) throws -> AudienceSegment {
+        AudienceSegment(id: id, predicate: try when.map { json throws in try AudiencePredicateTests.predicate(json) }, override: MediationConfiguration.PlacementOverride(), path: "placements.p.segments")
+    }
+
+    @Test func theFirstMatchWinsAndTheDefaultTakesTheRest() throws {
+        let segments = [
+            try Self.segment("tier1", #"{"country": {"in": ["US", "CA", "GB"]}}"#),
+            try Self.segment("us_only", #"{"country": {"in": ["US"]}}"#),
+            try Self.segment("whales", #"{"custom.level": {">": 10}}"#),
+            try Self.segment("default", nil),
+        ]
+        // The US matches tier1, us_only and whales: the first wins.
+        #expect(segments.firstMatch(AudiencePredicateTests.us) == 0)
+        #expect(segments.reason(0, for: AudiencePredicateTests.us) == "tier1: country US in [US, CA, GB]")
+        var india = AudiencePredicateTests.us
+        india.country = "IN"
+        #expect(segments.firstMatch(india) == 2)
+        india.custom = [:]
+        #expect(segments.firstMatch(india) == 3)
+        #expect(segments.reason(3, for: india) == "default: no earlier segment matched")
+        #expect(segments.firstMatch(AudiencePredicateTests.unknown) == 3)
+    }
+}

@@ -55,6 +55,31 @@ struct SegmentAuctionTests {
         #expect(json.contains(#""segment_reason":"default: no earlier segment matched""#))
     }
 
+    @Test func aPlacementsAdAndItsShownEventCarryCountryAndSegment() async throws {
+        let clock = ManualClock()
+        let netA = ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
+        let netB = ScriptedAdapter(network: "NetB", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
+        let engine = try TestEngine(placements: [Self.placement()], adapters: [netA, netB], clock: clock, requestTemplate: RequestTemplate(device: AdRequest.Device(country: "GB")))
+        let placement = try #require(engine.engine.placement("level_end"))
+        let task = clock.startTask { await placement.load() }
+        await clock.runUntilIdle()
+        await clock.advance(to: .origin + .seconds(1))
+        guard case .loaded(let ad) = await task.value else {
+            Issue.record("no ad")
+            return
+        }
+        let loaded = try #require(engine.recorder.events.first { $0.name == "ad_loaded" })
+        #expect(loaded.ad?.country == "GB")
+        #expect(loaded.ad?.segment == "tier1")
+        _ = await placement.reportShown(ad.ad)
+        let shown = try #require(engine.recorder.events.first { $0.name == "shown" })
+        let record = EventRecord(shown)
+        #expect(record.country == "GB")
+        #expect(record.segment == "tier1")
+        let json = try #require(String(data: try JSONEncoder().encode(record), encoding: .utf8))
+        #expect(json.contains(#""segment":"tier1""#))
+    }
+
     @Test func anUnknownCountryTakesTheDefaultAtTheConfiguredPrice() async throws {
         let (outcome, _) = try await Self.run(country: nil)
         #expect(outcome.trace.country == nil)
