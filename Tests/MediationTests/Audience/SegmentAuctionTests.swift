@@ -47,6 +47,9 @@ struct SegmentAuctionTests {
         #expect(india.trace.winningECPM == 0.8)
         #expect(india.trace.source("NetA")?.configuredECPM == 0.6)
 
+        // The text trace says it on its second line.
+        #expect(india.trace.description.split(separator: "\n").dropFirst().first == "country IN; segment default: no earlier segment matched")
+
         // The NDJSON record of auction_finished carries them through the trace.
         let finished = try #require(engine.recorder.events.first { $0.name == "auction_finished" })
         let json = try #require(String(data: try JSONEncoder().encode(EventRecord(finished)), encoding: .utf8))
