@@ -83,6 +83,17 @@ struct SegmentAuctionTests {
         #expect(json.contains(#""segment":"tier1""#))
     }
 
+    @Test func theEngineListsSegmentWarningsWithTheirPaths() throws {
+        var placement = try Self.placement()
+        // A second segment for the US alone, after tier1 (US, CA, GB): never chosen.
+        let usOnly = try ConfigurationLoader.decodePredicate(StrictJSONReader.parse(Array(#"{"country": {"in": ["US"]}}"#.utf8)), at: .root, depth: 0)
+        placement.segments.insert(AudienceSegment(id: "us", predicate: usOnly, override: MediationConfiguration.PlacementOverride(), path: "placements.level_end.segments[1]"), at: 1)
+        let clock = ManualClock()
+        let engine = try TestEngine(placements: [placement], adapters: [ScriptedAdapter(network: "NetA", pricing: .fixedPrice, clock: clock, script: []), ScriptedAdapter(network: "NetB", pricing: .fixedPrice, clock: clock, script: [])], clock: clock)
+        let warnings = engine.engine.configurationWarnings.filter { $0.code == .segmentUnreachable }
+        #expect(warnings.map(\.path) == ["placements.level_end.segments[1]"])
+    }
+
     @Test func anUnknownCountryTakesTheDefaultAtTheConfiguredPrice() async throws {
         let (outcome, _) = try await Self.run(country: nil)
         #expect(outcome.trace.country == nil)
