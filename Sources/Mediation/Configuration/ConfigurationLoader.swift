@@ -46,6 +46,10 @@ extension MediationConfiguration {
     ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources
     ///   only); `ecpm_by_country` (fixed-price sources only) prices in `currency` by upper-case
     ///   ISO 3166-1 alpha-2 country, used when the auction's country is listed.
+    /// - `segments` (per placement): an ordered array of audience segments, each an `id`, a
+    ///   `when` predicate (all but the last, the default, which is required) and the fields of a
+    ///   ``PlacementOverride`` (`sources`, `ecpm`, `floor`, `refresh_seconds`, `mode`); the
+    ///   first whose `when` matches an auction's audience wins (`docs/audiences.md`).
     /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
     /// - `health` (top level, and per network over it): when a failing network is paused
     ///   (engine rule R24), e.g. `{"enabled": true, "failures_to_open": 7, "window": 10,
@@ -369,7 +373,7 @@ package struct ConfigurationLoader: Sendable {
     }
 
     private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> MediationConfiguration.Placement {
-        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources", "segments"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
@@ -422,6 +426,9 @@ package struct ConfigurationLoader: Sendable {
         var placement = MediationConfiguration.Placement(id: id, format: format, bannerSizing: sizing, slot: slot, refreshSeconds: refreshSeconds, deadline: deadline, floor: floor, mode: mode, sources: sources)
         if let node = object["exploration"] {
             placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": MediationConfiguration.Placement.Exploration.off, "thompson": .thompson])
+        }
+        if let node = object["segments"] {
+            placement.segments = try ConfigurationLoader.decodeSegments(node, at: path.appending("segments"), for: placement)
         }
         return placement
     }

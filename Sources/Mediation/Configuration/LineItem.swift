@@ -122,6 +122,10 @@ extension MediationConfiguration {
         public var sources: [LineItem]
         /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
         public var exploration: Exploration = .off
+        /// Its audience segments (`segments`), in order: the first whose predicate matches an
+        /// auction's audience changes the placement for that auction; the last is the default.
+        /// Empty when the placement has none.
+        package var segments: [AudienceSegment] = []
 
         /// Creates a placement configuration.
         public init(
