@@ -193,7 +193,7 @@ struct CountryMarketFileTests {
         #expect(largest >= 0.2 && largest <= 0.3)
         #expect(shock.countries?.shocks.count == 1)
         let placement = try #require(configuration.placement("level_end"))
-        #expect(placement.sources.count == 17)
+        #expect(placement.sources.count == 12)
     }
 }
 
