@@ -50,8 +50,9 @@ public struct CountryMarket: Hashable, Sendable {
         }
     }
 
-    /// The countries, in file order.
-    public var countries: [Country]
+    /// The countries, in file order (set by ``init(countries:userValueSigma:shocks:day:)``, which
+    /// also makes the cumulative shares the draw reads).
+    public private(set) var countries: [Country]
     /// σ of the natural logarithm of the user value: one log-normal draw of mean 1 per auction,
     /// shared by every network (0: every user is worth the same).
     public var userValueSigma: Double

@@ -37,9 +37,10 @@ extension Market {
     }
 
     /// A fixed-price line item's configured price in `country` as the engine values it, USD CPM
-    /// (its eCPM × its currency's rate to USD), or `nil` when it has none.
+    /// (its `ecpm_by_country` entry for the country, else its eCPM, × its currency's rate to
+    /// USD), or `nil` when it has none.
     static func configuredECPM(of lineItem: LineItem, country: String) -> Double? {
-        lineItem.eCPM.map { $0 * lineItem.usdRate }
+        (lineItem.eCPMByCountry[country] ?? lineItem.eCPM).map { $0 * lineItem.usdRate }
     }
 
     /// The floor of tier `lineItem` in `country`, USD CPM: the pinned one, else its price in

@@ -11,7 +11,7 @@ import Mediation
 /// never answers (its `error` and `never_answers`). Its network's bid is shared by its tiers and
 /// every network's bid by the auction's user value, so the tier's wins are the auctions where the
 /// earlier tiers' networks bid low: the mean price is exact under the model, integrated over the
-/// user value (midpoint rule, 400 points over ±8 σ). Latencies, timeouts and the deadline are
+/// user value (midpoint rule, 160 points over ±8 σ). Latencies, timeouts and the deadline are
 /// left out: a tier is taken to answer in time.
 package struct MarketTruth: Hashable, Sendable {
     /// One tier in one country.
@@ -73,7 +73,6 @@ extension Market {
         let sigma = countries.userValueSigma
         var cells: [[MarketTruth.Cell]] = []
         for country in countries.countries.indices {
-            let code = countries.countries[country].code
             let order = tiers.indices.sorted { a, b in
                 let pa = prices?[country][a] ?? tiers[a].floors[country]
                 let pb = prices?[country][b] ?? tiers[b].floors[country]
@@ -81,26 +80,31 @@ extension Market {
             }
             var win = Array(repeating: 0.0, count: tiers.count)
             var revenue = Array(repeating: 0.0, count: tiers.count)
+            let networkCount = (tiers.map(\.networkIndex).max() ?? 0) + 1
+            let bids = (0..<networkCount).map { index in tiers.first { $0.networkIndex == index }?.bid }
             for (z, weight) in TruthQuadrature.standardNormal {
                 let userValue = (sigma * z - sigma * sigma / 2).exponential
-                var earlier: [String: [(floor: Double, answers: Double)]] = [:]
+                // Per network: its tiers asked so far, and P(all of them failed | user value).
+                var earlier = Array(repeating: [(floor: Double, answers: Double)](), count: networkCount)
+                var failed = Array(repeating: 1.0, count: networkCount)
                 for k in order {
                     let tier = tiers[k]
                     var others = 1.0
-                    for (network, floors) in earlier where network != tier.network {
-                        guard let bid = tiers.first(where: { $0.network == network })?.bid else { continue }
-                        others *= bid.allFail(floors, userValue: userValue, country: country)
+                    for network in 0..<networkCount where network != tier.networkIndex { others *= failed[network] }
+                    if others > 0 {
+                        let own = tier.bid.winning(above: tier.floors[country], earlier: earlier[tier.networkIndex], userValue: userValue, country: country)
+                        win[k] += weight * others * own.probability * tier.answers
+                        revenue[k] += weight * others * own.partialMean * tier.answers
                     }
-                    let own = tier.bid.winning(above: tier.floors[country], earlier: earlier[tier.network] ?? [], userValue: userValue, country: country)
-                    win[k] += weight * others * own.probability * tier.answers
-                    revenue[k] += weight * others * own.partialMean * tier.answers
-                    earlier[tier.network, default: []].append((tier.floors[country], tier.answers))
+                    earlier[tier.networkIndex].append((tier.floors[country], tier.answers))
+                    if let bid = bids[tier.networkIndex] {
+                        failed[tier.networkIndex] = bid.allFail(earlier[tier.networkIndex], userValue: userValue, country: country)
+                    }
                 }
             }
             cells.append(tiers.indices.map { k in
                 MarketTruth.Cell(winProbability: win[k], meanPrice: win[k] > 1e-15 ? revenue[k] / win[k] : tiers[k].floors[country])
             })
-            _ = code
         }
         let total = countries.countries.reduce(0) { $0 + $1.trafficShare }
         return MarketTruth(
@@ -114,6 +118,8 @@ extension Market {
 struct TruthTier {
     var lineItemID: String
     var network: String
+    /// The network's index among the placement's tiered networks.
+    var networkIndex: Int
     /// USD CPM per country index.
     var floors: [Double]
     /// P(it answers at all and without error).
@@ -123,12 +129,15 @@ struct TruthTier {
     static func tiers(of placement: MediationConfiguration.Placement, in market: Market) -> [TruthTier] {
         guard let countries = market.countries else { return [] }
         var result: [TruthTier] = []
+        var networks: [String] = []
         for lineItem in placement.sources where lineItem.pricing == .fixedPrice {
             guard let network = market.network(lineItem.network), let tiered = network.tiered,
                   let behaviour = try? market.behaviour(of: lineItem) else { continue }
             let floors = countries.countries.map { market.floor(of: lineItem, country: $0.code) ?? .infinity }
             let bid = TruthBid(demand: network.behaviour.fillRate ?? 1, meanBid: market.meanBids(of: network), sigma: max(tiered.bidSigma, 1e-6))
-            result.append(TruthTier(lineItemID: lineItem.id, network: network.id, floors: floors, answers: (1 - behaviour.neverAnswers) * (1 - behaviour.errorRate), bid: bid))
+            let networkIndex = networks.firstIndex(of: network.id) ?? networks.count
+            if networkIndex == networks.count { networks.append(network.id) }
+            result.append(TruthTier(lineItemID: lineItem.id, network: network.id, networkIndex: networkIndex, floors: floors, answers: (1 - behaviour.neverAnswers) * (1 - behaviour.errorRate), bid: bid))
         }
         return result
     }
@@ -205,9 +214,9 @@ struct TruthBid {
 /// The standard normal's nodes and weights for the truth's integral, and its distribution
 /// function.
 enum TruthQuadrature {
-    /// 400 midpoints over [−8, 8] with weights φ(z)·Δz normalised to sum to 1.
+    /// 160 midpoints over [−8, 8] with weights φ(z)·Δz normalised to sum to 1.
     static let standardNormal: [(z: Double, weight: Double)] = {
-        let count = 400
+        let count = 160
         let step = 16.0 / Double(count)
         let raw = (0..<count).map { index -> (Double, Double) in
             let z = -8 + (Double(index) + 0.5) * step

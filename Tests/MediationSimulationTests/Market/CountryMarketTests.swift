@@ -193,6 +193,37 @@ struct CountryMarketFileTests {
         #expect(largest >= 0.2 && largest <= 0.3)
         #expect(shock.countries?.shocks.count == 1)
         let placement = try #require(configuration.placement("level_end"))
-        #expect(placement.sources.count == 17)
+        #expect(placement.sources.count == 12)
+    }
+}
+
+/// A tier's floor in a country is its `ecpm_by_country` entry there, else its eCPM.
+@Suite("Floors by country")
+struct CountryFloorTests {
+    @Test func aTiersFloorFollowsItsPriceInTheCountry() throws {
+        let market = CountryMarketTests.market(bidSigma: 0.5)
+        var tier = LineItem.fixedPrice("a1", network: "a", eCPM: 3)
+        tier.eCPMByCountry = ["GB": 0.5]
+        let configuration = SimulationFixture.configuration(sources: [tier], mode: .waterfall)
+        let networks = try SimulatedNetworks(configuration: configuration, market: market, seed: 4, placements: ["level_end"])
+        var checked: Set<String> = []
+        for auction in UInt64(0)..<500 {
+            let country = try #require(market.auctionDraw(seed: 4, auction: auction)).country
+            let bid = try #require(market.bid(of: "a", seed: 4, auction: auction))
+            let floor = country == "GB" ? 0.5 : 3
+            let draw = try #require(networks.answer(placementID: "level_end", lineItemID: "a1", auction: auction))
+            #expect(draw.answer == (SourceDraw.micros(ofPrice: bid) >= SourceDraw.micros(ofPrice: floor) ? .ad : .noFill), "auction \(auction) in \(country)")
+            checked.insert(country)
+        }
+        #expect(checked == ["US", "GB"])
+        // Pinned floors stay when a repriced configuration runs.
+        let pinned = market.pinningFloors(to: configuration)
+        var repriced = configuration
+        repriced.placements[0].sources[0].eCPM = 100
+        repriced.placements[0].sources[0].eCPMByCountry = [:]
+        let pinnedNetworks = try SimulatedNetworks(configuration: repriced, market: pinned, seed: 4, placements: ["level_end"])
+        for auction in UInt64(0)..<200 {
+            #expect(pinnedNetworks.answer(placementID: "level_end", lineItemID: "a1", auction: auction) == networks.answer(placementID: "level_end", lineItemID: "a1", auction: auction))
+        }
     }
 }
