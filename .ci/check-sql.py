@@ -81,9 +81,14 @@ def main():
 
     # 1. Per user and day, counted here.
     expected = collections.defaultdict(lambda: [0, 0, 0.0])
+    latest_day = {}
     for e in events:
         if e.get("experiment") and e["event"] in ("exposure", "auction_started", "shown"):
-            row = expected[(e["day"], e["experiment"], e["variant"], e["unit"])]
+            # A request has no day: the user's latest day before it (docs/experiments.md).
+            key = (e["experiment"], e["unit"])
+            if e.get("day"):
+                latest_day[key] = e["day"]
+            row = expected[(latest_day[key], e["experiment"], e["variant"], e["unit"])]
             row[0] += e["event"] == "auction_started"
             row[1] += e["event"] == "shown"
             row[2] += e.get("revenue_usd", 0) if e["event"] == "shown" else 0

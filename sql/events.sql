@@ -41,4 +41,6 @@ SELECT
     JSONExtractString(json, 'ad', 'lineItemID'),
     JSONExtract(json, 'trace', 'sources', 'Array(Tuple(line_item String, ad_unit_id String))')
 FROM file('events.ndjson', 'LineAsString', 'json String')
-WHERE json != '';
+WHERE json != ''
+-- One reader, so that line numbers follow the file (the order a request's day is carried in).
+SETTINGS input_format_parallel_parsing = 0, max_threads = 1;

@@ -63,12 +63,13 @@ enum ExperimentCommand {
             }
         }
         var users = ExperimentUsers(designs: designs, asOf: options.asOf)
+        var days = ExperimentEvents.Days()
         for path in options.eventPaths {
             switch InputFile.read(path, what: "events", limit: EventLog.maximumSize, environment: environment) {
             case .failure(let exit): return exit.code
             case .success(let data):
                 do {
-                    try ExperimentEvents.read([UInt8](data), file: path, into: &users)
+                    try ExperimentEvents.read([UInt8](data), file: path, into: &users, days: &days)
                 } catch {
                     return MediateCommand.fail(.dataError, "invalid input: \(error)", environment: environment)
                 }

@@ -5,19 +5,39 @@ import Mediation
 /// that carry `experiment`, `variant`, `unit` and `day` (those of a placement under an
 /// experiment, from its exposure on) count as one user-day row each: `exposure` (the user is
 /// exposed), `auction_started` (one request), `shown` (one impression and its `revenue_usd`).
-/// Other events, and events without `experiment`, are skipped.
+/// Other events, and events without `experiment`, are skipped. The engine writes `day` on
+/// `exposure` and `shown` only: an `auction_started` without it counts on the day of the same
+/// user's latest event with a day before it (its exposure, or a `shown`), in the order the logs
+/// are read (``Days``).
 package enum ExperimentEvents {
+    /// Each user's latest day read so far, by experiment and unit, carried from one log to the
+    /// next: the day of a request whose event has none.
+    package struct Days {
+        private var latest: [String: [String: UTCDay]] = [:]
+
+        /// None yet.
+        package init() {}
+
+        fileprivate func day(experiment: String, unit: String) -> UTCDay? { latest[experiment]?[unit] }
+
+        fileprivate mutating func record(_ day: UTCDay, experiment: String, unit: String) {
+            latest[experiment, default: [:]][unit] = day
+        }
+    }
+
     /// Adds the events of one log to `users`.
     /// - Parameters:
     ///   - bytes: the log (at most ``EventLog/maximumSize``), one JSON object a line.
     ///   - file: its name, for locations.
     ///   - users: where the rows go.
+    ///   - days: the users' latest days, carried across the logs read in order.
     /// - Throws: ``ReportError`` at `file:line` for a line that is not a JSON object with each key
     ///   once, not an engine event record (`event`, `at_ms`, `placement`), an event with
-    ///   `experiment` but without a string `variant`, `unit` or a `day` YYYY-MM-DD, a `shown`
+    ///   `experiment` but without a string `variant` or `unit`, an `exposure` or `shown` event
+    ///   without a `day` YYYY-MM-DD (an `auction_started` before any day of its user), a `shown`
     ///   event without a finite `revenue_usd` ≥ 0, and as ``ExperimentUsers/add``; for a log
     ///   larger than the limit or one that holds no event.
-    package static func read(_ bytes: [UInt8], file: String, into users: inout ExperimentUsers) throws(ReportError) {
+    package static func read(_ bytes: [UInt8], file: String, into users: inout ExperimentUsers, days: inout Days) throws(ReportError) {
         guard bytes.count <= EventLog.maximumSize else {
             throw ReportError(ReportLocation(file: file), "the events file is larger than \(EventLog.maximumSize >> 20) MiB")
         }
@@ -40,12 +60,23 @@ package enum ExperimentEvents {
             }
             events += 1
             guard let experiment = event.experiment else { continue }
-            guard let variant = event.variant, let unit = event.unit, let dayText = event.day else {
-                let missing = event.variant == nil ? "variant" : event.unit == nil ? "unit" : "day"
-                throw ReportError(at, "an event with experiment needs \(missing) too (experiment, variant, unit: strings; day: YYYY-MM-DD)")
+            guard let variant = event.variant, let unit = event.unit else {
+                throw ReportError(at, "an event with experiment needs \(event.variant == nil ? "variant" : "unit") too (experiment, variant, unit: strings; day: YYYY-MM-DD)")
             }
-            guard let day = UTCDay(dayText) else {
-                throw ReportError(at, "day must be a UTC day YYYY-MM-DD, found \"\(DisplayText.escaped(String(dayText.prefix(40))))\"")
+            guard ["exposure", "auction_started", "shown"].contains(event.event) else { continue }
+            let day: UTCDay
+            if let dayText = event.day {
+                guard let read = UTCDay(dayText) else {
+                    throw ReportError(at, "day must be a UTC day YYYY-MM-DD, found \"\(DisplayText.escaped(String(dayText.prefix(40))))\"")
+                }
+                day = read
+                days.record(day, experiment: experiment, unit: unit)
+            } else if event.event == "auction_started", let carried = days.day(experiment: experiment, unit: unit) {
+                day = carried
+            } else {
+                throw ReportError(at, event.event == "auction_started"
+                    ? "an auction_started event of unit \(DisplayText.escaped(String(unit.prefix(64)))) comes before any event of that user with its day (its exposure); are the logs given in order?"
+                    : "an event with experiment needs day too (an \(event.event) event: its UTC day, YYYY-MM-DD)")
             }
             switch event.event {
             case "exposure":

@@ -102,6 +102,7 @@ struct ExperimentCommandTests {
         ("{\"event\":\"exposure\",\"at_ms\":1,\"placement\":\"p\",\"experiment\":\"waterfall_b\",\"variant\":\"A\",\"unit\":\"XYZ\",\"day\":\"2026-12-07\"}", "e.ndjson:2:1: unit must be 16 lower-case hex digits"),
         ("{\"event\":\"exposure\",\"at_ms\":1,\"placement\":\"p\",\"experiment\":\"waterfall_b\",\"variant\":\"A\",\"unit\":\"00000000000000aa\",\"day\":\"7 Dec\"}", "e.ndjson:2:1: day must be a UTC day YYYY-MM-DD"),
         ("[1]", "e.ndjson:2:1: a JSON array, not an object"),
+        ("{\"event\":\"auction_started\",\"at_ms\":1,\"placement\":\"p\",\"experiment\":\"waterfall_b\",\"variant\":\"A\",\"unit\":\"00000000000000cc\"}", "e.ndjson:2:1: an auction_started event of unit 00000000000000cc comes before any event of that user with its day"),
     ])
     func strictEvents(line: String, message: String) async throws {
         let workspace = try Workspace()
@@ -110,6 +111,25 @@ struct ExperimentCommandTests {
         let result = await workspace.run(["experiment", "report", "--config", "c.json", "--events", "e.ndjson"])
         #expect(result.code == .dataError)
         #expect(result.error.contains(message), "\(result.error)")
+    }
+
+    @Test("a request without a day counts on its user's latest day before it, across logs read in order")
+    func requestDay() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Self.config, to: "c.json")
+        let arm = "\"experiment\":\"waterfall_b\",\"variant\":\"A\",\"unit\":\"00000000000000ab\""
+        try workspace.write("{\"event\":\"exposure\",\"at_ms\":0,\"placement\":\"p\",\(arm),\"day\":\"2026-12-07\"}\n", to: "1.ndjson")
+        try workspace.write("""
+        {"event":"auction_started","at_ms":1,"placement":"p",\(arm)}
+        {"event":"shown","at_ms":2,"placement":"p",\(arm),"day":"2026-12-08","revenue_usd":0.5}
+        {"event":"auction_started","at_ms":3,"placement":"p",\(arm)}
+
+        """, to: "2.ndjson")
+        let result = await workspace.run(["experiment", "report", "--config", "c.json", "--events", "1.ndjson", "2.ndjson", "--as-of", "2026-12-07", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        // On 2026-12-07: the exposure and the first request; the shown and the second request are on 12-08.
+        #expect(result.output.contains("\"requests\" : 1,"), "\(result.output)")
+        #expect(result.error.contains("2 rows dated after --as-of 2026-12-07 are not counted"))
     }
 
     @Test("strict CSV: header, counts, revenue", arguments: [
