@@ -31,6 +31,7 @@ let package = Package(
         .executable(name: "chat-host-example", targets: ["ChatHostExample"]),
         .executable(name: "mediation-bench", targets: ["MediationBenchmarks"]),
         .executable(name: "simulation-speed", targets: ["SimulationSpeed"]),
+        .executable(name: "experiment-simulation", targets: ["ExperimentSimulation"]),
     ],
     targets: [
         // MARK: Core
@@ -132,6 +133,14 @@ let package = Package(
             name: "SimulationSpeed",
             dependencies: ["Mediation", "Adapters", "MediationSimulation"],
             path: "Benchmarks/SimulationSpeed",
+            swiftSettings: swiftSettings
+        ),
+
+        // The experiment report's statistics on simulated users (docs/experiments.md).
+        .executableTarget(
+            name: "ExperimentSimulation",
+            dependencies: ["MediationLearning", "MediationSimulation"],
+            path: "Benchmarks/ExperimentSimulation",
             swiftSettings: swiftSettings
         ),
 

@@ -22,6 +22,8 @@ enum HelpText {
       mediate validate [--config FILE]
       mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson
                        [--events-start DAY]] [--as-of DAY] [--json] [--write NEW.json]
+      mediate experiment report [--config FILE] (--events FILE.ndjson... | --user-days FILE.csv...)
+                                [--as-of DAY] [--json] [--report FILE.html]
       mediate simulate --placement ID [--config FILE] [--market FILE] [--seed N]
                        [--auctions N | --duration D [--rate R] [--window W]]
                        [--json] [--jobs K] [--report FILE.html]
@@ -70,6 +72,10 @@ enum HelpText {
                          rollback in one command, once it verifies with KEY or --public-key);
                          --rollout: only PERCENT of installs take it
       config verify      say whether SIGNED verifies with KEY.pub and builds (exit 65 if not)
+      experiment report  each experiment's variants (users, requests, fill, eCPM, revenue per
+                         user), the split check and the difference to control per user with an
+                         always-valid interval, from engine events or a warehouse's per-user
+                         CSV (docs/experiments.md)
       optimize           learn each fixed-price line item's eCPM from the networks' revenue
                          reports (CSV: day,network,ad_unit_id,impressions,revenue,currency),
                          with its 90 % interval and decision (docs/learning.md); --events: the

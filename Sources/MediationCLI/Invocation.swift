@@ -16,6 +16,9 @@ enum Invocation: Equatable, Sendable {
     case config(ConfigTool)
     /// `mediate optimize --reports FILE.csv… [--config FILE] …`: learned eCPMs.
     case optimize(OptimizeOptions)
+    /// `mediate experiment report --config C --events E.ndjson… | --user-days U.csv… …`: an
+    /// experiment's result per variant.
+    case experiment(ExperimentOptions)
 }
 
 /// The options of `mediate networks`.

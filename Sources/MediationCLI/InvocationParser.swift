@@ -11,6 +11,7 @@ import MediationSimulation
 /// mediate validate [--config FILE]
 /// mediate networks [--config FILE] [--json]
 /// mediate optimize --reports FILE.csv... [--config FILE] [--events FILE [--events-start DAY]] [--as-of DAY] [--json] [--write FILE]
+/// mediate experiment report [--config FILE] (--events FILE... | --user-days FILE...) [--as-of DAY] [--json] [--report FILE]
 /// mediate --help | -h
 /// mediate --version | -V
 /// ```
@@ -43,6 +44,9 @@ enum InvocationParser {
         // `mediate config sign` takes a `--version N` of its own.
         if arguments.first == "config" {
             return .config(try ConfigTool.parse(Array(arguments.dropFirst())))
+        }
+        if arguments.first == "experiment" {
+            return .experiment(try ExperimentOptions.parse(Array(arguments.dropFirst())))
         }
         if arguments.first == "optimize" {
             return .optimize(try OptimizeOptionsParser.parse(Array(arguments.dropFirst())))

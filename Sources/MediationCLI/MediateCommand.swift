@@ -74,6 +74,8 @@ enum MediateCommand {
             return await ConfigCommand.run(tool, environment: environment)
         case .optimize(let options):
             return await OptimizeCommand.run(options, environment: environment)
+        case .experiment(let options):
+            return await ExperimentCommand.run(options, environment: environment)
         case .run(let options):
             if options.usesWatchMode {
                 return await WatchCommand.run(options, environment: environment)
