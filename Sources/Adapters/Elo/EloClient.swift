@@ -224,8 +224,6 @@ package actor EloClient {
         inFlight[requestID] = nil
 
         switch outcome {
-        case .timedOut:
-            return .noFill(.timeout)
         case .cancelled:
             return .error(EloError(.cancelled, "request cancelled"))
         case .response(.failure(let error)):
