@@ -74,7 +74,7 @@ public struct LineItem: Hashable, Sendable {
 
 extension MediationConfiguration.Placement {
     /// How a placement values its fixed-price line items (engine rule R23).
-    public enum Exploration: String, Sendable, Hashable, Codable {
+    package enum Exploration: String, Sendable, Hashable, Codable {
         /// At their configured eCPM (the default).
         case off
         /// Thompson sampling: each auction values a fixed-price line item at a draw from its
@@ -117,7 +117,7 @@ extension MediationConfiguration {
         /// The sources in config order (the last tie-break, R5).
         public var sources: [LineItem]
         /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
-        public var exploration: Exploration = .off
+        package var exploration: Exploration = .off
 
         /// Creates a placement configuration.
         public init(
