@@ -12,12 +12,9 @@ import Mediation
 /// - `endpoint`: `sandbox` uses ``EloSandboxServer`` at `https://sandbox.elo.test` over the
 ///   sandbox transport; a URL uses the live transport with that base URL.
 /// - `timeout`: the client's request timeout, at most 3 s.
-/// - The identity record (user identifier and user data) is kept in the environment's
-///   `secureStore` (the platform Keychain: encrypted at rest, this device only) under
-///   `elo.identity.<network id>`; without one, in memory for the process. It is never written in
-///   plaintext: a plaintext file of an earlier version (`<storage>/elo/<network id>-identity.json`)
-///   is moved into the store in use and deleted. The anonymous per-install id is not part of
-///   it: it is per install, in the environment's `stateStore` under `elo.<network id>.install_id`.
+/// - The only id sent is the anonymous per-install id, kept in the environment's `stateStore`
+///   under `elo.<network id>.install_id`. A plaintext identity file of an earlier version
+///   (`<storage>/elo/<network id>-identity.json`) is deleted unread.
 package struct EloAdapterFactory: NetworkAdapterFactory {
     /// `"elo"`.
     public let kind = "elo"
@@ -53,10 +50,10 @@ package struct EloAdapterFactory: NetworkAdapterFactory {
         }
         let logLevel = try settings.choice("log_level", among: [("verbose", EloLogLevel.verbose), ("debug", .debug), ("info", .info), ("warn", .warn), ("error", .error), ("none", .none)]) ?? .warn
         let noBidRate = try settings.number("sandbox_no_bid_rate", in: 0...1) ?? 0.1
-        // Contact details travel over HTTPS (Elo document, "EloUserData"): an endpoint given in
-        // code rather than through the configuration loader meets the loader's rule too.
+        // The user's chat and device signals travel over HTTPS: an endpoint given in code rather
+        // than through the configuration loader meets the loader's rule too.
         if case .url(let url) = network.endpoint, url.scheme?.lowercased() != "https", !["127.0.0.1", "localhost"].contains(url.host ?? "") {
-            throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "Elo requests carry the user's contact details: use https (plain http for 127.0.0.1 or localhost only)")
+            throw ConfigurationError(code: .invalidValue, path: "networks.\(network.id).endpoint", message: "Elo requests carry the user's chat messages: use https (plain http for 127.0.0.1 or localhost only)")
         }
         let connection = NetworkConnection(for: network, environment: environment, sandboxURL: EloSandboxServer.baseURL) {
             EloSandboxServer(seed: environment.seed, noBidRate: noBidRate)
@@ -72,11 +69,8 @@ package struct EloAdapterFactory: NetworkAdapterFactory {
             geoLocationPrecision: precision,
             requestTimeout: network.timeout ?? EloConfiguration.maximumRequestTimeout
         )
-        let store: any EloIdentityStore = environment.secureStore.map {
-            SecureEloIdentityStore(store: $0, key: SecureEloIdentityStore.key(forNetwork: network.id))
-        } ?? InMemoryEloIdentityStore()
         if let directory = environment.storageDirectory {
-            EloLegacyIdentityFile.migrate(from: directory, network: network.id, into: store, logger: environment.logger)
+            EloLegacyIdentityFile.delete(in: directory, network: network.id, logger: environment.logger)
         }
         let client = EloClient(
             configuration: configuration,
@@ -84,10 +78,8 @@ package struct EloAdapterFactory: NetworkAdapterFactory {
             transport: connection.transport,
             clock: environment.clock,
             logger: environment.logger,
-            identityStore: store,
             stateStore: environment.stateStore
         )
-        // A withdrawal the host already knows at launch erases the stored identity before anything runs.
         client.hostPrivacyDidChange(environment.requestTemplate.privacy)
         return EloAdapter(network: network.id, client: client)
     }

@@ -5,17 +5,13 @@ import Mediation
 /// singleton), configured once at creation by the adapter's factory. The engine drives it
 /// through ``loadAd(for:)``, ``hostPrivacyDidChange(_:)``, ``forgetUser()`` and ``shutdown()``;
 /// the seed's other calls (re-configure, enable / disable, preload, the geo toggle, the user
-/// identity setters, the debug observer) have no engine or host caller and are not offered.
+/// identity setters, the debug observer) have no engine or host caller and are not offered, so
+/// the only id it sends is the anonymous per-install id (``EloInstallID``).
 /// - After ``shutdown()`` a load answers no fill `notConfigured`.
-/// - ``shutdown()`` cancels the requests in flight, erases the stored user identifier and user
-///   data, and stops the tracking of every ad handed out before: nothing is sent afterwards
-///   (engine rule R18).
+/// - ``shutdown()`` cancels the requests in flight and stops the tracking of every ad handed out
+///   before: nothing is sent afterwards (engine rule R18).
 /// - Each request carries the earlier of its own deadline and 3 s as its `tmax`. The engine
 ///   enforces a source's one limit and cancels the request at it (no second timer here).
-/// - After the host's consent withdrawal (`AdRequest.Privacy.userConsent == false`) the stored user
-///   identifier and user data are erased at once (``hostPrivacyDidChange(_:)``).
-/// - The stored identity record is untrusted input (engine rule R21): each field is checked when
-///   it is read back, and a bad one discarded with a warning.
 package actor EloClient {
     /// The client's version string for support tickets.
     package static let sdkVersion = EloRequestBuilder.sdkVersion
@@ -23,7 +19,6 @@ package actor EloClient {
     private let transport: any HTTP.Transport
     private let clock: any MediationClock
     private let logger: any MediationLogger
-    private let identityStore: any EloIdentityStore
     private let stateStore: any StateStore
     private let wallClock: @Sendable () -> Date
     private let makeID: @Sendable () -> String
@@ -31,10 +26,9 @@ package actor EloClient {
 
     private var configuration: EloConfiguration?
     private var currentSessionID: String?
-    /// The identity record, in a lock box rather than the actor, so that the host's consent
-    /// withdrawal erases it synchronously (``hostPrivacyDidChange(_:)``). Every change is read,
-    /// changed and written under the lock: one write per change, never two changes mixed.
-    private let identity: Locked<EloIdentityRecord>
+    /// The anonymous per-install id, in a lock box rather than the actor, so that the pings of
+    /// ads handed out earlier read it as they leave.
+    private let identity: Locked<String>
     /// The host's latest privacy signals (``hostPrivacyDidChange(_:)``, each request), read by the
     /// pings of ads handed out earlier as they leave; `nil` before any.
     private let hostPrivacy = Locked<AdRequest.Privacy?>(nil)
@@ -51,7 +45,6 @@ package actor EloClient {
     ///   - transport: HTTP (URLSession, sandbox, or a test fake).
     ///   - clock: the clock deadlines and browser dwell are measured on.
     ///   - logger: where warnings go (never chat content or user data).
-    ///   - identityStore: where the identity record (user identifier and user data) persists.
     ///   - stateStore: where the per-install id persists (``EloInstallID``).
     ///   - now: wall-clock time, for the `createdAt` rules and event timestamps.
     ///   - makeID: makes request, session and install ids (default random UUIDs).
@@ -61,7 +54,6 @@ package actor EloClient {
         transport: any HTTP.Transport,
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
-        identityStore: any EloIdentityStore = InMemoryEloIdentityStore(),
         stateStore: any StateStore = MemoryStateStore(),
         now: @escaping @Sendable () -> Date = { Date() },
         makeID: @escaping @Sendable () -> String = { UUID().uuidString }
@@ -69,37 +61,13 @@ package actor EloClient {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.identityStore = identityStore
         self.stateStore = stateStore
         self.wallClock = now
         self.makeID = makeID
         self.network = network
-        var record: EloIdentityRecord
-        var rewrite = false
-        do {
-            // The stored record is untrusted (engine rule R21): each field is checked, a bad
-            // one discarded with a warning naming the field, never its value.
-            let (checked, problems) = EloIdentityRules.checkedStoredRecord(try identityStore.read())
-            record = checked
-            for problem in problems {
-                logger.warning("stored identity record: \(problem) discarded (not a value this client writes)", source: network)
-            }
-            rewrite = !problems.isEmpty
-        } catch {
-            logger.warning("identity record unreadable, starting empty: \(error.message)", source: network)
-            record = EloIdentityRecord()
-        }
-        // Per install (never the record's, which the Keychain keeps across a reinstall): an
-        // install id in an older version's record is ignored.
         let (installID, installWarnings) = EloInstallID.load(from: stateStore, network: network, makeID: makeID)
         for warning in installWarnings { logger.warning(warning, source: network) }
-        record.installID = installID
-        if rewrite {
-            do { try identityStore.write(record.withoutInstallID) } catch {
-                logger.warning("identity record not stored, kept in memory: \(error.message)", source: network)
-            }
-        }
-        self.identity = Locked(record)
+        self.identity = Locked(installID)
         self.configuration = configuration
         logThreshold.withLock { $0 = configuration.logLevel }
         self.currentSessionID = makeID()
@@ -117,10 +85,9 @@ package actor EloClient {
     /// The session id, new on every ``forgetUser()``; `nil` after ``shutdown()``.
     package var sessionID: String? { currentSessionID }
 
-    /// Cancels the requests in flight (they answer `.error(.cancelled)`), erases the stored user
-    /// identifier and user data, stops the tracking of every ad handed
-    /// out before (no render, impression or browser event is sent afterwards, queued ones are
-    /// cancelled), and leaves the client unconfigured.
+    /// Cancels the requests in flight (they answer `.error(.cancelled)`), stops the tracking of
+    /// every ad handed out before (no render, impression or browser event is sent afterwards,
+    /// queued ones are cancelled), and leaves the client unconfigured.
     package func shutdown() {
         tracking.close()
         for race in inFlight.values { race.cancel() }
@@ -128,65 +95,39 @@ package actor EloClient {
         configuration = nil
         logThreshold.withLock { $0 = .warn }
         currentSessionID = nil
-        updateIdentity { record in record = EloIdentityRecord(installID: record.installID) }
     }
 
     // MARK: Identity
 
-    /// Forgets the user (the engine's ``MediationEngine/forgetUser()``): the stored user
-    /// identifier and user data are erased, a new install id replaces the old one (written in
-    /// the same record), and a configured client starts a new session id (the old one would link
-    /// the requests). The pings
-    /// of ads handed out earlier carry no visitor id afterwards (``pingVisitorID(loadedUnder:_:)``
-    /// sends only the ids of the ad's own request).
+    /// Forgets the user (the engine's ``MediationEngine/forgetUser()``): a new install id
+    /// replaces the old one (and is stored), and a configured client starts a new session id
+    /// (the old one would link the requests). The pings of ads handed out earlier carry no
+    /// visitor id afterwards (``pingVisitorID(loadedUnder:_:)`` sends only the id of the ad's
+    /// own request).
     package func forgetUser() {
         let newInstallID = makeID()
-        updateIdentity { record in record = EloIdentityRecord(installID: newInstallID) }
+        identity.withLock { $0 = newInstallID }
+        do { try EloInstallID.store(newInstallID, in: stateStore, network: network) } catch {
+            log(.warn, "install id not stored, kept in memory: \(error)")
+        }
         if configuration != nil { currentSessionID = makeID() }
-        log(.info, "user forgotten: identifier, user data and install id replaced")
+        log(.info, "user forgotten: install id replaced")
     }
 
-    /// The host's privacy signals changed, or came with a request: after a consent withdrawal in
-    /// the app's own prompt (`userConsent == false`) the stored user identifier and user data
-    /// are erased at once and synchronously (the anonymous install id stays), so that neither
-    /// leaves the device again, after a relaunch with the signal unset included. The engine's
-    /// privacy rules already keep them off every request while the signal says withdrawn; the
-    /// Elo document has no consent call of its own, so this is the engine's reading (as its
-    /// Nitx network's `consent(false)` deletes the profile). Signals that do not withdraw change
-    /// nothing. Idempotent.
+    /// The host's privacy signals changed, or came with a request: the pings of ads handed out
+    /// earlier read them as they leave (a withdrawal after the load is honoured).
     /// - Parameter privacy: the host's current signals.
     package nonisolated func hostPrivacyDidChange(_ privacy: AdRequest.Privacy) {
         hostPrivacy.withLock { $0 = privacy }
-        guard privacy.userConsent == false else { return }
-        let erased = updateIdentityIfChanged { record -> Bool in
-            guard record.userIdentifier != nil || record.userData != nil else { return false }
-            record = EloIdentityRecord(installID: record.installID)
-            return true
-        }
-        if erased {
-            log(.info, "consent withdrawn by the host's privacy signals: user identifier and user data erased")
-        }
     }
 
-    /// The stored user identifier (from a record an earlier version stored; nothing sets it now).
-    package var userIdentifier: String? { identity.withLock { $0.userIdentifier } }
-
-    /// The stored user data (from a record an earlier version stored; nothing sets it now).
-    package var userData: EloUserData? { identity.withLock { $0.userData } }
-
     /// The anonymous per-install id (``EloInstallID``).
-    package var installID: String? { identity.withLock { $0.installID } }
+    package var installID: String { identity.withLock { $0 } }
 
-    /// The visitor id sent with requests and pings: the user identifier, else the install id.
-    package var visitorID: String { identity.withLock { $0.userIdentifier ?? $0.installID ?? "" } }
-
-    /// The visitor id for a request with `privacy`: the publisher's identifier unless the user
-    /// refused or withdrew consent (it is first-party identity); else the install id where it
-    /// may leave the device (``allowsInstallID(_:coppa:tfua:)``); else none.
+    /// The visitor id for a request with `privacy`: the install id where it may leave the device
+    /// (``allowsInstallID(_:coppa:tfua:)``); else none.
     private func visitorID(for privacy: AdRequest.Privacy, _ configuration: EloConfiguration) -> String? {
-        let allowsIdentity = PrivacyRules.allowsIdentity(privacy)
-        let allowsInstall = Self.allowsInstallID(privacy, coppa: configuration.coppa, tfua: configuration.tfua)
-        return identity.withLock { (allowsIdentity ? $0.userIdentifier : nil) ?? (allowsInstall ? $0.installID : nil) }
+        Self.allowsInstallID(privacy, coppa: configuration.coppa, tfua: configuration.tfua) ? identity.withLock { $0 } : nil
     }
 
     /// Whether the anonymous per-install id may leave the device: not where the user said no.
@@ -205,63 +146,21 @@ package actor EloClient {
     }
 
     /// The visitor id the pings of an ad loaded under `privacy` send, read as each ping leaves
-    /// (a withdrawal after the load is honoured by the ad's later pings): the publisher's
-    /// identifier while neither the load's signals nor the host's current ones say consent was
-    /// withdrawn, else the install id where both allow it (``allowsInstallID(_:coppa:tfua:)``),
-    /// else none. Only an id the ad's own request could carry: never an identifier set or an
-    /// install id made after the load (a new user or a forgotten one), which would link the two.
+    /// (a withdrawal after the load is honoured by the ad's later pings): the install id where
+    /// both the load's signals and the host's current ones allow it
+    /// (``allowsInstallID(_:coppa:tfua:)``), else none. Only the id the ad's own request could
+    /// carry: never an install id made after the load (a forgotten user), which would link the two.
     /// - Parameters:
     ///   - privacy: the signals of the ad's request.
     ///   - configuration: the configuration the request was built from.
     /// - Returns: the reader the ad's tracker calls.
     private nonisolated func pingVisitorID(loadedUnder privacy: AdRequest.Privacy, _ configuration: EloConfiguration) -> @Sendable () -> String? {
-        let identityAtLoad = PrivacyRules.allowsIdentity(privacy)
         let installAtLoad = Self.allowsInstallID(privacy, coppa: configuration.coppa, tfua: configuration.tfua)
-        let (identifierAtLoad, installIDAtLoad) = identity.withLock { ($0.userIdentifier, $0.installID) }
+        let installIDAtLoad = identity.withLock { $0 }
         return { [identity, hostPrivacy] in
             let current = hostPrivacy.withLock { $0 }
-            let identityNow = identityAtLoad && (current.map(PrivacyRules.allowsIdentity) ?? true)
             let installNow = installAtLoad && (current.map { Self.allowsInstallID($0, coppa: false, tfua: false) } ?? true)
-            return identity.withLock { record -> String? in
-                if identityNow, let id = record.userIdentifier, id == identifierAtLoad { return id }
-                if installNow, let id = record.installID, id == installIDAtLoad { return id }
-                return nil
-            }
-        }
-    }
-
-    /// Changes the identity record and writes it, in one step under the lock; a failed write
-    /// keeps the change in memory, with a warning that names no value.
-    /// - Parameter change: changes the record (a `false` result leaves it unwritten).
-    @discardableResult
-    private nonisolated func updateIdentityIfChanged(_ change: (inout EloIdentityRecord) -> Bool) -> Bool {
-        let (changed, failure) = identity.withLock { record -> (Bool, EloStorageError?) in
-            var updated = record
-            guard change(&updated) else { return (false, nil) }
-            let installChanged = updated.installID != record.installID
-            record = updated
-            var installFailure: EloStorageError?
-            if installChanged, let id = updated.installID {
-                do { try EloInstallID.store(id, in: stateStore, network: network) } catch {
-                    installFailure = EloStorageError(message: "cannot write the install id: \(error)")
-                }
-            }
-            do throws(EloStorageError) {
-                try identityStore.write(updated.withoutInstallID)
-                return (true, installFailure)
-            } catch {
-                return (true, error)
-            }
-        }
-        if let failure { log(.warn, "identity record not stored, kept in memory: \(failure.message)") }
-        return changed
-    }
-
-    /// ``updateIdentityIfChanged(_:)`` for a change that always writes.
-    private nonisolated func updateIdentity(_ change: (inout EloIdentityRecord) -> Void) {
-        updateIdentityIfChanged { record -> Bool in
-            change(&record)
-            return true
+            return identity.withLock { id -> String? in installNow && id == installIDAtLoad ? id : nil }
         }
     }
 
@@ -294,7 +193,6 @@ package actor EloClient {
             requestID: requestID,
             sessionID: sessionID,
             visitorID: visitorID,
-            userData: userData,
             shareGeoLocation: configuration.shareGeoLocation,
             now: wallClock(),
             tmaxMilliseconds: Int((deadline - now).milliseconds.rounded(.down)),
@@ -326,8 +224,6 @@ package actor EloClient {
         inFlight[requestID] = nil
 
         switch outcome {
-        case .timedOut:
-            return .noFill(.timeout)
         case .cancelled:
             return .error(EloError(.cancelled, "request cancelled"))
         case .response(.failure(let error)):

@@ -3,9 +3,10 @@ import Mediation
 
 /// Elo's anonymous per-install id, kept in the engine's state store
 /// (``MediationEnvironment/stateStore``) under `elo.<network id>.install_id`: per install, it
-/// goes with the app (the app's own storage), never into the identity record in the
-/// Keychain, which survives a reinstall.
+/// goes with the app (the app's own storage).
 enum EloInstallID {
+    /// The longest install id kept, in characters (the client makes UUIDs).
+    static let maximumLength = 128
     /// The key of a network's install id: `elo.<network id>.install_id`.
     static func key(forNetwork network: String) -> String {
         "elo.\(network).install_id"
@@ -22,14 +23,14 @@ enum EloInstallID {
         do {
             let stored = try store.update(key) { current -> Data? in
                 if let current {
-                    if let text = String(data: current, encoding: .utf8), EloIdentityRules.isInstallID(text) { return current }
+                    if let text = String(data: current, encoding: .utf8), isInstallID(text) { return current }
                     warnings.append("stored \(key) discarded (not a value this client writes): a new install id is made")
                 }
                 let id = makeID()
                 made = id
                 return Data(id.utf8)
             }
-            if let stored, let text = String(data: stored, encoding: .utf8), EloIdentityRules.isInstallID(text) { return (text, warnings) }
+            if let stored, let text = String(data: stored, encoding: .utf8), isInstallID(text) { return (text, warnings) }
         } catch {
             warnings.append("install id not stored, kept in memory: \(error)")
         }
@@ -40,5 +41,18 @@ enum EloInstallID {
     /// - Throws: ``StateStoreError`` when it cannot be written.
     static func store(_ id: String, in store: any StateStore, network: String) throws(StateStoreError) {
         try store.setData(Data(id.utf8), forKey: key(forNetwork: network))
+    }
+
+    /// Whether a stored install id is one the client could have made: 1 to 128 characters of
+    /// `A-Z a-z 0-9 . _ : -`.
+    static func isInstallID(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= maximumLength && text.unicodeScalars.allSatisfy(isInstallIDCharacter)
+    }
+
+    private static func isInstallIDCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z", "0"..."9", ".", "_", ":", "-": true
+        default: false
+        }
     }
 }

@@ -9,9 +9,8 @@ import Mediation
 /// sharing is on, rounded to the configured precision; the advertising id (with `lmt` 0) only when
 /// tracking is authorized, not limited by the OS (OpenRTB `lmt`) and allowed by the privacy signals
 /// (``PrivacyRules``), else `lmt` 1 and the vendor id; COPPA / TFUA flags (from the configuration or
-/// the host's privacy signals); the user data only when none of COPPA, TFUA and GDPR applies and
-/// the user has not withdrawn consent (the client then sends no publisher's user identifier as
-/// the visitor id; the install id only where it may leave the device, else no `user.id`).
+/// the host's privacy signals); the install id as `user.id` only where it may leave the device
+/// (the client decides), else none. No user data: the engine offers no setter for it.
 struct EloRequestBuilder {
     /// Everything one request is built from.
     struct Input {
@@ -22,7 +21,6 @@ struct EloRequestBuilder {
         var sessionID: String
         /// The visitor id (`user.id`), `nil` where none may be sent.
         var visitorID: String?
-        var userData: EloUserData?
         var shareGeoLocation: Bool
         var now: Date
         var tmaxMilliseconds: Int
@@ -43,7 +41,6 @@ struct EloRequestBuilder {
         let privacy = request.privacy
         let coppa = input.configuration.coppa || privacy.coppa
         let tfua = input.configuration.tfua || privacy.underAgeOfConsent
-        let userDataAllowed = !(coppa || tfua || privacy.gdprApplies == true) && PrivacyRules.allowsIdentity(privacy)
 
         let imp = EloWireImp(
             id: "1",
@@ -55,14 +52,9 @@ struct EloRequestBuilder {
             displaymanagerver: sdkVersion,
             secure: 1
         )
-        let wireData = input.userData.flatMap { data -> EloWireUserData? in
-            guard userDataAllowed, !data.isEmpty else { return nil }
-            return EloWireUserData(age: data.age, gender: data.gender?.rawValue, email: data.email, phone: data.phone)
-        }
         let user = EloWireUser(
             id: input.visitorID,
-            consent: privacy.tcfConsentString,
-            ext: wireData.map { EloWireUserExt(data: $0) }
+            consent: privacy.tcfConsentString
         )
         let regs = EloWireRegs(
             coppa: coppa ? 1 : 0,

@@ -127,31 +127,11 @@ package struct EloWireDeviceExt: Codable, Sendable, Hashable {
 
 /// OpenRTB `user`.
 package struct EloWireUser: Codable, Sendable, Hashable {
-    /// The visitor id: the publisher's user identifier when set, else the anonymous per-install
-    /// id; omitted where neither may be sent (COPPA, TFUA, limit-ad-tracking, a withdrawal).
+    /// The visitor id: the anonymous per-install id; omitted where it may not be sent (COPPA,
+    /// TFUA, limit-ad-tracking, a withdrawal).
     package var id: String?
     /// The TCF consent string, when the host has one.
     package var consent: String?
-    /// First-party user data.
-    package var ext: EloWireUserExt?
-}
-
-/// `user.ext`: first-party data, never sent under COPPA, TFUA or GDPR.
-package struct EloWireUserExt: Codable, Sendable, Hashable {
-    /// Age, gender, email and phone as the publisher set them.
-    package var data: EloWireUserData?
-}
-
-/// `user.ext.data`.
-package struct EloWireUserData: Codable, Sendable, Hashable {
-    /// Age in years.
-    package var age: Int?
-    /// `male`, `female` or `other`.
-    package var gender: String?
-    /// Email as supplied (the server normalizes and hashes it).
-    package var email: String?
-    /// Phone in E.164 as supplied.
-    package var phone: String?
 }
 
 /// OpenRTB `regs`.

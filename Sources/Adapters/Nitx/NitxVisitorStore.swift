@@ -95,13 +95,6 @@ struct NitxVisitorStore {
         }
     }
 
-    /// Applies a normalised, hashed identify call (buffered in memory until consent).
-    mutating func apply(_ update: NitxProfileUpdate) {
-        guard enabled else { return }
-        profile.apply(update)
-        persistProfile()
-    }
-
     /// Forgets the visitor and starts a new one.
     /// - Returns: the forgotten visitor id.
     mutating func reset() -> String? {

@@ -2,7 +2,7 @@ extension AuctionTrace {
     /// What a trace says about its placement's configuration: format, banner sizing, slot, floor,
     /// mode and refresh. JSON: `{"format", "sizing", "slot": {"max_width", "max_height"}, "floor",
     /// "mode", "refresh_seconds", "deadline_ms"}` (absent values omitted).
-    public struct PlacementSummary: Hashable, Sendable, Codable {
+    package struct PlacementSummary: Hashable, Sendable, Codable {
         /// The ad format.
         public package(set) var format: AdFormat
         /// `anchored` or `inline` for banners; `nil` otherwise.

@@ -280,7 +280,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         set { change { $0.deadlineMilliseconds = newValue } }
     }
     /// The placement's configuration as this auction ran it, if known.
-    public package(set) var placement: AuctionTrace.PlacementSummary? {
+    package var placement: AuctionTrace.PlacementSummary? {
         get { storage.value.placement }
         set { change { $0.placement = newValue } }
     }

@@ -78,7 +78,7 @@ public struct LineItem: Hashable, Sendable {
 
 extension MediationConfiguration.Placement {
     /// How a placement values its fixed-price line items (engine rule R23).
-    public enum Exploration: String, Sendable, Hashable, Codable {
+    package enum Exploration: String, Sendable, Hashable, Codable {
         /// At their configured eCPM (the default).
         case off
         /// Thompson sampling: each auction values a fixed-price line item at a draw from its
@@ -121,7 +121,7 @@ extension MediationConfiguration {
         /// The sources in config order (the last tie-break, R5).
         public var sources: [LineItem]
         /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
-        public var exploration: Exploration = .off
+        package var exploration: Exploration = .off
         /// Its audience segments (`segments`), in order: the first whose predicate matches an
         /// auction's audience changes the placement for that auction; the last is the default.
         /// Empty when the placement has none.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What the host supplies to the engine and to every network's adapter: time, logging,
-/// randomness, HTTP, storage (plain, secure, and the engine's state store) and the host's
+/// randomness, HTTP, storage (a directory, and the engine's state store) and the host's
 /// request signals.
 public struct MediationEnvironment: Sendable {
     /// The clock every auction, refresh, expiry and adapter waits on, and on which the engine
@@ -23,10 +23,6 @@ public struct MediationEnvironment: Sendable {
     /// A directory where adapters may keep non-secret state (consent, last-shown times);
     /// `nil` keeps it in memory for the process. Identity never goes there.
     public var storageDirectory: URL?
-    /// The host's secure store (the platform Keychain) where adapters keep identity (the Elo
-    /// user identifier and user data), encrypted at rest on this device only; `nil` keeps such
-    /// state in memory for the process.
-    public var secureStore: (any SecureStore)?
     /// The screen, device, app and privacy signals copied into every request; replace it at run
     /// time with ``MediationEngine/updateRequestTemplate(_:)``.
     public var requestTemplate: RequestTemplate
@@ -53,7 +49,6 @@ public struct MediationEnvironment: Sendable {
     ///   - transport: the HTTP transport for URL endpoints (default: each network's own).
     ///   - sandboxLatency: the sandboxes' simulated round trip (default zero).
     ///   - storageDirectory: where adapters may keep non-secret state (default: memory only).
-    ///   - secureStore: where adapters keep identity (default: memory only).
     ///   - requestTemplate: the host's request signals.
     ///   - wallClock: the wall clock for traces' `started_at` (default `Date()`).
     ///   - stateStore: where the engine keeps state across launches (default: memory only).
@@ -64,14 +59,13 @@ public struct MediationEnvironment: Sendable {
         transport: (any HTTP.Transport)? = nil,
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
-        secureStore: (any SecureStore)? = nil,
         requestTemplate: RequestTemplate = RequestTemplate(),
         wallClock: @escaping @Sendable () -> Date = { Date() },
         stateStore: any StateStore = MemoryStateStore()
     ) {
         self.init(
             clock: clock, logger: logger, seed: seed, transport: transport, sandboxLatency: sandboxLatency,
-            storageDirectory: storageDirectory, secureStore: secureStore, requestTemplate: requestTemplate,
+            storageDirectory: storageDirectory, requestTemplate: requestTemplate,
             exchangeRecorder: nil, wallClock: wallClock, stateStore: stateStore
         )
     }
@@ -84,7 +78,6 @@ public struct MediationEnvironment: Sendable {
         transport: (any HTTP.Transport)? = nil,
         sandboxLatency: Duration = .zero,
         storageDirectory: URL? = nil,
-        secureStore: (any SecureStore)? = nil,
         requestTemplate: RequestTemplate = RequestTemplate(),
         exchangeRecorder: HTTPExchangeRecorder?,
         wallClock: @escaping @Sendable () -> Date = { Date() },
@@ -96,7 +89,6 @@ public struct MediationEnvironment: Sendable {
         self.transport = transport
         self.sandboxLatency = sandboxLatency
         self.storageDirectory = storageDirectory
-        self.secureStore = secureStore
         self.requestTemplate = requestTemplate
         self.exchangeRecorder = exchangeRecorder
         self.wallClock = wallClock

@@ -99,18 +99,17 @@ actor RemoteConfigurationUpdater {
     func settled(sleep: @escaping @Sendable (Duration) async -> Void) async {
         while let running = checking, givenUpCheck != checkNumber {
             let number = checkNumber
-            let (outcomes, continuation) = AsyncStream.makeStream(of: Bool.self)
+            // The first of the check's end (true) and the real-time budget (false).
+            let gate = FirstOf<Bool>()
             let answer = Task {
                 _ = await running.value
-                continuation.yield(true)
+                gate.resume(true)
             }
             let budget = Task { [timeout = settings.timeout] in
                 await sleep(timeout)
-                continuation.yield(false)
+                gate.resume(false)
             }
-            var iterator = outcomes.makeAsyncIterator()
-            let ended = await iterator.next() ?? true
-            continuation.finish()
+            let ended = await gate.value(ifCancelled: true)
             answer.cancel()
             budget.cancel()
             if !ended { givenUpCheck = number }

@@ -73,7 +73,7 @@ package enum StateStoreKey {
 ///   (the highest configuration version applied) is read, compared and raised under it.
 /// - Keys are short names chosen by the engine (`config.cache`, `install.id`,
 ///   `health.<network id>`), at most 200 bytes of UTF-8.
-/// - Nothing here is secret: identity a network keeps goes to its ``SecureStore``.
+/// - Nothing here is secret: ids, caches and digests, never a raw user identity.
 public protocol StateStore: Sendable {
     /// The value stored under `key`, or `nil` when there is none.
     /// - Parameter key: the key.

@@ -7,11 +7,13 @@ import Glibc
 import Musl
 #endif
 
-/// Reads a file the engine or an adapter keeps on disk as untrusted input (engine rule R21):
-/// only a regular file, never through a symbolic link, never blocking (a FIFO or a device at the
-/// path is refused, not opened for a read that waits), and never more than a bound. The bound
-/// holds whatever sits at the path: a link to a larger file, or to `/dev/zero`, is refused
-/// before a byte is read.
+/// The one bounded file reader. It reads a file the engine or an adapter keeps on disk as
+/// untrusted input (engine rule R21), and (``BoundedFile``) a file a person names: only a
+/// regular file, never blocking (a FIFO or a device at the path is refused, not opened for a
+/// read that waits), and never more than a bound, cut one byte past it for a file that grows
+/// while read. Stored files are never read through a symbolic link; the bound holds whatever
+/// sits at the path: a link to a larger file, or to `/dev/zero`, is refused before a byte is
+/// read.
 package enum UntrustedFile {
     /// Why a file was not read.
     package enum Failure: Error, Sendable, Hashable {
@@ -19,6 +21,8 @@ package enum UntrustedFile {
         case unreadable(String)
         /// The file must not be trusted (a symbolic link, not a regular file): why.
         case refused(String)
+        /// The path is a directory.
+        case directory
         /// The file is larger than the limit: its size in bytes.
         case tooLarge(Int)
 
@@ -26,20 +30,23 @@ package enum UntrustedFile {
         package var reason: String {
             switch self {
             case .unreadable(let reason), .refused(let reason): reason
+            case .directory: "it is a directory, not a regular file"
             case .tooLarge(let size): "the file of \(size) bytes is over the limit"
             }
         }
     }
 
-    /// Reads the regular file at `path` without following a symbolic link.
+    /// Reads the regular file at `path`.
     /// - Parameters:
     ///   - path: the file.
     ///   - limit: the most bytes accepted (a larger file is refused); `nil` for no bound (only
     ///     with `prefix`).
     ///   - prefix: read only the file's first `prefix` bytes.
+    ///   - followingLinks: whether a symbolic link at the path is followed (a file a person
+    ///     names); by default it is refused (a stored file).
     /// - Returns: the bytes, `nil` when there is no file, or why it was not read.
-    package static func contents(_ path: String, limit: Int?, prefix: Int? = nil) -> Result<Data?, Failure> {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    package static func contents(_ path: String, limit: Int?, prefix: Int? = nil, followingLinks: Bool = false) -> Result<Data?, Failure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else {
             if errno == ENOENT { return .success(nil) }
             if errno == ELOOP { return .failure(.refused("it is a symbolic link")) }
@@ -48,6 +55,7 @@ package enum UntrustedFile {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return .failure(.unreadable(errorText())) }
+        if (status.st_mode & S_IFMT) == S_IFDIR { return .failure(.directory) }
         guard (status.st_mode & S_IFMT) == S_IFREG else { return .failure(.refused("it is not a regular file")) }
         if let limit, Int(status.st_size) > limit {
             return .failure(.tooLarge(Int(status.st_size)))

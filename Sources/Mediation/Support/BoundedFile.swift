@@ -1,10 +1,10 @@
 import Foundation
 
-/// The one way an input file given by a person is read (a configuration, a key, a signed
-/// configuration, a revenue report, an event log): only a regular file (through a symbolic
-/// link; a FIFO's open would block until a writer came, a device would never end), refused
-/// unread when its size is over the limit, and read at most one byte past the limit (a file
-/// that grows while read).
+/// How an input file given by a person is read (a configuration, a key, a signed
+/// configuration, a revenue report, an event log): through the one bounded reader,
+/// ``UntrustedFile``, following a symbolic link (a FIFO or a device is refused, a file over the
+/// limit refused unread, one that grows while read cut one byte past it), with failures a
+/// command can word.
 package enum BoundedFile {
     /// Why a file was not read.
     package enum Failure: Error, Equatable, Sendable {
@@ -37,27 +37,20 @@ package enum BoundedFile {
         limit % (1 << 20) == 0 ? "\(limit >> 20) MiB" : "\(DecimalText.trimmed(Double(limit) / Double(1 << 20), minimumDigits: 0, maximumDigits: 2)) MiB"
     }
 
-    /// The bytes of the regular file at `url`, at most `limit` of them.
+    /// The bytes of the regular file at `url` (through a symbolic link), at most `limit` of
+    /// them, read by ``UntrustedFile``.
     /// - Parameters:
     ///   - url: a file URL.
     ///   - limit: the most bytes accepted.
     /// - Returns: the bytes, or why they were not read.
     package static func read(_ url: URL, limit: Int) -> Result<Data, Failure> {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return .failure(.notFound) }
-        guard !isDirectory.boolValue else { return .failure(.directory) }
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
-        guard (attributes?[.type] as? FileAttributeType) == .typeRegular else { return .failure(.notRegular) }
-        // A file the system says is larger is refused unread; one that grows while read is cut
-        // one byte past the limit.
-        if let size = (attributes?[.size] as? NSNumber)?.uint64Value, size > UInt64(limit) { return .failure(.tooLarge(limit: limit)) }
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
-            return data.count <= limit ? .success(data) : .failure(.tooLarge(limit: limit))
-        } catch {
-            return .failure(.unreadable((error as NSError).localizedDescription))
+        switch UntrustedFile.contents(url.path, limit: limit, followingLinks: true) {
+        case .success(let data?): .success(data)
+        case .success(nil): .failure(.notFound)
+        case .failure(.directory): .failure(.directory)
+        case .failure(.refused): .failure(.notRegular)
+        case .failure(.tooLarge): .failure(.tooLarge(limit: limit))
+        case .failure(.unreadable(let reason)): .failure(.unreadable(reason))
         }
     }
 }

@@ -118,10 +118,10 @@ struct EloAdapterTests {
         #expect(transport.bidRequests.map(\.url.absoluteString) == ["https://bid.elo.test/rtb/v1/bid"])
     }
 
-    /// Contact details travel over HTTPS (Elo document, "EloUserData"): a configuration that
+    /// The user's chat travels over HTTPS: a configuration that
     /// gives Elo a plain-http endpoint off this device is refused where it is loaded, naming the
-    /// endpoint, and with an https endpoint every request Elo sends (the bid carrying the user
-    /// data, the analytics) is https.
+    /// endpoint, and with an https endpoint every request Elo sends (the bid carrying the chat,
+    /// the analytics) is https.
     @Test func contactDetailsTravelOnlyOverHTTPS() async throws {
         func json(_ endpoint: String) -> String {
             """
@@ -204,63 +204,15 @@ struct EloAdapterTests {
 
     static let elo = MediationConfiguration.Network(id: "elo", adapter: "elo", credentials: ["publisher_id": "p"])
 
-    @Test(arguments: [false, true])
-    func identityIsNeverWrittenInPlaintext(withSecureStore: Bool) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let keychain = withSecureStore ? MemorySecureStore() : nil
-        try keychain.map {
-            try SecureEloIdentityStore(store: $0, key: "elo.identity.elo").write(EloIdentityRecord(userIdentifier: "alice-account-7", userData: EloUserData(age: 30, email: "alice@example.com", phone: "+15551234567")))
-        }
-        let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory, secureStore: keychain)
-        let adapter = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        await adapter.forgetUser()  // writes the record (a new install id) where the factory keeps it
-        let written = try Self.filesText(under: directory)
-        #expect(!written.contains("alice"))
-        #expect(!written.contains("15551234567"))
-    }
-
-    @Test func withoutASecureStoreTheIdentityLivesInMemoryOnly() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let environment = MediationEnvironment(clock: ManualClock(), storageDirectory: directory)
-        let first = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        #expect(await first.client.userIdentifier == nil)
-        await first.forgetUser()
-        // Nothing of the identity is written in plain text where adapters may keep files.
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        #expect(files.isEmpty)
-    }
-
-    @Test func identityIsKeptInTheHostsSecureStore() async throws {
-        let keychain = MemorySecureStore()
-        let environment = MediationEnvironment(clock: ManualClock(), secureStore: keychain)
-        _ = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        // The install id is not the Keychain's (it is per install, in the state store).
-        #expect(keychain.keys.isEmpty)
-        // What an earlier version stored in the same item.
-        try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").write(EloIdentityRecord(userIdentifier: "alice", userData: EloUserData(email: "alice@example.com")))
-        #expect(keychain.keys == ["elo.identity.elo"])
-        let relaunched = try #require(try make(Self.elo, environment: environment) as? EloAdapter)
-        #expect(await relaunched.client.userIdentifier == "alice")
-        #expect(await relaunched.client.userData == EloUserData(email: "alice@example.com"))
-        await relaunched.shutdown()
-        #expect(try SecureEloIdentityStore(store: keychain, key: "elo.identity.elo").read().userIdentifier == nil)
-    }
-
-    @Test func legacyPlaintextFileIsMigratedAndDeleted() async throws {
+    @Test func legacyPlaintextFileIsDeletedUnread() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("elo-factory-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let legacy = EloLegacyIdentityFile.url(in: directory, network: "elo")
         try FileManager.default.createDirectory(at: legacy.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try JSONEncoder().encode(EloIdentityRecord(installID: "install-9", userIdentifier: "alice", userData: EloUserData(phone: "+15551234567"))).write(to: legacy)
-        let keychain = MemorySecureStore()
-        let adapter = try #require(try make(Self.elo, environment: MediationEnvironment(clock: ManualClock(), storageDirectory: directory, secureStore: keychain)) as? EloAdapter)
-        #expect(await adapter.client.userIdentifier == "alice")
-        #expect(await adapter.client.userData == EloUserData(phone: "+15551234567"))
+        try Data(#"{"installID": "install-9", "userIdentifier": "alice", "userData": {"phone": "+15551234567"}}"#.utf8).write(to: legacy)
+        let adapter = try #require(try make(Self.elo, environment: MediationEnvironment(clock: ManualClock(), storageDirectory: directory)) as? EloAdapter)
+        #expect(await adapter.client.installID != "install-9")
         #expect(!FileManager.default.fileExists(atPath: legacy.path))
-        #expect(keychain.keys == ["elo.identity.elo"])
         #expect(try !Self.filesText(under: directory).contains("alice"))
     }
 }

@@ -49,15 +49,6 @@ struct EloInstallIDTests {
         }
     }
 
-    /// The publisher's identifier is its own choice: it still replaces the install id under
-    /// limit-ad-tracking (only a withdrawal stops it).
-    @Test func thePublishersIdentifierStillGoesUnderLimitAdTracking() async throws {
-        let transport = EloFakeTransport()
-        let client = EloFixtures.client(transport: transport, store: InMemoryEloIdentityStore(EloIdentityRecord(userIdentifier: "user-42")))
-        _ = await client.loadAd(for: EloFixtures.request(privacy: AdRequest.Privacy(limitAdTracking: true)))
-        #expect(try transport.decodedBidRequests().first?.user.id == "user-42")
-    }
-
     /// An ad loaded while the install id could go, pinged after the host turned on
     /// limit-ad-tracking: the ping reads the signals as it leaves and carries no install id.
     @Test func pingsAfterALaterNoCarryNoInstallID() async throws {

@@ -10,7 +10,6 @@ struct EloRequestBuilderTests {
     func build(
         _ request: AdRequest = EloFixtures.request(),
         configuration: EloConfiguration = EloFixtures.configuration,
-        userData: EloUserData? = nil,
         shareGeo: Bool = true
     ) -> (request: EloWireBidRequest, warnings: [String]) {
         EloRequestBuilder.build(EloRequestBuilder.Input(
@@ -20,7 +19,6 @@ struct EloRequestBuilderTests {
             requestID: "req-1",
             sessionID: "session-1",
             visitorID: "visitor-1",
-            userData: userData,
             shareGeoLocation: shareGeo,
             now: now,
             tmaxMilliseconds: 2750,
@@ -230,27 +228,6 @@ struct EloRequestBuilderTests {
         #expect(wire.ext.elo.sdk_version == EloClient.sdkVersion)
     }
 
-    @Test func ageDoesNotSetCOPPAOrTFUA() {
-        let wire = build(userData: EloUserData(age: 9)).request
-        #expect(wire.regs.coppa == 0)
-        #expect(wire.regs.ext.tfua == 0)
-        #expect(wire.user.ext?.data?.age == 9)
-    }
-
-    @Test func userDataIsForwardedAsSupplied() {
-        let data = EloUserData(email: "  Alice@Example.COM ", phone: "+1 (555) 123-4567")
-        let wire = build(userData: data).request
-        #expect(wire.user.ext?.data?.email == "  Alice@Example.COM ")
-        #expect(wire.user.ext?.data?.phone == "+1 (555) 123-4567")
-    }
-
-    @Test func withdrawnConsentSendsNoUserData() throws {
-        let data = EloUserData(age: 34, email: "a@example.com")
-        let wire = build(EloFixtures.request(privacy: AdRequest.Privacy(userConsent: false)), userData: data).request
-        #expect(wire.user.ext == nil)
-        #expect(!String(decoding: try JSONEncoder().encode(wire), as: UTF8.self).contains("a@example.com"))
-    }
-
     @Test func regsCarryTheHostsSignals() {
         let privacy = AdRequest.Privacy(gdprApplies: false, tcfConsentString: "CP-TCF", usPrivacyString: "1YNN", gppString: "DBABM", gppSectionIDs: [7, 8])
         let wire = build(EloFixtures.request(privacy: privacy)).request
@@ -269,26 +246,5 @@ struct EloRequestBuilderTests {
         #expect(neither.coppa == 0)
         #expect(neither.ext.tfua == 0)
         #expect(neither.gdpr == nil)
-    }
-
-    @Test func userDataIsSentWhenNoRegulationApplies() {
-        let data = EloUserData(age: 34, gender: .female, email: "a@example.com", phone: "+15551234567")
-        let wire = build(userData: data).request
-        #expect(wire.user.ext?.data == EloWireUserData(age: 34, gender: "female", email: "a@example.com", phone: "+15551234567"))
-    }
-
-    @Test(arguments: [
-        (EloConfiguration(publisherID: "p", coppa: true), AdRequest.Privacy()),
-        (EloConfiguration(publisherID: "p", tfua: true), AdRequest.Privacy()),
-        (EloConfiguration(publisherID: "p"), AdRequest.Privacy(coppa: true)),
-        (EloConfiguration(publisherID: "p"), AdRequest.Privacy(underAgeOfConsent: true)),
-        (EloConfiguration(publisherID: "p"), AdRequest.Privacy(gdprApplies: true)),
-    ] as [(EloConfiguration, AdRequest.Privacy)])
-    func userDataIsNeverSentUnderCOPPATFUAOrGDPR(configuration: EloConfiguration, privacy: AdRequest.Privacy) throws {
-        let data = EloUserData(age: 34, email: "a@example.com")
-        let wire = build(EloFixtures.request(privacy: privacy), configuration: configuration, userData: data).request
-        #expect(wire.user.ext == nil)
-        let json = String(decoding: try JSONEncoder().encode(wire), as: UTF8.self)
-        #expect(!json.contains("a@example.com"))
     }
 }

@@ -13,7 +13,6 @@ struct EloSandboxServerTests {
             requestID: "req-1",
             sessionID: "s",
             visitorID: "v",
-            userData: nil,
             shareGeoLocation: true,
             now: EloFixtures.now,
             tmaxMilliseconds: 3000,

@@ -58,33 +58,6 @@ final class EloFakeTransport: HTTP.Transport {
     }
 }
 
-/// Records every write of an identity store.
-final class RecordingIdentityStore: EloIdentityStore {
-    private let state: Locked<(record: EloIdentityRecord, writes: [EloIdentityRecord])>
-
-    init(_ initial: EloIdentityRecord = EloIdentityRecord()) {
-        state = Locked((initial, []))
-    }
-
-    func read() throws(EloStorageError) -> EloIdentityRecord { state.withLock { $0.record } }
-
-    func write(_ record: EloIdentityRecord) throws(EloStorageError) {
-        state.withLock {
-            $0.record = record
-            $0.writes.append(record)
-        }
-    }
-
-    var writes: [EloIdentityRecord] { state.withLock { $0.writes } }
-    var record: EloIdentityRecord { state.withLock { $0.record } }
-}
-
-/// A store whose writes always fail.
-struct FailingIdentityStore: EloIdentityStore {
-    func read() throws(EloStorageError) -> EloIdentityRecord { EloIdentityRecord(userIdentifier: "alice") }
-    func write(_ record: EloIdentityRecord) throws(EloStorageError) { throw EloStorageError(message: "disk full") }
-}
-
 /// Sequential ids: `id-1`, `id-2`, ...
 final class SequentialIDs: Sendable {
     private let counter = Locked(0)
@@ -132,11 +105,10 @@ enum EloFixtures {
         clock: any MediationClock = ManualClock(),
         configuration: EloConfiguration = EloFixtures.configuration,
         logger: any MediationLogger = SilentLogger(),
-        store: any EloIdentityStore = InMemoryEloIdentityStore(),
         stateStore: any StateStore = MemoryStateStore(),
         ids: SequentialIDs = SequentialIDs()
     ) -> EloClient {
-        EloClient(configuration: configuration, transport: transport, clock: clock, logger: logger, identityStore: store, stateStore: stateStore, now: { EloFixtures.now }, makeID: ids.make)
+        EloClient(configuration: configuration, transport: transport, clock: clock, logger: logger, stateStore: stateStore, now: { EloFixtures.now }, makeID: ids.make)
     }
 
     /// A bid response echoing the request id, for the format the slot decides.

@@ -4,14 +4,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Mediation
 import MediationTestKit
 import Testing
 @testable import Adapters
 
 /// Red-team attacks on the plaintext identity file of earlier Elo versions, which building the
-/// adapter moves into the identity store (engine rule R21): its bound holds whatever sits at the
-/// path. A symbolic link (to an oversized record, to a device that never ends) or a FIFO is
-/// never followed or read: nothing is moved, a warning says so, and the link is deleted.
+/// adapter deletes unread: a symbolic link (to a record elsewhere, to a device that never ends)
+/// or a FIFO is never followed or read, only deleted itself.
 @Suite("Red team: Elo's legacy identity file")
 struct RedTeamEloLegacyFileTests {
     private static func directory() throws -> URL {
@@ -20,20 +20,16 @@ struct RedTeamEloLegacyFileTests {
         return url
     }
 
-    @Test("a symbolic link to an oversized record is not followed past the bound: nothing is moved, the link is deleted, its target kept")
+    @Test("a symbolic link to a record is not followed: the link is deleted, its target kept")
     func symlinkToAnOversizedRecord() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let target = directory.appendingPathComponent("elsewhere.json")
-        let padded = #"{"installID": "planted", "userIdentifier": "mallory"}"# + String(repeating: " ", count: EloIdentityRules.maximumStoredRecordBytes)
+        let padded = #"{"installID": "planted", "userIdentifier": "mallory"}"#
         try Data(padded.utf8).write(to: target)
         let legacy = EloLegacyIdentityFile.url(in: directory, network: "elo")
         try FileManager.default.createSymbolicLink(at: legacy, withDestinationURL: target)
-        let store = InMemoryEloIdentityStore()
-        let logger = RecordingLogger()
-        EloLegacyIdentityFile.migrate(from: directory, network: "elo", into: store, logger: logger)
-        #expect(try store.read() == EloIdentityRecord())
-        #expect(!logger.warnings.isEmpty)
+        EloLegacyIdentityFile.delete(in: directory, network: "elo", logger: SilentLogger())
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: legacy.path)) == nil) // the link is gone
         #expect(try Data(contentsOf: target) == Data(padded.utf8))
     }
@@ -48,11 +44,7 @@ struct RedTeamEloLegacyFileTests {
         case "dangling": try FileManager.default.createSymbolicLink(atPath: legacy.path, withDestinationPath: directory.appendingPathComponent("nothing").path)
         default: #expect(mkfifo(legacy.path, 0o600) == 0)
         }
-        let store = InMemoryEloIdentityStore()
-        let logger = RecordingLogger()
-        EloLegacyIdentityFile.migrate(from: directory, network: "elo", into: store, logger: logger)
-        #expect(try store.read() == EloIdentityRecord())
-        #expect(!logger.warnings.isEmpty, "\(kind)")
+        EloLegacyIdentityFile.delete(in: directory, network: "elo", logger: SilentLogger())
         #expect((try? FileManager.default.attributesOfItem(atPath: legacy.path)) == nil, "\(kind): still there")
     }
 }

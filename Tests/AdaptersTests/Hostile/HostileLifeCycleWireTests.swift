@@ -42,11 +42,9 @@ struct HostileLifeCycleWireTests {
     }
 
     /// The engine on `directory`, with the user's identity stored as an earlier version stored
-    /// it (the engine offers no identity or consent setter): Elo's identifier and user data in
-    /// the host's secure store, Nitx's consent record and hashed profile in `directory`.
+    /// it (the engine offers no identity or consent setter): Nitx's consent record and hashed
+    /// profile in `directory`.
     static func setUp(directory: URL, privacy: AdRequest.Privacy, trackingAuthorized: Bool = true, configuration: String = configuration) async throws -> Setup {
-        let keychain = MemorySecureStore()
-        try StoredIdentity.elo(EloIdentityRecord(userIdentifier: identifier, userData: EloUserData(age: 41, gender: .male, email: email, phone: phone)), in: keychain)
         try StoredIdentity.nitx([NitxProfile.Key.email: email, NitxProfile.Key.phone: phone, NitxProfile.Key.gender: "m", NitxProfile.Key.birthYear: "1985", NitxProfile.Key.city: "kutaisi", NitxProfile.Key.country: "ge"], in: directory)
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
@@ -57,7 +55,7 @@ struct HostileLifeCycleWireTests {
         let engine = try MediationEngine(
             configuration: MediationConfiguration(json: configuration, registry: .standard),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
             hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )

@@ -42,9 +42,6 @@ struct HostileScenario: Sendable, CustomTestStringConvertible {
     var expected: Expected
     /// Whether the other origin serves a valid answer this scenario redirects to.
     var redirectsToOtherOrigin = false
-    /// Whether the scenario moves megabytes (a body past the 8 MiB limit without a length):
-    /// on a loaded two-core machine its trace may end later past the deadline than others'.
-    var heavy = false
 
     /// `/elo-status500`: the path of the scenario's endpoint on the hostile server (and of its
     /// redirect target on the other one).
@@ -184,11 +181,6 @@ enum HostileScenarios {
             HostileScenario(network: .elo, name: name, routes: [route: [response]], expected: expected, redirectsToOtherOrigin: redirects)
         }
         let invalid = HostileScenario.Expected.error(kind: .invalidResponse, code: 1, httpStatus: nil, message: [])
-        func heavyScenario(_ attack: (String, LoopbackServer.Response)) -> HostileScenario {
-            var made = scenario(attack.0, attack.1, .fails)
-            made.heavy = true
-            return made
-        }
         let tracker = "\(otherBase)\(trackingPath)?e=imp"
         // One valid bid with 5000 impression trackers, then 3000 more bids.
         let manyBidsAndTrackers: [(String, Int)] = [
@@ -242,7 +234,7 @@ enum HostileScenarios {
             scenario("redirectSchemeChange", .redirect(307, to: "https://$HOSTPORT/elo-redirectSchemeChange/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused", "refused"])),
             scenario("redirectUserInfo", .redirect(307, to: "http://$HOSTPORT@evil.invalid/elo-redirectUserInfo/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused", "refused"])),
             scenario("noContent", noContent, .fails),
-        ] + transportAttacks.map(heavyScenario) + [
+        ] + transportAttacks.map { scenario($0.0, $0.1, .fails) } + [
             scenario("redirectOtherPortSameHost", .redirect(307, to: "\(otherBase)/elo-redirectOtherPortSameHost/v1/bid"), .error(kind: .server, code: EloErrorCode.redirectRefused.rawValue, httpStatus: 307, message: ["networkError: ", "redirectRefused", "refused"]), redirects: true),
         ]
     }
@@ -314,11 +306,7 @@ enum HostileScenarios {
                 "GET /api/ad-slots/show/SLOT-HOSTILE": [.redirect(302, to: "/nitx-redirectRelativeSameOrigin/api/ad-slots/show/SLOT-MOVED")],
                 "GET /api/ad-slots/show/SLOT-MOVED": [json(nitxAd)],
             ], expected: .wins(size: AdSize(width: 390, height: 61))),
-        ] + transportAttacks.map { attack in
-            var made = scenario(attack.0, attack.1, .fails)
-            made.heavy = true
-            return made
-        }
+        ] + transportAttacks.map { scenario($0.0, $0.1, .fails) }
     }
 
     // MARK: - Qartvelo
@@ -379,11 +367,7 @@ enum HostileScenarios {
                 "POST /v1/banner": [.redirect(307, to: "/qartvelo-redirectRelativeSameOrigin/v1/banner-moved")],
                 "POST /v1/banner-moved": [json(ad)],
             ], expected: .wins(size: AdSize(width: 390, height: 60))),
-        ] + transportAttacks.map { attack in
-            var made = scenario(attack.0, attack.1, .fails)
-            made.heavy = true
-            return made
-        } + [
+        ] + transportAttacks.map { scenario($0.0, $0.1, .fails) } + [
             scenario("bundleTooLargeNoLength", json(#"{"id":"qv","ad":{"creative_id":"cr-h5","type":"html5","w":320,"h":50,"bundle_url":"$SELF/qartvelo-bundleTooLargeNoLength/bundle"}}"#), .fails, bundle: {
                 var bundle = LoopbackServer.Response(bodyParts: [.init(text: "b", count: 3_000_000)])
                 bundle.noLength = true

@@ -4,30 +4,10 @@ import MediationTestKit
 import Testing
 @testable import Adapters
 
-/// A secure store full of garbage that counts every read and write.
-final class GarbageSecureStore: SecureStore {
-    private let state = Locked((reads: 0, writes: 0))
-    let garbage: Data
-
-    init(garbage: Data) { self.garbage = garbage }
-
-    func data(forKey key: String) throws(SecureStoreError) -> Data? {
-        state.withLock { $0.reads += 1 }
-        return garbage
-    }
-
-    func setData(_ data: Data?, forKey key: String) throws(SecureStoreError) {
-        state.withLock { $0.writes += 1 }
-    }
-
-    var reads: Int { state.withLock { $0.reads } }
-    var writes: Int { state.withLock { $0.writes } }
-}
-
 /// Stored values are untrusted input (engine rule R21), and Qartvelo and the fallback network
 /// keep nothing at all (the Qartvelo document's one cache is the loaded banner, in memory): with
-/// a storage directory and a secure store full of garbage, loads, shows, a consent withdrawal
-/// and shutdown read nothing from either, write nothing to either, and work as usual.
+/// a storage directory full of garbage, loads, shows, a consent withdrawal and shutdown read
+/// nothing from it, write nothing to it, and work as usual.
 @Suite("Qartvelo and fallback storage fuzz")
 struct QartveloStorageFuzzTests {
     @Test(arguments: [MatrixNetwork.qartvelo, .fallback], [
@@ -39,14 +19,13 @@ struct QartveloStorageFuzzTests {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("elo"), withIntermediateDirectories: true)
         let names = ["qartvelo.json", "qartvelo-qartvelo.json", "admob.json", "nitx-qartvelo.json", "elo/qartvelo-identity.json"]
         for name in names { try garbage.write(to: directory.appendingPathComponent(name)) }
-        let store = GarbageSecureStore(garbage: garbage)
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
         let logger = RecordingLogger()
         let engine = try MediationEngine(
             configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
             registry: .standard,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: store, requestTemplate: RequestTemplate(privacy: PrivacyMatrix.consentingCell.privacy))
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, requestTemplate: RequestTemplate(privacy: PrivacyMatrix.consentingCell.privacy))
         )
         let placement = try #require(engine.placement("matrix"))
         #expect(await placement.showOnce(on: clock) { await placement.reportClick($0) } != nil)
@@ -55,7 +34,6 @@ struct QartveloStorageFuzzTests {
             await engine.willResignActive()
             await engine.shutdown()
         }
-        #expect(store.reads == 0 && store.writes == 0)
         for name in names {
             #expect(try Data(contentsOf: directory.appendingPathComponent(name)) == garbage, "\(name) untouched")
         }

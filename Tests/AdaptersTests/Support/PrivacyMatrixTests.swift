@@ -81,9 +81,6 @@ struct PrivacyCell: Sendable, Hashable, CustomTestStringConvertible {
 
     /// What every document (and the engine's `PrivacyRules`) allows for the advertising id.
     var allowsAdvertisingID: Bool { !trackingNotAuthorized && !limitAdTracking && !coppa && !tfua && !consentWithdrawn }
-    /// The Elo document: user data never under COPPA, TFUA or GDPR; the engine: never after
-    /// consent is withdrawn.
-    var allowsEloUserData: Bool { !coppa && !tfua && gdpr == .notApplicable && !consentWithdrawn }
     /// Elo's anonymous install id: not where the user said no (COPPA, TFUA, limit-ad-tracking,
     /// a withdrawal).
     var allowsEloInstallID: Bool { !coppa && !tfua && !limitAdTracking && !consentWithdrawn }
@@ -160,16 +157,13 @@ enum PrivacyMatrix {
         var identifiers: [String]
     }
 
-    /// Runs one cell: the network's identity is stored as an earlier version stored it (Elo
-    /// identifier and user data; Nitx consent record and hashed profile; the engine offers no
-    /// setter), a visible view loads the placement, the host reports the ad shown and
+    /// Runs one cell: the network's identity is stored as an earlier version stored it (Nitx
+    /// consent record and hashed profile; the engine offers no setter), a visible view loads the placement, the host reports the ad shown and
     /// clicked (and, for Elo, its own browser), the app resigns active and goes to the
     /// background (queued events flush), and the engine shuts down.
     static func run(_ network: MatrixNetwork, _ cell: PrivacyCell) async throws -> Run {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keychain = MemorySecureStore()
-        try StoredIdentity.elo(EloIdentityRecord(userIdentifier: identifier, userData: EloUserData(age: 34, gender: .female, email: email, phone: phone)), in: keychain)
         try StoredIdentity.nitx([NitxProfile.Key.email: email, NitxProfile.Key.phone: phone, NitxProfile.Key.gender: "f", NitxProfile.Key.birthYear: "1990", NitxProfile.Key.city: "tbilisi", NitxProfile.Key.country: "ge"], in: directory)
         let clock = ManualClock()
         let wire = WireRecorder(clock: clock)
@@ -180,7 +174,7 @@ enum PrivacyMatrix {
         let engine = try MediationEngine(
             configuration: configuration(network, cell),
             registry: capturing.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
+            environment: MediationEnvironment(clock: clock, logger: logger, transport: wire, storageDirectory: directory, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
             hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: chat, id: "m-1")], screenName: "Chat") },
             onEvent: events.handler
         )
@@ -254,14 +248,8 @@ struct PrivacyMatrixTests {
         try #require(bids.count == 1)
         let bid = try JSONDecoder().decode(EloWireBidRequest.self, from: try #require(bids[0].body))
         let bidText = WireRecorder.text(of: bids[0])
-        // User data (Elo document: never under COPPA, TFUA or GDPR; engine: never after consent is withdrawn).
-        if cell.allowsEloUserData {
-            #expect(bid.user.ext?.data == EloWireUserData(age: 34, gender: "female", email: PrivacyMatrix.email, phone: PrivacyMatrix.phone))
-        } else {
-            #expect(bid.user.ext == nil)
-            #expect(!bidText.contains(PrivacyMatrix.email))
-            #expect(!bidText.contains("15557654321"))
-        }
+        // No user data: the engine offers none to send.
+        #expect(!bidText.contains(PrivacyMatrix.email))
         // The device identifier (ATT and limit-ad-tracking, OpenRTB lmt; engine: COPPA, TFUA, consent).
         if cell.allowsAdvertisingID {
             #expect(bid.device.ifa == PrivacyMatrix.idfa)
@@ -272,13 +260,9 @@ struct PrivacyMatrixTests {
             #expect(bid.device.lmt == 1)
             #expect(bid.device.ext?.ifv == PrivacyMatrix.idfv)
         }
-        // The publisher's identifier is identity: not after consent is withdrawn.
-        #expect((bid.user.id == PrivacyMatrix.identifier) == !cell.consentWithdrawn)
-        // The install id: the visitor id after a withdrawal only where it may be sent, else none.
+        // The install id: the visitor id only where it may be sent, else none.
         let installID = try #require(run.identifiers.first)
-        if cell.consentWithdrawn {
-            #expect(bid.user.id == (cell.allowsEloInstallID ? installID : nil))
-        }
+        #expect(bid.user.id == (cell.allowsEloInstallID ? installID : nil))
         if !cell.allowsEloInstallID {
             #expect(!run.requests.contains { WireRecorder.text(of: $0).contains(installID) }, "the install id was sent")
         }
@@ -296,13 +280,9 @@ struct PrivacyMatrixTests {
             for forbidden in [PrivacyMatrix.email, "15557654321", PrivacyMatrix.chat, PrivacyMatrix.idfa, "\"age\"", "female"] {
                 #expect(!text.contains(forbidden), "\(forbidden) in \(ping.url.path)")
             }
-            #expect(text.contains(PrivacyMatrix.identifier) == !cell.consentWithdrawn)
         }
         if !cell.allowsAdvertisingID {
             #expect(!run.requests.contains { WireRecorder.text(of: $0).contains(PrivacyMatrix.idfa) })
-        }
-        if cell.consentWithdrawn {
-            #expect(!run.requests.contains { WireRecorder.text(of: $0).contains(PrivacyMatrix.identifier) })
         }
     }
 
@@ -406,20 +386,20 @@ enum WithdrawalPath: String, Sendable, CaseIterable {
 /// The privacy matrix's withdrawal column: for every network, the user gives consent and an
 /// identity, withdraws, and the app is killed and relaunched with the signal unset (the host
 /// did not keep the answer). No identity the user withdrew leaves the device afterwards (Nitx:
-/// the profile; Elo: the publisher's user identifier and user data); the anonymous ids (Nitx's
+/// the profile; Elo keeps none); the anonymous ids (Nitx's
 /// visitor id, Elo's install id) stay, and the advertising id follows each launch's own OS
 /// signals.
 @Suite("Privacy matrix: withdraw, then relaunch with the signal unset", .serialized)
 struct PrivacyMatrixWithdrawalTests {
-    /// One launch of the app: an engine over persistent storage (a directory and a Keychain
-    /// stand-in), its wire, and the adapters it built.
+    /// One launch of the app: an engine over persistent storage (a directory), its wire, and
+    /// the adapters it built.
     struct Launch {
         let clock: ManualClock
         let wire: WireRecorder
         let engine: MediationEngine
         let capturing: PrivacyMatrix.CapturingRegistry
 
-        init(_ network: MatrixNetwork, userConsent: Bool?, directory: URL, keychain: MemorySecureStore) throws {
+        init(_ network: MatrixNetwork, userConsent: Bool?, directory: URL) throws {
             clock = ManualClock()
             wire = WireRecorder(clock: clock)
             capturing = PrivacyMatrix.CapturingRegistry()
@@ -429,7 +409,7 @@ struct PrivacyMatrixWithdrawalTests {
             engine = try MediationEngine(
                 configuration: PrivacyMatrix.configuration(network, PrivacyMatrix.consentingCell),
                 registry: capturing.registry,
-                environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, secureStore: keychain, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
+                environment: MediationEnvironment(clock: clock, transport: wire, storageDirectory: directory, requestTemplate: template, stateStore: try FileStateStore(directory: directory.appendingPathComponent("state"))),
                 hostContext: { _ in AdRequest.Context(messages: [AdRequest.Context.Message(role: .user, content: PrivacyMatrix.chat)]) }
             )
         }
@@ -458,19 +438,13 @@ struct PrivacyMatrixWithdrawalTests {
     func noIdentityTheUserWithdrewLeavesTheDevice(network: MatrixNetwork, path: WithdrawalPath) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-withdraw-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let keychain = MemorySecureStore()
         // The identity as an earlier version stored it (the engine offers no setter).
-        switch network {
-        case .elo:
-            try StoredIdentity.elo(EloIdentityRecord(userIdentifier: PrivacyMatrix.identifier, userData: EloUserData(age: 34, gender: .female, email: PrivacyMatrix.email, phone: PrivacyMatrix.phone)), in: keychain)
-        case .nitx:
+        if network == .nitx {
             try StoredIdentity.nitx([NitxProfile.Key.email: PrivacyMatrix.email, NitxProfile.Key.phone: PrivacyMatrix.phone, NitxProfile.Key.gender: "f"], in: directory)
-        case .qartvelo, .fallback:
-            break
         }
 
         // Launch 1: consent given, the identity stored; it goes out as the documents allow.
-        let first = try Launch(network, userConsent: true, directory: directory, keychain: keychain)
+        let first = try Launch(network, userConsent: true, directory: directory)
         var anonymousID: String?
         switch network {
         case .elo:
@@ -483,9 +457,8 @@ struct PrivacyMatrixWithdrawalTests {
         }
         try await first.showOnce()
         switch network {
-        case .elo: #expect(first.sent.contains(PrivacyMatrix.identifier) && first.sent.contains(PrivacyMatrix.email), "the identity went out before the withdrawal")
         case .nitx: #expect(first.sent.contains(Self.emailHash), "the profile went out before the withdrawal")
-        case .qartvelo, .fallback: break
+        case .elo, .qartvelo, .fallback: break
         }
 
         // The withdrawal, then an auction under it (launch 2 for the launch path).
@@ -497,10 +470,10 @@ struct PrivacyMatrixWithdrawalTests {
             first.engine.updateRequestTemplate(RequestTemplate(device: PrivacyMatrix.consentingCell.device, app: RequestTemplate.App(bundleID: "com.example.app"), privacy: privacy))
             underWithdrawal = first
         case .launch:
-            underWithdrawal = try Launch(network, userConsent: false, directory: directory, keychain: keychain)
+            underWithdrawal = try Launch(network, userConsent: false, directory: directory)
         }
         // At once, before any request: nothing the user withdrew is left in storage.
-        try Self.expectNothingWithdrawnStored(directory: directory, keychain: keychain)
+        try Self.expectNothingWithdrawnStored(directory: directory)
         let sentBefore = underWithdrawal.wire.requests.count
         try await underWithdrawal.showOnce()
         let sentUnderWithdrawal = underWithdrawal.wire.requests.dropFirst(sentBefore).map(WireRecorder.text(of:)).joined(separator: "\n")
@@ -509,19 +482,18 @@ struct PrivacyMatrixWithdrawalTests {
         }
 
         // The app is killed (no shutdown) and relaunched with the signal unset.
-        let relaunch = try Launch(network, userConsent: nil, directory: directory, keychain: keychain)
+        let relaunch = try Launch(network, userConsent: nil, directory: directory)
         try await relaunch.showOnce()
         let sent = relaunch.sent
         for value in Self.withdrawnIdentity {
             #expect(!sent.contains(value), "\(value) sent after the relaunch")
         }
-        try Self.expectNothingWithdrawnStored(directory: directory, keychain: keychain)
+        try Self.expectNothingWithdrawnStored(directory: directory)
         switch network {
         case .elo:
             // The install id stays the visitor id; the OS still authorizes the advertising id.
             let bid = try JSONDecoder().decode(EloWireBidRequest.self, from: try #require(relaunch.wire.requests.first { $0.url.path == "/v1/bid" }?.body))
             #expect(bid.user.id == anonymousID)
-            #expect(bid.user.ext == nil)
             #expect(bid.device.ifa == PrivacyMatrix.idfa)
         case .nitx:
             let ads = try #require(relaunch.wire.requests.first { $0.url.path == "/api/sdk/ads" })
@@ -538,16 +510,13 @@ struct PrivacyMatrixWithdrawalTests {
         await relaunch.clock.perform { await relaunch.engine.shutdown() }
     }
 
-    /// No file of the storage directory and no Keychain item holds the withdrawn identity.
-    static func expectNothingWithdrawnStored(directory: URL, keychain: MemorySecureStore) throws {
+    /// No file of the storage directory holds the withdrawn identity.
+    static func expectNothingWithdrawnStored(directory: URL) throws {
         var stored = ""
         if let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) {
             for case let url as URL in files where !url.hasDirectoryPath {
                 stored += String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self)
             }
-        }
-        for key in keychain.keys {
-            stored += String(decoding: (try keychain.data(forKey: key)) ?? Data(), as: UTF8.self)
         }
         for value in withdrawnIdentity + ["nitx.consent", "nitx.profile"] {
             #expect(!stored.contains(value), "\(value) still stored")

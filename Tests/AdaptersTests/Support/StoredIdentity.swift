@@ -7,11 +7,6 @@ import MediationTestKit
 /// setter (no host or engine path would call one), so a test that needs an identity on the
 /// device writes it where each network's factory reads it back at launch.
 enum StoredIdentity {
-    /// Writes Elo's record in the host's secure store, under the factory's key for `network`.
-    static func elo(_ record: EloIdentityRecord, in keychain: MemorySecureStore, network: String = "elo") throws {
-        try SecureEloIdentityStore(store: keychain, key: SecureEloIdentityStore.key(forNetwork: network)).write(record)
-    }
-
     /// Nitx's consent record (granted) and a profile of `values`' digests, by field, as the
     /// records a client for `network` reads from the state store in `directory`'s `state` folder
     /// (where the privacy launches keep it).
