@@ -13,7 +13,9 @@
 /// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
 /// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty,
 /// unless the event is about one line item paused on its own: then `line_item` names it and
-/// `placement` is its placement.
+/// `placement` is its placement. An event of a placement where the install was exposed to an
+/// experiment carries `experiment`, `variant` and `unit` (an `exposure` event starts them);
+/// `shown` and `exposure` carry the wall-clock `day` (UTC, `YYYY-MM-DD`).
 package struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     package var event: String
@@ -64,6 +66,15 @@ package struct EventRecord: Hashable, Sendable, Codable {
     package var backoffMilliseconds: Double?
     /// When a paused network is tried again, milliseconds on the engine's clock.
     package var retryAtMilliseconds: Double?
+    /// The experiment of an event of a placement where the install was exposed
+    /// (``MediationEvent/experiment``).
+    package var experiment: String?
+    /// The variant, beside ``experiment``.
+    package var variant: String?
+    /// The install's user unit in the experiment, beside ``experiment``: 16 hex digits.
+    package var unit: String?
+    /// The wall-clock day (UTC, `YYYY-MM-DD`) of a `shown` or `exposure` event.
+    package var day: String?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -90,6 +101,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
         case failedProbes = "failed_probes"
         case backoffMilliseconds = "backoff_ms"
         case retryAtMilliseconds = "retry_at_ms"
+        case experiment
+        case variant
+        case unit
+        case day
     }
 
     /// The record of `event`.
@@ -100,8 +115,14 @@ package struct EventRecord: Hashable, Sendable, Codable {
         placementID = event.placementID
         ad = event.ad
         configVersion = event.configVersion
+        if let arm = event.experiment {
+            experiment = arm.experimentID
+            variant = arm.variantID
+            unit = arm.unit
+        }
+        day = event.day
         switch event {
-        case .auctionStarted(_, let reason, _, _):
+        case .auctionStarted(_, let reason, _, _, _):
             self.reason = reason.rawValue
         case .auctionFinished(_, let trace, _):
             self.trace = trace
@@ -111,7 +132,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
             revenueUSD = impression.revenueUSD
         case .released(_, let reason, _):
             self.reason = reason.rawValue
-        case .refreshScheduled(_, let dueAt, _, _):
+        case .refreshScheduled(_, let dueAt, _, _, _):
             dueAtMilliseconds = dueAt.milliseconds
         case .configuration(let update):
             reason = update.code.rawValue
@@ -137,7 +158,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
             network = networkID
             lineItemID = lineItem
             failedProbes = probes
-        case .clicked, .retired, .expired, .renderFailed, .placementRemoved:
+        case .clicked, .retired, .expired, .renderFailed, .placementRemoved, .exposure:
             break
         }
     }

@@ -651,7 +651,7 @@ package struct PlacementStateMachine: Sendable {
             return .noFill(outcome.trace)
         }
         let placementAd = Placement.Ad(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
-        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner, configVersion: outcome.trace.configVersion))
+        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner, configVersion: outcome.trace.configVersion, experiment: outcome.trace.experiment))
         guard !isDestroyed else {
             release(won, reason: .destroyed, at: now, into: &actions)
             return .destroyed
@@ -760,7 +760,7 @@ package struct PlacementStateMachine: Sendable {
         if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
     }
 
-    private func summary(of winner: MediationEngine.AuctionOutcome.Winner, configVersion: Int) -> MediationEvent.AdSummary {
+    private func summary(of winner: MediationEngine.AuctionOutcome.Winner, configVersion: Int, experiment: MediationEvent.ExperimentArm?) -> MediationEvent.AdSummary {
         MediationEvent.AdSummary(
             placementID: placementID,
             adID: AuctionStateMachine.bounded(winner.ad.id),
@@ -770,7 +770,8 @@ package struct PlacementStateMachine: Sendable {
             format: winner.ad.format,
             size: winner.ad.size,
             eCPM: winner.eCPM,
-            configVersion: configVersion
+            configVersion: configVersion,
+            experiment: experiment
         )
     }
 }
