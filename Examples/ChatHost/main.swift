@@ -106,7 +106,7 @@ func main() async -> Int32 {
             hostContext: { _ in AdRequest.Context(screenName: "Home") },
             onEvent: { event in
                 switch event {
-                case .auctionStarted(let placementID, let reason, _, let at):
+                case .auctionStarted(let placementID, let reason, _, let at, _):
                     print("[\(at)]   engine: \(placementID) auction started (\(reason.rawValue))")
                 case .auctionFinished(let placementID, let trace, let at):
                     let result = trace.winner.map { "\($0) won at $\(usd(trace.winningECPM ?? 0)) CPM" } ?? "no fill"
@@ -127,7 +127,7 @@ func main() async -> Int32 {
                     print("[\(pause.at)]   engine: network \(pause.networkID)\(pause.lineItemID.map { " line item \($0)" } ?? "") paused until \(pause.retryAt) (\(pause.cause.rawValue))")
                 case .networkResumed(let networkID, _, let at, _, let lineItemID):
                     print("[\(at)]   engine: network \(networkID)\(lineItemID.map { " line item \($0)" } ?? "") resumed")
-                case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved:
+                case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .exposure:
                     break
                 }
             }

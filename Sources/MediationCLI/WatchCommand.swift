@@ -262,7 +262,7 @@ final class WatchPrinter: Sendable {
         let safe: (String) -> String = DisplayText.escaped
         let line: String?
         switch event {
-        case .auctionStarted(_, let reason, _, let at):
+        case .auctionStarted(_, let reason, _, let at, _):
             let number = counts.withLock { counts in
                 counts.auctions += 1
                 return counts.auctions
@@ -294,7 +294,7 @@ final class WatchPrinter: Sendable {
             line = "[\(at)] expired: \(safe(ad.network))/\(safe(ad.lineItemID)) \(safe(ad.adID))"
         case .renderFailed(let ad, let at):
             line = "[\(at)] render failed: \(safe(ad.network))/\(safe(ad.lineItemID))"
-        case .refreshScheduled(_, let dueAt, _, let at):
+        case .refreshScheduled(_, let dueAt, _, let at, _):
             line = "[\(at)] next refresh at \(dueAt) while visible"
         case .configuration(let update):
             line = Self.line(for: update)
@@ -314,6 +314,8 @@ final class WatchPrinter: Sendable {
                 counts.health[index].pausedUntil = nil
             }
             line = "[\(at)] network \(Self.healthSubject(networkID, lineItem: lineItemID)) resumed after \(failedProbes) failed probes"
+        case .exposure(let exposure):
+            line = "[\(exposure.at)] exposed to \(exposure.arm) (unit \(exposure.arm.unit))"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
             line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"

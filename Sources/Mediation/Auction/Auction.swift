@@ -75,6 +75,11 @@ package struct Auction: Sendable {
     var health: NetworkHealthMonitor? {
         didSet { routes = makeRoutes() }
     }
+    /// An experiment variant's override, applied after the segment's to every route (`nil`
+    /// outside experiments).
+    var variantOverride: MediationConfiguration.PlacementOverride? {
+        didSet { routes = makeRoutes() }
+    }
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private var auctionIDs = AuctionIDGenerator()
@@ -98,13 +103,13 @@ package struct Auction: Sendable {
 
     /// The routes of this runner's placement and sources.
     private func makeRoutes() -> AuctionRoutes {
-        Auction.routes(placement: placement, sources: sources, configVersion: configVersion, health: health)
+        Auction.routes(placement: placement, sources: sources, configVersion: configVersion, health: health, variantOverride: variantOverride)
     }
 
     /// The routes of `placement` (each segment's form, each country's prices), each with its
     /// machine and health plan.
-    private static func routes(placement: MediationConfiguration.Placement, sources: [AuctionSource], configVersion: Int, health: NetworkHealthMonitor?) -> AuctionRoutes {
-        AuctionRoutes(placement: placement, sources: sources) { placement, sources in
+    private static func routes(placement: MediationConfiguration.Placement, sources: [AuctionSource], configVersion: Int, health: NetworkHealthMonitor?, variantOverride: MediationConfiguration.PlacementOverride? = nil) -> AuctionRoutes {
+        AuctionRoutes(placement: placement, sources: sources, variantOverride: variantOverride) { placement, sources in
             AuctionRoute(
                 placement: placement,
                 sources: sources,

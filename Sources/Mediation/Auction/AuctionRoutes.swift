@@ -34,15 +34,19 @@ struct AuctionRoutes: Sendable {
     let dependsOnAudience: Bool
 
     /// The routes of `placement` over `sources` (its line items' sources, in order).
-    /// - Parameter make: builds one route from a placement and its sources.
-    init(placement: MediationConfiguration.Placement, sources: [AuctionSource], make: (MediationConfiguration.Placement, [AuctionSource]) -> AuctionRoute) {
-        base = make(placement, sources)
+    /// - Parameters:
+    ///   - variantOverride: an experiment variant's override, applied after each segment's.
+    ///   - make: builds one route from a placement and its sources.
+    init(placement: MediationConfiguration.Placement, sources: [AuctionSource], variantOverride: MediationConfiguration.PlacementOverride? = nil, make: (MediationConfiguration.Placement, [AuctionSource]) -> AuctionRoute) {
+        let configured = variantOverride.map { $0.applied(to: placement) } ?? placement
+        base = variantOverride == nil ? make(placement, sources) : make(configured, AuctionRoutes.sources(of: configured, from: sources))
         segments = placement.segments
         let overrides = placement.segments.isEmpty ? [MediationConfiguration.PlacementOverride()] : placement.segments.map(\.override)
         var perSegment: [SegmentRoutes] = []
         var priced = false
         for override in overrides {
-            let variant = override.isEmpty ? placement : override.applied(to: placement)
+            let segmentForm = override.isEmpty ? placement : override.applied(to: placement)
+            let variant = variantOverride.map { $0.applied(to: segmentForm) } ?? segmentForm
             let variantSources = AuctionRoutes.sources(of: variant, from: sources)
             let route = override.isEmpty ? base : make(variant, variantSources)
             var byCountry: [String: AuctionRoute] = [:]

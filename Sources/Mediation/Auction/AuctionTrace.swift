@@ -234,6 +234,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         var warnings: [AuctionTrace.Warning]
         var configVersion: Int
         var audience: AuctionTrace.AudienceLabel?
+        var experiment: MediationEvent.ExperimentArm? = nil
     }
 
     private var storage: SharedValue<Fields>
@@ -313,6 +314,12 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// The `config_version` of the configuration this auction ran under, from its start to its
     /// end (engine rule R22): 0 for an unsigned bundled configuration.
     public var configVersion: Int { storage.value.configVersion }
+    /// The experiment, variant and unit of an install exposed in this placement, if the
+    /// auction ran under an experiment (JSON: `experiment`, `variant`, `unit`).
+    public package(set) var experiment: MediationEvent.ExperimentArm? {
+        get { storage.value.experiment }
+        set { change { $0.experiment = newValue } }
+    }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``AuctionTrace/Source/warnings``).
     public package(set) var warnings: [AuctionTrace.Warning] {
@@ -339,6 +346,9 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         case country
         case segment
         case segmentReason = "segment_reason"
+        case experiment
+        case variant
+        case unit
     }
 
     /// Creates a trace.
@@ -436,13 +446,17 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
                 segmentReason: try container.decodeIfPresent(String.self, forKey: .segmentReason)
             ).nonEmpty
         ))
+        if let experimentID = try container.decodeIfPresent(String.self, forKey: .experiment) {
+            experiment = MediationEvent.ExperimentArm(experimentID: experimentID, variantID: try container.decode(String.self, forKey: .variant), unit: try container.decode(String.self, forKey: .unit))
+        }
     }
 
     /// Encodes with snake_case keys: `auction_id`, `placement`, `mode`, `started_at` (wall
     /// clock, ISO 8601 UTC), `started_at_ms`, `ended_at_ms`, `deadline_at_ms` (instants on the
     /// engine's clock), `duration_ms` and `deadline_ms` (lengths), `placement_config`,
-    /// `winner`, `winning_ecpm`, `sources`, `warnings`, `config_version`, and when known
-    /// `country`, `segment`, `segment_reason`.
+    /// `winner`, `winning_ecpm`, `sources`, `warnings`, `config_version`, when known
+    /// `country`, `segment`, `segment_reason`, and under an experiment `experiment`, `variant`
+    /// and `unit`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(auctionID, forKey: .auctionID)
@@ -463,6 +477,11 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         try container.encodeIfPresent(country, forKey: .country)
         try container.encodeIfPresent(segment, forKey: .segment)
         try container.encodeIfPresent(segmentReason, forKey: .segmentReason)
+        if let experiment {
+            try container.encode(experiment.experimentID, forKey: .experiment)
+            try container.encode(experiment.variantID, forKey: .variant)
+            try container.encode(experiment.unit, forKey: .unit)
+        }
     }
 
     /// Traces are equal when every field and every line is.
@@ -481,6 +500,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             && lhs.warnings == rhs.warnings
             && lhs.configVersion == rhs.configVersion
             && lhs.storage.value.audience == rhs.storage.value.audience
+            && lhs.experiment == rhs.experiment
             && lhs.sources == rhs.sources
     }
 
@@ -500,6 +520,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         hasher.combine(warnings)
         hasher.combine(configVersion)
         hasher.combine(storage.value.audience)
+        hasher.combine(experiment)
     }
 
     /// The auction's country (upper-case ISO 3166-1 alpha-2), or `nil` when unknown.
@@ -663,6 +684,8 @@ extension MediationEvent {
         public package(set) var adReleased: Bool
         /// The `config_version` its auction ran under.
         public package(set) var configVersion: Int
+        /// The experiment, variant and unit its auction ran under, if any.
+        public package(set) var experiment: MediationEvent.ExperimentArm?
 
         /// Creates a late answer record.
         public init(auctionID: String, placementID: String, lineItemID: String, arrivedAt: MediationInstant, adReleased: Bool, configVersion: Int = 0) {

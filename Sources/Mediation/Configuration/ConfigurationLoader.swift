@@ -187,7 +187,7 @@ package struct ConfigurationLoader: Sendable {
         }) {
             throw ConfigurationError(code: .unknownKey, path: "format", message: "this is a signed configuration (\(SignedConfiguration.format)), not a plain one: it is read with the keys it was signed with (mediate --config-url URL --public-key KEY.pub runs it as the bundled configuration; mediate config verify checks it)")
         }
-        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates", "health"])
+        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates", "health", "experiments"])
         if let schema = object["$schema"] {
             _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))
         }
@@ -199,7 +199,8 @@ package struct ConfigurationLoader: Sendable {
         networksByID.reserveCapacity(networks.count)
         for network in networks { networksByID[network.id] = network }
         let placements = try decodePlacements(try object.required("placements"), networks: Networks(list: networks, byID: networksByID), currencyRates: currencyRates)
-        return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates, version: release.version, issuedAt: release.issuedAt, rollout: release.rollout)
+        let experiments = try decodeExperiments(object["experiments"], placements: placements)
+        return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates, version: release.version, issuedAt: release.issuedAt, rollout: release.rollout, experiments: experiments)
     }
 
     private func decodeCurrencyRates(_ node: JSONNode?) throws(ConfigurationError) -> [String: Double] {

@@ -94,6 +94,8 @@ public struct MediationConfiguration: Hashable, Sendable {
     public var issuedAt: WallClockTime?
     /// The file's staged `rollout`, if any (it applies to signed remote configurations).
     public var rollout: Rollout?
+    /// The file's `experiments`, in file order (``Experiment``).
+    public var experiments: [Experiment]
 
     /// Creates a configuration.
     public init(
@@ -102,7 +104,8 @@ public struct MediationConfiguration: Hashable, Sendable {
         currencyRates: [String: Double] = [:],
         version: Int = 0,
         issuedAt: WallClockTime? = nil,
-        rollout: Rollout? = nil
+        rollout: Rollout? = nil,
+        experiments: [Experiment] = []
     ) {
         self.networks = networks
         self.placements = placements
@@ -110,6 +113,7 @@ public struct MediationConfiguration: Hashable, Sendable {
         self.version = version
         self.issuedAt = issuedAt
         self.rollout = rollout
+        self.experiments = experiments
     }
 
     /// The network with `id`.

@@ -12,17 +12,25 @@ final class NetworkHandle: Sendable {
 }
 
 /// One placement's auction runner and configuration, built once per configuration, and the
-/// generation of the snapshot it belongs to.
+/// generation of the snapshot it belongs to; with the experiments that name the placement and,
+/// per variant that overrides it, the runner of the placement under that variant.
 final class PlacementEntry: Sendable {
     let auction: Auction
     let configuration: MediationConfiguration.Placement
     /// The ``EngineSnapshot/generation`` that built it.
     let generation: UInt64
+    /// The configuration's experiments that name this placement, in file order.
+    let experiments: [MediationConfiguration.Experiment]
+    /// Per ``ExperimentRuntime/variantKey(experimentID:variantID:)``, the runner of the placement
+    /// under that variant (its override applied after the segment's).
+    let variants: [String: PlacementEntry]
 
-    init(auction: Auction, configuration: MediationConfiguration.Placement, generation: UInt64) {
+    init(auction: Auction, configuration: MediationConfiguration.Placement, generation: UInt64, experiments: [MediationConfiguration.Experiment] = [], variants: [String: PlacementEntry] = [:]) {
         self.auction = auction
         self.configuration = configuration
         self.generation = generation
+        self.experiments = experiments
+        self.variants = variants
     }
 }
 
@@ -156,7 +164,19 @@ final class EngineSnapshot: Sendable {
                 for byte in placement.id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
                 auction.seedAuctionIDs(seed ^ hash ^ (UInt64(truncatingIfNeeded: version) << 32) ^ generation)
             }
-            entries[placement.id] = PlacementEntry(auction: auction, configuration: placement, generation: generation)
+            // Experiments: per variant that overrides this placement, the same runner (sharing its
+            // timer and auction ids) with the variant's override applied after the segment's.
+            let experiments = configuration.experiments.filter { experiment in experiment.variants.contains { $0.placements[placement.id] != nil } }
+            var variants: [String: PlacementEntry] = [:]
+            for experiment in experiments {
+                for variant in experiment.variants {
+                    guard let change = variant.placements[placement.id] else { continue }
+                    var variantAuction = auction
+                    variantAuction.variantOverride = change
+                    variants[ExperimentRuntime.variantKey(experimentID: experiment.id, variantID: variant.id)] = PlacementEntry(auction: variantAuction, configuration: change.applied(to: placement), generation: generation)
+                }
+            }
+            entries[placement.id] = PlacementEntry(auction: auction, configuration: placement, generation: generation, experiments: experiments, variants: variants)
         }
         return .success(EngineSnapshot(configuration: configuration, version: version, source: source, generation: generation, networks: networks, entries: entries, warnings: warnings, sandboxNetworks: sandboxNetworks))
     }

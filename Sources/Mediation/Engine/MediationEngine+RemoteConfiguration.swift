@@ -107,6 +107,7 @@ extension MediationEngine {
     /// - Throws: ``StateStoreError`` when the store cannot be written.
     package func resetInstallID() async throws(StateStoreError) {
         let id = try InstallID.reset(in: environment.stateStore)
+        experiments.installIDChanged(to: id)
         await remoteUpdater?.setInstallID(id)
     }
 

@@ -65,6 +65,8 @@ public final class MediationEngine: Sendable {
     private let eventHub: EventHub
     /// Every network's health, shared by every auction and configuration (R24).
     private let health: NetworkHealthMonitor
+    /// The experiments' assignments and exposures.
+    let experiments: ExperimentRuntime
     private let state: Locked<State>
     /// Configuration changes, one at a time.
     private let applying = AsyncGate()
@@ -147,6 +149,7 @@ public final class MediationEngine: Sendable {
         launchFailures = failures
         eventHub = hub
         self.health = health
+        experiments = ExperimentRuntime(store: environment.stateStore, wallClock: environment.wallClock)
         state = Locked(State(template: environment.requestTemplate, current: snapshot))
         logDroppedAudienceKeys(of: environment.requestTemplate)
     }
@@ -244,14 +247,19 @@ public final class MediationEngine: Sendable {
             return (signals ?? state.template, entry)
         }
         guard let (template, entry) = started else { return nil }
-        let placementConfiguration = entry.configuration
         let start = clock.now
+        let resolution = experiments.resolve(entry, at: start)
+        let run = resolution.entry ?? entry
+        let arm = resolution.arm
+        let placementConfiguration = run.configuration
         let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
         let events = eventHub
-        events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start))
-        var outcome = await entry.auction.run(request: request, excluding: []) { late in
-            events.emit(.lateAnswer(late))
+        if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
+        events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start, experiment: arm))
+        var outcome = await run.auction.run(request: request, excluding: []) { late in
+            events.emit(MediationEvent.lateAnswer(late).tagged(with: arm))
         }
+        if let arm { outcome.trace.experiment = arm }
         events.emit(.auctionFinished(placementID: placementID, trace: outcome.trace, at: clock.now))
         // The winner's ad now belongs to the caller, unshown: the auction's use of its snapshot
         // passes to the winner, and ends when the caller drops it. No winner, no use.
@@ -509,7 +517,8 @@ public final class MediationEngine: Sendable {
     /// session; Nitx its visitor id, profile and consent record, with its forget request), so
     /// the next request of each network, and the tracking of ads handed out earlier, carries no
     /// old identifier; then the engine's install id is replaced by a new random one, so the
-    /// staged-rollout bucket is drawn again (the configuration running stays). Consent the user
+    /// staged-rollout bucket and every experiment's variant and unit are drawn again (the
+    /// configuration running stays). Consent the user
     /// gave a network must be given again. Returns once every network has forgotten.
     /// - Throws: ``StateStoreError`` when the new install id cannot be stored (the networks have
     ///   forgotten the user all the same; the new id lasts for the process).
@@ -589,6 +598,7 @@ public final class MediationEngine: Sendable {
                 acquire: { [weak self] generation in self?.state.withLock { $0.retirement.acquire(generation) } },
                 release: { [weak self] generation in self?.release(generation) }
             ),
+            experiments: experiments,
             onDestroy: { [weak self] placement in
                 self?.forget(placement)
             }

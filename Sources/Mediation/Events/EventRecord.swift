@@ -15,6 +15,9 @@
 /// unless the event is about one line item paused on its own: then `line_item` names it and
 /// `placement` is its placement. `auction_finished` and the events of an ad (`shown` included)
 /// carry the auction's `country` and `segment` when it has them.
+/// An event of a placement where the install was exposed to an
+/// experiment carries `experiment`, `variant` and `unit` (an `exposure` event starts them);
+/// `shown` and `exposure` carry the wall-clock `day` (UTC, `YYYY-MM-DD`).
 package struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     package var event: String
@@ -71,6 +74,15 @@ package struct EventRecord: Hashable, Sendable, Codable {
     /// The segment the auction's audience fell in (the same events), for a placement with
     /// segments.
     package var segment: String?
+    /// The experiment of an event of a placement where the install was exposed
+    /// (``MediationEvent/experiment``).
+    package var experiment: String?
+    /// The variant, beside ``experiment``.
+    package var variant: String?
+    /// The install's user unit in the experiment, beside ``experiment``: 16 hex digits.
+    package var unit: String?
+    /// The wall-clock day (UTC, `YYYY-MM-DD`) of a `shown` or `exposure` event.
+    package var day: String?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -99,6 +111,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
         case retryAtMilliseconds = "retry_at_ms"
         case country
         case segment
+        case experiment
+        case variant
+        case unit
+        case day
     }
 
     /// The record of `event`.
@@ -111,8 +127,14 @@ package struct EventRecord: Hashable, Sendable, Codable {
         configVersion = event.configVersion
         country = event.ad?.country
         segment = event.ad?.segment
+        if let arm = event.experiment {
+            experiment = arm.experimentID
+            variant = arm.variantID
+            unit = arm.unit
+        }
+        day = event.day
         switch event {
-        case .auctionStarted(_, let reason, _, _):
+        case .auctionStarted(_, let reason, _, _, _):
             self.reason = reason.rawValue
         case .auctionFinished(_, let trace, _):
             self.trace = trace
@@ -124,7 +146,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
             revenueUSD = impression.revenueUSD
         case .released(_, let reason, _):
             self.reason = reason.rawValue
-        case .refreshScheduled(_, let dueAt, _, _):
+        case .refreshScheduled(_, let dueAt, _, _, _):
             dueAtMilliseconds = dueAt.milliseconds
         case .configuration(let update):
             reason = update.code.rawValue
@@ -150,7 +172,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
             network = networkID
             lineItemID = lineItem
             failedProbes = probes
-        case .clicked, .retired, .expired, .renderFailed, .placementRemoved:
+        case .clicked, .retired, .expired, .renderFailed, .placementRemoved, .exposure:
             break
         }
     }

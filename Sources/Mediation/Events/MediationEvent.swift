@@ -25,9 +25,12 @@ extension MediationEvent {
         public var country: String?
         /// The segment its auction's audience fell in, for a placement with segments.
         public var segment: String?
+        /// The experiment, variant and unit its auction ran under, if any (it keeps them
+        /// after the experiment ends: its impression belongs to that variant).
+        public var experiment: ExperimentArm?
 
         /// Creates a summary.
-        public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double, configVersion: Int = 0) {
+        public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double, configVersion: Int = 0, experiment: ExperimentArm? = nil) {
             self.placementID = placementID
             self.adID = adID
             self.creativeID = creativeID
@@ -37,10 +40,11 @@ extension MediationEvent {
             self.size = size
             self.eCPM = eCPM
             self.configVersion = configVersion
+            self.experiment = experiment
         }
 
         private enum CodingKeys: String, CodingKey {
-            case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion, country, segment
+            case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion, country, segment, experiment
         }
 
         /// Decodes the form the encoder writes; a summary without `configVersion` (recorded before
@@ -59,6 +63,7 @@ extension MediationEvent {
             configVersion = try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
             country = try container.decodeIfPresent(String.self, forKey: .country)
             segment = try container.decodeIfPresent(String.self, forKey: .segment)
+            experiment = try container.decodeIfPresent(ExperimentArm.self, forKey: .experiment)
         }
 
         /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`; control
@@ -74,10 +79,17 @@ extension MediationEvent {
     public struct Impression: Hashable, Sendable, Codable, CustomStringConvertible {
         /// The ad that was shown.
         public var ad: MediationEvent.AdSummary
+        /// The wall-clock day (UTC) it was counted, `YYYY-MM-DD`, when known (the `day` field
+        /// of `shown` events, by which experiment reports count days).
+        public var day: String?
 
         /// Creates an impression.
-        public init(ad: MediationEvent.AdSummary) {
+        /// - Parameters:
+        ///   - ad: the ad that was shown.
+        ///   - day: the wall-clock day (UTC) it was counted, `YYYY-MM-DD`.
+        public init(ad: MediationEvent.AdSummary, day: String? = nil) {
             self.ad = ad
+            self.day = day
         }
 
         /// The network that served it.
@@ -132,7 +144,8 @@ extension MediationEvent {
 /// Events carry ids, prices and instants only: never chat content, context, device or user data.
 public enum MediationEvent: Sendable, CustomStringConvertible {
     /// A placement started an auction, under the configuration of `configVersion` (R22).
-    case auctionStarted(placementID: String, reason: AuctionReason, configVersion: Int, at: MediationInstant)
+    /// `experiment` is the experiment, variant and unit of an install exposed there.
+    case auctionStarted(placementID: String, reason: AuctionReason, configVersion: Int, at: MediationInstant, experiment: ExperimentArm? = nil)
     /// An auction ended; the trace says what every source did.
     case auctionFinished(placementID: String, trace: AuctionTrace, at: MediationInstant)
     /// An auction's winner became the placement's current ad, usable until `expiresAt` (R14).
@@ -152,7 +165,11 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     case renderFailed(AdSummary, at: MediationInstant)
     /// The next refresh is due at `dueAt` if the placement stays visible in the foreground (R13);
     /// the placement runs the configuration of `configVersion`.
-    case refreshScheduled(placementID: String, dueAt: MediationInstant, configVersion: Int, at: MediationInstant)
+    /// `experiment` is that of the placement's last auction, if it ran under one.
+    case refreshScheduled(placementID: String, dueAt: MediationInstant, configVersion: Int, at: MediationInstant, experiment: ExperimentArm? = nil)
+    /// The install's first auction of a placement under an experiment: from here on, the
+    /// placement's events carry the experiment, the variant and the install's unit.
+    case exposure(Exposure)
     /// A source answered after its auction ended; its ad, if any, was released on arrival (R7).
     case lateAnswer(LateAnswer)
     /// A check of the remote configuration, or the choice at launch, came to this (R22): a new
@@ -180,8 +197,10 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// The placement the event is about (empty for ``configuration(_:)``, about the engine).
     public var placementID: String {
         switch self {
-        case .auctionStarted(let placementID, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _), .placementRemoved(let placementID, _, _):
+        case .auctionStarted(let placementID, _, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _, _), .placementRemoved(let placementID, _, _):
             placementID
+        case .exposure(let exposure):
+            exposure.placementID
         case .configuration:
             ""
         case .networkPaused(let pause):
@@ -200,13 +219,15 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// When it happened, on the engine's clock.
     public var instant: MediationInstant {
         switch self {
-        case .auctionStarted(_, _, _, let at), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
+        case .auctionStarted(_, _, _, let at, _), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
              .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
-             .renderFailed(_, let at), .refreshScheduled(_, _, _, let at), .placementRemoved(_, _, let at),
+             .renderFailed(_, let at), .refreshScheduled(_, _, _, let at, _), .placementRemoved(_, _, let at),
              .networkResumed(_, _, let at, _, _):
             at
         case .networkPaused(let pause):
             pause.at
+        case .exposure(let exposure):
+            exposure.at
         case .lateAnswer(let late):
             late.arrivedAt
         case .configuration(let update):
@@ -220,8 +241,10 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// network's health (`network_paused`, `network_resumed`), which belongs to no version.
     public var configVersion: Int {
         switch self {
-        case .auctionStarted(_, _, let version, _), .refreshScheduled(_, _, let version, _), .placementRemoved(_, let version, _):
+        case .auctionStarted(_, _, let version, _, _), .refreshScheduled(_, _, let version, _, _), .placementRemoved(_, let version, _):
             version
+        case .exposure(let exposure):
+            exposure.configVersion
         case .auctionFinished(_, let trace, _):
             trace.configVersion
         case .adLoaded(let ad, _, _), .clicked(let ad, _), .retired(let ad, _), .released(let ad, _, _), .expired(let ad, _), .renderFailed(let ad, _):
@@ -239,7 +262,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
 
     /// A stable snake_case name: `auction_started`, `auction_finished`, `ad_loaded`, `shown`,
     /// `clicked`, `retired`, `released`, `expired`, `render_failed`, `refresh_scheduled`,
-    /// `late_answer`, `placement_removed`, `network_paused`, `network_resumed`, and for
+    /// `late_answer`, `placement_removed`, `network_paused`, `network_resumed`, `exposure`, and for
     /// configuration updates `config_` and the
     /// outcome (`config_applied`, `config_unchanged`, `config_deferred`, `config_refused`,
     /// `config_failed`, `config_warning`).
@@ -260,6 +283,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .placementRemoved: "placement_removed"
         case .networkPaused: "network_paused"
         case .networkResumed: "network_resumed"
+        case .exposure: "exposure"
         }
     }
 
@@ -270,7 +294,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             ad
         case .shown(let impression, _):
             impression.ad
-        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .networkPaused, .networkResumed:
+        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure:
             nil
         }
     }
@@ -281,8 +305,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     public var description: String {
         let head = "[\(instant)] \(DisplayText.escaped(placementID)) \(name)"
         switch self {
-        case .auctionStarted(_, let reason, _, _):
-            return "\(head) (\(reason.rawValue))"
+        case .auctionStarted(_, let reason, _, _, let experiment):
+            return "\(head) (\(reason.rawValue))\(experiment.map { " [\($0)]" } ?? "")"
         case .auctionFinished(_, let trace, _):
             let winner = trace.winner.map { "winner \(DisplayText.escaped($0)) @ \(USD.cpm(trace.winningECPM ?? 0))" } ?? "no fill"
             let length = MediationInstant(offset: .saturating(milliseconds: trace.durationMilliseconds))
@@ -295,7 +319,9 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             return "\(head) \(ad) (\(reason.rawValue))"
         case .clicked(let ad, _), .retired(let ad, _), .expired(let ad, _), .renderFailed(let ad, _):
             return "\(head) \(ad)"
-        case .refreshScheduled(_, let dueAt, _, _):
+        case .exposure(let exposure):
+            return "\(head) \(exposure.arm)"
+        case .refreshScheduled(_, let dueAt, _, _, _):
             return "\(head) due \(dueAt)"
         case .placementRemoved(_, let version, _):
             return "\(head) by config version \(version)"

@@ -56,6 +56,13 @@ public actor Placement {
     private let buildRequest: RequestBuilder
     private let onDestroy: @Sendable (Placement) -> Void
     private let logSource: String
+    /// Which experiment and variant each auction runs under, and the exposures.
+    private let experiments: ExperimentRuntime?
+    /// What the auction whose start was just published runs under (its `startAuction` action
+    /// follows).
+    private var starting: ExperimentRuntime.Resolution?
+    /// The experiment of the last auction, which the next refresh schedule carries.
+    private var lastArm: MediationEvent.ExperimentArm?
 
     private var machine: Machine
     private var hostContext: AdRequest.Context?
@@ -77,6 +84,7 @@ public actor Placement {
         foreground: Bool,
         buildRequest: @escaping RequestBuilder,
         leases: PlacementLeases = PlacementLeases(),
+        experiments: ExperimentRuntime? = nil,
         onDestroy: @escaping @Sendable (Placement) -> Void
     ) {
         let configuration = entry.configuration
@@ -89,6 +97,7 @@ public actor Placement {
         self.events = events
         self.buildRequest = buildRequest
         self.onDestroy = onDestroy
+        self.experiments = experiments
         logSource = "placement.\(configuration.id)"
         machine = PlacementStateMachine(configuration: configuration, foreground: foreground, configVersion: entry.auction.configVersion)
         refreshes = machine.refreshes
@@ -325,7 +334,7 @@ public actor Placement {
         for action in actions {
             switch action {
             case .emit(let event):
-                events.emit(event)
+                emit(event)
             case .startAuction(let start):
                 startAuction(start)
             case .cancelAuction:
@@ -352,18 +361,44 @@ public actor Placement {
         }
     }
 
+    /// Publishes one of the machine's events. An auction's start first resolves the experiment
+    /// it runs under (publishing the install's exposure before it, the first time) and carries
+    /// it; a refresh schedule carries the last auction's; a `shown` event gets its wall-clock day.
+    private func emit(_ event: MediationEvent) {
+        switch event {
+        case .auctionStarted:
+            let resolution = experiments?.resolve(entry, at: event.instant) ?? ExperimentRuntime.Resolution()
+            starting = resolution
+            lastArm = resolution.arm
+            if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
+            events.emit(event.tagged(with: resolution.arm))
+        case .refreshScheduled:
+            events.emit(event.tagged(with: lastArm))
+        case .shown(var impression, let at):
+            impression.day = experiments?.today
+            events.emit(.shown(impression, at: at))
+        default:
+            events.emit(event)
+        }
+    }
+
     /// Runs the auction in a task on the clock; its outcome goes back to the machine.
     /// The auction runs under the configuration in force when it starts, which it holds to its
-    /// end (R22).
+    /// end (R22); under an experiment's variant that overrides the placement, that variant's
+    /// placement, and its trace, late answers and ad carry the experiment.
     private func startAuction(_ start: Machine.AuctionStart) {
-        let entry = self.entry
+        let resolution = starting ?? ExperimentRuntime.Resolution()
+        starting = nil
+        let entry = resolution.entry ?? self.entry
+        let arm = resolution.arm
         let request = buildRequest(entry.configuration, start.slot, hostContext, start.startedAt)
         let events = self.events
         leases.acquire(entry.generation)
         auctionTask = clock.startTask {
-            let outcome = await entry.auction.run(request: request, excluding: start.excludedLineItems) { late in
-                events.emit(.lateAnswer(late))
+            var outcome = await entry.auction.run(request: request, excluding: start.excludedLineItems) { late in
+                events.emit(MediationEvent.lateAnswer(late).tagged(with: arm))
             }
+            if let arm { outcome.trace.experiment = arm }
             await self.auctionDidFinish(outcome, generation: entry.generation)
         }
     }

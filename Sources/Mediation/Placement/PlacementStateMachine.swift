@@ -770,7 +770,8 @@ package struct PlacementStateMachine: Sendable {
             format: winner.ad.format,
             size: winner.ad.size,
             eCPM: winner.eCPM,
-            configVersion: trace.configVersion
+            configVersion: trace.configVersion,
+            experiment: trace.experiment
         )
         summary.country = trace.country
         summary.segment = trace.segment

@@ -2,9 +2,11 @@ import Foundation
 
 /// The engine's id of this app install: 128 random bits as 32 lowercase hex digits, made once
 /// and kept in the host's state store under `install.id`. It is used on the device only (the
-/// staged-rollout bucket of a configuration, ``MediationConfiguration/Rollout``, and the jitter of the
-/// configuration checks): never sent to any network, never put in an event or a log line.
-/// A host resets it with ``MediationEngine/forgetUser()`` (a new id, new buckets).
+/// staged-rollout bucket of a configuration, ``MediationConfiguration/Rollout``, the jitter of the
+/// configuration checks, and the experiments' assignment, ``ExperimentAssignment``): never sent
+/// to any network, never put in an event or a log line (an experiment's events carry a one-way
+/// hash of it per experiment, its `unit`). A host resets it with
+/// ``MediationEngine/forgetUser()`` (a new id, new buckets, new experiment variants and units).
 package enum InstallID {
     /// The store key.
     package static let key = "install.id"

@@ -40,7 +40,7 @@ struct PlacementEventTests {
             #expect(impression.lineItemID == "neta")
             #expect(impression.eCPM == 1.20)
             #expect(impression.revenueUSD == 0.0012)
-            guard case .refreshScheduled(_, let due, _, _) = fixture.recorder.events[3] else {
+            guard case .refreshScheduled(_, let due, _, _, _) = fixture.recorder.events[3] else {
                 Issue.record("expected refresh_scheduled")
                 return
             }

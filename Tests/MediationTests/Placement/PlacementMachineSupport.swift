@@ -166,7 +166,7 @@ func text(_ action: Machine.Action) -> String {
 
 func text(_ event: MediationEvent) -> String {
     switch event {
-    case .auctionStarted(_, let reason, _, let instant):
+    case .auctionStarted(_, let reason, _, let instant, _):
         "auction_started \(reason.rawValue) @\(instant)"
     case .auctionFinished(_, let trace, let instant):
         "auction_finished \(trace.winner ?? "no fill") @\(instant)"
@@ -178,7 +178,7 @@ func text(_ event: MediationEvent) -> String {
         "\(event.name) \(ad.adID) @\(instant)"
     case .released(let ad, let reason, let instant):
         "released \(ad.adID) \(reason.rawValue) @\(instant)"
-    case .refreshScheduled(_, let due, _, let instant):
+    case .refreshScheduled(_, let due, _, let instant, _):
         "refresh_scheduled \(due) @\(instant)"
     case .lateAnswer(let late):
         "late_answer \(late.lineItemID) @\(late.arrivedAt)"
@@ -190,5 +190,7 @@ func text(_ event: MediationEvent) -> String {
         "network_paused \(pause.networkID) until \(pause.retryAt) @\(pause.at)"
     case .networkResumed(let networkID, _, let instant, _, _):
         "network_resumed \(networkID) @\(instant)"
+    case .exposure(let exposure):
+        "exposure \(exposure.arm) @\(exposure.at)"
     }
 }
