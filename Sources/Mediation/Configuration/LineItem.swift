@@ -33,6 +33,9 @@ public struct LineItem: Hashable, Sendable {
     public var eCPMSD: Double?
     /// For a learned eCPM (`ecpm_impressions`), the impressions its estimate rests on.
     public var eCPMImpressions: Int?
+    /// Its own caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`): a line item capped
+    /// is `not_asked` (`capped`) and its ad refused at show.
+    public var caps = MediationConfiguration.CapSettings()
 
     /// Creates a line item.
     public init(
@@ -118,6 +121,9 @@ extension MediationConfiguration {
         public var sources: [LineItem]
         /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
         public var exploration: Exploration = .off
+        /// Its caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`), over every
+        /// impression of the placement.
+        public var caps = MediationConfiguration.CapSettings()
 
         /// Creates a placement configuration.
         public init(

@@ -30,6 +30,9 @@ extension MediationConfiguration {
         /// `health` with this network's own `health` over it (default
         /// ``NetworkHealthSettings/standard``).
         package var health: NetworkHealthSettings
+        /// Its caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`), over every
+        /// impression of its line items in every placement.
+        public var caps = MediationConfiguration.CapSettings()
 
         /// Creates a network configuration.
         public init(
@@ -94,6 +97,9 @@ public struct MediationConfiguration: Hashable, Sendable {
     public var issuedAt: WallClockTime?
     /// The file's staged `rollout`, if any (it applies to signed remote configurations).
     public var rollout: Rollout?
+    /// The top-level `app` settings: app-wide caps and pacing, and the gap between two
+    /// full-screen ads (`docs/caps.md`).
+    public var app = AppSettings()
 
     /// Creates a configuration.
     public init(

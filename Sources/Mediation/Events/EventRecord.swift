@@ -13,7 +13,9 @@
 /// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
 /// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty,
 /// unless the event is about one line item paused on its own: then `line_item` names it and
-/// `placement` is its placement.
+/// `placement` is its placement. A `capped` event carries `cap` (the rule, e.g.
+/// `placement:level_end 20/86400s`), `retry_at_ms` (absent when only a new session frees it)
+/// and, for a refused show, `line_item`.
 package struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     package var event: String
@@ -62,8 +64,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
     package var failedProbes: Int?
     /// A paused network's back-off, in milliseconds.
     package var backoffMilliseconds: Double?
-    /// When a paused network is tried again, milliseconds on the engine's clock.
+    /// When a paused network is tried again, or a cap frees, milliseconds on the engine's clock.
     package var retryAtMilliseconds: Double?
+    /// The cap that refused a show (`capped`), e.g. `placement:level_end 20/86400s`.
+    package var cap: String?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -90,6 +94,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
         case failedProbes = "failed_probes"
         case backoffMilliseconds = "backoff_ms"
         case retryAtMilliseconds = "retry_at_ms"
+        case cap
     }
 
     /// The record of `event`.
@@ -137,6 +142,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
             network = networkID
             lineItemID = lineItem
             failedProbes = probes
+        case .capped(_, let lineItem, let refusal, _):
+            lineItemID = lineItem
+            cap = refusal.cap
+            retryAtMilliseconds = refusal.retryAt?.milliseconds
         case .clicked, .retired, .expired, .renderFailed, .placementRemoved:
             break
         }

@@ -134,6 +134,7 @@ func text(_ refusal: Placement.ShowResult.Refusal) -> String {
     case .noVisibleView: "noVisibleView"
     case .notReady(let reason): "notReady: \(reason)"
     case .notAllowed(let reason): "notAllowed: \(reason)"
+    case .capped(let refusal): "capped: \(refusal)"
     }
 }
 
@@ -190,5 +191,7 @@ func text(_ event: MediationEvent) -> String {
         "network_paused \(pause.networkID) until \(pause.retryAt) @\(pause.at)"
     case .networkResumed(let networkID, _, let instant, _, _):
         "network_resumed \(networkID) @\(instant)"
+    case .capped(let placementID, _, let refusal, let instant):
+        "capped \(placementID) \(refusal) @\(instant)"
     }
 }
