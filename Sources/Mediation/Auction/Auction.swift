@@ -45,18 +45,11 @@ package struct AuctionSource: Sendable {
 package struct Auction: Sendable {
     /// The placement.
     package var placement: MediationConfiguration.Placement {
-        didSet {
-            machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
-            healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) }
-        }
+        didSet { routes = makeRoutes() }
     }
     /// Its sources, in config order.
     package var sources: [AuctionSource] {
-        didSet {
-            machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
-            healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) }
-            sendsNotices = sources.contains { $0.receivesNotices }
-        }
+        didSet { routes = makeRoutes() }
     }
     /// The clock.
     package var clock: any MediationClock {
@@ -67,7 +60,7 @@ package struct Auction: Sendable {
     /// The `config_version` of the configuration this runner was built from, named by every
     /// trace (R22).
     package var configVersion: Int {
-        didSet { machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion) }
+        didSet { routes = makeRoutes() }
     }
     /// Where the warnings adapters log for a source are filed (the engine's, from its
     /// ``AttributingLogger``, when the host gave a logger); each is put on the source's trace
@@ -80,19 +73,17 @@ package struct Auction: Sendable {
     /// The engine's network health (R24): paused networks are not asked, and each auction's
     /// signals go to it; `nil` (a runner outside an engine) asks every network.
     var health: NetworkHealthMonitor? {
-        didSet { healthPlan = health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) } }
+        didSet { routes = makeRoutes() }
     }
     /// One timer task for all of this runner's auctions (see ``AuctionTimer``).
     private var timer: AuctionTimer
     private var auctionIDs = AuctionIDGenerator()
-    /// A machine for every source, not yet started: each auction starts from a copy.
-    private var machine: AuctionStateMachine
-    /// The sources' networks for health, each once (R24).
-    private var healthPlan: NetworkHealthMonitor.Plan?
+    /// Per segment and country, the placement, sources, prepared machine (each auction starts
+    /// from a copy) and health plan an auction runs under; ``AuctionRoutes/base`` is the
+    /// placement as configured.
+    private var routes: AuctionRoutes
     /// The line items with a health of their own among its sources (R24).
-    var healthLineItems: [HealthSubject] { healthPlan?.lineItems.map(\.subject) ?? [] }
-    /// Whether some source's adapter hears notices: when none does, auctions build none.
-    private var sendsNotices: Bool
+    var healthLineItems: [HealthSubject] { routes.base.healthPlan?.lineItems.map(\.subject) ?? [] }
 
     /// Creates an auction runner.
     package init(placement: MediationConfiguration.Placement, sources: [AuctionSource], clock: any MediationClock, wallClock: @escaping @Sendable () -> WallClockTime = WallClockTime.systemNow, configVersion: Int = 0) {
@@ -102,9 +93,26 @@ package struct Auction: Sendable {
         self.clock = clock
         self.configVersion = configVersion
         timer = AuctionTimer(clock: clock)
-        machine = Auction.machine(placement: placement, sources: sources, configVersion: configVersion)
-        healthPlan = nil
-        sendsNotices = sources.contains { $0.receivesNotices }
+        routes = Auction.routes(placement: placement, sources: sources, configVersion: configVersion, health: nil)
+    }
+
+    /// The routes of this runner's placement and sources.
+    private func makeRoutes() -> AuctionRoutes {
+        Auction.routes(placement: placement, sources: sources, configVersion: configVersion, health: health)
+    }
+
+    /// The routes of `placement` (each segment's form, each country's prices), each with its
+    /// machine and health plan.
+    private static func routes(placement: MediationConfiguration.Placement, sources: [AuctionSource], configVersion: Int, health: NetworkHealthMonitor?) -> AuctionRoutes {
+        AuctionRoutes(placement: placement, sources: sources) { placement, sources in
+            AuctionRoute(
+                placement: placement,
+                sources: sources,
+                machine: Auction.machine(placement: placement, sources: sources, configVersion: configVersion),
+                healthPlan: health.map { NetworkHealthMonitor.Plan(sources, placementID: placement.id, on: $0) },
+                sendsNotices: sources.contains { $0.receivesNotices }
+            )
+        }
     }
 
     /// Makes this runner's auction ids follow from `seed` (``MediationEnvironment/auctionIDSeed``).
@@ -158,11 +166,16 @@ package struct Auction: Sendable {
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
     ) async -> MediationEngine.AuctionOutcome {
         let included: [AuctionSource]
-        let machine: AuctionStateMachine
+        var machine: AuctionStateMachine
         let auctionID = auctionIDs.next()
+        // The audience's segment and country choose the placement's form (prepared at load).
+        let audience = request.signals.resolvedAudience
+        let (route, segment) = routes.route(for: audience)
+        let placement = route.placement
+        let sources = route.sources
         if excludedLineItems.isEmpty, placement.exploration == .off {
             included = sources
-            machine = self.machine
+            machine = route.machine
         } else {
             included = excludedLineItems.isEmpty ? sources : sources.filter { !excludedLineItems.contains($0.lineItem.id) }
             // R23: an exploring placement values its fixed-price sources by this auction's draws.
@@ -171,7 +184,10 @@ package struct Auction: Sendable {
         }
         // R24: one admission per network per auction, however many line items it has, then
         // one per line item of each network asked.
-        let plan = health.flatMap { health in excludedLineItems.isEmpty ? healthPlan : NetworkHealthMonitor.Plan(included, placementID: placement.id, on: health) }
+        let plan = health.flatMap { health in excludedLineItems.isEmpty ? route.healthPlan : NetworkHealthMonitor.Plan(included, placementID: placement.id, on: health) }
+        if audience.country != nil || segment != nil {
+            machine.audience = AuctionTrace.AudienceLabel(country: audience.country, segment: segment.map { routes.segments[$0].id }, segmentReason: segment.map { routes.segments.reason($0, for: audience) })
+        }
         let run = AuctionRun(
             auctionID: auctionID,
             placementID: placement.id,
@@ -183,7 +199,7 @@ package struct Auction: Sendable {
             wallClock: wallClock,
             attributesSources: attributesSources,
             adapterWarnings: adapterWarnings,
-            sendsNotices: sendsNotices,
+            sendsNotices: route.sendsNotices,
             onLateAnswer: onLateAnswer
         )
         // The run hears of a pause of one of its networks while it runs (it stops waiting for

@@ -125,6 +125,8 @@ struct AuctionStateMachine {
     private var fixedByValue: [Int] { plan.fixedByValue }
     /// The `config_version` of the configuration the machine was made from (R22).
     var configVersion: Int { plan.configVersion }
+    /// Who the auction runs for (its country and segment), for the trace.
+    var audience: AuctionTrace.AudienceLabel?
     /// The slot this auction's ads must fit (R8a): the placement's declared slot, narrowed by
     /// the request's (a host's `slotDidResize` may shrink it, never grow it), with an
     /// unbounded width bounded by the screen's; set by the driver with
@@ -530,7 +532,8 @@ struct AuctionStateMachine {
                 winningECPM: winner?.eCPM,
                 deferredSources: TraceLines(entries: entries, lineItems: lineItems, startedAt: startedAt),
                 warnings: traceWarnings,
-                configVersion: configVersion
+                configVersion: configVersion,
+                audience: audience
             )
         )
     }

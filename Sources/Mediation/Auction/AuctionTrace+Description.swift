@@ -1,6 +1,7 @@
 extension AuctionTrace: CustomStringConvertible {
     /// The trace as a person reads it: a header line with the placement, times and winner,
-    /// then one aligned row per source (line item, network, start, latency, outcome with a
+    /// then the auction's country and segment with its reason when it has them, then one
+    /// aligned row per source (line item, network, start, latency, outcome with a
     /// late answer if any, eCPM, released). Times are milliseconds from the auction's start
     /// (``warnings`` are in the JSON form only).
     /// Ids and reasons from the configuration or a network have their control characters
@@ -13,6 +14,12 @@ extension AuctionTrace: CustomStringConvertible {
                 + "\(winnerText); ended at \(AuctionTrace.millis(durationMilliseconds)) ms, "
                 + "deadline \(AuctionTrace.millis(deadlineLengthMilliseconds)) ms"
         )
+        if let segmentReason {
+            // e.g. "country US; segment tier1: country US in [US, CA, GB]"
+            lines.append((country.map { "country \(DisplayText.escaped($0)); " } ?? "") + "segment \(DisplayText.escaped(segmentReason))")
+        } else if let country {
+            lines.append("country \(DisplayText.escaped(country))")
+        }
         let header = ["line item", "network", "start ms", "latency ms", "outcome", "eCPM", "released"]
         let rows = sources.map { source in
             [

@@ -233,6 +233,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         var lines: SourceLines
         var warnings: [AuctionTrace.Warning]
         var configVersion: Int
+        var audience: AuctionTrace.AudienceLabel?
     }
 
     private var storage: SharedValue<Fields>
@@ -335,6 +336,9 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         case sources
         case warnings
         case configVersion = "config_version"
+        case country
+        case segment
+        case segmentReason = "segment_reason"
     }
 
     /// Creates a trace.
@@ -351,7 +355,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         winningECPM: Double?,
         sources: [AuctionTrace.Source],
         warnings: [AuctionTrace.Warning] = [],
-        configVersion: Int = 0
+        configVersion: Int = 0,
+        audience: AuctionTrace.AudienceLabel? = nil
     ) {
         storage = SharedValue(Fields(
             auctionID: auctionID,
@@ -366,7 +371,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             winningECPM: winningECPM,
             lines: .built(sources),
             warnings: warnings,
-            configVersion: configVersion
+            configVersion: configVersion,
+            audience: audience
         ))
     }
 
@@ -384,7 +390,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         winningECPM: Double?,
         deferredSources deferred: any DeferredSourceLines,
         warnings: [AuctionTrace.Warning],
-        configVersion: Int
+        configVersion: Int,
+        audience: AuctionTrace.AudienceLabel? = nil
     ) {
         storage = SharedValue(Fields(
             auctionID: auctionID,
@@ -399,7 +406,8 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             winningECPM: winningECPM,
             lines: .deferred(deferred),
             warnings: warnings,
-            configVersion: configVersion
+            configVersion: configVersion,
+            audience: audience
         ))
     }
 
@@ -421,14 +429,20 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             winningECPM: try container.decodeIfPresent(Double.self, forKey: .winningECPM),
             lines: .built(try container.decode([AuctionTrace.Source].self, forKey: .sources)),
             warnings: try container.decodeIfPresent([AuctionTrace.Warning].self, forKey: .warnings) ?? [],
-            configVersion: try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
+            configVersion: try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0,
+            audience: AuctionTrace.AudienceLabel(
+                country: try container.decodeIfPresent(String.self, forKey: .country),
+                segment: try container.decodeIfPresent(String.self, forKey: .segment),
+                segmentReason: try container.decodeIfPresent(String.self, forKey: .segmentReason)
+            ).nonEmpty
         ))
     }
 
     /// Encodes with snake_case keys: `auction_id`, `placement`, `mode`, `started_at` (wall
     /// clock, ISO 8601 UTC), `started_at_ms`, `ended_at_ms`, `deadline_at_ms` (instants on the
     /// engine's clock), `duration_ms` and `deadline_ms` (lengths), `placement_config`,
-    /// `winner`, `winning_ecpm`, `sources`, `warnings`, `config_version`.
+    /// `winner`, `winning_ecpm`, `sources`, `warnings`, `config_version`, and when known
+    /// `country`, `segment`, `segment_reason`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(auctionID, forKey: .auctionID)
@@ -446,6 +460,9 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         try container.encode(sources, forKey: .sources)
         try container.encode(warnings, forKey: .warnings)
         try container.encode(configVersion, forKey: .configVersion)
+        try container.encodeIfPresent(country, forKey: .country)
+        try container.encodeIfPresent(segment, forKey: .segment)
+        try container.encodeIfPresent(segmentReason, forKey: .segmentReason)
     }
 
     /// Traces are equal when every field and every line is.
@@ -463,6 +480,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
             && lhs.winningECPM == rhs.winningECPM
             && lhs.warnings == rhs.warnings
             && lhs.configVersion == rhs.configVersion
+            && lhs.storage.value.audience == rhs.storage.value.audience
             && lhs.sources == rhs.sources
     }
 
@@ -481,7 +499,17 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         hasher.combine(sources)
         hasher.combine(warnings)
         hasher.combine(configVersion)
+        hasher.combine(storage.value.audience)
     }
+
+    /// The auction's country (upper-case ISO 3166-1 alpha-2), or `nil` when unknown.
+    public var country: String? { storage.value.audience?.country }
+    /// The id of the placement's segment the auction's audience fell in, or `nil` for a
+    /// placement without segments.
+    public var segment: String? { storage.value.audience?.segment }
+    /// Why that segment: `tier1: country US in [US, CA, GB]`, or `default: no earlier segment
+    /// matched`.
+    public var segmentReason: String? { storage.value.audience?.segmentReason }
 
     /// The number of lines (sources), without building them.
     package var sourceCount: Int {
@@ -699,5 +727,29 @@ package struct SourceLineSummary: Sendable {
         self.wasAsked = wasAsked
         self.latencyMilliseconds = latencyMilliseconds
         self.outcome = outcome
+    }
+}
+
+extension AuctionTrace {
+    /// Who an auction ran for: its country, and the segment its audience fell in and why.
+    package struct AudienceLabel: Hashable, Sendable {
+        /// Upper-case ISO 3166-1 alpha-2, or `nil` when unknown.
+        package var country: String?
+        /// The segment id, or `nil` for a placement without segments.
+        package var segment: String?
+        /// `tier1: country US in [US, CA, GB]`.
+        package var segmentReason: String?
+
+        /// A label.
+        package init(country: String?, segment: String?, segmentReason: String?) {
+            self.country = country
+            self.segment = segment
+            self.segmentReason = segmentReason
+        }
+
+        /// `nil` when it says nothing.
+        var nonEmpty: AudienceLabel? {
+            country == nil && segment == nil && segmentReason == nil ? nil : self
+        }
     }
 }

@@ -44,7 +44,12 @@ extension MediationConfiguration {
     ///   needs a rate in `currency_rates`, R9), `ecpm_sd` (a positive number in `currency` CPM) and
     ///   `ecpm_impressions` (a whole number 0...10^12): the uncertainty of a learned eCPM and the
     ///   impressions behind it, as `mediate optimize --write` records them (fixed-price sources
-    ///   only).
+    ///   only); `ecpm_by_country` (fixed-price sources only) prices in `currency` by upper-case
+    ///   ISO 3166-1 alpha-2 country, used when the auction's country is listed.
+    /// - `segments` (per placement): an ordered array of audience segments, each an `id`, a
+    ///   `when` predicate (all but the last, the default, which is required) and the fields of a
+    ///   ``PlacementOverride`` (`sources`, `ecpm`, `floor`, `refresh_seconds`, `mode`); the
+    ///   first whose `when` matches an auction's audience wins (`docs/audiences.md`).
     /// - `currency_rates`: USD per unit of each other currency, positive finite numbers.
     /// - `health` (top level, and per network over it): when a failing network is paused
     ///   (engine rule R24), e.g. `{"enabled": true, "failures_to_open": 7, "window": 10,
@@ -372,7 +377,7 @@ package struct ConfigurationLoader: Sendable {
     }
 
     private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> MediationConfiguration.Placement {
-        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources", "caps", "pacing_seconds"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources", "segments", "caps", "pacing_seconds"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
@@ -427,6 +432,9 @@ package struct ConfigurationLoader: Sendable {
             placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": MediationConfiguration.Placement.Exploration.off, "thompson": .thompson])
         }
         placement.caps = try ConfigurationLoader.decodeCapSettings(object)
+        if let node = object["segments"] {
+            placement.segments = try ConfigurationLoader.decodeSegments(node, at: path.appending("segments"), for: placement)
+        }
         return placement
     }
 
@@ -476,7 +484,7 @@ package struct ConfigurationLoader: Sendable {
     }
 
     private func decodeSource(_ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> LineItem {
-        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "ecpm_sd", "ecpm_impressions", "floor", "timeout_ms", "currency", "caps", "pacing_seconds"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "ecpm_by_country", "ecpm_sd", "ecpm_impressions", "floor", "timeout_ms", "currency", "caps", "pacing_seconds"])
         let id = try ConfigurationReading.string(try object.required("id"), at: path.appending("id"))
         let networkPath = path.appending("network")
         let networkID = try ConfigurationReading.string(try object.required("network"), at: networkPath)
@@ -546,6 +554,13 @@ package struct ConfigurationLoader: Sendable {
         if let floor { try ConfigurationLoader.checkPriceRange(floor, usdRate: usdRate, currency: currency, at: floorPath) }
         var lineItem = LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate, eCPMSD: eCPMSD, eCPMImpressions: eCPMImpressions)
         lineItem.caps = try ConfigurationLoader.decodeCapSettings(object)
+        if let node = object["ecpm_by_country"] {
+            let byCountryPath = path.appending("ecpm_by_country")
+            guard pricing == .fixedPrice else {
+                throw ConfigurationError(code: .pricingMismatch, path: byCountryPath.description, message: "the network \(ConfigurationText.quoted(networkID)) (\(network.adapter)) is a bidder: its price comes with each bid, so its sources take no \"ecpm_by_country\"")
+            }
+            lineItem.eCPMByCountry = try ConfigurationLoader.decodeECPMByCountry(node, at: byCountryPath, usdRate: usdRate, currency: currency)
+        }
         return lineItem
     }
 

@@ -22,6 +22,12 @@ extension MediationConfiguration {
             public static let optionIgnored = Code(rawValue: "option_ignored")
             /// A line item can fill, but not every ad its network may send fits the slot.
             public static let slotMayNotFit = Code(rawValue: "slot_may_not_fit")
+            /// A placement's segment no audience can reach: an earlier segment takes every
+            /// audience it matches, or its predicate matches none.
+            public static let segmentUnreachable = Code(rawValue: "segment_unreachable")
+            /// Every segment of a placement lists its `sources` and none lists this line item,
+            /// so it is never asked.
+            public static let lineItemUnused = Code(rawValue: "line_item_unused")
 
             /// The name.
             public var description: String { rawValue }

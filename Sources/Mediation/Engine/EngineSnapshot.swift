@@ -131,6 +131,7 @@ final class EngineSnapshot: Sendable {
         var entries: [String: PlacementEntry] = [:]
         let lineItemHealth = configuration.networksWithLineItemHealth
         for placement in configuration.placements {
+            warnings += SegmentReachability.warnings(for: placement)
             var sources: [AuctionSource] = []
             sources.reserveCapacity(placement.sources.count)
             for (sourceIndex, lineItem) in placement.sources.enumerated() {

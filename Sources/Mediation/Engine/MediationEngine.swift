@@ -151,6 +151,15 @@ public final class MediationEngine: Sendable {
         self.health = health
         state = Locked(State(template: environment.requestTemplate, current: snapshot))
         caps = CapKeeper(configuration: snapshot.configuration, at: environment.clock.now, store: environment.stateStore, wallClock: environment.wallClock, logger: environment.logger)
+        logDroppedAudienceKeys(of: environment.requestTemplate)
+    }
+
+    /// Logs a warning for each custom audience key of `template` that was out of bounds (it was
+    /// dropped, never a crash).
+    private func logDroppedAudienceKeys(of template: RequestTemplate) {
+        for line in template.droppedAudienceKeys {
+            environment.logger.warning(line, source: "audience")
+        }
     }
 
     /// The launch candidates that failed to build, with their errors.
@@ -478,6 +487,7 @@ public final class MediationEngine: Sendable {
     /// user data), also after ``shutdown()``.
     /// - Parameter template: the new signals.
     public func updateRequestTemplate(_ template: RequestTemplate) {
+        logDroppedAudienceKeys(of: template)
         let handles = state.withLock { state in
             state.template = template
             return state.current.networks + state.retirement.retiringNetworks

@@ -13,7 +13,9 @@
 /// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
 /// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty,
 /// unless the event is about one line item paused on its own: then `line_item` names it and
-/// `placement` is its placement. A `capped` event carries `cap` (the rule, e.g.
+/// `placement` is its placement. `auction_finished` and the events of an ad (`shown` included)
+/// carry the auction's `country` and `segment` when it has them.
+/// A `capped` event carries `cap` (the rule, e.g.
 /// `placement:level_end 20/86400s`), `retry_at_ms` (absent when only a new session frees it)
 /// and, for a refused show, `line_item`.
 package struct EventRecord: Hashable, Sendable, Codable {
@@ -68,6 +70,12 @@ package struct EventRecord: Hashable, Sendable, Codable {
     package var retryAtMilliseconds: Double?
     /// The cap that refused a show (`capped`), e.g. `placement:level_end 20/86400s`.
     package var cap: String?
+    /// The auction's country, upper-case ISO 3166-1 alpha-2, when known (`auction_finished`
+    /// and every event of its ad, `shown` included).
+    package var country: String?
+    /// The segment the auction's audience fell in (the same events), for a placement with
+    /// segments.
+    package var segment: String?
 
     private enum CodingKeys: String, CodingKey {
         case event
@@ -95,6 +103,8 @@ package struct EventRecord: Hashable, Sendable, Codable {
         case backoffMilliseconds = "backoff_ms"
         case retryAtMilliseconds = "retry_at_ms"
         case cap
+        case country
+        case segment
     }
 
     /// The record of `event`.
@@ -105,11 +115,15 @@ package struct EventRecord: Hashable, Sendable, Codable {
         placementID = event.placementID
         ad = event.ad
         configVersion = event.configVersion
+        country = event.ad?.country
+        segment = event.ad?.segment
         switch event {
         case .auctionStarted(_, let reason, _, _):
             self.reason = reason.rawValue
         case .auctionFinished(_, let trace, _):
             self.trace = trace
+            country = trace.country
+            segment = trace.segment
         case .adLoaded(_, let expiresAt, _):
             expiresAtMilliseconds = expiresAt.milliseconds
         case .shown(let impression, _):

@@ -21,6 +21,10 @@ extension MediationEvent {
         /// The `config_version` its auction ran under (R22), which it keeps after a newer version
         /// is applied: its impression and revenue belong to that version.
         public var configVersion: Int
+        /// The country its auction ran for (upper-case ISO 3166-1 alpha-2), if known.
+        public var country: String?
+        /// The segment its auction's audience fell in, for a placement with segments.
+        public var segment: String?
 
         /// Creates a summary.
         public init(placementID: String, adID: String, creativeID: String, network: String, lineItemID: String, format: AdFormat, size: AdSize, eCPM: Double, configVersion: Int = 0) {
@@ -36,7 +40,7 @@ extension MediationEvent {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion
+            case placementID, adID, creativeID, network, lineItemID, format, size, eCPM, configVersion, country, segment
         }
 
         /// Decodes the form the encoder writes; a summary without `configVersion` (recorded before
@@ -53,6 +57,8 @@ extension MediationEvent {
             size = try container.decode(AdSize.self, forKey: .size)
             eCPM = try container.decode(Double.self, forKey: .eCPM)
             configVersion = try container.decodeIfPresent(Int.self, forKey: .configVersion) ?? 0
+            country = try container.decodeIfPresent(String.self, forKey: .country)
+            segment = try container.decodeIfPresent(String.self, forKey: .segment)
         }
 
         /// `network/line item ad-id size @ eCPM`, e.g. `nitx/neta nitx-1 320x50 @ $1.20`; control

@@ -651,7 +651,7 @@ package struct PlacementStateMachine: Sendable {
             return .noFill(outcome.trace)
         }
         let placementAd = Placement.Ad(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
-        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner, configVersion: outcome.trace.configVersion))
+        let won = CurrentAd(placementAd: placementAd, summary: summary(of: winner, trace: outcome.trace))
         guard !isDestroyed else {
             release(won, reason: .destroyed, at: now, into: &actions)
             return .destroyed
@@ -760,8 +760,8 @@ package struct PlacementStateMachine: Sendable {
         if ids.count > Self.memory { ids.removeFirst(ids.count - Self.memory) }
     }
 
-    private func summary(of winner: MediationEngine.AuctionOutcome.Winner, configVersion: Int) -> MediationEvent.AdSummary {
-        MediationEvent.AdSummary(
+    private func summary(of winner: MediationEngine.AuctionOutcome.Winner, trace: AuctionTrace) -> MediationEvent.AdSummary {
+        var summary = MediationEvent.AdSummary(
             placementID: placementID,
             adID: AuctionStateMachine.bounded(winner.ad.id),
             creativeID: AuctionStateMachine.bounded(winner.ad.creativeID),
@@ -770,7 +770,10 @@ package struct PlacementStateMachine: Sendable {
             format: winner.ad.format,
             size: winner.ad.size,
             eCPM: winner.eCPM,
-            configVersion: configVersion
+            configVersion: trace.configVersion
         )
+        summary.country = trace.country
+        summary.segment = trace.segment
+        return summary
     }
 }

@@ -62,3 +62,18 @@ struct CapsConfigurationTests {
         }
     }
 }
+
+@Suite("Caps in a placement override")
+struct CapsOverrideTests {
+    @Test("a segment's override carries caps and pacing, and applying it replaces the placement's")
+    func segmentOverrideCarriesCaps() throws {
+        let json = ConfigurationFixture.edited(#""format": "interstitial", "deadline_ms": 2000,"#, #""format": "interstitial", "caps": [{ "impressions": 20, "per_seconds": 86400 }], "segments": [{ "id": "tier1", "when": { "country": { "in": ["US"] } }, "caps": [{ "impressions": 5, "per_seconds": 86400 }], "pacing_seconds": 900 }, { "id": "default" }], "deadline_ms": 2000,"#)
+        let placement = try #require(try ConfigurationFixture.load(json).placement("level_end"))
+        let override = try #require(placement.segments.first?.override)
+        #expect(override.caps == [.init(impressions: 5, window: .seconds(86_400))])
+        #expect(override.pacingSeconds == 900)
+        let applied = override.applied(to: placement)
+        #expect(applied.caps == MediationConfiguration.CapSettings(caps: [.init(impressions: 5, window: .seconds(86_400))], pacingSeconds: 900))
+        #expect(placement.segments.last?.override.applied(to: placement).caps == placement.caps)
+    }
+}

@@ -1,0 +1,96 @@
+/// What one auction of a placement runs under: the placement as its audience's segment and
+/// country make it, its sources, and the prepared state machine every such auction starts from.
+struct AuctionRoute: Sendable {
+    /// The placement, with the segment's override and the country's prices applied.
+    var placement: MediationConfiguration.Placement
+    /// Its sources, in the placement's order.
+    var sources: [AuctionSource]
+    /// A machine for every source, not yet started.
+    var machine: AuctionStateMachine
+    /// The sources' networks for health, each once (R24).
+    var healthPlan: NetworkHealthMonitor.Plan?
+    /// Whether some source's adapter hears notices.
+    var sendsNotices: Bool
+}
+
+/// A placement's routes, chosen per auction from its audience (segments, `ecpm_by_country`).
+/// Built once per configuration (every predicate compiled, every priced form prepared), so the
+/// choice parses nothing: it tests the segments' predicates in order and looks the country up.
+struct AuctionRoutes: Sendable {
+    /// One segment's routes: the segment's placement, and its forms for the countries some of
+    /// its line items price by country.
+    struct SegmentRoutes: Sendable {
+        var route: AuctionRoute
+        var byCountry: [String: AuctionRoute]
+    }
+
+    /// The placement as configured (all its sources at their configured prices).
+    var base: AuctionRoute
+    /// The segments, in order (empty when the placement has none).
+    let segments: [AudienceSegment]
+    /// Per segment (one, the placement's own, when it has none), its routes.
+    private let perSegment: [SegmentRoutes]
+    /// Whether the choice needs the audience at all (segments, or prices by country).
+    let dependsOnAudience: Bool
+
+    /// The routes of `placement` over `sources` (its line items' sources, in order).
+    /// - Parameter make: builds one route from a placement and its sources.
+    init(placement: MediationConfiguration.Placement, sources: [AuctionSource], make: (MediationConfiguration.Placement, [AuctionSource]) -> AuctionRoute) {
+        base = make(placement, sources)
+        segments = placement.segments
+        let overrides = placement.segments.isEmpty ? [MediationConfiguration.PlacementOverride()] : placement.segments.map(\.override)
+        var perSegment: [SegmentRoutes] = []
+        var priced = false
+        for override in overrides {
+            let variant = override.isEmpty ? placement : override.applied(to: placement)
+            let variantSources = AuctionRoutes.sources(of: variant, from: sources)
+            let route = override.isEmpty ? base : make(variant, variantSources)
+            var byCountry: [String: AuctionRoute] = [:]
+            let countries = Set(variant.sources.flatMap(\.eCPMByCountry.keys))
+            for country in countries.sorted() {
+                let local = AuctionRoutes.priced(variant, in: country)
+                byCountry[country] = make(local, AuctionRoutes.sources(of: local, from: sources))
+            }
+            priced = priced || !byCountry.isEmpty
+            perSegment.append(SegmentRoutes(route: route, byCountry: byCountry))
+        }
+        self.perSegment = perSegment
+        dependsOnAudience = !placement.segments.isEmpty || priced
+    }
+
+    /// The route of an auction whose audience is `audience`, with the segment it fell in and
+    /// why (`nil` for a placement without segments).
+    func route(for audience: Audience) -> (route: AuctionRoute, segment: Int?) {
+        guard dependsOnAudience else { return (base, nil) }
+        let segment = segments.firstMatch(audience)
+        let routes = perSegment[segment ?? 0]
+        let route = audience.country.flatMap { routes.byCountry[$0] } ?? routes.route
+        return (route, segment)
+    }
+
+    /// `placement`'s line items priced for `country`: those with a price for it in
+    /// `ecpm_by_country` take it as their eCPM (their learned spread and count, which were the
+    /// global price's, go).
+    static func priced(_ placement: MediationConfiguration.Placement, in country: String) -> MediationConfiguration.Placement {
+        var result = placement
+        for index in result.sources.indices {
+            guard let price = result.sources[index].eCPMByCountry[country] else { continue }
+            result.sources[index].eCPM = price
+            result.sources[index].eCPMSD = nil
+            result.sources[index].eCPMImpressions = nil
+        }
+        return result
+    }
+
+    /// The auction sources of `placement`'s line items, in its order, each with its line item
+    /// as `placement` has it.
+    private static func sources(of placement: MediationConfiguration.Placement, from sources: [AuctionSource]) -> [AuctionSource] {
+        var byID: [String: AuctionSource] = [:]
+        for source in sources { byID[source.lineItem.id] = source }
+        return placement.sources.compactMap { lineItem in
+            guard var source = byID[lineItem.id] else { return nil }
+            source.lineItem = lineItem
+            return source
+        }
+    }
+}
