@@ -48,7 +48,7 @@ enum PlacementsBenchmark {
                 case .expired: counts.expired += 1
                 case .lateAnswer: counts.late += 1
                 case .refreshScheduled: counts.refreshScheduled += 1
-                case .clicked, .renderFailed, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure: break
+                case .clicked, .renderFailed, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure, .capped: break
                 }
             }
         }

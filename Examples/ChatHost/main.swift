@@ -127,6 +127,8 @@ func main() async -> Int32 {
                     print("[\(pause.at)]   engine: network \(pause.networkID)\(pause.lineItemID.map { " line item \($0)" } ?? "") paused until \(pause.retryAt) (\(pause.cause.rawValue))")
                 case .networkResumed(let networkID, _, let at, _, let lineItemID):
                     print("[\(at)]   engine: network \(networkID)\(lineItemID.map { " line item \($0)" } ?? "") resumed")
+                case .capped(let placementID, _, let refusal, let at):
+                    print("[\(at)]   engine: \(placementID) capped: \(refusal)")
                 case .adLoaded, .clicked, .renderFailed, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .exposure:
                     break
                 }

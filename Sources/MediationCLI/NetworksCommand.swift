@@ -24,6 +24,8 @@ enum NetworksCommand {
             /// Its own health (R24) when it is paused on its own (open or half-open), else
             /// absent: a closed line item is asked whenever its network is.
             var health: Health?
+            /// The caps and pacing that apply to it (`docs/caps.md`), each with when it frees.
+            var caps: [Cap] = []
 
             enum CodingKeys: String, CodingKey {
                 case placement
@@ -31,7 +33,19 @@ enum NetworksCommand {
                 case timeoutMilliseconds = "timeout_ms"
                 case deadlineMilliseconds = "deadline_ms"
                 case effectiveMilliseconds = "effective_ms"
-                case limit, health
+                case limit, health, caps
+            }
+        }
+
+        /// One cap or pacing rule and when it frees (`free_at_ms`: on the engine's clock;
+        /// absent when only a new session frees it).
+        struct Cap: Encodable {
+            var rule: String
+            var freeAtMilliseconds: Double?
+
+            enum CodingKeys: String, CodingKey {
+                case rule
+                case freeAtMilliseconds = "free_at_ms"
             }
         }
 
@@ -153,6 +167,10 @@ enum NetworksCommand {
                 guard let status = engine.lineItemHealth(item.lineItem, placementID: item.placement), status.state != .closed else { continue }
                 made.lineItems[index].health = Health(status, settings: network.health)
             }
+            for index in made.lineItems.indices {
+                let item = made.lineItems[index]
+                made.lineItems[index].caps = engine.capStatus(lineItemID: item.lineItem, placementID: item.placement).map { Entry.Cap(rule: $0.rule, freeAtMilliseconds: $0.freeAt?.milliseconds) }
+            }
             entries.append(made)
         }
         await engine.shutdown()
@@ -231,6 +249,10 @@ enum NetworksCommand {
             for item in entry.lineItems {
                 guard let health = item.health else { continue }
                 lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): line item \(health.stateText)")
+            }
+            for item in entry.lineItems where !item.caps.isEmpty {
+                let caps = item.caps.map { "\(safe($0.rule)) free \($0.freeAtMilliseconds.map { "at \(ReportFormat.millis($0)) ms" } ?? "at a new session")" }.joined(separator: "; ")
+                lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): caps \(caps)")
             }
             for note in entry.status.notes { lines.append("  note:      \(safe(note))") }
         }

@@ -185,6 +185,8 @@ final class WatchPrinter: Sendable {
         var impressions = 0
         var revenueUSD = 0.0
         var lateAnswers = 0
+        /// Each refusal by a cap (`capped` events), in order.
+        var capped: [CapRefusal] = []
         var auctionNumbers: [String: Int] = [:]
         var statistics = MediationStatistics()
         var traces: [AuctionTrace] = []
@@ -316,6 +318,9 @@ final class WatchPrinter: Sendable {
             line = "[\(at)] network \(Self.healthSubject(networkID, lineItem: lineItemID)) resumed after \(failedProbes) failed probes"
         case .exposure(let exposure):
             line = "[\(exposure.at)] exposed to \(exposure.arm) (unit \(exposure.arm.unit))"
+        case .capped(_, let lineItemID, let refusal, let at):
+            counts.withLock { $0.capped.append(refusal) }
+            line = "[\(at)] capped: \(lineItemID.map { safe($0) + " " } ?? "")\(safe(refusal.description))"
         case .lateAnswer(let late):
             counts.withLock { $0.lateAnswers += 1 }
             line = "[\(late.arrivedAt)] late answer: \(safe(late.lineItemID))\(late.adReleased ? " (ad released)" : "")"
@@ -347,6 +352,14 @@ final class WatchPrinter: Sendable {
             for entry in counts.health {
                 let now = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
                 output.write("  \(Self.healthSubject(entry.network, lineItem: entry.lineItem)): paused \(HumanReport.counted(entry.pauses, "time")), resumed \(HumanReport.counted(entry.resumes, "time")); at the end \(now)\n")
+            }
+        }
+        if !counts.capped.isEmpty {
+            output.write("caps (docs/caps.md):\n")
+            var byRule: [String: (count: Int, last: CapRefusal)] = [:]
+            for refusal in counts.capped { byRule[refusal.cap] = ((byRule[refusal.cap]?.count ?? 0) + 1, refusal) }
+            for (rule, entry) in byRule.sorted(by: { $0.key < $1.key }) {
+                output.write("  \(DisplayText.escaped(rule)): refused \(HumanReport.counted(entry.count, "time")); next free \(entry.last.retryAt.map { "at \($0)" } ?? "at a new session or dismissal")\n")
             }
         }
         output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(ReportFormat.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")

@@ -159,12 +159,15 @@ package struct Auction: Sendable {
     ///     and deadline.
     ///   - excludedLineItems: line item ids to leave out of this auction (e.g. a source whose
     ///     creative just failed to render).
+    ///   - capped: line items a cap keeps out of this auction (`not_asked`, `capped`), by id,
+    ///     with when each cap frees (`docs/caps.md`).
     ///   - onLateAnswer: called once for each answer that arrives after the source's outcome
     ///     was decided (its ad already released).
     /// - Returns: the winner, if any, and the trace.
     package func run(
         request: AdRequest,
         excluding excludedLineItems: Set<String> = [],
+        capped: [String: CapRefusal] = [:],
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
     ) async -> MediationEngine.AuctionOutcome {
         let included: [AuctionSource]
@@ -206,6 +209,9 @@ package struct Auction: Sendable {
         )
         // The run hears of a pause of one of its networks while it runs (it stops waiting for
         // their sources); a network paused already is not asked.
+        if !capped.isEmpty {
+            run.capped(included.indices.compactMap { index in capped[included[index].lineItem.id].map { (index, $0.retryAt) } })
+        }
         let ticket = health.flatMap { health in plan.map { health.admit($0, listener: run, at: clock.now) } }
         if let ticket, !ticket.paused.isEmpty {
             for (index, retryAt) in ticket.paused { run.networkPaused(sourcesAt: [index], until: retryAt) }

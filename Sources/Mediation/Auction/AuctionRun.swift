@@ -278,6 +278,14 @@ final class AuctionRun: Sendable {
         perform(effects)
     }
 
+    /// Sources capped before the start (`docs/caps.md`): not asked (`capped`), each with when
+    /// its cap frees. After the start it does nothing.
+    func capped(_ sources: [(index: Int, retryAt: MediationInstant?)]) {
+        state.withLock { state in
+            for source in sources { state.machine.cap(sourceAt: source.index, until: source.retryAt) }
+        }
+    }
+
     /// The network of sources `indices` (or their line item) was paused until `retryAt`
     /// (R24), by another auction's verdict: the machine stops waiting for them
     /// (``AuctionStateMachine/networkPaused(sourcesAt:until:at:into:)``) at the end of this

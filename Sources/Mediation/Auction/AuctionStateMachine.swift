@@ -78,6 +78,10 @@ struct AuctionStateMachine {
         /// (`network_paused`), or, when the pause came while it was outstanding, it times out
         /// (`network_paused`) at the end of that instant unless it answered by then.
         var pausedUntil: MediationInstant?
+        /// Capped (`docs/caps.md`): it is `not_asked` (`capped`), and may be asked again at
+        /// ``cappedRetryAt`` (`nil`: at the next session).
+        var isCapped = false
+        var cappedRetryAt: MediationInstant?
     }
 
     /// What every auction of the placement shares and never changes, in one shared box, so that
@@ -229,6 +233,17 @@ struct AuctionStateMachine {
         entries[index].pausedUntil = retryAt
     }
 
+    /// Marks source `index` as capped before the start (`docs/caps.md`): it is `not_asked`
+    /// (`capped`) and its trace line names when it may be asked again.
+    /// - Parameters:
+    ///   - index: the source's index (others are ignored).
+    ///   - retryAt: when its cap frees; `nil` at the next session.
+    mutating func cap(sourceAt index: Int, until retryAt: MediationInstant?) {
+        guard entries.indices.contains(index), !started else { return }
+        entries[index].isCapped = true
+        entries[index].cappedRetryAt = retryAt
+    }
+
     /// The network of sources `indices` (or their line item) was paused at `now` until
     /// `retryAt`, while this auction runs (R24): the auction stops waiting for them. A source
     /// still outstanding times out (`network_paused`) at the end of this instant, unless it
@@ -311,6 +326,12 @@ struct AuctionStateMachine {
         actions.reserveCapacity(actions.count + entries.count + 1)
         for index in entries.indices {
             let isBidder = lineItems[index].pricing == .bidder
+            if entries[index].isCapped {
+                // A cap binds past the time its ad could be shown: not asked (no wasted load).
+                entries[index].outcome = .notAsked(.capped)
+                markDone(index)
+                continue
+            }
             if entries[index].pausedUntil != nil {
                 // Its network is paused (R24): not asked, and its tier passed over at once.
                 entries[index].outcome = .notAsked(.networkPaused)
@@ -333,7 +354,7 @@ struct AuctionStateMachine {
         if placement.mode == .waterfall {
             // Sources grouped by value in one pass (config order within a tier), highest first.
             var byValue: [AuctionValue: [Int]] = [:]
-            for index in entries.indices where lineItems[index].pricing == .fixedPrice && (entries[index].outcome == nil || entries[index].pausedUntil != nil) {
+            for index in entries.indices where lineItems[index].pricing == .fixedPrice && (entries[index].outcome == nil || entries[index].pausedUntil != nil || entries[index].isCapped) {
                 if let value = entries[index].fixedValue { byValue[value, default: []].append(index) }
             }
             tiers = byValue.keys.sorted(by: >).compactMap { byValue[$0] }
@@ -632,7 +653,7 @@ struct AuctionStateMachine {
                 adID: entry.adID,
                 adReleased: entry.released,
                 lateAnswer: late,
-                retryAtMilliseconds: entry.pausedUntil?.milliseconds,
+                retryAtMilliseconds: (entry.pausedUntil ?? entry.cappedRetryAt)?.milliseconds,
                 errors: TraceIssues.errors(for: outcome, limit: entry.limit),
                 warnings: (entry.startedAt == nil ? [] : entry.warningsIfAsked) + (late.map { [TraceIssues.lateAnswer($0)] } ?? [])
             )

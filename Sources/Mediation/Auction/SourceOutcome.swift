@@ -42,6 +42,11 @@ extension SourceOutcome {
         /// failing while its network answered for others). The trace line names when it is tried
         /// again (``AuctionTrace/Source/retryAtMilliseconds``).
         public static let networkPaused = SourceOutcome.NotAskedReason(rawValue: "network_paused")
+        /// A cap or pacing of the app, its placement, its network or itself binds past the time
+        /// its ad could still be shown (`docs/caps.md`), so it is not asked (no wasted load).
+        /// The trace line names when it may be asked again (``AuctionTrace/Source/retryAtMilliseconds``;
+        /// absent when only a new session frees it).
+        public static let capped = SourceOutcome.NotAskedReason(rawValue: "capped")
 
         /// The code.
         public var description: String { rawValue }

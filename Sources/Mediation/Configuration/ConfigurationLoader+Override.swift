@@ -1,7 +1,7 @@
 extension ConfigurationLoader {
     /// The keys of a placement override object (``MediationConfiguration/PlacementOverride``); a
     /// segment or a variant adds its own (`id`, `when`, ...).
-    package static let overrideKeys: Set<String> = ["sources", "ecpm", "floor", "refresh_seconds", "mode"]
+    package static let overrideKeys: Set<String> = ["sources", "ecpm", "floor", "refresh_seconds", "mode", "caps", "pacing_seconds"]
 
     /// Reads the override fields of `object` (whose keys the caller checked) for `placement`.
     /// - Parameters:
@@ -85,6 +85,9 @@ extension ConfigurationLoader {
             // R19 for what the override leaves: some source must be able to reach the floor.
             try checkFloorCanBeMet(floor, sources: applied.sources, at: path.appending(result.floor != nil ? "floor" : result.sources != nil ? "sources" : "ecpm"))
         }
+        let caps = try decodeCapSettings(object)
+        if object["caps"] != nil { result.caps = caps.caps }
+        result.pacingSeconds = caps.pacingSeconds
         return result
     }
 

@@ -187,7 +187,7 @@ package struct ConfigurationLoader: Sendable {
         }) {
             throw ConfigurationError(code: .unknownKey, path: "format", message: "this is a signed configuration (\(SignedConfiguration.format)), not a plain one: it is read with the keys it was signed with (mediate --config-url URL --public-key KEY.pub runs it as the bundled configuration; mediate config verify checks it)")
         }
-        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates", "health", "experiments"])
+        let object = try ConfigurationObject(root, at: .root, allowed: ["$schema", "config_version", "issued_at", "rollout", "networks", "placements", "currency_rates", "health", "experiments", "app"])
         if let schema = object["$schema"] {
             _ = try ConfigurationReading.string(schema, at: JSONPath.root.appending("$schema"))
         }
@@ -200,7 +200,9 @@ package struct ConfigurationLoader: Sendable {
         for network in networks { networksByID[network.id] = network }
         let placements = try decodePlacements(try object.required("placements"), networks: Networks(list: networks, byID: networksByID), currencyRates: currencyRates)
         let experiments = try decodeExperiments(object["experiments"], placements: placements)
-        return MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates, version: release.version, issuedAt: release.issuedAt, rollout: release.rollout, experiments: experiments)
+        var configuration = MediationConfiguration(networks: networks, placements: placements, currencyRates: currencyRates, version: release.version, issuedAt: release.issuedAt, rollout: release.rollout, experiments: experiments)
+        configuration.app = try ConfigurationLoader.decodeApp(object["app"])
+        return configuration
     }
 
     private func decodeCurrencyRates(_ node: JSONNode?) throws(ConfigurationError) -> [String: Double] {
@@ -247,7 +249,7 @@ package struct ConfigurationLoader: Sendable {
     }
 
     private func decodeNetwork(id: String, _ node: JSONNode, at path: JSONPath, health: NetworkHealthSettings) throws(ConfigurationError) -> MediationConfiguration.Network {
-        let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options", "health"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["adapter", "credentials", "endpoint", "timeout_ms", "options", "health", "caps", "pacing_seconds"])
         let adapterPath = path.appending("adapter")
         let adapter = try ConfigurationReading.string(try object.required("adapter"), at: adapterPath)
         guard registry.pricing(forKind: adapter) != nil else {
@@ -287,7 +289,9 @@ package struct ConfigurationLoader: Sendable {
             options = values
         }
         let networkHealth = try ConfigurationLoader.decodeHealth(object["health"], at: path.appending("health"), over: health)
-        return MediationConfiguration.Network(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
+        var network = MediationConfiguration.Network(id: id, adapter: adapter, credentials: credentials, endpoint: endpoint, timeout: timeout, options: options, health: networkHealth)
+        network.caps = try ConfigurationLoader.decodeCapSettings(object)
+        return network
     }
 
     /// Reads a network's `endpoint` (required, R15): `"sandbox"` said explicitly, or an
@@ -374,7 +378,7 @@ package struct ConfigurationLoader: Sendable {
     }
 
     private func decodePlacement(id: String, _ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> MediationConfiguration.Placement {
-        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources", "segments"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["format", "sizing", "slot", "refresh_seconds", "deadline_ms", "floor", "mode", "exploration", "sources", "segments", "caps", "pacing_seconds"])
         let format = try ConfigurationReading.choice(try object.required("format"), at: path.appending("format"), [
             "banner": AdFormat.banner, "interstitial": .interstitial, "app_open": .appOpen, "native": .native, "rewarded": .rewarded,
         ])
@@ -428,6 +432,7 @@ package struct ConfigurationLoader: Sendable {
         if let node = object["exploration"] {
             placement.exploration = try ConfigurationReading.choice(node, at: path.appending("exploration"), ["off": MediationConfiguration.Placement.Exploration.off, "thompson": .thompson])
         }
+        placement.caps = try ConfigurationLoader.decodeCapSettings(object)
         if let node = object["segments"] {
             placement.segments = try ConfigurationLoader.decodeSegments(node, at: path.appending("segments"), for: placement)
         }
@@ -480,7 +485,7 @@ package struct ConfigurationLoader: Sendable {
     }
 
     private func decodeSource(_ node: JSONNode, at path: JSONPath, networks: Networks, currencyRates: [String: Double]) throws(ConfigurationError) -> LineItem {
-        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "ecpm_by_country", "ecpm_sd", "ecpm_impressions", "floor", "timeout_ms", "currency"])
+        let object = try ConfigurationObject(node, at: path, allowed: ["id", "network", "ad_unit_id", "ecpm", "ecpm_by_country", "ecpm_sd", "ecpm_impressions", "floor", "timeout_ms", "currency", "caps", "pacing_seconds"])
         let id = try ConfigurationReading.string(try object.required("id"), at: path.appending("id"))
         let networkPath = path.appending("network")
         let networkID = try ConfigurationReading.string(try object.required("network"), at: networkPath)
@@ -549,6 +554,7 @@ package struct ConfigurationLoader: Sendable {
         if let eCPM { try ConfigurationLoader.checkPriceRange(eCPM, usdRate: usdRate, currency: currency, at: eCPMPath) }
         if let floor { try ConfigurationLoader.checkPriceRange(floor, usdRate: usdRate, currency: currency, at: floorPath) }
         var lineItem = LineItem(id: id, network: networkID, adUnitID: adUnitID, pricing: pricing, eCPM: eCPM, floor: floor, timeout: timeout, currency: currency, usdRate: usdRate, eCPMSD: eCPMSD, eCPMImpressions: eCPMImpressions)
+        lineItem.caps = try ConfigurationLoader.decodeCapSettings(object)
         if let node = object["ecpm_by_country"] {
             let byCountryPath = path.appending("ecpm_by_country")
             guard pricing == .fixedPrice else {

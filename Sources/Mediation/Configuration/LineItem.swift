@@ -33,6 +33,9 @@ public struct LineItem: Hashable, Sendable {
     public var eCPMSD: Double?
     /// For a learned eCPM (`ecpm_impressions`), the impressions its estimate rests on.
     public var eCPMImpressions: Int?
+    /// Its own caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`): a line item capped
+    /// is `not_asked` (`capped`) and its ad refused at show.
+    public var caps = MediationConfiguration.CapSettings()
     /// For fixed-price sources, the eCPM in ``currency`` by country (`ecpm_by_country`, keys
     /// upper-case ISO 3166-1 alpha-2): used instead of ``eCPM`` in an auction whose country is
     /// listed; a segment's own `ecpm` for the line item beats it.
@@ -122,6 +125,9 @@ extension MediationConfiguration {
         public var sources: [LineItem]
         /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
         package var exploration: Exploration = .off
+        /// Its caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`), over every
+        /// impression of the placement.
+        public var caps = MediationConfiguration.CapSettings()
         /// Its audience segments (`segments`), in order: the first whose predicate matches an
         /// auction's audience changes the placement for that auction; the last is the default.
         /// Empty when the placement has none.

@@ -30,6 +30,9 @@ extension MediationConfiguration {
         /// `health` with this network's own `health` over it (default
         /// ``NetworkHealthSettings/standard``).
         package var health: NetworkHealthSettings
+        /// Its caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`), over every
+        /// impression of its line items in every placement.
+        public var caps = MediationConfiguration.CapSettings()
 
         /// Creates a network configuration.
         public init(
@@ -96,6 +99,9 @@ public struct MediationConfiguration: Hashable, Sendable {
     public var rollout: Rollout?
     /// The file's `experiments`, in file order (``Experiment``).
     public var experiments: [Experiment]
+    /// The top-level `app` settings: app-wide caps and pacing, and the gap between two
+    /// full-screen ads (`docs/caps.md`).
+    public var app = AppSettings()
 
     /// Creates a configuration.
     public init(

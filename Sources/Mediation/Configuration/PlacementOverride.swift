@@ -20,6 +20,10 @@ extension MediationConfiguration {
         public var refreshSeconds: Int?
         /// Parallel or waterfall.
         public var mode: Placement.AuctionMode?
+        /// The placement's caps in place of its own (`caps`, `docs/caps.md`); `nil` keeps them.
+        public var caps: [Cap]?
+        /// The placement's pacing in place of its own (`pacing_seconds`), seconds; `nil` keeps it.
+        public var pacingSeconds: Int?
 
         /// Creates an override (all fields optional: the empty override changes nothing).
         public init(sources: [String]? = nil, eCPM: [String: Double] = [:], floor: Double? = nil, refreshSeconds: Int? = nil, mode: Placement.AuctionMode? = nil) {
@@ -32,7 +36,7 @@ extension MediationConfiguration {
 
         /// Whether it changes nothing.
         package var isEmpty: Bool {
-            sources == nil && eCPM.isEmpty && floor == nil && refreshSeconds == nil && mode == nil
+            sources == nil && eCPM.isEmpty && floor == nil && refreshSeconds == nil && mode == nil && caps == nil && pacingSeconds == nil
         }
 
         /// `placement` with this override applied: only the listed sources (in the placement's
@@ -62,6 +66,8 @@ extension MediationConfiguration {
             if let floor { result.floor = floor }
             if let refreshSeconds { result.refreshSeconds = refreshSeconds }
             if let mode { result.mode = mode }
+            if let caps { result.caps.caps = caps }
+            if let pacingSeconds { result.caps.pacingSeconds = pacingSeconds }
             return result
         }
     }

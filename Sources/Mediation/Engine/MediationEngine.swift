@@ -67,6 +67,8 @@ public final class MediationEngine: Sendable {
     private let health: NetworkHealthMonitor
     /// The experiments' assignments and exposures.
     let experiments: ExperimentRuntime
+    /// Caps, pacing and the one-full-screen-ad rule of every placement (`docs/caps.md`).
+    let caps: CapKeeper
     private let state: Locked<State>
     /// Configuration changes, one at a time.
     private let applying = AsyncGate()
@@ -151,6 +153,7 @@ public final class MediationEngine: Sendable {
         self.health = health
         experiments = ExperimentRuntime(store: environment.stateStore, wallClock: environment.wallClock)
         state = Locked(State(template: environment.requestTemplate, current: snapshot))
+        caps = CapKeeper(configuration: snapshot.configuration, at: environment.clock.now, store: environment.stateStore, wallClock: environment.wallClock, logger: environment.logger)
         logDroppedAudienceKeys(of: environment.requestTemplate)
     }
 
@@ -365,6 +368,7 @@ public final class MediationEngine: Sendable {
         // R24: a line item the new configuration removed (or moved) no longer speaks for its
         // network's other line items.
         health.configurationChanged(lineItems: new.entries.values.lazy.flatMap(\.auction.healthLineItems))
+        caps.configurationChanged(new.configuration)
         if let announce { await announce() }
         for (placement, entry) in swapped.kept.sorted(by: { $0.0.id < $1.0.id }) {
             await placement.adopt(entry)
@@ -444,6 +448,7 @@ public final class MediationEngine: Sendable {
             guard !state.isShutDown, state.foreground != foreground else { return nil }
             state.foreground = foreground
             state.foregroundSequence += 1
+            caps.setForeground(foreground, at: clock.now) // at once: no full-screen ad counts in the background
             return (Array(state.placements.values), state.foregroundSequence, state.remote)
         }
         guard let change else { return }
@@ -583,6 +588,15 @@ public final class MediationEngine: Sendable {
         for task in tasks { await task.value }
     }
 
+    /// Every cap and pacing rule that applies to line item `lineItemID` of placement
+    /// `placementID` (the app's, the placement's, its network's, its own; `docs/caps.md`), each
+    /// with the instant it frees: now when it allows an impression now, `nil` when only a new
+    /// session frees it. Empty when there is no such line item or no rule.
+    package func capStatus(lineItemID: String, placementID: String) -> [(rule: String, freeAt: MediationInstant?)] {
+        guard let placement = configuration.placement(placementID), let lineItem = placement.sources.first(where: { $0.id == lineItemID }) else { return [] }
+        return caps.status(placement: placement, lineItem: lineItem, at: clock.now)
+    }
+
     private func makePlacement(_ entry: PlacementEntry, foreground: Bool) -> Placement {
         Placement(
             entry: entry,
@@ -599,6 +613,7 @@ public final class MediationEngine: Sendable {
                 release: { [weak self] generation in self?.release(generation) }
             ),
             experiments: experiments,
+            caps: caps,
             onDestroy: { [weak self] placement in
                 self?.forget(placement)
             }

@@ -18,6 +18,9 @@
 /// An event of a placement where the install was exposed to an
 /// experiment carries `experiment`, `variant` and `unit` (an `exposure` event starts them);
 /// `shown` and `exposure` carry the wall-clock `day` (UTC, `YYYY-MM-DD`).
+/// A `capped` event carries `cap` (the rule, e.g.
+/// `placement:level_end 20/86400s`), `retry_at_ms` (absent when only a new session frees it)
+/// and, for a refused show, `line_item`.
 package struct EventRecord: Hashable, Sendable, Codable {
     /// The event's name (``MediationEvent/name``), e.g. `auction_finished`.
     package var event: String
@@ -66,8 +69,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
     package var failedProbes: Int?
     /// A paused network's back-off, in milliseconds.
     package var backoffMilliseconds: Double?
-    /// When a paused network is tried again, milliseconds on the engine's clock.
+    /// When a paused network is tried again, or a cap frees, milliseconds on the engine's clock.
     package var retryAtMilliseconds: Double?
+    /// The cap that refused a show (`capped`), e.g. `placement:level_end 20/86400s`.
+    package var cap: String?
     /// The auction's country, upper-case ISO 3166-1 alpha-2, when known (`auction_finished`
     /// and every event of its ad, `shown` included).
     package var country: String?
@@ -109,6 +114,7 @@ package struct EventRecord: Hashable, Sendable, Codable {
         case failedProbes = "failed_probes"
         case backoffMilliseconds = "backoff_ms"
         case retryAtMilliseconds = "retry_at_ms"
+        case cap
         case country
         case segment
         case experiment
@@ -172,6 +178,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
             network = networkID
             lineItemID = lineItem
             failedProbes = probes
+        case .capped(_, let lineItem, let refusal, _):
+            lineItemID = lineItem
+            cap = refusal.cap
+            retryAtMilliseconds = refusal.retryAt?.milliseconds
         case .clicked, .retired, .expired, .renderFailed, .placementRemoved, .exposure:
             break
         }

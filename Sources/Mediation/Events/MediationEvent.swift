@@ -193,6 +193,10 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// on its own, `lineItemID` names it and `placementID` (and ``placementID``) is its
     /// placement.
     case networkResumed(networkID: String, failedProbes: Int, at: MediationInstant, placementID: String? = nil, lineItemID: String? = nil)
+    /// A cap, pacing or the one-full-screen-ad rule refused a show of the placement (of line
+    /// item `lineItemID`'s ad), or kept its auction from asking any network (`lineItemID`
+    /// `nil`): ``CapRefusal`` names the rule and when it frees (`docs/caps.md`).
+    case capped(placementID: String, lineItemID: String?, refusal: CapRefusal, at: MediationInstant)
 
     /// The placement the event is about (empty for ``configuration(_:)``, about the engine).
     public var placementID: String {
@@ -213,6 +217,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             impression.placementID
         case .lateAnswer(let late):
             late.placementID
+        case .capped(let placementID, _, _, _):
+            placementID
         }
     }
 
@@ -222,7 +228,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .auctionStarted(_, _, _, let at, _), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
              .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
              .renderFailed(_, let at), .refreshScheduled(_, _, _, let at, _), .placementRemoved(_, _, let at),
-             .networkResumed(_, _, let at, _, _):
+             .networkResumed(_, _, let at, _, _), .capped(_, _, _, let at):
             at
         case .networkPaused(let pause):
             pause.at
@@ -255,14 +261,14 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             late.configVersion
         case .configuration(let update):
             update.runningVersion
-        case .networkPaused, .networkResumed:
-            0 // about a network, not a configuration
+        case .networkPaused, .networkResumed, .capped:
+            0 // about a network or a cap, not a configuration
         }
     }
 
     /// A stable snake_case name: `auction_started`, `auction_finished`, `ad_loaded`, `shown`,
     /// `clicked`, `retired`, `released`, `expired`, `render_failed`, `refresh_scheduled`,
-    /// `late_answer`, `placement_removed`, `network_paused`, `network_resumed`, `exposure`, and for
+    /// `late_answer`, `placement_removed`, `network_paused`, `network_resumed`, `exposure`, `capped`, and for
     /// configuration updates `config_` and the
     /// outcome (`config_applied`, `config_unchanged`, `config_deferred`, `config_refused`,
     /// `config_failed`, `config_warning`).
@@ -284,6 +290,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
         case .networkPaused: "network_paused"
         case .networkResumed: "network_resumed"
         case .exposure: "exposure"
+        case .capped: "capped"
         }
     }
 
@@ -294,7 +301,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             ad
         case .shown(let impression, _):
             impression.ad
-        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure:
+        case .auctionStarted, .auctionFinished, .refreshScheduled, .lateAnswer, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure, .capped:
             nil
         }
     }
@@ -331,6 +338,8 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
             return "[\(instant)] \(name) \(pause)"
         case .networkResumed(let networkID, let failedProbes, _, let placementID, let lineItemID):
             return "[\(instant)] \(name) \(HealthSubject.text(networkID: networkID, placementID: placementID, lineItemID: lineItemID)) after \(failedProbes) failed probes"
+        case .capped(_, let lineItemID, let refusal, _):
+            return "\(head) \(lineItemID.map { DisplayText.escaped($0) + " " } ?? "")\(refusal)"
         case .lateAnswer(let late):
             return "\(head) \(DisplayText.escaped(late.lineItemID)) in \(DisplayText.escaped(late.auctionID))\(late.adReleased ? ", ad released" : "")"
         }

@@ -14,7 +14,7 @@ extension MediationEvent {
             late.experiment
         case .adLoaded, .shown, .clicked, .retired, .released, .expired, .renderFailed:
             ad?.experiment
-        case .configuration, .placementRemoved, .networkPaused, .networkResumed:
+        case .configuration, .placementRemoved, .networkPaused, .networkResumed, .capped:
             nil
         }
     }

@@ -63,6 +63,8 @@ public actor Placement {
     private var starting: ExperimentRuntime.Resolution?
     /// The experiment of the last auction, which the next refresh schedule carries.
     private var lastArm: MediationEvent.ExperimentArm?
+    /// The engine's caps (`docs/caps.md`); `nil` outside an engine (nothing capped).
+    private let caps: CapKeeper?
 
     private var machine: Machine
     private var hostContext: AdRequest.Context?
@@ -85,8 +87,10 @@ public actor Placement {
         buildRequest: @escaping RequestBuilder,
         leases: PlacementLeases = PlacementLeases(),
         experiments: ExperimentRuntime? = nil,
+        caps: CapKeeper? = nil,
         onDestroy: @escaping @Sendable (Placement) -> Void
     ) {
+        self.caps = caps
         let configuration = entry.configuration
         id = configuration.id
         self.entry = entry
@@ -209,10 +213,63 @@ public actor Placement {
     /// seen then.
     /// - Parameter ad: the ad the host rendered.
     /// - Returns: what was decided.
+    ///
+    /// Caps, pacing and the one-full-screen-ad rule are checked first (`docs/caps.md`): in the
+    /// background a full-screen ad is refused (``Placement/ShowResult/Refusal/background``);
+    /// a rule that binds refuses it with ``Placement/ShowResult/Refusal/capped(_:)`` (and a
+    /// `capped` event) naming the rule and when it frees.
     public func reportShown(_ ad: any LoadedAd) -> Placement.ShowResult {
-        let (result, actions) = machine.reportShown(ad, readiness: ad.impressionReadiness, at: clock.now)
-        perform(actions)
-        return result
+        let now = clock.now
+        guard let caps, let current = machine.currentAd, current.ad === ad, !current.isShown else {
+            let (result, actions) = machine.reportShown(ad, readiness: ad.impressionReadiness, at: now)
+            perform(actions)
+            return result
+        }
+        guard caps.isForeground else { return .refused(.background) }
+        var outcome: (Placement.ShowResult, [Machine.Action])?
+        let readiness = ad.impressionReadiness
+        let refusal = caps.admitShow(placement: configuration, lineItem: current.lineItem, at: now) { () -> Bool in
+            let (result, actions) = machine.reportShown(ad, readiness: readiness, at: now)
+            outcome = (result, actions)
+            if case .impression = result { return true }
+            return false
+        }
+        guard let outcome else {
+            let refusal = refusal ?? CapRefusal(cap: "app", retryAt: nil)
+            events.emit(.capped(placementID: id, lineItemID: current.lineItem.id, refusal: refusal, at: now))
+            return .refused(.capped(refusal))
+        }
+        perform(outcome.1)
+        return outcome.0
+    }
+
+    /// The host dismissed the full-screen `ad` (the user closed it): the gap before the next
+    /// full-screen ad of any placement counts from now (`full_screen_gap_seconds`,
+    /// `docs/caps.md`). Without this report a full-screen ad counts as presented for 10
+    /// minutes after its impression. An ad of another format, or not this placement's
+    /// presented ad, is ignored.
+    /// - Parameter ad: the ad dismissed.
+    public func reportDismissed(_ ad: any LoadedAd) {
+        guard let caps, configuration.format.isFullScreen else { return }
+        caps.dismissed(placementID: id, at: clock.now)
+    }
+
+    /// When this placement may next show an ad by its caps, pacing and the one-full-screen-ad
+    /// rule (`docs/caps.md`): now when nothing refuses it (a current ad's line item counted),
+    /// a later instant on the engine's clock, or `nil` when no instant frees it (a session cap,
+    /// another full-screen ad on screen, or the app in the background).
+    public var nextShowInstant: MediationInstant? {
+        let now = clock.now
+        guard let caps else { return now }
+        if configuration.format.isFullScreen, !caps.isForeground { return nil }
+        guard let refusal = caps.refusal(placement: configuration, lineItem: machine.currentAd?.lineItem, at: now) else { return now }
+        return refusal.retryAt
+    }
+
+    /// What refuses a show of this placement now, or `nil` when it may show
+    /// (``nextShowInstant`` says when).
+    public var showRefusal: CapRefusal? {
+        caps?.refusal(placement: configuration, lineItem: machine.currentAd?.lineItem, at: clock.now)
     }
 
     /// The user clicked a shown ad (the current one, or one a refresh just retired). Counted
@@ -302,7 +359,23 @@ public actor Placement {
 
     /// `ad` said it became ready: a report refused as not ready counts now if it may (R12a).
     private func adBecameReady(_ ad: any LoadedAd) {
-        perform(machine.adBecameReady(ad, readiness: ad.impressionReadiness, at: clock.now))
+        let now = clock.now
+        guard let caps, let current = machine.currentAd, current.ad === ad else {
+            perform(machine.adBecameReady(ad, readiness: ad.impressionReadiness, at: now))
+            return
+        }
+        guard caps.isForeground else { return }
+        let readiness = ad.impressionReadiness
+        var performed: [Machine.Action] = []
+        let refusal = caps.admitShow(placement: configuration, lineItem: current.lineItem, at: now) { () -> Bool in
+            performed = machine.adBecameReady(ad, readiness: readiness, at: now)
+            return performed.contains { if case .recordImpression = $0 { true } else { false } }
+        }
+        if let refusal {
+            events.emit(.capped(placementID: id, lineItemID: current.lineItem.id, refusal: refusal, at: now))
+            return
+        }
+        perform(performed)
     }
 
     /// `ad` said its creative failed: the render-failure path, if it is still current.
@@ -393,9 +466,17 @@ public actor Placement {
         let arm = resolution.arm
         let request = buildRequest(entry.configuration, start.slot, hostContext, start.startedAt)
         let events = self.events
+        // Caps checked before the auction: a line item whose ad, loaded now, could not be
+        // shown before it expires is not asked (`docs/caps.md`).
+        let capped = caps?.cappedSources(of: entry.configuration, at: start.startedAt, horizon: entry.configuration.format.defaultTimeToLive) ?? [:]
+        if !capped.isEmpty, capped.count == entry.configuration.sources.count {
+            // No network is asked: one `capped` event names the rule that frees last.
+            let strictest = capped.values.first { $0.retryAt == nil } ?? capped.values.max { ($0.retryAt ?? start.startedAt) < ($1.retryAt ?? start.startedAt) }
+            if let strictest { events.emit(.capped(placementID: id, lineItemID: nil, refusal: strictest, at: start.startedAt)) }
+        }
         leases.acquire(entry.generation)
         auctionTask = clock.startTask {
-            var outcome = await entry.auction.run(request: request, excluding: start.excludedLineItems) { late in
+            var outcome = await entry.auction.run(request: request, excluding: start.excludedLineItems, capped: capped) { late in
                 events.emit(MediationEvent.lateAnswer(late).tagged(with: arm))
             }
             if let arm { outcome.trace.experiment = arm }

@@ -78,6 +78,10 @@ extension Placement.ShowResult {
         case notReady(String)
         /// The ad's network does not allow it now (``ImpressionReadiness/notAllowed(_:)``).
         case notAllowed(String)
+        /// A cap or pacing (of the app, the placement, its network or its line item) or the
+        /// one-full-screen-ad rule refuses it now (`docs/caps.md`): the refusal names the rule
+        /// and when it frees. The ad stays current; a later report may count.
+        case capped(CapRefusal)
     }
 }
 

@@ -82,7 +82,7 @@ public struct MediationStatistics: Sendable {
             record(impression)
         case .lateAnswer:
             lateAnswers += 1
-        case .auctionStarted, .adLoaded, .clicked, .retired, .released, .expired, .renderFailed, .refreshScheduled, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure:
+        case .auctionStarted, .adLoaded, .clicked, .retired, .released, .expired, .renderFailed, .refreshScheduled, .configuration, .placementRemoved, .networkPaused, .networkResumed, .exposure, .capped:
             break
         }
     }

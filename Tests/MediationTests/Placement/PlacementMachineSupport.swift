@@ -134,6 +134,7 @@ func text(_ refusal: Placement.ShowResult.Refusal) -> String {
     case .noVisibleView: "noVisibleView"
     case .notReady(let reason): "notReady: \(reason)"
     case .notAllowed(let reason): "notAllowed: \(reason)"
+    case .capped(let refusal): "capped: \(refusal)"
     }
 }
 
@@ -192,5 +193,7 @@ func text(_ event: MediationEvent) -> String {
         "network_resumed \(networkID) @\(instant)"
     case .exposure(let exposure):
         "exposure \(exposure.arm) @\(exposure.at)"
+    case .capped(let placementID, _, let refusal, let instant):
+        "capped \(placementID) \(refusal) @\(instant)"
     }
 }

@@ -1,0 +1,307 @@
+import Foundation
+
+/// The engine's one keeper of caps, pacing and the one-full-screen-ad rule (`docs/caps.md`):
+/// the thin driver of a ``CapBook`` shared by every placement. It maps the engine's instants to
+/// the cap timeline (``CapTimeline``), asks the book, records impressions and keeps the state in
+/// the state store (``StoredCaps``) so that it holds across a relaunch.
+///
+/// A show is checked and counted in one step under its lock (``admitShow(placement:lineItem:at:count:)``),
+/// so two placements racing to present a full-screen ad cannot both pass.
+package final class CapKeeper: Sendable {
+    private struct State {
+        var book = CapBook()
+        var timeline: CapTimeline
+        var app: MediationConfiguration.AppSettings
+        var networks: [String: MediationConfiguration.CapSettings]
+        /// The depth of each scope some rule reads (the largest cap of N keeps N instants).
+        var depths: [CapScope: Int] = [:]
+        /// Scopes whose stored ring was read (or found absent).
+        var restored: Set<CapScope> = []
+        var foreground: Bool
+    }
+
+    private let state: Locked<State>
+    private let store: any StateStore
+    private let wallClock: @Sendable () -> Date
+    private let logger: any MediationLogger
+
+    /// Creates the keeper of an engine, reading the stored state back.
+    /// - Parameters:
+    ///   - configuration: the configuration in force.
+    ///   - now: the engine's instant now.
+    ///   - foreground: whether the app is in the foreground.
+    ///   - store: the engine's state store.
+    ///   - wallClock: the wall clock.
+    ///   - logger: where a discarded stored state is reported.
+    package init(configuration: MediationConfiguration, at now: MediationInstant, foreground: Bool = true, store: any StateStore, wallClock: @escaping @Sendable () -> Date, logger: any MediationLogger) {
+        self.store = store
+        self.wallClock = wallClock
+        self.logger = logger
+        let wallNow = Self.milliseconds(wallClock())
+        var clock: StoredCaps.Clock?
+        do {
+            clock = try store.value(StoredCaps.Clock.self, forKey: StoredCaps.clockKey)
+        } catch {
+            logger.warning("the stored cap state was discarded: \(error)", source: "caps")
+        }
+        if let problem = clock?.problem {
+            logger.warning("the stored cap state was discarded: \(StoredCaps.clockKey): \(problem)", source: "caps")
+            clock = nil
+        }
+        let timeline = CapTimeline.resumed(from: clock.map { ($0.timeMilliseconds, $0.wallMilliseconds) }, wallNow: wallNow, at: now)
+        var initial = State(timeline: timeline, app: configuration.app, networks: [:], foreground: foreground)
+        initial.book.lastFullScreenEnd = clock?.fullScreenEndMilliseconds
+        state = Locked(initial)
+        if clock == nil { removeStoredRings(keeping: []) } // rings without a clock cannot be placed in time
+        configurationChanged(configuration, storedTime: clock?.timeMilliseconds)
+    }
+
+    // MARK: - Configuration and life cycle
+
+    /// A configuration came into force: rules are read from it; rings of scopes no rule reads
+    /// any more are dropped (in memory and in the store), so state stays bounded.
+    /// - Parameter configuration: the configuration.
+    package func configurationChanged(_ configuration: MediationConfiguration) {
+        configurationChanged(configuration, storedTime: nil)
+    }
+
+    private func configurationChanged(_ configuration: MediationConfiguration, storedTime: Int64?) {
+        let depths = Self.depths(of: configuration)
+        let stale: [String] = state.withLock { state in
+            state.app = configuration.app
+            state.networks = Dictionary(configuration.networks.map { ($0.id, $0.caps) }, uniquingKeysWith: { first, _ in first })
+            state.depths = depths
+            state.book.keepOnly(Set(depths.keys))
+            let limit = storedTime ?? state.timeline.time(at: state.timeline.anchorInstant)
+            for (scope, depth) in depths where !state.restored.contains(scope) {
+                state.restored.insert(scope)
+                if let ring = restoreRing(of: scope, depth: depth, notAfter: limit) { state.book.restore(scope, ring: ring) }
+            }
+            return []
+        }
+        _ = stale
+        removeStoredRings(keeping: Set(depths.keys))
+    }
+
+    /// The app moved to the foreground or the background (a new session starts back in the
+    /// foreground after 30 minutes away).
+    package func setForeground(_ foreground: Bool, at instant: MediationInstant) {
+        state.withLock { state in
+            state.foreground = foreground
+            state.book.setForeground(foreground, at: state.timeline.time(at: instant))
+        }
+    }
+
+    /// Whether the app is in the foreground.
+    package var isForeground: Bool { state.withLock { $0.foreground } }
+
+    /// The session number (1 at launch).
+    package var session: Int { state.withLock { $0.book.session } }
+
+    // MARK: - Shows
+
+    /// Checks a show of `lineItem`'s ad in `placement` at `instant` and, when every rule allows
+    /// it, runs `count` and records the impression if `count` says it counted, all in one step.
+    /// - Returns: the refusal, or `nil` when the show was allowed (counted or not by `count`).
+    package func admitShow(placement: MediationConfiguration.Placement, lineItem: LineItem, at instant: MediationInstant, count: () -> Bool) -> CapRefusal? {
+        state.withLock { state -> CapRefusal? in
+            let now = state.timeline.time(at: instant)
+            if let refusal = Self.refusal(state, placement: placement, lineItem: lineItem, at: now) {
+                return CapRefusal(refusal, on: state.timeline)
+            }
+            guard count() else { return nil }
+            let scopes = Self.scopes(placement: placement.id, lineItem: lineItem).compactMap { scope in state.depths[scope].map { (scope: scope, depth: $0) } }
+            state.book.record(scopes, at: now)
+            if placement.format.isFullScreen { state.book.beginFullScreen(placement: placement.id, at: now) }
+            persist(scopes, of: state, at: now)
+            return nil
+        }
+    }
+
+    /// The full-screen ad of `placementID` was dismissed at `instant`: the gap counts from now.
+    package func dismissed(placementID: String, at instant: MediationInstant) {
+        state.withLock { state in
+            let now = state.timeline.time(at: instant)
+            guard state.book.endFullScreen(placement: placementID, at: now) else { return }
+            persist([], of: state, at: now)
+        }
+    }
+
+    /// What refuses a show of `placement` (of `lineItem`'s ad when given) at `instant`, or `nil`
+    /// when it may show now.
+    package func refusal(placement: MediationConfiguration.Placement, lineItem: LineItem?, at instant: MediationInstant) -> CapRefusal? {
+        state.withLock { state in
+            Self.refusal(state, placement: placement, lineItem: lineItem, at: state.timeline.time(at: instant)).map { CapRefusal($0, on: state.timeline) }
+        }
+    }
+
+    /// Before an auction of `placement` at `instant`: the line items whose ad, loaded now, could
+    /// not be shown before it expires (`horizon` from now), with the rule and when it frees.
+    /// A placement-level rule (the app's or the placement's) binding past the horizon caps
+    /// every line item; the full-screen rules never do (they free within minutes).
+    package func cappedSources(of placement: MediationConfiguration.Placement, at instant: MediationInstant, horizon: Duration) -> [String: CapRefusal] {
+        state.withLock { state -> [String: CapRefusal] in
+            let now = state.timeline.time(at: instant)
+            let limit = now + Int64(max(0, horizon.milliseconds))
+            func binds(_ refusal: CapBook.Refusal?) -> Bool { refusal.map { $0.retryAt.map { $0 > limit } ?? true } ?? false }
+            let placementRules = CapRule.rules(of: state.app.caps, scope: .app) + CapRule.rules(of: placement.caps, scope: .placement(placement.id))
+            let placementRefusal = state.book.refusal(placementRules, at: now)
+            var capped: [String: CapRefusal] = [:]
+            for lineItem in placement.sources {
+                var rules: [CapRule] = []
+                if let network = state.networks[lineItem.network] { rules += CapRule.rules(of: network, scope: .network(lineItem.network)) }
+                rules += CapRule.rules(of: lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id))
+                let own = rules.isEmpty ? nil : state.book.refusal(rules, at: now)
+                let strictest = [placementRefusal, own].compactMap { $0 }.filter { binds($0) }.max { a, b in
+                    switch (a.retryAt, b.retryAt) {
+                    case (nil, _): false
+                    case (_, nil): true
+                    case (let x?, let y?): x < y
+                    }
+                }
+                if let strictest { capped[lineItem.id] = CapRefusal(strictest, on: state.timeline) }
+            }
+            return capped
+        }
+    }
+
+    /// Every rule of `lineItem` in `placement` (the app's, the placement's, its network's,
+    /// its own) with the instant it frees: `now` when it allows an impression now, `nil` when
+    /// only a new session frees it. For `mediate networks`.
+    package func status(placement: MediationConfiguration.Placement, lineItem: LineItem, at instant: MediationInstant) -> [(rule: String, freeAt: MediationInstant?)] {
+        state.withLock { state in
+            let now = state.timeline.time(at: instant)
+            var rules = CapRule.rules(of: state.app.caps, scope: .app) + CapRule.rules(of: placement.caps, scope: .placement(placement.id))
+            if let network = state.networks[lineItem.network] { rules += CapRule.rules(of: network, scope: .network(lineItem.network)) }
+            rules += CapRule.rules(of: lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id))
+            return rules.map { rule in
+                guard let free = state.book.freeInstant(of: rule, at: now) else { return (rule.description, instant) }
+                return (rule.description, free == .max ? nil : state.timeline.instant(at: free))
+            }
+        }
+    }
+
+    // MARK: - Rules
+
+    private static func refusal(_ state: State, placement: MediationConfiguration.Placement, lineItem: LineItem?, at now: Int64) -> CapBook.Refusal? {
+        var rules = CapRule.rules(of: state.app.caps, scope: .app) + CapRule.rules(of: placement.caps, scope: .placement(placement.id))
+        if let lineItem {
+            if let network = state.networks[lineItem.network] { rules += CapRule.rules(of: network, scope: .network(lineItem.network)) }
+            rules += CapRule.rules(of: lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id))
+        }
+        let capRefusal = state.book.refusal(rules, at: now)
+        let fullScreen = placement.format.isFullScreen ? state.book.fullScreenRefusal(placement: placement.id, gap: Int64(state.app.fullScreenGapSeconds) * 1000, at: now) : nil
+        switch (fullScreen, capRefusal) {
+        case (let a?, let b?):
+            guard let x = a.retryAt else { return a }
+            guard let y = b.retryAt else { return b }
+            return x >= y ? a : b
+        case (let a?, nil): return a
+        case (nil, let b): return b
+        }
+    }
+
+    /// The scopes an impression of `lineItem` in placement `placement` counts in.
+    private static func scopes(placement: String, lineItem: LineItem) -> [CapScope] {
+        [.app, .placement(placement), .network(lineItem.network), .lineItem(placement: placement, id: lineItem.id)]
+    }
+
+    /// The depth of every scope some rule of `configuration` reads.
+    package static func depths(of configuration: MediationConfiguration) -> [CapScope: Int] {
+        var depths: [CapScope: Int] = [:]
+        func add(_ settings: MediationConfiguration.CapSettings, _ scope: CapScope) {
+            guard !settings.isEmpty else { return }
+            let depth = CapRule.rules(of: settings, scope: scope).map(\.depth).max() ?? 1
+            depths[scope] = max(depths[scope] ?? 1, depth, 1)
+        }
+        add(configuration.app.caps, .app)
+        for network in configuration.networks { add(network.caps, .network(network.id)) }
+        for placement in configuration.placements {
+            add(placement.caps, .placement(placement.id))
+            for lineItem in placement.sources { add(lineItem.caps, .lineItem(placement: placement.id, id: lineItem.id)) }
+        }
+        return depths
+    }
+
+    // MARK: - Store
+
+    /// Writes the chunk of each of `scopes` holding its newest instant, and the clock: O(1)
+    /// per impression. A store that cannot be written costs a warning, never the show.
+    private func persist(_ scopes: [(scope: CapScope, depth: Int)], of state: State, at now: Int64) {
+        do {
+            for (scope, _) in scopes {
+                guard let ring = state.book.rings[scope], let slot = ring.newestSlot else { continue }
+                let chunk = slot / StoredCaps.chunkSize
+                let start = chunk * StoredCaps.chunkSize
+                let value = StoredCaps.Chunk(scope: StoredCaps.identity(of: scope), instants: ring.instants(inSlots: start..<(start + StoredCaps.chunkSize)))
+                try store.setValue(value, forKey: StoredCaps.key(of: scope, chunk: chunk))
+            }
+            let clock = StoredCaps.Clock(time: now, wall: Self.milliseconds(wallClock()), fullScreenEnd: state.book.lastFullScreenEnd)
+            try store.setValue(clock, forKey: StoredCaps.clockKey)
+        } catch {
+            logger.warning("the cap state could not be stored: \(error)", source: "caps")
+        }
+    }
+
+    /// The stored ring of `scope`, `depth` deep, or `nil` when none is stored or a chunk is
+    /// refused (the scope's chunks are then removed, with a warning: fail open).
+    private func restoreRing(of scope: CapScope, depth: Int, notAfter time: Int64) -> CapRing? {
+        let chunks = (depth + StoredCaps.chunkSize - 1) / StoredCaps.chunkSize
+        let identity = StoredCaps.identity(of: scope)
+        var instants: [Int64] = []
+        for chunk in 0..<chunks {
+            let key = StoredCaps.key(of: scope, chunk: chunk)
+            do {
+                guard let value = try store.value(StoredCaps.Chunk.self, forKey: key) else { continue }
+                if let problem = value.problem(scope: identity, time: time) {
+                    throw StateStoreError(kind: .discarded, key: key, message: problem)
+                }
+                instants += value.instants
+            } catch {
+                logger.warning("the stored cap state of \(scope) was discarded (its caps count from zero): \(error)", source: "caps")
+                for chunk in 0..<chunks { try? store.setData(nil, forKey: StoredCaps.key(of: scope, chunk: chunk)) }
+                return nil
+            }
+        }
+        guard !instants.isEmpty else { return nil }
+        return CapRing(capacity: depth, instants: instants.sorted())
+    }
+
+    /// Removes stored chunks of scopes not in `kept` and chunks past a kept scope's depth.
+    private func removeStoredRings(keeping kept: Set<CapScope>) {
+        guard let keys = try? store.keys() else { return }
+        let depths = state.withLock { $0.depths }
+        var allowed = Set<String>()
+        for scope in kept {
+            let chunks = ((depths[scope] ?? 1) + StoredCaps.chunkSize - 1) / StoredCaps.chunkSize
+            for chunk in 0..<chunks { allowed.insert(StoredCaps.key(of: scope, chunk: chunk)) }
+        }
+        for key in keys where key.hasPrefix(StoredCaps.prefix) && key != StoredCaps.clockKey && !allowed.contains(key) {
+            try? store.setData(nil, forKey: key)
+        }
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value.isFinite else { return 0 }
+        return Int64(max(-9e15, min(9e15, value)))
+    }
+}
+
+extension CapRefusal {
+    /// The refusal of the book's `refusal`, its instant on the engine's clock.
+    init(_ refusal: CapBook.Refusal, on timeline: CapTimeline) {
+        self.init(cap: refusal.rule, retryAt: refusal.retryAt.map { timeline.instant(at: $0) })
+    }
+}
+
+extension AdFormat {
+    /// Whether the host presents it over the app (interstitial, rewarded, app open): one at a
+    /// time, with a gap between two (`docs/caps.md`).
+    package var isFullScreen: Bool {
+        switch self {
+        case .interstitial, .rewarded, .appOpen: true
+        case .banner, .native: false
+        }
+    }
+}
