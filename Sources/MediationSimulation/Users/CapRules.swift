@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 /// The caps, pacing and full-screen gap a configuration file states, read from its JSON by the
 /// simulator itself (not by the engine's parser), for the independent counter
@@ -23,6 +24,11 @@ struct CapRules: Hashable, Sendable {
     /// documented default, restated here (a test checks that the two agree).
     static let defaultFullScreenGapMilliseconds: Int64 = 30_000
 
+    /// A new session starts at each launch, and when the app comes back to the foreground
+    /// after at least this long in the background, ms (30 min): the engine's documented rule,
+    /// restated here.
+    static let sessionGapMilliseconds: Int64 = 1_800_000
+
     /// The rules by scope: `app`, `placement:<id>`, `network:<id>`,
     /// `line_item:<placement id>/<line item id>`.
     var rules: [String: [Rule]] = [:]
@@ -31,31 +37,28 @@ struct CapRules: Hashable, Sendable {
     /// The full-screen placements (interstitial, rewarded, app open).
     var fullScreenPlacements: Set<String> = []
 
-    /// Reads the rules of the configuration file `data`.
+    /// Reads the rules of the configuration file `data` (with the strict JSON reader, which
+    /// keeps numbers and booleans apart).
     /// - Returns: the rules, or `nil` when the data is not a JSON object.
     static func read(_ data: Data) -> CapRules? {
-        guard let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+        guard let root = try? StrictJSONReader.parse(Array(data)), case .object = root else { return nil }
         var result = CapRules()
-        if let app = root["app"] as? [String: Any] {
+        if let app = root["app"] {
             result.add(app, scope: "app")
-            if let gap = number(app["full_screen_gap_seconds"]) { result.fullScreenGapMilliseconds = Int64((gap * 1000).rounded()) }
+            if let gap = app["full_screen_gap_seconds"]?.number { result.fullScreenGapMilliseconds = Int64((gap * 1000).rounded()) }
         }
-        if let networks = root["networks"] as? [String: Any] {
-            for (id, network) in networks {
-                if let network = network as? [String: Any] { result.add(network, scope: "network:\(id)") }
+        for (id, network) in root["networks"]?.members ?? [] {
+            result.add(network, scope: "network:\(id)")
+        }
+        for (id, placement) in root["placements"]?.members ?? [] {
+            result.add(placement, scope: "placement:\(id)")
+            if case .string(let format) = placement["format"], ["interstitial", "rewarded", "app_open"].contains(format) {
+                result.fullScreenPlacements.insert(id)
             }
-        }
-        if let placements = root["placements"] as? [String: Any] {
-            for (id, placement) in placements {
-                guard let placement = placement as? [String: Any] else { continue }
-                result.add(placement, scope: "placement:\(id)")
-                if let format = placement["format"] as? String, ["interstitial", "rewarded", "app_open"].contains(format) {
-                    result.fullScreenPlacements.insert(id)
-                }
-                for source in placement["sources"] as? [Any] ?? [] {
-                    guard let source = source as? [String: Any], let lineItem = source["id"] as? String else { continue }
-                    result.add(source, scope: "line_item:\(id)/\(lineItem)")
-                }
+            guard case .array(let sources) = placement["sources"] else { continue }
+            for source in sources {
+                guard case .string(let lineItem) = source["id"] else { continue }
+                result.add(source, scope: "line_item:\(id)/\(lineItem)")
             }
         }
         return result
@@ -67,25 +70,41 @@ struct CapRules: Hashable, Sendable {
     }
 
     /// Adds the `caps` and `pacing_seconds` of `object` to `scope`.
-    private mutating func add(_ object: [String: Any], scope: String) {
+    private mutating func add(_ object: JSONNode, scope: String) {
         var found: [Rule] = []
-        if let pacing = Self.number(object["pacing_seconds"]), pacing > 0 {
+        if let pacing = object["pacing_seconds"]?.number, pacing > 0 {
             found.append(.pacing(milliseconds: Int64((pacing * 1000).rounded())))
         }
-        for cap in object["caps"] as? [Any] ?? [] {
-            guard let cap = cap as? [String: Any], let count = Self.number(cap["impressions"]), count >= 0 else { continue }
-            if let seconds = Self.number(cap["per_seconds"]), seconds > 0 {
-                found.append(.window(impressions: Int(count), milliseconds: Int64((seconds * 1000).rounded())))
-            } else if cap["per"] as? String == "session" {
-                found.append(.session(impressions: Int(count)))
+        if case .array(let caps) = object["caps"] {
+            for cap in caps {
+                guard let count = cap["impressions"]?.number, count >= 0, count <= 1_000_000 else { continue }
+                if let seconds = cap["per_seconds"]?.number, seconds > 0, seconds <= 1e9 {
+                    found.append(.window(impressions: Int(count), milliseconds: Int64((seconds * 1000).rounded())))
+                } else if case .string("session") = cap["per"] {
+                    found.append(.session(impressions: Int(count)))
+                }
             }
         }
         if !found.isEmpty { rules[scope, default: []].append(contentsOf: found) }
     }
+}
 
-    private static func number(_ value: Any?) -> Double? {
-        guard !(value is Bool) else { return nil } // a JSON true is no number
-        if let number = value as? Int { return Double(number) }
-        return value as? Double
+extension JSONNode {
+    /// The value of the first member named `key` of an object.
+    fileprivate subscript(key: String) -> JSONNode? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+
+    /// An object's members as (key, value), in file order.
+    fileprivate var members: [(String, JSONNode)] {
+        guard case .object(let members) = self else { return [] }
+        return members.map { ($0.key, $0.value) }
+    }
+
+    /// A finite number's value.
+    fileprivate var number: Double? {
+        guard case .number(let literal) = self, literal.doubleValue.isFinite else { return nil }
+        return literal.doubleValue
     }
 }

@@ -52,6 +52,7 @@ enum UserRunner {
         let wallOffset = Locked<Int64>(0)
         var counter = CapCounter(rules: setup.rules)
         var forwardJumps: Int64 = 0
+        var backgroundSince: Int64 = 0
         var process: Process?
         /// Full-screen ads on screen: when each leaves it, and its placement.
         var onScreen: [(until: Int64, placement: String)] = []
@@ -187,7 +188,11 @@ enum UserRunner {
                 }
                 totals.sessions += 1
                 userTotals.sessionOn(day: day)
-                counter.newSession()
+                // A session (for per-session caps) starts at a launch, and back in the
+                // foreground after at least the session gap away.
+                if session.coldStart || process == nil || session.start - backgroundSince >= CapRules.sessionGapMilliseconds {
+                    counter.newSession()
+                }
                 if session.coldStart || process == nil {
                     if let old = process { await kill(old) }
                     process = try launch(at: session.start)
@@ -226,6 +231,7 @@ enum UserRunner {
                 await advance(current, to: session.end)
                 let ending = current
                 await ending.clock.perform { await ending.engine.setForeground(false) }
+                backgroundSince = session.end
             }
         }
         if let last = process { await kill(last) }
