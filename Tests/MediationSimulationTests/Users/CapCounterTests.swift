@@ -66,6 +66,16 @@ struct CapCounterTests {
         #expect(counter.impression(placement: "home_banner", network: "nitx", lineItem: "hb_nitx", at: 3_610_000, end: nil).isEmpty)
     }
 
+    @Test func aWindowFreesExactlyWindowAfterItsOldest() {
+        let rules = CapRules(rules: ["line_item:p/x": [.window(impressions: 1, milliseconds: 60_000)]], fullScreenGapMilliseconds: 0, fullScreenPlacements: [])
+        var counter = CapCounter(rules: rules)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 0, end: nil).isEmpty)
+        var early = counter
+        #expect(early.impression(placement: "p", network: "n", lineItem: "x", at: 59_999, end: nil).map(\.description) == ["line_item:p/x cap 1/60 s: 2 in the window"])
+        #expect(counter.earliestShow(placement: "p", network: "n", lineItem: "x", from: 1) == 60_000)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 60_000, end: nil).isEmpty)
+    }
+
     @Test func theFullScreenGapRunsFromTheEndOfOneToTheStartOfTheNext() {
         let rules = CapRules(rules: [:], fullScreenGapMilliseconds: 20_000, fullScreenPlacements: ["a", "b"])
         var counter = CapCounter(rules: rules)
