@@ -6,41 +6,41 @@ import Mediation
 /// value (`docs/simulation.md`, "Users"). Every draw is a pure function of the run's seed, the
 /// user's index and the day, so a user's days are the same whatever runs beside them and
 /// whatever configuration they run under (common random numbers for `--compare`).
-public struct UsersModel: Hashable, Sendable {
+package struct UsersModel: Hashable, Sendable {
     /// The mean number of sessions a user starts per day (Poisson; a day with none is a day the
     /// user does not open the app).
-    public var sessionsPerDay: Double = 3
+    package var sessionsPerDay: Double = 3
     /// Session length, seconds: log-normal with this median and ``sessionSpread`` (σ of the
     /// logarithm), cut to 30 s … 2 h and to the start of the user's next session.
-    public var sessionMedianSeconds: Double = 480
+    package var sessionMedianSeconds: Double = 480
     /// σ of the logarithm of the session length.
-    public var sessionSpread: Double = 0.8
+    package var sessionSpread: Double = 0.8
     /// The mean time between two level ends inside a session, seconds (exponential gaps; the
     /// first comes one gap after the session starts).
-    public var levelEndMeanSeconds: Double = 90
+    package var levelEndMeanSeconds: Double = 90
     /// How long a full-screen ad stays on screen once shown, seconds: uniform from
     /// ``adShortestSeconds`` to ``adLongestSeconds``, whole milliseconds.
-    public var adShortestSeconds: Double = 5
+    package var adShortestSeconds: Double = 5
     /// See ``adShortestSeconds``.
-    public var adLongestSeconds: Double = 30
+    package var adLongestSeconds: Double = 30
     /// The probability that a session starts a new process (the system killed the app in the
     /// background); otherwise the app comes back from the background (a warm start). A user's
     /// first session is always a new process.
-    public var coldStartProbability: Double = 0.5
+    package var coldStartProbability: Double = 0.5
     /// The probability that the app dies during a session (a crash, or the user swipes it
     /// away) at a uniform instant of it, and is launched again 2 s later; the session goes on.
-    public var relaunchProbability: Double = 0.1
+    package var relaunchProbability: Double = 0.1
     /// The probability, per user-day with a session, that the user changes the device's wall
     /// clock just before the day's first session, by a uniform 1 h … 48 h, back or forward
     /// with equal odds. The change stays (later changes add to it).
-    public var clockJumpProbability: Double = 0.05
+    package var clockJumpProbability: Double = 0.05
     /// σ of the logarithm of a user's value (log-normal with mean 1: `e^(σz − σ²/2)`), which
     /// multiplies every price the user's auctions see. 1.0 gives the top 1 % of users about
     /// 9 % of the revenue and a median user 0.61 of the mean.
-    public var valueSpread: Double = 1.0
+    package var valueSpread: Double = 1.0
 
     /// The model with the documented defaults.
-    public init() {}
+    package init() {}
 
     /// The milliseconds in a day.
     static let day: Int64 = 86_400_000

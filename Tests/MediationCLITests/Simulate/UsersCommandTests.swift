@@ -81,6 +81,25 @@ struct UsersCommandTests {
         #expect(report["wasted_loads"] is Int && report["violations"] is Int)
     }
 
+    @Test func theSameUsersUnderTheSameConfigDifferByExactlyZero() async throws {
+        let workspace = try workspace()
+        try workspace.write(Self.config, to: "same.json")
+        let result = await workspace.run(["simulate", "--users", "6", "--days", "2", "--compare", "same.json", "--json"])
+        #expect(result.code == .success, "\(result.error)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let differences = try #require(report["differences"] as? [[String: Any]])
+        #expect(differences.map { $0["figure"] as? String } == ["impressions_per_user", "revenue_per_user_usd"])
+        for difference in differences {
+            #expect(difference["difference"] as? Double == 0)
+            let interval = try #require(difference["interval"] as? [String: Any])
+            #expect(interval["lower"] as? Double == 0 && interval["upper"] as? Double == 0)
+        }
+        let a = try #require(report["a"] as? [String: Any]), b = try #require(report["b"] as? [String: Any])
+        #expect(a["impressions"] as? Int == b["impressions"] as? Int)
+        let text = await workspace.run(["simulate", "--users", "6", "--days", "2", "--compare", "same.json"])
+        #expect(text.output.contains("revenue_per_user_usd"), "\(text.output)")
+    }
+
     @Test func eventsAreWrittenOneEnginePerUser() async throws {
         let workspace = try workspace()
         let result = await workspace.run(["simulate", "--users", "3", "--days", "1", "--events", "out/e.ndjson"])
