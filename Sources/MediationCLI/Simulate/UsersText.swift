@@ -55,7 +55,7 @@ enum UsersText {
             "revenue \(ReportFormat.money(report.revenueUSD, digits: 4)) USD; per user-day \(ReportFormat.ratio(report.impressionsPerUserDay, digits: 3)) impressions, \(ReportFormat.money(report.revenuePerUserDayUSD, digits: 5)) USD",
             "impressions per user-day p50 \(percentiles["p50"] ?? 0), p90 \(percentiles["p90"] ?? 0), p99 \(percentiles["p99"] ?? 0), max \(percentiles["max"] ?? 0)",
             "refused shows: \(refused.isEmpty ? "none" : refused)",
-            "wasted loads (ads that could not be shown before they expired): \(report.wastedLoads)",
+            "wasted loads (ads that could not be shown before they expired): \(report.wastedLoads); ads expired unshown: \(report.expiredLoads)",
             "violations (independent counter): \(report.violations)\(rules.isEmpty ? "" : " (\(rules))")",
         ]
         lines += report.violationExamples.map { "  \($0)" }

@@ -29,6 +29,8 @@ enum UserRunner {
     private struct Seen: Sendable {
         var auctions = 0
         var filled = 0
+        /// Ads that expired unshown.
+        var expired = 0
         /// Ads loaded since the host last looked: placement, network, line item, when (ms) and
         /// when they expire (ms), on the process clock (the run's true time).
         var loads: [(placement: String, network: String, lineItem: String, at: Int64, expiresAt: Int64)] = []
@@ -89,6 +91,8 @@ enum UserRunner {
                                 seen.auctions += 1
                                 if trace.winner != nil { seen.filled += 1 }
                             }
+                        case .expired:
+                            seen.withLock { $0.expired += 1 }
                         case .adLoaded(let ad, let expiresAt, let at):
                             seen.withLock { $0.loads.append((ad.placementID, ad.network, ad.lineItemID, UserRunner.milliseconds(at), UserRunner.milliseconds(expiresAt))) }
                         default:
@@ -156,8 +160,10 @@ enum UserRunner {
         func offer(_ placements: [String], at time: Int64, _ process: Process, day: Int) async {
             guard !placements.isEmpty else { return }
             totals.opportunities += 1
+            var hadAd = false
             for id in placements {
                 guard let placement = process.engine.placement(id), let current = await placement.currentAd, !current.isShown else { continue }
+                hadAd = true
                 let result = await process.clock.perform { await placement.reportShown(current.ad) }
                 switch result {
                 case .impression(let impression):
@@ -172,7 +178,7 @@ enum UserRunner {
                     totals.refused[Self.reason(of: result), default: 0] += 1
                 }
             }
-            totals.withoutAd += 1
+            if !hadAd { totals.withoutAd += 1 }
         }
 
         for day in 0..<setup.days {
@@ -235,9 +241,10 @@ enum UserRunner {
             }
         }
         if let last = process { await kill(last) }
-        let (auctions, filled) = seen.withLock { ($0.auctions, $0.filled) }
+        let (auctions, filled, expired) = seen.withLock { ($0.auctions, $0.filled, $0.expired) }
         totals.auctions += auctions
         totals.filledAuctions += filled
+        totals.expiredLoads += expired
         totals.add(userTotals, profile: profile)
     }
 

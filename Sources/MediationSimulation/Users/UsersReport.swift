@@ -62,6 +62,8 @@ package struct UsersReport: Hashable, Sendable, Codable {
     package var impressionsPerUserDayPercentiles: [String: Int]
     package var refusedShows: [String: Int]
     package var wastedLoads: Int
+    /// Ads that expired before any show (whatever kept them unshown: caps, or no opportunity).
+    package var expiredLoads: Int
     package var violations: Int
     package var violationsByRule: [String: Int]
     package var violationExamples: [String]
@@ -85,6 +87,7 @@ package struct UsersReport: Hashable, Sendable, Codable {
         case impressionsPerUserDayPercentiles = "impressions_per_user_day_percentiles"
         case refusedShows = "refused_shows"
         case wastedLoads = "wasted_loads"
+        case expiredLoads = "expired_loads"
         case violationsByRule = "violations_by_rule"
         case violationExamples = "violation_examples"
         case byDay = "by_day"
@@ -116,6 +119,7 @@ package struct UsersReport: Hashable, Sendable, Codable {
         impressionsPerUserDayPercentiles = UsersReport.percentiles(totals.histogram)
         refusedShows = totals.refused
         wastedLoads = totals.wastedLoads
+        expiredLoads = totals.expiredLoads
         violations = totals.violations
         violationsByRule = totals.violationsByKind
         violationExamples = totals.violationExamples

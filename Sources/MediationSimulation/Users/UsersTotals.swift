@@ -41,6 +41,7 @@ struct UsersTotals: Sendable {
     var revenueMicros: Int64 = 0
     var refused: [String: Int] = [:]
     var wastedLoads = 0
+    var expiredLoads = 0
     var violations = 0
     var violationsByKind: [String: Int] = [:]
     var violationExamples: [String] = []
@@ -109,6 +110,7 @@ struct UsersTotals: Sendable {
         revenueMicros += other.revenueMicros
         refused.merge(other.refused, uniquingKeysWith: +)
         wastedLoads += other.wastedLoads
+        expiredLoads += other.expiredLoads
         violations += other.violations
         violationsByKind.merge(other.violationsByKind, uniquingKeysWith: +)
         violationExamples.append(contentsOf: other.violationExamples.prefix(Self.describedViolations - violationExamples.count))
