@@ -110,6 +110,8 @@ enum SimulateCommand {
                     return .failure(MediateCommand.Exit(code: exit))
                 }
                 return .success(Rendered(text: LearningText.run(run, header: header), json: try ReportFormat.json(run), html: wantsHTML ? LearningHTML.run(run, header: header) : nil))
+            case .users(let mode):
+                return await users(mode, options, configuration: configuration, configPath: configPath, market: market, environment: environment)
             case .replay(let recordingPath):
                 let recording: Recording
                 do {
@@ -123,6 +125,36 @@ enum SimulateCommand {
         } catch let error as SimulationError {
             let recordingPath: String? = if case .replay(let path) = options.mode { path } else { nil }
             return .failure(MediateCommand.Exit(code: report(error, recordingPath: recordingPath, configPath: configPath, marketPath: marketPath, environment: environment)))
+        } catch {
+            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.software, "cannot encode the report as JSON: \(error)", environment: environment)))
+        }
+    }
+
+    /// A users run (`--users N --days D`), or two on the same users (`--compare`).
+    private static func users(_ mode: SimulateOptions.UsersMode, _ options: SimulateOptions, configuration: MediationConfiguration, configPath: String, market: Market, environment: CommandEnvironment) async -> Result<Rendered, MediateCommand.Exit> {
+        var usersOptions = UsersOptions(users: mode.users, days: mode.days, seed: options.seed, jobs: options.jobs)
+        usersOptions.eventsURL = mode.eventsPath.map(environment.resolve)
+        let placementID = options.placementID.isEmpty ? nil : options.placementID
+        guard let data = try? Data(contentsOf: environment.resolve(configPath)) else {
+            return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read config file \(configPath)", environment: environment)))
+        }
+        do {
+            if let otherPath = mode.comparePath {
+                let other: MediationConfiguration
+                switch loadConfiguration(otherPath, environment: environment) {
+                case .success(let loaded): other = loaded
+                case .failure(let exit): return .failure(exit)
+                }
+                guard let otherData = try? Data(contentsOf: environment.resolve(otherPath)) else {
+                    return .failure(MediateCommand.Exit(code: MediateCommand.fail(.noInput, "cannot read config file \(otherPath)", environment: environment)))
+                }
+                let comparison = try await Simulation.compareUsers((configuration, data), (other, otherData), market: market, placementID: placementID, options: usersOptions)
+                return .success(Rendered(text: UsersText.compare(comparison, configPath: configPath, otherPath: otherPath), json: try ReportFormat.json(comparison), html: nil))
+            }
+            let report = try await Simulation.runUsers(configuration: configuration, configurationData: data, market: market, placementID: placementID, options: usersOptions)
+            return .success(Rendered(text: UsersText.run(report, configPath: configPath), json: try ReportFormat.json(report), html: nil))
+        } catch let error as SimulationError {
+            return .failure(MediateCommand.Exit(code: report(error, recordingPath: nil, configPath: configPath, marketPath: options.marketPath ?? defaultMarketPath, environment: environment)))
         } catch {
             return .failure(MediateCommand.Exit(code: MediateCommand.fail(.software, "cannot encode the report as JSON: \(error)", environment: environment)))
         }

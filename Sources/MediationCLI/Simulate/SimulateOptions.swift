@@ -22,6 +22,20 @@ struct SimulateOptions: Equatable, Sendable {
         case replay(String)
         /// `--days D [--learner L] [--drift SPEC] [--write-reports DIR]`: the learning loop.
         case learn(LearningMode)
+        /// `--users N --days D [--events FILE] [--compare OTHER]`: users through days.
+        case users(UsersMode)
+    }
+
+    /// A users run's options.
+    struct UsersMode: Equatable, Sendable {
+        /// `--users N`.
+        var users: Int
+        /// `--days D` (default 1).
+        var days: Int
+        /// `--events FILE.ndjson`.
+        var eventsPath: String?
+        /// `--compare OTHER`: the same users under another configuration.
+        var comparePath: String?
     }
 
     /// The learning loop's options.
@@ -42,10 +56,12 @@ struct SimulateOptions: Equatable, Sendable {
     static let defaultRate: Double = 10
     /// The most shards run at once.
     static let maximumJobs = 256
+    /// The most user-days a users run takes (`--users × --days`).
+    static let maximumUserDays = 100_000_000
     /// The most auctions a run asks for: `--auctions`, or a timed run's `--duration × --rate`.
     static let maximumAuctions = 1_000_000_000
 
-    /// `--placement ID`.
+    /// `--placement ID` (optional for `--users`: every full-screen placement; empty then).
     var placementID: String
     /// `--config FILE` (A); `nil`: `Config/mediation.json`.
     var configPath: String?
@@ -79,6 +95,8 @@ struct SimulateOptions: Equatable, Sendable {
 ///                  [--seed S] [--json] [--jobs K] [--report FILE.html]
 ///                  [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson
 ///                   | --days D [--learner L] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]]
+/// mediate simulate --users N [--days D] [--placement P] [--config F] [--market M] [--seed S] [--json] [--jobs K]
+///                  [--events FILE.ndjson] [--compare OTHER_CONFIG]
 /// ```
 /// D and W: seconds, or a number and a unit (`90s`, `10m`, `1h`, `1d`). `--duration` runs
 /// auctions at R requests per second (default 10) over D of virtual time; on a refreshing
@@ -89,7 +107,7 @@ struct SimulateOptions: Equatable, Sendable {
 enum SimulateOptionsParser {
     private static let grammar = OptionReader.Grammar(
         command: "simulate",
-        valued: ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports"],
+        valued: ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports", "--users", "--events"],
         flags: ["--json", "--compare-health"]
     ) { argument, _ in UsageError(message: "unexpected argument '\(argument.prefix(80))' after simulate") }
 
@@ -97,6 +115,8 @@ enum SimulateOptionsParser {
     /// - Throws: ``UsageError`` saying what is wrong.
     static func parse(_ arguments: [String]) throws(UsageError) -> SimulateOptions {
         let values = try OptionReader(arguments, grammar)
+        if values["--users"] != nil { return try users(values) }
+        if values["--events"] != nil { throw UsageError(message: "--events applies to a users run: give --users N too") }
         guard let placementID = values["--placement"] else { throw UsageError(message: "mediate simulate needs --placement ID") }
         var options = SimulateOptions(placementID: placementID)
         options.configPath = values["--config"]
@@ -154,6 +174,27 @@ enum SimulateOptionsParser {
         if case .duration = options.mode, values["--report"] != nil, options.rate == nil {
             throw UsageError(message: "--report applies to runs of auctions, not to a refreshing placement's --duration (add --rate R for a timed run)")
         }
+        return options
+    }
+
+    /// The options of a users run (`--users N`).
+    private static func users(_ values: OptionReader) throws(UsageError) -> SimulateOptions {
+        for name in ["--auctions", "--duration", "--rate", "--window", "--sweep", "--replay", "--compare-health", "--learner", "--drift", "--write-reports", "--report"] where values[name] != nil {
+            throw UsageError(message: "\(name) does not apply to a users run (--users N --days D)")
+        }
+        var options = SimulateOptions(placementID: values["--placement"] ?? "")
+        options.configPath = values["--config"]
+        options.marketPath = values["--market"]
+        options.json = values["--json"] != nil
+        options.seed = try values.whole("--seed", in: 0...UInt64.max) ?? options.seed
+        options.jobs = try values.whole("--jobs", in: 1...SimulateOptions.maximumJobs) ?? options.jobs
+        let users = try values.whole("--users", in: 1...UsersOptions.maximumUsers) ?? 1
+        let days = try values.whole("--days", in: 1...UsersOptions.maximumDays) ?? 1
+        let (userDays, overflow) = users.multipliedReportingOverflow(by: days)
+        if overflow || userDays > SimulateOptions.maximumUserDays {
+            throw UsageError(message: "--users × --days gives more than \(SimulateOptions.maximumUserDays) user-days, the most a run takes (\(users) × \(days)): give fewer --users or --days")
+        }
+        options.mode = .users(SimulateOptions.UsersMode(users: users, days: days, eventsPath: values["--events"], comparePath: values["--compare"]))
         return options
     }
 

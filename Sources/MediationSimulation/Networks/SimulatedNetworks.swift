@@ -137,6 +137,23 @@ public struct SimulatedNetworks: Sendable {
         sourcesByPlacement[placementID]?.first { $0.lineItem.id == lineItemID }?.draw(seed: seed, auction: auction)
     }
 
+    /// The host-context object type that carries a simulated user's value (users runs).
+    static let userValueContextType = "mediation_simulation.user_value"
+
+    /// The host context of auction `index` of a user whose value multiplies every price the
+    /// networks answer (`docs/simulation.md`, "Users").
+    static func context(forAuction index: UInt64, userValue: Double) -> AdRequest.Context {
+        AdRequest.Context(contextObjects: [
+            AdRequest.Context.Object(type: auctionContextType, description: String(index)),
+            AdRequest.Context.Object(type: userValueContextType, description: String(userValue)),
+        ])
+    }
+
+    /// The user value a request's context carries, if any.
+    static func userValue(in context: AdRequest.Context) -> Double? {
+        context.contextObjects.first { $0.type == userValueContextType }.flatMap { Double($0.description) }
+    }
+
     /// The auction index a request's context carries, if any.
     static func auctionIndex(in context: AdRequest.Context) -> UInt64? {
         for object in context.contextObjects where object.type == auctionContextType {
@@ -199,7 +216,11 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
         }
         // An outage applies by the instant the request is made: the shard's clock reads the
         // run's virtual time (a timed run's shard starts it at its first auction's instant).
-        let draw = recorded?.draw ?? source.draw(seed: seed, auction: auction, at: clock.now.offset)
+        var draw = recorded?.draw ?? source.draw(seed: seed, auction: auction, at: clock.now.offset)
+        if let value = SimulatedNetworks.userValue(in: request.context) {
+            // A users run: the user's value multiplies the price (a bid, or a realised eCPM).
+            draw.priceMicros = SourceDraw.micros(ofPrice: draw.price * value)
+        }
         let latency = recorded?.latency ?? .milliseconds(draw.latencyMilliseconds)
         let start = clock.now
         if draw.answer == .never {

@@ -1,0 +1,102 @@
+import Foundation
+@testable import MediationSimulation
+import Testing
+
+/// The independent counter applies the caps, pacing and gap a config file states, at exact
+/// instants: a planted violation counts once, an impression at the rule's edge counts none.
+@Suite("Users cap counter")
+struct CapCounterTests {
+    static let config = """
+    {
+      "app": { "caps": [ { "impressions": 3, "per_seconds": 3600 } ], "full_screen_gap_seconds": 20 },
+      "networks": { "nitx": { "adapter": "nitx", "pacing_seconds": 5 } },
+      "placements": {
+        "level_end": {
+          "format": "interstitial", "pacing_seconds": 600,
+          "caps": [ { "impressions": 2, "per": "session" } ],
+          "sources": [ { "id": "le_nitx", "network": "nitx", "ad_unit_id": "x", "caps": [ { "impressions": 1, "per_seconds": 60, "x": true } ] } ]
+        },
+        "home_banner": { "format": "banner", "sources": [ { "id": "hb_nitx", "network": "nitx", "ad_unit_id": "y" } ] }
+      }
+    }
+    """
+
+    func counter() throws -> CapCounter {
+        CapCounter(rules: try #require(CapRules.read(Data(Self.config.utf8))))
+    }
+
+    @Test func readsEveryLevelOfTheConfigFile() throws {
+        let rules = try #require(CapRules.read(Data(Self.config.utf8)))
+        #expect(rules.rules["app"] == [.window(impressions: 3, milliseconds: 3_600_000)])
+        #expect(rules.rules["placement:level_end"] == [.pacing(milliseconds: 600_000), .session(impressions: 2)])
+        #expect(rules.rules["network:nitx"] == [.pacing(milliseconds: 5000)])
+        #expect(rules.rules["line_item:level_end/le_nitx"] == [.window(impressions: 1, milliseconds: 60_000)])
+        #expect(rules.fullScreenGapMilliseconds == 20_000)
+        #expect(rules.fullScreenPlacements == ["level_end"])
+        #expect(CapRules.read(Data("[1]".utf8)) == nil)
+    }
+
+    @Test func aPlantedPacingViolationCountsOnce() throws {
+        var counter = try counter()
+        #expect(counter.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", at: 0, end: 10_000).isEmpty)
+        // 600 s pacing: one millisecond early breaks it (and nothing else: the gap, 5 s network
+        // pacing and the 1 per 60 s line-item cap are long met).
+        let broken = counter.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", at: 599_999, end: 610_000)
+        #expect(broken.map(\.kind) == ["pacing"])
+        #expect(broken.first?.description == "placement:level_end pacing 600 s: 599.999 s after the previous")
+    }
+
+    @Test func atThePacingInstantNothingBreaks() throws {
+        var counter = try counter()
+        _ = counter.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", at: 0, end: 10_000)
+        #expect(counter.earliestShow(placement: "level_end", network: "nitx", lineItem: "le_nitx", from: 1000) == 600_000)
+        #expect(counter.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", at: 600_000, end: 610_000).isEmpty)
+    }
+
+    @Test func theSlidingWindowSessionCapAndGap() throws {
+        var counter = try counter()
+        // Banners: only the app's 3 per hour and the network's 5 s pacing apply to them.
+        #expect(counter.impression(placement: "home_banner", network: "nitx", lineItem: "hb_nitx", at: 0, end: nil).isEmpty)
+        #expect(counter.impression(placement: "home_banner", network: "nitx", lineItem: "hb_nitx", at: 4999, end: nil).map(\.kind) == ["pacing"])
+        #expect(counter.impression(placement: "home_banner", network: "nitx", lineItem: "hb_nitx", at: 10_000, end: nil).isEmpty)
+        // The fourth within the hour (0, 4.999 s, 10 s, now): the app's window.
+        #expect(counter.impression(placement: "home_banner", network: "nitx", lineItem: "hb_nitx", at: 3_599_999, end: nil).map(\.kind) == ["window"])
+        // An hour after the first, the first has left the window (0, 4.999 s and 10 s are
+        // gone by 3,610,000; 3,599,999 is in).
+        #expect(counter.impression(placement: "home_banner", network: "nitx", lineItem: "hb_nitx", at: 3_610_000, end: nil).isEmpty)
+    }
+
+    @Test func aWindowFreesExactlyWindowAfterItsOldest() {
+        let rules = CapRules(rules: ["line_item:p/x": [.window(impressions: 1, milliseconds: 60_000)]], fullScreenGapMilliseconds: 0, fullScreenPlacements: [])
+        var counter = CapCounter(rules: rules)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 0, end: nil).isEmpty)
+        var early = counter
+        #expect(early.impression(placement: "p", network: "n", lineItem: "x", at: 59_999, end: nil).map(\.description) == ["line_item:p/x cap 1/60 s: 2 in the window"])
+        #expect(counter.earliestShow(placement: "p", network: "n", lineItem: "x", from: 1) == 60_000)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 60_000, end: nil).isEmpty)
+    }
+
+    @Test func theFullScreenGapRunsFromTheEndOfOneToTheStartOfTheNext() {
+        let rules = CapRules(rules: [:], fullScreenGapMilliseconds: 20_000, fullScreenPlacements: ["a", "b"])
+        var counter = CapCounter(rules: rules)
+        #expect(counter.impression(placement: "a", network: "n", lineItem: "x", at: 0, end: 30_000).isEmpty)
+        #expect(counter.earliestShow(placement: "b", network: "n", lineItem: "y", from: 0) == 50_000)
+        var early = counter, onTop = counter
+        #expect(early.impression(placement: "b", network: "n", lineItem: "y", at: 49_999, end: 60_000).map(\.description) == ["full-screen gap 20 s: b 19.999 s after the previous one ended"])
+        #expect(onTop.impression(placement: "b", network: "n", lineItem: "y", at: 10_000, end: 60_000).map(\.description) == ["full-screen gap 20 s: b while the previous one was on screen"])
+        #expect(counter.impression(placement: "b", network: "n", lineItem: "y", at: 50_000, end: 60_000).isEmpty)
+        // An ad cut short (the app died) ends when it left the screen.
+        counter.endFullScreen(at: 55_000)
+        #expect(counter.impression(placement: "a", network: "n", lineItem: "x", at: 75_000, end: 80_000).isEmpty)
+    }
+
+    @Test func aSessionCapCountsWithinOneSession() throws {
+        let rules = CapRules(rules: ["placement:p": [.session(impressions: 2)]], fullScreenGapMilliseconds: 0, fullScreenPlacements: [])
+        var counter = CapCounter(rules: rules)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 0, end: nil).isEmpty)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 1, end: nil).isEmpty)
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 2, end: nil).map(\.kind) == ["session"])
+        counter.newSession()
+        #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 3, end: nil).isEmpty)
+    }
+}
