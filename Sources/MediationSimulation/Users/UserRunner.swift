@@ -57,7 +57,7 @@ enum UserRunner {
         var backgroundSince: Int64 = 0
         var process: Process?
         /// Full-screen ads on screen: when each leaves it, and its placement.
-        var onScreen: [(until: Int64, placement: String)] = []
+        var onScreen: [(until: Int64, placement: String, ad: any LoadedAd)] = []
         var userTotals = UserTotals(days: setup.days)
 
         func launch(at time: Int64) throws(SimulationError) -> Process {
@@ -151,6 +151,9 @@ enum UserRunner {
             while let next = onScreen.min(by: { $0.until < $1.until }), next.until <= time {
                 onScreen.removeAll { $0.until == next.until && $0.placement == next.placement }
                 await advance(process, to: next.until)
+                if let placement = process.engine.placement(next.placement) {
+                    await process.clock.perform { await placement.reportDismissed(next.ad) }
+                }
                 await startLoads(process, [next.placement])
             }
         }
@@ -172,7 +175,7 @@ enum UserRunner {
                     let broken = counter.impression(placement: id, network: impression.network, lineItem: impression.lineItemID, at: time + forwardJumps, end: end.map { $0 + forwardJumps })
                     totals.count(broken, user: index, day: day)
                     userTotals.add(impressionMicros: micros, day: day)
-                    if let end { onScreen.append((end, id)) }
+                    if let end { onScreen.append((end, id, current.ad)) }
                     return
                 default:
                     totals.refused[Self.reason(of: result), default: 0] += 1
@@ -232,9 +235,15 @@ enum UserRunner {
                     await offer(setup.levelEndPlacements, at: levelEnd, current, day: day)
                 }
                 await dismiss(until: session.end, current)
-                if !onScreen.isEmpty { counter.endFullScreen(at: session.end + forwardJumps) }
-                onScreen.removeAll()
                 await advance(current, to: session.end)
+                if !onScreen.isEmpty { counter.endFullScreen(at: session.end + forwardJumps) }
+                for shown in onScreen {
+                    // The user leaves the app: the ad on screen is closed with it.
+                    if let placement = current.engine.placement(shown.placement) {
+                        await current.clock.perform { await placement.reportDismissed(shown.ad) }
+                    }
+                }
+                onScreen.removeAll()
                 let ending = current
                 await ending.clock.perform { await ending.engine.setForeground(false) }
                 backgroundSince = session.end
@@ -267,6 +276,7 @@ enum UserRunner {
             case .noVisibleView: "no_visible_view"
             case .notReady: "not_ready"
             case .notAllowed: "not_allowed"
+            case .capped: "capped"
             }
         }
     }
