@@ -81,6 +81,9 @@ final class ExperimentHarness: Sendable {
         await clock.advance(by: .seconds(5))
         if case .loaded(let ad) = await task.value {
             _ = await placement.reportShown(ad.ad)
+            // The user closes a full-screen ad; the next one waits out the gap between two.
+            await placement.reportDismissed(ad.ad)
+            await clock.advance(by: .seconds(Int64(MediationConfiguration.AppSettings.defaultFullScreenGapSeconds)))
         }
     }
 
