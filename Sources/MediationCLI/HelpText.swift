@@ -77,7 +77,7 @@ enum HelpText {
                          always-valid interval, from engine events or a warehouse's per-user
                          CSV (docs/experiments.md)
       optimize           learn each fixed-price line item's eCPM from the networks' revenue
-                         reports (CSV: day,network,ad_unit_id,impressions,revenue,currency),
+                         reports (CSV: day,network,ad_unit_id[,country],impressions,revenue,currency),
                          with its 90 % interval and decision (docs/learning.md); --events: the
                          app's impressions (a --watch --events log) to check the reports
                          against, per day with --events-start DAY (the UTC day on whose
@@ -102,6 +102,11 @@ enum HelpText {
                          the default); a comma-separated list runs several
       --drift SPEC       NETWORK:FACTOR@DAY, e.g. nitx:0.5@5 (Nitx's prices halve from day 5)
       --write-reports DIR  each learner's daily revenue reports, DIR/LEARNER/YYYY-MM-DD.csv
+      --users N          N simulated users through --days D user-days each (sessions, level
+                         ends, relaunches, clock changes; docs/simulation.md): impressions and
+                         revenue per user per day, refused shows, wasted loads and an
+                         independent count of cap, pacing and gap violations; --events FILE
+                         writes their engine events
       --jobs K           shards run at once (the same output for any K)
       --report FILE      also write a self-contained HTML report with charts
 

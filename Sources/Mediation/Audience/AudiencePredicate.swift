@@ -14,6 +14,15 @@ package indirect enum AudiencePredicate: Hashable, Sendable {
     /// It does not match.
     case not(AudiencePredicate)
 
+    /// How many tests (leaves) it holds.
+    package var testCount: Int {
+        switch self {
+        case .test: 1
+        case .all(let predicates), .any(let predicates): predicates.reduce(0) { $0 + $1.testCount }
+        case .not(let predicate): predicate.testCount
+        }
+    }
+
     /// Whether `audience` matches.
     package func matches(_ audience: Audience) -> Bool {
         switch self {

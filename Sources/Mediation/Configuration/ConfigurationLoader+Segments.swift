@@ -1,6 +1,10 @@
 extension ConfigurationLoader {
-    /// The most segments a placement may have, and the most tests one predicate may hold.
+    /// The most segments a placement may have.
     static let maximumSegments = 100
+    /// The most tests (leaves) one segment's predicate may hold, so that checking which
+    /// segments an earlier one shadows stays cheap (LevelPlay allows 10 conditions and 5
+    /// custom properties per segment).
+    static let maximumTestsPerPredicate = 20
     /// The most values an `in` / `not_in` list may hold.
     static let maximumListValues = 1000
     /// How deep `all` / `any` / `not` may nest.
@@ -36,7 +40,11 @@ extension ConfigurationLoader {
                 guard !isLast else {
                     throw ConfigurationError(code: .invalidValue, path: segmentPath.appending("when").description, message: "the last segment is the default, for every audience the others miss: it takes no \"when\"")
                 }
-                predicate = try decodePredicate(when, at: segmentPath.appending("when"), depth: 0)
+                let decoded = try decodePredicate(when, at: segmentPath.appending("when"), depth: 0)
+                guard decoded.testCount <= maximumTestsPerPredicate else {
+                    throw ConfigurationError(code: .invalidValue, path: segmentPath.appending("when").description, message: "a segment's predicate holds at most \(maximumTestsPerPredicate) tests, found \(decoded.testCount)")
+                }
+                predicate = decoded
             } else if !isLast {
                 throw ConfigurationError(code: .missingField, path: segmentPath.appending("when").description, message: "missing required field \"when\": only the last segment (the default) has none")
             }
@@ -119,6 +127,9 @@ extension ConfigurationLoader {
             }
             return AudienceTest(signal: signal, operation: .known(known), text: known ? "known" : "unknown")
         case "in", "not_in":
+            guard kind != .flag else {
+                throw ConfigurationError(code: .invalidValue, path: opPath.description, message: "a privacy flag takes ==, != or known, not \(member.key)")
+            }
             guard case .array(let elements) = member.value else {
                 throw ConfigurationReading.wrongType(member.value, expected: "an array of values", at: opPath)
             }
