@@ -90,7 +90,9 @@ public struct SimulatedNetworks: Sendable {
             // Network health (R24) as configured (or off): a shard's auctions run on one engine
             // and one clock's serial executor, so its health carries from one auction to the
             // next in the same order on every run.
-            rewritten.networks[index] = MediationConfiguration.Network(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
+            var simulated = MediationConfiguration.Network(id: network.id, adapter: kind, timeout: network.timeout, health: health ? network.health : .disabled)
+            simulated.caps = network.caps // the engine's rules read them (`docs/caps.md`)
+            rewritten.networks[index] = simulated
         }
         self.configuration = rewritten
         self.registry = registry

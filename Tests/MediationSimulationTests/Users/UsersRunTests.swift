@@ -49,13 +49,8 @@ struct UsersRunTests {
         #expect(report.relaunches > 0 && report.clockJumpsBack > 0 && report.clockJumpsForward > 0)
         #expect(report.impressions > 0)
         #expect((report.refusedShows["capped"] ?? 0) > 0, "\(report.refusedShows)")
-        // Known gap: a network-level cap (15 a day on one network) is exceeded by one after
-        // relaunches with clock changes, and loads are wasted; the single-placement cap case
-        // below holds. Kept visible until fixed.
-        withKnownIssue("a network cap across relaunches and clock changes") {
-            #expect(report.violations == 0, "\(report.violationExamples)")
-            #expect(report.wastedLoads == 0)
-        }
+        #expect(report.violations == 0, "\(report.violationExamples)")
+        #expect(report.wastedLoads == 0)
     }
 
     @Test func aCapOfOnePerTenMinutesWastesNoLoad() async throws {
