@@ -51,6 +51,11 @@ package final class CapKeeper: Sendable {
         let timeline = CapTimeline.resumed(from: clock.map { ($0.timeMilliseconds, $0.wallMilliseconds) }, wallNow: wallNow, at: now)
         var initial = State(timeline: timeline, app: configuration.app, networks: [:], foreground: foreground)
         initial.book.lastFullScreenEnd = clock?.fullScreenEndMilliseconds
+        if clock?.presenting == true {
+            // The last process ended with a full-screen ad on screen: it ended no earlier than
+            // now, so the gap before the next one counts from this launch.
+            initial.book.lastFullScreenEnd = timeline.time(at: now)
+        }
         state = Locked(initial)
         if clock == nil { removeStoredRings(keeping: []) } // rings without a clock cannot be placed in time
         configurationChanged(configuration, storedTime: clock?.timeMilliseconds)
@@ -236,7 +241,7 @@ package final class CapKeeper: Sendable {
                 let value = StoredCaps.Chunk(scope: StoredCaps.identity(of: scope), instants: ring.instants(inSlots: start..<(start + StoredCaps.chunkSize)))
                 try store.setValue(value, forKey: StoredCaps.key(of: scope, chunk: chunk))
             }
-            let clock = StoredCaps.Clock(time: now, wall: Self.milliseconds(wallClock()), fullScreenEnd: state.book.lastFullScreenEnd)
+            let clock = StoredCaps.Clock(time: now, wall: Self.milliseconds(wallClock()), fullScreenEnd: state.book.lastFullScreenEnd, presenting: state.book.presenting != nil)
             try store.setValue(clock, forKey: StoredCaps.clockKey)
         } catch {
             logger.warning("the cap state could not be stored: \(error)", source: "caps")

@@ -30,19 +30,25 @@ package enum StoredCaps {
         var wallMilliseconds: Int64
         /// When the last full-screen ad ended, cap time in ms, if one did.
         var fullScreenEndMilliseconds: Int64?
+        /// Whether a full-screen ad was on screen when written: a process that ends then (the
+        /// system kills the app) takes the ad with it, so the next launch counts the gap from
+        /// its own start.
+        var presenting: Bool?
 
         private enum CodingKeys: String, CodingKey {
             case version
             case timeMilliseconds = "cap_ms"
             case wallMilliseconds = "wall_ms"
             case fullScreenEndMilliseconds = "full_screen_end_ms"
+            case presenting
         }
 
-        init(time: Int64, wall: Int64, fullScreenEnd: Int64?) {
+        init(time: Int64, wall: Int64, fullScreenEnd: Int64?, presenting: Bool = false) {
             version = StoredCaps.version
             timeMilliseconds = time
             wallMilliseconds = wall
             fullScreenEndMilliseconds = fullScreenEnd
+            self.presenting = presenting ? true : nil
         }
 
         /// Why it is refused, or `nil`.

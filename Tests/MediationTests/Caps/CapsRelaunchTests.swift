@@ -53,6 +53,27 @@ struct CapsRelaunchTests {
         #expect(later == .origin)
     }
 
+    @Test("an app killed with a full-screen ad on screen: the next launch counts the 30 s gap from its own start (29.999 s refused, 30 s shown)")
+    func killedWhilePresenting() async throws {
+        let store = MemoryStateStore()
+        let wall = TestWallClock()
+        let gap = MediationConfiguration.AppSettings(fullScreenGapSeconds: 30)
+        let placements = [CapsHarness.interstitial("level_end")]
+        let first = try CapsHarness(placements: placements, app: gap, store: store, wall: wall)
+        _ = try await first.load("level_end")
+        #expect(try await first.showCurrent("level_end").isImpression)
+        // The system kills the app 20 s later, the ad still on screen: no dismissal is reported.
+        await first.advance(to: 20)
+        wall.move(by: 25)
+        let second = try CapsHarness(placements: placements, app: gap, store: store, wall: wall)
+        #expect(await (try second.placement("level_end")).nextShowInstant == at(30))
+        _ = try await second.load("level_end")
+        await second.advance(to: 29.999)
+        #expect(try await second.showCurrent("level_end").capRefusal != nil)
+        await second.advance(to: 30)
+        #expect(try await second.showCurrent("level_end").isImpression)
+    }
+
     @Test("tampered cap state is discarded with a warning and the caps count from zero (fail open)")
     func tamperedState() async throws {
         let store = MemoryStateStore()
