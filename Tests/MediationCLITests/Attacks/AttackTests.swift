@@ -152,16 +152,14 @@ struct AttackTests {
     /// `e.ndjson:1:1:  has the wrong type; …`: no field is named.
     @Test("experiment report: an out-of-range revenue_usd names the field")
     func outOfRangeRevenueIsNamed() async throws {
-        await withKnownIssue("an out-of-range number is reported without its field") {
-            let workspace = try Workspace()
-            try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
-            try workspace.write(#"{"event":"shown","at_ms":0,"placement":"p","experiment":"waterfall_b","variant":"A","unit":"0123456789abcdef","day":"2026-12-07","revenue_usd":1e999}"# + "\n", to: "e.ndjson")
-            let result = await workspace.run(["experiment", "report", "--events", "e.ndjson"])
-            #expect(result.code == .dataError)
-            #expect(result.error.contains("e.ndjson:1:"), "\(result.error)")
-            #expect(result.error.contains("revenue_usd has") || result.error.contains("revenue_usd must") || result.error.contains("revenue_usd:"), "\(result.error)")
-            #expect(!result.error.contains(":  has the wrong type"), "\(result.error)")
-        }
+        let workspace = try Workspace()
+        try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
+        try workspace.write(#"{"event":"shown","at_ms":0,"placement":"p","experiment":"waterfall_b","variant":"A","unit":"0123456789abcdef","day":"2026-12-07","revenue_usd":1e999}"# + "\n", to: "e.ndjson")
+        let result = await workspace.run(["experiment", "report", "--events", "e.ndjson"])
+        #expect(result.code == .dataError)
+        #expect(result.error.contains("e.ndjson:1:"), "\(result.error)")
+        #expect(result.error.contains("revenue_usd has") || result.error.contains("revenue_usd must") || result.error.contains("revenue_usd:"), "\(result.error)")
+        #expect(!result.error.contains(":  has the wrong type"), "\(result.error)")
     }
 
     /// docs/audiences.md: the loader checks "a floor some remaining line item can reach (R19)",
