@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationLearning
 import Testing
 @testable import MediationCLI
 
@@ -119,19 +120,32 @@ struct AttackTests {
     /// experiments print 2,000 warning lines (400,000 rows: 400,000 lines, +35 MB).
     @Test("experiment report: rows of many unknown experiments give a bounded warning, not one line each")
     func unknownExperimentsAreBounded() async throws {
-        await withKnownIssue("one warning line per unknown experiment") {
-            let workspace = try Workspace()
-            try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
-            var csv = "day,experiment,variant,unit,requests,impressions,revenue_usd\n"
-            for index in 0..<2000 { csv += "2026-12-07,other_\(index),A,\(ExperimentCommandTests.unit(index)),1,1,0.01\n" }
-            csv += "2026-12-07,waterfall_b,A,\(ExperimentCommandTests.unit(1)),1,1,0.01\n"
-            csv += "2026-12-07,waterfall_b,B,\(ExperimentCommandTests.unit(2)),1,1,0.01\n"
-            try workspace.write(csv, to: "u.csv")
-            let result = await workspace.run(["experiment", "report", "--user-days", "u.csv"])
-            #expect(result.code == .success, "\(result.error)")
-            let lines = result.error.split(separator: "\n").count
-            #expect(lines <= 25, "\(lines) warning lines")
+        let workspace = try Workspace()
+        try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
+        var csv = "day,experiment,variant,unit,requests,impressions,revenue_usd\n"
+        for index in 0..<2000 { csv += "2026-12-07,other_\(index),A,\(ExperimentCommandTests.unit(index)),1,1,0.01\n" }
+        csv += "2026-12-07,waterfall_b,A,\(ExperimentCommandTests.unit(1)),1,1,0.01\n"
+        csv += "2026-12-07,waterfall_b,B,\(ExperimentCommandTests.unit(2)),1,1,0.01\n"
+        try workspace.write(csv, to: "u.csv")
+        let result = await workspace.run(["experiment", "report", "--user-days", "u.csv"])
+        #expect(result.code == .success, "\(result.error)")
+        let lines = result.error.split(separator: "\n").count
+        #expect(lines <= 25, "\(lines) warning lines")
+        #expect(result.error.contains("2000 rows") && result.error.contains("\"other_9\"") && !result.error.contains("other_10"), "\(result.error)")
+    }
+
+    /// The users of a report keep at most 10 names of unknown experiments, however many rows
+    /// and distinct ids are read: memory does not grow with them.
+    @Test("experiment users: unknown experiments are counted, at most 10 kept by name")
+    func unknownExperimentNamesAreBounded() throws {
+        var users = ExperimentUsers(designs: [ExperimentDesign(id: "x", variants: [.init(id: "A", weightBP: 5000), .init(id: "B", weightBP: 5000)])], asOf: nil)
+        let day = try #require(UTCDay("2026-12-07"))
+        for index in 0..<5000 {
+            try users.add(experiment: "other_\(index % 2500)", variant: "A", unit: "0123456789abcdef", day: day, requests: 1, impressions: 0, revenue: 0, at: ReportLocation(file: "u.csv"))
         }
+        #expect(users.unknownExperimentRows == 5000)
+        #expect(users.unknownExperiments == (0..<10).map { "other_\($0)" })
+        #expect(users.moreUnknownExperiments)
     }
 
     /// docs/audiences.md: "strings as strings (byte order: "10" < "9")". Swift's String `<`
