@@ -183,22 +183,20 @@ struct AttackTests {
     /// eCPM (the highest is 5.2) … so no source could ever win".
     @Test("validate: a segment floor reachable through ecpm_by_country is accepted")
     func floorReachableByCountryPrice() async throws {
-        await withKnownIssue("a segment's floor check ignores ecpm_by_country") {
-            let url = Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json")
-            var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-            var placements = try #require(root["placements"] as? [String: Any])
-            var levelEnd = try #require(placements["level_end"] as? [String: Any])
-            var sources = try #require(levelEnd["sources"] as? [[String: Any]])
-            let index = try #require(sources.firstIndex { $0["id"] as? String == "level_end_nitx" })
-            sources[index]["ecpm_by_country"] = ["US": 10]
-            levelEnd["sources"] = sources
-            levelEnd["segments"] = [["id": "us", "when": ["country": ["in": ["US"]]], "sources": ["level_end_nitx"], "floor": 6], ["id": "default"]]
-            placements["level_end"] = levelEnd
-            root["placements"] = placements
-            let workspace = try Workspace()
-            try workspace.write(String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self), to: "Config/mediation.json")
-            let result = await workspace.run(["validate"])
-            #expect(result.code == .success, "\(result.error)")
-        }
+        let url = Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json")
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var placements = try #require(root["placements"] as? [String: Any])
+        var levelEnd = try #require(placements["level_end"] as? [String: Any])
+        var sources = try #require(levelEnd["sources"] as? [[String: Any]])
+        let index = try #require(sources.firstIndex { $0["id"] as? String == "level_end_nitx" })
+        sources[index]["ecpm_by_country"] = ["US": 10]
+        levelEnd["sources"] = sources
+        levelEnd["segments"] = [["id": "us", "when": ["country": ["in": ["US"]]], "sources": ["level_end_nitx"], "floor": 6], ["id": "default"]]
+        placements["level_end"] = levelEnd
+        root["placements"] = placements
+        let workspace = try Workspace()
+        try workspace.write(String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self), to: "Config/mediation.json")
+        let result = await workspace.run(["validate"])
+        #expect(result.code == .success, "\(result.error)")
     }
 }
