@@ -323,14 +323,9 @@ public enum AppImpressions {
             throw ReportError(ReportLocation(file: file), "the events file is larger than \(maximumSize >> 20) MiB")
         }
         let decoder = JSONDecoder()
-        var lineNumber = 0
         var events = 0
         var recorded = EventLog.Auctions()
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            var line = line
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if line.isEmpty { continue }
+        for (lineNumber, line) in EventLogLines(bytes) {
             if let problem = EventLog.problem(ofLine: line) {
                 throw ReportError(ReportLocation(file: file, line: lineNumber, column: 1), "\(problem) (an engine events file, mediate --watch --events)")
             }

@@ -100,11 +100,37 @@ package struct AudienceTest: Hashable, Sendable {
             }
         }
 
-        /// The order of two operands of the same kind; `nil` across kinds (never comparable)
-        /// and for booleans (only equal or not).
+        /// Equal operands: strings by their UTF-8 bytes (Swift's `String ==` would call
+        /// canonically equivalent forms, such as "e\u{301}" and "\u{e9}", equal).
+        package static func == (left: Operand, right: Operand) -> Bool {
+            switch (left, right) {
+            case (.string(let a), .string(let b)): a.utf8.elementsEqual(b.utf8)
+            case (.number(let a), .number(let b)): a == b
+            case (.version(let a), .version(let b)): a == b
+            case (.bool(let a), .bool(let b)): a == b
+            default: false
+            }
+        }
+
+        /// Hashes strings by their UTF-8 bytes, as `==` compares them.
+        package func hash(into hasher: inout Hasher) {
+            switch self {
+            case .string(let text):
+                hasher.combine(0)
+                for byte in text.utf8 { hasher.combine(byte) }
+                hasher.combine(text.utf8.count)
+            case .number(let number): hasher.combine(1); hasher.combine(number)
+            case .version(let version): hasher.combine(2); hasher.combine(version)
+            case .bool(let flag): hasher.combine(3); hasher.combine(flag)
+            }
+        }
+
+        /// The order of two operands of the same kind (strings in UTF-8 byte order); `nil`
+        /// across kinds (never comparable) and for booleans (only equal or not).
         func compared(to other: Operand) -> ComparisonResult? {
             switch (self, other) {
-            case (.string(let a), .string(let b)): a == b ? .same : (a < b ? .less : .more)
+            case (.string(let a), .string(let b)):
+                a.utf8.elementsEqual(b.utf8) ? .same : (a.utf8.lexicographicallyPrecedes(b.utf8) ? .less : .more)
             case (.number(let a), .number(let b)): a == b ? .same : (a < b ? .less : .more)
             case (.version(let a), .version(let b)): a == b ? .same : (a < b ? .less : .more)
             default: nil

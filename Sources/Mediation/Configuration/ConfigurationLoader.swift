@@ -567,21 +567,24 @@ package struct ConfigurationLoader: Sendable {
 
     /// A placement's floor must be reachable (engine rule R19): with no bidder among its
     /// sources, some fixed eCPM (in USD) must be at least the floor, or no source could ever
-    /// win (each would be `lost` 100 without being asked).
+    /// win (each would be `lost` 100 without being asked). A source's `ecpm_by_country` prices
+    /// count too: each is its eCPM in the auctions of that country.
     static func checkFloorCanBeMet(_ floor: Double, sources: [LineItem], at path: JSONPath) throws(ConfigurationError) {
         guard let floorValue = AuctionValue(price: floor, usdRate: 1) else { return }
         var best: AuctionValue?
         for source in sources {
             guard source.pricing == .fixedPrice else { return } // a bidder may bid over any floor
-            if let value = source.eCPM.flatMap({ AuctionValue(price: $0, usdRate: source.usdRate) }), best.map({ value > $0 }) ?? true {
-                best = value
+            for price in [source.eCPM].compactMap({ $0 }) + source.eCPMByCountry.values {
+                if let value = AuctionValue(price: price, usdRate: source.usdRate), best.map({ value > $0 }) ?? true {
+                    best = value
+                }
             }
         }
         guard let best, best < floorValue else { return }
         throw ConfigurationError(
             code: .unfillable,
             path: path.description,
-            message: "the floor \(floor) USD CPM is above every source's eCPM (the highest is \(best.eCPM)) and no source is a bidder, so no source could ever win"
+            message: "the floor \(floor) USD CPM is above every source's eCPM, country prices included (the highest is \(best.eCPM)) and no source is a bidder, so no source could ever win"
         )
     }
 

@@ -60,10 +60,15 @@ package enum UntrustedFile {
         if let limit, Int(status.st_size) > limit {
             return .failure(.tooLarge(Int(status.st_size)))
         }
-        let wanted = prefix ?? (limit.map { $0 + 1 } ?? Int(status.st_size))
-        var bytes = [UInt8](repeating: 0, count: max(0, wanted))
+        let wanted = max(0, prefix ?? (limit.map { $0 + 1 } ?? Int(status.st_size)))
+        // Room for the file's size and one byte more (to see the end), grown only if the file
+        // grows while read: memory follows the file, not the limit.
+        var bytes = [UInt8](repeating: 0, count: min(wanted, max(0, Int(status.st_size)) + 1))
         var count = 0
-        while count < bytes.count {
+        while count < wanted {
+            if count == bytes.count {
+                bytes.append(contentsOf: repeatElement(0, count: min(wanted - count, max(bytes.count, 1 << 16))))
+            }
             let got = bytes.withUnsafeMutableBytes { buffer -> Int in
                 guard let base = buffer.baseAddress else { return 0 }
                 return read(descriptor, base + count, buffer.count - count)

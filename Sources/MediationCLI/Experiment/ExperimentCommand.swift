@@ -86,8 +86,10 @@ enum ExperimentCommand {
                 return MediateCommand.fail(.dataError, "invalid input: \(error)", environment: environment)
             }
         }
-        for (experiment, rows) in users.unknownExperiments.sorted(by: { $0.key < $1.key }) {
-            environment.standardError.write("mediate: warning: \(rows) rows of the experiment \"\(DisplayText.escaped(experiment))\", which the config does not hold, are not counted\n")
+        if users.unknownExperimentRows > 0 {
+            let named = users.unknownExperiments.map { "\"\(DisplayText.escaped($0))\"" }.joined(separator: ", ")
+            let more = users.moreUnknownExperiments ? " and others" : ""
+            environment.standardError.write("mediate: warning: \(users.unknownExperimentRows) rows of experiments the config does not hold (\(named)\(more)) are not counted\n")
         }
         if let asOf = options.asOf, users.rowsAfterAsOf > 0 {
             environment.standardError.write("mediate: warning: \(users.rowsAfterAsOf) rows dated after --as-of \(asOf) are not counted\n")

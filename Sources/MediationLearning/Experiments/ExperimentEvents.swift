@@ -42,12 +42,8 @@ package enum ExperimentEvents {
             throw ReportError(ReportLocation(file: file), "the events file is larger than \(EventLog.maximumSize >> 20) MiB")
         }
         let decoder = JSONDecoder()
-        var lineNumber = 0, events = 0
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            var line = line
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            if line.isEmpty { continue }
+        var events = 0
+        for (lineNumber, line) in EventLogLines(bytes) {
             let at = ReportLocation(file: file, line: lineNumber, column: 1)
             if let problem = EventLog.problem(ofLine: line) {
                 throw ReportError(at, "\(problem) (an engine events file, mediate --watch --events)")

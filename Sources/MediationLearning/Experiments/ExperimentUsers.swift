@@ -34,8 +34,15 @@ package struct ExperimentUsers {
     package private(set) var latestDay: UTCDay?
     /// Rows dated after ``asOf``, not counted.
     package private(set) var rowsAfterAsOf = 0
-    /// Rows of experiments the config does not hold, by experiment id (not counted).
-    package private(set) var unknownExperiments: [String: Int] = [:]
+    /// Rows of experiments the config does not hold (not counted).
+    package private(set) var unknownExperimentRows = 0
+    /// The first ``maximumNamedUnknownExperiments`` distinct ids of those experiments, in the
+    /// order read, each cut to 64 characters: memory stays bounded however many there are.
+    package private(set) var unknownExperiments: [String] = []
+    /// Whether rows of an experiment not in ``unknownExperiments`` were read too.
+    package private(set) var moreUnknownExperiments = false
+    /// The most unknown experiment ids kept by name: 10.
+    package static let maximumNamedUnknownExperiments = 10
     private let index: [String: Int]
     private var variantLocation: [[UInt64: ReportLocation]]
 
@@ -60,7 +67,15 @@ package struct ExperimentUsers {
     ///   above 4,294,967,295 per user.
     package mutating func add(experiment: String, variant: String, unit: String, day: UTCDay, requests: Int, impressions: Int, revenue: Double, at location: @autoclosure () -> ReportLocation) throws(ReportError) {
         guard let designIndex = index[experiment] else {
-            unknownExperiments[experiment, default: 0] += 1
+            unknownExperimentRows += 1
+            let name = String(experiment.prefix(64))
+            if !unknownExperiments.contains(name) {
+                if unknownExperiments.count < Self.maximumNamedUnknownExperiments {
+                    unknownExperiments.append(name)
+                } else {
+                    moreUnknownExperiments = true
+                }
+            }
             return
         }
         let design = designs[designIndex]

@@ -1,5 +1,6 @@
 import Foundation
 import Mediation
+import MediationLearning
 import Testing
 @testable import MediationCLI
 
@@ -119,32 +120,45 @@ struct AttackTests {
     /// experiments print 2,000 warning lines (400,000 rows: 400,000 lines, +35 MB).
     @Test("experiment report: rows of many unknown experiments give a bounded warning, not one line each")
     func unknownExperimentsAreBounded() async throws {
-        await withKnownIssue("one warning line per unknown experiment") {
-            let workspace = try Workspace()
-            try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
-            var csv = "day,experiment,variant,unit,requests,impressions,revenue_usd\n"
-            for index in 0..<2000 { csv += "2026-12-07,other_\(index),A,\(ExperimentCommandTests.unit(index)),1,1,0.01\n" }
-            csv += "2026-12-07,waterfall_b,A,\(ExperimentCommandTests.unit(1)),1,1,0.01\n"
-            csv += "2026-12-07,waterfall_b,B,\(ExperimentCommandTests.unit(2)),1,1,0.01\n"
-            try workspace.write(csv, to: "u.csv")
-            let result = await workspace.run(["experiment", "report", "--user-days", "u.csv"])
-            #expect(result.code == .success, "\(result.error)")
-            let lines = result.error.split(separator: "\n").count
-            #expect(lines <= 25, "\(lines) warning lines")
+        let workspace = try Workspace()
+        try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
+        var csv = "day,experiment,variant,unit,requests,impressions,revenue_usd\n"
+        for index in 0..<2000 { csv += "2026-12-07,other_\(index),A,\(ExperimentCommandTests.unit(index)),1,1,0.01\n" }
+        csv += "2026-12-07,waterfall_b,A,\(ExperimentCommandTests.unit(1)),1,1,0.01\n"
+        csv += "2026-12-07,waterfall_b,B,\(ExperimentCommandTests.unit(2)),1,1,0.01\n"
+        try workspace.write(csv, to: "u.csv")
+        let result = await workspace.run(["experiment", "report", "--user-days", "u.csv"])
+        #expect(result.code == .success, "\(result.error)")
+        let lines = result.error.split(separator: "\n").count
+        #expect(lines <= 25, "\(lines) warning lines")
+        #expect(result.error.contains("2000 rows") && result.error.contains("\"other_9\"") && !result.error.contains("other_10"), "\(result.error)")
+    }
+
+    /// The users of a report keep at most 10 names of unknown experiments, however many rows
+    /// and distinct ids are read: memory does not grow with them.
+    @Test("experiment users: unknown experiments are counted, at most 10 kept by name")
+    func unknownExperimentNamesAreBounded() throws {
+        var users = ExperimentUsers(designs: [ExperimentDesign(id: "x", variants: [.init(id: "A", weightBP: 5000), .init(id: "B", weightBP: 5000)])], asOf: nil)
+        let day = try #require(UTCDay("2026-12-07"))
+        for index in 0..<5000 {
+            try users.add(experiment: "other_\(index % 2500)", variant: "A", unit: "0123456789abcdef", day: day, requests: 1, impressions: 0, revenue: 0, at: ReportLocation(file: "u.csv"))
         }
+        #expect(users.unknownExperimentRows == 5000)
+        #expect(users.unknownExperiments == (0..<10).map { "other_\($0)" })
+        #expect(users.moreUnknownExperiments)
     }
 
     /// docs/audiences.md: "strings as strings (byte order: "10" < "9")". Swift's String `<`
     /// compares canonically equivalent forms: "e\u{301}" (bytes 65 CC 81) sorts after "f" (66).
     @Test("custom string comparison is byte order, as documented")
     func customStringsCompareByBytes() {
-        withKnownIssue("custom strings compare by Swift String order, not bytes") {
-            let audience = Audience(custom: ["name": .string("e\u{301}")])
-            let less = AudienceTest(signal: .custom("name"), operation: .less(.string("f")), text: "< f")
-            #expect(less.matches(audience), "\"e\\u{301}\" < \"f\" in byte order")
-            let equal = AudienceTest(signal: .custom("name"), operation: .equal(.string("\u{e9}")), text: "== é")
-            #expect(!equal.matches(audience), "different bytes are different strings")
-        }
+        let audience = Audience(custom: ["name": .string("e\u{301}")])
+        let less = AudienceTest(signal: .custom("name"), operation: .less(.string("f")), text: "< f")
+        #expect(less.matches(audience), "\"e\\u{301}\" < \"f\" in byte order")
+        let equal = AudienceTest(signal: .custom("name"), operation: .equal(.string("\u{e9}")), text: "== é")
+        #expect(!equal.matches(audience), "different bytes are different strings")
+        let member = AudienceTest(signal: .custom("name"), operation: .isIn([.string("\u{e9}")]), text: "in [é]")
+        #expect(!member.matches(audience), "different bytes are not in the set")
     }
 
     /// docs/experiments.md: "A line that is wrong stops the report with its file, line and what
@@ -152,16 +166,14 @@ struct AttackTests {
     /// `e.ndjson:1:1:  has the wrong type; …`: no field is named.
     @Test("experiment report: an out-of-range revenue_usd names the field")
     func outOfRangeRevenueIsNamed() async throws {
-        await withKnownIssue("an out-of-range number is reported without its field") {
-            let workspace = try Workspace()
-            try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
-            try workspace.write(#"{"event":"shown","at_ms":0,"placement":"p","experiment":"waterfall_b","variant":"A","unit":"0123456789abcdef","day":"2026-12-07","revenue_usd":1e999}"# + "\n", to: "e.ndjson")
-            let result = await workspace.run(["experiment", "report", "--events", "e.ndjson"])
-            #expect(result.code == .dataError)
-            #expect(result.error.contains("e.ndjson:1:"), "\(result.error)")
-            #expect(result.error.contains("revenue_usd has") || result.error.contains("revenue_usd must") || result.error.contains("revenue_usd:"), "\(result.error)")
-            #expect(!result.error.contains(":  has the wrong type"), "\(result.error)")
-        }
+        let workspace = try Workspace()
+        try workspace.write(ExperimentCommandTests.config, to: "Config/mediation.json")
+        try workspace.write(#"{"event":"shown","at_ms":0,"placement":"p","experiment":"waterfall_b","variant":"A","unit":"0123456789abcdef","day":"2026-12-07","revenue_usd":1e999}"# + "\n", to: "e.ndjson")
+        let result = await workspace.run(["experiment", "report", "--events", "e.ndjson"])
+        #expect(result.code == .dataError)
+        #expect(result.error.contains("e.ndjson:1:"), "\(result.error)")
+        #expect(result.error.contains("revenue_usd has") || result.error.contains("revenue_usd must") || result.error.contains("revenue_usd:"), "\(result.error)")
+        #expect(!result.error.contains(":  has the wrong type"), "\(result.error)")
     }
 
     /// docs/audiences.md: the loader checks "a floor some remaining line item can reach (R19)",
@@ -171,22 +183,20 @@ struct AttackTests {
     /// eCPM (the highest is 5.2) … so no source could ever win".
     @Test("validate: a segment floor reachable through ecpm_by_country is accepted")
     func floorReachableByCountryPrice() async throws {
-        await withKnownIssue("a segment's floor check ignores ecpm_by_country") {
-            let url = Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json")
-            var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-            var placements = try #require(root["placements"] as? [String: Any])
-            var levelEnd = try #require(placements["level_end"] as? [String: Any])
-            var sources = try #require(levelEnd["sources"] as? [[String: Any]])
-            let index = try #require(sources.firstIndex { $0["id"] as? String == "level_end_nitx" })
-            sources[index]["ecpm_by_country"] = ["US": 10]
-            levelEnd["sources"] = sources
-            levelEnd["segments"] = [["id": "us", "when": ["country": ["in": ["US"]]], "sources": ["level_end_nitx"], "floor": 6], ["id": "default"]]
-            placements["level_end"] = levelEnd
-            root["placements"] = placements
-            let workspace = try Workspace()
-            try workspace.write(String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self), to: "Config/mediation.json")
-            let result = await workspace.run(["validate"])
-            #expect(result.code == .success, "\(result.error)")
-        }
+        let url = Workspace.repositoryRoot.appendingPathComponent("Config/mediation.json")
+        var root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var placements = try #require(root["placements"] as? [String: Any])
+        var levelEnd = try #require(placements["level_end"] as? [String: Any])
+        var sources = try #require(levelEnd["sources"] as? [[String: Any]])
+        let index = try #require(sources.firstIndex { $0["id"] as? String == "level_end_nitx" })
+        sources[index]["ecpm_by_country"] = ["US": 10]
+        levelEnd["sources"] = sources
+        levelEnd["segments"] = [["id": "us", "when": ["country": ["in": ["US"]]], "sources": ["level_end_nitx"], "floor": 6], ["id": "default"]]
+        placements["level_end"] = levelEnd
+        root["placements"] = placements
+        let workspace = try Workspace()
+        try workspace.write(String(decoding: try JSONSerialization.data(withJSONObject: root), as: UTF8.self), to: "Config/mediation.json")
+        let result = await workspace.run(["validate"])
+        #expect(result.code == .success, "\(result.error)")
     }
 }
