@@ -106,7 +106,7 @@ func main() async -> Int32 {
             hostContext: { _ in AdRequest.Context(screenName: "Home") },
             onEvent: { event in
                 switch event {
-                case .auctionStarted(let placementID, let reason, _, let at, _):
+                case .auctionStarted(let placementID, let reason, _, let at, _, _, _):
                     print("[\(at)]   engine: \(placementID) auction started (\(reason.rawValue))")
                 case .auctionFinished(let placementID, let trace, let at):
                     let result = trace.winner.map { "\($0) won at $\(usd(trace.winningECPM ?? 0)) CPM" } ?? "no fill"

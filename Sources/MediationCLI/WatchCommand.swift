@@ -264,7 +264,7 @@ final class WatchPrinter: Sendable {
         let safe: (String) -> String = DisplayText.escaped
         let line: String?
         switch event {
-        case .auctionStarted(_, let reason, _, let at, _):
+        case .auctionStarted(_, let reason, _, let at, _, _, _):
             let number = counts.withLock { counts in
                 counts.auctions += 1
                 return counts.auctions

@@ -170,12 +170,42 @@ package struct Auction: Sendable {
         capped: [String: CapRefusal] = [:],
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
     ) async -> MediationEngine.AuctionOutcome {
+        await run(request: request, choice: choice(for: request), excluding: excludedLineItems, capped: capped, onLateAnswer: onLateAnswer)
+    }
+
+    /// What an auction of `request` runs under: the route its audience's segment and country
+    /// choose (prepared at load), and who it runs for. Chosen before the auction's
+    /// `auction_started`, which carries the country and segment.
+    struct Choice: Sendable {
+        /// The placement's form for this audience, with its sources and prepared machine.
+        var route: AuctionRoute
+        /// The country and segment (with why), for the trace and the events; `nil` when the
+        /// auction has neither.
+        var audience: AuctionTrace.AudienceLabel?
+    }
+
+    /// The route and audience label of an auction of `request` (``Choice``).
+    /// - Parameter request: the auction's request (its signals' resolved audience).
+    func choice(for request: AdRequest) -> Choice {
+        let audience = request.signals.resolvedAudience
+        let (route, segment) = routes.route(for: audience)
+        guard audience.country != nil || segment != nil else { return Choice(route: route, audience: nil) }
+        return Choice(route: route, audience: AuctionTrace.AudienceLabel(country: audience.country, segment: segment.map { routes.segments[$0].id }, segmentReason: segment.map { routes.segments.reason($0, for: audience) }))
+    }
+
+    /// ``run(request:excluding:capped:onLateAnswer:)`` under `choice` (made by
+    /// ``choice(for:)`` for the same request, before the auction's start was published).
+    func run(
+        request: AdRequest,
+        choice: Choice,
+        excluding excludedLineItems: Set<String> = [],
+        capped: [String: CapRefusal] = [:],
+        onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)? = nil
+    ) async -> MediationEngine.AuctionOutcome {
         let included: [AuctionSource]
         var machine: AuctionStateMachine
         let auctionID = auctionIDs.next()
-        // The audience's segment and country choose the placement's form (prepared at load).
-        let audience = request.signals.resolvedAudience
-        let (route, segment) = routes.route(for: audience)
+        let route = choice.route
         let placement = route.placement
         let sources = route.sources
         if excludedLineItems.isEmpty, placement.exploration == .off {
@@ -190,9 +220,7 @@ package struct Auction: Sendable {
         // R24: one admission per network per auction, however many line items it has, then
         // one per line item of each network asked.
         let plan = health.flatMap { health in excludedLineItems.isEmpty ? route.healthPlan : NetworkHealthMonitor.Plan(included, placementID: placement.id, on: health) }
-        if audience.country != nil || segment != nil {
-            machine.audience = AuctionTrace.AudienceLabel(country: audience.country, segment: segment.map { routes.segments[$0].id }, segmentReason: segment.map { routes.segments.reason($0, for: audience) })
-        }
+        if let audience = choice.audience { machine.audience = audience }
         let run = AuctionRun(
             auctionID: auctionID,
             placementID: placement.id,
@@ -216,10 +244,11 @@ package struct Auction: Sendable {
         if let ticket, !ticket.paused.isEmpty {
             for (index, retryAt) in ticket.paused { run.networkPaused(sourcesAt: [index], until: retryAt) }
         }
-        let outcome = await run.outcome()
+        var outcome = await run.outcome()
         if let health, let plan, let ticket {
             health.record(outcome.trace, plan: plan, ticket: ticket, at: clock.now)
         }
+        outcome.refreshSeconds = placement.refreshSeconds
         return outcome
     }
 }

@@ -656,6 +656,10 @@ extension MediationEngine {
         public package(set) var winner: MediationEngine.AuctionOutcome.Winner?
         /// What every source did.
         public package(set) var trace: AuctionTrace
+        /// The `refresh_seconds` of the placement as this auction ran it (its segment's and
+        /// experiment variant's overrides applied), which the placement's next refresh count
+        /// uses; `nil` when unknown (an outcome made outside a runner) or not set.
+        package var refreshSeconds: Int?
 
         /// Creates an outcome.
         public init(winner: MediationEngine.AuctionOutcome.Winner?, trace: AuctionTrace) {

@@ -256,10 +256,11 @@ public final class MediationEngine: Sendable {
         let arm = resolution.arm
         let placementConfiguration = run.configuration
         let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
+        let choice = run.auction.choice(for: request) // the segment and country, before the start is published
         let events = eventHub
         if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
-        events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start, experiment: arm))
-        var outcome = await run.auction.run(request: request, excluding: []) { late in
+        events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start, experiment: arm, country: choice.audience?.country, segment: choice.audience?.segment))
+        var outcome = await run.auction.run(request: request, choice: choice, excluding: []) { late in
             events.emit(MediationEvent.lateAnswer(late).tagged(with: arm))
         }
         if let arm { outcome.trace.experiment = arm }

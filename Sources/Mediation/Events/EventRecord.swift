@@ -13,8 +13,8 @@
 /// `network_resumed`, R24) carries `network`, `failed_probes` and, when paused, its cause in
 /// `reason`, `failures`, `outcomes`, `backoff_ms` and `retry_at_ms`; its `placement` is empty,
 /// unless the event is about one line item paused on its own: then `line_item` names it and
-/// `placement` is its placement. `auction_finished` and the events of an ad (`shown` included)
-/// carry the auction's `country` and `segment` when it has them.
+/// `placement` is its placement. `auction_started`, `auction_finished` and the events of an ad
+/// (`shown` included) carry the auction's `country` and `segment` when it has them.
 /// An event of a placement where the install was exposed to an
 /// experiment carries `experiment`, `variant` and `unit` (an `exposure` event starts them);
 /// `shown` and `exposure` carry the wall-clock `day` (UTC, `YYYY-MM-DD`).
@@ -73,8 +73,8 @@ package struct EventRecord: Hashable, Sendable, Codable {
     package var retryAtMilliseconds: Double?
     /// The cap that refused a show (`capped`), e.g. `placement:level_end 20/86400s`.
     package var cap: String?
-    /// The auction's country, upper-case ISO 3166-1 alpha-2, when known (`auction_finished`
-    /// and every event of its ad, `shown` included).
+    /// The auction's country, upper-case ISO 3166-1 alpha-2, when known (`auction_started`,
+    /// `auction_finished` and every event of its ad, `shown` included).
     package var country: String?
     /// The segment the auction's audience fell in (the same events), for a placement with
     /// segments.
@@ -140,8 +140,10 @@ package struct EventRecord: Hashable, Sendable, Codable {
         }
         day = event.day
         switch event {
-        case .auctionStarted(_, let reason, _, _, _):
+        case .auctionStarted(_, let reason, _, _, _, let country, let segment):
             self.reason = reason.rawValue
+            self.country = country
+            self.segment = segment
         case .auctionFinished(_, let trace, _):
             self.trace = trace
             country = trace.country

@@ -144,8 +144,11 @@ extension MediationEvent {
 /// Events carry ids, prices and instants only: never chat content, context, device or user data.
 public enum MediationEvent: Sendable, CustomStringConvertible {
     /// A placement started an auction, under the configuration of `configVersion` (R22).
-    /// `experiment` is the experiment, variant and unit of an install exposed there.
-    case auctionStarted(placementID: String, reason: AuctionReason, configVersion: Int, at: MediationInstant, experiment: ExperimentArm? = nil)
+    /// `experiment` is the experiment, variant and unit of an install exposed there; `country`
+    /// (upper-case ISO 3166-1 alpha-2, when known) and `segment` (for a placement with
+    /// segments) are who the auction runs for, chosen before it starts (the same as its
+    /// trace's).
+    case auctionStarted(placementID: String, reason: AuctionReason, configVersion: Int, at: MediationInstant, experiment: ExperimentArm? = nil, country: String? = nil, segment: String? = nil)
     /// An auction ended; the trace says what every source did.
     case auctionFinished(placementID: String, trace: AuctionTrace, at: MediationInstant)
     /// An auction's winner became the placement's current ad, usable until `expiresAt` (R14).
@@ -201,7 +204,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// The placement the event is about (empty for ``configuration(_:)``, about the engine).
     public var placementID: String {
         switch self {
-        case .auctionStarted(let placementID, _, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _, _), .placementRemoved(let placementID, _, _):
+        case .auctionStarted(let placementID, _, _, _, _, _, _), .auctionFinished(let placementID, _, _), .refreshScheduled(let placementID, _, _, _, _), .placementRemoved(let placementID, _, _):
             placementID
         case .exposure(let exposure):
             exposure.placementID
@@ -225,7 +228,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// When it happened, on the engine's clock.
     public var instant: MediationInstant {
         switch self {
-        case .auctionStarted(_, _, _, let at, _), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
+        case .auctionStarted(_, _, _, let at, _, _, _), .auctionFinished(_, _, let at), .adLoaded(_, _, let at), .shown(_, let at),
              .clicked(_, let at), .retired(_, let at), .released(_, _, let at), .expired(_, let at),
              .renderFailed(_, let at), .refreshScheduled(_, _, _, let at, _), .placementRemoved(_, _, let at),
              .networkResumed(_, _, let at, _, _), .capped(_, _, _, let at):
@@ -247,7 +250,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     /// network's health (`network_paused`, `network_resumed`), which belongs to no version.
     public var configVersion: Int {
         switch self {
-        case .auctionStarted(_, _, let version, _, _), .refreshScheduled(_, _, let version, _, _), .placementRemoved(_, let version, _):
+        case .auctionStarted(_, _, let version, _, _, _, _), .refreshScheduled(_, _, let version, _, _), .placementRemoved(_, let version, _):
             version
         case .exposure(let exposure):
             exposure.configVersion
@@ -312,7 +315,7 @@ public enum MediationEvent: Sendable, CustomStringConvertible {
     public var description: String {
         let head = "[\(instant)] \(DisplayText.escaped(placementID)) \(name)"
         switch self {
-        case .auctionStarted(_, let reason, _, _, let experiment):
+        case .auctionStarted(_, let reason, _, _, let experiment, _, _):
             return "\(head) (\(reason.rawValue))\(experiment.map { " [\($0)]" } ?? "")"
         case .auctionFinished(_, let trace, _):
             let winner = trace.winner.map { "winner \(DisplayText.escaped($0)) @ \(USD.cpm(trace.winningECPM ?? 0))" } ?? "no fill"

@@ -4,7 +4,7 @@ extension MediationEvent {
     /// events and the placement's next refresh; `nil` otherwise.
     public var experiment: ExperimentArm? {
         switch self {
-        case .auctionStarted(_, _, _, _, let experiment), .refreshScheduled(_, _, _, _, let experiment):
+        case .auctionStarted(_, _, _, _, let experiment, _, _), .refreshScheduled(_, _, _, _, let experiment):
             experiment
         case .auctionFinished(_, let trace, _):
             trace.experiment
@@ -35,8 +35,8 @@ extension MediationEvent {
     package func tagged(with arm: ExperimentArm?) -> MediationEvent {
         guard let arm else { return self }
         switch self {
-        case .auctionStarted(let placementID, let reason, let version, let at, _):
-            return .auctionStarted(placementID: placementID, reason: reason, configVersion: version, at: at, experiment: arm)
+        case .auctionStarted(let placementID, let reason, let version, let at, _, let country, let segment):
+            return .auctionStarted(placementID: placementID, reason: reason, configVersion: version, at: at, experiment: arm, country: country, segment: segment)
         case .refreshScheduled(let placementID, let dueAt, let version, let at, _):
             return .refreshScheduled(placementID: placementID, dueAt: dueAt, configVersion: version, at: at, experiment: arm)
         case .lateAnswer(var late):
@@ -45,5 +45,15 @@ extension MediationEvent {
         default:
             return self
         }
+    }
+}
+
+extension MediationEvent {
+    /// An `auction_started` event with the country and segment of `audience` (chosen before
+    /// the auction starts); other events, or no audience, are returned as they are.
+    /// - Parameter audience: the auction's country and segment, or `nil`.
+    func tagged(withAudience audience: AuctionTrace.AudienceLabel?) -> MediationEvent {
+        guard let audience, case .auctionStarted(let placementID, let reason, let version, let at, let arm, _, _) = self else { return self }
+        return .auctionStarted(placementID: placementID, reason: reason, configVersion: version, at: at, experiment: arm, country: audience.country, segment: audience.segment)
     }
 }

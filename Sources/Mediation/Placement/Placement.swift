@@ -58,9 +58,9 @@ public actor Placement {
     private let logSource: String
     /// Which experiment and variant each auction runs under, and the exposures.
     private let experiments: ExperimentRuntime?
-    /// What the auction whose start was just published runs under (its `startAuction` action
-    /// follows).
-    private var starting: ExperimentRuntime.Resolution?
+    /// The machine's `auction_started` event, held until its `startAuction` action (which
+    /// follows it) has chosen the experiment and the audience it carries.
+    private var pendingStart: MediationEvent?
     /// The experiment of the last auction, which the next refresh schedule carries.
     private var lastArm: MediationEvent.ExperimentArm?
     /// The engine's caps (`docs/caps.md`); `nil` outside an engine (nothing capped).
@@ -434,17 +434,13 @@ public actor Placement {
         }
     }
 
-    /// Publishes one of the machine's events. An auction's start first resolves the experiment
-    /// it runs under (publishing the install's exposure before it, the first time) and carries
-    /// it; a refresh schedule carries the last auction's; a `shown` event gets its wall-clock day.
+    /// Publishes one of the machine's events. An auction's start is held for the auction's
+    /// `startAuction` action, which publishes it (``startAuction(_:)``); a refresh schedule
+    /// carries the last auction's experiment; a `shown` event gets its wall-clock day.
     private func emit(_ event: MediationEvent) {
         switch event {
         case .auctionStarted:
-            let resolution = experiments?.resolve(entry, at: event.instant) ?? ExperimentRuntime.Resolution()
-            starting = resolution
-            lastArm = resolution.arm
-            if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
-            events.emit(event.tagged(with: resolution.arm))
+            pendingStart = event
         case .refreshScheduled:
             events.emit(event.tagged(with: lastArm))
         case .shown(var impression, let at):
@@ -459,13 +455,22 @@ public actor Placement {
     /// The auction runs under the configuration in force when it starts, which it holds to its
     /// end (R22); under an experiment's variant that overrides the placement, that variant's
     /// placement, and its trace, late answers and ad carry the experiment.
+    ///
+    /// First the experiment is resolved (the install's exposure published, the first time) and
+    /// the request's audience chooses the segment and country; then the held `auction_started`
+    /// is published carrying the experiment, the country and the segment.
     private func startAuction(_ start: Machine.AuctionStart) {
-        let resolution = starting ?? ExperimentRuntime.Resolution()
-        starting = nil
+        let resolution = experiments?.resolve(self.entry, at: start.startedAt) ?? ExperimentRuntime.Resolution()
+        lastArm = resolution.arm
         let entry = resolution.entry ?? self.entry
         let arm = resolution.arm
         let request = buildRequest(entry.configuration, start.slot, hostContext, start.startedAt)
+        let choice = entry.auction.choice(for: request)
         let events = self.events
+        if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
+        let started = pendingStart ?? .auctionStarted(placementID: id, reason: start.reason, configVersion: self.entry.auction.configVersion, at: start.startedAt)
+        pendingStart = nil
+        events.emit(started.tagged(with: arm).tagged(withAudience: choice.audience))
         // Caps checked before the auction: a line item whose ad, loaded now, could not be
         // shown before it expires is not asked (`docs/caps.md`).
         let capped = caps?.cappedSources(of: entry.configuration, at: start.startedAt, horizon: entry.configuration.format.defaultTimeToLive) ?? [:]
@@ -476,7 +481,7 @@ public actor Placement {
         }
         leases.acquire(entry.generation)
         auctionTask = clock.startTask {
-            var outcome = await entry.auction.run(request: request, excluding: start.excludedLineItems, capped: capped) { late in
+            var outcome = await entry.auction.run(request: request, choice: choice, excluding: start.excludedLineItems, capped: capped) { late in
                 events.emit(MediationEvent.lateAnswer(late).tagged(with: arm))
             }
             if let arm { outcome.trace.experiment = arm }

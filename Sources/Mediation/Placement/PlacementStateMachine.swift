@@ -636,18 +636,31 @@ package struct PlacementStateMachine: Sendable {
         Placement.Ad.Expiry(loadedAt: winner.arrivedAt, timeToLive: NetworkValueBounds.timeToLive(winner.ad.timeToLive, format: format), format: format)
     }
 
-    /// The refresh interval while `winner` is the current ad (R13): the configured one, or the
-    /// network's server-sent value clamped to 30 s ... 1 day with a warning. The one place that
-    /// bounds it (R16).
-    private func refreshInterval(for winner: MediationEngine.AuctionOutcome.Winner) -> RefreshInterval {
-        RefreshInterval(configuredSeconds: configuredRefreshSeconds, serverSeconds: winner.ad.serverRefreshSeconds)
+    /// The refresh interval while `winner` is the current ad (R13): the one configured for the
+    /// auction's audience (its segment's or experiment variant's `refresh_seconds`, else the
+    /// placement's), or the network's server-sent value clamped to 30 s ... 1 day with a
+    /// warning. The one place that bounds it (R16).
+    private func refreshInterval(for winner: MediationEngine.AuctionOutcome.Winner?, of outcome: MediationEngine.AuctionOutcome) -> RefreshInterval {
+        RefreshInterval(configuredSeconds: outcome.refreshSeconds ?? configuredRefreshSeconds, serverSeconds: winner?.ad.serverRefreshSeconds)
+    }
+
+    /// A new refresh count after an auction that brought no usable ad: the current ad, if any,
+    /// keeps its interval; an empty placement counts the interval configured for the auction's
+    /// audience.
+    private mutating func restartCount(after outcome: MediationEngine.AuctionOutcome, at now: MediationInstant) {
+        if case .ad = content {
+            schedule?.start(at: now)
+        } else {
+            let interval = refreshInterval(for: nil, of: outcome).duration
+            schedule?.start(at: now, interval: interval)
+        }
     }
 
     /// Applies an auction's outcome and says what its callers get.
     private mutating func adopt(_ outcome: MediationEngine.AuctionOutcome, at now: MediationInstant, into actions: inout [Action]) -> Placement.LoadResult {
         guard let winner = outcome.winner else {
             guard !isDestroyed else { return .destroyed }
-            schedule?.start(at: now) // a failed auction keeps the current ad and starts a new count
+            restartCount(after: outcome, at: now) // a failed auction keeps the current ad and starts a new count
             return .noFill(outcome.trace)
         }
         let placementAd = Placement.Ad(ad: winner.ad, lineItem: winner.lineItem, eCPM: winner.eCPM, auctionID: outcome.trace.auctionID, expiry: expiry(of: winner))
@@ -659,7 +672,7 @@ package struct PlacementStateMachine: Sendable {
         guard placementAd.expiry.isUsable(at: now) else {
             actions.append(.emit(.expired(won.summary, at: now)))
             release(won, reason: .expired, at: now, into: &actions)
-            schedule?.start(at: now)
+            restartCount(after: outcome, at: now)
             return .noFill(outcome.trace)
         }
         let previous = content
@@ -667,7 +680,7 @@ package struct PlacementStateMachine: Sendable {
         actions.append(.emit(.adLoaded(won.summary, expiresAt: placementAd.expiry.expiresAt, at: now)))
         if case .ad(let previous) = previous { retire(previous, reason: .replaced, at: now, into: &actions) }
         if schedule != nil {
-            let interval = refreshInterval(for: winner)
+            let interval = refreshInterval(for: winner, of: outcome)
             if let warning = interval.warning { actions.append(.log(.warning, "\(warning) (network \(winner.ad.network))")) }
             schedule?.start(at: now, interval: interval.duration)
         }

@@ -202,7 +202,7 @@ struct MediationEngineTests {
         let engine = try TestEngine(placements: [PlacementFixture.levelEnd], adapters: [bid, netA, netB], clock: clock)
         let outcome = try await engine.runAuction("level_end", until: .seconds(1))
         #expect(engine.recorder.names.prefix(2) == ["auction_started", "auction_finished"])
-        guard case .auctionStarted(_, let reason, _, _, _)? = engine.recorder.events.first else {
+        guard case .auctionStarted(_, let reason, _, _, _, _, _)? = engine.recorder.events.first else {
             Issue.record("no auction_started event")
             return
         }

@@ -132,7 +132,7 @@ final class SwapHarness: Sendable {
     /// The `config_version` of each `auction_started` event, in order.
     var auctionVersions: [Int] {
         recorder.events.compactMap { event in
-            if case .auctionStarted(_, _, let version, _, _) = event { return version }
+            if case .auctionStarted(_, _, let version, _, _, _, _) = event { return version }
             return nil
         }
     }

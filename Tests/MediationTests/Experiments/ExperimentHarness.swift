@@ -16,7 +16,13 @@ final class ExperimentHarness: Sendable {
     /// 2026-12-02T14:00:00Z: inside the experiment.
     static let during = Date(timeIntervalSince1970: 1_796_220_000)
 
-    static func configJSON(version: Int? = nil, experiments: String? = nil, netBECPM: String = "0.8") -> String {
+    /// A banner under `wf` when its variant B names it: NetB fills it, refresh 60 s.
+    static let banner = """
+    "home_banner": { "format": "banner", "sizing": "anchored", "slot": { "max_height": 90 }, "refresh_seconds": 60,
+      "sources": [ { "id": "b3", "network": "NetB", "ad_unit_id": "u-b3", "ecpm": 0.8 } ] }
+    """
+
+    static func configJSON(version: Int? = nil, experiments: String? = nil, netBECPM: String = "0.8", extraPlacements: [String] = []) -> String {
         let experiment = experiments ?? """
         [ { "id": "wf", "salt": "s1", "start": "2026-12-01T00:00:00Z", "end": "2026-12-31T00:00:00Z",
             "allocation_bp": 5000,
@@ -32,7 +38,7 @@ final class ExperimentHarness: Sendable {
               "sources": [ { "id": "a1", "network": "NetA", "ad_unit_id": "u-a", "ecpm": 1.2 },
                            { "id": "b1", "network": "NetB", "ad_unit_id": "u-b", "ecpm": \(netBECPM) } ] },
             "home": { "format": "interstitial",
-              "sources": [ { "id": "b2", "network": "NetB", "ad_unit_id": "u-b2", "ecpm": 0.8 } ] } },
+              "sources": [ { "id": "b2", "network": "NetB", "ad_unit_id": "u-b2", "ecpm": 0.8 } ] }\(extraPlacements.map { ", " + $0 }.joined()) },
           "experiments": \(experiment) }
         """
     }
@@ -43,9 +49,10 @@ final class ExperimentHarness: Sendable {
     let wall: Locked<Date>
     let registry: NetworkRegistry
     let engine: MediationEngine
+    let logger = RecordingLogger()
 
     /// Builds the engine on `store` (holding `installID` unless it holds one already).
-    init(installID: String?, store: any StateStore = MemoryStateStore(), wallClock: Date = ExperimentHarness.during, config: String = ExperimentHarness.configJSON()) throws {
+    init(installID: String?, store: any StateStore = MemoryStateStore(), wallClock: Date = ExperimentHarness.during, config: String = ExperimentHarness.configJSON(), requestTemplate: RequestTemplate = RequestTemplate()) throws {
         self.store = store
         if let installID, (try? store.data(forKey: InstallID.key)) == nil {
             try store.setData(Data(installID.utf8), forKey: InstallID.key)
@@ -59,7 +66,7 @@ final class ExperimentHarness: Sendable {
         engine = try MediationEngine(
             configuration: MediationConfiguration(json: config, registry: networks.registry),
             registry: networks.registry,
-            environment: MediationEnvironment(clock: clock, wallClock: { wall.withLock { $0 } }, stateStore: store),
+            environment: MediationEnvironment(clock: clock, logger: logger, requestTemplate: requestTemplate, wallClock: { wall.withLock { $0 } }, stateStore: store),
             onEvent: recorder.handler
         )
     }

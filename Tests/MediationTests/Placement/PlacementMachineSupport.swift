@@ -167,7 +167,7 @@ func text(_ action: Machine.Action) -> String {
 
 func text(_ event: MediationEvent) -> String {
     switch event {
-    case .auctionStarted(_, let reason, _, let instant, _):
+    case .auctionStarted(_, let reason, _, let instant, _, _, _):
         "auction_started \(reason.rawValue) @\(instant)"
     case .auctionFinished(_, let trace, let instant):
         "auction_finished \(trace.winner ?? "no fill") @\(instant)"
