@@ -151,7 +151,7 @@ public final class MediationEngine: Sendable {
         launchFailures = failures
         eventHub = hub
         self.health = health
-        experiments = ExperimentRuntime(store: environment.stateStore, wallClock: environment.wallClock)
+        experiments = ExperimentRuntime(store: environment.stateStore, wallClock: environment.wallClock, experiments: snapshot.configuration.experiments, logger: environment.logger)
         state = Locked(State(template: environment.requestTemplate, current: snapshot))
         caps = CapKeeper(configuration: snapshot.configuration, at: environment.clock.now, store: environment.stateStore, wallClock: environment.wallClock, logger: environment.logger)
         logDroppedAudienceKeys(of: environment.requestTemplate)
@@ -370,6 +370,7 @@ public final class MediationEngine: Sendable {
         // network's other line items.
         health.configurationChanged(lineItems: new.entries.values.lazy.flatMap(\.auction.healthLineItems))
         caps.configurationChanged(new.configuration)
+        experiments.configurationChanged(new.configuration.experiments)
         if let announce { await announce() }
         for (placement, entry) in swapped.kept.sorted(by: { $0.0.id < $1.0.id }) {
             await placement.adopt(entry)
