@@ -97,6 +97,10 @@ package final class CapKeeper: Sendable {
         }
     }
 
+    /// Whether some cap or pacing rule exists in the configuration in force (at any level, in
+    /// any segment or variant): without one, the check before an auction is skipped.
+    package var hasRules: Bool { state.withLock { !$0.depths.isEmpty } }
+
     /// Whether the app is in the foreground.
     package var isForeground: Bool { state.withLock { $0.foreground } }
 
@@ -146,6 +150,9 @@ package final class CapKeeper: Sendable {
     /// every line item; the full-screen rules never do (they free within minutes).
     package func cappedSources(of placement: MediationConfiguration.Placement, at instant: MediationInstant, horizon: Duration) -> [String: CapRefusal] {
         state.withLock { state -> [String: CapRefusal] in
+            // No cap or pacing anywhere in the configuration: nothing can bind before an
+            // auction (the full-screen rules are checked at show only).
+            guard !state.depths.isEmpty else { return [:] }
             let now = state.timeline.time(at: instant)
             let limit = now + Int64(max(0, horizon.milliseconds))
             func binds(_ refusal: CapBook.Refusal?) -> Bool { refusal.map { $0.retryAt.map { $0 > limit } ?? true } ?? false }
@@ -223,7 +230,15 @@ package final class CapKeeper: Sendable {
         for network in configuration.networks { add(network.caps, .network(network.id)) }
         for placement in configuration.placements {
             add(placement.caps, .placement(placement.id))
+            // A segment's caps count the placement's impressions too: its ring is as deep as
+            // the largest cap of any form the placement takes.
+            for segment in placement.segments { add(segment.override.capSettings, .placement(placement.id)) }
             for lineItem in placement.sources { add(lineItem.caps, .lineItem(placement: placement.id, id: lineItem.id)) }
+        }
+        for experiment in configuration.experiments {
+            for variant in experiment.variants {
+                for (placementID, change) in variant.placements { add(change.capSettings, .placement(placementID)) }
+            }
         }
         return depths
     }
