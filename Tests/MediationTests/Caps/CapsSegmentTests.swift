@@ -96,4 +96,21 @@ struct CapsSegmentTests {
         configuration.experiments = [MediationConfiguration.Experiment(id: "e", salt: "s", start: WallClockTime(secondsSince1970: 0), end: WallClockTime(secondsSince1970: 1e10), allocationBasisPoints: 10_000, variants: [.init(id: "A", weightBasisPoints: 5000), .init(id: "B", weightBasisPoints: 5000, placements: ["level_end": variant])])]
         #expect(CapKeeper.depths(of: configuration)[.placement("level_end")] == 12)
     }
+
+    @Test("no cap anywhere: the check before an auction is skipped and the auction asks as before; a cap only in a segment turns the check on")
+    func noCapsSkipsTheCheck() async throws {
+        let plain = try CapsHarness(placements: [CapsHarness.interstitial("level_end")])
+        #expect(!plain.engine.caps.hasRules)
+        #expect(plain.engine.caps.cappedSources(of: CapsHarness.interstitial("level_end"), at: at(0), horizon: .seconds(3600)).isEmpty)
+        #expect(try await plain.showAndDismiss("level_end").isImpression)
+        await plain.advance(to: 1)
+        let requests = plain.adapter.requestCount
+        guard case .loaded = try await plain.load("level_end") else {
+            Issue.record("no fill without caps")
+            return
+        }
+        #expect(plain.adapter.requestCount == requests + 1)
+        let segmented = try Self.harness(country: "FR", caps: [.init(impressions: 1, window: .seconds(7200))])
+        #expect(segmented.engine.caps.hasRules)
+    }
 }
