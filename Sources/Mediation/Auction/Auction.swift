@@ -120,6 +120,17 @@ package struct Auction: Sendable {
         }
     }
 
+    /// The placement's form an auction for `audience` runs under (its segment's and this
+    /// runner's variant's overrides applied): the caps and pacing that bind it (`docs/caps.md`).
+    func placement(for audience: Audience) -> MediationConfiguration.Placement {
+        routes.route(for: audience).route.placement
+    }
+
+    /// The placement's form in the segment with id `segment` (`nil`: the configured form).
+    func placement(segment: String?) -> MediationConfiguration.Placement {
+        routes.placement(segment: segment)
+    }
+
     /// Makes this runner's auction ids follow from `seed` (``MediationEnvironment/auctionIDSeed``).
     /// - Parameter seed: the seed.
     mutating func seedAuctionIDs(_ seed: UInt64) {

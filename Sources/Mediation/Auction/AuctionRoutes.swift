@@ -72,6 +72,14 @@ struct AuctionRoutes: Sendable {
         return (route, segment)
     }
 
+    /// The placement's form in the segment with id `segment` (its caps and pacing are the
+    /// country forms' too); the configured form when `segment` is `nil` or no longer one of the
+    /// placement's segments.
+    func placement(segment: String?) -> MediationConfiguration.Placement {
+        guard let segment, let index = segments.firstIndex(where: { $0.id == segment }), index < perSegment.count else { return base.placement }
+        return perSegment[index].route.placement
+    }
+
     /// `placement`'s line items priced for `country`: those with a price for it in
     /// `ecpm_by_country` take it as their eCPM (their learned spread and count, which were the
     /// global price's, go).

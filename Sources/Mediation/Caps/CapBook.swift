@@ -96,6 +96,56 @@ package struct CapBook: Sendable {
         }
     }
 
+    /// Before an auction: the strictest rule of one level's `settings` (counting `scope`) that
+    /// refuses an impression at `now` and frees after `limit` (a session cap that refuses
+    /// always does), or `nil`. Rules whose window or pacing is no longer than `limit − now`
+    /// cannot free after it (the scope's instants are not after `now`) and are not read; a
+    /// level with none left reads no state. Allocates nothing unless a rule binds.
+    /// - Parameters:
+    ///   - settings: the level's caps and pacing.
+    ///   - scope: the level.
+    ///   - now: the instant (cap time, ms).
+    ///   - limit: the last instant at which the ad loaded now could still be shown.
+    package func bindingRefusal(_ settings: MediationConfiguration.CapSettings, scope: CapScope, at now: Int64, after limit: Int64) -> Refusal? {
+        let span = limit - now
+        var needsRing = settings.pacingSeconds.map { Int64($0) * 1000 > span } ?? false
+        var needsSession = false
+        for cap in settings.caps {
+            switch cap.window {
+            case .seconds(let seconds): if Int64(seconds) * 1000 > span { needsRing = true }
+            case .session: needsSession = true
+            }
+        }
+        guard needsRing || needsSession else { return nil }
+        let ring = needsRing ? rings[scope] : nil
+        let sessionCount = needsSession ? sessionCounts[scope] ?? 0 : 0
+        // The strictest so far: its limit and when it frees (`Int64.max`: no instant does).
+        var worst: (limit: CapRule.Limit, free: Int64)?
+        for cap in settings.caps {
+            switch cap.window {
+            case .seconds(let seconds):
+                guard let nth = ring?.newest(cap.impressions) else { continue }
+                let free = nth + Int64(seconds) * 1000
+                if free > limit, free > (worst?.free ?? .min) { worst = (.window(impressions: cap.impressions, seconds: seconds), free) }
+            case .session:
+                if sessionCount >= cap.impressions, worst?.free != .max { worst = (.session(impressions: cap.impressions), .max) }
+            }
+        }
+        if let pacing = settings.pacingSeconds, let newest = ring?.newest(1) {
+            let free = newest + Int64(pacing) * 1000
+            if free > limit, free > (worst?.free ?? .min) { worst = (.pacing(seconds: pacing), free) }
+        }
+        guard let worst else { return nil }
+        return Refusal(rule: CapRule(scope: scope, limit: worst.limit).description, retryAt: worst.free == .max ? nil : worst.free)
+    }
+
+    /// The stricter of two refusals (the one that frees later; no instant is latest); `a` on a tie.
+    package static func stricter(_ a: Refusal?, _ b: Refusal?) -> Refusal? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return isStricter(b, than: a) ? b : a
+    }
+
     /// Whether `a` frees later than `b` (no instant is latest).
     private static func isStricter(_ a: Refusal, than b: Refusal) -> Bool {
         switch (a.retryAt, b.retryAt) {

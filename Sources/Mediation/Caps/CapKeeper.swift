@@ -74,7 +74,7 @@ package final class CapKeeper: Sendable {
         let depths = Self.depths(of: configuration)
         let stale: [String] = state.withLock { state in
             state.app = configuration.app
-            state.networks = Dictionary(configuration.networks.map { ($0.id, $0.caps) }, uniquingKeysWith: { first, _ in first })
+            state.networks = Dictionary(configuration.networks.filter { !$0.caps.isEmpty }.map { ($0.id, $0.caps) }, uniquingKeysWith: { first, _ in first })
             state.depths = depths
             state.book.keepOnly(Set(depths.keys))
             let limit = storedTime ?? state.timeline.time(at: state.timeline.anchorInstant)
@@ -96,6 +96,10 @@ package final class CapKeeper: Sendable {
             state.book.setForeground(foreground, at: state.timeline.time(at: instant))
         }
     }
+
+    /// Whether some cap or pacing rule exists in the configuration in force (at any level, in
+    /// any segment or variant): without one, the check before an auction is skipped.
+    package var hasRules: Bool { state.withLock { !$0.depths.isEmpty } }
 
     /// Whether the app is in the foreground.
     package var isForeground: Bool { state.withLock { $0.foreground } }
@@ -146,25 +150,25 @@ package final class CapKeeper: Sendable {
     /// every line item; the full-screen rules never do (they free within minutes).
     package func cappedSources(of placement: MediationConfiguration.Placement, at instant: MediationInstant, horizon: Duration) -> [String: CapRefusal] {
         state.withLock { state -> [String: CapRefusal] in
+            // No cap or pacing anywhere in the configuration: nothing can bind before an
+            // auction (the full-screen rules are checked at show only).
+            guard !state.depths.isEmpty else { return [:] }
             let now = state.timeline.time(at: instant)
             let limit = now + Int64(max(0, horizon.milliseconds))
-            func binds(_ refusal: CapBook.Refusal?) -> Bool { refusal.map { $0.retryAt.map { $0 > limit } ?? true } ?? false }
-            let placementRules = CapRule.rules(of: state.app.caps, scope: .app) + CapRule.rules(of: placement.caps, scope: .placement(placement.id))
-            let placementRefusal = state.book.refusal(placementRules, at: now)
+            let placementRefusal = CapBook.stricter(
+                state.book.bindingRefusal(state.app.caps, scope: .app, at: now, after: limit),
+                state.book.bindingRefusal(placement.caps, scope: .placement(placement.id), at: now, after: limit)
+            )
             var capped: [String: CapRefusal] = [:]
             for lineItem in placement.sources {
-                var rules: [CapRule] = []
-                if let network = state.networks[lineItem.network] { rules += CapRule.rules(of: network, scope: .network(lineItem.network)) }
-                rules += CapRule.rules(of: lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id))
-                let own = rules.isEmpty ? nil : state.book.refusal(rules, at: now)
-                let strictest = [placementRefusal, own].compactMap { $0 }.filter { binds($0) }.max { a, b in
-                    switch (a.retryAt, b.retryAt) {
-                    case (nil, _): false
-                    case (_, nil): true
-                    case (let x?, let y?): x < y
-                    }
+                var own: CapBook.Refusal?
+                if !state.networks.isEmpty, let network = state.networks[lineItem.network] {
+                    own = state.book.bindingRefusal(network, scope: .network(lineItem.network), at: now, after: limit)
                 }
-                if let strictest { capped[lineItem.id] = CapRefusal(strictest, on: state.timeline) }
+                if !lineItem.caps.isEmpty {
+                    own = CapBook.stricter(own, state.book.bindingRefusal(lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id), at: now, after: limit))
+                }
+                if let strictest = CapBook.stricter(placementRefusal, own) { capped[lineItem.id] = CapRefusal(strictest, on: state.timeline) }
             }
             return capped
         }
@@ -223,7 +227,15 @@ package final class CapKeeper: Sendable {
         for network in configuration.networks { add(network.caps, .network(network.id)) }
         for placement in configuration.placements {
             add(placement.caps, .placement(placement.id))
+            // A segment's caps count the placement's impressions too: its ring is as deep as
+            // the largest cap of any form the placement takes.
+            for segment in placement.segments { add(segment.override.capSettings, .placement(placement.id)) }
             for lineItem in placement.sources { add(lineItem.caps, .lineItem(placement: placement.id, id: lineItem.id)) }
+        }
+        for experiment in configuration.experiments {
+            for variant in experiment.variants {
+                for (placementID, change) in variant.placements { add(change.capSettings, .placement(placementID)) }
+            }
         }
         return depths
     }

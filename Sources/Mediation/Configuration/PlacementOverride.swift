@@ -34,6 +34,9 @@ extension MediationConfiguration {
             self.mode = mode
         }
 
+        /// The caps and pacing it sets (empty when it sets neither), as one level's settings.
+        package var capSettings: CapSettings { CapSettings(caps: caps ?? [], pacingSeconds: pacingSeconds) }
+
         /// Whether it changes nothing.
         package var isEmpty: Bool {
             sources == nil && eCPM.isEmpty && floor == nil && refreshSeconds == nil && mode == nil && caps == nil && pacingSeconds == nil

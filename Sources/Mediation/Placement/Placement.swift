@@ -65,6 +65,9 @@ public actor Placement {
     private var lastArm: MediationEvent.ExperimentArm?
     /// The engine's caps (`docs/caps.md`); `nil` outside an engine (nothing capped).
     private let caps: CapKeeper?
+    /// The segment and experiment arm of the auction that won the current ad (or of the last
+    /// auction that filled): a show is held to that form's caps and pacing.
+    private var capLabel: (segment: String?, arm: MediationEvent.ExperimentArm?)?
 
     private var machine: Machine
     private var hostContext: AdRequest.Context?
@@ -228,7 +231,7 @@ public actor Placement {
         guard caps.isForeground else { return .refused(.background) }
         var outcome: (Placement.ShowResult, [Machine.Action])?
         let readiness = ad.impressionReadiness
-        let refusal = caps.admitShow(placement: configuration, lineItem: current.lineItem, at: now) { () -> Bool in
+        let refusal = caps.admitShow(placement: capForm, lineItem: current.lineItem, at: now) { () -> Bool in
             let (result, actions) = machine.reportShown(ad, readiness: readiness, at: now)
             outcome = (result, actions)
             if case .impression = result { return true }
@@ -262,14 +265,23 @@ public actor Placement {
         let now = clock.now
         guard let caps else { return now }
         if configuration.format.isFullScreen, !caps.isForeground { return nil }
-        guard let refusal = caps.refusal(placement: configuration, lineItem: machine.currentAd?.lineItem, at: now) else { return now }
+        guard let refusal = caps.refusal(placement: capForm, lineItem: machine.currentAd?.lineItem, at: now) else { return now }
         return refusal.retryAt
     }
 
     /// What refuses a show of this placement now, or `nil` when it may show
     /// (``nextShowInstant`` says when).
     public var showRefusal: CapRefusal? {
-        caps?.refusal(placement: configuration, lineItem: machine.currentAd?.lineItem, at: clock.now)
+        caps?.refusal(placement: capForm, lineItem: machine.currentAd?.lineItem, at: clock.now)
+    }
+
+    /// The placement's form whose caps and pacing a show is held to (`docs/caps.md`): under
+    /// the configuration in force, the form of the segment and experiment variant the current
+    /// ad's auction ran in (before any filled auction, the configured placement).
+    private var capForm: MediationConfiguration.Placement {
+        guard let capLabel else { return configuration }
+        let runner = capLabel.arm.flatMap { entry.variants[ExperimentRuntime.variantKey(experimentID: $0.experimentID, variantID: $0.variantID)] } ?? entry
+        return runner.auction.placement(segment: capLabel.segment)
     }
 
     /// The user clicked a shown ad (the current one, or one a refresh just retired). Counted
@@ -333,6 +345,7 @@ public actor Placement {
 
     private func auctionDidFinish(_ outcome: MediationEngine.AuctionOutcome, generation: UInt64) {
         auctionTask = nil
+        if outcome.winner != nil { capLabel = (outcome.trace.segment, outcome.trace.experiment) }
         perform(machine.auctionFinished(outcome, at: clock.now), winnerGeneration: generation)
         attachCurrentAd()
         leases.release(generation) // the auction's own use, after its winner took one
@@ -367,7 +380,7 @@ public actor Placement {
         guard caps.isForeground else { return }
         let readiness = ad.impressionReadiness
         var performed: [Machine.Action] = []
-        let refusal = caps.admitShow(placement: configuration, lineItem: current.lineItem, at: now) { () -> Bool in
+        let refusal = caps.admitShow(placement: capForm, lineItem: current.lineItem, at: now) { () -> Bool in
             performed = machine.adBecameReady(ad, readiness: readiness, at: now)
             return performed.contains { if case .recordImpression = $0 { true } else { false } }
         }
@@ -473,8 +486,15 @@ public actor Placement {
         events.emit(started.tagged(with: arm).tagged(withAudience: choice.audience))
         // Caps checked before the auction: a line item whose ad, loaded now, could not be
         // shown before it expires is not asked (`docs/caps.md`).
-        let capped = caps?.cappedSources(of: entry.configuration, at: start.startedAt, horizon: entry.configuration.format.defaultTimeToLive) ?? [:]
-        if !capped.isEmpty, capped.count == entry.configuration.sources.count {
+        // The rules are those of the form the auction runs under (its audience's segment, its
+        // variant); with no rule anywhere the check is skipped.
+        var capped: [String: CapRefusal] = [:]
+        var form = entry.configuration
+        if let caps, caps.hasRules {
+            form = entry.auction.placement(for: request.signals.resolvedAudience)
+            capped = caps.cappedSources(of: form, at: start.startedAt, horizon: form.format.defaultTimeToLive)
+        }
+        if !capped.isEmpty, capped.count == form.sources.count {
             // No network is asked: one `capped` event names the rule that frees last.
             let strictest = capped.values.first { $0.retryAt == nil } ?? capped.values.max { ($0.retryAt ?? start.startedAt) < ($1.retryAt ?? start.startedAt) }
             if let strictest { events.emit(.capped(placementID: id, lineItemID: nil, refusal: strictest, at: start.startedAt)) }

@@ -36,7 +36,11 @@ struct CapCounter: Sendable {
     /// A counter of `rules`, with no impression yet.
     init(rules: CapRules) {
         self.rules = rules
-        for (scope, list) in rules.rules {
+        var lists = rules.rules
+        for placement in Set(rules.segments.keys).union(rules.variants.keys) {
+            lists["placement:\(placement)"] = rules.allPlacementRules(placement)
+        }
+        for (scope, list) in lists {
             var state = ScopeState()
             for rule in list {
                 if case .window(let impressions, _) = rule { state.capacity = max(state.capacity, impressions) }
@@ -55,11 +59,14 @@ struct CapCounter: Sendable {
     /// - Parameters:
     ///   - end: when a full-screen ad left the screen (`nil` for other formats).
     /// - Returns: every rule it breaks (empty when none).
-    mutating func impression(placement: String, network: String, lineItem: String, at start: Int64, end: Int64?) -> [Violation] {
+    ///   - segment: the segment the impression's ad was auctioned in, as its `shown` event says.
+    ///   - variant: its experiment variant (``CapRules/variantKey(experiment:variant:)``), as its
+    ///     `shown` event says.
+    mutating func impression(placement: String, network: String, lineItem: String, segment: String? = nil, variant: String? = nil, at start: Int64, end: Int64?) -> [Violation] {
         var found: [Violation] = []
         for scope in CapRules.scopes(placement: placement, network: network, lineItem: lineItem) {
             guard var state = scopes[scope] else { continue }
-            for rule in rules.rules[scope] ?? [] {
+            for rule in rules(of: scope, placement: placement, segment: segment, variant: variant) {
                 switch rule {
                 case .window(let impressions, let window):
                     // The impressions in (start − window, start], this one included.
@@ -104,11 +111,11 @@ struct CapCounter: Sendable {
     /// The earliest instant, from `now` on, at which an impression of `lineItem` in
     /// `placement` breaks no window, pacing or gap rule given the impressions so far
     /// (per-session caps are left out: when the session ends is not known in advance).
-    func earliestShow(placement: String, network: String, lineItem: String, from now: Int64) -> Int64 {
+    func earliestShow(placement: String, network: String, lineItem: String, segment: String? = nil, variant: String? = nil, from now: Int64) -> Int64 {
         var earliest = now
         for scope in CapRules.scopes(placement: placement, network: network, lineItem: lineItem) {
             guard let state = scopes[scope] else { continue }
-            for rule in rules.rules[scope] ?? [] {
+            for rule in rules(of: scope, placement: placement, segment: segment, variant: variant) {
                 switch rule {
                 case .window(let impressions, let window):
                     if impressions == 0 { return .max }
@@ -126,6 +133,13 @@ struct CapCounter: Sendable {
             earliest = max(earliest, previous + rules.fullScreenGapMilliseconds)
         }
         return earliest
+    }
+
+    /// The rules of `scope` for an impression of `placement` in `segment` under `variant`: the
+    /// placement's own scope takes the segment's and the variant's overrides.
+    private func rules(of scope: String, placement: String, segment: String?, variant: String?) -> [CapRules.Rule] {
+        guard scope == "placement:\(placement)", segment != nil || variant != nil else { return rules.rules[scope] ?? [] }
+        return rules.placementRules(placement, segment: segment, variant: variant)
     }
 
     /// Milliseconds as seconds with up to three decimals.

@@ -29,9 +29,21 @@ struct CapRules: Hashable, Sendable {
     /// restated here.
     static let sessionGapMilliseconds: Int64 = 1_800_000
 
+    /// What a segment or an experiment variant sets in place of a placement's own: its caps
+    /// (all of them), its pacing, or both; `nil` keeps the placement's.
+    struct Override: Hashable, Sendable {
+        var caps: [Rule]?
+        var pacing: Rule?
+    }
+
     /// The rules by scope: `app`, `placement:<id>`, `network:<id>`,
     /// `line_item:<placement id>/<line item id>`.
     var rules: [String: [Rule]] = [:]
+    /// Per placement id, its segments' overrides by segment id (`placements.<id>.segments`).
+    var segments: [String: [String: Override]] = [:]
+    /// Per placement id, the experiment variants' overrides by ``variantKey(experiment:variant:)``
+    /// (`experiments[].variants[].placements.<id>`).
+    var variants: [String: [String: Override]] = [:]
     /// The least time from the end of one full-screen ad to the start of the next, ms.
     var fullScreenGapMilliseconds: Int64 = CapRules.defaultFullScreenGapMilliseconds
     /// The full-screen placements (interstitial, rewarded, app open).
@@ -55,13 +67,58 @@ struct CapRules: Hashable, Sendable {
             if case .string(let format) = placement["format"], ["interstitial", "rewarded", "app_open"].contains(format) {
                 result.fullScreenPlacements.insert(id)
             }
+            if case .array(let list) = placement["segments"] {
+                for segment in list {
+                    guard case .string(let segmentID) = segment["id"], let change = Self.override(segment) else { continue }
+                    result.segments[id, default: [:]][segmentID] = change
+                }
+            }
             guard case .array(let sources) = placement["sources"] else { continue }
             for source in sources {
                 guard case .string(let lineItem) = source["id"] else { continue }
                 result.add(source, scope: "line_item:\(id)/\(lineItem)")
             }
         }
+        if case .array(let experiments) = root["experiments"] {
+            for experiment in experiments {
+                guard case .string(let experimentID) = experiment["id"], case .array(let list) = experiment["variants"] else { continue }
+                for variant in list {
+                    guard case .string(let variantID) = variant["id"] else { continue }
+                    for (placementID, change) in variant["placements"]?.members ?? [] {
+                        guard let rules = Self.override(change) else { continue }
+                        result.variants[placementID, default: [:]][variantKey(experiment: experimentID, variant: variantID)] = rules
+                    }
+                }
+            }
+        }
         return result
+    }
+
+    /// The key of a variant in ``variants``.
+    static func variantKey(experiment: String, variant: String) -> String {
+        experiment + "\u{0}" + variant
+    }
+
+    /// The rules of `placement`'s own scope for an impression in segment `segment` under
+    /// variant `variant` (``variantKey(experiment:variant:)``): the placement's, then the
+    /// segment's override, then the variant's (each replaces the caps, the pacing, or both).
+    func placementRules(_ placement: String, segment: String?, variant: String?) -> [Rule] {
+        var list = rules["placement:\(placement)"] ?? []
+        let changes = [segment.flatMap { segments[placement]?[$0] }, variant.flatMap { variants[placement]?[$0] }]
+        for change in changes.compactMap({ $0 }) {
+            if let caps = change.caps { list = list.filter(\.isPacing) + caps }
+            if let pacing = change.pacing { list = list.filter { !$0.isPacing } + [pacing] }
+        }
+        return list
+    }
+
+    /// Every rule some form of `placement` reads (its own, its segments', its variants').
+    func allPlacementRules(_ placement: String) -> [Rule] {
+        var list = rules["placement:\(placement)"] ?? []
+        for change in Array((segments[placement] ?? [:]).values) + Array((variants[placement] ?? [:]).values) {
+            list += (change.caps ?? []) + (change.pacing.map { [$0] } ?? [])
+        }
+        return list
     }
 
     /// The scopes an impression of `lineItem` (of `network`) in `placement` counts in.
@@ -69,8 +126,23 @@ struct CapRules: Hashable, Sendable {
         ["app", "placement:\(placement)", "network:\(network)", "line_item:\(placement)/\(lineItem)"]
     }
 
+    /// The caps and pacing an override object sets, or `nil` when it sets neither.
+    private static func override(_ object: JSONNode) -> Override? {
+        var change = Override()
+        let found = levelRules(object)
+        if object["caps"] != nil { change.caps = found.filter { !$0.isPacing } }
+        if object["pacing_seconds"] != nil { change.pacing = found.first(where: \.isPacing) }
+        return change.caps == nil && change.pacing == nil ? nil : change
+    }
+
     /// Adds the `caps` and `pacing_seconds` of `object` to `scope`.
     private mutating func add(_ object: JSONNode, scope: String) {
+        let found = Self.levelRules(object)
+        if !found.isEmpty { rules[scope, default: []].append(contentsOf: found) }
+    }
+
+    /// The `caps` and `pacing_seconds` of one level's object.
+    private static func levelRules(_ object: JSONNode) -> [Rule] {
         var found: [Rule] = []
         if let pacing = object["pacing_seconds"]?.number, pacing > 0 {
             found.append(.pacing(milliseconds: Int64((pacing * 1000).rounded())))
@@ -85,7 +157,15 @@ struct CapRules: Hashable, Sendable {
                 }
             }
         }
-        if !found.isEmpty { rules[scope, default: []].append(contentsOf: found) }
+        return found
+    }
+}
+
+extension CapRules.Rule {
+    /// Whether it is a pacing rule.
+    var isPacing: Bool {
+        if case .pacing = self { return true }
+        return false
     }
 }
 

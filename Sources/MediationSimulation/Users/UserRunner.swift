@@ -33,7 +33,7 @@ enum UserRunner {
         var expired = 0
         /// Ads loaded since the host last looked: placement, network, line item, when (ms) and
         /// when they expire (ms), on the process clock (the run's true time).
-        var loads: [(placement: String, network: String, lineItem: String, at: Int64, expiresAt: Int64)] = []
+        var loads: [(placement: String, network: String, lineItem: String, segment: String?, variant: String?, at: Int64, expiresAt: Int64)] = []
         /// The next auction's number for this user.
         var nextAuction: UInt64 = 0
     }
@@ -94,7 +94,7 @@ enum UserRunner {
                         case .expired:
                             seen.withLock { $0.expired += 1 }
                         case .adLoaded(let ad, let expiresAt, let at):
-                            seen.withLock { $0.loads.append((ad.placementID, ad.network, ad.lineItemID, UserRunner.milliseconds(at), UserRunner.milliseconds(expiresAt))) }
+                            seen.withLock { $0.loads.append((ad.placementID, ad.network, ad.lineItemID, ad.segment, UserRunner.variant(of: ad), UserRunner.milliseconds(at), UserRunner.milliseconds(expiresAt))) }
                         default:
                             break
                         }
@@ -132,7 +132,7 @@ enum UserRunner {
                 return seen.loads
             }
             for load in loads {
-                let earliest = counter.earliestShow(placement: load.placement, network: load.network, lineItem: load.lineItem, from: load.at + forwardJumps)
+                let earliest = counter.earliestShow(placement: load.placement, network: load.network, lineItem: load.lineItem, segment: load.segment, variant: load.variant, from: load.at + forwardJumps)
                 if earliest >= load.expiresAt + forwardJumps { totals.wastedLoads += 1 }
             }
         }
@@ -172,7 +172,7 @@ enum UserRunner {
                 case .impression(let impression):
                     let micros = (current.ad as? SimulatedAd)?.realisedPriceMicros ?? Int64((impression.eCPM * 1_000_000).rounded())
                     let end = setup.rules.fullScreenPlacements.contains(id) ? time + setup.model.adDuration(seed: setup.seed, user: index, at: time) : nil
-                    let broken = counter.impression(placement: id, network: impression.network, lineItem: impression.lineItemID, at: time + forwardJumps, end: end.map { $0 + forwardJumps })
+                    let broken = counter.impression(placement: id, network: impression.network, lineItem: impression.lineItemID, segment: impression.ad.segment, variant: Self.variant(of: impression.ad), at: time + forwardJumps, end: end.map { $0 + forwardJumps })
                     totals.count(broken, user: index, day: day)
                     userTotals.add(impressionMicros: micros, day: day)
                     if let end { onScreen.append((end, id, current.ad)) }
@@ -261,6 +261,11 @@ enum UserRunner {
     static func milliseconds(_ instant: MediationInstant) -> Int64 {
         let parts = instant.offset.components
         return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// The experiment variant an ad's events name (``CapRules/variantKey(experiment:variant:)``).
+    static func variant(of ad: MediationEvent.AdSummary) -> String? {
+        ad.experiment.map { CapRules.variantKey(experiment: $0.experimentID, variant: $0.variantID) }
     }
 
     /// The name of a refused show's reason, as reports count it.

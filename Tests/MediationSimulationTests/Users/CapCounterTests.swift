@@ -99,4 +99,41 @@ struct CapCounterTests {
         counter.newSession()
         #expect(counter.impression(placement: "p", network: "n", lineItem: "x", at: 3, end: nil).isEmpty)
     }
+
+    static let segmented = """
+    {
+      "app": { "full_screen_gap_seconds": 0 },
+      "networks": { "nitx": { "adapter": "nitx" } },
+      "placements": {
+        "level_end": {
+          "format": "interstitial", "caps": [ { "impressions": 5, "per_seconds": 3600 } ],
+          "segments": [ { "id": "tier1", "when": { "country": { "in": ["US"] } }, "caps": [ { "impressions": 2, "per_seconds": 3600 } ] }, { "id": "default" } ],
+          "sources": [ { "id": "le_nitx", "network": "nitx", "ad_unit_id": "x" } ]
+        }
+      },
+      "experiments": [ { "id": "e", "salt": "s", "variants": [ { "id": "A" }, { "id": "B", "placements": { "level_end": { "pacing_seconds": 60 } } } ] } ]
+    }
+    """
+
+    @Test("a segment's caps replace the placement's for the impressions of its users (the 3rd in an hour breaks 2 per hour, not the default's 5); a variant's pacing adds to them")
+    func segmentAndVariantRules() throws {
+        let rules = try #require(CapRules.read(Data(Self.segmented.utf8)))
+        #expect(rules.segments["level_end"]?["tier1"] == CapRules.Override(caps: [.window(impressions: 2, milliseconds: 3_600_000)], pacing: nil))
+        #expect(rules.segments["level_end"]?["default"] == nil)
+        #expect(rules.variants["level_end"]?[CapRules.variantKey(experiment: "e", variant: "B")] == CapRules.Override(caps: nil, pacing: .pacing(milliseconds: 60_000)))
+        var tier1 = CapCounter(rules: rules)
+        var other = CapCounter(rules: rules)
+        for at: Int64 in [0, 10_000] {
+            #expect(tier1.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", at: at, end: nil).isEmpty)
+            #expect(other.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "default", at: at, end: nil).isEmpty)
+        }
+        #expect(tier1.earliestShow(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", from: 20_000) == 3_600_000)
+        var early = tier1
+        #expect(early.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", at: 3_599_999, end: nil).map(\.description) == ["placement:level_end cap 2/3600 s: 3 in the window"])
+        #expect(tier1.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", at: 3_600_000, end: nil).isEmpty)
+        #expect(other.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "default", at: 20_000, end: nil).isEmpty)
+        // Variant B: its pacing of 60 s on top of the segment's caps.
+        let b = CapRules.variantKey(experiment: "e", variant: "B")
+        #expect(other.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "default", variant: b, at: 79_999, end: nil).map(\.kind) == ["pacing"])
+    }
 }

@@ -34,17 +34,19 @@ final class CapsHarness: Sendable {
         return placement
     }
 
-    init(placements: [MediationConfiguration.Placement], app: MediationConfiguration.AppSettings = .init(), networkCaps: MediationConfiguration.CapSettings = .init(), store: MemoryStateStore = MemoryStateStore(), wall: TestWallClock = TestWallClock()) throws {
+    init(placements: [MediationConfiguration.Placement], app: MediationConfiguration.AppSettings = .init(), networkCaps: MediationConfiguration.CapSettings = .init(), store: MemoryStateStore = MemoryStateStore(), wall: TestWallClock = TestWallClock(), template: RequestTemplate = RequestTemplate()) throws {
         adapter = ScriptedAdapter(network: "neta", pricing: .fixedPrice, clock: clock, script: [.after(.zero, .fill)])
         var networks = PrebuiltNetworks()
         networks.add("neta", pricing: .fixedPrice, adapter: adapter)
         var configuration = networks.configuration(placements: placements)
         configuration.app = app
         for index in configuration.networks.indices { configuration.networks[index].caps = networkCaps }
+        var environment = MediationEnvironment(clock: clock, logger: logger, wallClock: wall.read, stateStore: store)
+        environment.requestTemplate = template
         engine = try MediationEngine(
             configuration: configuration,
             registry: networks.registry,
-            environment: MediationEnvironment(clock: clock, logger: logger, wallClock: wall.read, stateStore: store),
+            environment: environment,
             onEvent: recorder.handler
         )
     }
