@@ -259,7 +259,9 @@ package struct Auction: Sendable {
         if let health, let plan, let ticket {
             health.record(outcome.trace, plan: plan, ticket: ticket, at: clock.now)
         }
-        outcome.refreshSeconds = placement.refreshSeconds
+        // A segment's or variant's own refresh_seconds; the placement's own is read from the
+        // configuration in force when the ad arrives (a newer one may have changed it, R22).
+        outcome.refreshSeconds = placement.refreshSeconds == self.placement.refreshSeconds ? nil : placement.refreshSeconds
         return outcome
     }
 }

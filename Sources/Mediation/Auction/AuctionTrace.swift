@@ -656,9 +656,10 @@ extension MediationEngine {
         public package(set) var winner: MediationEngine.AuctionOutcome.Winner?
         /// What every source did.
         public package(set) var trace: AuctionTrace
-        /// The `refresh_seconds` of the placement as this auction ran it (its segment's and
-        /// experiment variant's overrides applied), which the placement's next refresh count
-        /// uses; `nil` when unknown (an outcome made outside a runner) or not set.
+        /// The `refresh_seconds` a segment's or experiment variant's override gave this
+        /// auction's placement, which the placement's next refresh count uses; `nil` when the
+        /// auction ran at the placement's own value (the count then takes the value of the
+        /// configuration in force when the ad arrives) or the outcome was made outside a runner.
         package var refreshSeconds: Int?
 
         /// Creates an outcome.
