@@ -64,7 +64,7 @@ enum ConversationFile {
         }
         var messages: [AdRequest.Context.Message] = []
         for (index, entry) in entries.enumerated() {
-            guard let role = AdRequest.Context.Message.Role(rawValue: entry.role) else {
+            guard let role = AdRequest.Context.Role(rawValue: entry.role) else {
                 throw .invalid("[\(index)].role: expected \"user\", \"assistant\" or \"summary\"")
             }
             var createdAt: Date?

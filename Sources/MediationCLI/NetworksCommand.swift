@@ -144,7 +144,7 @@ enum NetworksCommand {
         var store: (any StateStore)?
         if let directory = options.stateDirectory {
             do {
-                store = try FileStateStore(directory: environment.resolve(directory))
+                store = try FileStateStore(opening: environment.resolve(directory))
             } catch {
                 return MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)
             }

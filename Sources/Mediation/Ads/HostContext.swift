@@ -1,7 +1,7 @@
 import Foundation
 
-extension AdRequest.Context.Message {
-    /// Who wrote a conversation message.
+extension AdRequest.Context {
+    /// Who wrote a conversation message (``AdRequest/Context/Message/role``).
     public enum Role: String, Sendable, Hashable, Codable {
         /// The app's user.
         case user

@@ -1,7 +1,7 @@
 extension AuctionTrace.Source {
     /// A source's answer that came after its outcome was set (R6a): when it came, and whether it
     /// brought an ad, which the engine released on arrival (R7). JSON: `{"at_ms", "released"}`.
-    public struct LateAnswer: Hashable, Sendable, Codable {
+    package struct LateAnswer: Hashable, Sendable, Codable {
         /// When it came, in milliseconds from the auction's start.
         public package(set) var atOffsetMilliseconds: Double
         /// Whether it brought an ad (released on arrival, exactly once).
@@ -26,7 +26,7 @@ extension AuctionTrace.Source {
 extension AuctionTrace.Source {
     /// An error or a warning about one source in one auction, Prebid-style: a stable snake_case
     /// code and a short message for a person. JSON: `{"code", "message"}`.
-    public struct Issue: Hashable, Sendable, Codable, CustomStringConvertible {
+    package struct Issue: Hashable, Sendable, Codable, CustomStringConvertible {
         /// The stable code, e.g. `"http_error"`, `"timeout"`, `"adapter_warning"`.
         public package(set) var code: String
         /// What happened, for a person (bounded; escape it before printing).

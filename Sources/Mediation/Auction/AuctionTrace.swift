@@ -1,6 +1,6 @@
 extension AuctionTrace {
     /// One source's line in an auction's trace.
-    public struct Source: Hashable, Sendable, Codable {
+    package struct Source: Hashable, Sendable, Codable {
         /// The line item id.
         public package(set) var lineItemID: String
         /// The network id.
@@ -179,7 +179,7 @@ extension AuctionTrace {
 extension AuctionTrace {
     /// A warning every trace of a placement carries, with a stable code, e.g. `sandbox_endpoint`
     /// when some of its sources' networks use their in-process sandbox instead of a real server.
-    public struct Warning: Hashable, Sendable, Codable, CustomStringConvertible {
+    package struct Warning: Hashable, Sendable, Codable, CustomStringConvertible {
         /// The stable code, e.g. `"sandbox_endpoint"`.
         public package(set) var code: String
         /// The networks it is about, in configuration order.
@@ -255,13 +255,13 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         set { change { $0.placementID = newValue } }
     }
     /// Parallel or waterfall.
-    public package(set) var mode: MediationConfiguration.Placement.AuctionMode {
+    package var mode: MediationConfiguration.Placement.AuctionMode {
         get { storage.value.mode }
         set { change { $0.mode = newValue } }
     }
     /// The wall-clock time it started (from ``MediationEnvironment/wallClock``), if known.
     /// JSON: `started_at`, ISO 8601 in UTC with milliseconds.
-    public package(set) var startedAtWallClock: WallClockTime? {
+    package var startedAtWallClock: WallClockTime? {
         get { storage.value.startedAtWallClock }
         set { change { $0.startedAtWallClock = newValue } }
     }
@@ -300,7 +300,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     /// An auction's trace builds its lines the first time they are read (from its state
     /// machine's record, kept as it was when the auction ended), so an auction whose trace
     /// nobody reads pays nothing for them; every read sees the same lines.
-    public package(set) var sources: [AuctionTrace.Source] {
+    package var sources: [AuctionTrace.Source] {
         get {
             switch storage.value.lines {
             case .built(let sources): sources
@@ -316,13 +316,13 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var configVersion: Int { storage.value.configVersion }
     /// The experiment, variant and unit of an install exposed in this placement, if the
     /// auction ran under an experiment (JSON: `experiment`, `variant`, `unit`).
-    public package(set) var experiment: MediationEvent.ExperimentArm? {
+    package var experiment: MediationEvent.ExperimentArm? {
         get { storage.value.experiment }
         set { change { $0.experiment = newValue } }
     }
     /// Warnings about the whole auction, e.g. `sandbox_endpoint` (empty for none); warnings
     /// about one source are on its line (``AuctionTrace/Source/warnings``).
-    public package(set) var warnings: [AuctionTrace.Warning] {
+    package var warnings: [AuctionTrace.Warning] {
         get { storage.value.warnings }
         set { change { $0.warnings = newValue } }
     }
@@ -599,7 +599,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var deadlineLengthMilliseconds: Double { deadlineMilliseconds - startedAtMilliseconds }
 
     /// The trace line of `lineItemID`.
-    public func source(_ lineItemID: String) -> AuctionTrace.Source? {
+    package func source(_ lineItemID: String) -> AuctionTrace.Source? {
         sources.first { $0.lineItemID == lineItemID }
     }
 

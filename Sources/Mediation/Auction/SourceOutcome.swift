@@ -67,7 +67,7 @@ extension SourceOutcome {
 /// What became of one source in one auction: exactly one per source (engine rules R6, R6a).
 /// An answer that comes after the outcome was set is not an outcome: the source's trace line
 /// records it as a late answer (``AuctionTrace/Source/lateAnswer``).
-public enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
+package enum SourceOutcome: Hashable, Sendable, CustomStringConvertible {
     /// It won.
     case won
     /// Its ad took part (or was rejected) and lost, with the OpenRTB loss reason.

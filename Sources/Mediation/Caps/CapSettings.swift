@@ -2,7 +2,7 @@ extension MediationConfiguration {
     /// One frequency cap (`docs/caps.md`): at most ``impressions`` in a sliding window of
     /// ``window`` or per session. JSON `{"impressions": 20, "per_seconds": 86400}` or
     /// `{"impressions": 3, "per": "session"}`.
-    public struct Cap: Hashable, Sendable, CustomStringConvertible {
+    package struct Cap: Hashable, Sendable, CustomStringConvertible {
         /// The cap's window.
         public enum Window: Hashable, Sendable {
             /// A sliding window of this many seconds (1 s ... 30 days).
@@ -43,7 +43,7 @@ extension MediationConfiguration {
 
     /// The caps and pacing of one level (the app, a placement, a network or a line item): keys
     /// `caps` and `pacing_seconds`.
-    public struct CapSettings: Hashable, Sendable {
+    package struct CapSettings: Hashable, Sendable {
         /// The caps; each must allow the next impression (the strictest binds).
         public var caps: [Cap]
         /// The least time between two impressions counted at this level, in whole seconds
@@ -65,7 +65,7 @@ extension MediationConfiguration {
 
     /// The app-wide settings (top-level `"app"`): caps and pacing over every impression of
     /// every placement, and the gap between two full-screen ads.
-    public struct AppSettings: Hashable, Sendable {
+    package struct AppSettings: Hashable, Sendable {
         /// The default gap between the end of one full-screen ad and the start of the next:
         /// 30 s (see `docs/caps.md`: long enough that two full-screen ads never follow each
         /// other back to back, short enough that no level end of a casual game loses its ad).

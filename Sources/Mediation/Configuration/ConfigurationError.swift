@@ -1,12 +1,12 @@
-/// The configuration could not be loaded: what is wrong (``code``), where (``path``, a JSON
-/// path such as `placements.home_banner.sources[2].ecpm`) and a sentence for a person
+/// The configuration could not be loaded: where (``path``, a JSON path such as
+/// `placements.home_banner.sources[2].ecpm`) and what is wrong, a sentence for a person
 /// (engine rule R15). When loading fails, no adapter is built and no network is asked anything.
 ///
-/// A struct over an open set of codes (like ``AdLoadResult/Error``), so adding a code breaks no
-/// caller.
+/// Inside the package it also carries a code from an open set (`unknown_key`, `invalid_value`,
+/// …), which tests and `mediate validate` read.
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of mistake the configuration makes.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The code's name, e.g. `"unknown_key"`.
         public var rawValue: String
         /// Creates a code.
@@ -59,7 +59,7 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     /// What kind of mistake it is.
-    public var code: Code
+    package var code: Code
     /// The JSON path of the offending value, e.g. `placements.home_banner.sources[2].ecpm`;
     /// `$` is the document itself. Keys that are not plain identifiers are written `["a.b"]`.
     public var path: String
@@ -72,10 +72,20 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     ///   - code: the kind of mistake.
     ///   - path: the JSON path of the offending value (`$` for the document).
     ///   - message: what is wrong.
-    public init(code: Code, path: String, message: String) {
+    package init(code: Code, path: String, message: String) {
         self.code = code
         self.path = ConfigurationText.excerpt(path, limit: ConfigurationText.maximumPathLength)
         self.message = ConfigurationText.excerpt(message, limit: ConfigurationText.maximumMessageLength)
+    }
+
+    /// Creates the error a network's factory throws for a value of its own that is wrong (a
+    /// credential or option it checks beyond ``NetworkSettings``), e.g. at
+    /// `networks.house.options.creative`.
+    /// - Parameters:
+    ///   - path: the JSON path of the offending value (``NetworkSettings/optionPath(_:)``).
+    ///   - message: what is wrong, for a person; never the credential itself.
+    public init(path: String, message: String) {
+        self.init(code: .invalidValue, path: path, message: message)
     }
 
     /// `path: message`, e.g. `placements.home_banner.refresh_seconds: must be at least 30, found 29`.

@@ -4,9 +4,9 @@ extension MediationConfiguration {
     /// fit, a network answered by its sandbox. `mediate validate` and one-shot runs print them on
     /// standard error; ``MediationEngine/configurationWarnings`` lists them.
     public struct Warning: Hashable, Sendable, CustomStringConvertible {
-        /// What kind of warning it is: an open set of stable names, like
-        /// ``ConfigurationError/Code``.
-        public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// What kind of warning it is: an open set of stable names (the `(code)` of
+        /// ``description``).
+        package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
             /// The code's name, e.g. `"option_clamped"`.
             public var rawValue: String
             /// Creates a code.
@@ -34,7 +34,7 @@ extension MediationConfiguration {
         }
 
         /// What kind of warning it is.
-        public var code: Code
+        package var code: Code
         /// The JSON path it is about, e.g. `networks.elo.options.geo_precision`.
         public var path: String
         /// What it means, for a person; never contains credentials.
@@ -45,10 +45,28 @@ extension MediationConfiguration {
         ///   - code: the kind of warning.
         ///   - path: the JSON path it is about.
         ///   - message: what it means.
-        public init(code: Code, path: String, message: String) {
+        package init(code: Code, path: String, message: String) {
             self.code = code
             self.path = ConfigurationText.excerpt(path, limit: ConfigurationText.maximumPathLength)
             self.message = ConfigurationText.excerpt(message, limit: ConfigurationText.maximumMessageLength)
+        }
+
+        /// The warning of a network's factory that clamped an option into its range
+        /// (`option_clamped`), e.g. at `networks.elo.options.geo_precision`.
+        /// - Parameters:
+        ///   - path: the JSON path of the option (``NetworkSettings/optionPath(_:)``).
+        ///   - message: what it did, for a person; never a credential.
+        public static func optionClamped(at path: String, _ message: String) -> MediationConfiguration.Warning {
+            MediationConfiguration.Warning(code: .optionClamped, path: path, message: message)
+        }
+
+        /// The warning of a network's factory that ignores an option with this configuration
+        /// (`option_ignored`), e.g. a sandbox-only option on a real endpoint.
+        /// - Parameters:
+        ///   - path: the JSON path of the option (``NetworkSettings/optionPath(_:)``).
+        ///   - message: why it is ignored, for a person; never a credential.
+        public static func optionIgnored(at path: String, _ message: String) -> MediationConfiguration.Warning {
+            MediationConfiguration.Warning(code: .optionIgnored, path: path, message: message)
         }
 
         /// `path: message (code)`.

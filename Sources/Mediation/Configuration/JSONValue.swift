@@ -1,6 +1,6 @@
 /// A JSON value, for the parts of the configuration whose shape belongs to one network
 /// (its `options`). Numbers keep whether they were written as integers.
-public enum JSONValue: Hashable, Sendable {
+package enum JSONValue: Hashable, Sendable {
     /// `null`.
     case null
     /// `true` / `false`.

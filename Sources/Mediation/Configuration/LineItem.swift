@@ -1,6 +1,6 @@
 extension MediationConfiguration.Placement {
     /// The auction mode of a placement (engine rule R1).
-    public enum AuctionMode: String, Sendable, Hashable, Codable {
+    package enum AuctionMode: String, Sendable, Hashable, Codable {
         /// Every eligible source is asked at once (the default).
         case parallel
         /// Bidders are asked at once; fixed-price sources tier by tier in descending eCPM.
@@ -35,7 +35,7 @@ public struct LineItem: Hashable, Sendable {
     public var eCPMImpressions: Int?
     /// Its own caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`): a line item capped
     /// is `not_asked` (`capped`) and its ad refused at show.
-    public var caps = MediationConfiguration.CapSettings()
+    package var caps = MediationConfiguration.CapSettings()
     /// For fixed-price sources, the eCPM in ``currency`` by country (`ecpm_by_country`, keys
     /// upper-case ISO 3166-1 alpha-2): used instead of ``eCPM`` in an auction whose country is
     /// listed; a segment's own `ecpm` for the line item beats it.
@@ -120,21 +120,21 @@ extension MediationConfiguration {
         /// The lowest value accepted from any source, in USD CPM; `nil` for none.
         public var floor: Double?
         /// Parallel or waterfall.
-        public var mode: AuctionMode
+        package var mode: AuctionMode
         /// The sources in config order (the last tie-break, R5).
         public var sources: [LineItem]
         /// How fixed-price line items are valued: at their eCPM, or by Thompson sampling (R23).
         package var exploration: Exploration = .off
         /// Its caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`), over every
         /// impression of the placement.
-        public var caps = MediationConfiguration.CapSettings()
+        package var caps = MediationConfiguration.CapSettings()
         /// Its audience segments (`segments`), in order: the first whose predicate matches an
         /// auction's audience changes the placement for that auction; the last is the default.
         /// Empty when the placement has none.
         package var segments: [AudienceSegment] = []
 
         /// Creates a placement configuration.
-        public init(
+        package init(
             id: String,
             format: AdFormat,
             bannerSizing: BannerSizing? = nil,

@@ -2,7 +2,7 @@ import Foundation
 
 extension MediationConfiguration.Network {
     /// Where a network's requests go.
-    public enum Endpoint: Hashable, Sendable {
+    package enum Endpoint: Hashable, Sendable {
         /// The network's in-process simulated ad server (offline, deterministic with a seed).
         case sandbox
         /// The network's real server at this base URL.
@@ -20,22 +20,28 @@ extension MediationConfiguration {
         /// The network's credentials (publisher id, source code …), by the adapter's own names.
         public var credentials: [String: String]
         /// Sandbox or a base URL.
-        public var endpoint: Endpoint
+        package var endpoint: Endpoint
+        /// The base URL of the network's real server (`"endpoint": "https://…"`), or `nil` when
+        /// its endpoint is `"sandbox"` (an adapter then answers without leaving the process).
+        public var endpointURL: URL? {
+            if case .url(let url) = endpoint { return url }
+            return nil
+        }
         /// The network's `timeout_ms`: the engine gives each of its sources at most this long from
         /// the moment the source is asked, whatever the adapter does (R3a), if set.
         public var timeout: Duration?
         /// Adapter-specific options, validated by the adapter.
-        public var options: [String: JSONValue]
+        package var options: [String: JSONValue]
         /// How the engine pauses it when it fails (engine rule R24): the configuration's top-level
         /// `health` with this network's own `health` over it (default
         /// ``NetworkHealthSettings/standard``).
         package var health: NetworkHealthSettings
         /// Its caps and pacing (`caps`, `pacing_seconds`; `docs/caps.md`), over every
         /// impression of its line items in every placement.
-        public var caps = MediationConfiguration.CapSettings()
+        package var caps = MediationConfiguration.CapSettings()
 
         /// Creates a network configuration.
-        public init(
+        package init(
             id: String,
             adapter: String,
             credentials: [String: String] = [:],
@@ -94,17 +100,17 @@ public struct MediationConfiguration: Hashable, Sendable {
     /// signed configuration's is at least 1 and only grows (engine rule R22).
     public var version: Int
     /// The file's `issued_at`, when it was signed, if given.
-    public var issuedAt: WallClockTime?
+    package var issuedAt: WallClockTime?
     /// The file's staged `rollout`, if any (it applies to signed remote configurations).
-    public var rollout: Rollout?
+    package var rollout: Rollout?
     /// The file's `experiments`, in file order (``Experiment``).
-    public var experiments: [Experiment]
+    package var experiments: [Experiment]
     /// The top-level `app` settings: app-wide caps and pacing, and the gap between two
     /// full-screen ads (`docs/caps.md`).
-    public var app = AppSettings()
+    package var app = AppSettings()
 
     /// Creates a configuration.
-    public init(
+    package init(
         networks: [Network],
         placements: [Placement],
         currencyRates: [String: Double] = [:],

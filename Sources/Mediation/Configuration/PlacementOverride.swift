@@ -7,7 +7,7 @@ extension MediationConfiguration {
     ///   "refresh_seconds": 30, "mode": "waterfall" }
     /// ```
     /// There is one place that applies it, ``applied(to:)``.
-    public struct PlacementOverride: Hashable, Sendable {
+    package struct PlacementOverride: Hashable, Sendable {
         /// Which of the placement's line items take part (by id), in the placement's order;
         /// `nil` for all of them.
         public var sources: [String]?

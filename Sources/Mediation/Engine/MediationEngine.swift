@@ -42,7 +42,7 @@ public final class MediationEngine: Sendable {
     /// The `config_version` of the configuration in force (0 for an unsigned bundled one).
     public var configurationVersion: Int { snapshot.version }
     /// Where the configuration in force came from: bundled, the cache, or the server.
-    public var configurationSource: MediationEngine.RemoteConfiguration.Update.Source { snapshot.source }
+    package var configurationSource: MediationEngine.RemoteConfiguration.Update.Source { snapshot.source }
     /// The environment the engine and its adapters run in (clock, logger, seed, transport).
     public let environment: MediationEnvironment
     /// The clock every auction, refresh and expiry runs on (the environment's).
@@ -527,9 +527,10 @@ public final class MediationEngine: Sendable {
     /// staged-rollout bucket and every experiment's variant and unit are drawn again (the
     /// configuration running stays). Consent the user
     /// gave a network must be given again. Returns once every network has forgotten.
-    /// - Throws: ``StateStoreError`` when the new install id cannot be stored (the networks have
-    ///   forgotten the user all the same; the new id lasts for the process).
-    public func forgetUser() async throws(StateStoreError) {
+    /// - Throws: an error (the state store's, whose description says what and where) when the
+    ///   new install id cannot be stored (the networks have forgotten the user all the same; the
+    ///   new id lasts for the process).
+    public func forgetUser() async throws {
         let handles = state.withLock { $0.current.networks + $0.retirement.retiringNetworks }
         let tasks = handles.map { handle in clock.startTask { await handle.adapter.forgetUser() } }
         for task in tasks { await task.value }
@@ -551,7 +552,7 @@ public final class MediationEngine: Sendable {
     /// configuration in force does not have. A network paused when the engine last stopped
     /// reads as paused from its stored state (`health.<network id>`). Sends nothing.
     /// - Parameter networkID: a key of the configuration's `networks`.
-    public func networkHealth(_ networkID: String) -> MediationEngine.HealthStatus? {
+    package func networkHealth(_ networkID: String) -> MediationEngine.HealthStatus? {
         guard let network = snapshot.configuration.network(networkID) else { return nil }
         return health.status(.network(networkID), settings: network.health, at: clock.now)
     }
@@ -567,7 +568,7 @@ public final class MediationEngine: Sendable {
     /// - Parameters:
     ///   - lineItemID: a source's `id` in the placement.
     ///   - placementID: a key of the configuration's `placements`.
-    public func lineItemHealth(_ lineItemID: String, placementID: String) -> MediationEngine.HealthStatus? {
+    package func lineItemHealth(_ lineItemID: String, placementID: String) -> MediationEngine.HealthStatus? {
         let configuration = snapshot.configuration
         guard let lineItem = configuration.placement(placementID)?.sources.first(where: { $0.id == lineItemID }),
               let network = configuration.network(lineItem.network) else { return nil }

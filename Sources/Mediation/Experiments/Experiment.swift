@@ -14,7 +14,7 @@ extension MediationConfiguration {
     /// (``ExperimentAssignment``) is under ``allocationBasisPoints``; its variant is drawn from a
     /// second hash over the variants' weights. An install outside the allocation is in no
     /// variant (never counted as control) and runs the placements as configured.
-    public struct Experiment: Hashable, Sendable {
+    package struct Experiment: Hashable, Sendable {
         /// The experiment's id, unique in the configuration, e.g. `"waterfall_b"`.
         public var id: String
         /// The salt of its hashes: a new salt draws new buckets (1 to 100 characters).

@@ -1,7 +1,7 @@
 extension MediationEngine {
     /// One network's health as a host reads it (``MediationEngine/networkHealth(_:)``, engine
     /// rule R24).
-    public struct HealthStatus: Hashable, Sendable, CustomStringConvertible {
+    package struct HealthStatus: Hashable, Sendable, CustomStringConvertible {
         /// Where a network is.
         public enum State: String, Hashable, Sendable, Codable {
             /// Asked by every auction.

@@ -9,7 +9,7 @@ extension MediationEvent {
         /// The network id.
         public var networkID: String
         /// Why.
-        public var cause: Cause
+        package var cause: Cause
         /// Failed verdicts behind it: of the last ``outcomes`` (1 of 1 for a failed probe; 0 of 0
         /// for a restored state).
         public var failures: Int
@@ -49,7 +49,7 @@ extension MediationEvent {
 
 extension MediationEvent.NetworkPause {
     /// Why a network was paused (engine rule R24), as `network_paused` events name it.
-    public enum Cause: String, Hashable, Sendable, Codable {
+    package enum Cause: String, Hashable, Sendable, Codable {
         /// `failures_to_open` of its last `window` verdicts were failures.
         case failures
         /// Its back-off ended and the probe failed: the back-off × 1.25 (up to the cap).

@@ -17,8 +17,9 @@ public struct AuctionNotice: Sendable, Hashable, Codable {
     /// The ad unit id the request carried.
     public let adUnitID: String
     /// What became of the request: `won`, `lost` (with the OpenRTB loss reason), `noFill`,
-    /// `error`, `timeout` or `cancelled` (with the value it could not beat).
-    public let outcome: SourceOutcome
+    /// `error`, `timeout` or `cancelled` (with the value it could not beat); a network reads it
+    /// through ``status``, ``won`` and ``lossReason``.
+    package let outcome: SourceOutcome
     /// This source's own value in USD CPM when it brought an ad with a valid price; `nil`
     /// otherwise.
     public let eCPM: Double?
@@ -30,6 +31,21 @@ public struct AuctionNotice: Sendable, Hashable, Codable {
     /// released already; the winner's belongs to its placement.
     public let adID: String?
 
+    /// Whether this source's ad won the auction (OpenRTB's win notice, `nurl`).
+    public var won: Bool { outcome == .won }
+
+    /// What became of the request, as the trace writes it: `won`, `lost`, `no_fill`, `error`,
+    /// `timeout` or `cancelled` (an auction decided before its answer came).
+    public var status: String { outcome.status }
+
+    /// The OpenRTB loss reason (`${AUCTION_LOSS}`) of a request that lost: 102 lost to a higher
+    /// bid, 100 below the floor, 2 expired, 3 invalid response, 203 size not allowed, 204
+    /// incorrect format; `nil` unless ``status`` is `lost`.
+    public var lossReason: Int? {
+        if case .lost(let reason) = outcome { return reason.rawValue }
+        return nil
+    }
+
     /// Creates a notice from its parts (the engine builds them; tests and test doubles may too).
     /// - Parameters:
     ///   - auctionID: the auction's id.
@@ -40,7 +56,7 @@ public struct AuctionNotice: Sendable, Hashable, Codable {
     ///   - eCPM: its own value in USD CPM, if it brought a priced ad.
     ///   - priceToBeat: the price it had to beat in USD CPM, if any.
     ///   - adID: the id of the ad it brought, if any.
-    public init(
+    package init(
         auctionID: String,
         placementID: String,
         lineItemID: String,

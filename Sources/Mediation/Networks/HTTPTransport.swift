@@ -5,11 +5,11 @@ import Foundation
 /// a ``TransportError`` when no response arrives. ``SystemTransport`` is the production
 /// transport; ``OriginLockedTransport`` keeps a network's requests on its origin (engine rule
 /// R17).
-public enum HTTP {}
+package enum HTTP {}
 
 extension HTTP {
     /// One HTTP request, as a network adapter builds it.
-    public struct Request: Hashable, Sendable {
+    package struct Request: Hashable, Sendable {
         /// `GET`, `POST` …
         public var method: String
         /// The full URL.
@@ -31,7 +31,7 @@ extension HTTP {
 
 extension HTTP {
     /// One HTTP response.
-    public struct Response: Hashable, Sendable {
+    package struct Response: Hashable, Sendable {
         /// The status code, e.g. 200, 204, 404.
         public var statusCode: Int
         /// Header fields (names as the server sent them).
@@ -55,9 +55,9 @@ extension HTTP {
 
 extension HTTP {
     /// Why a request got no HTTP response.
-    public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The broad cause.
-        public enum Kind: String, Hashable, Sendable, CaseIterable {
+        package enum Kind: String, Hashable, Sendable, CaseIterable {
             /// The host could not be reached (refused, DNS, TLS, connection lost).
             case connection
             /// The request was cancelled (the auction ended or its deadline passed).
@@ -112,7 +112,7 @@ extension HTTP {
     /// cancelled, throw `.cancelled` promptly without waiting for the network. Never follow a
     /// redirect off the origin of the request's URL (``OriginLockedTransport/Origin``; engine rule
     /// R17): answer it as ``TransportError/Kind/redirectRefused`` with the redirect's status.
-    public protocol Transport: Sendable {
+    package protocol Transport: Sendable {
         /// Sends `request` and returns the server's response.
         /// - Throws: ``TransportError`` when no response arrives.
         func send(_ request: Request) async throws(TransportError) -> Response

@@ -17,7 +17,7 @@ public struct MediationEnvironment: Sendable {
     public var seed: UInt64
     /// The HTTP transport for networks whose endpoint is a URL; `nil` lets each network use its
     /// default (the standard networks share one `HTTP.SystemTransport`).
-    public var transport: (any HTTP.Transport)?
+    package var transport: (any HTTP.Transport)?
     /// The simulated round-trip time of in-process sandbox servers.
     public var sandboxLatency: Duration
     /// A directory where adapters may keep non-secret state (consent, last-shown times);
@@ -35,7 +35,7 @@ public struct MediationEnvironment: Sendable {
     /// Where the engine keeps what it needs across launches (the last verified remote
     /// configuration, the install id; R21): a ``FileStateStore`` in a directory of the host's
     /// (on iOS in Application Support), or the default ``MemoryStateStore``, for the process.
-    public var stateStore: any StateStore
+    package var stateStore: any StateStore
     /// The seed of the engine's auction ids (`nil`, the default: a fresh random seed per
     /// placement). A simulation sets it so that its auction ids, and so an exploring
     /// placement's draws (R23), are the same in every run.
@@ -46,13 +46,32 @@ public struct MediationEnvironment: Sendable {
     ///   - clock: the clock (default ``SystemClock``).
     ///   - logger: where log lines go (default: dropped).
     ///   - seed: the seed of sandboxes and stub networks (default 1).
-    ///   - transport: the HTTP transport for URL endpoints (default: each network's own).
     ///   - sandboxLatency: the sandboxes' simulated round trip (default zero).
     ///   - storageDirectory: where adapters may keep non-secret state (default: memory only).
     ///   - requestTemplate: the host's request signals.
     ///   - wallClock: the wall clock for traces' `started_at` (default `Date()`).
-    ///   - stateStore: where the engine keeps state across launches (default: memory only).
+    ///   - stateStore: where the engine keeps state across launches: a ``FileStateStore`` in a
+    ///     directory of the app's (default `nil`: memory only, for the process).
     public init(
+        clock: any MediationClock = SystemClock(),
+        logger: any MediationLogger = SilentLogger(),
+        seed: UInt64 = 1,
+        sandboxLatency: Duration = .zero,
+        storageDirectory: URL? = nil,
+        requestTemplate: RequestTemplate = RequestTemplate(),
+        wallClock: @escaping @Sendable () -> Date = { Date() },
+        stateStore: FileStateStore? = nil
+    ) {
+        self.init(
+            clock: clock, logger: logger, seed: seed, transport: nil, sandboxLatency: sandboxLatency,
+            storageDirectory: storageDirectory, requestTemplate: requestTemplate,
+            exchangeRecorder: nil, wallClock: wallClock, stateStore: stateStore ?? MemoryStateStore()
+        )
+    }
+
+    /// Creates an environment whose networks with a URL endpoint use `transport` and whose
+    /// engine keeps its state in any store (tests, the command line).
+    package init(
         clock: any MediationClock = SystemClock(),
         logger: any MediationLogger = SilentLogger(),
         seed: UInt64 = 1,

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Either way the transport is instrumented for `mediate --debug` (the environment's exchange
 /// recorder, attributed to the network) and locked to the base URL's origin (engine rule R17).
-public struct NetworkConnection: Sendable {
+package struct NetworkConnection: Sendable {
     /// The base URL the network's requests resolve against: the sandbox URL or the endpoint.
     public let baseURL: URL
     /// Whether the endpoint is the in-process sandbox.

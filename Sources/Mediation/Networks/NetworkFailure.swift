@@ -14,7 +14,7 @@ extension AdLoadResult.Error.Kind {
     /// | `redirectRefused` (R17) | `server` |
     /// | `responseTooLarge` (R16) | `invalidResponse` |
     /// - Parameter failure: the transport error's kind.
-    public init(_ failure: HTTP.TransportError.Kind) {
+    package init(_ failure: HTTP.TransportError.Kind) {
         switch failure {
         case .connection: self = .network
         case .timedOut: self = .timeout
@@ -42,7 +42,7 @@ extension AdLoadResult.Error.Kind {
 /// A network's numbered error codes (``AdLoadResult/Error/code``), each with its kind, documented
 /// per network as an enum; the codes for requests that got no response follow the one
 /// classification of ``AdLoadResult/Error/Kind/init(_:)``.
-public protocol NetworkErrorCode: RawRepresentable, Hashable, Sendable, CaseIterable where RawValue == Int {
+package protocol NetworkErrorCode: RawRepresentable, Hashable, Sendable, CaseIterable where RawValue == Int {
     /// The engine's kind for this code.
     var kind: AdLoadResult.Error.Kind { get }
     /// The network's code for a request that got no response of `failure`'s kind; its

@@ -65,7 +65,7 @@ public struct NetworkSettings: Sendable {
     public func credential(_ key: String) -> String? { network.credentials[key] }
 
     /// Option `key` as written, or `nil` when absent.
-    public func value(_ key: String) -> JSONValue? { network.options[key] }
+    package func value(_ key: String) -> JSONValue? { network.options[key] }
 
     /// Option `key` as a boolean.
     /// - Throws: ``ConfigurationError`` `wrong_type` when it is not `true` or `false`.

@@ -7,7 +7,7 @@ extension HTTP.OriginLockedTransport {
     /// Only `http` and `https` URLs with a host have an origin here. The scheme and host are kept
     /// lowercased (a trailing `.` of the host dropped), and the port is the URL's, else 80 for
     /// `http` and 443 for `https`.
-    public struct Origin: Hashable, Sendable, CustomStringConvertible {
+    package struct Origin: Hashable, Sendable, CustomStringConvertible {
         /// `http` or `https`.
         public let scheme: String
         /// The host name or address, lowercased.
@@ -58,9 +58,9 @@ extension HTTP {
     ///
     /// The standard adapters build their locks themselves from their endpoint, whatever transport
     /// they are given, so no configuration and no answer can route their requests elsewhere.
-    public struct OriginLockedTransport: Transport {
+    package struct OriginLockedTransport: Transport {
         /// Which URLs besides the origin's the transport reaches.
-        public enum Reach: Hashable, Sendable {
+        package enum Reach: Hashable, Sendable {
             /// The origin only: the network's API.
             case originOnly
             /// The origin, and http(s) URLs without user info on any host but `excludingHosts`

@@ -2,7 +2,7 @@ extension Placement.Ad {
     /// When a loaded ad stops being usable (engine rule R14): the network's TTL from when it
     /// arrived, else its format's default (banner and interstitial 1 h, app open 4 h). An ad is
     /// usable strictly before ``expiresAt``; at that instant it has expired.
-    public struct Expiry: Hashable, Sendable {
+    package struct Expiry: Hashable, Sendable {
         /// When the ad arrived, on the engine's clock.
         public var loadedAt: MediationInstant
         /// How long it may be shown after arriving.

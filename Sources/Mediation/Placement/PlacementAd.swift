@@ -12,12 +12,12 @@ extension Placement {
         /// The auction it won.
         public var auctionID: String
         /// When it arrived and when it expires (R14).
-        public var expiry: Expiry
+        package var expiry: Expiry
         /// Whether it has counted its impression (R12).
         public var isShown: Bool
 
         /// Creates a placement ad.
-        public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, auctionID: String, expiry: Expiry, isShown: Bool = false) {
+        package init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, auctionID: String, expiry: Expiry, isShown: Bool = false) {
             self.ad = ad
             self.lineItem = lineItem
             self.eCPM = eCPM

@@ -2,7 +2,7 @@ import Foundation
 
 extension MediationEngine.RemoteConfiguration.PublicKey {
     /// Why a configuration key could not be read.
-    public struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct FormatError: Error, Sendable, Hashable, CustomStringConvertible {
         /// What is wrong, for a person (never the key's secret bytes).
         public var message: String
 
@@ -39,8 +39,14 @@ extension MediationEngine.RemoteConfiguration {
 
         /// The key of a `KEY.pub` line (surrounding white space ignored).
         /// - Parameter line: `mediation-ed25519 <key id> <public key, base64>`.
-        /// - Throws: ``FormatError`` saying what is wrong with the line.
-        public init(_ line: String) throws(FormatError) {
+        /// - Throws: an error (a `FormatError`) saying what is wrong with the line: not three
+        ///   words, not this prefix, not 32 bytes of base64, or an id that does not match the key.
+        public init(_ line: String) throws {
+            try self.init(keyLine: line)
+        }
+
+        /// The key of a `KEY.pub` line, with the reason typed (``init(_:)``).
+        package init(keyLine line: String) throws(FormatError) {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
             guard words.count == 3, words[0] == Self.linePrefix else {
                 throw FormatError(message: "expected one line \"\(Self.linePrefix) <key id> <public key in base64>\"")
@@ -48,7 +54,7 @@ extension MediationEngine.RemoteConfiguration {
             guard let raw = Data(base64Encoded: String(words[2])), raw.count == Ed25519.keyLength else {
                 throw FormatError(message: "the public key is not 32 bytes of base64")
             }
-            try self.init(rawRepresentation: raw)
+            try self.init(raw: raw)
             guard id == words[1] else {
                 throw FormatError(message: "the key id \(ConfigurationText.quoted(String(words[1].prefix(20)))) does not match the key (its id is \(id))")
             }
@@ -56,8 +62,13 @@ extension MediationEngine.RemoteConfiguration {
 
         /// The key with these 32 raw bytes; its id is derived from them.
         /// - Parameter rawRepresentation: the raw Ed25519 public key.
-        /// - Throws: ``FormatError`` when it is not 32 bytes.
-        public init(rawRepresentation: Data) throws(FormatError) {
+        /// - Throws: an error (a `FormatError`) when it is not 32 bytes.
+        public init(rawRepresentation: Data) throws {
+            try self.init(raw: rawRepresentation)
+        }
+
+        /// The key with these 32 raw bytes, with the reason typed (``init(rawRepresentation:)``).
+        package init(raw rawRepresentation: Data) throws(FormatError) {
             guard rawRepresentation.count == Ed25519.keyLength else {
                 throw FormatError(message: "an Ed25519 public key is 32 bytes, found \(rawRepresentation.count)")
             }
@@ -100,7 +111,7 @@ package struct ConfigurationSigningKey: Sendable {
             throw MediationEngine.RemoteConfiguration.PublicKey.FormatError(message: "an Ed25519 private key is a 32-byte seed")
         }
         self.seed = seed
-        self.publicKey = try MediationEngine.RemoteConfiguration.PublicKey(rawRepresentation: Data(publicKey))
+        self.publicKey = try MediationEngine.RemoteConfiguration.PublicKey(raw: Data(publicKey))
     }
 
     /// The key of a `KEY` line.

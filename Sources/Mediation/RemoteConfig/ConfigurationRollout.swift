@@ -12,7 +12,7 @@ extension MediationConfiguration {
     ///
     /// JSON: `"rollout": {"percent": 12.5, "salt": "home-refresh-2026-12"}`; `percent` from 0 to
     /// 100 with at most two decimals, `salt` 1 to 100 characters.
-    public struct Rollout: Hashable, Sendable, CustomStringConvertible {
+    package struct Rollout: Hashable, Sendable, CustomStringConvertible {
         /// The share of installs that take the version, in hundredths of a percent (0 to 10,000).
         public let basisPoints: Int
         /// The salt mixed into every install's bucket.

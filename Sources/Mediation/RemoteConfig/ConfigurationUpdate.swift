@@ -1,7 +1,7 @@
 extension MediationEngine.RemoteConfiguration.Update {
     /// Where the configuration the engine runs came from (engine rule R22: bundled, then cached,
     /// then remote; launch never waits on the network).
-    public enum Source: String, Sendable, Hashable, Codable {
+    package enum Source: String, Sendable, Hashable, Codable {
         /// The configuration shipped in the app (always valid; version 0 when unsigned).
         case bundled
         /// The last verified remote configuration, read back from the host's state store.
@@ -19,7 +19,7 @@ extension MediationEngine.RemoteConfiguration {
     /// (``isWarning``).
     public struct Update: Sendable, Hashable, CustomStringConvertible {
         /// What happened.
-        public enum Outcome: String, Sendable, Hashable, Codable {
+        package enum Outcome: String, Sendable, Hashable, Codable {
             /// A newer verified configuration is in force from each placement's next auction.
             case applied
             /// Nothing changed: the server said so (304), or sent the version already running.
@@ -36,7 +36,7 @@ extension MediationEngine.RemoteConfiguration {
         }
 
         /// A stable snake_case code saying why.
-        public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        package struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
             /// The code, e.g. `bad_signature`.
             public var rawValue: String
 
@@ -101,9 +101,9 @@ extension MediationEngine.RemoteConfiguration {
         }
 
         /// What happened.
-        public var outcome: Outcome
+        package var outcome: Outcome
         /// Why, as a stable code.
-        public var code: Code
+        package var code: Code
         /// Why, for a person (text from the server is quoted and bounded).
         public var message: String
         /// The JSON path inside the offered configuration for ``Code/invalidConfig``, e.g.
@@ -114,14 +114,14 @@ extension MediationEngine.RemoteConfiguration {
         /// The version offered (once its signature verified), if known.
         public var offeredVersion: Int?
         /// Where the configuration considered came from.
-        public var source: Source
+        package var source: Source
         /// When the next check is due, on the engine's clock, if one is scheduled.
         public var nextCheckAt: MediationInstant?
         /// When it happened, on the engine's clock.
         public var at: MediationInstant
 
         /// Creates an update.
-        public init(outcome: Outcome, code: Code, message: String, path: String? = nil, runningVersion: Int, offeredVersion: Int? = nil, source: Source, nextCheckAt: MediationInstant? = nil, at: MediationInstant) {
+        package init(outcome: Outcome, code: Code, message: String, path: String? = nil, runningVersion: Int, offeredVersion: Int? = nil, source: Source, nextCheckAt: MediationInstant? = nil, at: MediationInstant) {
             self.outcome = outcome
             self.code = code
             self.message = message

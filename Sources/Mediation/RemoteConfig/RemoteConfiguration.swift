@@ -26,9 +26,9 @@ extension MediationEngine {
         public var url: URL
         /// The public keys the app trusts (several, for rotation), by id.
         public var trustedKeys: [PublicKey]
-        /// The transport the requests go through, e.g.
-        /// `HTTP.SystemTransport(maximumResponseBytes: MediationEngine.RemoteConfiguration.maximumBodyBytes)`.
-        public var transport: any HTTP.Transport
+        /// The transport the requests go through: the system's
+        /// (`HTTP.SystemTransport`, bounded to ``maximumBodyBytes``) unless a test gives its own.
+        package var transport: any HTTP.Transport
         /// The shortest time between two checks (and the first back-off step); default 60 s.
         public var minimumInterval: Duration
         /// The longest time between two checks; default 24 h.
@@ -43,6 +43,35 @@ extension MediationEngine {
         /// The largest response body accepted: 4 MiB, the loader's limit.
         public static let maximumBodyBytes = SignedConfiguration.maximumBytes
 
+        /// Creates the remote configuration's settings, checked through the system's HTTP
+        /// (bounded to ``maximumBodyBytes``, no redirect off the URL's origin). Bounds out of
+        /// order are put in order: the minimum interval is at least 1 s, the maximum at least the
+        /// minimum, the default and the back-off within them, the timeout at least 1 ms.
+        /// - Parameters:
+        ///   - url: the signed configuration's URL.
+        ///   - trustedKeys: the keys the app trusts.
+        ///   - minimumInterval: the shortest time between checks (default 60 s).
+        ///   - maximumInterval: the longest time between checks (default 24 h).
+        ///   - defaultInterval: the time between checks without `max-age` (default 15 min).
+        ///   - maximumBackoff: the longest back-off (default 1 h).
+        ///   - timeout: each request's timeout (default 10 s).
+        public init(
+            url: URL,
+            trustedKeys: [PublicKey],
+            minimumInterval: Duration = .seconds(60),
+            maximumInterval: Duration = .seconds(86_400),
+            defaultInterval: Duration = .seconds(900),
+            maximumBackoff: Duration = .seconds(3600),
+            timeout: Duration = .seconds(10)
+        ) {
+            self.init(
+                url: url, trustedKeys: trustedKeys,
+                transport: HTTP.SystemTransport(maximumResponseBytes: Self.maximumBodyBytes),
+                minimumInterval: minimumInterval, maximumInterval: maximumInterval,
+                defaultInterval: defaultInterval, maximumBackoff: maximumBackoff, timeout: timeout
+            )
+        }
+
         /// Creates the remote configuration's settings. Bounds out of order are put in order: the
         /// minimum interval is at least 1 s, the maximum at least the minimum, the default and the
         /// back-off within them, the timeout at least 1 ms.
@@ -55,7 +84,7 @@ extension MediationEngine {
         ///   - defaultInterval: the time between checks without `max-age` (default 15 min).
         ///   - maximumBackoff: the longest back-off (default 1 h).
         ///   - timeout: each request's timeout (default 10 s).
-        public init(
+        package init(
             url: URL,
             trustedKeys: [PublicKey],
             transport: any HTTP.Transport,

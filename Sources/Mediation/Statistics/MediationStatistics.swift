@@ -8,7 +8,7 @@
 /// for await event in engine.events() { statistics.record(event) }
 /// for row in statistics.networks { print(row.id, row.fillRate ?? 0, row.latencyP95Milliseconds ?? 0) }
 /// ```
-public struct MediationStatistics: Sendable {
+package struct MediationStatistics: Sendable {
     private struct Tally {
         var network: String
         var requests = 0

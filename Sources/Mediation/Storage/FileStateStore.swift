@@ -49,6 +49,16 @@ public final class FileStateStore: StateStore {
     /// The longest file name made from a key before it is hashed instead.
     static let longestEncodedName = 180
 
+    /// Opens the store in `directory` (created when missing, mode 0700), holding values of at
+    /// most ``defaultMaximumValueBytes``.
+    /// - Parameter directory: the host's directory, e.g. `Application Support/mediation`.
+    /// - Throws: an error (the engine's state store error, whose description says what and
+    ///   where) when the directory cannot be created or is not a directory, or its lock file
+    ///   cannot be opened or locked.
+    public convenience init(directory: URL) throws {
+        try self.init(opening: directory)
+    }
+
     /// Opens (creating when missing, with mode 0700) the store in `directory`, opens its lock
     /// file and removes the temporary files an interrupted write left (under the lock, when no
     /// write of any process can be running).
@@ -57,7 +67,7 @@ public final class FileStateStore: StateStore {
     ///   - maximumValueBytes: the largest value accepted (default 8 MiB).
     /// - Throws: ``StateStoreError`` `unavailable` when the directory cannot be created or is not
     ///   a directory, or its lock file cannot be opened or locked.
-    public init(directory: URL, maximumValueBytes: Int = FileStateStore.defaultMaximumValueBytes) throws(StateStoreError) {
+    package init(opening directory: URL, maximumValueBytes: Int = FileStateStore.defaultMaximumValueBytes) throws(StateStoreError) {
         self.directory = directory.standardizedFileURL
         self.maximumValueBytes = max(0, maximumValueBytes)
         do {
@@ -95,7 +105,7 @@ public final class FileStateStore: StateStore {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or ``StateStoreError`` `unavailable` when the lock file
     ///   cannot be locked.
-    public func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T {
+    package func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T {
         writers.lock()
         defer { writers.unlock() }
         if depth.withLock({ $0 }) == 0 {
@@ -118,7 +128,7 @@ public final class FileStateStore: StateStore {
     /// - Throws: ``StateStoreError``: `discarded` for a file that fails its checks (removed when
     ///   it can be; the message says which), `invalidKey`, or `unavailable` when the file
     ///   exists but cannot be read.
-    public func data(forKey key: String) throws(StateStoreError) -> Data? {
+    package func data(forKey key: String) throws(StateStoreError) -> Data? {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
         switch read(key) {
         case .success(let value):
@@ -161,7 +171,7 @@ public final class FileStateStore: StateStore {
     /// (``DurableFile``), holding the write lock.
     /// - Throws: ``StateStoreError``: `tooLarge`, `invalidKey`, or `unavailable` when the file
     ///   cannot be written or the directory locked (the old value is kept).
-    public func setData(_ data: Data?, forKey key: String) throws(StateStoreError) {
+    package func setData(_ data: Data?, forKey key: String) throws(StateStoreError) {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
         if let data, data.count > maximumValueBytes { throw Self.tooLarge(key, data.count, maximumValueBytes) }
         let name = Self.fileName(for: key) + Self.suffix
@@ -179,7 +189,7 @@ public final class FileStateStore: StateStore {
     /// Every key holding a value, sorted (read from each file's header; a file whose header
     /// cannot be read is left for ``data(forKey:)`` of no key to find, and not listed).
     /// - Throws: ``StateStoreError`` `unavailable` when the directory cannot be listed.
-    public func keys() throws(StateStoreError) -> [String] {
+    package func keys() throws(StateStoreError) -> [String] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)

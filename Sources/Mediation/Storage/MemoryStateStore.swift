@@ -6,7 +6,7 @@ import Foundation
 /// (``setRecord(_:forKey:)``) and see it discarded. The same store object passed to a new engine
 /// stands for a relaunch. (The damage and failure hooks are `package`: the project's tests use
 /// them.)
-public final class MemoryStateStore: StateStore {
+package final class MemoryStateStore: StateStore {
     private struct State {
         var records: [String: Data] = [:]
         var failure: String?

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Why a ``StateStore`` could not read or write a value.
-public struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The broad cause.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// The stored value failed its checks (truncated, tampered with, written by another
         /// program or by a newer version of the engine, too large): it was removed and is not
         /// returned (engine rule R21). The caller goes on as if nothing was stored, and says so.
@@ -17,7 +17,7 @@ public struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The broad cause.
-    public var kind: Kind
+    package var kind: Kind
     /// The key involved.
     public var key: String
     /// What happened, for a person (never the stored value).
@@ -28,7 +28,7 @@ public struct StateStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     ///   - kind: the broad cause.
     ///   - key: the key involved.
     ///   - message: what happened.
-    public init(kind: Kind, key: String, message: String) {
+    package init(kind: Kind, key: String, message: String) {
         self.kind = kind
         self.key = key
         self.message = message
@@ -74,7 +74,7 @@ package enum StateStoreKey {
 /// - Keys are short names chosen by the engine (`config.cache`, `install.id`,
 ///   `health.<network id>`), at most 200 bytes of UTF-8.
 /// - Nothing here is secret: ids, caches and digests, never a raw user identity.
-public protocol StateStore: Sendable {
+package protocol StateStore: Sendable {
     /// The value stored under `key`, or `nil` when there is none.
     /// - Parameter key: the key.
     /// - Throws: ``StateStoreError``: `discarded` when a stored value failed its checks (it was

@@ -67,11 +67,13 @@ extension MediationClock {
 
 /// The wall clock: a `ContinuousClock` (monotonic; it keeps counting while the system sleeps)
 /// whose origin is the moment this clock was created.
-public struct SystemClock: MediationClock {
+@usableFromInline
+package struct SystemClock: MediationClock {
     private let origin: ContinuousClock.Instant
 
     /// Creates a clock whose origin is now.
-    public init() {
+    @usableFromInline
+    package init() {
         origin = ContinuousClock.now
     }
 

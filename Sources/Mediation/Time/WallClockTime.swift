@@ -1,6 +1,6 @@
 /// A wall-clock time, in whole milliseconds since 1970-01-01 00:00:00 UTC; JSON: an ISO 8601
 /// string in UTC with milliseconds, e.g. `"2026-12-01T14:00:00.000Z"`.
-public struct WallClockTime: Hashable, Sendable, Codable, CustomStringConvertible {
+package struct WallClockTime: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Milliseconds since 1970-01-01 00:00:00 UTC.
     public var millisecondsSince1970: Int64
 

@@ -181,7 +181,7 @@ enum ConfigCommand {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
             do {
-                keys.append(try MediationEngine.RemoteConfiguration.PublicKey(trimmed))
+                keys.append(try MediationEngine.RemoteConfiguration.PublicKey(keyLine: trimmed))
             } catch {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.dataError, "invalid public key file \(path): line \(number + 1): \(error.message)", environment: environment)))
             }

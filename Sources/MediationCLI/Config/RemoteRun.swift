@@ -35,7 +35,7 @@ struct RemoteRun: Sendable {
             // which runs on real time never open: the instants it stores are virtual.
             let url = environment.resolve(directory)
             do {
-                store = try FileStateStore(directory: options.fast ? url.appendingPathComponent(virtualTimeDirectory) : url)
+                store = try FileStateStore(opening: options.fast ? url.appendingPathComponent(virtualTimeDirectory) : url)
             } catch {
                 return .failure(MediateCommand.Exit(code: MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)))
             }

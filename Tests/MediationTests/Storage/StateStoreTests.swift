@@ -92,7 +92,7 @@ struct StateStoreTests {
     @Test("a file holding another key's record, a symbolic link and an oversized file are discarded")
     func foreignAndOversizedFiles() throws {
         let directory = Directory()
-        let store = try FileStateStore(directory: directory.url, maximumValueBytes: 64)
+        let store = try FileStateStore(opening: directory.url, maximumValueBytes: 64)
         try store.setData(Data("b".utf8), forKey: "b")
         try FileManager.default.copyItem(atPath: store.path(for: "b"), toPath: store.path(for: "a"))
         #expect { try store.data(forKey: "a") } throws: { ($0 as? StateStoreError)?.message.contains("another key") == true }

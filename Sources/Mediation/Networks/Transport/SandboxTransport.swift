@@ -4,7 +4,7 @@ extension NetworkConnection {
     /// A network's simulated ad server, run in-process: it answers the adapter's real requests
     /// with the network's real response format, so the sandbox exercises the same request and
     /// response code as production.
-    public protocol SandboxServer: Sendable {
+    package protocol SandboxServer: Sendable {
         /// Answers one request (any status, including 204 and errors).
         func respond(to request: HTTP.Request) async -> HTTP.Response
     }

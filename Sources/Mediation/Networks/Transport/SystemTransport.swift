@@ -25,7 +25,7 @@ extension HTTP {
     /// - a response header value that is not UTF-8 is read as Latin-1, never a failure.
     ///
     /// Responses compressed with `gzip` or `deflate` (and on Linux `br`, `zstd`) are decompressed.
-    public final class SystemTransport: Transport {
+    package final class SystemTransport: Transport {
         private let limits: Limits
         #if !os(Linux)
         private let client: URLSessionClient
