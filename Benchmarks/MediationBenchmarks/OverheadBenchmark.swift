@@ -33,7 +33,15 @@ enum OverheadBenchmark {
         let choices = SegmentChoiceBenchmark.microsecondsPerChoice(samples: quick ? 20 : 100, batch: 1_000)
         let segmentChoice = choices.median
         result.figures.append(Figure(name: "segment choice, 10 segments", unit: "µs/auction (first match and its reason, per batch of 1,000)", summary: choices))
+        // Caps: the check before each auction with 10 caps active on every line item, against
+        // the same check with no cap anywhere (its early exit): the added cost, at most 3 % of
+        // the auction's own.
+        let capsCheck = CapsCheckBenchmark.microsecondsPerCheck(samples: quick ? 20 : 100, batch: 1_000)
+        let capsAdded = capsCheck.active.median - capsCheck.none.median
+        result.figures.append(Figure(name: "caps check, 10 caps active", unit: "µs/auction (cappedSources, 4 line items, per batch of 1,000)", summary: capsCheck.active))
+        result.figures.append(Figure(name: "caps check, no caps", unit: "µs/auction (the early exit, per batch of 1,000)", summary: capsCheck.none))
         result.targets = [
+            TargetCheck(target: "10 active caps add <= 3 % to an auction", measured: "\(TablePrinter.format(capsAdded)) µs, \(TablePrinter.format(100 * capsAdded / engine.median)) % of \(TablePrinter.format(engine.median)) µs", met: capsAdded <= 0.03 * engine.median),
             TargetCheck(target: "overhead ratio <= 2.0", measured: "median of medians \(TablePrinter.format(overallRatio)) (per-pair median \(TablePrinter.format(ratio.median)))", met: overallRatio <= 2.0),
             TargetCheck(target: ">= 50,000 auctions/s with 4 sources", measured: "\(TablePrinter.format(1e6 / engine.median)) auctions/s at the median", met: 1e6 / engine.median >= 50_000),
             TargetCheck(target: "choosing among 10 segments <= 5 % of an auction", measured: "\(TablePrinter.format(segmentChoice)) µs, \(TablePrinter.format(100 * segmentChoice / engine.median)) % of \(TablePrinter.format(engine.median)) µs", met: segmentChoice <= 0.05 * engine.median),

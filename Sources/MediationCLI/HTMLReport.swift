@@ -28,6 +28,8 @@ enum HTMLReport {
         /// A watch's network health (R24): each network paused at least once, its pauses and
         /// resumes, and whether it was paused at the end.
         var health: [WatchPrinter.HealthTally] = []
+        /// A watch's caps and pacing, each with when it frees and how many times it refused.
+        var caps: [CapsReport.Row] = []
     }
 
     /// Renders the report.
@@ -55,6 +57,7 @@ enum HTMLReport {
             html += "<h3>Per network</h3>\n" + statisticsTable(statistics.networks, kind: "networks")
             html += "<h3>Per line item</h3>\n" + statisticsTable(statistics.lineItems, kind: "line-items")
             html += "<h3>Network health (R24)</h3>\n" + healthTable(content.health)
+            html += "<h3>Caps and pacing</h3>\n" + capsTable(content.caps)
         }
         for (number, trace) in content.traces.prefix(maximumAuctions).enumerated() {
             html += auctionSection(trace, number: number + 1)
@@ -146,6 +149,17 @@ enum HTMLReport {
         for entry in health {
             let state = entry.pausedUntil.map { "paused until \($0)" } ?? "asked"
             html += "<tr><td>\(HTML.escape(WatchPrinter.healthSubject(entry.network, lineItem: entry.lineItem)))</td><td>\(entry.pauses)</td><td>\(entry.resumes)</td><td>\(HTML.escape(state))</td></tr>\n"
+        }
+        return html + "</tbody></table>\n"
+    }
+
+    /// Each cap or pacing rule of the placement, how many times it refused and when it frees
+    /// (``CapsReport``); a sentence when it has none.
+    static func capsTable(_ caps: [CapsReport.Row]) -> String {
+        guard !caps.isEmpty else { return "<p class=\"meta\">No cap or pacing applies to this placement.</p>\n" }
+        var html = "<table class=\"caps\"><thead><tr><th>rule</th><th>refused</th><th>free</th></tr></thead><tbody>\n"
+        for row in caps {
+            html += "<tr><td>\(HTML.escape(row.rule))</td><td>\(row.refused ?? 0)</td><td>\(HTML.escape(CapsReport.free(row.freeAtMilliseconds)))</td></tr>\n"
         }
         return html + "</tbody></table>\n"
     }

@@ -25,7 +25,7 @@ enum NetworksCommand {
             /// absent: a closed line item is asked whenever its network is.
             var health: Health?
             /// The caps and pacing that apply to it (`docs/caps.md`), each with when it frees.
-            var caps: [Cap] = []
+            var caps: [CapsReport.Row] = []
 
             enum CodingKeys: String, CodingKey {
                 case placement
@@ -34,18 +34,6 @@ enum NetworksCommand {
                 case deadlineMilliseconds = "deadline_ms"
                 case effectiveMilliseconds = "effective_ms"
                 case limit, health, caps
-            }
-        }
-
-        /// One cap or pacing rule and when it frees (`free_at_ms`: on the engine's clock;
-        /// absent when only a new session frees it).
-        struct Cap: Encodable {
-            var rule: String
-            var freeAtMilliseconds: Double?
-
-            enum CodingKeys: String, CodingKey {
-                case rule
-                case freeAtMilliseconds = "free_at_ms"
             }
         }
 
@@ -169,7 +157,7 @@ enum NetworksCommand {
             }
             for index in made.lineItems.indices {
                 let item = made.lineItems[index]
-                made.lineItems[index].caps = engine.capStatus(lineItemID: item.lineItem, placementID: item.placement).map { Entry.Cap(rule: $0.rule, freeAtMilliseconds: $0.freeAt?.milliseconds) }
+                made.lineItems[index].caps = CapsReport.rows(of: engine, lineItemID: item.lineItem, placementID: item.placement)
             }
             entries.append(made)
         }
@@ -251,7 +239,7 @@ enum NetworksCommand {
                 lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): line item \(health.stateText)")
             }
             for item in entry.lineItems where !item.caps.isEmpty {
-                let caps = item.caps.map { "\(safe($0.rule)) free \($0.freeAtMilliseconds.map { "at \(ReportFormat.millis($0)) ms" } ?? "at a new session")" }.joined(separator: "; ")
+                let caps = item.caps.map(CapsReport.text).joined(separator: "; ")
                 lines.append("    \(safe(item.placement)) / \(safe(item.lineItem)): caps \(caps)")
             }
             for note in entry.status.notes { lines.append("  note:      \(safe(note))") }

@@ -118,12 +118,15 @@ enum WatchCommand {
         }
         interruption.stop()
         let stoppedAt = clock.now
+        // The watched placement's caps at the end, each with when it frees (`docs/caps.md`).
+        let capStatus = placementConfiguration.sources.flatMap { CapsReport.rows(of: engine, lineItemID: $0.id, placementID: placementConfiguration.id) }
         let shutdown = clock.startTask { await engine.shutdown() }
         if let manualClock { await manualClock.runUntilIdle() }
         await shutdown.value
         renderer.cancel()
         opening.cancel()
-        printer.summary(at: stoppedAt, interrupted: interruption.happened)
+        printer.summary(at: stoppedAt, interrupted: interruption.happened, capStatus: capStatus)
+        let caps = CapsReport.watchRows(status: capStatus, refusals: printer.capped)
         if let eventLog, let failure = eventLog.close(), let eventsPath = options.eventsPath {
             return MediateCommand.fail(.software, "cannot write the events file \(eventsPath): \(failure)", environment: environment)
         }
@@ -137,7 +140,7 @@ enum WatchCommand {
                 durationSeconds: duration.milliseconds / 1000,
                 fast: options.fast,
                 interrupted: interruption.happened,
-                summary: WatchJSON.Summary(printer.statistics),
+                summary: WatchJSON.Summary(printer.statistics, caps: caps),
                 auctions: traces,
                 debug: debug?.json
             )
@@ -150,7 +153,7 @@ enum WatchCommand {
         }
         if let reportPath = options.reportPath {
             let how = "watch, \(WatchPrinter.seconds(duration)) s on \(options.fast ? "virtual time" : "real time")"
-            let content = HTMLReport.Content(placement: placementConfiguration, runDescription: how, traces: traces, statistics: printer.statistics, health: printer.health)
+            let content = HTMLReport.Content(placement: placementConfiguration, runDescription: how, traces: traces, statistics: printer.statistics, health: printer.health, caps: caps)
             if let exit = MediateCommand.writeReport(HTMLReport.render(content), to: reportPath, environment: environment) { return exit }
         }
         return .success
@@ -236,6 +239,9 @@ final class WatchPrinter: Sendable {
 
     /// Each network's pauses and resumes so far (R24), in first-paused order.
     var health: [HealthTally] { counts.withLock { $0.health } }
+
+    /// The refusals by caps so far (`capped` events), in order.
+    var capped: [CapRefusal] { counts.withLock { $0.capped } }
 
     /// The per-network and per-line-item statistics so far.
     var statistics: MediationStatistics { counts.withLock { $0.statistics } }
@@ -342,7 +348,9 @@ final class WatchPrinter: Sendable {
     }
 
     /// The summary tables per network and per line item, then the last line: totals.
-    func summary(at instant: MediationInstant, interrupted: Bool) {
+    /// - Parameter capStatus: the rules of the watched placement's line items at the end
+    ///   (``CapsReport/rows(of:lineItemID:placementID:)``).
+    func summary(at instant: MediationInstant, interrupted: Bool, capStatus: [CapsReport.Row] = []) {
         guard !quiet else { return }
         let counts = counts.withLock { $0 }
         let how = interrupted ? "stopped by Ctrl-C" : "done"
@@ -354,13 +362,10 @@ final class WatchPrinter: Sendable {
                 output.write("  \(Self.healthSubject(entry.network, lineItem: entry.lineItem)): paused \(HumanReport.counted(entry.pauses, "time")), resumed \(HumanReport.counted(entry.resumes, "time")); at the end \(now)\n")
             }
         }
-        if !counts.capped.isEmpty {
+        let caps = CapsReport.watchRows(status: capStatus, refusals: counts.capped)
+        if !caps.isEmpty {
             output.write("caps (docs/caps.md):\n")
-            var byRule: [String: (count: Int, last: CapRefusal)] = [:]
-            for refusal in counts.capped { byRule[refusal.cap] = ((byRule[refusal.cap]?.count ?? 0) + 1, refusal) }
-            for (rule, entry) in byRule.sorted(by: { $0.key < $1.key }) {
-                output.write("  \(DisplayText.escaped(rule)): refused \(HumanReport.counted(entry.count, "time")); next free \(entry.last.retryAt.map { "at \($0)" } ?? "at a new session or dismissal")\n")
-            }
+            for row in caps { output.write("  \(CapsReport.text(row))\n") }
         }
         output.write("[\(instant)] \(how): \(HumanReport.counted(counts.auctions, "auction")) (\(counts.filled) filled), \(HumanReport.counted(counts.impressions, "impression")), revenue $\(ReportFormat.money(counts.revenueUSD, digits: 6)) USD, \(HumanReport.counted(counts.lateAnswers, "late answer"))\n")
     }

@@ -6,7 +6,8 @@ import Mediation
 /// ```json
 /// { "placement": "home_banner", "duration_s": 300, "fast": true, "interrupted": false,
 ///   "summary": { "auctions": 5, "filled_auctions": 5, "impressions": 5, "revenue_usd": 0.009,
-///                "late_answers": 0, "networks": [ {MediationStatistics.Figures} ], "line_items": [ … ] },
+///                "late_answers": 0, "networks": [ {MediationStatistics.Figures} ], "line_items": [ … ],
+///                "caps": [ { "rule": "placement:level_end 2/3600s", "free_at_ms": 3600000, "refused": 3 } ] },
 ///   "auctions": [ {AuctionTrace} ], "debug": { … with --debug } }
 /// ```
 struct WatchJSON: Encodable {
@@ -19,6 +20,9 @@ struct WatchJSON: Encodable {
         var lateAnswers: Int
         var networks: [MediationStatistics.Figures]
         var lineItems: [MediationStatistics.Figures]
+        /// The watched placement's caps and pacing, each with when it frees at the end and how
+        /// many times it refused (``CapsReport/watchRows(status:refusals:)``; empty without caps).
+        var caps: [CapsReport.Row]
 
         enum CodingKeys: String, CodingKey {
             case auctions
@@ -28,9 +32,11 @@ struct WatchJSON: Encodable {
             case lateAnswers = "late_answers"
             case networks
             case lineItems = "line_items"
+            case caps
         }
 
-        init(_ statistics: MediationStatistics) {
+        init(_ statistics: MediationStatistics, caps: [CapsReport.Row] = []) {
+            self.caps = caps
             auctions = statistics.auctions
             filledAuctions = statistics.filledAuctions
             impressions = statistics.impressions

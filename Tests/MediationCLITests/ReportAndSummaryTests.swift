@@ -150,4 +150,32 @@ struct ReportAndSummaryTests {
         #expect((object["auctions"] as? [Any])?.count == 3)
         #expect(!json.output.contains("] auction 1 started"))
     }
+
+    @Test("caps in the watch summary: each rule with when it frees and how often it refused, in the text, --json and the HTML report (escaped)")
+    func watchCaps() async throws {
+        let workspace = try Workspace()
+        let config = Workspace.instantConfig.replacingOccurrences(of: #""format": "banner", "sizing": "anchored","#, with: #""format": "banner", "caps": [{ "impressions": 1, "per_seconds": 7200 }], "sizing": "anchored","#)
+        #expect(config != Workspace.instantConfig)
+        try workspace.write(config, to: "Config/mediation.json")
+        let json = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "130", "--json", "--report", "r.html"])
+        #expect(json.code == .success, "\(json.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let summary = try #require(object["summary"] as? [String: Any])
+        let caps = try #require(summary["caps"] as? [[String: Any]])
+        let row = try #require(caps.first { $0["rule"] as? String == "placement:home_banner 1/7200s" })
+        // The one impression at 0 s: the cap frees at 7,200 s, past every banner refresh of the run.
+        #expect(row["free_at_ms"] as? Double == 7_200_000)
+        let refused = try #require(row["refused"] as? Int)
+        #expect(refused >= 1)
+        let html = try String(contentsOf: workspace.directory.appendingPathComponent("r.html"), encoding: .utf8)
+        #expect(html.contains("<table class=\"caps\">"))
+        #expect(html.contains("<tr><td>placement:home_banner 1/7200s</td><td>\(refused)</td><td>at 7200000 ms</td></tr>"))
+        let text = await workspace.run(["--placement", "home_banner", "--watch", "--fast", "--duration", "130"])
+        #expect(text.output.contains("caps (docs/caps.md):\n  placement:home_banner 1/7200s: refused \(refused) time"))
+        #expect(text.output.contains("; free at 7200000 ms\n"))
+        // Text from the configuration is escaped in the HTML table.
+        let table = HTMLReport.capsTable([CapsReport.Row(rule: "app <b>&", freeAtMilliseconds: nil, refused: 2)])
+        #expect(table.contains("<td>app &lt;b&gt;&amp;</td><td>2</td><td>at a new session or dismissal</td>"))
+        #expect(!table.contains("<b>"))
+    }
 }
