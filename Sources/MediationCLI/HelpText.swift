@@ -28,7 +28,8 @@ enum HelpText {
                        [--auctions N | --duration D [--rate R] [--window W]]
                        [--json] [--jobs K] [--report FILE.html]
                        [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson
-                        | --days D [--learner L[,L...]] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]]
+                        | --days D [--learner L[,L...]] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]
+                          [--country CC]]
       mediate --help | --version
 
     Options:
@@ -102,6 +103,8 @@ enum HelpText {
                          the default); a comma-separated list runs several
       --drift SPEC       NETWORK:FACTOR@DAY, e.g. nitx:0.5@5 (Nitx's prices halve from day 5)
       --write-reports DIR  each learner's daily revenue reports, DIR/LEARNER/YYYY-MM-DD.csv
+      --country CC       a market country (e.g. IN) whose daily ratio to its own limit the
+                         learning loop adds for each learner
       --users N          N simulated users through --days D user-days each (sessions, level
                          ends, relaunches, clock changes; docs/simulation.md): impressions and
                          revenue per user per day, refused shows, wasted loads and an

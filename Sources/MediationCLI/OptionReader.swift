@@ -34,7 +34,7 @@ struct OptionReader {
         "--placement", "--config", "--json", "--seed", "--messages", "--watch", "--duration", "--fast", "--debug", "--report",
         "--events", "--config-url", "--public-key", "--state-dir", "--market", "--auctions", "--compare", "--compare-health",
         "--sweep", "--jobs", "--replay", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports", "--reports",
-        "--events-start", "--as-of", "--write", "--out", "--key", "--version", "--rollout", "--salt", "--issued-at", "--user-days",
+        "--events-start", "--as-of", "--write", "--out", "--key", "--version", "--rollout", "--salt", "--issued-at", "--user-days", "--country",
     ]
 
     /// The options' values (a flag's is `""`), by name.

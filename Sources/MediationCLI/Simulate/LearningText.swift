@@ -18,6 +18,11 @@ enum LearningText {
         lines += dailyTable(run)
         lines.append("")
         lines += summaryTable(run)
+        if let country = run.country {
+            lines.append("")
+            lines.append("\(safe(country)): revenue there ÷ the limit's there (the same auctions)")
+            lines += countryTable(run)
+        }
         if !run.differences.isEmpty {
             lines.append("")
             lines.append("paired differences in revenue per 1000 requests over every day (B - A, USD)")
@@ -59,6 +64,18 @@ enum LearningText {
             let interval = summary.ratioToLimitInterval.map { "(\(fixed($0.lower, 4)) to \(fixed($0.upper, 4)))" } ?? "-"
             table.append([SimulationText.safe(summary.learner), summary.ratioToLimit.map { fixed($0, 4) } ?? "-", "   " + interval, summary.minimumDailyRatioFromDay3.map { fixed($0, 4) } ?? "-"])
         }
+        return table.lines
+    }
+
+    /// Per day (then over all days): each learner's ratio to the limit in the named country.
+    private static func countryTable(_ run: LearningRun) -> [String] {
+        let fixed = SimulationText.fixed
+        var table = TextColumns([.init(alignment: .left, minimumWidth: 5)] + run.learners.map { _ in .init(alignment: .right, minimumWidth: 10) })
+        table.append(["day"] + run.learners.map(SimulationText.safe))
+        for day in run.daily {
+            table.append([String(day.day)] + day.learners.map { $0.countryRatioToLimit.map { fixed($0, 4) } ?? "-" })
+        }
+        table.append(["all"] + run.summaries.map { $0.countryRatioToLimit.map { fixed($0, 4) } ?? "-" })
         return table.lines
     }
 

@@ -105,7 +105,7 @@ enum SimulateCommand {
                     return .failure(MediateCommand.Exit(code: exit))
                 }
                 let learners = mode.learners.compactMap(ECPMLearners.named)
-                let run = try await Simulation.learn(configuration: configuration, market: market, placementID: options.placementID, learners: learners, learning: LearningOptions(days: mode.days, drifts: mode.drifts), options: simulationOptions)
+                let run = try await Simulation.learn(configuration: configuration, market: market, placementID: options.placementID, learners: learners, learning: LearningOptions(days: mode.days, drifts: mode.drifts, country: mode.country), options: simulationOptions)
                 if let directory = mode.reportsDirectory, let exit = LearningReports.write(run, configuration: configuration, to: directory, environment: environment) {
                     return .failure(MediateCommand.Exit(code: exit))
                 }

@@ -20,7 +20,8 @@ struct SimulateOptions: Equatable, Sendable {
         case duration(Duration)
         /// `--replay FILE`: a recorded event log re-run under the configuration.
         case replay(String)
-        /// `--days D [--learner L] [--drift SPEC] [--write-reports DIR]`: the learning loop.
+        /// `--days D [--learner L] [--drift SPEC] [--write-reports DIR] [--country CC]`: the
+        /// learning loop.
         case learn(LearningMode)
         /// `--users N --days D [--events FILE] [--compare OTHER]`: users through days.
         case users(UsersMode)
@@ -48,6 +49,8 @@ struct SimulateOptions: Equatable, Sendable {
         var drifts: [PriceDrift]
         /// `--write-reports DIR`.
         var reportsDirectory: String?
+        /// `--country CC`: a country whose daily ratio to its limit the run adds.
+        var country: String?
     }
 
     /// The default number of auctions.
@@ -94,7 +97,7 @@ struct SimulateOptions: Equatable, Sendable {
 /// mediate simulate --placement P [--config F] [--market M] [--auctions N | --duration D [--rate R] [--window W]]
 ///                  [--seed S] [--json] [--jobs K] [--report FILE.html]
 ///                  [--compare OTHER_CONFIG | --compare-health | --sweep SPEC | --replay FILE.ndjson
-///                   | --days D [--learner L] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR]]
+///                   | --days D [--learner L] [--drift NETWORK:FACTOR@DAY] [--write-reports DIR] [--country CC]]
 /// mediate simulate --users N [--days D] [--placement P] [--config F] [--market M] [--seed S] [--json] [--jobs K]
 ///                  [--events FILE.ndjson] [--compare OTHER_CONFIG]
 /// ```
@@ -107,7 +110,7 @@ struct SimulateOptions: Equatable, Sendable {
 enum SimulateOptionsParser {
     private static let grammar = OptionReader.Grammar(
         command: "simulate",
-        valued: ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports", "--users", "--events"],
+        valued: ["--placement", "--config", "--market", "--auctions", "--seed", "--compare", "--sweep", "--duration", "--jobs", "--replay", "--report", "--rate", "--window", "--days", "--learner", "--drift", "--write-reports", "--users", "--events", "--country"],
         flags: ["--json", "--compare-health"]
     ) { argument, _ in UsageError(message: "unexpected argument '\(argument.prefix(80))' after simulate") }
 
@@ -128,12 +131,18 @@ enum SimulateOptionsParser {
         options.jobs = try values.whole("--jobs", in: 1...SimulateOptions.maximumJobs) ?? options.jobs
         let modes = ["--compare", "--compare-health", "--sweep", "--replay", "--days"].filter { values[$0] != nil }
         guard modes.count <= 1 else { throw UsageError(message: "\(modes[0]) and \(modes[1]) do not combine: give one of --compare, --compare-health, --sweep, --replay, --days") }
-        for name in ["--learner", "--drift", "--write-reports"] where values[name] != nil && values["--days"] == nil {
+        for name in ["--learner", "--drift", "--write-reports", "--country"] where values[name] != nil && values["--days"] == nil {
             throw UsageError(message: "\(name) applies to the learning loop: give --days D")
         }
         if let text = values["--days"] {
             if values["--duration"] != nil { throw UsageError(message: "--duration does not apply to --days (each day is --auctions N auctions)") }
-            let learning = try learning(days: text, learners: values["--learner"], drifts: values["--drift"], reportsDirectory: values["--write-reports"])
+            var learning = try learning(days: text, learners: values["--learner"], drifts: values["--drift"], reportsDirectory: values["--write-reports"])
+            if let country = values["--country"] {
+                guard country.utf8.count == 2, country.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else {
+                    throw UsageError(message: "--country needs an upper-case ISO 3166-1 alpha-2 code of the market (e.g. IN), got '\(country.prefix(40))'")
+                }
+                learning.country = country
+            }
             try checkAuctions(days: learning.days, auctions: options.auctions)
             options.mode = .learn(learning)
         }
@@ -179,7 +188,7 @@ enum SimulateOptionsParser {
 
     /// The options of a users run (`--users N`).
     private static func users(_ values: OptionReader) throws(UsageError) -> SimulateOptions {
-        for name in ["--auctions", "--duration", "--rate", "--window", "--sweep", "--replay", "--compare-health", "--learner", "--drift", "--write-reports", "--report"] where values[name] != nil {
+        for name in ["--auctions", "--duration", "--rate", "--window", "--sweep", "--replay", "--compare-health", "--learner", "--drift", "--write-reports", "--report", "--country"] where values[name] != nil {
             throw UsageError(message: "\(name) does not apply to a users run (--users N --days D)")
         }
         var options = SimulateOptions(placementID: values["--placement"] ?? "")

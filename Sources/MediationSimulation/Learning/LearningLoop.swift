@@ -12,16 +12,21 @@ public struct LearningOptions: Hashable, Sendable {
     public var drifts: [PriceDrift]
     /// The UTC date of day 1 (default 2026-01-01), the day its revenue report is for.
     public var firstDay: UTCDay
+    /// On a market with countries, a country code (e.g. `"IN"`) whose daily figures the run
+    /// adds: each learner's revenue there ÷ the limit's there (`nil`: none).
+    public var country: String?
 
     /// Creates options.
     /// - Parameters:
     ///   - days: the days.
     ///   - drifts: the drifts (default none).
     ///   - firstDay: the date of day 1 (default 2026-01-01).
-    public init(days: Int, drifts: [PriceDrift] = [], firstDay: UTCDay = UTCDay(daysSince1970: 20_454)) {
+    ///   - country: a country whose daily figures the run adds (default none).
+    public init(days: Int, drifts: [PriceDrift] = [], firstDay: UTCDay = UTCDay(daysSince1970: 20_454), country: String? = nil) {
         self.days = days
         self.drifts = drifts
         self.firstDay = firstDay
+        self.country = country
     }
 }
 
@@ -30,7 +35,8 @@ extension Simulation {
     /// `auctions` auctions of `placementID` on the market of that day (its drifts applied), with
     /// draws seeded by (`options.seed`, `d`) and shared by every run of the day (common random
     /// numbers): the **true-means limit** (every fixed-price line item priced at its true mean
-    /// realised eCPM that day) and one configuration per learner. Each learner's wins make its
+    /// realised eCPM that day; on a market with countries, in each country at its true mean
+    /// there, ``Market/limits(of:)``'s per-country limit) and one configuration per learner. Each learner's wins make its
     /// revenue report of the day (impressions, realised revenue); at the end of the day it
     /// reprices its fixed-price line items from all its reports so far, for the next day.
     /// Day 1 runs the configuration's own prices for every learner.
@@ -43,7 +49,8 @@ extension Simulation {
     ///   - options: the auctions **per day**, the seed, jobs, shard size, concurrency, batches.
     /// - Returns: the per-day figures, the summaries and the paired differences.
     /// - Throws: ``SimulationError``: `invalid_options` (no learner, a duplicated name, days out
-    ///   of range, a drift of a network the market lacks), and as
+    ///   of range, a drift of a network the market lacks, a `learning.country` the market
+    ///   lacks), and as
     ///   ``run(configuration:market:placementID:options:)``.
     public static func learn(configuration: MediationConfiguration, market: Market, placementID: String, learners: [any ECPMLearner], learning: LearningOptions, options: SimulationOptions) async throws(SimulationError) -> LearningRun {
         func invalid(_ message: String) -> SimulationError { SimulationError(code: .invalidOptions, message: message) }
@@ -64,6 +71,14 @@ extension Simulation {
                     throw invalid("the drifts take network \"\(network.id)\"'s prices to a mean of \(DecimalText.trimmed(price.mean, minimumDigits: 0, maximumDigits: 6)) USD CPM on day \(day), beyond the market's \(Int(SourceDraw.maximumPrice))")
                 }
             }
+        }
+        var countryIndex: Int?
+        if let code = learning.country {
+            guard let countries = market.countries else { throw invalid("country \"\(code)\": the market has no countries (a one-country market)") }
+            guard let index = countries.index(of: code) else {
+                throw invalid("country \"\(code)\": the market has no such country; it has \(countries.countries.map(\.code).joined(separator: ", "))")
+            }
+            countryIndex = index
         }
         guard let placement = configuration.placement(placementID) else {
             let known = configuration.placements.map(\.id).joined(separator: ", ")
@@ -91,7 +106,14 @@ extension Simulation {
                     throw SimulationError.market(error)
                 }
             }
-            var configurations = [state.configuration(configuration, pricedAt: truth)]
+            // On a market with countries, the limit prices each tier in each country at its true
+            // mean there (the per-country true-means limit): one price per line item would be
+            // the one-country limit, which a tiered waterfall beats by far.
+            var limitCountryPrices: [[String: Double]] = []
+            if let limits = dayMarket.limits(of: placement) {
+                (truth, limitCountryPrices) = state.limitPrices(limits, otherwise: truth)
+            }
+            var configurations = [state.configuration(configuration, pricedAt: truth, countryPrices: limitCountryPrices)]
             for learner in learners.indices {
                 configurations.append(state.configuration(configuration, pricedAt: state.prices[learner], deviations: state.deviations[learner], exploring: learners[learner].explores, countryPrices: state.countryPrices[learner]))
             }
@@ -100,6 +122,7 @@ extension Simulation {
             let (totals, _) = try await runTotals(configurations.map { ($0, true) }, market: dayMarket, placementID: placementID, options: dayOptions)
             accumulated.add(totals)
             let limitMean = revenuePer1000(totals.runs[0])
+            let limitInCountry = countryIndex.map { Simulation.revenue(totals.runs[0], country: $0) }
             var figures: [LearnerDay] = []
             for (learner, rule) in learners.enumerated() {
                 let run = totals.runs[learner + 1]
@@ -117,24 +140,40 @@ extension Simulation {
                     )
                 }
                 let revenue = revenuePer1000(run)
-                figures.append(LearnerDay(
+                var figure = LearnerDay(
                     learner: rule.name,
                     revenuePer1000Requests: revenue,
                     ratioToLimit: limitMean > 0 ? revenue / limitMean : nil,
                     fillRate: Estimators.mean(run.filled)?.mean ?? 0,
                     prices: prices
-                ))
+                )
+                if let countryIndex, let limitInCountry {
+                    let own = Simulation.revenue(run, country: countryIndex)
+                    accumulated.addCountry(learner: learner, revenue: own, limit: limitInCountry)
+                    figure.countryRatioToLimit = limitInCountry > 0 ? own / limitInCountry : nil
+                }
+                figures.append(figure)
             }
             daily.append(LearningDay(day: day, date: date.description, limitRevenuePer1000Requests: limitMean, learners: figures))
         }
         var run = accumulated.run(placementID: placementID, seed: options.seed, learning: learning, auctionsPerDay: options.auctions, learners: learners.map(\.name), daily: daily)
         run.calibration = calibrated == nil || market.countries == nil ? nil : calibration.bins
+        run.country = learning.country
         return run
     }
 
     /// Realised revenue per 1000 requests of a run, USD.
     static func revenuePer1000(_ run: RunTotals) -> Double {
         (Estimators.mean(run.realised)?.mean ?? 0) / 1_000_000
+    }
+
+    /// A run's realised revenue in the auctions of country index `country`, USD.
+    static func revenue(_ run: RunTotals, country: Int) -> Double {
+        var sum = WideSum()
+        for (_, countries) in run.countryWins {
+            if let tally = countries[country] { sum.add(tally.revenue) }
+        }
+        return Money.usd(sum)
     }
 }
 
@@ -184,6 +223,24 @@ struct LearningState {
         reports = learners.map { _ in priced.map { _ in [] } }
         self.countries = countries
         countryPrices = learners.map { _ in priced.map { _ in [:] } }
+    }
+
+    /// The per-country limit's prices for the fixed-price line items: each tier's true mean price
+    /// in each country, and its mean over every country's impressions (for an auction without a
+    /// country); a line item that is not a tier keeps its price in `otherwise`.
+    func limitPrices(_ limits: MarketLimits, otherwise: [Double]) -> (prices: [Double], byCountry: [[String: Double]]) {
+        let tiers = limits.perCountry.lineItemIDs
+        let means = limits.perCountry.globalMeanPrices
+        var prices = otherwise
+        var byCountry = lineItems.map { _ in [String: Double]() }
+        for (index, priced) in lineItems.enumerated() {
+            guard let tier = tiers.firstIndex(of: priced.lineItem.id) else { continue }
+            if index < prices.count, tier < means.count, let mean = means[tier] { prices[index] = mean }
+            for (country, code) in limits.perCountry.countries.enumerated() where country < limits.perCountryPrices.count && tier < limits.perCountryPrices[country].count {
+                byCountry[index][code] = limits.perCountryPrices[country][tier]
+            }
+        }
+        return (prices, byCountry)
     }
 
     /// `configuration` with the placement's fixed-price line items priced at `pricesUSD` (with
@@ -273,10 +330,20 @@ struct LearningAccumulator {
     var realised: [Moments]
     /// Per pair (j, k) of runs (0: the limit): the paired differences run k − run j.
     var differences: [[Moments]]
+    /// With a country named: per learner, its revenue there and the limit's, USD, over the days.
+    var country: [(revenue: Double, limit: Double)]
 
     init(learners: Int) {
         realised = Array(repeating: Moments(), count: learners + 1)
         differences = Array(repeating: Array(repeating: Moments(), count: learners + 1), count: learners + 1)
+        country = Array(repeating: (0, 0), count: learners)
+    }
+
+    /// Adds `learner`'s day in the named country: its revenue there and the limit's, USD.
+    mutating func addCountry(learner: Int, revenue: Double, limit: Double) {
+        guard learner < country.count else { return }
+        country[learner].revenue += revenue
+        country[learner].limit += limit
     }
 
     mutating func add(_ totals: MultiTotals) {
@@ -298,7 +365,8 @@ struct LearningAccumulator {
             return LearnerSummary(
                 learner: learners[learner], revenuePer1000Requests: revenue,
                 ratioToLimit: limit > 0 ? revenue / limit : nil, ratioToLimitInterval: interval,
-                minimumDailyRatioFromDay3: fromDay3.min()
+                minimumDailyRatioFromDay3: fromDay3.min(),
+                countryRatioToLimit: learning.country == nil || country[learner].limit <= 0 ? nil : country[learner].revenue / country[learner].limit
             )
         }
         var pairs: [LearnerDifference] = []

@@ -34,6 +34,9 @@ public struct LearnerDay: Hashable, Sendable, Codable {
     public var fillRate: Double
     /// The fixed-price line items' prices, in the placement's order.
     public var prices: [LearnedPrice]
+    /// With a country named (``LearningOptions/country``): the learner's realised revenue in that
+    /// country's auctions ÷ the limit's in the same auctions; `nil` otherwise.
+    public var countryRatioToLimit: Double?
 
     enum CodingKeys: String, CodingKey {
         case learner
@@ -41,6 +44,7 @@ public struct LearnerDay: Hashable, Sendable, Codable {
         case ratioToLimit = "ratio_to_limit"
         case fillRate = "fill_rate"
         case prices
+        case countryRatioToLimit = "country_ratio_to_limit"
     }
 }
 
@@ -75,6 +79,9 @@ public struct LearnerSummary: Hashable, Sendable, Codable {
     public var ratioToLimitInterval: ConfidenceInterval?
     /// The lowest daily ratio to the limit from day 3 on (`nil` under 3 days).
     public var minimumDailyRatioFromDay3: Double?
+    /// With a country named: the learner's revenue there over every day ÷ the limit's; `nil`
+    /// otherwise.
+    public var countryRatioToLimit: Double?
 
     enum CodingKeys: String, CodingKey {
         case learner
@@ -82,6 +89,7 @@ public struct LearnerSummary: Hashable, Sendable, Codable {
         case ratioToLimit = "ratio_to_limit"
         case ratioToLimitInterval = "ratio_to_limit_interval"
         case minimumDailyRatioFromDay3 = "minimum_daily_ratio_from_day_3"
+        case countryRatioToLimit = "country_ratio_to_limit"
     }
 }
 
@@ -129,13 +137,16 @@ public struct LearningRun: Hashable, Sendable, Codable {
     /// estimator's 90 % intervals held the market's true mean per (line item, country, day),
     /// by the cell's impressions; `nil` otherwise.
     public var calibration: [CalibrationBin]?
+    /// The country whose figures the days and summaries add (``LearnerDay/countryRatioToLimit``),
+    /// if one was named.
+    public var country: String?
 
     enum CodingKeys: String, CodingKey {
         case placementID = "placement", seed, days
         case auctionsPerDay = "auctions_per_day"
         case drifts, learners, daily
         case limitRevenuePer1000Requests = "limit_revenue_per_1000_requests"
-        case summaries, differences, calibration
+        case summaries, differences, calibration, country
     }
 
     /// The summary of `learner`.

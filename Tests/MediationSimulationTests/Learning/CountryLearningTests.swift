@@ -36,4 +36,43 @@ struct CountryLearningTests {
         )
         #expect(plain.calibration == nil)
     }
+
+    @Test("on the global market the limit is the per-country true-means limit of each day's market, and --country adds that country's ratios")
+    func perCountryLimit() async throws {
+        let root = SimulationFixture.packageRoot
+        let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
+        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global.json"))
+        let configuration = try MediationConfiguration(data: data, registry: .standard)
+        let run = try await Simulation.learn(
+            configuration: configuration, market: market, placementID: "level_end",
+            learners: [StaticLearner()], learning: LearningOptions(days: 2, country: "IN"),
+            options: SimulationOptions(auctions: 2000, seed: 3, shardSize: 500)
+        )
+        let placement = try #require(configuration.placement("level_end"))
+        for day in run.daily {
+            let limits = try #require(market.pinningFloors(to: configuration).onDay(day.day).limits(of: placement))
+            let means = limits.perCountry.globalMeanPrices
+            for price in day.learners[0].prices {
+                let tier = try #require(limits.perCountry.lineItemIDs.firstIndex(of: price.lineItemID))
+                // What the limit priced the line item at (its mean over every country's wins
+                // under the per-country order), not the network's base price.
+                #expect(price.trueMean == means[tier], "\(price.lineItemID) day \(day.day)")
+            }
+            #expect(day.learners[0].countryRatioToLimit != nil)
+        }
+        // The configured prices earn no more than the limit (they earned 1.16 to 1.60 × the
+        // one-price-per-line-item limit).
+        let ratio = try #require(run.summaries[0].ratioToLimit)
+        #expect(ratio < 1.0, "static earns \(ratio) × the limit")
+        #expect(run.country == "IN" && run.summaries[0].countryRatioToLimit != nil)
+        // A country the market lacks, or one on a one-country market, is refused.
+        await #expect(throws: SimulationError.self) {
+            try await Simulation.learn(configuration: configuration, market: market, placementID: "level_end", learners: [StaticLearner()],
+                                       learning: LearningOptions(days: 1, country: "XX"), options: SimulationOptions(auctions: 10, seed: 1))
+        }
+        await #expect(throws: SimulationError.self) {
+            try await Simulation.learn(configuration: LearningLoopTests.configuration, market: LearningLoopTests.market, placementID: "level_end",
+                                       learners: [StaticLearner()], learning: LearningOptions(days: 1, country: "IN"), options: SimulationOptions(auctions: 10, seed: 1))
+        }
+    }
 }
