@@ -38,7 +38,8 @@ enum ShardRunner {
         }
         let start = MediationInstant.origin + (options.arrival(ofAuction: range.lowerBound) ?? .zero)
         let clock = ManualClock(start: start)
-        let collector = ShardCollector(start: range.lowerBound, count: range.count, models: models, seed: networks.seed, shard: shard, options: options)
+        let segments = networks.configuration.placement(placementID)?.segments ?? []
+        let collector = ShardCollector(start: range.lowerBound, count: range.count, models: models, segments: segments, seed: networks.seed, shard: shard, options: options)
         let engine: MediationEngine
         do {
             engine = try MediationEngine(
@@ -126,14 +127,29 @@ final class ShardCollector: Sendable {
 
     private let start: Int
     private let models: [SourceModel]
+    /// Per segment id whose override chooses `sources`: the model index of each line of its
+    /// auctions' traces (a trace's lines are the segment's sources, in the placement's order).
+    private let segmentLines: [String: [Int]]
+    /// The model index of each line item id.
+    private let modelIndex: [String: Int]
     private let seed: UInt64
     private let shard: Int
     private let options: SimulationOptions
     private let state: Locked<State>
 
-    init(start: Int, count: Int, models: [SourceModel], seed: UInt64, shard: Int = 0, options: SimulationOptions? = nil) {
+    init(start: Int, count: Int, models: [SourceModel], segments: [AudienceSegment] = [], seed: UInt64, shard: Int = 0, options: SimulationOptions? = nil) {
         self.start = start
         self.models = models
+        var modelIndex: [String: Int] = [:]
+        for (index, model) in models.enumerated() { modelIndex[model.lineItem.id] = index }
+        self.modelIndex = modelIndex
+        var segmentLines: [String: [Int]] = [:]
+        for segment in segments {
+            guard let ids = segment.override.sources else { continue }
+            let chosen = Set(ids)
+            segmentLines[segment.id] = models.indices.filter { chosen.contains(models[$0].lineItem.id) }
+        }
+        self.segmentLines = segmentLines
         self.seed = seed
         self.shard = shard
         self.options = options ?? SimulationOptions(auctions: max(1, count))
@@ -200,20 +216,23 @@ final class ShardCollector: Sendable {
             winner.ad.releaseResources() // the caller's ad; a simulated one holds nothing
         }
         let window = options.window(ofAuction: auction)
+        let lines = modelIndices(of: trace)
         state.withLock { state in
             state.records[auction - start] = record
             var windowTotals = window.map { state.windows[$0] ?? WindowTotals(sourceCount: models.count) }
-            for index in 0..<min(trace.sourceCount, state.sources.count) {
+            for index in 0..<trace.sourceCount {
+                let model = lines?[index] ?? index
+                guard model >= 0, model < state.sources.count else { continue }
                 let line = trace.sourceSummary(at: index)
-                ShardCollector.count(line, into: &state.sources[index])
+                ShardCollector.count(line, into: &state.sources[model])
                 if windowTotals != nil {
-                    if line.wasAsked { windowTotals?.sources[index].asked += 1 }
+                    if line.wasAsked { windowTotals?.sources[model].asked += 1 }
                     if case .timeout(let limit) = line.outcome {
-                        windowTotals?.sources[index].timeouts += 1
-                        if limit == .networkPaused { windowTotals?.sources[index].pauseEnded += 1 }
-                        windowTotals?.sources[index].timeoutWaitMilliseconds += Self.waitedMilliseconds(forSourceAt: index, of: trace)
+                        windowTotals?.sources[model].timeouts += 1
+                        if limit == .networkPaused { windowTotals?.sources[model].pauseEnded += 1 }
+                        windowTotals?.sources[model].timeoutWaitMilliseconds += Self.waitedMilliseconds(forSourceAt: index, of: trace)
                     }
-                    if case .notAsked(let reason) = line.outcome, reason == .networkPaused { windowTotals?.sources[index].paused += 1 }
+                    if case .notAsked(let reason) = line.outcome, reason == .networkPaused { windowTotals?.sources[model].paused += 1 }
                 }
             }
             if let window, var totals = windowTotals {
@@ -226,6 +245,15 @@ final class ShardCollector: Sendable {
             }
             state.finished += 1
         }
+    }
+
+    /// The model index of each of `trace`'s lines, or `nil` when line `i` is model `i` (the
+    /// auction ran all the placement's sources). A segment that chooses its sources runs fewer,
+    /// in the placement's order: line `i` is then the segment's `i`-th source.
+    private func modelIndices(of trace: AuctionTrace) -> [Int]? {
+        guard trace.sourceCount != models.count else { return nil }
+        if let segment = trace.segment, let lines = segmentLines[segment], lines.count == trace.sourceCount { return lines }
+        return trace.sources.map { modelIndex[$0.lineItemID] ?? -1 }
     }
 
     /// How long source `index` of `trace`, which timed out, was waited for, ms: from when it

@@ -12,7 +12,7 @@ struct CountryLearningTests {
     func reportsPerCountryAndCalibration() async throws {
         let root = SimulationFixture.packageRoot
         let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
-        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global.json"))
+        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global-flat.json"))
         let configuration = try MediationConfiguration(data: data, registry: .standard)
         let run = try await Simulation.learn(
             configuration: configuration, market: market, placementID: "level_end",

@@ -193,7 +193,8 @@ struct CountryMarketFileTests {
         #expect(largest >= 0.2 && largest <= 0.3)
         #expect(shock.countries?.shocks.count == 1)
         let placement = try #require(configuration.placement("level_end"))
-        #expect(placement.sources.count == 12)
+        #expect(placement.sources.count == 34)
+        #expect(placement.segments.count == 3)
     }
 }
 
