@@ -211,7 +211,12 @@ public struct BayesianECPM: Sendable {
         // The per-impression dispersion, pooled over every series; the configured one without
         // enough days.
         let fallback = parameters.dispersion * parameters.dispersion
-        let cv2 = min(max(EmpiricalBayes.dispersion(sorted.flatMap(\.series), minimumDegrees: parameters.minimumDispersionDegrees) ?? fallback, 0.0001), 10_000)
+        let dispersion = EmpiricalBayes.dispersion(sorted.flatMap(\.series), minimumDegrees: parameters.minimumDispersionDegrees, prior: (fallback, Double(parameters.minimumDispersionDegrees)))
+        let cv2 = min(max(dispersion?.impression ?? fallback, 0.0001), 10_000)
+        let drift = min(dispersion?.daily ?? 0, 10_000)
+        // A series' variance per squared price: its sampling noise and the movement of the true
+        // price from day to day.
+        func scale(_ sums: Sums) -> Double { cv2 / sums.effective + drift * sums.movement }
         let prior2 = parameters.priorRelativeSD * parameters.priorRelativeSD
 
         // Line items within their network, on the scale of the configured price: r = x / p.
@@ -227,7 +232,7 @@ public struct BayesianECPM: Sendable {
             var plugIn = withData.map { _ in ratios.isEmpty ? 1 : ratios.reduce(0, +) / Double(ratios.count) }
             var ratio = 1.0, ratioVariance = prior2, between = prior2, units: Int?
             for _ in 0..<2 {
-                let variances = withData.indices.map { max(cv2 * plugIn[$0] * plugIn[$0] / sorted[withData[$0]].total.effective, 1e-12) }
+                let variances = withData.indices.map { max(scale(sorted[withData[$0]].total) * plugIn[$0] * plugIn[$0], 1e-12) }
                 if let estimated = EmpiricalBayes.betweenVariance(values: ratios, variances: variances) {
                     (between, units) = (estimated, withData.count)
                 } else {
@@ -243,7 +248,7 @@ public struct BayesianECPM: Sendable {
                 (ratio, ratioVariance) = (sum / weight, 1 / weight)
                 for member in members {
                     let index = withData.firstIndex(of: member)
-                    let post = EmpiricalBayes.selfConsistentPosterior(value: index.map { ratios[$0] }, scale: index.map { cv2 / sorted[withData[$0]].total.effective } ?? 0, parent: ratio, parentVariance: ratioVariance, between: between, units: units)
+                    let post = EmpiricalBayes.selfConsistentPosterior(value: index.map { ratios[$0] }, scale: index.map { scale(sorted[withData[$0]].total) } ?? 0, parent: ratio, parentVariance: ratioVariance, between: between, units: units)
                     let price = inputs[member].configuredECPM
                     lineItemMeans[member] = price * post.mean
                     lineItemVariances[member] = price * price * post.variance
@@ -272,8 +277,8 @@ public struct BayesianECPM: Sendable {
             var results: [Int: [(mean: Double, variance: Double, shrinkage: Double)]] = [:]
             for _ in 0..<2 {
                 for index in cells.indices {
-                    let effective = sorted[cells[index].member].countries[cells[index].country].sums.effective
-                    cells[index].variance = max(cv2 * plugIn[index] * plugIn[index] / effective, 1e-12)
+                    let sums = sorted[cells[index].member].countries[cells[index].country].sums
+                    cells[index].variance = max(scale(sums) * plugIn[index] * plugIn[index], 1e-12)
                 }
                 if let estimated = EmpiricalBayes.betweenVariance(values: cells.map(\.value), variances: cells.map(\.variance)) {
                     (between, units) = (estimated, cells.count)
@@ -285,10 +290,37 @@ public struct BayesianECPM: Sendable {
                     let parentVariance = lineItemVariances[member] / (lineItemMeans[member] * lineItemMeans[member])
                     results[member] = sorted[member].countries.indices.map { position in
                         let cell = cellIndex[member]?[position]
-                        let post = EmpiricalBayes.selfConsistentPosterior(value: cell.map { cells[$0].value }, scale: cell.map { cv2 / sorted[member].countries[cells[$0].country].sums.effective } ?? 0, parent: 1, parentVariance: parentVariance, between: between, units: units)
+                        let post = EmpiricalBayes.selfConsistentPosterior(value: cell.map { cells[$0].value }, scale: cell.map { scale(sorted[member].countries[cells[$0].country].sums) } ?? 0, parent: 1, parentVariance: parentVariance, between: between, units: units)
                         if let cell { plugIn[cell] = max(post.mean, 1e-9) }
                         return post
                     }
+                }
+            }
+            // The between-country spread integrated over its posterior, each line item's
+            // countries around their own centre (the plug-in variances of the last pass).
+            let groups = members.map { member in
+                cells.indices.filter { cells[$0].member == member }
+            }
+            // Two passes, the sampling variances following the posterior means as above.
+            var grouped = EmpiricalBayes.GroupPosteriors(units: [], newUnit: [])
+            for _ in 0..<2 {
+                grouped = EmpiricalBayes.groupPosteriors(
+                    values: groups.map { $0.map { cells[$0].value } },
+                    variances: groups.map { $0.map { index in
+                        max(scale(sorted[cells[index].member].countries[cells[index].country].sums) * plugIn[index] * plugIn[index], 1e-12)
+                    } }
+                )
+                for (group, indices) in groups.enumerated() {
+                    for (unit, index) in indices.enumerated() { plugIn[index] = max(grouped.units[group][unit].mean, 1e-9) }
+                }
+            }
+            for (group, member) in members.enumerated() {
+                var byPosition: [Int: (mean: Double, variance: Double, shrinkage: Double)] = [:]
+                for (unit, index) in groups[group].enumerated() { byPosition[cells[index].country] = grouped.units[group][unit] }
+                results[member] = (results[member] ?? []).enumerated().map { position, old in
+                    if let unit = byPosition[position] { return unit }
+                    if let centre = grouped.newUnit[group] { return (centre.mean, centre.variance, 1) }
+                    return old
                 }
             }
             for member in members {

@@ -19,12 +19,21 @@ enum EmpiricalBayes {
         var impressions = 0
         /// The reported days with a positive weight.
         var days = 0
+        /// `Σ (w·n)²`: with ``latest``, how far the weighted mean of the days' true prices can
+        /// be from the as-of day's (``movement``).
+        var squaredDayWeights = 0.0
+        /// `w·n` of the as-of day (weight 1), 0 without a report that day.
+        var latest = 0.0
 
-        /// Adds one reported day of weight `w`.
+        /// Adds one reported day of weight `w` (each observation a different day; `w = 1` is the
+        /// as-of day).
         mutating func add(_ observation: BayesianECPM.Observation, weight w: Double) {
-            weighted += w * Double(observation.impressions)
+            let share = w * Double(observation.impressions)
+            weighted += share
             revenue += w * observation.revenueUSD
-            squaredWeights += w * w * Double(observation.impressions)
+            squaredWeights += w * share
+            squaredDayWeights += share * share
+            if w == 1 { latest += share }
             impressions += observation.impressions
             days += 1
         }
@@ -35,29 +44,74 @@ enum EmpiricalBayes {
         /// The effective number of impressions `N² / Q` (the impressions the weighted mean is
         /// worth); 0 without impressions.
         var effective: Double { squaredWeights > 0 ? weighted * weighted / squaredWeights : 0 }
+
+        /// The variance of the weighted mean's error about the as-of day's true price per unit
+        /// `δ²` of day-to-day movement (each day's true price `μ·(1 + a_d)`, the `a_d`
+        /// independent with variance `δ²`): `1 − 2·f_T + Σ f_d²` with `f_d = w·n / N` the days'
+        /// shares and `f_T` the as-of day's. 1 without impressions.
+        var movement: Double {
+            guard weighted > 0 else { return 1 }
+            return max(0, 1 - 2 * latest / weighted + squaredDayWeights / (weighted * weighted))
+        }
     }
 
-    /// The squared coefficient of variation of one impression's price, pooled over `series`
-    /// (each a list of daily impressions and revenue): `Σ Σ n_d·(x_d − x̄)² / x̄² / Σ (D − 1)` over
-    /// the series with 2 days or more. It holds the day-to-day movement of the price too, which
-    /// widens the intervals as that movement does. `nil` with fewer than `minimumDegrees`
-    /// degrees of freedom.
-    static func dispersion(_ series: [[(impressions: Int, revenueUSD: Double)]], minimumDegrees: Int) -> Double? {
-        var sum = 0.0, degrees = 0
+    /// The per-impression dispersion `cv²` (the squared coefficient of variation of one
+    /// impression's price) and the day-to-day movement `δ²` (the squared coefficient of
+    /// variation of a day's true mean price around the series' level), pooled over `series`
+    /// (each a list of daily impressions and revenue) by the method of moments. A series with
+    /// `D ≥ 2` days, impressions `n_d`, `N = Σ n_d` and eCPMs `x_d` around `x̄` has
+    /// `S = Σ n_d·(x_d − x̄)² / x̄²` with expectation `cv²·(D − 1) + δ²·(N − Σ n_d² / N)`: the
+    /// sampling noise shrinks with a day's impressions, the movement does not. The two are fitted
+    /// by weighted least squares over the series (weights `(D − 1) / E[S]²`, the variance of a
+    /// χ²-like `S`; 20 rounds from `δ² = 0`), both at least 0; where the series cannot tell them
+    /// apart (every series of the same shape), all of it is `cv²`, `δ² = 0`. `prior` is a
+    /// pseudo-series without movement (``BayesianECPM/Parameters/dispersion``², worth
+    /// ``BayesianECPM/Parameters/minimumDispersionDegrees`` degrees of freedom). `nil` with fewer
+    /// than `minimumDegrees` degrees of freedom `Σ (D − 1)` in the data.
+    static func dispersion(_ series: [[(impressions: Int, revenueUSD: Double)]], minimumDegrees: Int, prior: (dispersion: Double, degrees: Double)) -> (impression: Double, daily: Double)? {
+        var rows: [(s: Double, degrees: Double, spread: Double)] = []
         for days in series {
             let kept = days.filter { $0.impressions > 0 }
             guard kept.count >= 2 else { continue }
             let impressions = Double(kept.reduce(0) { $0 + $1.impressions })
             let mean = 1000 * kept.reduce(0) { $0 + $1.revenueUSD } / impressions
             guard mean > 0 else { continue }
+            var s = 0.0, squares = 0.0
             for day in kept {
-                let x = 1000 * day.revenueUSD / Double(day.impressions)
-                sum += Double(day.impressions) * (x - mean) * (x - mean) / (mean * mean)
+                let n = Double(day.impressions), x = 1000 * day.revenueUSD / n
+                s += n * (x - mean) * (x - mean) / (mean * mean)
+                squares += n * n
             }
-            degrees += kept.count - 1
+            rows.append((s, Double(kept.count - 1), impressions - squares / impressions))
         }
-        guard degrees >= minimumDegrees, degrees > 0 else { return nil }
-        return sum / Double(degrees)
+        guard rows.reduce(0, { $0 + $1.degrees }) >= Double(minimumDegrees) else { return nil }
+        // The prior: `prior.degrees` degrees of freedom of a series at `cv² = prior.dispersion`
+        // without movement, so that series that are all thick (whose spread is all movement)
+        // cannot take `cv²` to 0 and make a thin cell look exact.
+        rows.append((prior.dispersion * prior.degrees, prior.degrees, 0))
+        let degrees = rows.reduce(0) { $0 + $1.degrees }
+        guard degrees > 0 else { return nil }
+        let pooled = rows.reduce(0) { $0 + $1.s } / degrees
+        var (impression, daily) = (pooled, 0.0)
+        for _ in 0..<20 {
+            var a = 0.0, b = 0.0, c = 0.0, u = 0.0, v = 0.0
+            for row in rows {
+                let expected = max(impression * row.degrees + daily * row.spread, 1e-300)
+                let w = row.degrees / (expected * expected)
+                a += w * row.degrees * row.degrees
+                b += w * row.degrees * row.spread
+                c += w * row.spread * row.spread
+                u += w * row.degrees * row.s
+                v += w * row.spread * row.s
+            }
+            let determinant = a * c - b * b
+            guard determinant > 1e-12 * a * c, determinant.isFinite else { return (pooled, 0) }
+            var nextImpression = (c * u - b * v) / determinant, nextDaily = (a * v - b * u) / determinant
+            if nextDaily < 0 { (nextImpression, nextDaily) = (u / a, 0) }
+            if nextImpression <= 0 { (nextImpression, nextDaily) = (1e-4, max(0, (v - b * 1e-4) / c)) }
+            (impression, daily) = (nextImpression, nextDaily)
+        }
+        return (impression, daily)
     }
 
     /// The between-unit variance `τ²` by the method of moments (DerSimonian and Laird) from
@@ -124,5 +178,84 @@ enum EmpiricalBayes {
             return base > 0 ? mean * base * base * base : 0
         }
         return (quantile(-z), quantile(z))
+    }
+}
+
+extension EmpiricalBayes {
+    /// Units in groups, each group with its own centre and every group with one between-unit
+    /// standard deviation `τ` (``groupPosteriors(values:variances:maximumSD:points:)``): a
+    /// unit's posterior, and per group the posterior of its centre.
+    struct GroupPosteriors {
+        /// Per group, per unit: mean, variance and the mean shrinkage `B`.
+        var units: [[(mean: Double, variance: Double, shrinkage: Double)]]
+        /// Per group: the posterior mean and variance of a new unit of the group (its centre,
+        /// with `τ²` and the centre's variance); `nil` for a group without units.
+        var newUnit: [(mean: Double, variance: Double)?]
+    }
+
+    /// The hierarchical normal model `value ~ N(θ_group + u, variance)`, `u ~ N(0, τ²)`, with a
+    /// flat prior on each group's centre `θ` and a uniform prior on `τ` over `points` midpoints
+    /// of `[0, maximumSD]` (Gelman et al., *Bayesian Data Analysis*, 5.4): `τ`'s posterior is
+    /// `∝ Π_groups √V_θ · Π_units (v + τ²)^(−1/2) · exp(−(y − θ̂)² / 2(v + τ²))` with
+    /// `θ̂ = Σ y/(v + τ²) / Σ 1/(v + τ²)`, `V_θ = 1 / Σ 1/(v + τ²)`; given `τ` a unit's posterior
+    /// is `B·θ̂ + (1 − B)·y`, variance `(1 − B)·v + B²·V_θ`, `B = v / (v + τ²)`; the results mix
+    /// these over `τ`'s posterior (mean, and variance by the law of total variance). A between
+    /// variance that the method of moments puts at 0 still has posterior weight above 0, so a
+    /// unit far from its centre keeps an interval that covers it.
+    static func groupPosteriors(values: [[Double]], variances: [[Double]], maximumSD: Double = 3, points: Int = 100) -> GroupPosteriors {
+        let taus = (0..<points).map { (Double($0) + 0.5) * maximumSD / Double(points) }
+        var logs: [Double] = []
+        var centres: [[(theta: Double, variance: Double)?]] = []
+        for tau in taus {
+            let t2 = tau * tau
+            var log = 0.0
+            var row: [(theta: Double, variance: Double)?] = []
+            for (ys, vs) in zip(values, variances) {
+                guard !ys.isEmpty else { row.append(nil); continue }
+                var weight = 0.0, sum = 0.0
+                for (y, v) in zip(ys, vs) { weight += 1 / (v + t2); sum += y / (v + t2) }
+                let theta = sum / weight, variance = 1 / weight
+                log += 0.5 * Foundation.log(variance)
+                for (y, v) in zip(ys, vs) { log += -0.5 * Foundation.log(v + t2) - 0.5 * (y - theta) * (y - theta) / (v + t2) }
+                row.append((theta, variance))
+            }
+            logs.append(log)
+            centres.append(row)
+        }
+        let top = logs.max() ?? 0
+        let raw = logs.map { Foundation.exp($0 - top) }
+        let total = raw.reduce(0, +)
+        let weights = raw.map { $0 / total }
+        var units: [[(mean: Double, variance: Double, shrinkage: Double)]] = []
+        var newUnit: [(mean: Double, variance: Double)?] = []
+        for group in values.indices {
+            var results: [(mean: Double, variance: Double, shrinkage: Double)] = []
+            for (y, v) in zip(values[group], variances[group]) {
+                var mean = 0.0, second = 0.0, shrinkage = 0.0
+                for (index, weight) in weights.enumerated() where weight >= 1e-14 {
+                    guard let centre = centres[index][group] else { continue }
+                    let t2 = taus[index] * taus[index]
+                    let b = v / (v + t2)
+                    let m = b * centre.theta + (1 - b) * y
+                    mean += weight * m
+                    second += weight * ((1 - b) * v + b * b * centre.variance + m * m)
+                    shrinkage += weight * b
+                }
+                results.append((mean, max(second - mean * mean, 0), shrinkage))
+            }
+            units.append(results)
+            if values[group].isEmpty {
+                newUnit.append(nil)
+            } else {
+                var mean = 0.0, second = 0.0
+                for (index, weight) in weights.enumerated() where weight >= 1e-14 {
+                    guard let centre = centres[index][group] else { continue }
+                    mean += weight * centre.theta
+                    second += weight * (taus[index] * taus[index] + centre.variance + centre.theta * centre.theta)
+                }
+                newUnit.append((mean, max(second - mean * mean, 0)))
+            }
+        }
+        return GroupPosteriors(units: units, newUnit: newUnit)
     }
 }

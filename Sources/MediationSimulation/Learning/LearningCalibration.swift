@@ -43,15 +43,20 @@ struct CalibrationTally {
 
 extension LearningState {
     /// The prices the engine orders `placement`'s tiers by in each country (``MarketTruth``'s
-    /// tiers, USD CPM): the line items' prices `pricesUSD` in every country, as the engine ran
-    /// them that day.
-    func order(_ pricesUSD: [Double], market: Market, placement: MediationConfiguration.Placement) -> [[Double]]? {
+    /// tiers, USD CPM), as the engine ran them that day: a line item's price in
+    /// `countryPrices` (its `ecpm_by_country`) where it has one for the country, else its
+    /// price in `pricesUSD`.
+    func order(_ pricesUSD: [Double], countryPrices: [[String: Double]] = [], market: Market, placement: MediationConfiguration.Placement) -> [[Double]]? {
         guard let countries = market.countries?.countries else { return nil }
         let tiers = TruthTier.tiers(of: placement, in: market)
-        var byID: [String: Double] = [:]
-        for (index, priced) in lineItems.enumerated() where index < pricesUSD.count { byID[priced.lineItem.id] = pricesUSD[index] }
-        let row = tiers.map { byID[$0.lineItemID] ?? $0.floors.first ?? 0 }
-        return Array(repeating: row, count: countries.count)
+        var byID: [String: Int] = [:]
+        for (index, priced) in lineItems.enumerated() where index < pricesUSD.count { byID[priced.lineItem.id] = index }
+        return countries.map { country in
+            tiers.map { tier in
+                guard let index = byID[tier.lineItemID] else { return tier.floors.first ?? 0 }
+                return (index < countryPrices.count ? countryPrices[index][country.code] : nil) ?? pricesUSD[index]
+            }
+        }
     }
 
     /// The estimator's country cells of `learner`'s reports as of `day` against `truth` (the

@@ -129,7 +129,7 @@ extension Simulation {
                 let observed = state.record(run, learner: learner, on: date)
                 let used = state.prices[learner]
                 if learner == calibrated, let placement = configurations[learner + 1].placement(placementID) {
-                    calibration.add(state.calibration(learner: learner, asOf: date, truth: dayMarket.truth(of: placement, orderedBy: state.order(used, market: dayMarket, placement: placement))))
+                    calibration.add(state.calibration(learner: learner, asOf: date, truth: dayMarket.truth(of: placement, orderedBy: state.order(used, countryPrices: state.countryPrices[learner], market: dayMarket, placement: placement))))
                 }
                 state.reprice(learner: learner, with: rule, asOf: date)
                 let prices = state.lineItems.indices.map { index in

@@ -41,7 +41,7 @@ struct CountryLearningTests {
     func perCountryLimit() async throws {
         let root = SimulationFixture.packageRoot
         let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
-        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global.json"))
+        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global-flat.json"))
         let configuration = try MediationConfiguration(data: data, registry: .standard)
         let run = try await Simulation.learn(
             configuration: configuration, market: market, placementID: "level_end",
@@ -74,5 +74,24 @@ struct CountryLearningTests {
             try await Simulation.learn(configuration: LearningLoopTests.configuration, market: LearningLoopTests.market, placementID: "level_end",
                                        learners: [StaticLearner()], learning: LearningOptions(days: 1, country: "IN"), options: SimulationOptions(auctions: 10, seed: 1))
         }
+    }
+
+    @Test("the truth is computed for the order the engine ran: a line item's price per country where the learner set one")
+    func truthOrderPerCountry() throws {
+        let root = SimulationFixture.packageRoot
+        let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
+        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global-flat.json"))
+        let configuration = try MediationConfiguration(data: data, registry: .standard)
+        let placement = try #require(configuration.placement("level_end"))
+        let codes = try #require(market.countries?.countries.map(\.code))
+        let state = LearningState(placement: placement, learners: [BayesianLearner()], countries: codes)
+        let prices = state.lineItems.map(\.manualUSD)
+        var countryPrices = state.lineItems.map { _ in [String: Double]() }
+        countryPrices[0]["IN"] = 0.25
+        let rows = try #require(state.order(prices, countryPrices: countryPrices, market: market, placement: placement))
+        let india = try #require(codes.firstIndex(of: "IN")), us = try #require(codes.firstIndex(of: "US"))
+        // The first tier (admob at 15) is last in India's order (0.25, under every floor of 0.5), first in the US's.
+        #expect(rows[us][0] == prices[0])
+        #expect(rows[india][0] == 0.25)
     }
 }
