@@ -29,6 +29,7 @@ struct RecordingAdapter: AdNetworkAdapter {
     func willEnterForeground() async { await base.willEnterForeground() }
     func willResignActive() async { await base.willResignActive() }
     func shutdown() async { await base.shutdown() }
+    func forgetUser() async { await base.forgetUser() }
     func requestTemplateDidChange(_ template: RequestTemplate) { base.requestTemplateDidChange(template) }
     func status(for template: RequestTemplate) async -> NetworkStatus { await base.status(for: template) }
 }

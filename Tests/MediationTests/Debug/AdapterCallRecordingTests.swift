@@ -16,6 +16,29 @@ struct AdapterCallRecordingTests {
         }
     }
 
+    /// Counts the host's "forget this user" calls it hears.
+    private struct ForgetProbe: AdNetworkAdapter {
+        let forgotten: Locked<Int>
+        func loadAd(for request: AdRequest) async -> AdLoadResult { .noFill(.noInventory) }
+        func forgetUser() async { forgotten.withLock { $0 += 1 } }
+    }
+
+    @Test("with a recorder (mediate --debug) the host's forgetUser still reaches every network")
+    func forgetUserReachesTheNetworkThroughTheRecorder() async throws {
+        let clock = ManualClock()
+        let forgotten = Locked(0)
+        var networks = PrebuiltNetworks()
+        networks.add("net", pricing: .fixedPrice, adapter: ForgetProbe(forgotten: forgotten))
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, sources: [.fixedPrice("f", network: "net", adUnitID: "u", eCPM: 1)])
+        let engine = try MediationEngine(
+            configuration: networks.configuration(placements: [placement]),
+            registry: networks.registry,
+            environment: MediationEnvironment(clock: clock, exchangeRecorder: HTTPExchangeRecorder())
+        )
+        try await clock.perform { try await engine.forgetUser() }
+        #expect(forgotten.withLock { $0 } == 1)
+    }
+
     @Test("with a recorder the engine records every loadAd with its source, request summary and answer; the auction tags each call with its source")
     func recordsCalls() async throws {
         let clock = ManualClock()
