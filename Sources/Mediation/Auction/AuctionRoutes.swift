@@ -26,7 +26,8 @@ struct AuctionRoutes: Sendable {
 
     /// The placement as configured (all its sources at their configured prices).
     var base: AuctionRoute
-    /// The segments, in order (empty when the placement has none).
+    /// The segments, in order (empty when the placement has none): the variant's when its
+    /// override has its own.
     let segments: [AudienceSegment]
     /// Per segment (one, the placement's own, when it has none), its routes.
     private let perSegment: [SegmentRoutes]
@@ -40,8 +41,9 @@ struct AuctionRoutes: Sendable {
     init(placement: MediationConfiguration.Placement, sources: [AuctionSource], variantOverride: MediationConfiguration.PlacementOverride? = nil, make: (MediationConfiguration.Placement, [AuctionSource]) -> AuctionRoute) {
         let configured = variantOverride.map { $0.applied(to: placement) } ?? placement
         base = variantOverride == nil ? make(placement, sources) : make(configured, AuctionRoutes.sources(of: configured, from: sources))
-        segments = placement.segments
-        let overrides = placement.segments.isEmpty ? [MediationConfiguration.PlacementOverride()] : placement.segments.map(\.override)
+        // A variant with segments of its own chooses from them instead of the placement's.
+        segments = configured.segments
+        let overrides = segments.isEmpty ? [MediationConfiguration.PlacementOverride()] : segments.map(\.override)
         var perSegment: [SegmentRoutes] = []
         var priced = false
         for override in overrides {
@@ -59,7 +61,7 @@ struct AuctionRoutes: Sendable {
             perSegment.append(SegmentRoutes(route: route, byCountry: byCountry))
         }
         self.perSegment = perSegment
-        dependsOnAudience = !placement.segments.isEmpty || priced
+        dependsOnAudience = !segments.isEmpty || priced
     }
 
     /// The route of an auction whose audience is `audience`, with the segment it fell in and

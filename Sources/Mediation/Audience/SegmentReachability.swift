@@ -8,8 +8,27 @@ package enum SegmentReachability {
     ///   only two earlier ones together cover is not reported.
     /// - `line_item_unused` at `placements.P.sources[j]`: every segment lists its `sources` and
     ///   none lists this one, so it is never asked.
+    ///
+    /// An experiment variant's own `segments` (at `experiments[e].variants[v].placements.P.segments`)
+    /// are checked the same way through ``warnings(for:in:)``.
     package static func warnings(for placement: MediationConfiguration.Placement) -> [MediationConfiguration.Warning] {
-        let segments = placement.segments
+        warnings(of: placement.segments, in: placement, owner: "")
+    }
+
+    /// The warnings of the variants' own segments for each placement of `configuration`
+    /// (as ``warnings(for:)``; the line item's message names the variant).
+    package static func warnings(for placement: MediationConfiguration.Placement, in configuration: MediationConfiguration) -> [MediationConfiguration.Warning] {
+        var warnings: [MediationConfiguration.Warning] = []
+        for experiment in configuration.experiments {
+            for variant in experiment.variants {
+                guard let segments = variant.placements[placement.id]?.segments else { continue }
+                warnings += Self.warnings(of: segments, in: placement, owner: " of experiment \(ConfigurationText.quoted(experiment.id))'s variant \(ConfigurationText.quoted(variant.id))")
+            }
+        }
+        return warnings
+    }
+
+    private static func warnings(of segments: [AudienceSegment], in placement: MediationConfiguration.Placement, owner: String) -> [MediationConfiguration.Warning] {
         guard !segments.isEmpty else { return [] }
         var warnings: [MediationConfiguration.Warning] = []
         for (index, segment) in segments.enumerated() {
@@ -29,7 +48,7 @@ package enum SegmentReachability {
         if segments.allSatisfy({ $0.override.sources != nil }) {
             let used = Set(segments.flatMap { $0.override.sources ?? [] })
             for (index, lineItem) in placement.sources.enumerated() where !used.contains(lineItem.id) {
-                warnings.append(MediationConfiguration.Warning(code: .lineItemUnused, path: placement.path(ofSourceAt: index), message: "line item \(ConfigurationText.quoted(lineItem.id)) is in no segment's \"sources\", so it is never asked"))
+                warnings.append(MediationConfiguration.Warning(code: .lineItemUnused, path: placement.path(ofSourceAt: index), message: "line item \(ConfigurationText.quoted(lineItem.id)) is in no segment's \"sources\"\(owner), so it is never asked\(owner.isEmpty ? "" : " in that variant")"))
             }
         }
         return warnings

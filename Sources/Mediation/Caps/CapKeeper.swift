@@ -234,7 +234,10 @@ package final class CapKeeper: Sendable {
         }
         for experiment in configuration.experiments {
             for variant in experiment.variants {
-                for (placementID, change) in variant.placements { add(change.capSettings, .placement(placementID)) }
+                for (placementID, change) in variant.placements {
+                    add(change.capSettings, .placement(placementID))
+                    for segment in change.segments ?? [] { add(segment.override.capSettings, .placement(placementID)) }
+                }
             }
         }
         return depths

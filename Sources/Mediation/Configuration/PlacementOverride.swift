@@ -24,6 +24,10 @@ extension MediationConfiguration {
         public var caps: [Cap]?
         /// The placement's pacing in place of its own (`pacing_seconds`), seconds; `nil` keeps it.
         public var pacingSeconds: Int?
+        /// An experiment variant's own `segments`, chosen from in place of the placement's for
+        /// the variant's installs (first match wins, the default last); `nil` keeps the
+        /// placement's. Only a variant's override holds it (a segment has none).
+        package var segments: [AudienceSegment]?
 
         /// Creates an override (all fields optional: the empty override changes nothing).
         public init(sources: [String]? = nil, eCPM: [String: Double] = [:], floor: Double? = nil, refreshSeconds: Int? = nil, mode: Placement.AuctionMode? = nil) {
@@ -39,13 +43,14 @@ extension MediationConfiguration {
 
         /// Whether it changes nothing.
         package var isEmpty: Bool {
-            sources == nil && eCPM.isEmpty && floor == nil && refreshSeconds == nil && mode == nil && caps == nil && pacingSeconds == nil
+            sources == nil && eCPM.isEmpty && floor == nil && refreshSeconds == nil && mode == nil && caps == nil && pacingSeconds == nil && segments == nil
         }
 
         /// `placement` with this override applied: only the listed sources (in the placement's
         /// order), the given prices (in USD: the line item's currency becomes USD and its learned
         /// `ecpm_sd`, `ecpm_impressions` and `ecpm_by_country` go, as the price is set by hand),
-        /// floor, refresh and mode. The one place an override is applied.
+        /// floor, refresh and mode, and a variant's segments in place of the placement's. The
+        /// one place an override is applied.
         /// - Parameter placement: a placement the override was read for (ids it names that the
         ///   placement lacks are skipped; the loader refuses such an override).
         /// - Returns: the changed placement.
@@ -71,6 +76,7 @@ extension MediationConfiguration {
             if let mode { result.mode = mode }
             if let caps { result.caps.caps = caps }
             if let pacingSeconds { result.caps.pacingSeconds = pacingSeconds }
+            if let segments { result.segments = segments }
             return result
         }
     }

@@ -140,6 +140,7 @@ final class EngineSnapshot: Sendable {
         let lineItemHealth = configuration.networksWithLineItemHealth
         for placement in configuration.placements {
             warnings += SegmentReachability.warnings(for: placement)
+            warnings += SegmentReachability.warnings(for: placement, in: configuration)
             var sources: [AuctionSource] = []
             sources.reserveCapacity(placement.sources.count)
             for (sourceIndex, lineItem) in placement.sources.enumerated() {

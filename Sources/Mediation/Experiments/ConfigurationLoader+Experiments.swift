@@ -8,7 +8,8 @@
 /// - `variants`: 2 to 20 variants, the first the control; a variant has `id` (as an
 ///   experiment's, unique in its experiment), `weight_bp` (a whole number 1 to 10,000; the
 ///   weights sum to 10,000) and optional `placements`: per placement id of the configuration,
-///   a placement override.
+///   a placement override, which may hold `segments` of its own (a placement's `segments`,
+///   chosen from in place of the placement's for the variant's installs).
 /// - Two experiments that name one placement must not run at the same time (their start-to-end
 ///   spans must not overlap): an event carries one experiment.
 extension ConfigurationLoader {
@@ -108,7 +109,12 @@ extension ConfigurationLoader {
                     guard overrides[member.key] == nil else {
                         throw ConfigurationError(code: .duplicateKey, path: memberPath.description, message: "the placement \(ConfigurationText.quoted(member.key)) appears twice")
                     }
-                    overrides[member.key] = try Self.decodeOverride(try ConfigurationObject(member.value, at: memberPath, allowed: Self.overrideKeys), for: placement)
+                    let object = try ConfigurationObject(member.value, at: memberPath, allowed: Self.overrideKeys.union(["segments"]))
+                    var override = try Self.decodeOverride(object, for: placement)
+                    if let segments = object["segments"] {
+                        override.segments = try Self.decodeSegments(segments, at: memberPath.appending("segments"), for: placement)
+                    }
+                    overrides[member.key] = override
                 }
             }
             variants.append(MediationConfiguration.Experiment.Variant(id: variantID, weightBasisPoints: weight, placements: overrides))

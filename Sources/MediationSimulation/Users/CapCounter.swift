@@ -37,7 +37,7 @@ struct CapCounter: Sendable {
     init(rules: CapRules) {
         self.rules = rules
         var lists = rules.rules
-        for placement in Set(rules.segments.keys).union(rules.variants.keys) {
+        for placement in Set(rules.segments.keys).union(rules.variants.keys).union(rules.variantSegments.keys) {
             lists["placement:\(placement)"] = rules.allPlacementRules(placement)
         }
         for (scope, list) in lists {

@@ -44,6 +44,10 @@ struct CapRules: Hashable, Sendable {
     /// Per placement id, the experiment variants' overrides by ``variantKey(experiment:variant:)``
     /// (`experiments[].variants[].placements.<id>`).
     var variants: [String: [String: Override]] = [:]
+    /// Per placement id and ``variantKey(experiment:variant:)``, the segments' overrides by
+    /// segment id of a variant with `segments` of its own (its installs choose from them in
+    /// place of the placement's).
+    var variantSegments: [String: [String: [String: Override]]] = [:]
     /// The least time from the end of one full-screen ad to the start of the next, ms.
     var fullScreenGapMilliseconds: Int64 = CapRules.defaultFullScreenGapMilliseconds
     /// The full-screen placements (interstitial, rewarded, app open).
@@ -84,9 +88,18 @@ struct CapRules: Hashable, Sendable {
                 guard case .string(let experimentID) = experiment["id"], case .array(let list) = experiment["variants"] else { continue }
                 for variant in list {
                     guard case .string(let variantID) = variant["id"] else { continue }
+                    let key = variantKey(experiment: experimentID, variant: variantID)
                     for (placementID, change) in variant["placements"]?.members ?? [] {
+                        if case .array(let list) = change["segments"] {
+                            var own: [String: Override] = [:]
+                            for segment in list {
+                                guard case .string(let segmentID) = segment["id"], let rules = Self.override(segment) else { continue }
+                                own[segmentID] = rules
+                            }
+                            result.variantSegments[placementID, default: [:]][key] = own
+                        }
                         guard let rules = Self.override(change) else { continue }
-                        result.variants[placementID, default: [:]][variantKey(experiment: experimentID, variant: variantID)] = rules
+                        result.variants[placementID, default: [:]][key] = rules
                     }
                 }
             }
@@ -104,7 +117,9 @@ struct CapRules: Hashable, Sendable {
     /// segment's override, then the variant's (each replaces the caps, the pacing, or both).
     func placementRules(_ placement: String, segment: String?, variant: String?) -> [Rule] {
         var list = rules["placement:\(placement)"] ?? []
-        let changes = [segment.flatMap { segments[placement]?[$0] }, variant.flatMap { variants[placement]?[$0] }]
+        // A variant with segments of its own names its segment from its own list.
+        let segmentChanges = variant.flatMap { variantSegments[placement]?[$0] } ?? segments[placement]
+        let changes = [segment.flatMap { segmentChanges?[$0] }, variant.flatMap { variants[placement]?[$0] }]
         for change in changes.compactMap({ $0 }) {
             if let caps = change.caps { list = list.filter(\.isPacing) + caps }
             if let pacing = change.pacing { list = list.filter { !$0.isPacing } + [pacing] }
@@ -115,7 +130,8 @@ struct CapRules: Hashable, Sendable {
     /// Every rule some form of `placement` reads (its own, its segments', its variants').
     func allPlacementRules(_ placement: String) -> [Rule] {
         var list = rules["placement:\(placement)"] ?? []
-        for change in Array((segments[placement] ?? [:]).values) + Array((variants[placement] ?? [:]).values) {
+        let variantSegmentChanges = (variantSegments[placement] ?? [:]).values.flatMap(\.values)
+        for change in Array((segments[placement] ?? [:]).values) + Array((variants[placement] ?? [:]).values) + variantSegmentChanges {
             list += (change.caps ?? []) + (change.pacing.map { [$0] } ?? [])
         }
         return list

@@ -136,4 +136,22 @@ struct CapCounterTests {
         let b = CapRules.variantKey(experiment: "e", variant: "B")
         #expect(other.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "default", variant: b, at: 79_999, end: nil).map(\.kind) == ["pacing"])
     }
+
+    @Test("a variant with segments of its own: its installs' segment is looked up in the variant's list (B's tier1 allows 1 an hour), control's in the placement's (2 an hour)")
+    func variantSegments() throws {
+        let json = Self.segmented.replacingOccurrences(
+            of: #""placements": { "level_end": { "pacing_seconds": 60 } }"#,
+            with: #""placements": { "level_end": { "segments": [ { "id": "tier1", "when": { "country": { "in": ["US"] } }, "caps": [ { "impressions": 1, "per_seconds": 3600 } ] }, { "id": "default" } ] } }"#
+        )
+        let rules = try #require(CapRules.read(Data(json.utf8)))
+        let b = CapRules.variantKey(experiment: "e", variant: "B")
+        let a = CapRules.variantKey(experiment: "e", variant: "A")
+        #expect(rules.variantSegments["level_end"]?[b]?["tier1"] == CapRules.Override(caps: [.window(impressions: 1, milliseconds: 3_600_000)], pacing: nil))
+        var inB = CapCounter(rules: rules)
+        var inA = CapCounter(rules: rules)
+        #expect(inB.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", variant: b, at: 0, end: nil).isEmpty)
+        #expect(inA.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", variant: a, at: 0, end: nil).isEmpty)
+        #expect(inB.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", variant: b, at: 10_000, end: nil).map(\.description) == ["placement:level_end cap 1/3600 s: 2 in the window"])
+        #expect(inA.impression(placement: "level_end", network: "nitx", lineItem: "le_nitx", segment: "tier1", variant: a, at: 10_000, end: nil).isEmpty)
+    }
 }
