@@ -25,8 +25,10 @@ package struct CapTimeline: Hashable, Sendable {
         guard let stored else { return CapTimeline(time: 0, at: instant) }
         let (elapsed, overflow) = wallNow.subtractingReportingOverflow(stored.wall)
         let gained = overflow ? 0 : max(0, elapsed)
-        let (time, over) = stored.time.addingReportingOverflow(gained)
-        return CapTimeline(time: over ? Int64.max / 2 : time, at: instant)
+        // A stored time is at most ``StoredCaps/maximumTime``; the gain is capped there too,
+        // so no later arithmetic on the timeline can overflow.
+        let start = min(max(0, stored.time), StoredCaps.maximumTime)
+        return CapTimeline(time: start + min(gained, StoredCaps.maximumTime - start), at: instant)
     }
 
     /// The cap time of engine instant `instant` (never before the anchor).

@@ -19,6 +19,9 @@ package enum StoredCaps {
     package static let clockKey = "caps.clock"
     /// The prefix of every cap key.
     package static let prefix = "caps."
+    /// The latest cap time a stored value may hold, in ms: 10^13 (about 317 years of use). A
+    /// larger one can only be tampered with, and arithmetic on it could overflow.
+    package static let maximumTime: Int64 = 10_000_000_000_000
 
     /// The stored clock.
     package struct Clock: Codable, Hashable, Sendable {
@@ -55,6 +58,7 @@ package enum StoredCaps {
         var problem: String? {
             if version != StoredCaps.version { return "version \(version) is not \(StoredCaps.version)" }
             if timeMilliseconds < 0 { return "cap_ms is negative" }
+            if timeMilliseconds > StoredCaps.maximumTime { return "cap_ms is after \(StoredCaps.maximumTime) ms" }
             if let end = fullScreenEndMilliseconds, end < 0 || end > timeMilliseconds { return "full_screen_end_ms is after cap_ms" }
             return nil
         }

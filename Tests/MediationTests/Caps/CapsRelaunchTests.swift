@@ -91,6 +91,26 @@ struct CapsRelaunchTests {
         #expect(store.record(forKey: key) == nil)
     }
 
+    @Test("a well-formed stored clock near the end of Int64 is refused with a warning, and the timeline never overflows", arguments: [
+        (time: Int64.max - 807, wall: Int64(1_796_000_000_000)),
+        (time: StoredCaps.maximumTime, wall: Int64.min),
+        (time: StoredCaps.maximumTime, wall: Int64(0)),
+        (time: Int64(0), wall: Int64.min + 1),
+    ])
+    func storedClockAtTheEdge(time: Int64, wall: Int64) async throws {
+        let store = MemoryStateStore()
+        try store.setValue(StoredCaps.Clock(time: time, wall: wall, fullScreenEnd: nil), forKey: StoredCaps.clockKey)
+        let launch = try CapsHarness(placements: Self.placements, app: Self.app, store: store, wall: TestWallClock())
+        if time > StoredCaps.maximumTime {
+            #expect(launch.logger.warnings.contains { $0.contains("the stored cap state was discarded") && $0.contains("cap_ms") })
+        }
+        // The launch runs auctions and shows as usual, and nothing traps: two impressions,
+        // then the placement's cap of 2 an hour refuses the third.
+        #expect(try await launch.showAndDismiss("level_end").isImpression)
+        #expect(try await launch.showAndDismiss("level_end").isImpression)
+        #expect(!(try await launch.showAndDismiss("level_end").isImpression))
+    }
+
     @Test("a well-formed chunk with an instant after the stored clock is refused too")
     func instantAfterTheClock() async throws {
         let store = MemoryStateStore()
