@@ -316,7 +316,7 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
     public var configVersion: Int { storage.value.configVersion }
     /// The experiment, variant and unit of an install exposed in this placement, if the
     /// auction ran under an experiment (JSON: `experiment`, `variant`, `unit`).
-    package var experiment: MediationEvent.ExperimentArm? {
+    public package(set) var experiment: MediationEvent.ExperimentArm? {
         get { storage.value.experiment }
         set { change { $0.experiment = newValue } }
     }

@@ -60,6 +60,10 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 
     /// What kind of mistake it is.
     package var code: Code
+    /// The stable name of what kind of mistake it is, e.g. `"file_not_found"`, `"syntax"`,
+    /// `"unknown_key"`, `"invalid_value"`: a host tells a missing bundled file from a bad one
+    /// by it, without reading ``message``.
+    public var codeName: String { code.rawValue }
     /// The JSON path of the offending value, e.g. `placements.home_banner.sources[2].ecpm`;
     /// `$` is the document itself. Keys that are not plain identifiers are written `["a.b"]`.
     public var path: String

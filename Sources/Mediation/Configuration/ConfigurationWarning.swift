@@ -35,6 +35,9 @@ extension MediationConfiguration {
 
         /// What kind of warning it is.
         package var code: Code
+        /// The stable name of what kind of warning it is, e.g. `"sandbox_endpoint"`,
+        /// `"segment_unreachable"`: a host filters its logs by it.
+        public var codeName: String { code.rawValue }
         /// The JSON path it is about, e.g. `networks.elo.options.geo_precision`.
         public var path: String
         /// What it means, for a person; never contains credentials.
