@@ -1,0 +1,43 @@
+#!/bin/sh
+# Attack: what a host needs and the reduced public surface (70 types) no longer reaches.
+# Builds a tiny host package next to nothing (in a temp dir) that depends on this repository
+# by path and uses, from outside the package:
+#   1. AuctionTrace.sources (package): why each source lost, timed out or errored. docs/embedding.md
+#      says to read them "from the trace's JSON" (encode the trace, parse it back): the only way.
+#   2. AuctionTrace.experiment (package): docs/experiments.md says auction_finished "(and its
+#      trace)" carries the experiment; a host reading the Swift event cannot get it
+#      (.auctionFinished has no arm of its own).
+#   3. ConfigurationError.code (package) while ConfigurationError.Code and its constants
+#      (.fileNotFound, .syntax, ...) are public types: a host cannot tell a missing bundled file
+#      from a syntax error except by parsing the message.
+#   4. MediationConfiguration.Warning.code (package): a host cannot drop the expected
+#      sandbox_endpoint warnings from its logs except by matching the description text.
+# Also package, named in docs/caps.md as the host's contract: CapBook.sessionGapSeconds (30 min)
+# and CapBook.maximumPresentationSeconds (10 min); the StateStore protocol (a host cannot give
+# the engine its own store, only FileStateStore or the in-memory default).
+# Expected: compiles. Happens: "'sources' is inaccessible due to 'package' protection level", etc.
+# Usage: Tests/attacks/public-api-gaps.sh   (exit 1 = the surface misses them; takes a full build)
+set -eu
+REPO=$(pwd)
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+mkdir -p "$DIR/Sources/Host"
+cat > "$DIR/Package.swift" <<SWIFT
+// swift-tools-version: 6.0
+import PackageDescription
+let package = Package(name: "Host", platforms: [.macOS(.v13)],
+    dependencies: [.package(path: "$REPO")],
+    targets: [.executableTarget(name: "Host", dependencies: [.product(name: "Mediation", package: "$(basename "$REPO")")])])
+SWIFT
+cat > "$DIR/Sources/Host/main.swift" <<'SWIFT'
+import Foundation
+import Mediation
+func gaps(trace: AuctionTrace, error: ConfigurationError, warning: MediationConfiguration.Warning) {
+    for source in trace.sources { print(source.lineItemID, source.outcome) }   // 1
+    print(trace.experiment as Any)                                              // 2
+    if error.code == .fileNotFound { print("ship the bundled file") }           // 3
+    print(warning.code)                                                         // 4
+}
+SWIFT
+if (cd "$DIR" && swift build 2>&1 | grep "error:" | sort -u); then echo "FAIL: the host above does not compile"; exit 1; fi
+echo PASS
