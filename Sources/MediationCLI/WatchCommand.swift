@@ -82,7 +82,7 @@ enum WatchCommand {
         MediateCommand.reportWarnings(of: engine, environment: environment)
         logger.enable()
         let duration = options.duration ?? defaultDuration
-        printer.header(placementConfiguration, duration: duration, fast: options.fast)
+        printer.header(engine.placementForm(placementConfiguration.id) ?? placementConfiguration, duration: duration, fast: options.fast)
 
         // The host: every new ad of the one visible view is rendered as soon as it is current.
         // Its tasks start on the engine's clock, so virtual time waits for them too.

@@ -30,7 +30,7 @@ extension ConfigurationLoader {
             let segmentPath = path.appending(index: index)
             let object = try ConfigurationObject(element, at: segmentPath, allowed: overrideKeys.union(["id", "when"]))
             let idPath = segmentPath.appending("id")
-            let id = try ConfigurationReading.nonBlankString(try object.required("id"), at: idPath)
+            let id = try Self.experimentID(try object.required("id"), at: idPath)
             guard ids.insert(id).inserted else {
                 throw ConfigurationError(code: .duplicateID, path: idPath.description, message: "the segment id \(ConfigurationText.quoted(id)) appears twice in this placement")
             }

@@ -594,10 +594,19 @@ public final class MediationEngine: Sendable {
     /// Every cap and pacing rule that applies to line item `lineItemID` of placement
     /// `placementID` (the app's, the placement's, its network's, its own; `docs/caps.md`), each
     /// with the instant it frees: now when it allows an impression now, `nil` when only a new
-    /// session frees it. Empty when there is no such line item or no rule.
+    /// session frees it. Empty when there is no such line item or no rule. The placement's
+    /// rules are those of its form for the engine's audience (its segment's caps, when a
+    /// segment sets them), as the engine's own auctions and shows apply them.
     package func capStatus(lineItemID: String, placementID: String) -> [(rule: String, freeAt: MediationInstant?)] {
-        guard let placement = configuration.placement(placementID), let lineItem = placement.sources.first(where: { $0.id == lineItemID }) else { return [] }
+        guard let placement = placementForm(placementID), let lineItem = placement.sources.first(where: { $0.id == lineItemID }) else { return [] }
         return caps.status(placement: placement, lineItem: lineItem, at: clock.now)
+    }
+
+    /// Placement `placementID` in the form the engine's audience gets (its segment's changes
+    /// applied: sources, prices, floor, refresh, mode, caps), or `nil` when there is none.
+    package func placementForm(_ placementID: String) -> MediationConfiguration.Placement? {
+        let (entry, template) = state.withLock { ($0.current.entries[placementID], $0.template) }
+        return entry?.auction.placement(for: template.resolvedAudience)
     }
 
     private func makePlacement(_ entry: PlacementEntry, foreground: Bool) -> Placement {

@@ -130,9 +130,9 @@ extension ConfigurationLoader {
         return MediationConfiguration.Experiment(id: id, salt: salt, start: start, end: end, allocationBasisPoints: allocation, variants: variants)
     }
 
-    /// An experiment's or variant's id: 1 to 64 of `A-Z a-z 0-9 _ . -` (it goes into events
-    /// and warehouse tables as it is).
-    private static func experimentID(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
+    /// An experiment's, variant's or segment's id: 1 to 64 of `A-Z a-z 0-9 _ . -` (it goes
+    /// into every event, trace and warehouse table as it is).
+    static func experimentID(_ node: JSONNode, at path: JSONPath) throws(ConfigurationError) -> String {
         let id = try ConfigurationReading.string(node, at: path)
         let allowed = id.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
