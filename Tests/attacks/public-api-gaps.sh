@@ -43,5 +43,7 @@ func gaps(trace: AuctionTrace, error: ConfigurationError, warning: MediationConf
     if warning.codeName != "sandbox_endpoint" { print(warning) }                       // 4
 }
 SWIFT
-if (cd "$DIR" && swift build 2>&1 | grep "error:" | sort -u); then echo "FAIL: the host above does not compile"; exit 1; fi
+OUT=$(cd "$DIR" && swift build 2>&1) || true
+if printf '%s\n' "$OUT" | grep -q "error:"; then printf '%s\n' "$OUT" | grep "error:" | sort -u; echo "FAIL: the host above does not compile"; exit 1; fi
+if ! printf '%s\n' "$OUT" | grep -q "Build complete"; then printf '%s\n' "$OUT" | tail -5; echo "FAIL: the build did not complete"; exit 1; fi
 echo PASS

@@ -8,12 +8,18 @@ import Testing
 /// and the calibration of the estimator's intervals against the market's true means.
 @Suite("Learning loop per country")
 struct CountryLearningTests {
-    @Test("on the global market bayes learns from rows per country, and the run counts its intervals' coverage by the cells' impressions")
-    func reportsPerCountryAndCalibration() async throws {
+    /// `Config/market-global.json` and the classic waterfall over it,
+    /// `Config/mediation-global-flat.json` (the config the docs' learning figures use).
+    static func globalMarket() throws -> (Market, MediationConfiguration) {
         let root = SimulationFixture.packageRoot
         let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
         let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global-flat.json"))
-        let configuration = try MediationConfiguration(data: data, registry: .standard)
+        return (market, try MediationConfiguration(data: data, registry: .standard))
+    }
+
+    @Test("on the global market bayes learns from rows per country, and the run counts its intervals' coverage by the cells' impressions")
+    func reportsPerCountryAndCalibration() async throws {
+        let (market, configuration) = try Self.globalMarket()
         let run = try await Simulation.learn(
             configuration: configuration, market: market, placementID: "level_end",
             learners: [BayesianLearner()], learning: LearningOptions(days: 4),
@@ -39,10 +45,7 @@ struct CountryLearningTests {
 
     @Test("on the global market the limit is the per-country true-means limit of each day's market, and --country adds that country's ratios")
     func perCountryLimit() async throws {
-        let root = SimulationFixture.packageRoot
-        let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
-        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global-flat.json"))
-        let configuration = try MediationConfiguration(data: data, registry: .standard)
+        let (market, configuration) = try Self.globalMarket()
         let run = try await Simulation.learn(
             configuration: configuration, market: market, placementID: "level_end",
             learners: [StaticLearner()], learning: LearningOptions(days: 2, country: "IN"),
@@ -78,10 +81,7 @@ struct CountryLearningTests {
 
     @Test("the truth is computed for the order the engine ran: a line item's price per country where the learner set one")
     func truthOrderPerCountry() throws {
-        let root = SimulationFixture.packageRoot
-        let market = try Market.load(contentsOf: root.appendingPathComponent("Config/market-global.json"))
-        let data = try Data(contentsOf: root.appendingPathComponent("Config/mediation-global-flat.json"))
-        let configuration = try MediationConfiguration(data: data, registry: .standard)
+        let (market, configuration) = try Self.globalMarket()
         let placement = try #require(configuration.placement("level_end"))
         let codes = try #require(market.countries?.countries.map(\.code))
         let state = LearningState(placement: placement, learners: [BayesianLearner()], countries: codes)
