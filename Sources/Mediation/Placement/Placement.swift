@@ -491,7 +491,7 @@ public actor Placement {
         var capped: [String: CapRefusal] = [:]
         var form = entry.configuration
         if let caps, caps.hasRules {
-            form = entry.auction.placement(for: request.signals.resolvedAudience)
+            form = choice.route.placement // the form the auction runs under, chosen once above
             capped = caps.cappedSources(of: form, at: start.startedAt, horizon: form.format.defaultTimeToLive)
         }
         if !capped.isEmpty, capped.count == form.sources.count {
