@@ -126,7 +126,10 @@ package struct ExperimentReport: Sendable {
         let figures = "\(percent(difference.relative)) per user (\(percent(interval.lowerBound, unit: false)) to \(percent(interval.upperBound, unit: false)))"
         let effect = DecimalText.trimmed(minimumEffect * 100, minimumDigits: 0, maximumDigits: 2) + " %"
         let verdict: String
-        if interval.lowerBound > 0 || interval.upperBound < 0 {
+        let fewest = min(control.count, treatment.count)
+        if fewest < ExperimentStatistics.minimumUsersPerVariant {
+            verdict = "not enough data: fewer than \(ExperimentStatistics.minimumUsersPerVariant) users in a variant (\(count(fewest)) so far); so far \(variant) \(figures)"
+        } else if interval.lowerBound > 0 || interval.upperBound < 0 {
             verdict = "\(variant) earns \(figures)"
         } else if let needed, Double(needed) > users {
             verdict = "not enough data: about \(count(roundedUp(needed - Int(users)))) more users for a \(effect) effect; so far \(variant) \(figures)"

@@ -16,6 +16,9 @@ package enum ExperimentStatistics {
     package static let tuningUsers = 100_000.0
     /// The p-value under which the sample-ratio check withholds the result: 0.001.
     package static let sampleRatioThreshold = 0.001
+    /// The fewest users a variant (control included) has before the report gives a verdict:
+    /// 150, GrowthBook's minimum sample. The figures are printed before it, the verdict waits.
+    package static let minimumUsersPerVariant = 150
     /// The power the "enough users" figure is for: 0.8.
     package static let power = 0.8
 
@@ -50,6 +53,15 @@ package enum ExperimentStatistics {
             sumOfSquares += value * value
         }
 
+        /// Both groups' users as one group.
+        package func merged(with other: Moments) -> Moments {
+            var both = self
+            both.count += other.count
+            both.sum += other.sum
+            both.sumOfSquares += other.sumOfSquares
+            return both
+        }
+
         /// The mean (0 for no users).
         package var mean: Double { count == 0 ? 0 : sum / Double(count) }
         /// The sample variance (n − 1; 0 for fewer than 2 users).
@@ -74,12 +86,19 @@ package enum ExperimentStatistics {
 
     /// The relative difference of `treatment` to `control` with its intervals at `alpha`;
     /// `nil` when control's mean is 0 or a group has fewer than 2 users.
+    ///
+    /// A group whose values are all equal so far (sample variance 0, as a variant where no user
+    /// has earned yet) is given the variance of both groups pooled instead: its own says nothing
+    /// about its spread, and 0 would make a zero-width interval out of a handful of users.
     package static func difference(control: Moments, treatment: Moments, alpha: Double = alpha) -> Difference? {
         guard control.count > 1, treatment.count > 1, control.mean > 0 else { return nil }
         let a = control.mean, b = treatment.mean
         let relative = b / a - 1
-        let variance = treatment.variance / (Double(treatment.count) * a * a)
-            + b * b * control.variance / (Double(control.count) * a * a * a * a)
+        let pooled = control.merged(with: treatment).variance
+        let treatmentVariance = treatment.variance > 0 ? treatment.variance : pooled
+        let controlVariance = control.variance > 0 ? control.variance : pooled
+        let variance = treatmentVariance / (Double(treatment.count) * a * a)
+            + b * b * controlVariance / (Double(control.count) * a * a * a * a)
         let error = variance.squareRoot()
         let z = normalQuantile(1 - alpha / 2)
         let half = confidenceSequenceHalfWidth(standardError: error, users: Double(control.count + treatment.count), alpha: alpha)

@@ -40,7 +40,7 @@ struct ExperimentCommandTests {
         #expect(text.code == .success, "\(text.error)")
         #expect(text.output.contains("experiment waterfall_b as of 2026-12-08"))
         #expect(text.output.contains("split check: chi-square 0.00, p = 1.0000 (ok)"))
-        #expect(text.output.contains("verdict: not enough data: about "))
+        #expect(text.output.contains("verdict: not enough data: fewer than 150 users in a variant (20 so far); so far B "))
         let json = await workspace.run(["experiment", "report", "--config", config, "--events", events, "--json", "--report", "r.html"])
         #expect(json.code == .success, "\(json.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
