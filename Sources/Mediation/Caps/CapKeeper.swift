@@ -122,7 +122,7 @@ package final class CapKeeper: Sendable {
             let scopes = Self.scopes(placement: placement.id, lineItem: lineItem).compactMap { scope in state.depths[scope].map { (scope: scope, depth: $0) } }
             state.book.record(scopes, at: now)
             if placement.format.isFullScreen { state.book.beginFullScreen(placement: placement.id, at: now) }
-            persist(scopes, of: state, at: now)
+            persist(scopes, of: &state, at: now)
             return nil
         }
     }
@@ -132,7 +132,7 @@ package final class CapKeeper: Sendable {
         state.withLock { state in
             let now = state.timeline.time(at: instant)
             guard state.book.endFullScreen(placement: placementID, at: now) else { return }
-            persist([], of: state, at: now)
+            persist([], of: &state, at: now)
         }
     }
 
@@ -247,7 +247,7 @@ package final class CapKeeper: Sendable {
 
     /// Writes the chunk of each of `scopes` holding its newest instant, and the clock: O(1)
     /// per impression. A store that cannot be written costs a warning, never the show.
-    private func persist(_ scopes: [(scope: CapScope, depth: Int)], of state: State, at now: Int64) {
+    private func persist(_ scopes: [(scope: CapScope, depth: Int)], of state: inout State, at now: Int64) {
         do {
             for (scope, _) in scopes {
                 guard let ring = state.book.rings[scope], let slot = ring.newestSlot else { continue }
@@ -256,7 +256,7 @@ package final class CapKeeper: Sendable {
                 let value = StoredCaps.Chunk(scope: StoredCaps.identity(of: scope), instants: ring.instants(inSlots: start..<(start + StoredCaps.chunkSize)))
                 try store.setValue(value, forKey: StoredCaps.key(of: scope, chunk: chunk))
             }
-            let clock = StoredCaps.Clock(time: now, wall: Self.milliseconds(wallClock()), fullScreenEnd: state.book.lastFullScreenEnd, presenting: state.book.presenting != nil)
+            let clock = StoredCaps.Clock(time: now, wall: state.timeline.storedWall(at: now, reading: Self.milliseconds(wallClock())), fullScreenEnd: state.book.lastFullScreenEnd, presenting: state.book.presenting != nil)
             try store.setValue(clock, forKey: StoredCaps.clockKey)
         } catch {
             logger.warning("the cap state could not be stored: \(error)", source: "caps")
