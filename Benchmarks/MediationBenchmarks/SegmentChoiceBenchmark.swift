@@ -31,15 +31,7 @@ enum SegmentChoiceBenchmark {
         return segments
     }
 
-    /// Audiences that fall in every segment, in rotation.
-    static func audiences() -> [Audience] {
-        let countries: [String?] = ["US", "GB", "DE", "ZA", "NG", "BR", "EG", "IN", "VN", nil, "KE", "PE"]
-        return countries.enumerated().map { index, country in
-            Audience(country: country, deviceKind: index % 3 == 0 ? .tablet : .phone, osVersion: Version("17.4"), appVersion: Version(index % 2 == 0 ? "2.10.1" : "2.9.0"), custom: ["level": .number(Double(index * 7)), "tier": .string("gold")], gdprApplies: index % 4 == 0 ? nil : false, coppa: false, limitAdTracking: true)
-        }
-    }
-
-    /// The templates of ``audiences()``: the same signals, as a host sets them.
+    /// Templates whose audiences fall in every segment and the default, in rotation.
     static func templates() -> [RequestTemplate] {
         let countries: [String?] = ["US", "GB", "DE", "ZA", "NG", "BR", "EG", "IN", "VN", nil, "KE", "PE"]
         return countries.enumerated().map { index, country in
@@ -59,16 +51,18 @@ enum SegmentChoiceBenchmark {
     static func microsecondsPerChoice(samples: Int, batch: Int) -> Summary {
         let segments = segments()
         let matcher = SegmentMatcher(segments)
-        let audiences = audiences()
+        let templates = templates()
         let clock = ContinuousClock()
         var checksum = 0
         var perChoice: [Double] = []
         for sample in 0..<samples {
             let start = clock.now
             for index in 0..<batch {
-                let audience = audiences[(sample &+ index) % audiences.count]
+                // As `Auction.choice`: the request's resolved audience, its match, the label.
+                let template = templates[(sample &+ index) % templates.count]
+                let audience = template.resolvedAudience
                 if let chosen = matcher.firstMatch(audience) {
-                    checksum &+= keep(AuctionTrace.AudienceLabel(country: audience.country, choice: SegmentChoice(segments: segments, index: chosen, audience: audience)))
+                    checksum &+= keep(AuctionTrace.AudienceLabel(country: audience.country, choice: SegmentChoice(segments: segments, index: chosen, signals: template)))
                 }
             }
             let elapsed = clock.now - start

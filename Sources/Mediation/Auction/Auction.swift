@@ -202,7 +202,7 @@ package struct Auction: Sendable {
         let (route, segment) = routes.route(for: audience)
         guard audience.country != nil || segment != nil else { return Choice(route: route, audience: nil) }
         // The reason text is made when the trace is read, from the choice kept here.
-        let label = segment.map { AuctionTrace.AudienceLabel(country: audience.country, choice: SegmentChoice(segments: routes.segments, index: $0, audience: audience)) }
+        let label = segment.map { AuctionTrace.AudienceLabel(country: audience.country, choice: SegmentChoice(segments: routes.segments, index: $0, signals: request.signals)) }
         return Choice(route: route, audience: label ?? AuctionTrace.AudienceLabel(country: audience.country, segment: nil, segmentReason: nil))
     }
 

@@ -184,6 +184,20 @@ struct SegmentMatcherTests {
         #expect(SegmentChoice(segments: segments, index: last, audience: AudiencePredicateTests.us).reason == "default: no earlier segment matched")
     }
 
+    @Test func aChoiceKeptWithTheRequestsTemplateReadsItsResolvedAudience() throws {
+        let segments = try Self.everyKind()
+        let template = RequestTemplate(device: AdRequest.Device(osVersion: "17.4", kind: .tablet, country: "usa"), app: RequestTemplate.App(version: "2.10.0"), privacy: AdRequest.Privacy(gdprApplies: false), audience: ["level": .number(12), "tier": .string("gold")])
+        let audience = template.resolvedAudience
+        let chosen = try #require(SegmentMatcher(segments).firstMatch(audience))
+        #expect(chosen == 0)
+        for index in segments.indices {
+            let kept = SegmentChoice(segments: segments, index: index, signals: template)
+            #expect(kept.reason == segments.reason(index, for: audience))
+            #expect(kept.id == segments[index].id)
+        }
+        #expect(SegmentChoice(segments: segments, index: 5, signals: template).reason == "s5: device_kind tablet == tablet")
+    }
+
     @Test func aTraceWithTheKeptChoiceWritesWhatTheTextWrites() throws {
         let segments = try Self.everyKind()
         let audience = AudiencePredicateTests.us
