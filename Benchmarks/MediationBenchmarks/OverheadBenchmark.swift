@@ -28,11 +28,18 @@ enum OverheadBenchmark {
             Figure(name: "ratio, no notices", unit: "engine / floor, per batch pair", summary: deafRatio),
         ]
         let overallRatio = engine.median / floor.median
-        // Choosing a segment among 10 (and its reason text), as each auction of a placement
-        // with segments does: at most 5 % of the auction's own cost.
+        // Choosing a segment among 10 (and what it keeps for the reason), as each auction of a
+        // placement with segments does: at most 5 % of the auction's own cost. Measured alone,
+        // and as engine auctions with the 10 segments against the same without (paired batches).
         let choices = SegmentChoiceBenchmark.microsecondsPerChoice(samples: quick ? 20 : 100, batch: 1_000)
         let segmentChoice = choices.median
-        result.figures.append(Figure(name: "segment choice, 10 segments", unit: "µs/auction (first match and its reason, per batch of 1,000)", summary: choices))
+        result.figures.append(Figure(name: "segment choice, 10 segments", unit: "µs/auction (first match and the kept choice, per batch of 1,000)", summary: choices))
+        let segmentRuns = await SegmentChoiceBenchmark.engineAuctions(samples: quick ? 40 : 300, batch: batch, warmup: quick ? 500 : 5_000)
+        let segmentAdded = Summary(zip(segmentRuns.segmented, segmentRuns.plain).map { $0 - $1 })
+        let segmentPlain = Summary(segmentRuns.plain)
+        result.figures.append(Figure(name: "auction, 10 segments", unit: "µs/auction (12 templates in rotation)", summary: Summary(segmentRuns.segmented)))
+        result.figures.append(Figure(name: "auction, no segments", unit: "µs/auction (same templates)", summary: segmentPlain))
+        result.figures.append(Figure(name: "10 segments add", unit: "µs/auction (per batch pair)", summary: segmentAdded))
         // Caps: the check before each auction with 10 caps active on every line item, against
         // the same check with no cap anywhere (its early exit): the added cost, at most 3 % of
         // the auction's own.
@@ -44,7 +51,7 @@ enum OverheadBenchmark {
             TargetCheck(target: "10 active caps add <= 3 % to an auction", measured: "\(TablePrinter.format(capsAdded)) µs, \(TablePrinter.format(100 * capsAdded / engine.median)) % of \(TablePrinter.format(engine.median)) µs", met: capsAdded <= 0.03 * engine.median),
             TargetCheck(target: "overhead ratio <= 2.0", measured: "median of medians \(TablePrinter.format(overallRatio)) (per-pair median \(TablePrinter.format(ratio.median)))", met: overallRatio <= 2.0),
             TargetCheck(target: ">= 50,000 auctions/s with 4 sources", measured: "\(TablePrinter.format(1e6 / engine.median)) auctions/s at the median", met: 1e6 / engine.median >= 50_000),
-            TargetCheck(target: "choosing among 10 segments <= 5 % of an auction", measured: "\(TablePrinter.format(segmentChoice)) µs, \(TablePrinter.format(100 * segmentChoice / engine.median)) % of \(TablePrinter.format(engine.median)) µs", met: segmentChoice <= 0.05 * engine.median),
+            TargetCheck(target: "choosing among 10 segments <= 5 % of an auction", measured: "\(TablePrinter.format(segmentChoice)) µs, \(TablePrinter.format(100 * segmentChoice / engine.median)) % of \(TablePrinter.format(engine.median)) µs; engine with 10 segments adds \(TablePrinter.format(segmentAdded.median)) µs, \(TablePrinter.format(100 * segmentAdded.median / segmentPlain.median)) % of \(TablePrinter.format(segmentPlain.median)) µs", met: segmentChoice <= 0.05 * engine.median && segmentAdded.median <= 0.05 * segmentPlain.median),
         ]
         result.notes.append("\(samples) batches of \(batch) auctions each, engine and floor interleaved; each auction is awaited before the next starts")
         result.notes.append("the first figures' adapters hear their notices (a third-party adapter's default); 'no notices' runs the same auctions with adapters that hear none")

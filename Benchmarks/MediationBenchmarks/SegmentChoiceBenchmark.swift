@@ -1,8 +1,9 @@
 import Mediation
 
 /// The per-auction cost of choosing a segment among 10 (`docs/audiences.md`): the audience's
-/// first matching segment and its reason text, as an auction does it, over a rotation of
-/// audiences that land in every segment and the default.
+/// first matching segment and what the auction keeps for its reason, as an auction does it,
+/// over a rotation of audiences that land in every segment and the default; and engine
+/// auctions of a placement with these segments against the same without.
 enum SegmentChoiceBenchmark {
     /// Ten segments: nine with country lists, version ranges, custom keys and combinators, then
     /// the default.
@@ -30,28 +31,38 @@ enum SegmentChoiceBenchmark {
         return segments
     }
 
-    /// Audiences that fall in every segment, in rotation.
-    static func audiences() -> [Audience] {
+    /// Templates whose audiences fall in every segment and the default, in rotation.
+    static func templates() -> [RequestTemplate] {
         let countries: [String?] = ["US", "GB", "DE", "ZA", "NG", "BR", "EG", "IN", "VN", nil, "KE", "PE"]
         return countries.enumerated().map { index, country in
-            Audience(country: country, deviceKind: index % 3 == 0 ? .tablet : .phone, osVersion: Version("17.4"), appVersion: Version(index % 2 == 0 ? "2.10.1" : "2.9.0"), custom: ["level": .number(Double(index * 7)), "tier": .string("gold")], gdprApplies: index % 4 == 0 ? nil : false, coppa: false, limitAdTracking: true)
+            RequestTemplate(
+                device: AdRequest.Device(osVersion: "17.4", kind: index % 3 == 0 ? .tablet : .phone, country: country),
+                app: RequestTemplate.App(version: index % 2 == 0 ? "2.10.1" : "2.9.0"),
+                privacy: AdRequest.Privacy(gdprApplies: index % 4 == 0 ? nil : false, limitAdTracking: true),
+                audience: ["level": .number(Double(index * 7)), "tier": .string("gold")]
+            )
         }
     }
 
-    /// The cost of one choice (segment and reason) in microseconds, per batch of `batch`
-    /// choices, over `samples` batches.
+    /// The cost of one choice as an auction pays it, in microseconds, per batch of `batch`
+    /// choices, over `samples` batches: the compiled first match (``SegmentMatcher``) and the
+    /// label the auction keeps (the segment id and the choice its reason is made from when the
+    /// trace is read; not the text).
     static func microsecondsPerChoice(samples: Int, batch: Int) -> Summary {
         let segments = segments()
-        let audiences = audiences()
+        let matcher = SegmentMatcher(segments)
+        let templates = templates()
         let clock = ContinuousClock()
         var checksum = 0
         var perChoice: [Double] = []
         for sample in 0..<samples {
             let start = clock.now
             for index in 0..<batch {
-                let audience = audiences[(sample &+ index) % audiences.count]
-                if let chosen = segments.firstMatch(audience) {
-                    checksum &+= segments.reason(chosen, for: audience).utf8.count
+                // As `Auction.choice`: the request's resolved audience, its match, the label.
+                let template = templates[(sample &+ index) % templates.count]
+                let audience = template.resolvedAudience
+                if let chosen = matcher.firstMatch(audience) {
+                    checksum &+= keep(AuctionTrace.AudienceLabel(country: audience.country, choice: SegmentChoice(segments: segments, index: chosen, signals: template)))
                 }
             }
             let elapsed = clock.now - start
@@ -60,5 +71,46 @@ enum SegmentChoiceBenchmark {
         }
         if checksum == 42 { print("") } // keeps the work from being optimised away
         return Summary(perChoice)
+    }
+
+    /// Takes the label as the auction's state machine does (kept, not optimised away).
+    @inline(never)
+    private static func keep(_ label: AuctionTrace.AudienceLabel) -> Int {
+        label.segment?.utf8.count ?? 0
+    }
+
+    /// Engine auctions of one placement (4 instant sources) with the 10 segments, against the
+    /// same placement without segments, under the same 12 templates in rotation, in
+    /// interleaved batches: microseconds per auction of each, one sample per batch.
+    static func engineAuctions(samples: Int, batch: Int, warmup: Int) async -> (segmented: [Double], plain: [Double]) {
+        let ledger = AdLedger()
+        let plainSources = instantSources(count: 4, format: .interstitial, ledger: ledger)
+        let plain = BenchAuction(placement: MediationConfiguration.Placement(id: "bench_interstitial", format: .interstitial, sources: plainSources.lineItems), adapters: plainSources.adapters)
+        let segmentedSources = instantSources(count: 4, format: .interstitial, ledger: ledger)
+        var placement = MediationConfiguration.Placement(id: "bench_interstitial", format: .interstitial, sources: segmentedSources.lineItems)
+        placement.segments = segments()
+        let segmented = BenchAuction(placement: placement, adapters: segmentedSources.adapters)
+        let templates = templates()
+        func batchOf(_ auction: BenchAuction, _ size: Int, from first: Int) async {
+            for index in 0..<size {
+                let outcome = await auction.engine?.runAuction(placementID: auction.placementID, context: nil, signals: templates[(first &+ index) % templates.count])
+                outcome?.winner?.ad.releaseResources()
+            }
+        }
+        await batchOf(segmented, warmup, from: 0)
+        await batchOf(plain, warmup, from: 0)
+        var result: (segmented: [Double], plain: [Double]) = ([], [])
+        for sample in 0..<samples {
+            let first = sample &* batch
+            if sample % 2 == 0 {
+                result.segmented.append(await measure { await batchOf(segmented, batch, from: first) }.microseconds / Double(batch))
+                result.plain.append(await measure { await batchOf(plain, batch, from: first) }.microseconds / Double(batch))
+            } else {
+                result.plain.append(await measure { await batchOf(plain, batch, from: first) }.microseconds / Double(batch))
+                result.segmented.append(await measure { await batchOf(segmented, batch, from: first) }.microseconds / Double(batch))
+            }
+        }
+        await settleLedger(ledger)
+        return result
     }
 }

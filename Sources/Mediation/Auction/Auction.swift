@@ -201,7 +201,9 @@ package struct Auction: Sendable {
         let audience = request.signals.resolvedAudience
         let (route, segment) = routes.route(for: audience)
         guard audience.country != nil || segment != nil else { return Choice(route: route, audience: nil) }
-        return Choice(route: route, audience: AuctionTrace.AudienceLabel(country: audience.country, segment: segment.map { routes.segments[$0].id }, segmentReason: segment.map { routes.segments.reason($0, for: audience) }))
+        // The reason text is made when the trace is read, from the choice kept here.
+        let label = segment.map { AuctionTrace.AudienceLabel(country: audience.country, choice: SegmentChoice(segments: routes.segments, index: $0, signals: request.signals)) }
+        return Choice(route: route, audience: label ?? AuctionTrace.AudienceLabel(country: audience.country, segment: nil, segmentReason: nil))
     }
 
     /// ``run(request:excluding:capped:onLateAnswer:)`` under `choice` (made by

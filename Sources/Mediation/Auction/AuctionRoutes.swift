@@ -29,6 +29,8 @@ struct AuctionRoutes: Sendable {
     /// The segments, in order (empty when the placement has none): the variant's when its
     /// override has its own.
     let segments: [AudienceSegment]
+    /// The segments compiled for the per-auction choice.
+    private let matcher: SegmentMatcher
     /// Per segment (one, the placement's own, when it has none), its routes.
     private let perSegment: [SegmentRoutes]
     /// Whether the choice needs the audience at all (segments, or prices by country).
@@ -43,6 +45,7 @@ struct AuctionRoutes: Sendable {
         base = variantOverride == nil ? make(placement, sources) : make(configured, AuctionRoutes.sources(of: configured, from: sources))
         // A variant with segments of its own chooses from them instead of the placement's.
         segments = configured.segments
+        matcher = SegmentMatcher(segments)
         let overrides = segments.isEmpty ? [MediationConfiguration.PlacementOverride()] : segments.map(\.override)
         var perSegment: [SegmentRoutes] = []
         var priced = false
@@ -68,7 +71,7 @@ struct AuctionRoutes: Sendable {
     /// why (`nil` for a placement without segments).
     func route(for audience: Audience) -> (route: AuctionRoute, segment: Int?) {
         guard dependsOnAudience else { return (base, nil) }
-        let segment = segments.firstMatch(audience)
+        let segment = matcher.firstMatch(audience)
         let routes = perSegment[segment ?? 0]
         let route = audience.country.flatMap { routes.byCountry[$0] } ?? routes.route
         return (route, segment)

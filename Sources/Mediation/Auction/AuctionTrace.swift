@@ -760,24 +760,61 @@ package struct SourceLineSummary: Sendable {
 
 extension AuctionTrace {
     /// Who an auction ran for: its country, and the segment its audience fell in and why.
+    /// An auction keeps its ``SegmentChoice`` and the reason text is made when read.
     package struct AudienceLabel: Hashable, Sendable {
         /// Upper-case ISO 3166-1 alpha-2, or `nil` when unknown.
         package var country: String?
         /// The segment id, or `nil` for a placement without segments.
         package var segment: String?
-        /// `tier1: country US in [US, CA, GB]`.
-        package var segmentReason: String?
+        /// The reason as text (a decoded trace), or the choice that makes it (an auction's).
+        private var reason: Reason?
+
+        private enum Reason: Sendable {
+            case text(String)
+            case chosen(SegmentChoice)
+        }
+
+        /// `tier1: country US in [US, CA, GB]` (made from the choice on each read).
+        package var segmentReason: String? {
+            get {
+                switch reason {
+                case .text(let text)?: text
+                case .chosen(let choice)?: choice.reason
+                case nil: nil
+                }
+            }
+            set { reason = newValue.map(Reason.text) }
+        }
 
         /// A label.
         package init(country: String?, segment: String?, segmentReason: String?) {
             self.country = country
             self.segment = segment
-            self.segmentReason = segmentReason
+            reason = segmentReason.map(Reason.text)
+        }
+
+        /// The label of an auction of `country` whose audience fell in `choice`'s segment.
+        package init(country: String?, choice: SegmentChoice) {
+            self.country = country
+            segment = choice.id
+            reason = .chosen(choice)
+        }
+
+        /// Equal when the country, the segment and the reason text are.
+        package static func == (lhs: AudienceLabel, rhs: AudienceLabel) -> Bool {
+            lhs.country == rhs.country && lhs.segment == rhs.segment && lhs.segmentReason == rhs.segmentReason
+        }
+
+        /// Hashes the country, the segment and the reason text.
+        package func hash(into hasher: inout Hasher) {
+            hasher.combine(country)
+            hasher.combine(segment)
+            hasher.combine(segmentReason)
         }
 
         /// `nil` when it says nothing.
         var nonEmpty: AudienceLabel? {
-            country == nil && segment == nil && segmentReason == nil ? nil : self
+            country == nil && segment == nil && reason == nil ? nil : self
         }
     }
 }

@@ -25,6 +25,16 @@ package enum CountryCode {
         text.utf8.count == 2 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
     }
 
+    /// The code's number in `0 ..< 676` (`AA` is 0, `ZZ` 675) when `text` is exactly two
+    /// upper-case ASCII letters, else `nil`: how a segment's country list is a bit set.
+    /// - Parameter text: a country as the audience or a configuration holds it.
+    package static func index(_ text: String) -> UInt16? {
+        var bytes = text.utf8.makeIterator()
+        guard let first = bytes.next(), let second = bytes.next(), bytes.next() == nil,
+              (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(second) else { return nil }
+        return UInt16(first - UInt8(ascii: "A")) * 26 + UInt16(second - UInt8(ascii: "A"))
+    }
+
     /// The 249 officially assigned codes (Debian's iso-codes), each alpha-3 then alpha-2.
     private static let table: String =
         "ABWAWAFGAFAGOAOAIAAIALAAXALBALANDADAREAEARGARARMAMASMASATAAQATFTFATGAGAUSAUAUTATAZEAZBDIBIBELBEBENBJ" +
