@@ -13,6 +13,9 @@
 ///
 /// Each scope keeps the instants of its last impressions in one ``CapRing`` as deep as its
 /// largest cap (O(N) space per cap of N); recording costs O(1) per scope, a check O(1) per rule.
+/// Rings and session counts sit in arrays indexed by each scope's slot, given when a
+/// configuration comes into force (``configure(_:)``), so the check before an auction reads
+/// them by slot (``binding(_:slot:at:after:)``) and hashes no scope.
 package struct CapBook: Sendable {
     /// A new session starts when the app comes back to the foreground after at least this
     /// long in the background: 30 minutes, in seconds (a relaunch starts one too).
@@ -32,10 +35,16 @@ package struct CapBook: Sendable {
         package var retryAt: Int64?
     }
 
-    /// The newest instants of each scope's impressions.
-    package private(set) var rings: [CapScope: CapRing] = [:]
-    /// Each scope's impressions in this session.
-    private var sessionCounts: [CapScope: Int] = [:]
+    /// The slot of each scope the book keeps: an index into the rings and the session
+    /// counts, given when a configuration comes into force (``configure(_:)``) or at a scope's
+    /// first impression, so the check before an auction reads arrays, not hashed scopes.
+    package private(set) var slots: [CapScope: Int] = [:]
+    /// The scope of each slot.
+    private var slotScopes: [CapScope] = []
+    /// The newest instants of each slot's impressions (empty until its first).
+    private var slotRings: [CapRing] = []
+    /// Each slot's impressions in this session.
+    private var slotSessions: [Int] = []
     /// The full-screen ad presented, if any: its placement and the instant its impression counted.
     package private(set) var presenting: (placement: String, since: Int64)?
     /// When the last full-screen ad ended (cap time, ms).
@@ -47,6 +56,19 @@ package struct CapBook: Sendable {
 
     /// Creates an empty book (a new session).
     package init() {}
+
+    /// The newest instants of each scope's impressions (scopes with none left out).
+    package var rings: [CapScope: CapRing] {
+        var rings: [CapScope: CapRing] = [:]
+        for (slot, scope) in slotScopes.enumerated() where slotRings[slot].count > 0 { rings[scope] = slotRings[slot] }
+        return rings
+    }
+
+    /// The ring of `scope`, or `nil` when it has no impression.
+    package func ring(of scope: CapScope) -> CapRing? {
+        guard let slot = slots[scope], slotRings[slot].count > 0 else { return nil }
+        return slotRings[slot]
+    }
 
     // MARK: - Checks
 
@@ -84,59 +106,89 @@ package struct CapBook: Sendable {
     package func freeInstant(of rule: CapRule, at now: Int64) -> Int64? {
         switch rule.limit {
         case .window(let impressions, let seconds):
-            guard let nth = rings[rule.scope]?.newest(impressions) else { return nil }
+            guard let nth = newest(impressions, inSlot: slots[rule.scope]) else { return nil }
             let free = nth + Int64(seconds) * 1000
             return now >= free ? nil : free
         case .pacing(let seconds):
-            guard let newest = rings[rule.scope]?.newest(1) else { return nil }
+            guard let newest = newest(1, inSlot: slots[rule.scope]) else { return nil }
             let free = newest + Int64(seconds) * 1000
             return now >= free ? nil : free
         case .session(let impressions):
-            return (sessionCounts[rule.scope] ?? 0) >= impressions ? .max : nil
+            return sessionCount(inSlot: slots[rule.scope]) >= impressions ? .max : nil
         }
     }
 
     /// Before an auction: the strictest rule of one level's `settings` (counting `scope`) that
     /// refuses an impression at `now` and frees after `limit` (a session cap that refuses
     /// always does), or `nil`. Rules whose window or pacing is no longer than `limit − now`
-    /// cannot free after it (the scope's instants are not after `now`) and are not read; a
-    /// level with none left reads no state. Allocates nothing unless a rule binds.
+    /// cannot free after it (the scope's instants are not after `now`) and are not read. The
+    /// check before an auction uses ``binding(_:slot:at:after:)`` with limits and slots found
+    /// beforehand; this form, which finds both, serves a placement or line item no plan knows.
     /// - Parameters:
     ///   - settings: the level's caps and pacing.
     ///   - scope: the level.
     ///   - now: the instant (cap time, ms).
     ///   - limit: the last instant at which the ad loaded now could still be shown.
     package func bindingRefusal(_ settings: MediationConfiguration.CapSettings, scope: CapScope, at now: Int64, after limit: Int64) -> Refusal? {
+        guard !settings.isEmpty else { return nil }
+        return binding(CapRule.limits(of: settings), slot: slots[scope], at: now, after: limit)?.refusal(of: scope)
+    }
+
+    /// A rule that binds before an auction: its limit and the instant it frees.
+    package struct Binding: Hashable, Sendable {
+        /// The rule's limit.
+        package var limit: CapRule.Limit
+        /// When it frees (cap time, ms); `Int64.max` when no instant does (a session cap).
+        package var free: Int64
+
+        /// The refusal naming the rule as one of `scope`'s.
+        package func refusal(of scope: CapScope) -> Refusal {
+            Refusal(rule: CapRule(scope: scope, limit: limit).description, retryAt: free == .max ? nil : free)
+        }
+    }
+
+    /// ``bindingRefusal(_:scope:at:after:)`` for the limits of one level's rules (in the order
+    /// ``CapRule/rules(of:scope:)`` gives them) counting the scope in `slot` (`nil`: a scope
+    /// with no impression), without hashing the scope and without naming it: the check before
+    /// an auction, whose slots and limits were found when the configuration came into force,
+    /// names the scope only of a rule that binds. Reads the state of no rule whose window or
+    /// pacing is no longer than `limit − now`; allocates nothing.
+    package func binding(_ limits: [CapRule.Limit], slot: Int?, at now: Int64, after limit: Int64) -> Binding? {
         let span = limit - now
-        var needsRing = settings.pacingSeconds.map { Int64($0) * 1000 > span } ?? false
-        var needsSession = false
-        for cap in settings.caps {
-            switch cap.window {
-            case .seconds(let seconds): if Int64(seconds) * 1000 > span { needsRing = true }
-            case .session: needsSession = true
+        // The strictest so far (`free == Int64.max`: no instant frees it); the first on a tie.
+        var worst: Binding?
+        for rule in limits {
+            let free: Int64
+            switch rule {
+            case .window(let impressions, let seconds):
+                let window = Int64(seconds) * 1000
+                guard window > span, let nth = newest(impressions, inSlot: slot) else { continue }
+                free = nth + window
+            case .pacing(let seconds):
+                let pacing = Int64(seconds) * 1000
+                guard pacing > span, let newest = newest(1, inSlot: slot) else { continue }
+                free = newest + pacing
+            case .session(let impressions):
+                guard sessionCount(inSlot: slot) >= impressions else { continue }
+                free = .max
             }
+            if free > limit, free > (worst?.free ?? .min) { worst = Binding(limit: rule, free: free) }
         }
-        guard needsRing || needsSession else { return nil }
-        let ring = needsRing ? rings[scope] : nil
-        let sessionCount = needsSession ? sessionCounts[scope] ?? 0 : 0
-        // The strictest so far: its limit and when it frees (`Int64.max`: no instant does).
-        var worst: (limit: CapRule.Limit, free: Int64)?
-        for cap in settings.caps {
-            switch cap.window {
-            case .seconds(let seconds):
-                guard let nth = ring?.newest(cap.impressions) else { continue }
-                let free = nth + Int64(seconds) * 1000
-                if free > limit, free > (worst?.free ?? .min) { worst = (.window(impressions: cap.impressions, seconds: seconds), free) }
-            case .session:
-                if sessionCount >= cap.impressions, worst?.free != .max { worst = (.session(impressions: cap.impressions), .max) }
-            }
-        }
-        if let pacing = settings.pacingSeconds, let newest = ring?.newest(1) {
-            let free = newest + Int64(pacing) * 1000
-            if free > limit, free > (worst?.free ?? .min) { worst = (.pacing(seconds: pacing), free) }
-        }
-        guard let worst else { return nil }
-        return Refusal(rule: CapRule(scope: scope, limit: worst.limit).description, retryAt: worst.free == .max ? nil : worst.free)
+        return worst
+    }
+
+    /// The `k`-th newest instant of the scope in `slot` (`nil`: none), if it has that many.
+    @inline(__always)
+    private func newest(_ k: Int, inSlot slot: Int?) -> Int64? {
+        guard let slot else { return nil }
+        return slotRings[slot].newest(k)
+    }
+
+    /// The impressions this session of the scope in `slot` (`nil`: none).
+    @inline(__always)
+    private func sessionCount(inSlot slot: Int?) -> Int {
+        guard let slot else { return 0 }
+        return slotSessions[slot]
     }
 
     /// The stricter of two refusals (the one that frees later; no instant is latest); `a` on a tie.
@@ -175,12 +227,22 @@ package struct CapBook: Sendable {
     ///   - now: the instant (not before any recorded one).
     package mutating func record(_ scopes: [(scope: CapScope, depth: Int)], at now: Int64) {
         for (scope, depth) in scopes {
-            var ring = rings[scope] ?? CapRing(capacity: max(1, depth))
-            if ring.capacity != max(1, depth) { ring = ring.resized(to: max(1, depth)) }
-            ring.record(now)
-            rings[scope] = ring
-            sessionCounts[scope, default: 0] += 1
+            let slot = slot(of: scope, depth: depth)
+            if slotRings[slot].capacity != max(1, depth) { slotRings[slot] = slotRings[slot].resized(to: max(1, depth)) }
+            slotRings[slot].record(now)
+            slotSessions[slot] += 1
         }
+    }
+
+    /// The slot of `scope`, given (with an empty ring `depth` deep) if it has none.
+    private mutating func slot(of scope: CapScope, depth: Int) -> Int {
+        if let slot = slots[scope] { return slot }
+        let slot = slotScopes.count
+        slots[scope] = slot
+        slotScopes.append(scope)
+        slotRings.append(CapRing(capacity: max(1, depth)))
+        slotSessions.append(0)
+        return slot
     }
 
     /// A full-screen ad of `placement` started being presented at `now` (its impression counted).
@@ -213,18 +275,37 @@ package struct CapBook: Sendable {
 
     /// Starts a new session: session caps count from zero.
     package mutating func startSession() {
-        sessionCounts = [:]
+        for slot in slotSessions.indices { slotSessions[slot] = 0 }
         session += 1
     }
 
     /// Replaces the ring of `scope` (state read back from the store).
     package mutating func restore(_ scope: CapScope, ring: CapRing) {
-        rings[scope] = ring
+        slotRings[slot(of: scope, depth: ring.capacity)] = ring
     }
 
-    /// Drops the rings of scopes no rule reads any more (bounded state after a configuration
-    /// change).
-    package mutating func keepOnly(_ scopes: Set<CapScope>) {
-        rings = rings.filter { scopes.contains($0.key) }
+    /// A configuration came into force whose rules read the scopes of `depths`, each that
+    /// deep: each gets a slot (0 ..< `depths.count`; the slots given before are void). A kept
+    /// scope keeps its ring (resized to its depth) and its session count; a new one starts
+    /// empty; a scope no rule reads any more is dropped, ring and session count (bounded state).
+    package mutating func configure(_ depths: [CapScope: Int]) {
+        let old = (slots: slots, rings: slotRings, sessions: slotSessions)
+        // Kept scopes in their old order, then new ones by name: a layout that does not
+        // depend on the dictionary's order.
+        let kept = slotScopes.filter { depths[$0] != nil }
+        let added = depths.keys.filter { old.slots[$0] == nil }.sorted { $0.description < $1.description }
+        slots = [:]
+        slotScopes = []
+        slotRings = []
+        slotSessions = []
+        for scope in kept + added {
+            let depth = max(1, depths[scope] ?? 1)
+            let slot = self.slot(of: scope, depth: depth)
+            if let previous = old.slots[scope] {
+                let ring = old.rings[previous]
+                slotRings[slot] = ring.capacity == depth ? ring : ring.resized(to: depth)
+                slotSessions[slot] = old.sessions[previous]
+            }
+        }
     }
 }

@@ -17,6 +17,16 @@ package final class CapKeeper: Sendable {
         var depths: [CapScope: Int] = [:]
         /// Scopes whose stored ring was read (or found absent).
         var restored: Set<CapScope> = []
+        /// The app's level (its rules and slot) for the check before an auction.
+        var appLevel = CapCheckPlan.Level(MediationConfiguration.CapSettings(), scope: .app, book: CapBook())
+        /// What the check before an auction reads, per placement: the slots and settings found
+        /// when the configuration came into force (``CapCheckPlan``).
+        var plans: [CapCheckPlan] = []
+        /// The index in ``plans`` of each placement id.
+        var planIndex: [String: Int] = [:]
+        /// The index of the plan the last check read (where to look first: a placement checks
+        /// before each of its auctions, so the id is hashed only when the placement changes).
+        var lastPlan = 0
         var foreground: Bool
     }
 
@@ -63,8 +73,10 @@ package final class CapKeeper: Sendable {
 
     // MARK: - Configuration and life cycle
 
-    /// A configuration came into force: rules are read from it; rings of scopes no rule reads
-    /// any more are dropped (in memory and in the store), so state stays bounded.
+    /// A configuration came into force: rules are read from it; rings and session counts of
+    /// scopes no rule reads any more are dropped (rings in memory and in the store), so state
+    /// stays bounded; each scope gets its slot in the book and each placement its plan for the
+    /// check before an auction (``CapCheckPlan``).
     /// - Parameter configuration: the configuration.
     package func configurationChanged(_ configuration: MediationConfiguration) {
         configurationChanged(configuration, storedTime: nil)
@@ -76,12 +88,17 @@ package final class CapKeeper: Sendable {
             state.app = configuration.app
             state.networks = Dictionary(configuration.networks.filter { !$0.caps.isEmpty }.map { ($0.id, $0.caps) }, uniquingKeysWith: { first, _ in first })
             state.depths = depths
-            state.book.keepOnly(Set(depths.keys))
+            state.book.configure(depths)
             let limit = storedTime ?? state.timeline.time(at: state.timeline.anchorInstant)
             for (scope, depth) in depths where !state.restored.contains(scope) {
                 state.restored.insert(scope)
                 if let ring = restoreRing(of: scope, depth: depth, notAfter: limit) { state.book.restore(scope, ring: ring) }
             }
+            // The slots were given anew: so are the plans that name them.
+            state.appLevel = CapCheckPlan.Level(configuration.app.caps, scope: .app, book: state.book)
+            state.plans = CapCheckPlan.plans(of: configuration, networks: state.networks, book: state.book)
+            state.planIndex = Dictionary(state.plans.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+            state.lastPlan = 0
             return []
         }
         _ = stale
@@ -155,23 +172,49 @@ package final class CapKeeper: Sendable {
             guard !state.depths.isEmpty else { return [:] }
             let now = state.timeline.time(at: instant)
             let limit = now + Int64(max(0, horizon.milliseconds))
-            let placementRefusal = CapBook.stricter(
-                state.book.bindingRefusal(state.app.caps, scope: .app, at: now, after: limit),
-                state.book.bindingRefusal(placement.caps, scope: .placement(placement.id), at: now, after: limit)
-            )
+            // Every scope's slot comes from the placement's plan (found when the configuration
+            // came into force): no scope is hashed, no line item copied, a level whose rules
+            // cannot outlast the ad is skipped unread, and a scope is named only for a rule that
+            // binds. A line item the plan does not know as the form has it is checked by scope.
+            let plan = Self.planIndex(of: placement.id, in: &state)
+            var placementRefusal = state.appLevel.refusal(in: state.book, at: now, after: limit)
+            if let plan, let form = state.plans[plan].level(for: placement.caps) {
+                placementRefusal = CapBook.stricter(placementRefusal, state.plans[plan].forms[form].refusal(in: state.book, at: now, after: limit))
+            } else {
+                placementRefusal = CapBook.stricter(placementRefusal, state.book.bindingRefusal(placement.caps, scope: .placement(placement.id), at: now, after: limit))
+            }
             var capped: [String: CapRefusal] = [:]
-            for lineItem in placement.sources {
+            var cursor = 0
+            let sources = placement.sources
+            for source in sources.indices {
                 var own: CapBook.Refusal?
-                if !state.networks.isEmpty, let network = state.networks[lineItem.network] {
-                    own = state.book.bindingRefusal(network, scope: .network(lineItem.network), at: now, after: limit)
+                if let plan, let index = state.plans[plan].item(id: sources[source].id, network: sources[source].network, caps: sources[source].caps, from: &cursor) {
+                    own = CapBook.stricter(
+                        state.plans[plan].items[index].networkLevel.refusal(in: state.book, at: now, after: limit),
+                        state.plans[plan].items[index].level.refusal(in: state.book, at: now, after: limit)
+                    )
+                } else {
+                    let lineItem = sources[source]
+                    if !state.networks.isEmpty, let network = state.networks[lineItem.network] {
+                        own = state.book.bindingRefusal(network, scope: .network(lineItem.network), at: now, after: limit)
+                    }
+                    if !lineItem.caps.isEmpty {
+                        own = CapBook.stricter(own, state.book.bindingRefusal(lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id), at: now, after: limit))
+                    }
                 }
-                if !lineItem.caps.isEmpty {
-                    own = CapBook.stricter(own, state.book.bindingRefusal(lineItem.caps, scope: .lineItem(placement: placement.id, id: lineItem.id), at: now, after: limit))
-                }
-                if let strictest = CapBook.stricter(placementRefusal, own) { capped[lineItem.id] = CapRefusal(strictest, on: state.timeline) }
+                if let strictest = CapBook.stricter(placementRefusal, own) { capped[sources[source].id] = CapRefusal(strictest, on: state.timeline) }
             }
             return capped
         }
+    }
+
+    /// The index of the plan of placement `id`, or `nil` when the configuration has none: the
+    /// last one read when it is that placement's, else found by id (and remembered).
+    private static func planIndex(of id: String, in state: inout State) -> Int? {
+        if state.lastPlan < state.plans.count, state.plans[state.lastPlan].id == id { return state.lastPlan }
+        guard let index = state.planIndex[id] else { return nil }
+        state.lastPlan = index
+        return index
     }
 
     /// Every rule of `lineItem` in `placement` (the app's, the placement's, its network's,
@@ -250,7 +293,7 @@ package final class CapKeeper: Sendable {
     private func persist(_ scopes: [(scope: CapScope, depth: Int)], of state: inout State, at now: Int64) {
         do {
             for (scope, _) in scopes {
-                guard let ring = state.book.rings[scope], let slot = ring.newestSlot else { continue }
+                guard let ring = state.book.ring(of: scope), let slot = ring.newestSlot else { continue }
                 let chunk = slot / StoredCaps.chunkSize
                 let start = chunk * StoredCaps.chunkSize
                 let value = StoredCaps.Chunk(scope: StoredCaps.identity(of: scope), instants: ring.instants(inSlots: start..<(start + StoredCaps.chunkSize)))

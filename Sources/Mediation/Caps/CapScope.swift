@@ -60,15 +60,20 @@ package struct CapRule: Hashable, Sendable, CustomStringConvertible {
     ///   - settings: the level's caps and pacing.
     ///   - scope: the level.
     package static func rules(of settings: MediationConfiguration.CapSettings, scope: CapScope) -> [CapRule] {
-        var rules: [CapRule] = []
+        limits(of: settings).map { CapRule(scope: scope, limit: $0) }
+    }
+
+    /// The limits of one level's settings: its caps in order, then its pacing.
+    package static func limits(of settings: MediationConfiguration.CapSettings) -> [Limit] {
+        var limits: [Limit] = []
         for cap in settings.caps {
             switch cap.window {
-            case .seconds(let seconds): rules.append(CapRule(scope: scope, limit: .window(impressions: cap.impressions, seconds: seconds)))
-            case .session: rules.append(CapRule(scope: scope, limit: .session(impressions: cap.impressions)))
+            case .seconds(let seconds): limits.append(.window(impressions: cap.impressions, seconds: seconds))
+            case .session: limits.append(.session(impressions: cap.impressions))
             }
         }
-        if let pacing = settings.pacingSeconds { rules.append(CapRule(scope: scope, limit: .pacing(seconds: pacing))) }
-        return rules
+        if let pacing = settings.pacingSeconds { limits.append(.pacing(seconds: pacing)) }
+        return limits
     }
 
     /// `placement:level_end 20/86400s`, `app 3/session`, `network:nitx pacing 600s`.
