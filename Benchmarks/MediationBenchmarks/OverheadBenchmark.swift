@@ -34,12 +34,11 @@ enum OverheadBenchmark {
         let choices = SegmentChoiceBenchmark.microsecondsPerChoice(samples: quick ? 20 : 100, batch: 1_000)
         let segmentChoice = choices.median
         result.figures.append(Figure(name: "segment choice, 10 segments", unit: "µs/auction (first match and the kept choice, per batch of 1,000)", summary: choices))
-        let segmentRuns = await SegmentChoiceBenchmark.engineAuctions(samples: quick ? 40 : 300, batch: batch, warmup: quick ? 500 : 5_000)
-        let segmentAdded = Summary(zip(segmentRuns.segmented, segmentRuns.plain).map { $0 - $1 })
+        let segmentRuns = await SegmentChoiceBenchmark.engineAuctions(count: samples * batch, warmup: quick ? 500 : 5_000)
         let segmentPlain = Summary(segmentRuns.plain)
-        result.figures.append(Figure(name: "auction, 10 segments", unit: "µs/auction (12 templates in rotation)", summary: Summary(segmentRuns.segmented)))
-        result.figures.append(Figure(name: "auction, no segments", unit: "µs/auction (same templates)", summary: segmentPlain))
-        result.figures.append(Figure(name: "10 segments add", unit: "µs/auction (per batch pair)", summary: segmentAdded))
+        let segmentAdded = Summary(segmentRuns.segmented).median - segmentPlain.median
+        result.figures.append(Figure(name: "auction, 10 segments", unit: "µs/auction (12 templates in rotation, each timed)", summary: Summary(segmentRuns.segmented)))
+        result.figures.append(Figure(name: "auction, no segments", unit: "µs/auction (same templates, in turn with the above)", summary: segmentPlain))
         // Caps: the check before each auction with 10 caps active on every line item, against
         // the same check with no cap anywhere (its early exit): the added cost, at most 3 % of
         // the auction's own.
@@ -51,7 +50,8 @@ enum OverheadBenchmark {
             TargetCheck(target: "10 active caps add <= 3 % to an auction", measured: "\(TablePrinter.format(capsAdded)) µs, \(TablePrinter.format(100 * capsAdded / engine.median)) % of \(TablePrinter.format(engine.median)) µs", met: capsAdded <= 0.03 * engine.median),
             TargetCheck(target: "overhead ratio <= 2.0", measured: "median of medians \(TablePrinter.format(overallRatio)) (per-pair median \(TablePrinter.format(ratio.median)))", met: overallRatio <= 2.0),
             TargetCheck(target: ">= 50,000 auctions/s with 4 sources", measured: "\(TablePrinter.format(1e6 / engine.median)) auctions/s at the median", met: 1e6 / engine.median >= 50_000),
-            TargetCheck(target: "choosing among 10 segments <= 5 % of an auction", measured: "\(TablePrinter.format(segmentChoice)) µs, \(TablePrinter.format(100 * segmentChoice / engine.median)) % of \(TablePrinter.format(engine.median)) µs; engine with 10 segments adds \(TablePrinter.format(segmentAdded.median)) µs, \(TablePrinter.format(100 * segmentAdded.median / segmentPlain.median)) % of \(TablePrinter.format(segmentPlain.median)) µs", met: segmentChoice <= 0.05 * engine.median && segmentAdded.median <= 0.05 * segmentPlain.median),
+            TargetCheck(target: "choosing among 10 segments <= 5 % of an auction", measured: "\(TablePrinter.format(segmentChoice)) µs, \(TablePrinter.format(100 * segmentChoice / engine.median)) % of \(TablePrinter.format(engine.median)) µs", met: segmentChoice <= 0.05 * engine.median),
+            TargetCheck(target: "an auction with 10 segments <= 5 % over one without", measured: "medians \(TablePrinter.format(segmentPlain.median + segmentAdded)) against \(TablePrinter.format(segmentPlain.median)) µs: \(TablePrinter.format(segmentAdded)) µs, \(TablePrinter.format(100 * segmentAdded / segmentPlain.median)) %", met: segmentAdded <= 0.05 * segmentPlain.median),
         ]
         result.notes.append("\(samples) batches of \(batch) auctions each, engine and floor interleaved; each auction is awaited before the next starts")
         result.notes.append("the first figures' adapters hear their notices (a third-party adapter's default); 'no notices' runs the same auctions with adapters that hear none")

@@ -80,9 +80,10 @@ enum SegmentChoiceBenchmark {
     }
 
     /// Engine auctions of one placement (4 instant sources) with the 10 segments, against the
-    /// same placement without segments, under the same 12 templates in rotation, in
-    /// interleaved batches: microseconds per auction of each, one sample per batch.
-    static func engineAuctions(samples: Int, batch: Int, warmup: Int) async -> (segmented: [Double], plain: [Double]) {
+    /// same placement without segments, under the same 12 templates in rotation: `count` of
+    /// each, one with and one without in turn (which goes first alternates), each timed on its
+    /// own, so a burst of load falls on both alike. Microseconds per auction, one per auction.
+    static func engineAuctions(count: Int, warmup: Int) async -> (segmented: [Double], plain: [Double]) {
         let ledger = AdLedger()
         let plainSources = instantSources(count: 4, format: .interstitial, ledger: ledger)
         let plain = BenchAuction(placement: MediationConfiguration.Placement(id: "bench_interstitial", format: .interstitial, sources: plainSources.lineItems), adapters: plainSources.adapters)
@@ -91,23 +92,30 @@ enum SegmentChoiceBenchmark {
         placement.segments = segments()
         let segmented = BenchAuction(placement: placement, adapters: segmentedSources.adapters)
         let templates = templates()
-        func batchOf(_ auction: BenchAuction, _ size: Int, from first: Int) async {
-            for index in 0..<size {
-                let outcome = await auction.engine?.runAuction(placementID: auction.placementID, context: nil, signals: templates[(first &+ index) % templates.count])
-                outcome?.winner?.ad.releaseResources()
-            }
+        let clock = ContinuousClock()
+        func timed(_ auction: BenchAuction, _ signals: RequestTemplate) async -> Double {
+            let start = clock.now
+            let outcome = await auction.engine?.runAuction(placementID: auction.placementID, context: nil, signals: signals)
+            let elapsed = clock.now - start
+            outcome?.winner?.ad.releaseResources()
+            let (seconds, attoseconds) = elapsed.components
+            return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
         }
-        await batchOf(segmented, warmup, from: 0)
-        await batchOf(plain, warmup, from: 0)
+        for index in 0..<warmup {
+            _ = await timed(segmented, templates[index % templates.count])
+            _ = await timed(plain, templates[index % templates.count])
+        }
         var result: (segmented: [Double], plain: [Double]) = ([], [])
-        for sample in 0..<samples {
-            let first = sample &* batch
-            if sample % 2 == 0 {
-                result.segmented.append(await measure { await batchOf(segmented, batch, from: first) }.microseconds / Double(batch))
-                result.plain.append(await measure { await batchOf(plain, batch, from: first) }.microseconds / Double(batch))
+        result.segmented.reserveCapacity(count)
+        result.plain.reserveCapacity(count)
+        for index in 0..<count {
+            let signals = templates[index % templates.count]
+            if index % 2 == 0 {
+                result.segmented.append(await timed(segmented, signals))
+                result.plain.append(await timed(plain, signals))
             } else {
-                result.plain.append(await measure { await batchOf(plain, batch, from: first) }.microseconds / Double(batch))
-                result.segmented.append(await measure { await batchOf(segmented, batch, from: first) }.microseconds / Double(batch))
+                result.plain.append(await timed(plain, signals))
+                result.segmented.append(await timed(segmented, signals))
             }
         }
         await settleLedger(ledger)

@@ -72,9 +72,13 @@ struct AuctionRoutes: Sendable {
     func route(for audience: Audience) -> (route: AuctionRoute, segment: Int?) {
         guard dependsOnAudience else { return (base, nil) }
         let segment = matcher.firstMatch(audience)
-        let routes = perSegment[segment ?? 0]
-        let route = audience.country.flatMap { routes.byCountry[$0] } ?? routes.route
-        return (route, segment)
+        let index = segment ?? 0
+        // Read in place (copying the segment's routes retained each of their references), and
+        // no country look-up in a segment without country prices.
+        if let country = audience.country, !perSegment[index].byCountry.isEmpty, let local = perSegment[index].byCountry[country] {
+            return (local, segment)
+        }
+        return (perSegment[index].route, segment)
     }
 
     /// The placement's form in the segment with id `segment` (its caps and pacing are the
