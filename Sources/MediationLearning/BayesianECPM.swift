@@ -13,7 +13,9 @@ import Foundation
 /// - Three levels, each pooled towards its parent with a strength estimated from the data (the
 ///   method of moments across the units): a line item's ratio of paid to configured price
 ///   towards its network's ratio (and that towards 1, the configured prices, a weak prior of
-///   relative sd ``Parameters/priorRelativeSD``); a country's eCPM towards its line item's.
+///   relative sd ``Parameters/priorRelativeSD``); a country's eCPM towards its line item's
+///   countries, whose centre follows their log share of the placement's impressions, with the
+///   line item's own between-country spread, `cv²` and day-to-day movement.
 /// - The 90 % credible interval is a gamma's with the posterior mean and standard deviation.
 /// - A change of price level: walking back from the newest reported day, the first day whose
 ///   eCPM is more than ``Parameters/changeZ`` standard errors and more than

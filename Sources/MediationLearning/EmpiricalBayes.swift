@@ -201,7 +201,11 @@ extension EmpiricalBayes {
     /// is `B·θ̂ + (1 − B)·y`, variance `(1 − B)·v + B²·V_θ`, `B = v / (v + τ²)`; the results mix
     /// these over `τ`'s posterior (mean, and variance by the law of total variance). A between
     /// variance that the method of moments puts at 0 still has posterior weight above 0, so a
-    /// unit far from its centre keeps an interval that covers it.
+    /// unit far from its centre keeps an interval that covers it. With `covariates` (per group,
+    /// one per unit), a group of 4 or more units whose covariate varies has the centre
+    /// `θ + β·x` (`x` centred on the group's mean, flat prior on `β`; Gelman et al., 15.4):
+    /// `θ̂`, `β̂` by weighted least squares (``Fit``), `√V_θ` becomes `√det V`, and each unit's
+    /// centre and its variance are the fit's at its own `x`.
     static func groupPosteriors(values: [[Double]], variances: [[Double]], covariates: [[Double]]? = nil, maximumSD: Double = 3, points: Int = 100) -> GroupPosteriors {
         let taus = (0..<points).map { (Double($0) + 0.5) * maximumSD / Double(points) }
         // Per group, the covariate centred on its plain mean; a group regresses on it only
