@@ -13,7 +13,9 @@ import Foundation
 /// - Three levels, each pooled towards its parent with a strength estimated from the data (the
 ///   method of moments across the units): a line item's ratio of paid to configured price
 ///   towards its network's ratio (and that towards 1, the configured prices, a weak prior of
-///   relative sd ``Parameters/priorRelativeSD``); a country's eCPM towards its line item's.
+///   relative sd ``Parameters/priorRelativeSD``); a country's eCPM towards its line item's
+///   countries, whose centre follows their log share of the placement's impressions, with the
+///   line item's own between-country spread, `cv²` and day-to-day movement.
 /// - The 90 % credible interval is a gamma's with the posterior mean and standard deviation.
 /// - A change of price level: walking back from the newest reported day, the first day whose
 ///   eCPM is more than ``Parameters/changeZ`` standard errors and more than
@@ -208,6 +210,28 @@ public struct BayesianECPM: Sendable {
             if result.countries.isEmpty { result.series.append(window(days, from: result.level, asOf: asOf)) }
             return result
         }
+        // Each line item's share of its placement's impressions in each country (log), recency
+        // weighted over the window without level cuts: how far its country's auctions reach
+        // down to it.
+        var own: [[String: Double]] = []
+        var placementCountry: [String: [String: Double]] = [:]
+        for input in inputs {
+            var mine: [String: Double] = [:]
+            for observation in input.observations {
+                guard let code = observation.country, !code.isEmpty else { continue }
+                let w = weight(age: asOf.daysSince1970 - observation.day.daysSince1970) * Double(observation.impressions)
+                mine[code, default: 0] += w
+                placementCountry[input.placementID, default: [:]][code, default: 0] += w
+            }
+            own.append(mine)
+        }
+        let logShares: [[String: Double]] = inputs.indices.map { index in
+            var result: [String: Double] = [:]
+            for (code, w) in own[index] where w > 0 {
+                if let total = placementCountry[inputs[index].placementID]?[code], total > 0 { result[code] = Foundation.log(w / total) }
+            }
+            return result
+        }
         // The per-impression dispersion, pooled over every series; the configured one without
         // enough days.
         let fallback = parameters.dispersion * parameters.dispersion
@@ -216,7 +240,17 @@ public struct BayesianECPM: Sendable {
         let drift = min(dispersion?.daily ?? 0, 10_000)
         // A series' variance per squared price: its sampling noise and the movement of the true
         // price from day to day.
-        func scale(_ sums: Sums) -> Double { cv2 / sums.effective + drift * sums.movement }
+        // Each line item's own dispersion and movement, fitted to its own series with the pooled
+        // `cv²` as the prior pseudo-series (a tier's price spread depends on how far its floor
+        // sits in the bids: a high tier paid from the bids' tail spreads far more than a low
+        // one); the pooled figures where its series have too few days.
+        let perItem: [(cv2: Double, drift: Double)] = sorted.map { item in
+            guard let own = EmpiricalBayes.dispersion(item.series, minimumDegrees: parameters.minimumDispersionDegrees, prior: (cv2, Double(parameters.minimumDispersionDegrees))) else {
+                return (cv2, drift)
+            }
+            return (min(max(own.impression, 0.0001), 10_000), min(own.daily, 10_000))
+        }
+        func scale(_ sums: Sums, _ member: Int) -> Double { perItem[member].cv2 / sums.effective + perItem[member].drift * sums.movement }
         let prior2 = parameters.priorRelativeSD * parameters.priorRelativeSD
 
         // Line items within their network, on the scale of the configured price: r = x / p.
@@ -232,7 +266,7 @@ public struct BayesianECPM: Sendable {
             var plugIn = withData.map { _ in ratios.isEmpty ? 1 : ratios.reduce(0, +) / Double(ratios.count) }
             var ratio = 1.0, ratioVariance = prior2, between = prior2, units: Int?
             for _ in 0..<2 {
-                let variances = withData.indices.map { max(scale(sorted[withData[$0]].total) * plugIn[$0] * plugIn[$0], 1e-12) }
+                let variances = withData.indices.map { max(scale(sorted[withData[$0]].total, withData[$0]) * plugIn[$0] * plugIn[$0], 1e-12) }
                 if let estimated = EmpiricalBayes.betweenVariance(values: ratios, variances: variances) {
                     (between, units) = (estimated, withData.count)
                 } else {
@@ -248,7 +282,7 @@ public struct BayesianECPM: Sendable {
                 (ratio, ratioVariance) = (sum / weight, 1 / weight)
                 for member in members {
                     let index = withData.firstIndex(of: member)
-                    let post = EmpiricalBayes.selfConsistentPosterior(value: index.map { ratios[$0] }, scale: index.map { scale(sorted[withData[$0]].total) } ?? 0, parent: ratio, parentVariance: ratioVariance, between: between, units: units)
+                    let post = EmpiricalBayes.selfConsistentPosterior(value: index.map { ratios[$0] }, scale: index.map { scale(sorted[withData[$0]].total, withData[$0]) } ?? 0, parent: ratio, parentVariance: ratioVariance, between: between, units: units)
                     let price = inputs[member].configuredECPM
                     lineItemMeans[member] = price * post.mean
                     lineItemVariances[member] = price * price * post.variance
@@ -278,7 +312,7 @@ public struct BayesianECPM: Sendable {
             for _ in 0..<2 {
                 for index in cells.indices {
                     let sums = sorted[cells[index].member].countries[cells[index].country].sums
-                    cells[index].variance = max(scale(sums) * plugIn[index] * plugIn[index], 1e-12)
+                    cells[index].variance = max(scale(sums, cells[index].member) * plugIn[index] * plugIn[index], 1e-12)
                 }
                 if let estimated = EmpiricalBayes.betweenVariance(values: cells.map(\.value), variances: cells.map(\.variance)) {
                     (between, units) = (estimated, cells.count)
@@ -290,7 +324,7 @@ public struct BayesianECPM: Sendable {
                     let parentVariance = lineItemVariances[member] / (lineItemMeans[member] * lineItemMeans[member])
                     results[member] = sorted[member].countries.indices.map { position in
                         let cell = cellIndex[member]?[position]
-                        let post = EmpiricalBayes.selfConsistentPosterior(value: cell.map { cells[$0].value }, scale: cell.map { scale(sorted[member].countries[cells[$0].country].sums) } ?? 0, parent: 1, parentVariance: parentVariance, between: between, units: units)
+                        let post = EmpiricalBayes.selfConsistentPosterior(value: cell.map { cells[$0].value }, scale: cell.map { scale(sorted[member].countries[cells[$0].country].sums, member) } ?? 0, parent: 1, parentVariance: parentVariance, between: between, units: units)
                         if let cell { plugIn[cell] = max(post.mean, 1e-9) }
                         return post
                     }
@@ -304,12 +338,23 @@ public struct BayesianECPM: Sendable {
             // Two passes, the sampling variances following the posterior means as above.
             var grouped = EmpiricalBayes.GroupPosteriors(units: [], newUnit: [])
             for _ in 0..<2 {
-                grouped = EmpiricalBayes.groupPosteriors(
-                    values: groups.map { $0.map { cells[$0].value } },
-                    variances: groups.map { $0.map { index in
-                        max(scale(sorted[cells[index].member].countries[cells[index].country].sums) * plugIn[index] * plugIn[index], 1e-12)
-                    } }
-                )
+                let values = groups.map { $0.map { cells[$0].value } }
+                let variances = groups.map { $0.map { index in
+                    max(scale(sorted[cells[index].member].countries[cells[index].country].sums, cells[index].member) * plugIn[index] * plugIn[index], 1e-12)
+                } }
+                // Each line item on its own: its countries' centre follows their log share of
+                // the placement's impressions (a high tier that takes a small share of a
+                // country's impressions is paid from the bids' tail just above its floor), and
+                // their spread `τ` is its own.
+                grouped = EmpiricalBayes.GroupPosteriors(units: [], newUnit: [])
+                for group in groups.indices {
+                    let shares = groups[group].map { index in
+                        logShares[cells[index].member][sorted[cells[index].member].countries[cells[index].country].code] ?? 0
+                    }
+                    let one = EmpiricalBayes.groupPosteriors(values: [values[group]], variances: [variances[group]], covariates: [shares])
+                    grouped.units.append(one.units[0])
+                    grouped.newUnit.append(one.newUnit[0])
+                }
                 for (group, indices) in groups.enumerated() {
                     for (unit, index) in indices.enumerated() { plugIn[index] = max(grouped.units[group][unit].mean, 1e-9) }
                 }

@@ -201,23 +201,38 @@ extension EmpiricalBayes {
     /// is `B·θ̂ + (1 − B)·y`, variance `(1 − B)·v + B²·V_θ`, `B = v / (v + τ²)`; the results mix
     /// these over `τ`'s posterior (mean, and variance by the law of total variance). A between
     /// variance that the method of moments puts at 0 still has posterior weight above 0, so a
-    /// unit far from its centre keeps an interval that covers it.
-    static func groupPosteriors(values: [[Double]], variances: [[Double]], maximumSD: Double = 3, points: Int = 100) -> GroupPosteriors {
+    /// unit far from its centre keeps an interval that covers it. With `covariates` (per group,
+    /// one per unit), a group of 4 or more units whose covariate varies has the centre
+    /// `θ + β·x` (`x` centred on the group's mean, flat prior on `β`; Gelman et al., 15.4):
+    /// `θ̂`, `β̂` by weighted least squares (``Fit``), `√V_θ` becomes `√det V`, and each unit's
+    /// centre and its variance are the fit's at its own `x`.
+    static func groupPosteriors(values: [[Double]], variances: [[Double]], covariates: [[Double]]? = nil, maximumSD: Double = 3, points: Int = 100) -> GroupPosteriors {
         let taus = (0..<points).map { (Double($0) + 0.5) * maximumSD / Double(points) }
+        // Per group, the covariate centred on its plain mean; a group regresses on it only
+        // with 4 or more units and a covariate that varies.
+        let centred: [[Double]?] = values.indices.map { group in
+            guard let covariates, group < covariates.count, covariates[group].count == values[group].count, values[group].count >= 4 else { return nil }
+            let xs = covariates[group]
+            let mean = xs.reduce(0, +) / Double(xs.count)
+            let result = xs.map { $0 - mean }
+            return result.contains { abs($0) > 1e-9 } ? result : nil
+        }
         var logs: [Double] = []
-        var centres: [[(theta: Double, variance: Double)?]] = []
+        var centres: [[Fit?]] = []
         for tau in taus {
             let t2 = tau * tau
             var log = 0.0
-            var row: [(theta: Double, variance: Double)?] = []
-            for (ys, vs) in zip(values, variances) {
+            var row: [Fit?] = []
+            for group in values.indices {
+                let ys = values[group], vs = variances[group]
                 guard !ys.isEmpty else { row.append(nil); continue }
-                var weight = 0.0, sum = 0.0
-                for (y, v) in zip(ys, vs) { weight += 1 / (v + t2); sum += y / (v + t2) }
-                let theta = sum / weight, variance = 1 / weight
-                log += 0.5 * Foundation.log(variance)
-                for (y, v) in zip(ys, vs) { log += -0.5 * Foundation.log(v + t2) - 0.5 * (y - theta) * (y - theta) / (v + t2) }
-                row.append((theta, variance))
+                let fit = Fit(values: ys, variances: vs.map { $0 + t2 }, covariates: centred[group])
+                log -= 0.5 * Foundation.log(fit.determinant)
+                for (index, (y, v)) in zip(ys, vs).enumerated() {
+                    let residual = y - fit.predicted(centred[group]?[index] ?? 0)
+                    log += -0.5 * Foundation.log(v + t2) - 0.5 * residual * residual / (v + t2)
+                }
+                row.append(fit)
             }
             logs.append(log)
             centres.append(row)
@@ -230,15 +245,16 @@ extension EmpiricalBayes {
         var newUnit: [(mean: Double, variance: Double)?] = []
         for group in values.indices {
             var results: [(mean: Double, variance: Double, shrinkage: Double)] = []
-            for (y, v) in zip(values[group], variances[group]) {
+            for (unit, (y, v)) in zip(values[group], variances[group]).enumerated() {
                 var mean = 0.0, second = 0.0, shrinkage = 0.0
+                let x = centred[group]?[unit] ?? 0
                 for (index, weight) in weights.enumerated() where weight >= 1e-14 {
                     guard let centre = centres[index][group] else { continue }
                     let t2 = taus[index] * taus[index]
                     let b = v / (v + t2)
-                    let m = b * centre.theta + (1 - b) * y
+                    let m = b * centre.predicted(x) + (1 - b) * y
                     mean += weight * m
-                    second += weight * ((1 - b) * v + b * b * centre.variance + m * m)
+                    second += weight * ((1 - b) * v + b * b * centre.variance(x) + m * m)
                     shrinkage += weight * b
                 }
                 results.append((mean, max(second - mean * mean, 0), shrinkage))
@@ -250,12 +266,52 @@ extension EmpiricalBayes {
                 var mean = 0.0, second = 0.0
                 for (index, weight) in weights.enumerated() where weight >= 1e-14 {
                     guard let centre = centres[index][group] else { continue }
-                    mean += weight * centre.theta
-                    second += weight * (taus[index] * taus[index] + centre.variance + centre.theta * centre.theta)
+                    mean += weight * centre.predicted(0)
+                    second += weight * (taus[index] * taus[index] + centre.variance(0) + centre.predicted(0) * centre.predicted(0))
                 }
                 newUnit.append((mean, max(second - mean * mean, 0)))
             }
         }
         return GroupPosteriors(units: units, newUnit: newUnit)
+    }
+
+    /// The weighted least-squares fit of a group's centre: `y ≈ θ + β·x` with weights
+    /// `1 / (v + τ²)` (`β = 0` without covariates), and the covariance of `(θ, β)` under a flat
+    /// prior, so that a unit's centre `θ + β·x` has the variance ``variance(_:)``.
+    struct Fit {
+        var theta = 0.0, slope = 0.0
+        /// The inverse information: `1 / Σ w` without covariates; with them, the 2×2 inverse.
+        var s0 = 0.0, s1 = 0.0, s2 = 0.0
+        /// `det` of the information matrix (`Σ w` without covariates).
+        var determinant = 1.0
+        let regresses: Bool
+
+        init(values: [Double], variances: [Double], covariates: [Double]?) {
+            var t0 = 0.0, t1 = 0.0
+            for (index, (y, v)) in zip(values, variances).enumerated() {
+                let w = 1 / v, x = covariates?[index] ?? 0
+                s0 += w; s1 += w * x; s2 += w * x * x
+                t0 += w * y; t1 += w * x * y
+            }
+            let det = s0 * s2 - s1 * s1
+            if covariates != nil, det > 1e-12 * s0 * s2, det.isFinite {
+                regresses = true
+                determinant = det
+                theta = (s2 * t0 - s1 * t1) / det
+                slope = (s0 * t1 - s1 * t0) / det
+            } else {
+                regresses = false
+                determinant = s0
+                theta = t0 / s0
+            }
+        }
+
+        /// The centre at covariate `x`.
+        func predicted(_ x: Double) -> Double { theta + slope * x }
+
+        /// The variance of the centre at covariate `x`.
+        func variance(_ x: Double) -> Double {
+            regresses ? (s2 - 2 * x * s1 + x * x * s0) / determinant : 1 / s0
+        }
     }
 }

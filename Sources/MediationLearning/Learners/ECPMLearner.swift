@@ -160,11 +160,19 @@ public struct BayesianLearner: ECPMLearner {
         estimator.estimate(input.lineItems, asOf: input.asOf).map(\.newECPM)
     }
 
-    /// Each country's estimate where its 90 % interval excludes the line item's estimate (the
-    /// data supports a difference); the other countries take the line item's price.
+    /// Each country with data at its posterior mean (its own eCPM shrunk towards the line
+    /// item's by the estimated between-country variance): the price an auction of that country
+    /// should run. Writing a config keeps only the countries that differ
+    /// (``countryPrices(_:)``, `mediate optimize --write`).
     /// - Parameter input: the line items with their reported days per country.
     public func countryPrices(for input: LearnerInput) -> [[String: Double]] {
-        BayesianLearner.countryPrices(estimator.estimate(input.lineItems, asOf: input.asOf))
+        estimator.estimate(input.lineItems, asOf: input.asOf).map { estimate in
+            var prices: [String: Double] = [:]
+            for country in estimate.countries where country.mean.isFinite && country.mean > 0 {
+                prices[country.country] = country.mean
+            }
+            return prices
+        }
     }
 
     /// The countries of `estimates` whose interval excludes their line item's estimate, at

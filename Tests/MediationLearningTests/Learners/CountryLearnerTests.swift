@@ -62,13 +62,15 @@ struct CountryLearnerTests {
         #expect(Self.close(learner.prices(for: Self.input())[0], 2.3565426170468187))
     }
 
-    @Test("bayes writes a country only where its interval excludes the line item's estimate")
+    @Test("bayes prices every country with data at its posterior mean; a written config keeps only those whose interval excludes the line item's estimate")
     func bayes() {
         let input = Self.input()
         let estimate = BayesianECPM().estimate(input.lineItems, asOf: Self.asOf)[0]
         let prices = BayesianLearner().countryPrices(for: input)[0]
+        let written = BayesianLearner.countryPrices([estimate])[0]
         for country in estimate.countries {
-            #expect(prices[country.country] == (country.differs(from: estimate.mean) ? country.mean : nil), "\(country.country)")
+            #expect(prices[country.country] == country.mean, "\(country.country)")
+            #expect(written[country.country] == (country.differs(from: estimate.mean) ? country.mean : nil), "\(country.country)")
         }
         #expect(prices["US"] != nil && prices["IN"] != nil)
         #expect(StaticLearner().countryPrices(for: input) == [[:]])
