@@ -74,4 +74,26 @@ struct NewcomerCapsAttackTests {
         _ = try await second.load("level_end")
         #expect(try await second.showCurrent("level_end").capRefusal != nil)
     }
+    @Test("plain relaunches keep a ring of more than 32 that wrapped: after 50 shows (cap 40 a day) and one more in a second launch, a third launch still sees the 2 per 4000 s cap")
+    func wrappedDeepRingAcrossTwoRelaunches() async throws {
+        let store = MemoryStateStore()
+        let wall = TestWallClock()
+        // 40 a day and 2 per 4000 s on one placement, one show every 2200 s: neither binds a show.
+        let placements = [CapsHarness.interstitial("level_end", caps: .init(caps: [.init(impressions: 40, window: .seconds(86_400)), .init(impressions: 2, window: .seconds(4000))]))]
+        let first = try CapsHarness(placements: placements, app: Self.noGap, store: store, wall: wall)
+        for index in 0..<50 {
+            await first.advance(to: Double(index) * 2200)
+            if index > 0 { wall.move(by: 2200) }
+            #expect(try await first.showAndDismiss("level_end").isImpression)
+        }
+        // The 40-deep ring wrapped (slots 0-9 hold shows 41-50). Relaunch 2200 s later, show once.
+        wall.move(by: 2200)
+        let second = try CapsHarness(placements: placements, app: Self.noGap, store: store, wall: wall)
+        #expect(try await second.showAndDismiss("level_end").isImpression)
+        // Relaunch at once: the last two shows were 2200 s apart, so 2 per 4000 s frees 1800 s on.
+        let third = try CapsHarness(placements: placements, app: Self.noGap, store: store, wall: wall)
+        #expect(await (try third.placement("level_end")).nextShowInstant == at(1800))
+        _ = try await third.load("level_end")
+        #expect(try await third.showCurrent("level_end").capRefusal?.cap == "placement:level_end 2/4000s")
+    }
 }
