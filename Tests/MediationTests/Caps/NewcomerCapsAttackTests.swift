@@ -32,6 +32,26 @@ struct NewcomerCapsAttackTests {
         _ = try await second.load("level_end")
         #expect(try await second.showCurrent("level_end").capRefusal != nil)
     }
+    @Test("a fetched configuration that shrinks the largest cap below 33 while the app runs keeps the newest impression for the next launch")
+    func shrunkDepthAtRuntime() async throws {
+        let store = MemoryStateStore()
+        let wall = TestWallClock()
+        let deep = [CapsHarness.interstitial("level_end", caps: .init(caps: [.init(impressions: 40, window: .seconds(30))], pacingSeconds: 600))]
+        let first = try CapsHarness(placements: deep, app: Self.noGap, store: store, wall: wall)
+        for index in 0..<33 {
+            await first.advance(to: Double(index) * 601)
+            if index > 0 { wall.move(by: 601) }
+            #expect(try await first.showAndDismiss("level_end").isImpression)
+        }
+        // Version 2 keeps the pacing, drops the deep cap; no impression follows before the app ends.
+        var shrunk = first.engine.configuration
+        shrunk.placements[0].caps = .init(pacingSeconds: 600)
+        try await SwapHarness.apply(shrunk, version: 2, to: first.engine, clock: first.clock)
+        let shallow = [CapsHarness.interstitial("level_end", caps: .init(pacingSeconds: 600))]
+        let second = try CapsHarness(placements: shallow, app: Self.noGap, store: store, wall: wall)
+        #expect(await (try second.placement("level_end")).nextShowInstant == at(600))
+    }
+
     @Test("plain relaunches keep a ring of more than 32 that wrapped: after 50 shows (cap 40 a day) and one more in a second launch, a third launch still sees the 2 per 4000 s cap")
     func wrappedDeepRingAcrossTwoRelaunches() async throws {
         let store = MemoryStateStore()
