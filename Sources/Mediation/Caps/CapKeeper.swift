@@ -277,12 +277,15 @@ package final class CapKeeper: Sendable {
     /// stored again in its layout.
     private func restoreRing(of scope: CapScope, depth: Int, notAfter time: Int64) -> CapRing? {
         let stored = Self.chunkCount(depth: MediationConfiguration.Cap.maximumImpressions)
+        let needed = Self.chunkCount(depth: depth)
         let identity = StoredCaps.identity(of: scope)
         var chunks: [[Int64]?] = []
         for chunk in 0..<stored {
             let key = StoredCaps.key(of: scope, chunk: chunk)
             do {
                 let value = try store.value(StoredCaps.Chunk.self, forKey: key)
+                // Chunks fill in slot order: past the depth's own, the first absent one ends them.
+                if value == nil, chunk >= needed { break }
                 if let problem = value?.problem(scope: identity, time: time) {
                     throw StateStoreError(kind: .discarded, key: key, message: problem)
                 }
