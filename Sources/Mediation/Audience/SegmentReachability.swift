@@ -28,16 +28,26 @@ package enum SegmentReachability {
         return warnings
     }
 
+    /// The most work the check of one list of segments may do, in value look-ups (an upper
+    /// bound per pair of segments: tests × tests × the longest `in` list). Past it the
+    /// remaining pairs are not compared, so no warning is given for them: the check is sound,
+    /// not complete, and an engine build stays fast whatever the configuration.
+    package static let workBudget = 5_000_000
+
     private static func warnings(of segments: [AudienceSegment], in placement: MediationConfiguration.Placement, owner: String) -> [MediationConfiguration.Warning] {
         guard !segments.isEmpty else { return [] }
         var warnings: [MediationConfiguration.Warning] = []
+        let costs = segments.map { segment in segment.predicate.map { (tests: $0.testCount, list: max(1, $0.longestList)) } ?? (tests: 1, list: 1) }
+        var work = 0
         for (index, segment) in segments.enumerated() {
             if let predicate = segment.predicate, predicate.isAlwaysFalse {
                 warnings.append(MediationConfiguration.Warning(code: .segmentUnreachable, path: segment.path, message: "segment \(ConfigurationText.quoted(segment.id)) can never be chosen: its \"when\" matches no audience"))
                 continue
             }
-            for earlier in segments[..<index] {
+            for (earlierIndex, earlier) in segments[..<index].enumerated() {
                 guard let earlierPredicate = earlier.predicate else { break }
+                work += costs[index].tests * costs[earlierIndex].tests * max(costs[index].list, costs[earlierIndex].list)
+                guard work <= workBudget else { break }
                 let covered = earlierPredicate.isAlwaysTrue || (segment.predicate?.implies(earlierPredicate) ?? false)
                 guard covered else { continue }
                 let why = earlierPredicate.isAlwaysTrue ? "matches every audience" : "matches every audience this one does"
@@ -52,5 +62,20 @@ package enum SegmentReachability {
             }
         }
         return warnings
+    }
+}
+
+extension AudiencePredicate {
+    /// The most values of any one `in` / `not_in` list it holds (0 without one).
+    var longestList: Int {
+        switch self {
+        case .test(let test):
+            switch test.operation {
+            case .isIn(let set), .notIn(let set): set.count
+            default: 0
+            }
+        case .all(let predicates), .any(let predicates): predicates.map(\.longestList).max() ?? 0
+        case .not(let predicate): predicate.longestList
+        }
     }
 }

@@ -84,11 +84,19 @@ package final class CapKeeper: Sendable {
 
     private func configurationChanged(_ configuration: MediationConfiguration, storedTime: Int64?) {
         let depths = Self.depths(of: configuration)
-        let stale: [String] = state.withLock { state in
+        state.withLock { state in
             state.app = configuration.app
             state.networks = Dictionary(configuration.networks.filter { !$0.caps.isEmpty }.map { ($0.id, $0.caps) }, uniquingKeysWith: { first, _ in first })
             state.depths = depths
+            let capacities = Dictionary(depths.keys.compactMap { scope in state.book.ring(of: scope).map { (scope, $0.capacity) } }, uniquingKeysWith: { first, _ in first })
             state.book.configure(depths)
+            // A ring whose depth changed was laid out again; it is stored in its new layout
+            // before the chunks past its depth are removed below: otherwise the newest
+            // instants, in a chunk past the new depth, would be lost at the next launch.
+            for (scope, depth) in depths {
+                guard let capacity = capacities[scope], capacity != max(1, depth), let ring = state.book.ring(of: scope) else { continue }
+                storeRing(ring, of: scope, changedFrom: nil)
+            }
             let limit = storedTime ?? state.timeline.time(at: state.timeline.anchorInstant)
             for (scope, depth) in depths where !state.restored.contains(scope) {
                 state.restored.insert(scope)
@@ -101,7 +109,6 @@ package final class CapKeeper: Sendable {
             state.lastPlan = 0
             return []
         }
-        _ = stale
         removeStoredRings(keeping: Set(depths.keys))
     }
 
@@ -307,27 +314,57 @@ package final class CapKeeper: Sendable {
     }
 
     /// The stored ring of `scope`, `depth` deep, or `nil` when none is stored or a chunk is
-    /// refused (the scope's chunks are then removed, with a warning: fail open).
+    /// refused (the scope's chunks are then removed, with a warning: fail open). Every stored
+    /// chunk is read, also those past `depth` (a configuration whose largest cap shrank keeps
+    /// the newest instants, wherever they were stored); a ring laid out otherwise than stored is
+    /// stored again in its layout.
     private func restoreRing(of scope: CapScope, depth: Int, notAfter time: Int64) -> CapRing? {
-        let chunks = (depth + StoredCaps.chunkSize - 1) / StoredCaps.chunkSize
+        let stored = Self.chunkCount(depth: MediationConfiguration.Cap.maximumImpressions)
+        let needed = Self.chunkCount(depth: depth)
         let identity = StoredCaps.identity(of: scope)
-        var instants: [Int64] = []
-        for chunk in 0..<chunks {
+        var chunks: [[Int64]?] = []
+        for chunk in 0..<stored {
             let key = StoredCaps.key(of: scope, chunk: chunk)
             do {
-                guard let value = try store.value(StoredCaps.Chunk.self, forKey: key) else { continue }
-                if let problem = value.problem(scope: identity, time: time) {
+                let value = try store.value(StoredCaps.Chunk.self, forKey: key)
+                // Chunks fill in slot order: past the depth's own, the first absent one ends them.
+                if value == nil, chunk >= needed { break }
+                if let problem = value?.problem(scope: identity, time: time) {
                     throw StateStoreError(kind: .discarded, key: key, message: problem)
                 }
-                instants += value.instants
+                chunks.append(value?.instants)
             } catch {
                 logger.warning("the stored cap state of \(scope) was discarded (its caps count from zero): \(error)", source: "caps")
-                for chunk in 0..<chunks { try? store.setData(nil, forKey: StoredCaps.key(of: scope, chunk: chunk)) }
+                for chunk in 0..<stored { try? store.setData(nil, forKey: StoredCaps.key(of: scope, chunk: chunk)) }
                 return nil
             }
         }
+        let instants = chunks.flatMap { $0 ?? [] }
         guard !instants.isEmpty else { return nil }
-        return CapRing(capacity: depth, instants: instants.sorted())
+        let ring = CapRing(capacity: depth, instants: instants.sorted())
+        storeRing(ring, of: scope, changedFrom: chunks)
+        return ring
+    }
+
+    /// Stores every chunk of `ring` whose instants differ from `stored` (each chunk's stored
+    /// instants; `nil`: store them all). A store that cannot be written costs a warning.
+    private func storeRing(_ ring: CapRing, of scope: CapScope, changedFrom stored: [[Int64]?]?) {
+        let identity = StoredCaps.identity(of: scope)
+        do {
+            for chunk in 0..<Self.chunkCount(depth: ring.capacity) {
+                let start = chunk * StoredCaps.chunkSize
+                let instants = ring.instants(inSlots: start..<(start + StoredCaps.chunkSize))
+                if let stored, chunk < stored.count, (stored[chunk] ?? []) == instants { continue }
+                try store.setValue(StoredCaps.Chunk(scope: identity, instants: instants), forKey: StoredCaps.key(of: scope, chunk: chunk))
+            }
+        } catch {
+            logger.warning("the cap state could not be stored: \(error)", source: "caps")
+        }
+    }
+
+    /// The chunks a ring `depth` deep is stored in.
+    private static func chunkCount(depth: Int) -> Int {
+        (max(1, depth) + StoredCaps.chunkSize - 1) / StoredCaps.chunkSize
     }
 
     /// Removes stored chunks of scopes not in `kept` and chunks past a kept scope's depth.

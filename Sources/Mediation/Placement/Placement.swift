@@ -68,6 +68,9 @@ public actor Placement {
     /// The segment and experiment arm of the auction that won the current ad (or of the last
     /// auction that filled): a show is held to that form's caps and pacing.
     private var capLabel: (segment: String?, arm: MediationEvent.ExperimentArm?)?
+    /// The full-screen ad whose impression this placement counted last, until its dismissal:
+    /// the one ad ``reportDismissed(_:)`` ends the presentation of.
+    private weak var presentedAd: (any LoadedAd)?
 
     private var machine: Machine
     private var hostContext: AdRequest.Context?
@@ -243,6 +246,7 @@ public actor Placement {
             return .refused(.capped(refusal))
         }
         perform(outcome.1)
+        if case .impression = outcome.0, configuration.format.isFullScreen { presentedAd = ad }
         return outcome.0
     }
 
@@ -253,7 +257,8 @@ public actor Placement {
     /// presented ad, is ignored.
     /// - Parameter ad: the ad dismissed.
     public func reportDismissed(_ ad: any LoadedAd) {
-        guard let caps, configuration.format.isFullScreen else { return }
+        guard let caps, configuration.format.isFullScreen, let presented = presentedAd, presented === ad else { return }
+        presentedAd = nil
         caps.dismissed(placementID: id, at: clock.now)
     }
 
@@ -389,6 +394,7 @@ public actor Placement {
             return
         }
         perform(performed)
+        if configuration.format.isFullScreen, performed.contains(where: { if case .recordImpression = $0 { true } else { false } }) { presentedAd = ad }
     }
 
     /// `ad` said its creative failed: the render-failure path, if it is still current.
