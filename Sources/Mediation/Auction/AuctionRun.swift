@@ -37,6 +37,10 @@
 /// `decided`; the outcome is handed over exactly once. The timer hears of the run's wake-ups
 /// only from the moment the caller waits (`State.timerArmed`): an auction decided before that
 /// costs the timer nothing.
+///
+/// Not the shared ``FirstOf`` gate: moved onto it, the 4-source overhead ratio rose from 2.17-2.27
+/// to 2.39-2.75 (alternating pinned runs, 2026-12-07), far over the 2 % a speed path
+/// may cost; this hand-over rides on the run's own lock and life.
 final class AuctionRun: Sendable {
     /// The task of one source.
     private enum SourceTask {
