@@ -218,25 +218,25 @@ package struct Auction: Sendable {
         let included: [AuctionSource]
         var machine: AuctionStateMachine
         let auctionID = auctionIDs.next()
+        // The route's fields are read in place (its placement is not copied per auction).
         let route = choice.route
-        let placement = route.placement
         let sources = route.sources
-        if excludedLineItems.isEmpty, placement.exploration == .off {
+        if excludedLineItems.isEmpty, route.placement.exploration == .off {
             included = sources
             machine = route.machine
         } else {
             included = excludedLineItems.isEmpty ? sources : sources.filter { !excludedLineItems.contains($0.lineItem.id) }
             // R23: an exploring placement values its fixed-price sources by this auction's draws.
-            let prices = placement.exploration == .thompson ? ExplorationDraw.prices(of: included.map(\.lineItem), placementFloorUSD: placement.floor, auctionID: auctionID) : nil
-            machine = Auction.machine(placement: placement, sources: included, configVersion: configVersion, fixedPrices: prices)
+            let prices = route.placement.exploration == .thompson ? ExplorationDraw.prices(of: included.map(\.lineItem), placementFloorUSD: route.placement.floor, auctionID: auctionID) : nil
+            machine = Auction.machine(placement: route.placement, sources: included, configVersion: configVersion, fixedPrices: prices)
         }
         // R24: one admission per network per auction, however many line items it has, then
         // one per line item of each network asked.
-        let plan = health.flatMap { health in excludedLineItems.isEmpty ? route.healthPlan : NetworkHealthMonitor.Plan(included, placementID: placement.id, on: health) }
+        let plan = health.flatMap { health in excludedLineItems.isEmpty ? route.healthPlan : NetworkHealthMonitor.Plan(included, placementID: route.placement.id, on: health) }
         if let audience = choice.audience { machine.audience = audience }
         let run = AuctionRun(
             auctionID: auctionID,
-            placementID: placement.id,
+            placementID: route.placement.id,
             machine: machine,
             sources: included,
             request: request,
@@ -263,7 +263,8 @@ package struct Auction: Sendable {
         }
         // A segment's or variant's own refresh_seconds; the placement's own is read from the
         // configuration in force when the ad arrives (a newer one may have changed it, R22).
-        outcome.refreshSeconds = placement.refreshSeconds == self.placement.refreshSeconds ? nil : placement.refreshSeconds
+        let refreshSeconds = route.placement.refreshSeconds
+        outcome.refreshSeconds = refreshSeconds == self.placement.refreshSeconds ? nil : refreshSeconds
         return outcome
     }
 }

@@ -1,16 +1,26 @@
 /// What one auction of a placement runs under: the placement as its audience's segment and
 /// country make it, its sources, and the prepared state machine every such auction starts from.
-struct AuctionRoute: Sendable {
+/// A shared, immutable box: each auction's choice passes one reference, not a copy of the
+/// placement, the machine and the plan.
+final class AuctionRoute: Sendable {
     /// The placement, with the segment's override and the country's prices applied.
-    var placement: MediationConfiguration.Placement
+    let placement: MediationConfiguration.Placement
     /// Its sources, in the placement's order.
-    var sources: [AuctionSource]
+    let sources: [AuctionSource]
     /// A machine for every source, not yet started.
-    var machine: AuctionStateMachine
+    let machine: AuctionStateMachine
     /// The sources' networks for health, each once (R24).
-    var healthPlan: NetworkHealthMonitor.Plan?
+    let healthPlan: NetworkHealthMonitor.Plan?
     /// Whether some source's adapter hears notices.
-    var sendsNotices: Bool
+    let sendsNotices: Bool
+
+    init(placement: MediationConfiguration.Placement, sources: [AuctionSource], machine: AuctionStateMachine, healthPlan: NetworkHealthMonitor.Plan?, sendsNotices: Bool) {
+        self.placement = placement
+        self.sources = sources
+        self.machine = machine
+        self.healthPlan = healthPlan
+        self.sendsNotices = sendsNotices
+    }
 }
 
 /// A placement's routes, chosen per auction from its audience (segments, `ecpm_by_country`).

@@ -11,8 +11,9 @@
 /// through one reused buffer.
 /// - The caller starts the sources and yields once: sources that answer at once have usually
 ///   decided the auction by then, and the caller takes the outcome without suspending on a
-///   continuation or starting a timer task. Otherwise it waits on a continuation and the timer
-///   starts (the deadline is absolute, so the yield does not move it).
+///   continuation or telling the timer anything. Otherwise it waits on a continuation, and only
+///   then does the run give the timer its wake-up (the deadline is absolute, so the yield does
+///   not move it).
 /// - Source tasks are created outside the lock (a new task may start at once on another thread
 ///   and must not find the lock taken).
 /// - A source's task handle is dropped as soon as it answers, so the end cancels only the
@@ -28,12 +29,18 @@
 ///                                               │ hand(): losers released, adapters told
 ///                          caller waiting ◀─────┴─────▶ caller not waiting yet
 ///                                │                          ▼
-///                                │                 ready(outcome, held timer)
+///                                │                 ready(outcome)            
 ///                                ▼                          │ the caller takes it
 ///                           handedOver ◀────────────────────┘
 /// ```
-/// The caller moves from "not waiting" (a timer task to start is held back) to "waiting" (on a
-/// continuation) in `running` or `decided`; the outcome is handed over exactly once.
+/// The caller moves from "not waiting" to "waiting" (on a continuation) in `running` or
+/// `decided`; the outcome is handed over exactly once. The timer hears of the run's wake-ups
+/// only from the moment the caller waits (`State.timerArmed`): an auction decided before that
+/// costs the timer nothing.
+///
+/// Not the shared ``FirstOf`` gate: moved onto it, the 4-source overhead ratio rose from 2.17-2.27
+/// to 2.39-2.75 (alternating pinned runs, 2026-12-07), far over the 2 % a speed path
+/// may cost; this hand-over rides on the run's own lock and life.
 final class AuctionRun: Sendable {
     /// The task of one source.
     private enum SourceTask {
@@ -49,9 +56,8 @@ final class AuctionRun: Sendable {
 
     /// Where the caller is while the auction runs.
     private enum Caller {
-        /// It has not waited yet: it may still take an outcome decided at once. A timer task
-        /// the run needs is held back (not started) until it must wait.
-        case notWaiting(heldTimer: AuctionTimer.Ticket?)
+        /// It has not waited yet: it may still take an outcome decided at once.
+        case notWaiting
         /// It waits on this continuation, resumed exactly once by ``hand()``.
         case waiting(UnsafeContinuation<MediationEngine.AuctionOutcome, Never>)
     }
@@ -67,9 +73,8 @@ final class AuctionRun: Sendable {
         /// The machine decided the outcome; ``hand()`` passes it on once the losers are
         /// released and the adapters told.
         case decided(DecidedOutcome, Caller)
-        /// The outcome is ready for a caller that has not waited yet; the timer task held back,
-        /// if any, is started when it takes the outcome (it may serve other auctions).
-        case ready(DecidedOutcome, heldTimer: AuctionTimer.Ticket?)
+        /// The outcome is ready for a caller that has not waited yet.
+        case ready(DecidedOutcome)
         /// The caller has the outcome.
         case handedOver
     }
@@ -87,6 +92,8 @@ final class AuctionRun: Sendable {
         var tasks: [SourceTask]
         /// The wake-up this run has asked the timer for.
         var timerDeadline: MediationInstant?
+        /// The caller waits: the machine's wake-ups go to the timer from now on.
+        var timerArmed = false
         /// The machine's actions for the event being handled (reused between events).
         var actions: [AuctionStateMachine.Action] = []
         /// A decision at the end of the current instant was asked of the clock and has not run.
@@ -178,63 +185,64 @@ final class AuctionRun: Sendable {
     func outcome() async -> MediationEngine.AuctionOutcome {
         await withTaskCancellationHandler {
             let startedAtWallClock = wallClock()
-            let effects = state.withLock { state -> Effects in
+            let effects = state.withLock { state -> Effects? in
                 state.startedAtWallClock = startedAtWallClock
                 let now = clock.now
                 switch state.life {
                 case .notStarted:
-                    state.life = .running(.notWaiting(heldTimer: nil))
+                    state.life = .running(.notWaiting)
                     state.machine.start(at: now, into: &state.actions)
                 case .abortedBeforeStart:
-                    state.life = .running(.notWaiting(heldTimer: nil))
+                    state.life = .running(.notWaiting)
                     state.machine.abort(at: now, into: &state.actions)
                 case .running, .decided, .ready, .handedOver:
-                    return Effects() // started already: a run gives one outcome, once
+                    return nil // started already: a run gives one outcome, once
                 }
                 return apply(at: now, to: &state)
             }
-            perform(effects)
-            if let outcome = takeFinishedOutcome() { return outcome }
+            // Decided at its start (no source to ask): taken without a yield.
+            let decidedAtStart = effects?.decided != nil
+            if let effects { perform(effects) }
+            if decidedAtStart, let outcome = takeFinishedOutcome() { return outcome }
             // Let the sources run: those that answer at once may decide the auction now.
             await Task.yield()
             if let outcome = takeFinishedOutcome() { return outcome }
             // The outcome is handed over exactly once: the life moves to `handedOver` under the
             // lock, here or in ``hand()``.
             return await withUnsafeContinuation { continuation in
-                let (ready, ticket) = state.withLock { state -> (DecidedOutcome?, AuctionTimer.Ticket?) in
+                let (ready, timerChange) = state.withLock { state -> (DecidedOutcome?, AuctionTimer.Change) in
                     switch state.life {
-                    case .running(.notWaiting(let held)):
+                    case .running(.notWaiting):
                         state.life = .running(.waiting(continuation))
-                        return (nil, held)
-                    case .decided(let outcome, .notWaiting(let held)):
+                        return (nil, armTimer(in: &state))
+                    case .decided(let outcome, .notWaiting):
                         state.life = .decided(outcome, .waiting(continuation))
-                        return (nil, held)
-                    case .ready(let outcome, let held):
+                        return (nil, AuctionTimer.Change())
+                    case .ready(let outcome):
                         state.life = .handedOver
-                        return (outcome, held)
+                        return (outcome, AuctionTimer.Change())
                     case .notStarted, .abortedBeforeStart, .running(.waiting), .decided(_, .waiting), .handedOver:
                         // Not reachable: the caller started the run and waits once.
-                        return (nil, nil)
+                        return (nil, AuctionTimer.Change())
                     }
                 }
                 if let ready {
-                    // Finished meanwhile; a held timer may still serve other auctions.
-                    if let ticket { timer.spawnIfCurrent(ticket) }
                     continuation.resume(returning: ready.outcome)
-                } else if let ticket {
-                    // Stale when the auction ended meanwhile (its outcome is on the way): then
-                    // no timer task is started at all.
-                    timer.spawnIfCurrent(ticket)
+                } else {
+                    // The timer task starts after the sources' tasks, and only for a caller
+                    // that has to wait.
+                    timerChange.cancel?.cancel()
+                    if let ticket = timerChange.spawn { timer.spawn(ticket) }
                 }
             }
         } onCancel: {
-            let effects = state.withLock { state -> Effects in
+            let effects = state.withLock { state -> Effects? in
                 switch state.life {
                 case .notStarted:
                     state.life = .abortedBeforeStart // the start will abort instead
-                    return Effects()
+                    return nil
                 case .abortedBeforeStart:
-                    return Effects()
+                    return nil
                 case .running, .decided, .ready, .handedOver:
                     // Aborting a machine that has finished does nothing.
                     let now = clock.now
@@ -242,27 +250,35 @@ final class AuctionRun: Sendable {
                     return apply(at: now, to: &state)
                 }
             }
-            perform(effects)
+            if let effects { perform(effects) }
         }
     }
 
-    /// The outcome if the auction finished before the caller waited for it. A timer task held
-    /// back meanwhile is started if it still serves other auctions of the same ``Auction``.
+    /// The outcome if the auction finished before the caller waited for it.
     private func takeFinishedOutcome() -> MediationEngine.AuctionOutcome? {
-        let (outcome, ticket) = state.withLock { state -> (DecidedOutcome?, AuctionTimer.Ticket?) in
-            guard case .ready(let outcome, let held) = state.life else { return (nil, nil) }
+        let outcome = state.withLock { state -> DecidedOutcome? in
+            guard case .ready(let outcome) = state.life else { return nil }
             state.life = .handedOver
-            return (outcome, held)
+            return outcome
         }
-        if let ticket { timer.spawnIfCurrent(ticket) }
         return outcome?.outcome
+    }
+
+    /// The caller starts waiting: from now on the timer hears the machine's wake-ups, starting
+    /// with the one it has now (under the run's lock, so its changes reach the timer in order).
+    /// - Returns: what the timer asks to start or cancel, outside the lock.
+    private func armTimer(in state: inout State) -> AuctionTimer.Change {
+        state.timerArmed = true
+        guard let wakeup = state.machine.nextWakeup else { return AuctionTimer.Change() }
+        state.timerDeadline = wakeup
+        return timer.schedule(self, at: wakeup)
     }
 
     // MARK: Events
 
     private func deliver(_ index: Int, result: AdLoadResult) {
         // The arrival is stamped under the lock, so arrivals are processed in time order.
-        let effects = state.withLock { state -> Effects in
+        let effects = state.withLock { state -> Effects? in
             state.tasks[index] = .idle // it has answered: nothing left to cancel
             absorbAdapterWarnings(into: &state)
             let now = clock.now
@@ -275,7 +291,7 @@ final class AuctionRun: Sendable {
             }
             return apply(at: now, to: &state)
         }
-        perform(effects)
+        if let effects { perform(effects) }
     }
 
     /// Sources capped before the start (`docs/caps.md`): not asked (`capped`), each with when
@@ -291,19 +307,19 @@ final class AuctionRun: Sendable {
     /// (``AuctionStateMachine/networkPaused(sourcesAt:until:at:into:)``) at the end of this
     /// instant. Before the start they are not asked; after the end it does nothing.
     func networkPaused(sourcesAt indices: [Int], until retryAt: MediationInstant) {
-        let effects = state.withLock { state -> Effects in
+        let effects = state.withLock { state -> Effects? in
             let now = clock.now
             state.machine.networkPaused(sourcesAt: indices, until: retryAt, at: now, into: &state.actions)
             switch state.life {
             case .notStarted, .abortedBeforeStart:
                 // Not started: the sources are only marked (no action, no wake-up yet).
                 state.actions.removeAll(keepingCapacity: true)
-                return Effects()
+                return nil
             case .running, .decided, .ready, .handedOver:
                 return apply(at: now, to: &state)
             }
         }
-        perform(effects)
+        if let effects { perform(effects) }
     }
 
     /// The timer reached `wakeup`: the machine decides at the end of this instant, once the
@@ -327,14 +343,14 @@ final class AuctionRun: Sendable {
     /// The end of the instant: the machine times out sources past their limit, moves the
     /// waterfall on, and ends the auction when it is decided (R3, R4).
     private func decide() {
-        let effects = state.withLock { state -> Effects in
+        let effects = state.withLock { state -> Effects? in
             state.decisionPending = false
             absorbAdapterWarnings(into: &state)
             let now = clock.now
             state.machine.endOfInstant(at: now, into: &state.actions)
             return apply(at: now, to: &state)
         }
-        perform(effects)
+        if let effects { perform(effects) }
     }
 
     /// Puts the warnings the adapters logged for this auction's sources so far on their trace
@@ -354,8 +370,9 @@ final class AuctionRun: Sendable {
 
     /// Side effects collected under the lock and performed after it is released.
     private struct Effects {
-        /// Sources to ask: index, the instant the answer must arrive by, the time left until then.
-        var starts: [(index: Int, deadline: MediationInstant, budget: Duration)] = []
+        /// Sources to ask: index, the instant the answer must arrive by, the time left until then,
+        /// and the task ``start(_:)`` creates for it (in place: no second array).
+        var starts: [(index: Int, deadline: MediationInstant, budget: Duration, task: Task<Void, Never>?)] = []
         var releases: [any LoadedAd] = []
         var lateAnswers: [MediationEvent.LateAnswer] = []
         /// The outcome was decided: tell the adapters, then hand it to the caller, once the
@@ -370,14 +387,17 @@ final class AuctionRun: Sendable {
     /// Applies the machine's actions for an event at `now` in `state.actions` (and empties
     /// it): marks sources to ask and collects cancellations, releases and the outcome for
     /// ``perform(_:)``, and tells the timer the machine's next wake-up.
-    private func apply(at now: MediationInstant, to state: inout State) -> Effects {
+    /// - Returns: `nil` when there is nothing to do (most answers before the last: no action,
+    ///   and no timer to tell), so such an answer builds and destroys no ``Effects``.
+    private func apply(at now: MediationInstant, to state: inout State) -> Effects? {
+        if state.actions.isEmpty, !state.timerArmed { return nil }
         var effects = Effects()
         for action in state.actions {
             switch action {
             case .request(let index, let deadline):
                 state.tasks[index] = .starting
                 if effects.starts.isEmpty { effects.starts.reserveCapacity(sources.count) }
-                effects.starts.append((index, deadline, deadline - now))
+                effects.starts.append((index, deadline, deadline - now, nil))
             case .cancel(let index):
                 cancel(index, in: &state, into: &effects)
             case .release(let ad):
@@ -409,32 +429,14 @@ final class AuctionRun: Sendable {
             }
         }
         state.actions.removeAll(keepingCapacity: true)
+        // Before the caller waits the timer hears nothing (``armTimer(in:)`` tells it then).
+        guard state.timerArmed else { return effects }
         let wakeup = state.machine.nextWakeup
         if wakeup != state.timerDeadline {
             state.timerDeadline = wakeup
             effects.timer = timer.schedule(self, at: wakeup)
-            if let ticket = effects.timer.spawn, hold(ticket, in: &state.life) {
-                // The caller has not waited yet: start the timer only if it has to wait.
-                effects.timer.spawn = nil
-            }
         }
         return effects
-    }
-
-    /// Holds back `ticket` (replacing an older one, which it makes stale) while the caller has
-    /// not waited yet; returns whether it did.
-    private func hold(_ ticket: AuctionTimer.Ticket, in life: inout Life) -> Bool {
-        switch life {
-        case .running(.notWaiting):
-            life = .running(.notWaiting(heldTimer: ticket))
-        case .decided(let outcome, .notWaiting):
-            life = .decided(outcome, .notWaiting(heldTimer: ticket))
-        case .ready(let outcome, _):
-            life = .ready(outcome, heldTimer: ticket)
-        case .notStarted, .abortedBeforeStart, .running(.waiting), .decided(_, .waiting), .handedOver:
-            return false
-        }
-        return true
     }
 
     private func cancel(_ index: Int, in state: inout State, into effects: inout Effects) {
@@ -451,19 +453,17 @@ final class AuctionRun: Sendable {
 
     /// Creates the tasks of the sources to ask, outside the lock, then records their handles
     /// (or cancels those whose source was cancelled meanwhile).
-    private func start(_ starts: [(index: Int, deadline: MediationInstant, budget: Duration)]) {
+    private func start(_ starts: inout [(index: Int, deadline: MediationInstant, budget: Duration, task: Task<Void, Never>?)]) {
         guard !starts.isEmpty else { return }
-        var created: [(index: Int, task: Task<Void, Never>)] = []
-        created.reserveCapacity(starts.count)
-        for (index, deadline, budget) in starts {
-            let task = clock.startTask { [self] in
+        for position in starts.indices {
+            let (index, deadline, budget, _) = starts[position]
+            starts[position].task = clock.startTask { [self] in
                 deliver(index, result: await load(fromSourceAt: index, deadline: deadline, budget: budget))
             }
-            created.append((index, task))
         }
         let toCancel = state.withLock { state -> [Task<Void, Never>] in
             var toCancel: [Task<Void, Never>] = []
-            for (index, task) in created {
+            for case let (index, _, _, task?) in starts {
                 switch state.tasks[index] {
                 case .starting:
                     state.tasks[index] = .running(task)
@@ -531,16 +531,16 @@ final class AuctionRun: Sendable {
             case .waiting(let continuation):
                 state.life = .handedOver
                 return (continuation, outcome)
-            case .notWaiting(let held):
-                state.life = .ready(outcome, heldTimer: held)
+            case .notWaiting:
+                state.life = .ready(outcome)
                 return nil
             }
         }
         if let (continuation, decided) = resume { continuation.resume(returning: decided.outcome) }
     }
 
-    private func perform(_ effects: Effects) {
-        start(effects.starts)
+    private func perform(_ effects: consuming Effects) {
+        start(&effects.starts)
         // The timer task starts after the sources' tasks: when they answer at once, the
         // auction ends before its timer would sleep.
         effects.timer.cancel?.cancel()

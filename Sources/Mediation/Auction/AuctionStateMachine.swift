@@ -515,7 +515,7 @@ struct AuctionStateMachine {
     func outcome(auctionID: String, startedAtWallClock: WallClockTime? = nil) -> MediationEngine.AuctionOutcome {
         let winner: MediationEngine.AuctionOutcome.Winner? = best.flatMap { index in
             guard let ad = winnerAd, let value = entries[index].value, let arrivedAt = entries[index].answeredAt else { return nil }
-            return MediationEngine.AuctionOutcome.Winner(ad: ad, lineItem: lineItems[index], eCPM: value.eCPM, arrivedAt: arrivedAt)
+            return MediationEngine.AuctionOutcome.Winner(ad: ad, lineItems: lineItems, at: index, eCPM: value.eCPM, arrivedAt: arrivedAt)
         }
         return MediationEngine.AuctionOutcome(
             winner: winner,

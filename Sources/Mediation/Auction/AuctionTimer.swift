@@ -91,13 +91,6 @@ final class AuctionTimer: Sendable {
         if stale { task.cancel() }
     }
 
-    /// Starts the task of `ticket` unless a later change made it stale (checked first, so a
-    /// stale ticket costs no task).
-    func spawnIfCurrent(_ ticket: Ticket) {
-        guard isCurrent(ticket.generation) else { return }
-        spawn(ticket)
-    }
-
     private func isCurrent(_ generation: UInt64) -> Bool {
         state.withLock { $0.generation == generation }
     }

@@ -630,7 +630,18 @@ extension MediationEngine.AuctionOutcome {
         /// The ad, which now belongs to the caller (it was not released).
         public package(set) var ad: any LoadedAd
         /// The winning line item.
-        public package(set) var lineItem: LineItem
+        public package(set) var lineItem: LineItem {
+            get { lineItems[lineItemIndex] }
+            set {
+                lineItems = [newValue]
+                lineItemIndex = 0
+            }
+        }
+        /// The auction's line items, shared with its machine: a copy of the winner (the outcome
+        /// passes through several hands) retains one array, not every string of a line item.
+        private var lineItems: [LineItem]
+        /// The winner's place in ``lineItems``.
+        private var lineItemIndex: Int
         /// Its value in USD CPM.
         public package(set) var eCPM: Double
         /// When it arrived, on the engine's clock.
@@ -641,8 +652,14 @@ extension MediationEngine.AuctionOutcome {
 
         /// Creates a winner.
         public init(ad: any LoadedAd, lineItem: LineItem, eCPM: Double, arrivedAt: MediationInstant) {
+            self.init(ad: ad, lineItems: [lineItem], at: 0, eCPM: eCPM, arrivedAt: arrivedAt)
+        }
+
+        /// A winner whose line item is `lineItems[index]` (`index` in `lineItems.indices`).
+        init(ad: any LoadedAd, lineItems: [LineItem], at index: Int, eCPM: Double, arrivedAt: MediationInstant) {
             self.ad = ad
-            self.lineItem = lineItem
+            self.lineItems = lineItems
+            lineItemIndex = index
             self.eCPM = eCPM
             self.arrivedAt = arrivedAt
         }

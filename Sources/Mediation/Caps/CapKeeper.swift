@@ -107,7 +107,6 @@ package final class CapKeeper: Sendable {
             state.plans = CapCheckPlan.plans(of: configuration, networks: state.networks, book: state.book)
             state.planIndex = Dictionary(state.plans.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
             state.lastPlan = 0
-            return []
         }
         removeStoredRings(keeping: Set(depths.keys))
     }

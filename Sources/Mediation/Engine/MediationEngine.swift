@@ -254,8 +254,7 @@ public final class MediationEngine: Sendable {
         let resolution = experiments.resolve(entry, at: start)
         let run = resolution.entry ?? entry
         let arm = resolution.arm
-        let placementConfiguration = run.configuration
-        let request = template.request(for: placementConfiguration, slot: placementConfiguration.slot, context: context ?? hostContext(placementID), at: start)
+        let request = template.request(for: run.configuration, slot: run.configuration.slot, context: context ?? hostContext(placementID), at: start)
         let choice = run.auction.choice(for: request) // the segment and country, before the start is published
         let events = eventHub
         if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
