@@ -294,10 +294,16 @@ package final class CapKeeper: Sendable {
 
     // MARK: - Store
 
-    /// Writes the chunk of each of `scopes` holding its newest instant, and the clock: O(1)
+    /// Writes the clock, then the chunk of each of `scopes` holding its newest instant: O(1)
     /// per impression. A store that cannot be written costs a warning, never the show.
+    ///
+    /// The clock goes first: a chunk holding an instant after the stored clock is refused as
+    /// tampered at the next launch (its scope's whole history with it), so a process that dies
+    /// between the writes must leave the clock ahead, which loses this impression at most.
     private func persist(_ scopes: [(scope: CapScope, depth: Int)], of state: inout State, at now: Int64) {
         do {
+            let clock = StoredCaps.Clock(time: now, wall: state.timeline.storedWall(at: now, reading: Self.milliseconds(wallClock())), fullScreenEnd: state.book.lastFullScreenEnd, presenting: state.book.presenting != nil)
+            try store.setValue(clock, forKey: StoredCaps.clockKey)
             for (scope, _) in scopes {
                 guard let ring = state.book.ring(of: scope), let slot = ring.newestSlot else { continue }
                 let chunk = slot / StoredCaps.chunkSize
@@ -305,8 +311,6 @@ package final class CapKeeper: Sendable {
                 let value = StoredCaps.Chunk(scope: StoredCaps.identity(of: scope), instants: ring.instants(inSlots: start..<(start + StoredCaps.chunkSize)))
                 try store.setValue(value, forKey: StoredCaps.key(of: scope, chunk: chunk))
             }
-            let clock = StoredCaps.Clock(time: now, wall: state.timeline.storedWall(at: now, reading: Self.milliseconds(wallClock())), fullScreenEnd: state.book.lastFullScreenEnd, presenting: state.book.presenting != nil)
-            try store.setValue(clock, forKey: StoredCaps.clockKey)
         } catch {
             logger.warning("the cap state could not be stored: \(error)", source: "caps")
         }
