@@ -42,6 +42,11 @@ struct ExperimentOptions: Equatable, Sendable {
         guard options.eventPaths.isEmpty != options.userDayPaths.isEmpty else {
             throw UsageError(message: "mediate experiment report needs --events FILE.ndjson... or --user-days FILE.csv... (one of the two)")
         }
+        // One file given twice would count every user's figures twice.
+        var seen = Set<String>()
+        for path in options.eventPaths + options.userDayPaths where !seen.insert(URL(fileURLWithPath: path).standardizedFileURL.path).inserted {
+            throw UsageError(message: "mediate experiment report: '\(path.prefix(200))' is given twice (its rows would count twice)")
+        }
         return options
     }
 }

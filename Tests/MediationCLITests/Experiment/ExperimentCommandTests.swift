@@ -146,7 +146,7 @@ struct ExperimentCommandTests {
         #expect(result.error.contains(message), "\(result.error)")
     }
 
-    @Test("the options: one input kind, a day for --as-of, a subcommand")
+    @Test("the options: one input kind, a day for --as-of, a subcommand, no file twice")
     func options() async throws {
         let workspace = try Workspace()
         for (arguments, message) in [
@@ -155,6 +155,8 @@ struct ExperimentCommandTests {
             (["experiment", "report", "--events", "a", "--as-of", "yesterday"], "--as-of needs a UTC day"),
             (["experiment", "show"], "mediate experiment needs a subcommand: report"),
             (["experiment", "report", "--events", "a", "--seed", "3"], "--seed does not apply to mediate experiment report"),
+            (["experiment", "report", "--events", "a.ndjson", "./a.ndjson"], "'./a.ndjson' is given twice (its rows would count twice)"),
+            (["experiment", "report", "--user-days", "u.csv", "x/../u.csv"], "'x/../u.csv' is given twice"),
         ] {
             let result = await workspace.run(arguments)
             #expect(result.code == .usage, "\(arguments)")
