@@ -12,18 +12,24 @@ struct NewcomerCapsAttackTests {
     /// No full-screen gap.
     static let noGap = MediationConfiguration.AppSettings(fullScreenGapSeconds: 0)
 
-    @Test("a configuration whose largest cap shrinks below 33 keeps the newest impressions across a relaunch (pacing still binds)")
-    func shrunkDepthKeepsTheNewest() async throws {
+    /// 33 shows 601 s apart under 40 per 30 s (never binding, but a ring 40 deep: the 33rd
+    /// impression sits in slot 32, the second chunk) and pacing 600 s.
+    static func thirtyThreeShowsUnderADeepCap() async throws -> (CapsHarness, MemoryStateStore, TestWallClock) {
         let store = MemoryStateStore()
         let wall = TestWallClock()
-        // 40 per 30 s never binds at one show per 601 s, but makes the ring 40 deep (2 chunks).
         let deep = [CapsHarness.interstitial("level_end", caps: .init(caps: [.init(impressions: 40, window: .seconds(30))], pacingSeconds: 600))]
-        let first = try CapsHarness(placements: deep, app: Self.noGap, store: store, wall: wall)
+        let first = try CapsHarness(placements: deep, app: noGap, store: store, wall: wall)
         for index in 0..<33 {
             await first.advance(to: Double(index) * 601)
             if index > 0 { wall.move(by: 601) }
             #expect(try await first.showAndDismiss("level_end").isImpression)
         }
+        return (first, store, wall)
+    }
+
+    @Test("a configuration whose largest cap shrinks below 33 keeps the newest impressions across a relaunch (pacing still binds)")
+    func shrunkDepthKeepsTheNewest() async throws {
+        let (first, store, wall) = try await Self.thirtyThreeShowsUnderADeepCap()
         // The 33rd impression sits in slot 32, the second chunk. A fetched configuration keeps
         // the pacing but drops the deep cap; the app relaunches at once.
         let shallow = [CapsHarness.interstitial("level_end", caps: .init(pacingSeconds: 600))]
@@ -31,18 +37,11 @@ struct NewcomerCapsAttackTests {
         #expect(await (try second.placement("level_end")).nextShowInstant == at(600))
         _ = try await second.load("level_end")
         #expect(try await second.showCurrent("level_end").capRefusal != nil)
+        withExtendedLifetime(first) {}
     }
     @Test("a fetched configuration that shrinks the largest cap below 33 while the app runs keeps the newest impression for the next launch")
     func shrunkDepthAtRuntime() async throws {
-        let store = MemoryStateStore()
-        let wall = TestWallClock()
-        let deep = [CapsHarness.interstitial("level_end", caps: .init(caps: [.init(impressions: 40, window: .seconds(30))], pacingSeconds: 600))]
-        let first = try CapsHarness(placements: deep, app: Self.noGap, store: store, wall: wall)
-        for index in 0..<33 {
-            await first.advance(to: Double(index) * 601)
-            if index > 0 { wall.move(by: 601) }
-            #expect(try await first.showAndDismiss("level_end").isImpression)
-        }
+        let (first, store, wall) = try await Self.thirtyThreeShowsUnderADeepCap()
         // Version 2 keeps the pacing, drops the deep cap; no impression follows before the app ends.
         var shrunk = first.engine.configuration
         shrunk.placements[0].caps = .init(pacingSeconds: 600)
