@@ -575,6 +575,10 @@ struct AuctionStateMachine {
             entries[index].startedAt == nil ? nil : entries[index].value?.eCPM
         }
 
+        func timing(at index: Int) -> (lineItemID: String, startOffsetMilliseconds: Double?, limitMilliseconds: Double?) {
+            (lineItems[index].id, entries[index].startedAt.map { ($0 - startedAt).milliseconds }, entries[index].limit?.milliseconds)
+        }
+
         var healthSignals: HealthSignals {
             var signals = HealthSignals()
             for index in entries.indices {

@@ -592,6 +592,15 @@ public struct AuctionTrace: Hashable, Sendable, Codable {
         }
     }
 
+    /// Line `index`'s line item id, start offset and limit in ms as its line would have them
+    /// (`index` in `0..<sourceCount`), without building the line.
+    package func sourceTiming(at index: Int) -> (lineItemID: String, startOffsetMilliseconds: Double?, limitMilliseconds: Double?) {
+        switch lines {
+        case .built(let sources): (sources[index].lineItemID, sources[index].startOffsetMilliseconds, sources[index].limitMilliseconds)
+        case .deferred(let deferred): deferred.timing(at: index)
+        }
+    }
+
     /// The auction's length in milliseconds.
     public var durationMilliseconds: Double { endedAtMilliseconds - startedAtMilliseconds }
 
@@ -738,6 +747,8 @@ package protocol DeferredSourceLines: AnyObject, Sendable {
     func summary(at index: Int) -> SourceLineSummary
     /// Line `index`'s valid value in USD CPM if its source was asked and brought a priced ad.
     func value(at index: Int) -> Double?
+    /// Line `index`'s line item id, start offset and limit in ms (``AuctionTrace/sourceTiming(at:)``).
+    func timing(at index: Int) -> (lineItemID: String, startOffsetMilliseconds: Double?, limitMilliseconds: Double?)
     /// The notice of line `index`'s source if it was asked (``AuctionNotice``: its own line
     /// item, outcome, value and ad, and `priceToBeat(won)`), `nil` if not.
     func notice(at index: Int, auctionID: String, placementID: String, adUnitID: String, priceToBeat: (_ won: Bool) -> Double?) -> AuctionNotice?

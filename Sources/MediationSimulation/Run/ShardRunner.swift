@@ -253,15 +253,15 @@ final class ShardCollector: Sendable {
     private func modelIndices(of trace: AuctionTrace) -> [Int]? {
         guard trace.sourceCount != models.count else { return nil }
         if let segment = trace.segment, let lines = segmentLines[segment], lines.count == trace.sourceCount { return lines }
-        return trace.sources.map { modelIndex[$0.lineItemID] ?? -1 }
+        return (0..<trace.sourceCount).map { modelIndex[trace.sourceTiming(at: $0).lineItemID] ?? -1 }
     }
 
     /// How long source `index` of `trace`, which timed out, was waited for, ms: from when it
     /// was asked to the auction's end, at most its limit (a pause of its network ends the wait
-    /// early, R24).
+    /// early, R24). Reads the auction's record; builds no line.
     private static func waitedMilliseconds(forSourceAt index: Int, of trace: AuctionTrace) -> Double {
-        guard index < trace.sources.count else { return 0 }
-        let line = trace.sources[index]
+        guard index < trace.sourceCount else { return 0 }
+        let line = trace.sourceTiming(at: index)
         let waited = trace.durationMilliseconds - (line.startOffsetMilliseconds ?? 0)
         return max(0, min(waited, line.limitMilliseconds ?? waited))
     }
