@@ -18,7 +18,7 @@ enum HelpText {
       mediate config sign --key KEY --version N [--rollout PERCENT [--salt S]] [--issued-at TIME]
                           [--public-key KEY.pub] CONFIG
       mediate config verify --public-key KEY.pub SIGNED
-      mediate networks [--config FILE] [--json] [--state-dir DIR]
+      mediate networks [--config FILE] [--json] [--state-dir DIR [--public-key KEY.pub]]
       mediate validate [--config FILE]
       mediate optimize --reports FILE.csv... [--config FILE] [--events FILE.ndjson
                        [--events-start DAY]] [--as-of DAY] [--json] [--write NEW.json]
@@ -65,8 +65,10 @@ enum HelpText {
 
     Commands:
       networks           each network's adapter version, endpoint, mode, initialisation,
-                         effective timeouts, health (stored in --state-dir, if given) and
-                         the privacy it applies; sends nothing
+                         effective timeouts, health and caps (stored in --state-dir, if
+                         given), the privacy it applies, and which configuration is in force
+                         (with --public-key, the remote one stored in --state-dir when it
+                         verifies and is the newest); sends nothing
       validate           load the config and build every adapter
       config keygen      write a new signing key to KEY (mode 0600) and KEY.pub (one line)
       config sign        print CONFIG signed as version N (a signed file: signed again, the

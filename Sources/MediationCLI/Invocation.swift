@@ -30,6 +30,10 @@ struct NetworksOptions: Equatable, Sendable {
     /// `--state-dir DIR`: read the networks' stored health (a pause kept by an earlier run with
     /// `--config-url … --state-dir DIR`, R24) from it; `nil`: every network starts closed.
     var stateDirectory: String?
+    /// `--public-key FILE` (with `--state-dir`): the keys the run that stored a remote
+    /// configuration in DIR trusted; the engine then launches as that run would (R22), on the
+    /// stored configuration when it verifies and is the best local one.
+    var publicKeyPath: String?
 }
 
 /// What `--debug` shows of each HTTP exchange.

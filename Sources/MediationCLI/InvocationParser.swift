@@ -9,7 +9,7 @@ import MediationSimulation
 ///         [--config-url URL --public-key FILE [--state-dir DIR]]
 /// mediate config keygen | sign | verify …
 /// mediate validate [--config FILE]
-/// mediate networks [--config FILE] [--json]
+/// mediate networks [--config FILE] [--json] [--state-dir DIR [--public-key FILE]]
 /// mediate optimize --reports FILE.csv... [--config FILE] [--events FILE [--events-start DAY]] [--as-of DAY] [--json] [--write FILE]
 /// mediate experiment report [--config FILE] (--events FILE... | --user-days FILE...) [--as-of DAY] [--json] [--report FILE]
 /// mediate --help | -h
@@ -60,8 +60,11 @@ enum InvocationParser {
             return .validate(ValidateOptions(configPath: values["--config"]))
         }
         if arguments.first == "networks" {
-            let values = try OptionReader(Array(arguments.dropFirst()), grammar(command: "networks", valued: ["--config", "--state-dir"], flags: ["--json"]))
-            return .networks(NetworksOptions(configPath: values["--config"], json: values.has("--json"), stateDirectory: values["--state-dir"]))
+            let values = try OptionReader(Array(arguments.dropFirst()), grammar(command: "networks", valued: ["--config", "--state-dir", "--public-key"], flags: ["--json"]))
+            if values["--public-key"] != nil, values["--state-dir"] == nil {
+                throw UsageError(message: "--public-key applies to --state-dir only (the keys the stored configuration must be signed with)")
+            }
+            return .networks(NetworksOptions(configPath: values["--config"], json: values.has("--json"), stateDirectory: values["--state-dir"], publicKeyPath: values["--public-key"]))
         }
         guard !arguments.isEmpty else {
             throw UsageError(message: "missing --placement ID")

@@ -1,7 +1,7 @@
 import Foundation
 import Mediation
 
-/// `mediate networks [--config FILE] [--json] [--state-dir DIR]`: each configured network's adapter kind and
+/// `mediate networks [--config FILE] [--json] [--state-dir DIR [--public-key FILE]]`: each configured network's adapter kind and
 /// version, endpoint (and whether it is a sandbox), request mode, initialisation, effective
 /// timeouts (the network's `timeout_ms`, each of its line items' `timeout_ms`, each placement's
 /// deadline, and the effective limit: the earliest of the three, R3a) and the privacy that will
@@ -9,7 +9,10 @@ import Mediation
 /// TFUA, GDPR unknown, limit ad tracking on, tracking not authorized). It builds the engine as
 /// a run would, asks each adapter's ``AdNetworkAdapter/status(for:)`` and sends nothing. With
 /// `--state-dir` each network's health is read from the stored state a run kept there (a pause
-/// lasts until its back-off ends, R24); a damaged record is discarded with a warning.
+/// lasts until its back-off ends, R24); a damaged record is discarded with a warning. With
+/// `--public-key` too, the engine launches as the run that kept the directory would (R22): on
+/// the remote configuration stored there when it verifies and is the best local one, so what
+/// is shown (caps included) is the configuration in force, and the output says which.
 enum NetworksCommand {
     /// One network, as printed and encoded.
     struct Entry: Encodable {
@@ -113,14 +116,18 @@ enum NetworksCommand {
         }
     }
 
-    /// The JSON document: `{"config", "host_privacy", "networks": [...]}`.
+    /// The JSON document: `{"config", "config_in_force": {"version", "source"}, "host_privacy",
+    /// "networks": [...]}`; `source` is `bundled`, or `cache` for the remote configuration
+    /// stored in `--state-dir`.
     struct Document: Encodable {
         var config: String
+        var inForce: JSONReport.Configuration
         var hostPrivacy: AdRequest.Privacy
         var networks: [Entry]
 
         enum CodingKeys: String, CodingKey {
             case config
+            case inForce = "config_in_force"
             case hostPrivacy = "host_privacy"
             case networks
         }
@@ -132,17 +139,33 @@ enum NetworksCommand {
         var store: (any StateStore)?
         if let directory = options.stateDirectory {
             do {
-                store = try FileStateStore(opening: environment.resolve(directory))
+                // Read, never written: what the launch writes or removes stays in memory.
+                store = ReadOnlyStateStore(over: try FileStateStore(opening: environment.resolve(directory)))
             } catch {
                 return MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)
             }
         }
+        // With the keys a run trusted, the engine launches as that run would (R22): on the
+        // remote configuration stored in the directory when it is the best local one.
+        var remote: RemoteRun?
+        if let store, let keyPath = options.publicKeyPath {
+            switch ConfigCommand.readPublicKeys(keyPath, environment: environment) {
+            case .failure(let exit): return exit.code
+            case .success(let keys): remote = RemoteRun.launch(from: store, trustedKeys: keys)
+            }
+        } else if let store, let directory = options.stateDirectory, case .success(_?) = ConfigurationCache(store: store).read() {
+            environment.standardError.write("mediate: note: --state-dir \(DisplayText.escaped(directory)) holds a stored remote configuration, which runs only if it verifies: give --public-key FILE (the keys it was signed with) to show it if it is in force; shown: the bundled \(DisplayText.escaped(path))\n")
+        }
         let engine: MediationEngine
-        switch MediateCommand.makeEngine(path, seed: MediateCommand.defaultSeed, logger: HealthWarningLogger(output: environment.standardError), stateStore: store, environment: environment) {
+        switch MediateCommand.makeEngine(path, seed: MediateCommand.defaultSeed, logger: HealthWarningLogger(output: environment.standardError), remote: remote, stateStore: store, environment: environment) {
         case .failure(let failure):
             return MediateCommand.report(failure, environment: environment)
         case .success(let built):
             engine = built
+        }
+        for warning in engine.launchWarnings { RemoteRun.report(warning, environment: environment) }
+        if !engine.launchWarnings.isEmpty {
+            environment.standardError.write("mediate: note: a run launching with these keys would do what the warnings say; mediate networks changes nothing in --state-dir\n")
         }
         MediateCommand.reportWarnings(of: engine, environment: environment)
         var entries: [Entry] = []
@@ -162,7 +185,8 @@ enum NetworksCommand {
             entries.append(made)
         }
         await engine.shutdown()
-        let document = Document(config: path, hostPrivacy: RequestTemplate().privacy, networks: entries)
+        let inForce = JSONReport.Configuration(version: engine.configurationVersion, source: engine.configurationSource, update: nil)
+        let document = Document(config: path, inForce: inForce, hostPrivacy: RequestTemplate().privacy, networks: entries)
         if options.json {
             guard let text = try? ReportFormat.json(document) else {
                 return MediateCommand.fail(.software, "cannot encode the networks as JSON", environment: environment)
@@ -218,6 +242,11 @@ enum NetworksCommand {
         let privacy = document.hostPrivacy
         var lines: [String] = []
         lines.append("Networks of \(safe(document.config)) (\(document.networks.count)); host privacy signals: coppa \(privacy.coppa ? 1 : 0), tfua \(privacy.underAgeOfConsent ? 1 : 0), gdpr \(privacy.gdprApplies.map { $0 ? "1" : "0" } ?? "unknown"), limit ad tracking \(privacy.limitAdTracking ? "on" : "off")")
+        switch document.inForce.source {
+        case .bundled: lines.append("In force: the bundled configuration, version \(document.inForce.version)")
+        case .cache: lines.append("In force: the remote configuration stored in --state-dir, version \(document.inForce.version) (not the bundled one)")
+        case .remote: lines.append("In force: the remote configuration from the server, version \(document.inForce.version) (not the bundled one)")
+        }
         for entry in document.networks {
             lines.append("")
             lines.append("\(safe(entry.id)): adapter \(safe(entry.adapter))\(entry.status.version.map { " \(safe($0))" } ?? ""), \(entry.pricing)")

@@ -156,6 +156,55 @@ struct NetworksCommandTests {
         #expect(!(await workspace.run(["networks"])).output.contains("line item open"))
     }
 
+    @Test("--state-dir with --public-key: the remote configuration a run stored there is the one shown (its caps), and the output says so; without the key, the bundled one with a note; a wrong key shows the bundled one and removes nothing")
+    func storedRemoteConfiguration() async throws {
+        let workspace = try Workspace()
+        func capped(_ impressions: Int, per seconds: Int) -> String {
+            Workspace.instantConfig.replacingOccurrences(of: #""format": "banner", "sizing": "anchored","#, with: #""format": "banner", "caps": [{ "impressions": \#(impressions), "per_seconds": \#(seconds) }], "sizing": "anchored","#)
+        }
+        try workspace.write(capped(5, per: 3600), to: "Config/mediation.json")
+        try workspace.write(capped(2, per: 60), to: "remote.json")
+        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
+        #expect(await workspace.run(["config", "keygen", "--out", "other"]).code == .success)
+        let signed = await workspace.run(["config", "sign", "--key", "k", "--version", "2", "remote.json"])
+        #expect(signed.code == .success, "\(signed.error)")
+        let server = try await ConfigServer([.init(body: signed.output, headers: ["ETag": "\"v2\"", "Cache-Control": "max-age=300"])])
+        defer { server.stop() }
+        // A run applies version 2 and keeps it in the state directory.
+        let run = await workspace.run(["--placement", "home_banner", "--config-url", server.url.absoluteString, "--public-key", "k.pub", "--state-dir", "state"])
+        #expect(run.code == .success, "\(run.error)")
+        #expect(run.error.contains("version 2 applied"), "\(run.error)")
+
+        let stored = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
+        #expect(stored.code == .success, "\(stored.error)")
+        #expect(stored.output.contains("\nIn force: the remote configuration stored in --state-dir, version 2 (not the bundled one)\n"), "\(stored.output)")
+        #expect(stored.output.contains("home_banner / low: caps placement:home_banner 2/60s"), "\(stored.output)")
+        #expect(!stored.output.contains("5/3600s"), "\(stored.output)")
+        let json = await workspace.run(["networks", "--json", "--state-dir", "state", "--public-key", "k.pub"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let inForce = try #require(object["config_in_force"] as? [String: Any])
+        #expect(inForce["version"] as? Int == 2 && inForce["source"] as? String == "cache", "\(inForce)")
+
+        // Without the keys nothing stored can be verified: the bundled configuration, and a note.
+        let bundled = await workspace.run(["networks", "--state-dir", "state"])
+        #expect(bundled.code == .success)
+        #expect(bundled.output.contains("\nIn force: the bundled configuration, version 0\n"), "\(bundled.output)")
+        #expect(bundled.output.contains("home_banner / low: caps placement:home_banner 5/3600s"), "\(bundled.output)")
+        #expect(bundled.error.contains("--state-dir state holds a stored remote configuration"), "\(bundled.error)")
+        // Keys it does not verify with: the bundled configuration, a warning, and the stored one kept.
+        let wrong = await workspace.run(["networks", "--state-dir", "state", "--public-key", "other.pub"])
+        #expect(wrong.code == .success, "\(wrong.error)")
+        #expect(wrong.output.contains("\nIn force: the bundled configuration, version 0\n"), "\(wrong.output)")
+        #expect(wrong.error.contains("no longer verifies"), "\(wrong.error)")
+        #expect(wrong.error.contains("mediate networks changes nothing in --state-dir"), "\(wrong.error)")
+        let again = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
+        #expect(again.output.contains("version 2 (not the bundled one)"), "\(again.output)")
+        // The server was asked once, by the run: networks sends nothing.
+        #expect(try await server.receivedHeaders().count == 1)
+        let usage = await workspace.run(["networks", "--public-key", "k.pub"])
+        #expect(usage.code == .usage && usage.error.contains("--public-key applies to --state-dir only"), "\(usage.error)")
+    }
+
     @Test("--json: one entry per network with its status; a host's network answers through the status hook, one without it says nothing")
     func json() async throws {
         let workspace = try Workspace()

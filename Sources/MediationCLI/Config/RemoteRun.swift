@@ -43,6 +43,24 @@ struct RemoteRun: Sendable {
         return .success(RemoteRun(remote: MediationEngine.RemoteConfiguration(url: url, trustedKeys: keys, transport: MediateTransport.configuration), store: store))
     }
 
+    /// What `mediate networks --state-dir DIR --public-key KEY.pub` launches with: the
+    /// engine's own launch over `store` (R22: the stored remote configuration when it verifies
+    /// with `trustedKeys` and is the best local one, else the bundled), whose server is never
+    /// asked: its URL is a placeholder and its transport refuses every request.
+    static func launch(from store: any StateStore, trustedKeys: [MediationEngine.RemoteConfiguration.PublicKey]) -> RemoteRun {
+        let placeholder = URL(string: "https://mediate-networks.invalid/") ?? URL(fileURLWithPath: "/")
+        return RemoteRun(remote: MediationEngine.RemoteConfiguration(url: placeholder, trustedKeys: trustedKeys, transport: NoRequests()), store: store)
+    }
+
+    /// The transport of ``launch(from:trustedKeys:)``: `mediate networks` sends nothing.
+    private struct NoRequests: HTTP.Transport {
+        /// Refuses `request`.
+        /// - Throws: always, ``HTTP/TransportError`` `invalidRequest`.
+        func send(_ request: HTTP.Request) async throws(HTTP.TransportError) -> HTTP.Response {
+            throw HTTP.TransportError(kind: .invalidRequest, message: "mediate networks sends nothing")
+        }
+    }
+
     /// The folder of `--state-dir` where a `--fast` run (virtual time) keeps its state.
     static let virtualTimeDirectory = "virtual-time"
 
