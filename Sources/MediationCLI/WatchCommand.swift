@@ -190,7 +190,6 @@ final class WatchPrinter: Sendable {
         var lateAnswers = 0
         /// Each refusal by a cap (`capped` events), in order.
         var capped: [CapRefusal] = []
-        var auctionNumbers: [String: Int] = [:]
         var statistics = MediationStatistics()
         var traces: [AuctionTrace] = []
         /// Network health (R24), per network in first-paused order, each network's line items

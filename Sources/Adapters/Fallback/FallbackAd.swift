@@ -38,7 +38,4 @@ public final class FallbackAd: LoadedAd {
 
     /// Whether ``releaseResources()`` has been called.
     package var isReleased: Bool { releases.withLock { $0 > 0 } }
-
-    /// How many times ``releaseResources()`` was called (the engine should call it at most once).
-    package var releaseCallCount: Int { releases.withLock { $0 } }
 }

@@ -192,9 +192,6 @@ package actor NitxClient {
         batcher.close()
     }
 
-    /// Whether ``shutdown()`` was called.
-    package var isStopped: Bool { isShutDown }
-
     /// Counters, mode, consent, visitor id and profile keys.
     package func state() async -> NitxClientState {
         let visitor = visitor.withLock { $0 }

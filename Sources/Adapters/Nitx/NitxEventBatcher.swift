@@ -100,11 +100,6 @@ package final class NitxEventBatcher: Sendable {
         timer?.cancel()
     }
 
-    /// Whether ``close()`` was called.
-    package var isClosed: Bool { state.withLock { $0.closed } }
-
-    /// The number of events waiting.
-    package var pendingCount: Int { state.withLock { $0.queue.count } }
     /// Events queued since creation.
     package var queuedCount: Int { state.withLock { $0.queuedCount } }
     /// Events sent in a batch the server accepted (2xx).

@@ -15,8 +15,6 @@ package struct NitxProfile: Sendable, Hashable, Codable {
         package static let city = "city"
         /// `country`.
         package static let country = "country"
-        /// `trait.<key>` for a custom trait.
-        package static func trait(_ key: String) -> String { "trait.\(key)" }
         /// Whether `key` names a custom trait.
         package static func isTrait(_ key: String) -> Bool { key.hasPrefix("trait.") }
     }
