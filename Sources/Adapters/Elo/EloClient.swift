@@ -76,9 +76,6 @@ package actor EloClient {
 
     // MARK: Configuration
 
-    /// Whether the client is configured (not shut down).
-    package var isConfigured: Bool { configuration != nil }
-
     /// The current configuration; `nil` after ``shutdown()``.
     package var currentConfiguration: EloConfiguration? { configuration }
 

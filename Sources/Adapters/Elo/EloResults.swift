@@ -77,11 +77,4 @@ package enum EloAdResult: Sendable {
     case networkError(detail: String, failure: AdLoadResult.Error)
     /// A failure.
     case error(EloError)
-
-    /// The result as Elo's SDK names it (Elo seed, `AdResult`): a failure to reach the server
-    /// is `.noFill(.networkError(detail:))`.
-    package var sdkResult: EloAdResult {
-        if case .networkError(let detail, _) = self { return .noFill(.networkError(detail: detail)) }
-        return self
-    }
 }

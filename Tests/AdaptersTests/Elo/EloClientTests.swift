@@ -12,7 +12,6 @@ struct EloClientTests {
         let transport = EloFakeTransport()
         let client = EloFixtures.client(transport: transport)
         await client.shutdown()
-        #expect(await client.isConfigured == false)
         #expect(await client.sessionID == nil)
         let result = await client.loadAd(for: EloFixtures.request())
         guard case .noFill(.notConfigured) = result else { Issue.record("expected notConfigured, got \(result)"); return }
