@@ -75,7 +75,7 @@ struct NitxConsentWithdrawalTests {
         #expect(visitor["consent"] is NSNull)
         #expect(visitor["profile"] is NSNull)
         let wire = transport.requests.map(WireRecorder.text(of:)).joined()
-        #expect(!wire.contains(NitxSHA256.hexDigest(of: "jane@example.com")))
+        #expect(!wire.contains(SHA256Digest.hex(SHA256Digest.hash(Data("jane@example.com".utf8)))))
     }
 
     @Test func theEnginePassesAWithdrawalOnBeforeUpdateRequestTemplateReturns() async throws {
@@ -102,7 +102,7 @@ struct NitxConsentWithdrawalTests {
     @Test func aWithdrawalKnownAtLaunchDeletesTheStoredProfileWhenTheEngineIsBuilt() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nitx-withdraw-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let profile = #"{"hashes":{"email":"\#(NitxSHA256.hexDigest(of: "jane@example.com"))"}}"#
+        let profile = #"{"hashes":{"email":"\#(SHA256Digest.hex(SHA256Digest.hash(Data("jane@example.com".utf8))))"}}"#
         let stored = NitxRecords(store: try FileStateStore(directory: directory))
         stored.setValue("visitor-old", forKey: .visitorID)
         stored.setValue("granted", forKey: .consent)

@@ -308,7 +308,7 @@ struct PrivacyMatrixTests {
             #expect(context[key] == nil, "\(key)")
         }
         #expect(ads[0].headers["User-Agent"] == "NitxPublisher/ios-1.0.0")
-        let emailHash = NitxSHA256.hexDigest(of: PrivacyMatrix.email)
+        let emailHash = SHA256Digest.hex(SHA256Digest.hash(Data(PrivacyMatrix.email.utf8)))
         if cell.personalizationOff {
             // personalization false: no visitor block (and no visitor id on event batches).
             #expect(body["visitor"] is NSNull)
@@ -430,7 +430,7 @@ struct PrivacyMatrixWithdrawalTests {
         var sent: String { wire.requests.map(WireRecorder.text(of:)).joined(separator: "\n") }
     }
 
-    static let emailHash = NitxSHA256.hexDigest(of: PrivacyMatrix.email)
+    static let emailHash = SHA256Digest.hex(SHA256Digest.hash(Data(PrivacyMatrix.email.utf8)))
     /// What the user withdrew, in every form it could take on the wire.
     static let withdrawnIdentity = [PrivacyMatrix.identifier, PrivacyMatrix.email, "15557654321", emailHash, "\"female\"", "\"age\""]
 

@@ -23,7 +23,7 @@ enum StoredIdentity {
 
     /// The stored profile text for `values`: each value's SHA-256 digest, by field.
     static func nitxProfile(_ values: [String: String]) -> String {
-        let profile = NitxProfile(hashes: values.mapValues { NitxSHA256.hexDigest(of: $0) })
+        let profile = NitxProfile(hashes: values.mapValues { SHA256Digest.hex(SHA256Digest.hash(Data($0.utf8))) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(profile)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
