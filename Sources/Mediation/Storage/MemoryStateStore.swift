@@ -10,7 +10,6 @@ package final class MemoryStateStore: StateStore {
     private struct State {
         var records: [String: Data] = [:]
         var failure: String?
-        var writes = 0
     }
 
     /// The largest value accepted, in bytes.
@@ -54,7 +53,6 @@ package final class MemoryStateStore: StateStore {
         let failure = state.withLock { state -> String? in
             if let failure = state.failure { return failure }
             state.records[key] = data.map { StateRecord.encode($0, key: key) }
-            state.writes += 1
             return nil
         }
         if let failure { throw StateStoreError(kind: .unavailable, key: key, message: failure) }
@@ -99,7 +97,4 @@ package final class MemoryStateStore: StateStore {
     package func failAll(_ message: String?) {
         state.withLock { $0.failure = message }
     }
-
-    /// How many writes succeeded.
-    package var writeCount: Int { state.withLock { $0.writes } }
 }
