@@ -8,21 +8,16 @@ package enum EloNoFillReason: Sendable, Hashable {
     case timeout
     /// A load after shutdown.
     case notConfigured
-    /// The request failed with a transport error or a server error status; `detail` says which
-    /// (e.g. `HTTP 500`, `redirectRefused: HTTP 302 redirect to http://host:80 refused: …`),
-    /// at most `NetworkValueBounds.maximumTextLength` characters.
-    case networkError(detail: String)
     /// Anything else, e.g. no format fits a slot under 72 pt.
     case other(String)
 
-    /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured`, `networkError`
-    /// (with the detail as the message) and `other` (with the message).
+    /// The engine's reason, with codes `noBids`, `timeout`, `notConfigured` and `other` (with
+    /// the message).
     package var engineReason: AdLoadResult.NoFillReason {
         switch self {
         case .noBids: AdLoadResult.NoFillReason(code: "noBids")
         case .timeout: AdLoadResult.NoFillReason(code: "timeout")
         case .notConfigured: AdLoadResult.NoFillReason(code: "notConfigured")
-        case .networkError(let detail): AdLoadResult.NoFillReason(code: "networkError", message: detail)
         case .other(let message): AdLoadResult.NoFillReason(code: "other", message: message)
         }
     }

@@ -144,7 +144,6 @@ struct EloSlotAndConfigurationTests {
         #expect(EloNoFillReason.noBids.engineReason == AdLoadResult.NoFillReason(code: "noBids"))
         #expect(EloNoFillReason.timeout.engineReason == AdLoadResult.NoFillReason(code: "timeout"))
         #expect(EloNoFillReason.notConfigured.engineReason == AdLoadResult.NoFillReason(code: "notConfigured"))
-        #expect(EloNoFillReason.networkError(detail: "HTTP 500").engineReason == AdLoadResult.NoFillReason(code: "networkError", message: "HTTP 500"))
         #expect(EloNoFillReason.other("x").engineReason == AdLoadResult.NoFillReason(code: "other", message: "x"))
     }
 }
