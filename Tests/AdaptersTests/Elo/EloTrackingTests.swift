@@ -157,10 +157,11 @@ struct EloTrackingTests {
         ad.recordImpression()
         #expect(await clock.settle { transport.pings.count == 1 })  // the render ping hangs; the impression waits
         await client.shutdown()
-        // Drained in a task of its own: without the cancellation the render ping would never end.
+        // Drained in a task of its own on the clock's executor (so `settle` waits for it):
+        // without the cancellation the render ping would never end.
         let drained = Locked(false)
         let tracker = ad.tracker
-        Task {
+        clock.startTask {
             await tracker?.drain()
             drained.withLock { $0 = true }
         }
