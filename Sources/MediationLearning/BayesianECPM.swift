@@ -14,8 +14,9 @@ import Foundation
 ///   method of moments across the units): a line item's ratio of paid to configured price
 ///   towards its network's ratio (and that towards 1, the configured prices, a weak prior of
 ///   relative sd ``Parameters/priorRelativeSD``); a country's eCPM towards its line item's
-///   countries, whose centre follows their log share of the placement's impressions, with the
-///   line item's own between-country spread, `cv²` and day-to-day movement.
+///   countries, whose centre is the mean of the countries where it takes a like share of the
+///   placement's impressions (a kernel in the log share, its bandwidth weighed by the data), with
+///   the line item's own between-country spread, `cv²` and day-to-day movement.
 /// - The 90 % credible interval is a gamma's with the posterior mean and standard deviation.
 /// - A change of price level: walking back from the newest reported day, the first day whose
 ///   eCPM is more than ``Parameters/changeZ`` standard errors and more than
@@ -58,6 +59,12 @@ public struct BayesianECPM: Sendable {
         /// The smallest relative difference taken as a new price level (0.3: 30 %); smaller moves,
         /// however certain, are left to the recency weighting.
         public var minimumLevelChange: Double = 0.3
+        /// The bandwidths, in log share, of the kernel that centres a line item's countries
+        /// (0.25, 0.5, 1, 2 and 4): a country's centre is the kernel-weighted mean of the
+        /// countries where its line item takes a like share of the placement's impressions, each
+        /// bandwidth weighed, with the between-country spread, by how well it predicts each
+        /// country from the others (leave one out). Empty: one line in the log share instead.
+        public var centreBandwidths: [Double] = [0.25, 0.5, 1, 2, 4]
 
         /// The defaults.
         public init() {}
@@ -345,13 +352,15 @@ public struct BayesianECPM: Sendable {
                 // Each line item on its own: its countries' centre follows their log share of
                 // the placement's impressions (a high tier that takes a small share of a
                 // country's impressions is paid from the bids' tail just above its floor), and
-                // their spread `τ` is its own.
+                // their spread `τ` is its own. The centre is local in the share (a kernel, its
+                // bandwidth weighed by leave-one-out evidence): a line fitted on the thick
+                // countries extrapolated the thinnest ones' centre below their floors.
                 grouped = EmpiricalBayes.GroupPosteriors(units: [], newUnit: [])
                 for group in groups.indices {
                     let shares = groups[group].map { index in
                         logShares[cells[index].member][sorted[cells[index].member].countries[cells[index].country].code] ?? 0
                     }
-                    let one = EmpiricalBayes.groupPosteriors(values: [values[group]], variances: [variances[group]], covariates: [shares])
+                    let one = EmpiricalBayes.groupPosteriors(values: [values[group]], variances: [variances[group]], covariates: [shares], bandwidths: parameters.centreBandwidths)
                     grouped.units.append(one.units[0])
                     grouped.newUnit.append(one.newUnit[0])
                 }

@@ -205,8 +205,14 @@ extension EmpiricalBayes {
     /// one per unit), a group of 4 or more units whose covariate varies has the centre
     /// `θ + β·x` (`x` centred on the group's mean, flat prior on `β`; Gelman et al., 15.4):
     /// `θ̂`, `β̂` by weighted least squares (``Fit``), `√V_θ` becomes `√det V`, and each unit's
-    /// centre and its variance are the fit's at its own `x`.
-    static func groupPosteriors(values: [[Double]], variances: [[Double]], covariates: [[Double]]? = nil, maximumSD: Double = 3, points: Int = 100) -> GroupPosteriors {
+    /// centre and its variance are the fit's at its own `x`. With `bandwidths`, such a group's
+    /// centre is local instead: at unit `i` the kernel-weighted mean `Σ K_ij·w_j·y_j / Σ K_ij·w_j`
+    /// of every unit (`K_ij = exp(−(x_i − x_j)² / 2h²)`, `w_j = 1 / (v_j + τ²)`), with variance
+    /// `Σ K_ij²·w_j / (Σ K_ij·w_j)²`, so units at one end of the covariate pool with each other
+    /// rather than with a line's extrapolation from the other end; the grid is then `τ` × `h`,
+    /// each point weighed by its leave-one-out evidence `Π_i N(y_i; c_i^(−i), v_i + τ² + V_i^(−i))`
+    /// (each unit predicted from the others), uniform priors on both.
+    static func groupPosteriors(values: [[Double]], variances: [[Double]], covariates: [[Double]]? = nil, bandwidths: [Double] = [], maximumSD: Double = 3, points: Int = 100) -> GroupPosteriors {
         let taus = (0..<points).map { (Double($0) + 0.5) * maximumSD / Double(points) }
         // Per group, the covariate centred on its plain mean; a group regresses on it only
         // with 4 or more units and a covariate that varies.
@@ -217,25 +223,62 @@ extension EmpiricalBayes {
             let result = xs.map { $0 - mean }
             return result.contains { abs($0) > 1e-9 } ? result : nil
         }
+        // The grid of `τ` and, with bandwidths, the kernel's bandwidth (`nil`: the line).
+        let kernelWidths: [Double?] = bandwidths.isEmpty ? [nil] : bandwidths.map { $0 }
+        var grid: [(tau: Double, bandwidth: Double?)] = []
+        for width in kernelWidths { for tau in taus { grid.append((tau, width)) } }
+        // Per bandwidth and group, the Gaussian kernel between its units' covariates.
+        var kernels: [Double: [[[Double]]?]] = [:]
+        for width in bandwidths {
+            kernels[width] = centred.map { xs in
+                xs.map { xs in xs.map { a in xs.map { b in Foundation.exp(-0.5 * (a - b) * (a - b) / (width * width)) } } }
+            }
+        }
         var logs: [Double] = []
         var centres: [[Fit?]] = []
-        for tau in taus {
-            let t2 = tau * tau
+        var locals: [[[(mean: Double, variance: Double)]?]] = []
+        for point in grid {
+            let t2 = point.tau * point.tau
             var log = 0.0
             var row: [Fit?] = []
+            var localRow: [[(mean: Double, variance: Double)]?] = []
             for group in values.indices {
                 let ys = values[group], vs = variances[group]
-                guard !ys.isEmpty else { row.append(nil); continue }
+                guard !ys.isEmpty else { row.append(nil); localRow.append(nil); continue }
                 let fit = Fit(values: ys, variances: vs.map { $0 + t2 }, covariates: centred[group])
-                log -= 0.5 * Foundation.log(fit.determinant)
-                for (index, (y, v)) in zip(ys, vs).enumerated() {
-                    let residual = y - fit.predicted(centred[group]?[index] ?? 0)
-                    log += -0.5 * Foundation.log(v + t2) - 0.5 * residual * residual / (v + t2)
-                }
                 row.append(fit)
+                if let width = point.bandwidth, let kernel = kernels[width]?[group] {
+                    // The kernel-weighted mean of the units around a unit's covariate, and its
+                    // variance; without the unit itself for the leave-one-out evidence.
+                    func local(_ i: Int, without: Int?) -> (mean: Double, variance: Double) {
+                        var sw = 0.0, swy = 0.0, sk2w = 0.0
+                        for j in ys.indices where j != without {
+                            let k = kernel[i][j], w = 1 / (vs[j] + t2)
+                            sw += k * w
+                            swy += k * w * ys[j]
+                            sk2w += k * k * w
+                        }
+                        guard sw > 1e-300, sw.isFinite else { return (fit.predicted(centred[group]?[i] ?? 0), fit.variance(centred[group]?[i] ?? 0)) }
+                        return (swy / sw, sk2w / (sw * sw))
+                    }
+                    localRow.append(ys.indices.map { local($0, without: nil) })
+                    for i in ys.indices {
+                        let c = local(i, without: i)
+                        let total = vs[i] + t2 + c.variance
+                        log += -0.5 * Foundation.log(total) - 0.5 * (ys[i] - c.mean) * (ys[i] - c.mean) / total
+                    }
+                } else {
+                    localRow.append(nil)
+                    log -= 0.5 * Foundation.log(fit.determinant)
+                    for (index, (y, v)) in zip(ys, vs).enumerated() {
+                        let residual = y - fit.predicted(centred[group]?[index] ?? 0)
+                        log += -0.5 * Foundation.log(v + t2) - 0.5 * residual * residual / (v + t2)
+                    }
+                }
             }
             logs.append(log)
             centres.append(row)
+            locals.append(localRow)
         }
         let top = logs.max() ?? 0
         let raw = logs.map { Foundation.exp($0 - top) }
@@ -249,12 +292,13 @@ extension EmpiricalBayes {
                 var mean = 0.0, second = 0.0, shrinkage = 0.0
                 let x = centred[group]?[unit] ?? 0
                 for (index, weight) in weights.enumerated() where weight >= 1e-14 {
-                    guard let centre = centres[index][group] else { continue }
-                    let t2 = taus[index] * taus[index]
+                    guard let fit = centres[index][group] else { continue }
+                    let t2 = grid[index].tau * grid[index].tau
                     let b = v / (v + t2)
-                    let m = b * centre.predicted(x) + (1 - b) * y
+                    let centre: (mean: Double, variance: Double) = locals[index][group]?[unit] ?? (fit.predicted(x), fit.variance(x))
+                    let m = b * centre.mean + (1 - b) * y
                     mean += weight * m
-                    second += weight * ((1 - b) * v + b * b * centre.variance(x) + m * m)
+                    second += weight * ((1 - b) * v + b * b * centre.variance + m * m)
                     shrinkage += weight * b
                 }
                 results.append((mean, max(second - mean * mean, 0), shrinkage))
@@ -266,8 +310,9 @@ extension EmpiricalBayes {
                 var mean = 0.0, second = 0.0
                 for (index, weight) in weights.enumerated() where weight >= 1e-14 {
                     guard let centre = centres[index][group] else { continue }
+                    let t2 = grid[index].tau * grid[index].tau
                     mean += weight * centre.predicted(0)
-                    second += weight * (taus[index] * taus[index] + centre.variance(0) + centre.predicted(0) * centre.predicted(0))
+                    second += weight * (t2 + centre.variance(0) + centre.predicted(0) * centre.predicted(0))
                 }
                 newUnit.append((mean, max(second - mean * mean, 0)))
             }

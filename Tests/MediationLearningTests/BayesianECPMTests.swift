@@ -213,6 +213,67 @@ struct BayesianECPMTests {
         #expect(abs(us.mean - 30) < 0.3)
     }
 
+    /// A high tier (configured 15) and a low tier filling the rest: thick countries where the
+    /// high tier takes a large share pay 25 to 30, small-share ones 20 to 21, and three with a
+    /// tiny share (2 or 3 impressions in 7 days) 19 to 20.5 of their own.
+    static func tieredInputs() -> [BayesianECPM.Input] {
+        let top: [(String, Int, Double)] = [("US", 5_000, 30), ("GB", 2_000, 27), ("DE", 1_500, 26), ("FR", 800, 25), ("BR", 40, 21), ("IN", 30, 20), ("MX", 35, 21), ("TR", 25, 20.5)]
+        var observations: [BayesianECPM.Observation] = []
+        var low: [BayesianECPM.Observation] = []
+        for age in 0..<7 {
+            for (code, impressions, eCPM) in top {
+                observations.append(.init(day: Self.day(age), impressions: impressions, revenueUSD: Double(impressions) * eCPM * (age % 2 == 0 ? 1.02 : 0.98) / 1000, country: code))
+            }
+            for code in ["US", "GB", "DE", "FR", "BR", "IN", "MX", "TR", "KE", "NG", "PK"] {
+                low.append(.init(day: Self.day(age), impressions: 5_000, revenueUSD: 5, country: code))
+            }
+        }
+        observations.append(.init(day: Self.day(0), impressions: 3, revenueUSD: 0.0585, country: "KE"))
+        observations.append(.init(day: Self.day(1), impressions: 2, revenueUSD: 0.041, country: "NG"))
+        observations.append(.init(day: Self.day(2), impressions: 2, revenueUSD: 0.038, country: "PK"))
+        return [
+            BayesianECPM.Input(placementID: "p", lineItemID: "top", network: "n", configuredECPM: 15, observations: observations),
+            BayesianECPM.Input(placementID: "p", lineItemID: "low", network: "m", configuredECPM: 1, observations: low),
+        ]
+    }
+
+    @Test("the thinnest countries pool with the countries of a like share, not with a line's extrapolation from the big ones")
+    func thinnestCountriesPoolLocally() throws {
+        // KE, NG and PK (2 or 3 impressions, own eCPMs 19.5, 20.5 and 19.0) have the smallest
+        // shares. The centre is the kernel-weighted mean of the countries of a like log share
+        // (bandwidths 0.25 to 4 weighed by leave-one-out evidence): they pool with each other
+        // and BR, IN, MX, TR (20 to 21), and stay near 19.6 to 19.9. A line in the log share,
+        // fitted on every country, extrapolated them from the big countries down to 17.0 to
+        // 18.0 (with the kernel replaced by the line, this test fails on every figure).
+        let estimates = BayesianECPM().estimate(Self.tieredInputs(), asOf: Self.asOf)
+        #expect(estimates[0].countries.map(\.country) == ["BR", "DE", "FR", "GB", "IN", "KE", "MX", "NG", "PK", "TR", "US"])
+        func country(_ code: String) throws -> CountryEstimate { try #require(estimates[0].countries.first { $0.country == code }) }
+        // Pooled: the thinnest countries move most of the way to their local centre.
+        let expected: [(code: String, mean: Double, sd: Double, shrinkage: Double)] = [
+            ("KE", 19.60344198924901, 2.4425685040731833, 0.8188992016328422),
+            ("NG", 19.892205172763838, 2.391307782407971, 0.8744738268443201),
+            ("PK", 19.563432603914084, 2.463940558399145, 0.8715580912141968),
+            ("BR", 21.036014052803232, 0.4472250828085517, 0.151901013886017),
+            ("US", 29.962791152291796, 0.46423489193488193, 0.1480896112626878),
+        ]
+        for want in expected {
+            let got = try country(want.code)
+            #expect(Self.close(got.mean, want.mean) && Self.close(got.standardDeviation, want.sd) && Self.close(got.shrinkage, want.shrinkage), "\(want.code): \(got.mean) sd \(got.standardDeviation) B \(got.shrinkage)")
+        }
+        let kenya = try country("KE")
+        #expect(Self.close(kenya.lower, 15.766097028143982) && Self.close(kenya.upper, 23.786234924708214))
+        // Not pooled: the big countries keep their own means (US 30, GB 27).
+        let us = try country("US"), gb = try country("GB")
+        #expect(abs(us.mean - 30) < 0.1 && abs(gb.mean - 27) < 0.1)
+        // The line, for comparison (`centreBandwidths` empty): the same cells extrapolated below
+        // every small-share country's own price.
+        var line = BayesianECPM.Parameters()
+        line.centreBandwidths = []
+        let lined = BayesianECPM(parameters: line).estimate(Self.tieredInputs(), asOf: Self.asOf)
+        let lineMeans = ["KE", "NG", "PK"].compactMap { code in lined[0].countries.first { $0.country == code }?.mean }
+        #expect(zip(lineMeans, [17.977624786005446, 17.557670619507803, 16.958184472060417]).allSatisfy { Self.close($0, $1) }, "\(lineMeans)")
+    }
+
     @Test("the cap: at most ±50 % of the configured price per update, both ways")
     func cap() {
         let high = BayesianECPM.Input(placementID: "p", lineItemID: "h", network: "h", configuredECPM: 1, observations: [.init(day: Self.day(0), impressions: 10_000, revenueUSD: 30)])
