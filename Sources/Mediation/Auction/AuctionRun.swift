@@ -124,9 +124,9 @@ final class AuctionRun: Sendable {
     init(
         auctionID: String,
         placementID: String,
-        machine: AuctionStateMachine,
+        machine: consuming AuctionStateMachine,
         sources: [AuctionSource],
-        request: AdRequest,
+        request: consuming AdRequest,
         clock: any MediationClock,
         timer: AuctionTimer,
         wallClock: @escaping @Sendable () -> WallClockTime,
@@ -139,23 +139,21 @@ final class AuctionRun: Sendable {
         self.attributesSources = attributesSources || adapterWarnings != nil
         self.adapterWarnings = adapterWarnings
         self.decidesInline = !clock.defersEndOfInstant
-        var machine = machine
         // R8a: the placement's declared slot decides; a request may narrow it (a host's resize),
         // never widen it, and an unbounded width is bounded by the screen's.
         machine.constrainSlot(to: request.slot, screenWidth: request.screen.width)
-        var request = request
         request.slot = request.slot.clamped(to: machine.declaredSlot)
         anchoredSlots = AuctionRun.anchoredSlots(for: request, sources: sources, machine: &machine)
         self.auctionID = auctionID
         self.placementID = placementID
         self.sources = sources
-        self.request = request
+        self.request = consume request
         self.clock = clock
         self.timer = timer
         self.onLateAnswer = onLateAnswer
         self.wallClock = wallClock
         state = Locked(State(
-            machine: machine,
+            machine: consume machine,
             tasks: Array(repeating: .idle, count: sources.count)
         ))
     }
@@ -529,8 +527,11 @@ final class AuctionRun: Sendable {
     private func notifyAdapters(of trace: AuctionTrace) {
         // Most adapters hear no notices (the built-in networks'): then none is built.
         guard sendsNotices else { return }
-        AuctionNotice.forEachNotice(of: trace, sourceCount: sources.count, to: { sources[$0].receivesNotices }, adUnitID: { sources[$0].lineItem.adUnitID }) { index, notice in
-            sources[index].adapter.auctionDidEnd(notice)
+        // Read in place: each source's adapter is called without copying it out of the array.
+        sources.withUnsafeBufferPointer { sources in
+            AuctionNotice.forEachNotice(of: trace, sourceCount: sources.count, to: { sources[$0].receivesNotices }, adUnitID: { sources[$0].lineItem.adUnitID }) { index, notice in
+                sources[index].adapter.auctionDidEnd(notice)
+            }
         }
     }
 
