@@ -180,7 +180,8 @@ final class AuctionRun: Sendable {
     func outcome() async -> MediationEngine.AuctionOutcome {
         await withTaskCancellationHandler {
             let startedAtWallClock = wallClock()
-            let effects = state.withLock { state -> Effects? in
+            var effects: Effects?
+            state.withLock { state in
                 state.startedAtWallClock = startedAtWallClock
                 let now = clock.now
                 switch state.life {
@@ -191,13 +192,13 @@ final class AuctionRun: Sendable {
                     state.life = .running(.notWaiting)
                     state.machine.abort(at: now, into: &state.actions)
                 case .running, .decided, .ready, .handedOver:
-                    return nil // started already: a run gives one outcome, once
+                    return // started already: a run gives one outcome, once
                 }
-                return apply(at: now, to: &state)
+                apply(at: now, to: &state, into: &effects)
             }
             // Decided at its start (no source to ask): taken without a yield.
             let decidedAtStart = effects?.decided != nil
-            perform(effects)
+            perform(&effects)
             if decidedAtStart, let outcome = takeFinishedOutcome() { return outcome }
             // Let the sources run: those that answer at once may decide the auction now.
             await Task.yield()
@@ -231,21 +232,21 @@ final class AuctionRun: Sendable {
                 }
             }
         } onCancel: {
-            let effects = state.withLock { state -> Effects? in
+            var effects: Effects?
+            state.withLock { state in
                 switch state.life {
                 case .notStarted:
                     state.life = .abortedBeforeStart // the start will abort instead
-                    return nil
                 case .abortedBeforeStart:
-                    return nil
+                    break
                 case .running, .decided, .ready, .handedOver:
                     // Aborting a machine that has finished does nothing.
                     let now = clock.now
                     state.machine.abort(at: now, into: &state.actions)
-                    return apply(at: now, to: &state)
+                    apply(at: now, to: &state, into: &effects)
                 }
             }
-            perform(effects)
+            perform(&effects)
         }
     }
 
@@ -272,7 +273,8 @@ final class AuctionRun: Sendable {
 
     private func deliver(_ index: Int, result: AdLoadResult) {
         // The arrival is stamped under the lock, so arrivals are processed in time order.
-        let effects = state.withLock { state -> Effects? in
+        var effects: Effects?
+        state.withLock { state in
             state.tasks[index] = .idle // it has answered: nothing left to cancel
             absorbAdapterWarnings(into: &state)
             let now = clock.now
@@ -283,9 +285,9 @@ final class AuctionRun: Sendable {
                 state.actions.removeLast()
                 if !state.machine.isFinished { state.machine.endOfInstant(at: now, into: &state.actions) }
             }
-            return apply(at: now, to: &state)
+            apply(at: now, to: &state, into: &effects)
         }
-        perform(effects)
+        perform(&effects)
     }
 
     /// Sources capped before the start (`docs/caps.md`): not asked (`capped`), each with when
@@ -301,19 +303,19 @@ final class AuctionRun: Sendable {
     /// (``AuctionStateMachine/networkPaused(sourcesAt:until:at:into:)``) at the end of this
     /// instant. Before the start they are not asked; after the end it does nothing.
     func networkPaused(sourcesAt indices: [Int], until retryAt: MediationInstant) {
-        let effects = state.withLock { state -> Effects? in
+        var effects: Effects?
+        state.withLock { state in
             let now = clock.now
             state.machine.networkPaused(sourcesAt: indices, until: retryAt, at: now, into: &state.actions)
             switch state.life {
             case .notStarted, .abortedBeforeStart:
                 // Not started: the sources are only marked (no action, no wake-up yet).
                 state.actions.removeAll(keepingCapacity: true)
-                return nil
             case .running, .decided, .ready, .handedOver:
-                return apply(at: now, to: &state)
+                apply(at: now, to: &state, into: &effects)
             }
         }
-        perform(effects)
+        perform(&effects)
     }
 
     /// The timer reached `wakeup`: the machine decides at the end of this instant, once the
@@ -337,14 +339,15 @@ final class AuctionRun: Sendable {
     /// The end of the instant: the machine times out sources past their limit, moves the
     /// waterfall on, and ends the auction when it is decided (R3, R4).
     private func decide() {
-        let effects = state.withLock { state -> Effects? in
+        var effects: Effects?
+        state.withLock { state in
             state.decisionPending = false
             absorbAdapterWarnings(into: &state)
             let now = clock.now
             state.machine.endOfInstant(at: now, into: &state.actions)
-            return apply(at: now, to: &state)
+            apply(at: now, to: &state, into: &effects)
         }
-        perform(effects)
+        perform(&effects)
     }
 
     /// Puts the warnings the adapters logged for this auction's sources so far on their trace
@@ -373,9 +376,9 @@ final class AuctionRun: Sendable {
         var task: Task<Void, Never>?
     }
 
-    /// Side effects collected under the lock and performed after it is released. Moved, never
-    /// copied, from ``apply(at:to:)`` to ``perform(_:)``: a copy costs a retain and a release per
-    /// field and a copy of the sources to start.
+    /// Side effects collected under the lock and performed after it is released. Built in
+    /// place and moved, never copied, from ``apply(at:to:into:)`` to ``perform(_:)``: a copy
+    /// costs a retain and a release per field and a copy of the sources to start.
     private struct Effects {
         /// Sources to ask: index, the instant the answer must arrive by, the time left until then,
         /// and the task ``start(_:)`` creates for it (in place: no second array).
@@ -392,26 +395,26 @@ final class AuctionRun: Sendable {
     }
 
     /// Applies the machine's actions for an event at `now` in `state.actions` (and empties
-    /// it): marks sources to ask and collects cancellations, releases and the outcome for
-    /// ``perform(_:)``, and tells the timer the machine's next wake-up.
-    /// - Returns: `nil` when there is nothing to do (most answers before the last: no action,
-    ///   and no timer to tell), so such an answer builds and destroys no ``Effects``.
-    private func apply(at now: MediationInstant, to state: inout State) -> Effects? {
-        if state.actions.isEmpty, !state.timerArmed { return nil }
-        var effects = Effects()
+    /// it): marks sources to ask and collects cancellations, releases and the outcome into
+    /// `effects` for ``perform(_:)``, and tells the timer the machine's next wake-up. Leaves
+    /// `effects` `nil` when there is nothing to do (most answers before the last: no action,
+    /// and no timer to tell), so such an answer builds and destroys no ``Effects``.
+    private func apply(at now: MediationInstant, to state: inout State, into effects: inout Effects?) {
+        if state.actions.isEmpty, !state.timerArmed { return }
+        effects = Effects()
         for action in state.actions {
             switch action {
             case .request(let index, let deadline):
                 state.tasks[index] = .starting
-                if effects.starts.isEmpty { effects.starts.reserveCapacity(sources.count) }
-                effects.starts.append(SourceStart(index: index, deadline: deadline, budget: deadline - now))
+                if effects?.starts.isEmpty == true { effects?.starts.reserveCapacity(sources.count) }
+                effects?.starts.append(SourceStart(index: index, deadline: deadline, budget: deadline - now))
             case .cancel(let index):
                 cancel(index, in: &state, into: &effects)
             case .release(let ad):
-                if effects.releases.isEmpty { effects.releases.reserveCapacity(sources.count) }
-                effects.releases.append(ad)
+                if effects?.releases.isEmpty == true { effects?.releases.reserveCapacity(sources.count) }
+                effects?.releases.append(ad)
             case .late(let index, let adReleased):
-                effects.lateAnswers.append(MediationEvent.LateAnswer(
+                effects?.lateAnswers.append(MediationEvent.LateAnswer(
                     auctionID: auctionID,
                     placementID: placementID,
                     lineItemID: sources[index].lineItem.id,
@@ -422,12 +425,12 @@ final class AuctionRun: Sendable {
             case .decideAtEndOfInstant:
                 if !state.decisionPending, !state.machine.isFinished {
                     state.decisionPending = true
-                    effects.askForDecision = true
+                    effects?.askForDecision = true
                 }
             case .finish:
                 if case .running(let caller) = state.life {
                     let outcome = state.machine.takeOutcome(auctionID: auctionID, startedAtWallClock: state.startedAtWallClock)
-                    effects.decided = outcome.trace
+                    effects?.decided = outcome.trace
                     state.outcome = consume outcome
                     state.life = .decided(caller)
                 }
@@ -438,19 +441,18 @@ final class AuctionRun: Sendable {
         }
         state.actions.removeAll(keepingCapacity: true)
         // Before the caller waits the timer hears nothing (``armTimer(in:)`` tells it then).
-        guard state.timerArmed else { return effects }
+        guard state.timerArmed else { return }
         let wakeup = state.machine.nextWakeup
         if wakeup != state.timerDeadline {
             state.timerDeadline = wakeup
-            effects.timer = timer.schedule(self, at: wakeup)
+            effects?.timer = timer.schedule(self, at: wakeup)
         }
-        return effects
     }
 
-    private func cancel(_ index: Int, in state: inout State, into effects: inout Effects) {
+    private func cancel(_ index: Int, in state: inout State, into effects: inout Effects?) {
         switch state.tasks[index] {
         case .running(let task):
-            effects.cancelled.append(task)
+            effects?.cancelled.append(task)
             state.tasks[index] = .idle
         case .starting:
             state.tasks[index] = .cancelledWhileStarting
@@ -554,8 +556,8 @@ final class AuctionRun: Sendable {
         if let (continuation, outcome) = resume { continuation.resume(returning: outcome) }
     }
 
-    private func perform(_ pending: consuming Effects?) {
-        guard var effects = consume pending else { return }
+    private func perform(_ pending: inout Effects?) {
+        guard var effects = pending.take() else { return }
         start(&effects.starts)
         // The timer task starts after the sources' tasks: when they answer at once, the
         // auction ends before its timer would sleep.
