@@ -133,8 +133,12 @@ final class AuctionRun: Sendable {
         attributesSources: Bool = false,
         adapterWarnings: AdapterWarnings? = nil,
         sendsNotices: Bool = true,
+        preparedMachine: Bool = false,
         onLateAnswer: (@Sendable (MediationEvent.LateAnswer) -> Void)?
     ) {
+        // A prepared machine's entries are shared with every auction of its route: made fresh
+        // here, before its first change would copy them field by field.
+        if preparedMachine { machine.makeEntriesOwn() }
         self.sendsNotices = sendsNotices
         self.attributesSources = attributesSources || adapterWarnings != nil
         self.adapterWarnings = adapterWarnings

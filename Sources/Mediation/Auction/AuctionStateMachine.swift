@@ -161,6 +161,20 @@ struct AuctionStateMachine {
     /// trace keeps hold no ads).
     private var winnerAd: (any LoadedAd)?
 
+    /// Gives this copy of a prepared machine entries of its own, made fresh from the prepared
+    /// ones' fixed values: cheaper than the copy its first change would make (which copies
+    /// every field of every entry, a retain for each reference among them).
+    mutating func makeEntriesOwn() {
+        var fresh: [Entry] = []
+        fresh.reserveCapacity(entries.count)
+        entries.withUnsafeBufferPointer { prepared in
+            for index in prepared.indices {
+                fresh.append(Entry(fixedPrice: prepared[index].fixedPrice, fixedValue: prepared[index].fixedValue, floor: prepared[index].floor))
+            }
+        }
+        entries = fresh
+    }
+
     /// Creates a machine for one auction of `placement` over `sources` (config order).
     /// - Parameters:
     ///   - slot: the slot ads must fit (default: the placement's configured slot); it is
