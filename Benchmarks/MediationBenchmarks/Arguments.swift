@@ -13,16 +13,19 @@ struct Arguments {
     var profileAuctions: Int?
     /// With ``profileAuctions``: adapters that hear no auction notices.
     var profileDeaf = false
+    /// With ``profileAuctions``: bare races (the floor) instead of engine auctions.
+    var profileRaces = false
 
     static let usage = """
         usage: mediation-bench [--json] [--quick] [--only NAME]... [--help]
-               mediation-bench --profile-auctions N [--no-notices]
+               mediation-bench --profile-auctions N [--no-notices | --races]
           --json        print machine-readable results instead of the table
           --quick       fewer repetitions (smoke run; numbers are not for publishing)
           --only NAME   run only this benchmark (repeatable): \(BenchmarkName.allCases.map(\.rawValue).joined(separator: ", "))
           --profile-auctions N  run N engine auctions of the overhead benchmark and stop (no
                         timing: for callgrind or a malloc count; difference two values of N)
           --no-notices  with --profile-auctions: adapters that hear no auction notices
+          --races       with --profile-auctions: N bare races (the floor) instead
         """
 
     enum ParseError: Error, CustomStringConvertible {
@@ -49,6 +52,7 @@ struct Arguments {
             case "--quick": quick = true
             case "--help", "-h": help = true
             case "--no-notices": profileDeaf = true
+            case "--races": profileRaces = true
             case "--profile-auctions":
                 guard let value = iterator.next() else { throw .missingValue(argument) }
                 guard value.allSatisfy(\.isASCII), value.allSatisfy(\.isNumber), let count = Int(value), count <= 100_000_000 else { throw .badCount(value) }

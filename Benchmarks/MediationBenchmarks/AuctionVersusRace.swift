@@ -55,11 +55,19 @@ struct AuctionVersusRace {
 
 extension AuctionVersusRace {
     /// Runs `auctions` engine auctions of the overhead benchmark's placement (`sources` instant
-    /// sources) and nothing else, for an instruction or allocation count.
-    /// - Returns: how many auctions ran.
-    static func profile(auctions: Int, sources count: Int = 4, hearNotices: Bool) async -> Int {
+    /// sources), or as many bare races of the same adapters when `races`, and nothing else,
+    /// for an instruction or allocation count.
+    /// - Returns: how many auctions (or races) ran.
+    static func profile(auctions: Int, sources count: Int = 4, hearNotices: Bool, races: Bool = false) async -> Int {
         let ledger = AdLedger()
         let auction = instantAuction(count: count, ledger: ledger, hearNotices: hearNotices)
+        if races {
+            for _ in 0..<auctions {
+                let winner = await bareRace(auction.adapters, fixedPrices: auction.fixedPrices, request: benchRequest)
+                winner?.releaseResources()
+            }
+            return auctions
+        }
         for _ in 0..<auctions {
             let outcome = await auction.run()
             outcome?.winner?.ad.releaseResources()

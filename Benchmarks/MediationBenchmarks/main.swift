@@ -40,8 +40,8 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
 
 if let count = arguments.profileAuctions {
     // No timing, no table: only the auctions, for an instruction or allocation count.
-    let ran = runBlocking { await AuctionVersusRace.profile(auctions: count, hearNotices: !arguments.profileDeaf) }
-    print("ran \(ran) engine auctions")
+    let ran = runBlocking { await AuctionVersusRace.profile(auctions: count, hearNotices: !arguments.profileDeaf, races: arguments.profileRaces) }
+    print("ran \(ran) \(arguments.profileRaces ? "bare races" : "engine auctions")")
     exit(0)
 }
 
