@@ -53,6 +53,29 @@ struct AuctionVersusRace {
     }
 }
 
+extension AuctionVersusRace {
+    /// Runs `auctions` engine auctions of the overhead benchmark's placement (`sources` instant
+    /// sources), or as many bare races of the same adapters when `races`, and nothing else,
+    /// for an instruction or allocation count.
+    /// - Returns: how many auctions (or races) ran.
+    static func profile(auctions: Int, sources count: Int = 4, hearNotices: Bool, races: Bool = false) async -> Int {
+        let ledger = AdLedger()
+        let auction = instantAuction(count: count, ledger: ledger, hearNotices: hearNotices)
+        if races {
+            for _ in 0..<auctions {
+                let winner = await bareRace(auction.adapters, fixedPrices: auction.fixedPrices, request: benchRequest)
+                winner?.releaseResources()
+            }
+            return auctions
+        }
+        for _ in 0..<auctions {
+            let outcome = await auction.run()
+            outcome?.winner?.ad.releaseResources()
+        }
+        return auctions
+    }
+}
+
 /// Yields until every loaded ad is accounted for (shown or released) and the ledger has been
 /// quiet for 100 yields, or 10 s have passed. Late answers (a cancelled source answering after
 /// its auction ended) are released on arrival by tasks that may still be waiting for a core; a

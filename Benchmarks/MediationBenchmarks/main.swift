@@ -1,4 +1,5 @@
 import Foundation
+import Mediation
 
 // mediation-bench: the engine's release-mode benchmark (docs/performance.md). Run it with
 //   swift build -c release --product mediation-bench
@@ -15,6 +16,32 @@ do {
 
 if arguments.help {
     print(Arguments.usage)
+    exit(0)
+}
+
+/// Runs `body` in a detached task and blocks the main thread until it returns. The main code
+/// stays synchronous: valgrind's tools (callgrind, dhat) stop with an internal error on an
+/// async main's `dispatch_main`.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let done = DispatchSemaphore(value: 0)
+    let result = Locked<T?>(nil)
+    Task.detached {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    guard let value = result.withLock({ $0 }) else {
+        FileHandle.standardError.write(Data("mediation-bench: the run returned nothing\n".utf8))
+        exit(1)
+    }
+    return value
+}
+
+if let count = arguments.profileAuctions {
+    // No timing, no table: only the auctions, for an instruction or allocation count.
+    let ran = runBlocking { await AuctionVersusRace.profile(auctions: count, hearNotices: !arguments.profileDeaf, races: arguments.profileRaces) }
+    print("ran \(ran) \(arguments.profileRaces ? "bare races" : "engine auctions")")
     exit(0)
 }
 
@@ -60,7 +87,7 @@ func runAll(_ arguments: Arguments) async -> RunReport {
     )
 }
 
-let report = await Task.detached { await runAll(arguments) }.value
+let report = runBlocking { await runAll(arguments) }
 if arguments.json {
     emit(JSONPrinter.render(report))
 } else {

@@ -246,6 +246,7 @@ package struct Auction: Sendable {
             attributesSources: attributesSources,
             adapterWarnings: adapterWarnings,
             sendsNotices: route.sendsNotices,
+            preparedMachine: excludedLineItems.isEmpty && route.placement.exploration == .off,
             onLateAnswer: onLateAnswer
         )
         // The run hears of a pause of one of its networks while it runs (it stops waiting for

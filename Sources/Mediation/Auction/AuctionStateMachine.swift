@@ -102,6 +102,10 @@ struct AuctionStateMachine {
         let fixedByValue: [Int]
         /// The `config_version` every trace names (R22).
         let configVersion: Int
+        /// Guards the building of the lines of every trace of this placement
+        /// (``TraceLines``): one lock per placement rather than one allocated per auction; lines
+        /// are built at most once per trace, when a trace is read.
+        let linesLock = Locked(())
 
         init(placement: MediationConfiguration.Placement, lineItems: [LineItem], networkTimeouts: [Duration?], traceWarnings: [AuctionTrace.Warning], fixedByValue: [Int], configVersion: Int) {
             self.placement = placement
@@ -156,6 +160,20 @@ struct AuctionStateMachine {
     /// The winner's ad, taken out of its entry when the auction finishes (so the entries a
     /// trace keeps hold no ads).
     private var winnerAd: (any LoadedAd)?
+
+    /// Gives this copy of a prepared machine entries of its own, made fresh from the prepared
+    /// ones' fixed values: cheaper than the copy its first change would make (which copies
+    /// every field of every entry, a retain for each reference among them).
+    mutating func makeEntriesOwn() {
+        var fresh: [Entry] = []
+        fresh.reserveCapacity(entries.count)
+        entries.withUnsafeBufferPointer { prepared in
+            for index in prepared.indices {
+                fresh.append(Entry(fixedPrice: prepared[index].fixedPrice, fixedValue: prepared[index].fixedValue, floor: prepared[index].floor))
+            }
+        }
+        entries = fresh
+    }
 
     /// Creates a machine for one auction of `placement` over `sources` (config order).
     /// - Parameters:
@@ -530,7 +548,7 @@ struct AuctionStateMachine {
                 placement: placementSummary,
                 winner: winner?.lineItem.id,
                 winningECPM: winner?.eCPM,
-                deferredSources: TraceLines(entries: entries, lineItems: lineItems, startedAt: startedAt),
+                deferredSources: TraceLines(entries: entries, lineItems: lineItems, startedAt: startedAt, lock: plan.linesLock),
                 warnings: traceWarnings,
                 configVersion: configVersion,
                 audience: audience
@@ -540,22 +558,27 @@ struct AuctionStateMachine {
 
     /// The lines of a finished auction's trace, built from its entries when first read (the
     /// entries as they were when the outcome was taken; they hold no ads by then).
-    private final class TraceLines: DeferredSourceLines {
+    ///
+    /// `@unchecked Sendable`: ``built`` is read and written only under ``lock``, the
+    /// placement's (``Plan/linesLock``), which saves each auction allocating a lock of its own.
+    private final class TraceLines: DeferredSourceLines, @unchecked Sendable {
         private let entries: [Entry]
         private let lineItems: [LineItem]
         private let startedAt: MediationInstant
-        private let built = Locked<[AuctionTrace.Source]?>(nil)
+        private let lock: Locked<Void>
+        private var built: [AuctionTrace.Source]?
 
-        init(entries: [Entry], lineItems: [LineItem], startedAt: MediationInstant) {
+        init(entries: [Entry], lineItems: [LineItem], startedAt: MediationInstant, lock: Locked<Void>) {
             self.entries = entries
             self.lineItems = lineItems
             self.startedAt = startedAt
+            self.lock = lock
         }
 
         var count: Int { entries.count }
 
         var lines: [AuctionTrace.Source] {
-            built.withLock { built in
+            lock.withLock { _ in
                 if let built { return built }
                 let lines = entries.indices.map(line(at:))
                 built = lines

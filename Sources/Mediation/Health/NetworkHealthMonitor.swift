@@ -81,8 +81,9 @@ final class NetworkHealthMonitor: Sendable {
         var probes: Set<Int> = []
         /// The plan's line items this auction asks as probes.
         var lineItemProbes: Set<Int> = []
-        /// The auction's listener, told of pauses until its verdicts are recorded.
-        var listener: ObjectIdentifier?
+        /// The slot of the auction's listener (``Table/listeners``), told of pauses until its
+        /// verdicts are recorded.
+        var listener: Int?
 
         /// A ticket that pauses nothing and probes nothing: made once (building the empty
         /// collections of a fresh one costs each auction a call).
@@ -108,10 +109,41 @@ final class NetworkHealthMonitor: Sendable {
         var auctions: UInt64 = 0
         /// The auctions admitted and not yet recorded, each with its plan and its number in
         /// admission order: told of a pause of one of their networks or line items
-        /// (``NetworkPauseListener``).
-        var listeners: [ObjectIdentifier: (listener: any NetworkPauseListener, plan: Plan, number: UInt64)] = [:]
+        /// (``NetworkPauseListener``). In slots an auction's ticket holds (`nil`: free, listed
+        /// in ``freeListeners``): adding and removing one hashes nothing.
+        var listeners: [Listener?] = []
+        /// The free slots of ``listeners``.
+        var freeListeners: [Int] = []
         /// The number of the next listener.
         var nextListener: UInt64 = 0
+
+        /// An admitted auction, told of pauses until its verdicts are recorded.
+        struct Listener {
+            let listener: any NetworkPauseListener
+            let plan: Plan
+            /// Its number in admission order.
+            let number: UInt64
+        }
+
+        /// Adds `listener` of an auction over `plan`.
+        /// - Returns: its slot, for ``removeListener(at:)``.
+        mutating func addListener(_ listener: any NetworkPauseListener, plan: Plan) -> Int {
+            let entry = Listener(listener: listener, plan: plan, number: nextListener)
+            nextListener &+= 1
+            if let slot = freeListeners.popLast() {
+                listeners[slot] = entry
+                return slot
+            }
+            listeners.append(entry)
+            return listeners.count - 1
+        }
+
+        /// Removes the listener in `slot` (once its auction's verdicts are recorded).
+        mutating func removeListener(at slot: Int) {
+            guard listeners.indices.contains(slot), listeners[slot] != nil else { return }
+            listeners[slot] = nil
+            freeListeners.append(slot)
+        }
 
         /// For each running auction with a source in `opened` (slots just paused, each with
         /// its retry instant), those sources and the retry instant, in admission order (not
@@ -119,7 +151,7 @@ final class NetworkHealthMonitor: Sendable {
         /// traces).
         func pauses(of opened: [(slot: Int, retryAt: MediationInstant)]) -> [(listener: any NetworkPauseListener, sources: [Int], retryAt: MediationInstant)] {
             var found: [(listener: any NetworkPauseListener, sources: [Int], retryAt: MediationInstant)] = []
-            for (listener, plan, _) in listeners.values.sorted(by: { $0.number < $1.number }) {
+            for (listener, plan) in listeners.compactMap({ $0 }).sorted(by: { $0.number < $1.number }).map({ ($0.listener, $0.plan) }) {
                 for (slot, retryAt) in opened {
                     var sources: [Int] = []
                     for network in plan.networks where network.slot == slot { sources += network.sources }
@@ -233,12 +265,8 @@ final class NetworkHealthMonitor: Sendable {
         var ticket = Ticket.open
         var events: [MediationEvent] = []
         var instant: MediationInstant?
-        if let listener { ticket.listener = ObjectIdentifier(listener) }
         state.withLock { table in
-            if let listener {
-                table.listeners[ObjectIdentifier(listener)] = (listener, plan, table.nextListener)
-                table.nextListener &+= 1
-            }
+            if let listener { ticket.listener = table.addListener(listener, plan: plan) }
             for place in plan.networks.indices {
                 // A closed machine (nearly always) is asked, and nothing changes: read in place,
                 // without copying the plan's entry or the machine.
@@ -296,18 +324,19 @@ final class NetworkHealthMonitor: Sendable {
         var instant: MediationInstant?
         var opened: [(slot: Int, retryAt: MediationInstant)] = []
         let pauses = state.withLock { table in
-            if let listener = ticket.listener { table.listeners.removeValue(forKey: listener) }
+            if let listener = ticket.listener { table.removeListener(at: listener) }
             if !plan.lineItems.isEmpty { table.auctions &+= 1 }
             for place in plan.networks.indices {
                 let slot = plan.networks[place].slot
-                guard let current = table.machines[slot] else { continue }
+                guard table.machines[slot] != nil else { continue }
                 let items = plan.networks[place].lineItems
                 let signal = items.isEmpty
                     ? Self.signal(of: plan.networks[place], in: signals)
                     : table.noteLineItems(items, of: plan, networkSlot: slot, in: signals)
                 // Nearly always: a closed network that answered into a full window with no
                 // failure (or said nothing); recording it would change nothing.
-                if !current.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) {
+                // Read in place: the machine is copied only when it may change.
+                if table.machines[slot]?.isUnchanged(byClosedSignal: signal, window: plan.networks[place].settings.window) != true {
                     let now = instant ?? clockNow()
                     instant = now
                     record(signal, of: plan.networks[place].subject, in: slot, settings: plan.networks[place].settings, probe: ticket.probes.contains(place), table: &table, at: now, events: &events, opened: &opened)
