@@ -259,9 +259,15 @@ public final class MediationEngine: Sendable {
         let events = eventHub
         if let exposure = resolution.exposure { events.emit(.exposure(exposure)) }
         events.emit(.auctionStarted(placementID: placementID, reason: .oneShot, configVersion: entry.auction.configVersion, at: start, experiment: arm, country: choice.audience?.country, segment: choice.audience?.segment))
-        var outcome = await run.auction.run(request: request, choice: choice, excluding: []) { late in
-            events.emit(MediationEvent.lateAnswer(late).tagged(with: arm))
+        // Without an experiment arm the closure captures the hub alone, which is then its
+        // context: no closure box is allocated per auction.
+        let onLateAnswer: @Sendable (MediationEvent.LateAnswer) -> Void
+        if let arm {
+            onLateAnswer = { late in events.emit(MediationEvent.lateAnswer(late).tagged(with: arm)) }
+        } else {
+            onLateAnswer = { late in events.emit(MediationEvent.lateAnswer(late)) }
         }
+        var outcome = await run.auction.run(request: request, choice: choice, excluding: [], onLateAnswer: onLateAnswer)
         if let arm { outcome.trace.experiment = arm }
         events.emit(.auctionFinished(placementID: placementID, trace: outcome.trace, at: clock.now))
         // The winner's ad now belongs to the caller, unshown: the auction's use of its snapshot
