@@ -1,0 +1,201 @@
+import Mediation
+import MediationTestKit
+import Testing
+
+/// A newcomer's attacks on R7 ("every loaded ad that does not win is released exactly once;
+/// the winner never") through the host API, on the manual clock.
+@Suite("Newcomer attacks: every loaded ad wins or is released exactly once")
+struct NewcomerAuctionReleaseAttackTests {
+    /// Each ad handed out by `adapters`: the winner's (if any) never released, every other one
+    /// released exactly once.
+    private static func expectWinsOrReleasedOnce(_ adapters: [ScriptedAdapter], winner: (any LoadedAd)?, sourceLocation: SourceLocation = #_sourceLocation) {
+        for adapter in adapters {
+            for ad in adapter.ads {
+                if let winner, winner === ad {
+                    #expect(ad.releaseCount == 0, "the winner \(ad.id) was released \(ad.releaseCount) times", sourceLocation: sourceLocation)
+                } else {
+                    #expect(ad.releaseCount == 1, "loaded ad \(ad.id) released \(ad.releaseCount) times", sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+
+    private static func placement(_ deadline: Duration = .milliseconds(1000)) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: deadline, sources: [
+            .bidder("bid_li", network: "bid", floor: 0.1),
+            .fixedPrice("a_li", network: "a", eCPM: 1.0),
+            .fixedPrice("b_li", network: "b", eCPM: 0.5),
+        ])
+    }
+
+    @Test("a caller whose task is cancelled before the auction starts: every ad that still arrives is released once")
+    func cancelledBeforeStart() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(3))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(2000), .fill)])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let engine = test.engine
+        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
+            let task = clock.startTask { () -> MediationEngine.AuctionOutcome? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                return await engine.runAuction(placementID: "p")
+            }
+            await clock.advance(to: .origin + .seconds(5))
+            return await task.value
+        }
+        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+        outcome?.winner?.ad.releaseResources()
+    }
+
+    @Test("the caller cancels at the very instant the winning bid and a loser arrive, before the end of the instant decides")
+    func cancelAtTheAnsweringInstant() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(100), .bid(3))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.never])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
+            let task = await test.startAuction("p")
+            // An adapter's answer task cancels the caller from inside the instant.
+            clock.startTask {
+                try? await clock.sleep(until: .origin + .milliseconds(100))
+                task.cancel()
+            }
+            await clock.advance(to: .origin + .seconds(5))
+            return await task.value
+        }
+        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+    }
+
+    @Test("the caller cancels after the deadline decided: late answers of every source still released once")
+    func cancelAfterTheDeadlineWithLateAnswers() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(1500), .bid(9))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(1000), .fill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(1001), .fill)])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
+            let task = await test.startAuction("p")
+            await clock.advance(to: .origin + .milliseconds(1000))
+            task.cancel()
+            await clock.advance(to: .origin + .seconds(5))
+            return await task.value
+        }
+        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+    }
+
+    @Test("the same network hands the same ad object to two auctions: the first's winner is not released by the second")
+    func sameAdAcrossTwoAuctions() async throws {
+        let clock = ManualClock()
+        let shared = ScriptedAd(id: "reused", network: "a", format: .interstitial, size: AdSize(width: 390, height: 844))
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(50), .noFill), .after(.milliseconds(50), .bid(5))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fillWith(shared))])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .noFill)])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let (first, second) = await clock.perform { () -> (MediationEngine.AuctionOutcome?, MediationEngine.AuctionOutcome?) in
+            let one = await test.startAuction("p")
+            await clock.advance(to: .origin + .seconds(2))
+            let first = await one.value
+            let two = await test.startAuction("p")
+            await clock.advance(to: .origin + .seconds(4))
+            return (first, await two.value)
+        }
+        // The host holds the first winner (the shared ad) and is about to show it.
+        #expect(first?.winner?.ad === shared)
+        #expect(second?.winner?.lineItem.id == "bid_li")
+        #expect(shared.releaseCount == 0, "the host's winner of auction 1 was released \(shared.releaseCount) times by auction 2, while the host holds it")
+    }
+
+    @Test("shutdown in the middle of a 3-source auction: the winner goes to the caller, every other ad (late ones too) released once")
+    func shutdownMidAuction() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(3000), .bid(9))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(600), .fill)])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
+            let task = await test.startAuction("p")
+            await clock.advance(to: .origin + .milliseconds(200))
+            let shutdown = clock.startTask { await test.engine.shutdown() }
+            await clock.advance(to: .origin + .seconds(10))
+            await shutdown.value
+            return await task.value
+        }
+        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+    }
+
+    @Test("one-shot auction cancelled by the caller while shutdown runs: every ad released once")
+    func cancelDuringShutdown() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(300), .bid(9))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.never])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
+            let task = await test.startAuction("p")
+            await clock.advance(to: .origin + .milliseconds(150))
+            let shutdown = clock.startTask { await test.engine.shutdown() }
+            task.cancel()
+            await clock.advance(to: .origin + .seconds(10))
+            await shutdown.value
+            return await task.value
+        }
+        #expect(outcome?.winner == nil, "a caller that gave up got a winner")
+        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+    }
+
+    @Test("the same ad object for two line items, the earlier-listed one answering after the deadline: the in-time one's ad is never released if it wins, else once")
+    func sameAdObjectEarlierListedLate() async throws {
+        let clock = ManualClock()
+        let shared = ScriptedAd(id: "shared-ad", network: "net", format: .interstitial, size: AdSize(width: 390, height: 844))
+        // Asked in config order: "high" answers at 2000 ms (after the 1000 ms deadline), "low" at 10 ms.
+        let net = ScriptedAdapter(network: "net", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(2000), .fillWith(shared)), .after(.milliseconds(10), .fillWith(shared))])
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: .milliseconds(1000), sources: [
+            .fixedPrice("high", network: "net", eCPM: 2),
+            .fixedPrice("low", network: "net", eCPM: 1),
+        ])
+        let test = try TestEngine(placements: [placement], adapters: [net], clock: clock)
+        let outcome = try await clock.perform { try await test.runAuction("p") }
+        if outcome.winner?.ad === shared {
+            #expect(shared.releaseCount == 0, "the winner (low, the shared ad) was released \(shared.releaseCount) times by high's late copy; trace: \(outcome.trace.sources.map(\.outcome))")
+        } else {
+            #expect(shared.releaseCount == 1, "released \(shared.releaseCount) times; trace: \(outcome.trace.sources.map(\.outcome))")
+        }
+    }
+
+    @Test("the same ad object for two line items, the earlier-listed one cancelled (could not beat a bid) and answering later: released exactly once")
+    func sameAdObjectEarlierListedCancelled() async throws {
+        let clock = ManualClock()
+        let shared = ScriptedAd(id: "shared-ad", network: "net", format: .interstitial, size: AdSize(width: 390, height: 844))
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(5), .bid(5))])
+        // "high" answers at 50 ms, after the auction ended; "low" at 10 ms.
+        let net = ScriptedAdapter(network: "net", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(50), .fillWith(shared)), .after(.milliseconds(10), .fillWith(shared))])
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: .milliseconds(1000), sources: [
+            .bidder("bid_li", network: "bid", floor: 0.1),
+            .fixedPrice("high", network: "net", eCPM: 2),
+            .fixedPrice("low", network: "net", eCPM: 1),
+        ])
+        let test = try TestEngine(placements: [placement], adapters: [bid, net], clock: clock)
+        let outcome = try await clock.perform { try await test.runAuction("p") }
+        #expect(outcome.winner?.lineItem.id == "bid_li")
+        #expect(shared.releaseCount == 1, "the shared ad, never a winner, was released \(shared.releaseCount) times; trace: \(outcome.trace.sources.map(\.outcome))")
+        outcome.winner?.ad.releaseResources()
+    }
+
+    @Test("two different networks hand the same ad object to one auction: the winner's ad is never released, a loser's once")
+    func sameAdObjectFromTwoNetworks() async throws {
+        let clock = ManualClock()
+        let shared = ScriptedAd(id: "shared-ad", network: "a", format: .interstitial, size: AdSize(width: 390, height: 844))
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(5), .noFill)])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fillWith(shared))])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .fillWith(shared))])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let outcome = try await clock.perform { try await test.runAuction("p") }
+        if outcome.winner?.ad === shared {
+            #expect(shared.releaseCount == 0, "the winner's ad was released \(shared.releaseCount) times; trace: \(outcome.trace.sources.map(\.outcome))")
+        } else {
+            #expect(shared.releaseCount == 1, "released \(shared.releaseCount) times; trace: \(outcome.trace.sources.map(\.outcome))")
+        }
+    }
+}
