@@ -198,4 +198,46 @@ struct NewcomerAuctionReleaseAttackTests {
             #expect(shared.releaseCount == 1, "released \(shared.releaseCount) times; trace: \(outcome.trace.sources.map(\.outcome))")
         }
     }
+
+    /// A network that, when its request is cancelled, hands over the ad it had anyway, at once.
+    final class FillsOnCancelAdapter: AdNetworkAdapter, @unchecked Sendable {
+        let network: String
+        let clock: ManualClock
+        private let made = Locked<[ScriptedAd]>([])
+        var ads: [ScriptedAd] { made.withLock { $0 } }
+        init(network: String, clock: ManualClock) { (self.network, self.clock) = (network, clock) }
+        func loadAd(for request: AdRequest) async -> AdLoadResult {
+            try? await clock.sleep(until: clock.now + .milliseconds(500))
+            let ad = ScriptedAd(id: "\(network)-\(made.withLock { $0.count })", network: network, format: request.format, size: AdSize(width: 390, height: 844))
+            made.withLock { $0.append(ad) }
+            return .fill(ad)
+        }
+    }
+
+    @Test("the caller cancels at 50 ms; one network answers its cancellation with its ad at once, a silent one never answers: every ad released once, shutdown returns")
+    func cancelledRequestAnswersWithAnAd() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.never])
+        let eager = FillsOnCancelAdapter(network: "a", clock: clock)
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .fill)])
+        var networks = PrebuiltNetworks()
+        networks.add("bid", pricing: .bidder, adapter: bid)
+        networks.add("a", pricing: .fixedPrice, adapter: eager)
+        networks.add("b", pricing: .fixedPrice, adapter: b)
+        let engine = try MediationEngine(configuration: networks.configuration(placements: [Self.placement()]), registry: networks.registry, environment: MediationEnvironment(clock: clock))
+        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
+            let task = clock.startTask { await engine.runAuction(placementID: "p") }
+            await clock.advance(to: .origin + .milliseconds(50))
+            task.cancel()
+            await clock.advance(to: .origin + .seconds(5))
+            await engine.shutdown()
+            await clock.advance(to: .origin + .seconds(10))
+            return await task.value
+        }
+        #expect(outcome?.winner == nil, "a caller that gave up got a winner")
+        for ad in eager.ads + b.ads {
+            #expect(ad.releaseCount == (outcome?.winner?.ad === ad ? 0 : 1), "\(ad.id) released \(ad.releaseCount) times")
+        }
+        #expect(eager.ads.count == 1)
+    }
 }
