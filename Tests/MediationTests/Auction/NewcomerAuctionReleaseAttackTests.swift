@@ -240,4 +240,25 @@ struct NewcomerAuctionReleaseAttackTests {
         }
         #expect(eager.ads.count == 1)
     }
+
+    @Test("a network paused (R24) in the middle of an auction by its own line items' failures: its in-flight line item's ad, arriving later, is released once")
+    func pausedMidAuctionLateAd() async throws {
+        let clock = ManualClock()
+        let flaky = ScriptedAdapter(network: "flaky", pricing: .fixedPrice, clock: clock) { index, _ in
+            index < 7 ? .after(.milliseconds(10), .error) : .after(.milliseconds(200), .fill)
+        }
+        let backup = ScriptedAdapter(network: "backup", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(300), .fill)])
+        var sources: [LineItem] = (0..<7).map { .fixedPrice("f\($0)", network: "flaky", eCPM: 3) }
+        sources.append(.fixedPrice("f7", network: "flaky", eCPM: 5))
+        sources.append(.fixedPrice("backup_li", network: "backup", eCPM: 1))
+        let placement = MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: .milliseconds(1000), sources: sources)
+        let test = try TestEngine(placements: [placement], adapters: [flaky, backup], clock: clock)
+        let outcome = try await clock.perform { try await test.runAuction("p") }
+        await clock.perform {
+            await test.engine.shutdown()
+            await clock.advance(to: .origin + .seconds(20))
+        }
+        Self.expectWinsOrReleasedOnce([flaky, backup], winner: outcome.winner?.ad)
+        #expect(flaky.ads.count == 1, "\(outcome.trace.sources.map(\.outcome))")
+    }
 }
