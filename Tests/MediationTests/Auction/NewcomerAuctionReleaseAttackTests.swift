@@ -261,4 +261,50 @@ struct NewcomerAuctionReleaseAttackTests {
         Self.expectWinsOrReleasedOnce([flaky, backup], winner: outcome.winner?.ad)
         #expect(flaky.ads.count == 1, "\(outcome.trace.sources.map(\.outcome))")
     }
+
+    @Test("20 concurrent one-shot auctions of one placement (one prepared machine): every third caller cancels, shutdown comes mid-way; each ad wins once or is released once, traces are each their own")
+    func concurrentAuctionsOfOneRoute() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock) { index, _ in
+            index % 4 == 0 ? .never : .after(.milliseconds(Int64(40 + index * 7 % 900)), .bid(Double(index % 5) + 0.5))
+        }
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock) { index, _ in
+            .after(.milliseconds(Int64(30 + index * 13 % 1500)), index % 3 == 0 ? .noFill : .fill)
+        }
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock) { index, _ in
+            .after(.milliseconds(Int64(20 + index * 11 % 1200)), .fill)
+        }
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let engine = test.engine
+        let outcomes = await clock.perform { () -> [MediationEngine.AuctionOutcome?] in
+            var tasks: [Task<MediationEngine.AuctionOutcome?, Never>] = []
+            for index in 0..<20 {
+                tasks.append(clock.startTask { await engine.runAuction(placementID: "p") })
+                await clock.advance(to: clock.now + .milliseconds(Int64(index % 3 * 17)))
+                if index % 3 == 2 { tasks[index - 1].cancel() }
+                if index == 12 { _ = clock.startTask { await engine.shutdown() } }
+            }
+            await clock.advance(to: clock.now + .seconds(10))
+            var outcomes: [MediationEngine.AuctionOutcome?] = []
+            for task in tasks { outcomes.append(await task.value) }
+            return outcomes
+        }
+        let winners = outcomes.compactMap { $0?.winner?.ad }
+        for adapter in [bid, a, b] {
+            for ad in adapter.ads {
+                let won = winners.contains { $0 === ad }
+                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times")
+            }
+        }
+        var ids = Set<String>()
+        for outcome in outcomes.compactMap({ $0 }) {
+            #expect(ids.insert(outcome.trace.auctionID).inserted)
+            if let winner = outcome.winner {
+                #expect(outcome.trace.winner == winner.lineItem.id)
+                #expect(outcome.trace.sources.filter { $0.outcome == .won }.count == 1, "\(outcome.trace.sources.map(\.outcome))")
+            } else {
+                #expect(outcome.trace.sources.allSatisfy { $0.outcome != .won }, "\(outcome.trace.sources.map(\.outcome))")
+            }
+        }
+    }
 }
