@@ -307,4 +307,66 @@ struct NewcomerAuctionReleaseAttackTests {
             }
         }
     }
+
+    @Test("every source answers at once (the run's speed path: decided during its first yield) while another task cancels the caller at that instant: the winner is not released, every other ad once")
+    func instantAnswersAndCancelDuringTheYield() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(3))])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.zero, .fill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.zero, .fill)])
+        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let engine = test.engine
+        let outcomes = await clock.perform { () -> [MediationEngine.AuctionOutcome?] in
+            var results: [MediationEngine.AuctionOutcome?] = []
+            for round in 0..<5 {
+                let task = clock.startTask { await engine.runAuction(placementID: "p") }
+                for _ in 0..<round { await Task.yield() }
+                task.cancel()
+                await clock.advance(to: clock.now + .seconds(2))
+                results.append(await task.value)
+            }
+            return results
+        }
+        let winners = outcomes.compactMap { $0?.winner?.ad }
+        for adapter in [bid, a, b] {
+            for ad in adapter.ads {
+                let won = winners.contains { $0 === ad }
+                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times")
+            }
+        }
+    }
+
+    @Test("a waterfall (prepared machine, tiers assigned at start) whose caller cancels between tiers: the first tier's ad and the second tier's late one are released once")
+    func waterfallCancelledBetweenTiers() async throws {
+        let clock = ManualClock()
+        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(10), .noFill)])
+        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .noFill)])
+        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(300), .fill)])
+        let placement = MediationConfiguration.Placement(id: "w", format: .interstitial, deadline: .milliseconds(1000), mode: .waterfall, sources: [
+            .bidder("bid_li", network: "bid", floor: 0.1),
+            .fixedPrice("a_li", network: "a", eCPM: 1.0),
+            .fixedPrice("b_li", network: "b", eCPM: 0.5),
+        ])
+        let test = try TestEngine(placements: [placement], adapters: [bid, a, b], clock: clock)
+        let engine = test.engine
+        let outcomes = await clock.perform { () -> [MediationEngine.AuctionOutcome?] in
+            var results: [MediationEngine.AuctionOutcome?] = []
+            for cancelAt in [50, 100, 150, 300, 301] {
+                let start = clock.now
+                let task = clock.startTask { await engine.runAuction(placementID: "w") }
+                await clock.advance(to: start + .milliseconds(Int64(cancelAt)))
+                task.cancel()
+                await clock.advance(to: start + .seconds(3))
+                results.append(await task.value)
+            }
+            return results
+        }
+        let winners = outcomes.compactMap { $0?.winner?.ad }
+        for adapter in [bid, a, b] {
+            for ad in adapter.ads {
+                let won = winners.contains { $0 === ad }
+                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times")
+            }
+        }
+    }
 }
