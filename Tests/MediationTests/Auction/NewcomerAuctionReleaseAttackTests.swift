@@ -241,7 +241,7 @@ struct NewcomerAuctionReleaseAttackTests {
         #expect(eager.ads.count == 1)
     }
 
-    @Test("a network paused (R24) in the middle of an auction by its own line items' failures: its in-flight line item's ad, arriving later, is released once")
+    @Test("7 line items of one network fail at 10 ms while its 8th is in flight (one auction's failures do not pause the network, R24 counts per auction): the 8th's ad, arriving at 200 ms, wins or is released once")
     func pausedMidAuctionLateAd() async throws {
         let clock = ManualClock()
         let flaky = ScriptedAdapter(network: "flaky", pricing: .fixedPrice, clock: clock) { index, _ in
