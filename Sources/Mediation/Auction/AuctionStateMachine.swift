@@ -69,6 +69,10 @@ struct AuctionStateMachine {
         /// Waterfall: its tier, 1 for the highest eCPM.
         var tier: Int?
         var released = false
+        /// The ad of this source the machine released or handed over as the winner: an answer
+        /// that brings the same object again (late, or through another line item) is not
+        /// released a second time, nor released while the caller holds it (R7).
+        var settledAd: SettledAd?
         /// The first answer that came after its outcome was set, and whether it brought an ad
         /// (released on arrival).
         var lateAnswer: (at: MediationInstant, released: Bool)?
@@ -434,11 +438,23 @@ struct AuctionStateMachine {
     /// Records the first answer of source `index` after its outcome was set and releases its
     /// ad; a further answer only has its ad released.
     private mutating func recordLate(_ index: Int, result: AdLoadResult, at now: MediationInstant, into actions: inout [Action]) {
-        if let ad = result.ad { actions.append(.release(ad)) }
+        var released = false
+        if let ad = result.ad, !isHeldOrSettled(ad) {
+            actions.append(.release(ad))
+            entries[index].settledAd = SettledAd(ad)
+            released = true
+        }
         guard entries[index].lateAnswer == nil else { return }
-        entries[index].lateAnswer = (now, result.ad != nil)
+        entries[index].lateAnswer = (now, released)
         if let ad = result.ad, entries[index].creativeID == nil { keepIDs(of: ad, for: index) }
-        actions.append(.late(index: index, adReleased: result.ad != nil))
+        actions.append(.late(index: index, adReleased: released))
+    }
+
+    /// Whether `ad` is an object this auction already holds (a live line item admitted it, so
+    /// that one wins it or releases it), released, or handed over as its winner (R7).
+    private func isHeldOrSettled(_ ad: any LoadedAd) -> Bool {
+        if holder(of: ad) != nil { return true }
+        return entries.contains { $0.settledAd?.matches(ad) == true }
     }
 
     /// The end of the instant `now`, once every answer due at it has been recorded: sources
@@ -495,6 +511,7 @@ struct AuctionStateMachine {
             if let ad = entries[index].candidate {
                 entries[index].candidate = nil
                 entries[index].released = true
+                entries[index].settledAd = SettledAd(ad)
                 entries[index].outcome = .cancelled(couldNotBeat: nil)
                 actions.append(.release(ad))
             }
@@ -753,6 +770,7 @@ struct AuctionStateMachine {
         if let rejection {
             entries[index].outcome = .lost(rejection)
             entries[index].released = true
+            entries[index].settledAd = SettledAd(ad)
             actions.append(.release(ad))
             return
         }
@@ -884,11 +902,13 @@ struct AuctionStateMachine {
             if index == best {
                 entries[index].outcome = .won
                 winnerAd = entries[index].candidate
+                entries[index].settledAd = winnerAd.map(SettledAd.init)
                 entries[index].candidate = nil
             } else if let ad = entries[index].candidate {
                 entries[index].candidate = nil
                 entries[index].outcome = .lost(.lostToHigherBid)
                 entries[index].released = true
+                entries[index].settledAd = SettledAd(ad)
                 actions.append(.release(ad))
             }
         }
