@@ -75,4 +75,17 @@ struct NewcomerNetworksStateDirAttackTests {
         // It must not say both: the warning says "removed", the note says nothing changed.
         #expect(!(result.error.contains("; removed;") && result.error.contains("mediate networks changes nothing in --state-dir")), "\(result.error)")
     }
+
+    @Test("a --state-dir networks may read but not lock (here .lock is a directory, as for a folder of another user) is still shown: networks only reads")
+    func readableButNotLockable() async throws {
+        let workspace = try Workspace()
+        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
+        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
+        let state = workspace.directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state.appendingPathComponent(".lock"), withIntermediateDirectories: true)
+        let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
+        // Today: exit 73, "cannot open the lock file .../state/.lock: Is a directory".
+        #expect(result.code == .success, "\(result.code): \(result.error)")
+    }
 }
+
