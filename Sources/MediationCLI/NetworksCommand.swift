@@ -140,7 +140,7 @@ enum NetworksCommand {
         if let directory = options.stateDirectory {
             do {
                 // Read, never written: what the launch writes or removes stays in memory.
-                store = ReadOnlyStateStore(over: try FileStateStore(opening: environment.resolve(directory)))
+                store = ReadOnlyStateStore(over: try FileStateStore(readingOnly: environment.resolve(directory)))
             } catch {
                 return MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)
             }

@@ -9,6 +9,8 @@ final class ReadOnlyStateStore: StateStore {
     private let base: any StateStore
     /// This process's writes: a value, or `nil` for a deletion.
     private let written = Locked<[String: Data?]>([:])
+    /// Held (recursively) by the thread inside ``exclusively(_:)``.
+    private let lock = NSRecursiveLock()
 
     /// Reads `base`, writes nothing to it.
     init(over base: any StateStore) {
@@ -37,9 +39,12 @@ final class ReadOnlyStateStore: StateStore {
         return keys.sorted()
     }
 
-    /// Runs `body` under `base`'s lock.
-    /// - Throws: what `body` or `base` throws.
+    /// Runs `body` under this store's own (in-process) lock: `base` is only read, so no lock
+    /// file in its directory is opened or created.
+    /// - Throws: what `body` throws.
     func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T {
-        try base.exclusively(body)
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
     }
 }

@@ -39,8 +39,11 @@ public final class FileStateStore: StateStore {
     /// How deep the thread holding ``writers`` is: the `flock` is taken at 0 and released back
     /// at 0.
     private let depth = Locked(0)
-    /// The open lock file, `flock`ed by writers across processes.
+    /// The open lock file, `flock`ed by writers across processes; -1 for a read-only store.
     private let lockDescriptor: Int32
+    /// Whether the store was opened with ``init(readingOnly:maximumValueBytes:)``: it creates,
+    /// locks, writes and removes nothing in the directory.
+    private let readOnly: Bool
 
     /// The name of the lock file in the directory.
     static let lockFileName = ".lock"
@@ -70,6 +73,7 @@ public final class FileStateStore: StateStore {
     package init(opening directory: URL, maximumValueBytes: Int = FileStateStore.defaultMaximumValueBytes) throws(StateStoreError) {
         self.directory = directory.standardizedFileURL
         self.maximumValueBytes = max(0, maximumValueBytes)
+        readOnly = false
         do {
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -92,8 +96,28 @@ public final class FileStateStore: StateStore {
         }
     }
 
+    /// Opens the store in `directory` to read only: nothing is created (neither the directory,
+    /// which may be missing and then holds no value, nor its lock file), locked across
+    /// processes, written or removed. A file that fails its checks is reported as `discarded`
+    /// and left in place; a write throws.
+    /// - Parameters:
+    ///   - directory: the directory a writing store keeps its files in.
+    ///   - maximumValueBytes: the largest value accepted (default 8 MiB).
+    /// - Throws: ``StateStoreError`` `unavailable` when `directory` exists but is not a
+    ///   directory.
+    package init(readingOnly directory: URL, maximumValueBytes: Int = FileStateStore.defaultMaximumValueBytes) throws(StateStoreError) {
+        self.directory = directory.standardizedFileURL
+        self.maximumValueBytes = max(0, maximumValueBytes)
+        readOnly = true
+        lockDescriptor = -1
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: self.directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StateStoreError(kind: .unavailable, key: "", message: "\(self.directory.path) is not a directory")
+        }
+    }
+
     deinit {
-        close(lockDescriptor)
+        if lockDescriptor >= 0 { close(lockDescriptor) }
     }
 
     // MARK: - StateStore
@@ -104,10 +128,11 @@ public final class FileStateStore: StateStore {
     /// - Parameter body: the read-modify-write; it must not wait for anything but the store.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws, or ``StateStoreError`` `unavailable` when the lock file
-    ///   cannot be locked.
+    ///   cannot be locked. A read-only store takes the in-process lock alone.
     package func exclusively<T>(_ body: () throws(StateStoreError) -> T) throws(StateStoreError) -> T {
         writers.lock()
         defer { writers.unlock() }
+        if readOnly { return try body() }
         if depth.withLock({ $0 }) == 0 {
             var result = flock(lockDescriptor, LOCK_EX)
             while result != 0, errno == EINTR { result = flock(lockDescriptor, LOCK_EX) }
@@ -140,6 +165,8 @@ public final class FileStateStore: StateStore {
                 switch read(key) {
                 case .success(let value): return value
                 case .failure(let failure) where failure.kind != .discarded: throw failure
+                case .failure(let failure) where readOnly:
+                    throw StateStoreError(kind: .discarded, key: key, message: "\(failure.message); not removed: the store is read-only")
                 case .failure(let failure):
                     let outcome = DurableFile.remove(Self.fileName(for: key) + Self.suffix, in: directory.path).map { "not removed: \($0)" } ?? "removed"
                     throw StateStoreError(kind: .discarded, key: key, message: "\(failure.message); \(outcome)")
@@ -170,9 +197,11 @@ public final class FileStateStore: StateStore {
     /// Stores (or, for `nil`, deletes) the value of `key`, atomically and durably
     /// (``DurableFile``), holding the write lock.
     /// - Throws: ``StateStoreError``: `tooLarge`, `invalidKey`, or `unavailable` when the file
-    ///   cannot be written or the directory locked (the old value is kept).
+    ///   cannot be written or the directory locked (the old value is kept), or the store is
+    ///   read-only.
     package func setData(_ data: Data?, forKey key: String) throws(StateStoreError) {
         guard StateStoreKey.isValid(key) else { throw Self.invalidKey(key) }
+        if readOnly { throw StateStoreError(kind: .unavailable, key: key, message: "cannot write \(path(for: key)): the store is read-only") }
         if let data, data.count > maximumValueBytes { throw Self.tooLarge(key, data.count, maximumValueBytes) }
         let name = Self.fileName(for: key) + Self.suffix
         try exclusively { () throws(StateStoreError) in
@@ -191,6 +220,7 @@ public final class FileStateStore: StateStore {
     /// - Throws: ``StateStoreError`` `unavailable` when the directory cannot be listed.
     package func keys() throws(StateStoreError) -> [String] {
         let names: [String]
+        if readOnly, !FileManager.default.fileExists(atPath: directory.path) { return [] }
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {

@@ -133,11 +133,17 @@ extension Simulation {
                 }
                 state.reprice(learner: learner, with: rule, asOf: date)
                 let prices = state.lineItems.indices.map { index in
-                    LearnedPrice(
+                    var price = LearnedPrice(
                         lineItemID: state.lineItems[index].lineItem.id, network: state.lineItems[index].lineItem.network,
                         eCPM: used[index], trueMean: truth[index], learned: state.prices[learner][index],
                         impressions: observed[index].impressions, revenueUSD: observed[index].revenueUSD
                     )
+                    // Its own wins per country, for the written reports' rows per country.
+                    for (country, tally) in run.countryWins[state.lineItems[index].index] ?? [:] where country < state.countries.count {
+                        price.impressionsByCountry[state.countries[country]] = tally.wins
+                        price.revenueUSDByCountry[state.countries[country]] = Money.usd(tally.revenue)
+                    }
+                    return price
                 }
                 let revenue = revenuePer1000(run)
                 var figure = LearnerDay(

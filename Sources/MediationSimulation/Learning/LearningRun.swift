@@ -14,6 +14,12 @@ public struct LearnedPrice: Hashable, Sendable, Codable {
     public var impressions: Int
     /// Its revenue that day, USD.
     public var revenueUSD: Double
+    /// On a market with countries: its wins that day per country it won in, by country code
+    /// (its revenue report's rows per country); empty otherwise. Not in the JSON report.
+    public var impressionsByCountry: [String: Int] = [:]
+    /// On a market with countries: its revenue that day per country it won in, USD, by country
+    /// code; empty otherwise. Not in the JSON report.
+    public var revenueUSDByCountry: [String: Double] = [:]
 
     enum CodingKeys: String, CodingKey {
         case lineItemID = "line_item", network
