@@ -360,7 +360,15 @@ public struct BayesianECPM: Sendable {
                     let shares = groups[group].map { index in
                         logShares[cells[index].member][sorted[cells[index].member].countries[cells[index].country].code] ?? 0
                     }
-                    let one = EmpiricalBayes.groupPosteriors(values: [values[group]], variances: [variances[group]], covariates: [shares], bandwidths: parameters.centreBandwidths)
+                    // τ's uniform prior reaches at least the countries' own standard deviation (3
+                    // where that is smaller): the scale here is the line item's mean, set by its
+                    // impressions, and a country that earns nothing on most of them puts every
+                    // other country far above 1; a τ capped at 3 then excluded the spread the data
+                    // shows and pulled a steady country outside its own constant price.
+                    let count = Double(values[group].count)
+                    let centre = values[group].reduce(0, +) / max(count, 1)
+                    let spread = count > 1 ? (values[group].reduce(0) { $0 + ($1 - centre) * ($1 - centre) } / (count - 1)).squareRoot() : 0
+                    let one = EmpiricalBayes.groupPosteriors(values: [values[group]], variances: [variances[group]], covariates: [shares], bandwidths: parameters.centreBandwidths, maximumSD: max(3, spread.isFinite ? spread : 3))
                     grouped.units.append(one.units[0])
                     grouped.newUnit.append(one.newUnit[0])
                 }

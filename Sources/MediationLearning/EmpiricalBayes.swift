@@ -79,7 +79,9 @@ enum EmpiricalBayes {
             var s = 0.0, squares = 0.0
             for day in kept {
                 let n = Double(day.impressions), x = 1000 * day.revenueUSD / n
-                s += n * (x - mean) * (x - mean) / (mean * mean)
+                // Relative to the mean first: `(x − x̄)² / x̄²` underflows to 0 / 0 for a tiny eCPM.
+                let relative = x / mean - 1
+                s += n * relative * relative
                 squares += n * n
             }
             rows.append((s, Double(kept.count - 1), impressions - squares / impressions))

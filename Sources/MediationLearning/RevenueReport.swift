@@ -126,7 +126,9 @@ public enum RevenueReportParser {
         var country: String?
         if byCountry {
             let code = fields.remove(at: 3)
-            guard code.isEmpty || (code.utf8.count == 2 && code.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })) else {
+            // The engine's own rule for a country (a configuration's `ecpm_by_country` key, a
+            // segment's country): two capital letters, user-assigned codes such as XK included.
+            guard code.isEmpty || CountryCode.isAlpha2(code) else {
                 throw ReportError(ReportLocation(file: file, line: record.fields[3].line, column: record.fields[3].column), "country must be an upper-case ISO 3166-1 alpha-2 code (US), or empty for traffic of no known country, found \(quoted(code))")
             }
             country = code
