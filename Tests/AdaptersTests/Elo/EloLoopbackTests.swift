@@ -1,4 +1,5 @@
 import Foundation
+import MediationTestKit
 import Mediation
 import Testing
 @testable import Adapters
