@@ -16,76 +16,72 @@ struct NewcomerNetworksStateDirAttackTests {
         return entries
     }
 
-    @Test("a --state-dir that does not exist is not created (nor its lock file)")
-    func missingDirectoryNotCreated() async throws {
+    /// A workspace with the instant config and the key pair `k` / `k.pub`, and its folder
+    /// `state` holding `files` (name and bytes; `.lock` among them when given), or no `state`
+    /// folder when `files` is nil.
+    private static func workspace(state files: [String: Data]?) async throws -> (workspace: Workspace, state: URL) {
         let workspace = try Workspace()
         try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
         #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
-        let state = workspace.directory.appendingPathComponent("no-such-state")
-        _ = await workspace.run(["networks", "--state-dir", "no-such-state", "--public-key", "k.pub"])
+        let state = workspace.directory.appendingPathComponent("state")
+        if let files {
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+            for (name, bytes) in files { try bytes.write(to: state.appendingPathComponent(name)) }
+        }
+        return (workspace, state)
+    }
+
+    /// Runs `mediate networks --state-dir state --public-key k.pub` on `files` (as
+    /// ``workspace(state:)``); it must succeed.
+    /// - Returns: the run's standard error, and the folder's entries before and after it.
+    private static func networks(on files: [String: Data], sourceLocation: SourceLocation = #_sourceLocation) async throws -> (error: String, before: [String: Data], after: [String: Data]?) {
+        let (workspace, state) = try await workspace(state: files)
+        let before = try #require(snapshot(state), sourceLocation: sourceLocation)
+        let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
+        #expect(result.code == .success, "\(result.code): \(result.error)", sourceLocation: sourceLocation)
+        return (result.error, before, snapshot(state))
+    }
+
+    @Test("a --state-dir that does not exist is not created (nor its lock file)")
+    func missingDirectoryNotCreated() async throws {
+        let (workspace, state) = try await Self.workspace(state: nil)
+        _ = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
         #expect(Self.snapshot(state) == nil, "networks created \(state.path): \(Self.snapshot(state).map { Array($0.keys) } ?? [])")
-        _ = await workspace.run(["networks", "--state-dir", "no-such-state"])
+        _ = await workspace.run(["networks", "--state-dir", "state"])
         #expect(Self.snapshot(state) == nil, "networks created \(state.path): \(Self.snapshot(state).map { Array($0.keys) } ?? [])")
     }
 
     @Test("a --state-dir kept by a run, with no lock file left in it, gets no new file")
     func noLockFileCreated() async throws {
-        let workspace = try Workspace()
-        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
-        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
-        let state = workspace.directory.appendingPathComponent("state")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         // A state directory copied from a device or a backup: the values, not the lock file.
-        let before = try #require(Self.snapshot(state))
-        let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
-        #expect(result.code == .success, "\(result.error)")
-        #expect(Self.snapshot(state) == before, "networks wrote to --state-dir: now \(Self.snapshot(state).map { $0.keys.sorted() } ?? [])")
+        let run = try await Self.networks(on: [:])
+        #expect(run.after == run.before, "networks wrote to --state-dir: now \(run.after.map { $0.keys.sorted() } ?? [])")
     }
 
     @Test("a temporary file an interrupted run left in --state-dir is not removed by networks")
     func temporaryFileKept() async throws {
-        let workspace = try Workspace()
-        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
-        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
-        let state = workspace.directory.appendingPathComponent("state")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        try Data().write(to: state.appendingPathComponent(".lock"))
-        try Data("half a write".utf8).write(to: state.appendingPathComponent(".config.cache.state.1234.tmp"))
-        let before = try #require(Self.snapshot(state))
-        let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
-        #expect(result.code == .success, "\(result.error)")
-        #expect(Self.snapshot(state) == before, "networks changed --state-dir: now \(Self.snapshot(state).map { $0.keys.sorted() } ?? [])")
+        let run = try await Self.networks(on: [".lock": Data(), ".config.cache.state.1234.tmp": Data("half a write".utf8)])
+        #expect(run.after == run.before, "networks changed --state-dir: now \(run.after.map { $0.keys.sorted() } ?? [])")
     }
 
     @Test("a damaged (tampered) or huge record in --state-dir is reported, not removed, by networks")
     func damagedRecordKept() async throws {
-        let workspace = try Workspace()
-        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
-        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
-        let state = workspace.directory.appendingPathComponent("state")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        try Data().write(to: state.appendingPathComponent(".lock"))
-        try Data("not a state record".utf8).write(to: state.appendingPathComponent("config.cache.state"))
-        try Data(repeating: 0x41, count: 9 << 20).write(to: state.appendingPathComponent("install.id.state"))
-        let before = try #require(Self.snapshot(state))
-        let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
-        #expect(result.code == .success, "\(result.error)")
-        let after = Self.snapshot(state)
-        #expect(after?.keys.sorted() == before.keys.sorted(), "networks removed files from --state-dir: before \(before.keys.sorted()), after \(after.map { $0.keys.sorted() } ?? [])")
+        let run = try await Self.networks(on: [
+            ".lock": Data(),
+            "config.cache.state": Data("not a state record".utf8),
+            "install.id.state": Data(repeating: 0x41, count: 9 << 20),
+        ])
+        #expect(run.after?.keys.sorted() == run.before.keys.sorted(), "networks removed files from --state-dir: before \(run.before.keys.sorted()), after \(run.after.map { $0.keys.sorted() } ?? [])")
         // It must not say both: the warning says "removed", the note says nothing changed.
-        #expect(!(result.error.contains("; removed;") && result.error.contains("mediate networks changes nothing in --state-dir")), "\(result.error)")
+        #expect(!(run.error.contains("; removed;") && run.error.contains("mediate networks changes nothing in --state-dir")), "\(run.error)")
     }
 
     @Test("a --state-dir networks may read but not lock (here .lock is a directory, as for a folder of another user) is still shown: networks only reads")
     func readableButNotLockable() async throws {
-        let workspace = try Workspace()
-        try workspace.write(Workspace.instantConfig, to: "Config/mediation.json")
-        #expect(await workspace.run(["config", "keygen", "--out", "k"]).code == .success)
-        let state = workspace.directory.appendingPathComponent("state")
+        let (workspace, state) = try await Self.workspace(state: [:])
         try FileManager.default.createDirectory(at: state.appendingPathComponent(".lock"), withIntermediateDirectories: true)
         let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
-        // Today: exit 73, "cannot open the lock file .../state/.lock: Is a directory".
+        // Before: exit 73, "cannot open the lock file .../state/.lock: Is a directory".
         #expect(result.code == .success, "\(result.code): \(result.error)")
     }
 }
-

@@ -6,22 +6,75 @@ import Testing
 /// the winner never") through the host API, on the manual clock.
 @Suite("Newcomer attacks: every loaded ad wins or is released exactly once")
 struct NewcomerAuctionReleaseAttackTests {
-    /// Each ad handed out by `adapters`: the winner's (if any) never released, every other one
-    /// released exactly once.
-    private static func expectWinsOrReleasedOnce(_ adapters: [ScriptedAdapter], winner: (any LoadedAd)?, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// Each ad handed out by `adapters`: one of `winners` (the ads the callers got) never
+    /// released, every other one released exactly once.
+    private static func expectWinsOrReleasedOnce(_ adapters: [ScriptedAdapter], winners: [any LoadedAd], sourceLocation: SourceLocation = #_sourceLocation) {
         for adapter in adapters {
             for ad in adapter.ads {
-                if let winner, winner === ad {
-                    #expect(ad.releaseCount == 0, "the winner \(ad.id) was released \(ad.releaseCount) times", sourceLocation: sourceLocation)
-                } else {
-                    #expect(ad.releaseCount == 1, "loaded ad \(ad.id) released \(ad.releaseCount) times", sourceLocation: sourceLocation)
-                }
+                let won = winners.contains { $0 === ad }
+                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times", sourceLocation: sourceLocation)
             }
         }
     }
 
-    private static func placement(_ deadline: Duration = .milliseconds(1000)) -> MediationConfiguration.Placement {
-        MediationConfiguration.Placement(id: "p", format: .interstitial, deadline: deadline, sources: [
+    /// The networks of ``placement(id:mode:)``: `bid` (a bidder), `a` and `b` (fixed prices), each
+    /// answering by its script on one manual clock, with an engine serving `placement`.
+    private struct Networks {
+        let clock = ManualClock()
+        let bid: ScriptedAdapter
+        let a: ScriptedAdapter
+        let b: ScriptedAdapter
+        let test: TestEngine
+        var engine: MediationEngine { test.engine }
+
+        /// Each network answers its request 0, 1, … as its closure says.
+        init(
+            placement: MediationConfiguration.Placement = NewcomerAuctionReleaseAttackTests.placement(),
+            bid: @escaping @Sendable (Int) -> ScriptedAnswer,
+            a: @escaping @Sendable (Int) -> ScriptedAnswer,
+            b: @escaping @Sendable (Int) -> ScriptedAnswer
+        ) throws {
+            self.bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock) { index, _ in bid(index) }
+            self.a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock) { index, _ in a(index) }
+            self.b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock) { index, _ in b(index) }
+            test = try TestEngine(placements: [placement], adapters: [self.bid, self.a, self.b], clock: clock)
+        }
+
+        /// Each network answers from its list (the last answer repeats).
+        init(placement: MediationConfiguration.Placement = NewcomerAuctionReleaseAttackTests.placement(), bid: [ScriptedAnswer], a: [ScriptedAnswer], b: [ScriptedAnswer]) throws {
+            try self.init(placement: placement, bid: Self.playing(bid), a: Self.playing(a), b: Self.playing(b))
+        }
+
+        /// `script` as a closure: the answer to request `index`, the last one repeating.
+        private static func playing(_ script: [ScriptedAnswer]) -> @Sendable (Int) -> ScriptedAnswer {
+            { index in script.isEmpty ? .after(.zero, .noFill) : script[min(index, script.count - 1)] }
+        }
+
+        /// Starts a one-shot auction of `p` on the clock, runs `during` with its task (a task
+        /// `during` returns, e.g. a shutdown, is awaited last), moves the clock to `until` from
+        /// the origin and returns the auction's outcome.
+        func auction(until: Duration, during: @escaping @Sendable (Task<MediationEngine.AuctionOutcome?, Never>) async -> Task<Void, Never>?) async -> MediationEngine.AuctionOutcome? {
+            let (clock, test) = (clock, test)
+            return await clock.perform { () -> MediationEngine.AuctionOutcome? in
+                let task = await test.startAuction("p")
+                let after = await during(task)
+                await clock.advance(to: .origin + until)
+                await after?.value
+                return await task.value
+            }
+        }
+
+        /// Each ad `bid`, `a` and `b` handed out: one of `winners` never released, every other
+        /// one exactly once.
+        func expectWinsOrReleasedOnce(winners: [any LoadedAd], sourceLocation: SourceLocation = #_sourceLocation) {
+            NewcomerAuctionReleaseAttackTests.expectWinsOrReleasedOnce([bid, a, b], winners: winners, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Placement `id` (interstitial, deadline 1000 ms) of `bid_li` (network `bid`, a bidder,
+    /// floor 0.1), `a_li` (`a`, 1.0) and `b_li` (`b`, 0.5).
+    static func placement(id: String = "p", mode: MediationConfiguration.Placement.AuctionMode = .parallel) -> MediationConfiguration.Placement {
+        MediationConfiguration.Placement(id: id, format: .interstitial, deadline: .milliseconds(1000), mode: mode, sources: [
             .bidder("bid_li", network: "bid", floor: 0.1),
             .fixedPrice("a_li", network: "a", eCPM: 1.0),
             .fixedPrice("b_li", network: "b", eCPM: 0.5),
@@ -30,12 +83,8 @@ struct NewcomerAuctionReleaseAttackTests {
 
     @Test("a caller whose task is cancelled before the auction starts: every ad that still arrives is released once")
     func cancelledBeforeStart() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(3))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(2000), .fill)])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let engine = test.engine
+        let networks = try Networks(bid: [.after(.zero, .bid(3))], a: [.after(.milliseconds(10), .fill)], b: [.after(.milliseconds(2000), .fill)])
+        let (clock, engine) = (networks.clock, networks.engine)
         let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
             let task = clock.startTask { () -> MediationEngine.AuctionOutcome? in
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -44,55 +93,42 @@ struct NewcomerAuctionReleaseAttackTests {
             await clock.advance(to: .origin + .seconds(5))
             return await task.value
         }
-        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+        networks.expectWinsOrReleasedOnce(winners: [outcome?.winner?.ad].compactMap { $0 })
         outcome?.winner?.ad.releaseResources()
     }
 
     @Test("the caller cancels at the very instant the winning bid and a loser arrive, before the end of the instant decides")
     func cancelAtTheAnsweringInstant() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(100), .bid(3))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.never])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
-            let task = await test.startAuction("p")
+        let networks = try Networks(bid: [.after(.milliseconds(100), .bid(3))], a: [.after(.milliseconds(100), .fill)], b: [.never])
+        let clock = networks.clock
+        let outcome = await networks.auction(until: .seconds(5)) { task in
             // An adapter's answer task cancels the caller from inside the instant.
             clock.startTask {
                 try? await clock.sleep(until: .origin + .milliseconds(100))
                 task.cancel()
             }
-            await clock.advance(to: .origin + .seconds(5))
-            return await task.value
+            return nil
         }
-        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+        networks.expectWinsOrReleasedOnce(winners: [outcome?.winner?.ad].compactMap { $0 })
     }
 
     @Test("the caller cancels after the deadline decided: late answers of every source still released once")
     func cancelAfterTheDeadlineWithLateAnswers() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(1500), .bid(9))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(1000), .fill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(1001), .fill)])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
-            let task = await test.startAuction("p")
+        let networks = try Networks(bid: [.after(.milliseconds(1500), .bid(9))], a: [.after(.milliseconds(1000), .fill)], b: [.after(.milliseconds(1001), .fill)])
+        let clock = networks.clock
+        let outcome = await networks.auction(until: .seconds(5)) { task in
             await clock.advance(to: .origin + .milliseconds(1000))
             task.cancel()
-            await clock.advance(to: .origin + .seconds(5))
-            return await task.value
+            return nil
         }
-        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+        networks.expectWinsOrReleasedOnce(winners: [outcome?.winner?.ad].compactMap { $0 })
     }
 
     @Test("the same network hands the same ad object to two auctions: the first's winner is not released by the second")
     func sameAdAcrossTwoAuctions() async throws {
-        let clock = ManualClock()
         let shared = ScriptedAd(id: "reused", network: "a", format: .interstitial, size: AdSize(width: 390, height: 844))
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(50), .noFill), .after(.milliseconds(50), .bid(5))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fillWith(shared))])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .noFill)])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
+        let networks = try Networks(bid: [.after(.milliseconds(50), .noFill), .after(.milliseconds(50), .bid(5))], a: [.after(.milliseconds(10), .fillWith(shared))], b: [.after(.milliseconds(10), .noFill)])
+        let (clock, test) = (networks.clock, networks.test)
         let (first, second) = await clock.perform { () -> (MediationEngine.AuctionOutcome?, MediationEngine.AuctionOutcome?) in
             let one = await test.startAuction("p")
             await clock.advance(to: .origin + .seconds(2))
@@ -114,40 +150,27 @@ struct NewcomerAuctionReleaseAttackTests {
 
     @Test("shutdown in the middle of a 3-source auction: the winner goes to the caller, every other ad (late ones too) released once")
     func shutdownMidAuction() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(3000), .bid(9))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(600), .fill)])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
-            let task = await test.startAuction("p")
+        let networks = try Networks(bid: [.after(.milliseconds(3000), .bid(9))], a: [.after(.milliseconds(100), .fill)], b: [.after(.milliseconds(600), .fill)])
+        let (clock, engine) = (networks.clock, networks.engine)
+        let outcome = await networks.auction(until: .seconds(10)) { _ in
             await clock.advance(to: .origin + .milliseconds(200))
-            let shutdown = clock.startTask { await test.engine.shutdown() }
-            await clock.advance(to: .origin + .seconds(10))
-            await shutdown.value
-            return await task.value
+            return clock.startTask { await engine.shutdown() }
         }
-        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+        networks.expectWinsOrReleasedOnce(winners: [outcome?.winner?.ad].compactMap { $0 })
     }
 
     @Test("one-shot auction cancelled by the caller while shutdown runs: every ad released once")
     func cancelDuringShutdown() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(300), .bid(9))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .fill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.never])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let outcome = await clock.perform { () -> MediationEngine.AuctionOutcome? in
-            let task = await test.startAuction("p")
+        let networks = try Networks(bid: [.after(.milliseconds(300), .bid(9))], a: [.after(.milliseconds(100), .fill)], b: [.never])
+        let (clock, engine) = (networks.clock, networks.engine)
+        let outcome = await networks.auction(until: .seconds(10)) { task in
             await clock.advance(to: .origin + .milliseconds(150))
-            let shutdown = clock.startTask { await test.engine.shutdown() }
+            let shutdown = clock.startTask { await engine.shutdown() }
             task.cancel()
-            await clock.advance(to: .origin + .seconds(10))
-            await shutdown.value
-            return await task.value
+            return shutdown
         }
         #expect(outcome?.winner == nil, "a caller that gave up got a winner")
-        Self.expectWinsOrReleasedOnce([bid, a, b], winner: outcome?.winner?.ad)
+        networks.expectWinsOrReleasedOnce(winners: [outcome?.winner?.ad].compactMap { $0 })
     }
 
     @Test("the same ad object for two line items, the earlier-listed one answering after the deadline: the in-time one's ad is never released if it wins, else once")
@@ -190,13 +213,10 @@ struct NewcomerAuctionReleaseAttackTests {
 
     @Test("two different networks hand the same ad object to one auction: the winner's ad is never released, a loser's once")
     func sameAdObjectFromTwoNetworks() async throws {
-        let clock = ManualClock()
         let shared = ScriptedAd(id: "shared-ad", network: "a", format: .interstitial, size: AdSize(width: 390, height: 844))
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(5), .noFill)])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(10), .fillWith(shared))])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(20), .fillWith(shared))])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let outcome = try await clock.perform { try await test.runAuction("p") }
+        let networks = try Networks(bid: [.after(.milliseconds(5), .noFill)], a: [.after(.milliseconds(10), .fillWith(shared))], b: [.after(.milliseconds(20), .fillWith(shared))])
+        let test = networks.test
+        let outcome = try await networks.clock.perform { try await test.runAuction("p") }
         if outcome.winner?.ad === shared {
             #expect(shared.releaseCount == 0, "the winner's ad was released \(shared.releaseCount) times; trace: \(outcome.trace.sources.map(\.outcome))")
         } else {
@@ -263,24 +283,18 @@ struct NewcomerAuctionReleaseAttackTests {
             await test.engine.shutdown()
             await clock.advance(to: .origin + .seconds(20))
         }
-        Self.expectWinsOrReleasedOnce([flaky, backup], winner: outcome.winner?.ad)
+        Self.expectWinsOrReleasedOnce([flaky, backup], winners: [outcome.winner?.ad].compactMap { $0 })
         #expect(flaky.ads.count == 1, "\(outcome.trace.sources.map(\.outcome))")
     }
 
     @Test("20 concurrent one-shot auctions of one placement (one prepared machine): every third caller cancels, shutdown comes mid-way; each ad wins once or is released once, traces are each their own")
     func concurrentAuctionsOfOneRoute() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock) { index, _ in
-            index % 4 == 0 ? .never : .after(.milliseconds(Int64(40 + index * 7 % 900)), .bid(Double(index % 5) + 0.5))
-        }
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock) { index, _ in
-            .after(.milliseconds(Int64(30 + index * 13 % 1500)), index % 3 == 0 ? .noFill : .fill)
-        }
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock) { index, _ in
-            .after(.milliseconds(Int64(20 + index * 11 % 1200)), .fill)
-        }
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let engine = test.engine
+        let networks = try Networks(
+            bid: { index in index % 4 == 0 ? .never : .after(.milliseconds(Int64(40 + index * 7 % 900)), .bid(Double(index % 5) + 0.5)) },
+            a: { index in .after(.milliseconds(Int64(30 + index * 13 % 1500)), index % 3 == 0 ? .noFill : .fill) },
+            b: { index in .after(.milliseconds(Int64(20 + index * 11 % 1200)), .fill) }
+        )
+        let (clock, engine) = (networks.clock, networks.engine)
         let outcomes = await clock.perform { () -> [MediationEngine.AuctionOutcome?] in
             var tasks: [Task<MediationEngine.AuctionOutcome?, Never>] = []
             for index in 0..<20 {
@@ -294,13 +308,7 @@ struct NewcomerAuctionReleaseAttackTests {
             for task in tasks { outcomes.append(await task.value) }
             return outcomes
         }
-        let winners = outcomes.compactMap { $0?.winner?.ad }
-        for adapter in [bid, a, b] {
-            for ad in adapter.ads {
-                let won = winners.contains { $0 === ad }
-                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times")
-            }
-        }
+        networks.expectWinsOrReleasedOnce(winners: outcomes.compactMap { $0?.winner?.ad })
         var ids = Set<String>()
         for outcome in outcomes.compactMap({ $0 }) {
             #expect(ids.insert(outcome.trace.auctionID).inserted)
@@ -315,12 +323,8 @@ struct NewcomerAuctionReleaseAttackTests {
 
     @Test("every source answers at once (the run's speed path: decided during its first yield) while another task cancels the caller at that instant: the winner is not released, every other ad once")
     func instantAnswersAndCancelDuringTheYield() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.zero, .bid(3))])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.zero, .fill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.zero, .fill)])
-        let test = try TestEngine(placements: [Self.placement()], adapters: [bid, a, b], clock: clock)
-        let engine = test.engine
+        let networks = try Networks(bid: [.after(.zero, .bid(3))], a: [.after(.zero, .fill)], b: [.after(.zero, .fill)])
+        let (clock, engine) = (networks.clock, networks.engine)
         let outcomes = await clock.perform { () -> [MediationEngine.AuctionOutcome?] in
             var results: [MediationEngine.AuctionOutcome?] = []
             for round in 0..<5 {
@@ -332,28 +336,13 @@ struct NewcomerAuctionReleaseAttackTests {
             }
             return results
         }
-        let winners = outcomes.compactMap { $0?.winner?.ad }
-        for adapter in [bid, a, b] {
-            for ad in adapter.ads {
-                let won = winners.contains { $0 === ad }
-                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times")
-            }
-        }
+        networks.expectWinsOrReleasedOnce(winners: outcomes.compactMap { $0?.winner?.ad })
     }
 
     @Test("a waterfall (prepared machine, tiers assigned at start) whose caller cancels between tiers: the first tier's ad and the second tier's late one are released once")
     func waterfallCancelledBetweenTiers() async throws {
-        let clock = ManualClock()
-        let bid = ScriptedAdapter(network: "bid", pricing: .bidder, clock: clock, script: [.after(.milliseconds(10), .noFill)])
-        let a = ScriptedAdapter(network: "a", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(100), .noFill)])
-        let b = ScriptedAdapter(network: "b", pricing: .fixedPrice, clock: clock, script: [.after(.milliseconds(300), .fill)])
-        let placement = MediationConfiguration.Placement(id: "w", format: .interstitial, deadline: .milliseconds(1000), mode: .waterfall, sources: [
-            .bidder("bid_li", network: "bid", floor: 0.1),
-            .fixedPrice("a_li", network: "a", eCPM: 1.0),
-            .fixedPrice("b_li", network: "b", eCPM: 0.5),
-        ])
-        let test = try TestEngine(placements: [placement], adapters: [bid, a, b], clock: clock)
-        let engine = test.engine
+        let networks = try Networks(placement: Self.placement(id: "w", mode: .waterfall), bid: [.after(.milliseconds(10), .noFill)], a: [.after(.milliseconds(100), .noFill)], b: [.after(.milliseconds(300), .fill)])
+        let (clock, engine) = (networks.clock, networks.engine)
         let outcomes = await clock.perform { () -> [MediationEngine.AuctionOutcome?] in
             var results: [MediationEngine.AuctionOutcome?] = []
             for cancelAt in [50, 100, 150, 300, 301] {
@@ -366,12 +355,6 @@ struct NewcomerAuctionReleaseAttackTests {
             }
             return results
         }
-        let winners = outcomes.compactMap { $0?.winner?.ad }
-        for adapter in [bid, a, b] {
-            for ad in adapter.ads {
-                let won = winners.contains { $0 === ad }
-                #expect(ad.releaseCount == (won ? 0 : 1), "\(ad.id) (won: \(won)) released \(ad.releaseCount) times")
-            }
-        }
+        networks.expectWinsOrReleasedOnce(winners: outcomes.compactMap { $0?.winner?.ad })
     }
 }
