@@ -74,6 +74,9 @@ public final class FileStateStore: StateStore {
         self.directory = directory.standardizedFileURL
         self.maximumValueBytes = max(0, maximumValueBytes)
         readOnly = false
+        if let file = Self.fileInTheWay(of: self.directory) {
+            throw StateStoreError(kind: .unavailable, key: "", message: file)
+        }
         do {
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -110,9 +113,26 @@ public final class FileStateStore: StateStore {
         self.maximumValueBytes = max(0, maximumValueBytes)
         readOnly = true
         lockDescriptor = -1
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: self.directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw StateStoreError(kind: .unavailable, key: "", message: "\(self.directory.path) is not a directory")
+        if let file = Self.fileInTheWay(of: self.directory) {
+            throw StateStoreError(kind: .unavailable, key: "", message: file)
+        }
+    }
+
+    /// What stops `directory` from being a directory when it, or a folder above it, exists as
+    /// something else (a regular file): "`/a/state` is a file, not a directory"; `nil` when the
+    /// nearest existing one is a directory.
+    static func fileInTheWay(of directory: URL) -> String? {
+        var path = directory
+        while true {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) {
+                guard !isDirectory.boolValue else { return nil }
+                let what = path == directory ? "" : " (the state directory \(directory.path) would be inside it)"
+                return "\(path.path) is a file, not a directory\(what)"
+            }
+            let parent = path.deletingLastPathComponent()
+            guard parent.path != path.path else { return nil }
+            path = parent
         }
     }
 
