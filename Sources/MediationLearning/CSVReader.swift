@@ -16,7 +16,8 @@ struct CSVRecord: Hashable, Sendable {
 /// RFC 4180 records, read one at a time from a stream of bytes: fields separated by commas,
 /// records by LF or CRLF; a field in double quotes may hold commas, line ends and doubled
 /// quotes. One BOM at the start is skipped (a second is refused), and so are empty lines at the end of the file (any
-/// number). Refused: an empty line with records after it, a quote inside an unquoted field, text
+/// number). A file in UTF-16 or UTF-32 (a byte order mark, or NUL bytes among its first four)
+/// is refused as such. Refused: an empty line with records after it, a quote inside an unquoted field, text
 /// after a closing quote, an unterminated quote, a lone CR, control characters other than tab,
 /// invalid UTF-8, a record longer than the limit.
 ///
@@ -68,6 +69,9 @@ struct CSVReader {
         try fill(maximumRecordLength + 16)
         if !started {
             started = true
+            if let encoding = Self.wideEncoding(of: buffer[position...].prefix(4)) {
+                throw ReportError(ReportLocation(file: file), "the file is \(encoding) text, not UTF-8; save it as UTF-8 (CSV UTF-8)")
+            }
             if buffer[position...].starts(with: [0xEF, 0xBB, 0xBF]) { position += 3 }
             if buffer[position...].starts(with: [0xEF, 0xBB, 0xBF]) {
                 throw ReportError(location(1, 1), "a second byte order mark (EF BB BF) after the first; a report starts with at most one")
@@ -195,6 +199,19 @@ struct CSVReader {
         guard index < buffer.count else { return 0 }
         if buffer[index] == UInt8(ascii: "\n") { return 1 }
         return buffer[index] == UInt8(ascii: "\r") && index + 1 < buffer.count && buffer[index + 1] == UInt8(ascii: "\n") ? 2 : 0
+    }
+
+    /// The UTF-16 or UTF-32 encoding a file starting with `start` (its first four bytes, or
+    /// all of a shorter file) is in, by its byte order mark, or without one by the NUL bytes
+    /// ASCII text (a header) has in it: "UTF-16 (little-endian)"; `nil` for anything else.
+    static func wideEncoding(of start: ArraySlice<UInt8>) -> String? {
+        let bytes = Array(start.prefix(4))
+        let nul = bytes.map { $0 == 0 }
+        if bytes.starts(with: [0xFF, 0xFE, 0, 0]) || nul == [false, true, true, true] { return "UTF-32 (little-endian)" }
+        if bytes.starts(with: [0, 0, 0xFE, 0xFF]) || nul == [true, true, true, false] { return "UTF-32 (big-endian)" }
+        if bytes.starts(with: [0xFF, 0xFE]) || (nul.count >= 2 && !nul[0] && nul[1]) { return "UTF-16 (little-endian)" }
+        if bytes.starts(with: [0xFE, 0xFF]) || (nul.count >= 2 && nul[0] && !nul[1]) { return "UTF-16 (big-endian)" }
+        return nil
     }
 
     /// Refuses control characters other than tab (and NUL: binary data).

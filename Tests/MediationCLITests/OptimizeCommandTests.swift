@@ -222,6 +222,15 @@ struct OptimizeCommandTests {
         #expect(one.error.contains("a.csv:1:1: a control character (byte 0x0)"), "\(one.error)")
     }
 
+    @Test("a report saved as UTF-16 (Excel's \"Unicode Text\") is named as such, with its file: not a control character at 1:4")
+    func utf16ReportIsNamed() async throws {
+        let workspace = try Self.workspace()
+        try workspace.write([0xFF, 0xFE] + Self.report.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, to: "r16.csv")
+        let result = await workspace.run(["optimize", "--json", "--reports", "r16.csv"])
+        #expect(result.code == .dataError)
+        #expect(result.error == "mediate: invalid input: r16.csv: the file is UTF-16 (little-endian) text, not UTF-8; save it as UTF-8 (CSV UTF-8)\n")
+    }
+
     @Test("rows dated after --as-of are counted in one warning at the first of them")
     func rowsAfterAsOfAreReported() async throws {
         let workspace = try Self.workspace()

@@ -106,6 +106,26 @@ struct RevenueReportTests {
         #expect(Self.error(h + "2026-03-01,nitx\r,SLOT-HOME,3,1,USD\n") == "r.csv:2:16: a carriage return must be followed by a line feed")
     }
 
+    @Test("a report saved as UTF-16 or UTF-32, with or without a byte order mark, is refused as such, not as a control character; a UTF-8 BOM is read")
+    func wideEncodingsAreNamed() throws {
+        let text = Self.header + "2026-03-01,nitx,SLOT-HOME,3,1,USD\n"
+        let le16 = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let be16 = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let le32 = text.unicodeScalars.flatMap { scalar in (0..<4).map { UInt8((scalar.value >> (8 * UInt32($0))) & 0xFF) } }
+        let be32 = text.unicodeScalars.flatMap { scalar in (0..<4).reversed().map { UInt8((scalar.value >> (8 * UInt32($0))) & 0xFF) } }
+        for (bytes, encoding) in [
+            (le16, "UTF-16 (little-endian)"), ([0xFF, 0xFE] + le16, "UTF-16 (little-endian)"),
+            (be16, "UTF-16 (big-endian)"), ([0xFE, 0xFF] + be16, "UTF-16 (big-endian)"),
+            (le32, "UTF-32 (little-endian)"), ([0xFF, 0xFE, 0, 0] + le32, "UTF-32 (little-endian)"),
+            (be32, "UTF-32 (big-endian)"), ([0, 0, 0xFE, 0xFF] + be32, "UTF-32 (big-endian)"),
+        ] {
+            #expect(throws: ReportError(ReportLocation(file: "r.csv"), "the file is \(encoding) text, not UTF-8; save it as UTF-8 (CSV UTF-8)"), "\(bytes.prefix(4))") {
+                try RevenueReportParser.parse(bytes, file: "r.csv", currencyRates: [:])
+            }
+        }
+        #expect(try RevenueReportParser.parse([0xEF, 0xBB, 0xBF] + Array(text.utf8), file: "r.csv", currencyRates: [:]).count == 1)
+    }
+
     @Test("garbage never traps: binary data, a huge line, invalid UTF-8")
     func garbage() {
         var random = SystemRandomNumberGenerator()
