@@ -101,6 +101,9 @@ enum OptimizeCommand {
         }
         let estimator = BayesianECPM()
         let estimates = estimator.estimate(assembly.inputs, asOf: asOf)
+        if let figure = nonFiniteFigure(in: estimates) {
+            return MediateCommand.fail(.software, "\(figure); nothing is printed or written", environment: environment)
+        }
 
         if let writePath = options.writePath {
             let text: String
@@ -120,7 +123,7 @@ enum OptimizeCommand {
 
         if options.json {
             guard let text = json(estimates, asOf: asOf, parameters: estimator.parameters, warnings: warnings, counts: warningCounts, written: options.writePath) else {
-                return MediateCommand.fail(.software, "the estimates cannot be written as JSON (a number is not finite)", environment: environment)
+                return MediateCommand.fail(.software, "the estimates cannot be written as JSON", environment: environment)
             }
             environment.standardOutput.write(text)
         } else {
@@ -270,8 +273,31 @@ enum OptimizeCommand {
             warnings_not_listed: notListed.isEmpty ? nil : notListed,
             written: written
         )
-        // Estimates are finite; one that is not is refused, never written as a string.
-        guard estimates.allSatisfy({ [$0.configuredECPM, $0.mean, $0.lower, $0.upper, $0.newECPM].allSatisfy(\.isFinite) && $0.countries.allSatisfy { [$0.mean, $0.standardDeviation, $0.lower, $0.upper].allSatisfy(\.isFinite) } }) else { return nil }
         return try? ReportFormat.json(output)
+    }
+
+    /// The first figure of `estimates` that is not a finite number, named by its line item and
+    /// its `--json` field: `line item "home_banner_nitx" of placement "home_banner": learned_ecpm
+    /// is nan, not a finite number`; `nil` when every one is finite. Estimates with one are
+    /// never printed nor written (the table would show `nan`, `--json` a string, `--write` a
+    /// config that does not load).
+    static func nonFiniteFigure(in estimates: [BayesianECPM.Estimate]) -> String? {
+        for estimate in estimates {
+            var figures: [(String, Double)] = [
+                ("configured_ecpm", estimate.configuredECPM), ("pooled_ecpm", estimate.pooledECPM), ("learned_ecpm", estimate.mean),
+                ("ecpm_sd", estimate.standardDeviation), ("interval_90[0]", estimate.lower), ("interval_90[1]", estimate.upper),
+                ("effective_impressions", estimate.effectiveImpressions), ("new_ecpm", estimate.newECPM),
+            ]
+            for (index, country) in estimate.countries.enumerated() {
+                figures += [
+                    ("learned_ecpm", country.mean), ("ecpm_sd", country.standardDeviation), ("interval_90[0]", country.lower),
+                    ("interval_90[1]", country.upper), ("shrinkage", country.shrinkage), ("effective_impressions", country.effectiveImpressions),
+                ].map { ("countries[\(index)] (\(DisplayText.escaped(country.country))).\($0)", $1) }
+            }
+            if let (field, value) = figures.first(where: { !$0.1.isFinite }) {
+                return "line item \"\(DisplayText.escaped(estimate.lineItemID))\" of placement \"\(DisplayText.escaped(estimate.placementID))\": \(field) is \(value), not a finite number"
+            }
+        }
+        return nil
     }
 }
