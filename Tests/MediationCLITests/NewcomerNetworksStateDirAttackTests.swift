@@ -3,7 +3,8 @@ import Testing
 @testable import MediationCLI
 
 /// A newcomer's attacks on `mediate networks --state-dir DIR [--public-key KEY.pub]`, which
-/// promises to write nothing to DIR (docs/cli.md, commit 6c1c157).
+/// promises to write nothing to DIR (docs/cli.md, commit 6c1c157), and on `--state-dir` naming a
+/// regular file, for every command taking it.
 @Suite("Newcomer attacks: mediate networks --state-dir writes nothing")
 struct NewcomerNetworksStateDirAttackTests {
     /// Every entry of `directory` (hidden ones too) with its bytes, or nil when it does not exist.
@@ -83,5 +84,24 @@ struct NewcomerNetworksStateDirAttackTests {
         let result = await workspace.run(["networks", "--state-dir", "state", "--public-key", "k.pub"])
         // Before: exit 73, "cannot open the lock file .../state/.lock: Is a directory".
         #expect(result.code == .success, "\(result.code): \(result.error)")
+    }
+
+    @Test("networks, a run with --config-url and a --fast watch each say that --state-dir's path is a file, not a directory (exit 73)")
+    func stateDirectoryIsAFile() async throws {
+        let (workspace, state) = try await Self.workspace(state: nil)
+        try workspace.write("not a directory", to: "state")
+        let path = state.standardizedFileURL.path
+        let remote = ["--config-url", "http://127.0.0.1:1/c.json", "--public-key", "k.pub", "--state-dir", "state"]
+        let said = "mediate: --state-dir state: \(path) is a file, not a directory"
+        for (arguments, expected) in [
+            (["networks", "--state-dir", "state"], said),
+            (["--placement", "home_banner"] + remote, said),
+            // A run on virtual time keeps its state in state/virtual-time.
+            (["--placement", "home_banner", "--watch", "--fast", "--duration", "1m"] + remote, said + " (the state directory \(path)/virtual-time would be inside it)"),
+        ] {
+            let result = await workspace.run(arguments)
+            #expect(result.code == .cannotCreate, "\(arguments): \(result.code) \(result.error)")
+            #expect(result.error == expected + "\n", "\(arguments)")
+        }
     }
 }
