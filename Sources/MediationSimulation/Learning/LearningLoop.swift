@@ -388,6 +388,18 @@ struct LearningAccumulator {
                 )))
             }
         }
+        // Then the limit against each learner, the same per-auction differences (learner − limit,
+        // turned round): what any learner could at most gain over it on these draws.
+        for learner in learners.indices {
+            let difference = Estimators.mean(differences[0][learner + 1])
+            pairs.append(LearnerDifference(a: learners[learner], b: LearnerDifference.limit, revenuePer1000Requests: FigureDifference(
+                figure: "revenue_per_1000_requests",
+                a: summaries[learner].revenuePer1000Requests, b: limit,
+                difference: difference.map { -$0.mean / 1_000_000 },
+                interval: difference?.interval.map { ConfidenceInterval(lower: -$0.upper, upper: -$0.lower).divided(by: 1_000_000) },
+                method: .paired
+            )))
+        }
         return LearningRun(
             placementID: placementID, seed: seed, days: learning.days, auctionsPerDay: auctionsPerDay,
             drifts: learning.drifts, learners: learners, daily: daily, limitRevenuePer1000Requests: limit,

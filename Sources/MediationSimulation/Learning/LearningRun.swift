@@ -101,6 +101,10 @@ public struct LearnerSummary: Hashable, Sendable, Codable {
 
 /// Learner B's revenue over the run minus learner A's, on the same draws.
 public struct LearnerDifference: Hashable, Sendable, Codable {
+    /// The name that stands for the true-means limit as ``b`` (no learner has it): the limit
+    /// minus a learner, the most any learner could gain over that one on the same draws.
+    public static let limit = "limit"
+
     /// Learner A (the baseline).
     public var a: String
     /// Learner B.
@@ -137,7 +141,8 @@ public struct LearningRun: Hashable, Sendable, Codable {
     /// Each learner's figures over the run.
     public var summaries: [LearnerSummary]
     /// Every later learner against every earlier one (the last, usually `bayes`, against each
-    /// baseline).
+    /// baseline), then the limit against each learner (``LearnerDifference/limit`` as `b`): a
+    /// learner can beat another with an interval above 0 only where the limit beats it so.
     public var differences: [LearnerDifference]
     /// On a market with countries, with `bayes` (or `thompson`) among the learners: how often its
     /// estimator's 90 % intervals held the market's true mean per (line item, country, day),

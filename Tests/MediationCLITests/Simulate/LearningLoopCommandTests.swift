@@ -67,6 +67,7 @@ struct LearningLoopCommandTests {
 
         let text = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--learner", "static,bayes", "--auctions", "600"])
         #expect(text.output.contains("bayes - static"))
+        #expect(text.output.contains("limit - bayes"))
         #expect(text.output.contains("2    2026-01-02"))
         let html = await workspace.run(["simulate", "--placement", "level_end", "--days", "2", "--auctions", "200", "--report", "loop.html"])
         #expect(html.code == .success)

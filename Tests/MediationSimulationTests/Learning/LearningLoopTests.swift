@@ -56,6 +56,28 @@ struct LearningLoopTests {
         #expect(run.difference("static", minus: "bayes")?.difference.map { abs($0 + 0.2) < 1e-12 } == true)
     }
 
+    @Test("the limit against each learner: the same paired differences, turned round (what any learner could gain over it)")
+    func limitAgainstEachLearner() async throws {
+        let run = try await Self.run(["static", "bayes"], days: 3)
+        // The limit earns 0.9 every day; static 0.6 every day; bayes 0.6, then 0.9 (above).
+        let overStatic = try #require(run.difference(LearnerDifference.limit, minus: "static"))
+        #expect(overStatic.difference.map { abs($0 - 0.3) < 1e-12 } == true)
+        #expect(overStatic.a == 0.6 && overStatic.b == 0.9)
+        // Every auction differs by exactly 0.3: the interval is that point.
+        let interval = try #require(overStatic.interval)
+        #expect(abs(interval.lower - 0.3) < 1e-12 && abs(interval.upper - 0.3) < 1e-12)
+        let overBayes = try #require(run.difference(LearnerDifference.limit, minus: "bayes"))
+        #expect(overBayes.difference.map { abs($0 - 0.1) < 1e-12 } == true)
+        // The same interval as bayes − limit, turned round, and as the ratio's.
+        let ratio = try #require(run.summary("bayes")?.ratioToLimitInterval)
+        let turned = try #require(overBayes.interval)
+        #expect(abs(turned.lower - (1 - ratio.upper) * 0.9) < 1e-12)
+        #expect(abs(turned.upper - (1 - ratio.lower) * 0.9) < 1e-12)
+        #expect(overBayes.isSignificant)
+        // Listed after the learners' own pairs, one per learner.
+        #expect(run.differences.map { "\($0.b) - \($0.a)" } == ["bayes - static", "limit - static", "limit - bayes"])
+    }
+
     @Test("a drift changes the market's prices from its day on, and the limit follows it")
     func drift() async throws {
         let drifts = [try PriceDrift(parsing: "netb:0.5@2")]
