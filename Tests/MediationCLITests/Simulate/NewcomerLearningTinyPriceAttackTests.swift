@@ -45,4 +45,16 @@ struct NewcomerLearningTinyPriceAttackTests {
         }
         #expect(checked >= 3)
     }
+
+    @Test("the --report page's paired differences show a difference that is not 0 as such (today every row reads 0.0000, 0.0000 to 0.0000, significant yes)")
+    func tinyDifferencesInTheReport() async throws {
+        let workspace = try Workspace()
+        try workspace.write(SimulateCommandTests.pairConfig, to: "Config/mediation.json")
+        try workspace.write(Self.tinyMarket, to: "Config/market.json")
+        let result = await workspace.run(["simulate", "--placement", "level_end", "--days", "3", "--auctions", "100", "--report", "t.html"])
+        #expect(result.code == .success, "\(result.error)")
+        let page = try String(contentsOf: workspace.directory.appendingPathComponent("t.html"), encoding: .utf8)
+        // limit - static is +1e-6 per 1000 requests on every auction (the limit shows netb at 2e-6, static neta at 1e-6).
+        #expect(!page.contains("<td>limit - static</td><td>0.0000</td><td>0.0000 to 0.0000</td>"), "the report prints limit - static (+1e-6, significant) as 0.0000, 0.0000 to 0.0000")
+    }
 }
