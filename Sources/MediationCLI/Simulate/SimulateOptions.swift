@@ -241,11 +241,15 @@ enum SimulateOptionsParser {
         var names = ECPMLearners.all
         if let learners, learners != "all" {
             let given = learners.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            for name in given where !ECPMLearners.names.contains(name) {
+            for name in given where name != "all" && !ECPMLearners.names.contains(name) {
                 throw UsageError(message: "--learner: unknown learner '\(name.prefix(40))'; known: \(ECPMLearners.names.joined(separator: ", ")), or all")
             }
-            guard Set(given).count == given.count else { throw UsageError(message: "--learner: a learner is named twice") }
-            names = ECPMLearners.names.filter(given.contains)
+            // A list is a union in the known order: `all,thompson` runs all five, `all,bayes` the
+            // first four; only a learner named twice by name is refused.
+            let named = given.filter { $0 != "all" }
+            guard Set(named).count == named.count else { throw UsageError(message: "--learner: a learner is named twice") }
+            let wanted = Set(named).union(given.contains("all") ? ECPMLearners.all : [])
+            names = ECPMLearners.names.filter(wanted.contains)
         }
         var parsed: [PriceDrift] = []
         for spec in (drifts ?? "").split(separator: ",", omittingEmptySubsequences: false) where drifts != nil {
