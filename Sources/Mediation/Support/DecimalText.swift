@@ -33,4 +33,31 @@ package enum DecimalText {
         if text.hasSuffix(".") { text.removeLast() }
         return text
     }
+    /// `value` with `digits` significant digits (1 to 9), rounded half away from zero: in
+    /// decimals from 0.0001 up (`0.0001235`, `-1.500`, `12346` for 12345.6 with 4), below that
+    /// as a mantissa and a power of ten (`3.333e-7`); `0` for zero. A non-finite value
+    /// prints as Swift prints it. For a figure that may be tiny (a difference of USD per 1000
+    /// requests on a market at a millionth of a USD CPM) where fixed decimals would read 0.
+    package static func significant(_ value: Double, digits: Int = 4) -> String {
+        let digits = min(max(digits, 1), 9)
+        guard value != 0 else { return "0" }
+        // Beyond 1e±300 the powers of ten below leave a Double's range.
+        guard value.isFinite, value.magnitude > 1e-300, value.magnitude < 1e300 else { return String(value) }
+        // log10 from the binary exponent, off by at most one; the rounded mantissa settles it.
+        var exponent = Int((Double(value.exponent) * 0.301_029_995_663_981_2).rounded(.down))
+        for _ in 0..<4 {
+            let mantissa = (value.magnitude / power(exponent - digits + 1)).rounded(.toNearestOrAwayFromZero)
+            if mantissa >= power(digits) { exponent += 1 } else if mantissa < power(digits - 1) { exponent -= 1 } else { break }
+        }
+        let decimals = max(0, digits - 1 - exponent)
+        if exponent >= -4, decimals <= 9 { return fixed(value, digits: decimals) }
+        return fixed(value / power(exponent), digits: digits - 1) + "e" + String(exponent)
+    }
+
+    /// 10 to the power `exponent`, exactly for the integer powers a `Double` holds.
+    private static func power(_ exponent: Int) -> Double {
+        var result = 1.0
+        for _ in 0..<exponent.magnitude { result *= 10 }
+        return exponent >= 0 ? result : 1 / result
+    }
 }

@@ -20,8 +20,8 @@ enum LearningHTML {
             if !run.differences.isEmpty {
                 body += SimulationHTML.section("Paired differences, B - A", SimulationHTML.table(["B - A", "revenue / 1000 requests, USD", "95 % interval", "significant"], run.differences.map { pair in
                     let difference = pair.revenuePer1000Requests
-                    return ["\(pair.b) - \(pair.a)", difference.difference.map { SimulationText.signed($0, 4) } ?? "-",
-                            difference.interval.map { "\(SimulationText.signed($0.lower, 4)) to \(SimulationText.signed($0.upper, 4))" } ?? "-",
+                    return ["\(pair.b) - \(pair.a)", difference.difference.map { SimulationText.signedSignificant($0) } ?? "-",
+                            difference.interval.map { "\(SimulationText.signedSignificant($0.lower)) to \(SimulationText.signedSignificant($0.upper))" } ?? "-",
                             difference.isSignificant ? "yes" : "no"]
                 }))
             }

@@ -81,12 +81,12 @@ enum LearningText {
 
     /// Per pair of learners: B − A with its interval, starred when it excludes 0.
     private static func differenceTable(_ run: LearningRun) -> [String] {
-        let safe = SimulationText.safe, signed = SimulationText.signed
+        let safe = SimulationText.safe, signed = SimulationText.signedSignificant
         var table = TextColumns([.init(alignment: .left, minimumWidth: 26), .init(alignment: .right, minimumWidth: 11), .init(alignment: .left, minimumWidth: 0)])
         for pair in run.differences {
             let difference = pair.revenuePer1000Requests
-            let interval = difference.interval.map { "(95 %: \(signed($0.lower, 6)) to \(signed($0.upper, 6)))" } ?? "-"
-            table.append(["\(safe(pair.b)) - \(safe(pair.a))", difference.difference.map { signed($0, 6) } ?? "-", "   " + interval + (difference.isSignificant ? "  *" : "")])
+            let interval = difference.interval.map { "(95 %: \(signed($0.lower)) to \(signed($0.upper)))" } ?? "-"
+            table.append(["\(safe(pair.b)) - \(safe(pair.a))", difference.difference.map { signed($0) } ?? "-", "   " + interval + (difference.isSignificant ? "  *" : "")])
         }
         return table.lines
     }

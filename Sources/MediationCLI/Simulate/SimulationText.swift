@@ -353,6 +353,13 @@ enum SimulationText {
         return text.hasPrefix("-") || text == fixed(0, digits) ? text : "+" + text
     }
 
+    /// `value` with 4 significant digits and a sign (`+3.333e-7`, `-0.01235`, `0`): a paired
+    /// difference, which fixed decimals would print as 0 on a market of tiny prices.
+    static func signedSignificant(_ value: Double) -> String {
+        let text = DecimalText.significant(value, digits: 4)
+        return text.hasPrefix("-") || value == 0 || !value.isFinite ? text : "+" + text
+    }
+
     /// A sweep value as short as it reads: `0.75`, `1500`.
     static func value(_ value: Double) -> String {
         guard value.isFinite else { return String(value) }

@@ -20,6 +20,21 @@ struct DecimalTextTests {
         #expect(DecimalText.fixed(8.9e17, digits: 1) == "890000000000000000.0")
     }
 
+    @Test("significant digits: a tiny difference keeps its figure (3.333e-7, never 0.000000), rounding settles the digit count")
+    func significant() {
+        #expect(DecimalText.significant(3.3333e-7) == "3.333e-7")
+        #expect(DecimalText.significant(-1e-6) == "-1.000e-6")
+        #expect(DecimalText.significant(0.012345) == "0.01235")
+        #expect(DecimalText.significant(-1.5) == "-1.500")
+        #expect(DecimalText.significant(0.99996) == "1.000")
+        #expect(DecimalText.significant(12345.6) == "12346")
+        #expect(DecimalText.significant(0.000123456) == "0.0001235")
+        #expect(DecimalText.significant(1e-7) == "1.000e-7")
+        #expect(DecimalText.significant(0) == "0")
+        #expect(DecimalText.significant(.nan) == "nan")
+        #expect(DecimalText.significant(2.5, digits: 1) == "3")
+    }
+
     @Test("a number as it is: whole without a fraction, else the shortest form that reads back, never rounded")
     func number() {
         #expect(DisplayText.number(90) == "90")
