@@ -17,6 +17,15 @@ enum LearningHTML {
                  summary.minimumDailyRatioFromDay3.map { f($0, 4) } ?? "-"]
             }
             body += SimulationHTML.section("Over \(run.days) days (limit \(f(run.limitRevenuePer1000Requests, 4)))", SimulationHTML.table(head, rows))
+            if let country = run.country {
+                // The text's country table: each learner's ratio to the limit there, per day and over the run.
+                let ratio = { (value: Double?) in value.map { f($0, 4) } ?? "-" }
+                var countryRows = run.daily.map { day in [String(day.day)] + day.learners.map { ratio($0.countryRatioToLimit) } }
+                countryRows.append(["all"] + run.summaries.map { ratio($0.countryRatioToLimit) })
+                var section = SimulationHTML.table(["day"] + run.learners, countryRows)
+                if let note = LearningText.countryNote(run) { section += "<p>" + HTML.escape(note) + "</p>" }
+                body += SimulationHTML.section("\(country): revenue there ÷ the limit's there (the same auctions)", section)
+            }
             if !run.differences.isEmpty {
                 body += SimulationHTML.section("Paired differences, B - A", SimulationHTML.table(["B - A", "revenue / 1000 requests, USD", "95 % interval", "significant"], run.differences.map { pair in
                     let difference = pair.revenuePer1000Requests

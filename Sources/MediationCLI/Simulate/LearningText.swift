@@ -22,6 +22,7 @@ enum LearningText {
             lines.append("")
             lines.append("\(safe(country)): revenue there ÷ the limit's there (the same auctions)")
             lines += countryTable(run)
+            if let note = countryNote(run) { lines.append(note) }
         }
         if !run.differences.isEmpty {
             lines.append("")
@@ -65,6 +66,13 @@ enum LearningText {
             table.append([SimulationText.safe(summary.learner), summary.ratioToLimit.map { fixed($0, 4) } ?? "-", "   " + interval, summary.minimumDailyRatioFromDay3.map { fixed($0, 4) } ?? "-"])
         }
         return table.lines
+    }
+
+    /// With a country named whose ratios are all missing: why (the limit earned nothing there,
+    /// so no auction of the run there filled, or none was drawn there); `nil` otherwise.
+    static func countryNote(_ run: LearningRun) -> String? {
+        guard let country = run.country, !run.summaries.isEmpty, run.summaries.allSatisfy({ $0.countryRatioToLimit == nil }) else { return nil }
+        return "(no auction of the run in \(SimulationText.safe(country)) earned the limit anything: none was drawn there, or none filled; so no ratio)"
     }
 
     /// Per day (then over all days): each learner's ratio to the limit in the named country.

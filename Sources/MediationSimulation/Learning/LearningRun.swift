@@ -41,7 +41,8 @@ public struct LearnerDay: Hashable, Sendable, Codable {
     /// The fixed-price line items' prices, in the placement's order.
     public var prices: [LearnedPrice]
     /// With a country named (``LearningOptions/country``): the learner's realised revenue in that
-    /// country's auctions ÷ the limit's in the same auctions; `nil` otherwise.
+    /// country's auctions ÷ the limit's in the same auctions; `nil` otherwise, or when the limit
+    /// earned nothing there that day (JSON `null`, always present).
     public var countryRatioToLimit: Double?
 
     enum CodingKeys: String, CodingKey {
@@ -51,6 +52,19 @@ public struct LearnerDay: Hashable, Sendable, Codable {
         case fillRate = "fill_rate"
         case prices
         case countryRatioToLimit = "country_ratio_to_limit"
+    }
+
+    /// Every key, `country_ratio_to_limit` as `null` when there is none (no country named, or
+    /// no revenue of the limit there that day), so a reader finds the key on every day.
+    /// - Throws: the encoder's errors.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(learner, forKey: .learner)
+        try container.encode(revenuePer1000Requests, forKey: .revenuePer1000Requests)
+        try container.encodeIfPresent(ratioToLimit, forKey: .ratioToLimit)
+        try container.encode(fillRate, forKey: .fillRate)
+        try container.encode(prices, forKey: .prices)
+        try container.encode(countryRatioToLimit, forKey: .countryRatioToLimit)
     }
 }
 
@@ -86,7 +100,7 @@ public struct LearnerSummary: Hashable, Sendable, Codable {
     /// The lowest daily ratio to the limit from day 3 on (`nil` under 3 days).
     public var minimumDailyRatioFromDay3: Double?
     /// With a country named: the learner's revenue there over every day ÷ the limit's; `nil`
-    /// otherwise.
+    /// otherwise, or when the limit earned nothing there (JSON `null`, always present).
     public var countryRatioToLimit: Double?
 
     enum CodingKeys: String, CodingKey {
@@ -96,6 +110,19 @@ public struct LearnerSummary: Hashable, Sendable, Codable {
         case ratioToLimitInterval = "ratio_to_limit_interval"
         case minimumDailyRatioFromDay3 = "minimum_daily_ratio_from_day_3"
         case countryRatioToLimit = "country_ratio_to_limit"
+    }
+
+    /// Every key, `country_ratio_to_limit` as `null` when there is none (no country named, or
+    /// no revenue of the limit there over the run, e.g. no auction drawn in it).
+    /// - Throws: the encoder's errors.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(learner, forKey: .learner)
+        try container.encode(revenuePer1000Requests, forKey: .revenuePer1000Requests)
+        try container.encodeIfPresent(ratioToLimit, forKey: .ratioToLimit)
+        try container.encodeIfPresent(ratioToLimitInterval, forKey: .ratioToLimitInterval)
+        try container.encodeIfPresent(minimumDailyRatioFromDay3, forKey: .minimumDailyRatioFromDay3)
+        try container.encode(countryRatioToLimit, forKey: .countryRatioToLimit)
     }
 }
 
