@@ -140,7 +140,12 @@ enum NetworksCommand {
         if let directory = options.stateDirectory {
             do {
                 // Read, never written: what the launch writes or removes stays in memory.
-                store = ReadOnlyStateStore(over: try FileStateStore(readingOnly: environment.resolve(directory)))
+                let opened = try FileStateStore(readingOnly: environment.resolve(directory))
+                store = ReadOnlyStateStore(over: opened)
+                // Opened, so a directory or nothing: a typo must not pass for an empty state.
+                if !FileManager.default.fileExists(atPath: opened.directory.path) {
+                    environment.standardError.write("mediate: note: --state-dir \(DisplayText.escaped(directory)): no such directory (\(DisplayText.escaped(opened.directory.path)) does not exist); shown: the bundled configuration, every network closed\n")
+                }
             } catch {
                 return MediateCommand.fail(.cannotCreate, "--state-dir \(directory): \(error.message)", environment: environment)
             }

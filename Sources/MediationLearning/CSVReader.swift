@@ -15,7 +15,7 @@ struct CSVRecord: Hashable, Sendable {
 
 /// RFC 4180 records, read one at a time from a stream of bytes: fields separated by commas,
 /// records by LF or CRLF; a field in double quotes may hold commas, line ends and doubled
-/// quotes. One BOM at the start is skipped (a second is refused), and so are empty lines at the end of the file (any
+/// quotes. One BOM at the start is skipped (a second, or one at the start of a later field, is refused), and so are empty lines at the end of the file (any
 /// number). A file in UTF-16 or UTF-32 (a byte order mark, or NUL bytes among its first four)
 /// is refused as such. Refused: an empty line with records after it, a quote inside an unquoted field, text
 /// after a closing quote, an unterminated quote, a lone CR, control characters other than tab,
@@ -165,6 +165,11 @@ struct CSVReader {
                     index += 1
                     if byte & 0xC0 != 0x80 { column += 1 }
                 }
+            }
+            // Foundation drops a leading BOM from each field without a word: refused instead,
+            // as only the file may start with one (U+FEFF is invisible in an editor).
+            if text.starts(with: [0xEF, 0xBB, 0xBF]) {
+                throw ReportError(location(fieldLine, fieldColumn), "a byte order mark (EF BB BF, an invisible U+FEFF) at the start of the field; only the file may start with one: delete it")
             }
             guard let string = String(bytes: text, encoding: .utf8) else {
                 throw ReportError(location(fieldLine, fieldColumn), "the field is not valid UTF-8")

@@ -147,7 +147,7 @@ public enum RevenueReportParser {
               let impressions = Int(impressionsText), impressions <= maximumImpressions else {
             throw ReportError(at(3), "impressions must be a whole number from 0 to \(maximumImpressions), found \(quoted(impressionsText))")
         }
-        guard let revenue = decimal(fields[4]), revenue.isFinite, revenue >= 0 else {
+        guard let revenue = decimal(fields[4]) ?? Self.negativeZero(fields[4]), revenue.isFinite, revenue >= 0 else {
             throw ReportError(at(4), "revenue must be a finite number >= 0, found \(quoted(fields[4]))")
         }
         guard impressions > 0 || revenue == 0 else {
@@ -169,6 +169,13 @@ public enum RevenueReportParser {
             throw ReportError(at(4), "revenue must be a finite number from 0 to 1000000000000 once converted to USD, found \(quoted(fields[4])) \(currency)")
         }
         return RevenueRow(day: day, network: fields[1], adUnitID: fields[2], country: country, impressions: impressions, revenue: revenue, currency: currency, revenueUSD: revenueUSD, location: at(0))
+    }
+
+    /// 0 for a negative zero (`-0`, `-0.00`, `-0e3`: a spreadsheet's rounding of a tiny
+    /// negative adjustment), which is no amount below 0; `nil` for anything else.
+    static func negativeZero(_ text: String) -> Double? {
+        guard text.hasPrefix("-"), decimal(String(text.dropFirst())) == 0 else { return nil }
+        return 0
     }
 
     /// A plain decimal number: digits, an optional fraction, an optional exponent (no sign,

@@ -119,16 +119,21 @@ public final class FileStateStore: StateStore {
     }
 
     /// What stops `directory` from being a directory when it, or a folder above it, exists as
-    /// something else (a regular file): "`/a/state` is a file, not a directory"; `nil` when the
-    /// nearest existing one is a directory.
+    /// something else (a regular file): "`/a/state` is a file, not a directory", or is a
+    /// symbolic link to nothing: "`/a/state` is a symbolic link to `nowhere`, which does not
+    /// exist"; `nil` when the nearest existing one is a directory.
     static func fileInTheWay(of directory: URL) -> String? {
         var path = directory
         while true {
+            let what = path == directory ? "" : " (the state directory \(directory.path) would be inside it)"
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) {
                 guard !isDirectory.boolValue else { return nil }
-                let what = path == directory ? "" : " (the state directory \(directory.path) would be inside it)"
                 return "\(path.path) is a file, not a directory\(what)"
+            }
+            // Missing when followed, yet there: a link whose target does not exist.
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path.path) {
+                return "\(path.path) is a symbolic link to \(target), which does not exist\(what)"
             }
             let parent = path.deletingLastPathComponent()
             guard parent.path != path.path else { return nil }
