@@ -5,7 +5,7 @@ import Testing
 /// A newcomer's attacks on `mediate optimize` with byte order marks where no report has one:
 /// docs/learning.md skips "a UTF-8 byte order mark" (at the start of the file), and
 /// `CSVReader` says "One BOM at the start is skipped (a second is refused)". A BOM (EF BB BF,
-/// U+FEFF, invisible in an editor) at the start of a later row or field is neither: today it is
+/// U+FEFF, invisible in an editor) at the start of a later row or field is neither: before the fix it was
 /// dropped without a word (Foundation's `String(bytes:encoding: .utf8)` removes a leading BOM from
 /// each field), so `\u{FEFF}SLOT-X` is read as the ad unit `SLOT-X` and `\u{FEFF}6.51` as 6.51.
 @Suite("Newcomer attacks: optimize and a byte order mark inside a report")
@@ -27,7 +27,7 @@ struct NewcomerOptimizeBOMAttackTests {
         try workspace.write(Self.config, to: "Config/mediation.json")
         try workspace.write(Self.header + "2026-03-04,nitx,SLOT-X,4200,6.51,USD\n" + row, to: "r.csv")
         let result = await workspace.run(["optimize", "--reports", "r.csv", "--json"])
-        // Today: exit 0, the row counted as if the mark were not there (8400 impressions, 2 days).
+        // Before the fix: exit 0, the row counted as if the mark were not there (8400 impressions, 2 days).
         #expect(result.code == .dataError, "\(result.code): the BOM inside row 3 was dropped silently; \(result.error)")
         #expect(result.error.contains("r.csv:3:\(column)"), "\(result.error)")
     }

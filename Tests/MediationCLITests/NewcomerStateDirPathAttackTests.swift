@@ -19,7 +19,7 @@ struct NewcomerStateDirPathAttackTests {
         try FileManager.default.createSymbolicLink(atPath: workspace.directory.appendingPathComponent("state").path, withDestinationPath: "nowhere")
         let result = await workspace.run(["--placement", "home_banner", "--config-url", "http://127.0.0.1:1/c.json", "--public-key", "k.pub", "--state-dir", "state"])
         #expect(result.code == .cannotCreate, "\(result.code): \(result.error)")
-        // Today: 'mediate: --state-dir state: cannot create the state directory /…/state', no cause.
+        // Before the fix: 'mediate: --state-dir state: cannot create the state directory /…/state', no cause.
         #expect(result.error.contains("link") || result.error.contains("nowhere"), "the error does not say that state is a symbolic link to the missing nowhere: \(result.error)")
     }
 

@@ -18,14 +18,14 @@ struct NewcomerLearningCountryAttackTests {
         let run = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(run["country"] as? String == "NZ")
         let summaries = try #require(run["summaries"] as? [[String: Any]])
-        // Today: the key is left out of every summary and every day (a nil Optional is skipped),
+        // Before the fix: the key is left out of every summary and every day (a nil Optional is skipped),
         // so a reader of --json cannot tell "no NZ auction" from "no --country".
         for summary in summaries {
             #expect(summary.keys.contains("country_ratio_to_limit"), "\(summary["learner"] ?? "?"): country_ratio_to_limit is missing from --json although --country NZ was given")
         }
         let text = await Workspace.runInRepository(arguments)
         #expect(text.code == .success, "\(text.error)")
-        // Today the NZ table is all '-' with no word of why.
+        // Before the fix the NZ table is all '-' with no word of why.
         let section = try #require(text.output.range(of: "NZ:").map { text.output[$0.lowerBound...] }.flatMap { rest in rest.range(of: "paired differences").map { String(rest[..<$0.lowerBound]) } }, "no NZ section in:\n\(text.output.prefix(1500))")
         #expect(section.lowercased().contains("no auction") || section.lowercased().contains("0 auction") || section.lowercased().contains("no nz"), "the NZ table shows only '-' and does not say that no auction of the run was in NZ:\n\(section)")
     }
@@ -45,7 +45,7 @@ struct NewcomerLearningCountryAttackTests {
         let html = await Workspace.runInRepository(arguments + ["--report", page.path])
         #expect(html.code == .success, "\(html.error)")
         let text = try String(contentsOf: page, encoding: .utf8)
-        // Today LearningHTML draws nothing of --country: neither "IN" nor the figure is on the page.
+        // Before the fix LearningHTML drew nothing of --country: neither "IN" nor the figure is on the page.
         #expect(text.contains("IN"), "the --report page never names the country IN")
         #expect(text.contains(String(format: "%.4f", bayes)), "the --report page lacks bayes's ratio to the limit in IN (\(String(format: "%.4f", bayes)))")
     }

@@ -39,14 +39,14 @@ struct NewcomerLearningTinyPriceAttackTests {
             guard let difference = figure["difference"] as? Double, difference != 0 else { continue }
             let line = try #require(lines.first { $0.hasPrefix("limit - \(learner) ") })
             checked += 1
-            // Today: 'limit - smoothing            0.000000   (95 %: 0.000000 to 0.000000)  *' for +3.3e-7.
+            // Before the fix: 'limit - smoothing            0.000000   (95 %: 0.000000 to 0.000000)  *' for +3.3e-7.
             #expect(line.contains(difference > 0 ? "+" : "-"), "limit - \(learner) is \(difference) in --json, the text shows no sign: \(line)")
             #expect(!line.contains("0.000000 to 0.000000"), "an interval printed as 0 to 0: \(line)")
         }
         #expect(checked >= 3)
     }
 
-    @Test("the --report page's paired differences show a difference that is not 0 as such (today every row reads 0.0000, 0.0000 to 0.0000, significant yes)")
+    @Test("the --report page's paired differences show a difference that is not 0 as such (before the fix every row read 0.0000, 0.0000 to 0.0000, significant yes)")
     func tinyDifferencesInTheReport() async throws {
         let workspace = try Workspace()
         try workspace.write(SimulateCommandTests.pairConfig, to: "Config/mediation.json")
