@@ -73,7 +73,7 @@ extension LearningState {
         for estimate in BayesianECPM().estimate(inputs, asOf: day) {
             guard let tier = truth.lineItemIDs.firstIndex(of: estimate.lineItemID) else { continue }
             for country in estimate.countries {
-                guard let index = truth.countries.firstIndex(of: country.country) else { continue }
+                guard let index = truth.countries.firstIndex(of: country.country), truth.cells[index][tier].takesPart else { continue }
                 let mean = truth.cells[index][tier].meanPrice
                 let bin = CalibrationTally.bin(country.impressions)
                 tally.cells[bin] += 1

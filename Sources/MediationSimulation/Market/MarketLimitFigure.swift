@@ -95,7 +95,7 @@ extension Market {
 }
 
 /// A classic waterfall of a placement's tiers walked on the market's own draws (not through the
-/// engine): in the auction's country, the tiers in order of `prices`, the first that answers
+/// engine): in the auction's country, its segment's tiers in order of `prices`, the first that answers
 /// and whose network's bid clears its floor wins and pays the bid. Latencies are left out.
 struct LimitWalker {
     struct Tier {
@@ -112,12 +112,17 @@ struct LimitWalker {
 
     init(market: Market, placement: MediationConfiguration.Placement, prices: [[Double]]) {
         var tiers: [Tier] = []
+        var ids: [String] = []
         for lineItem in placement.sources where lineItem.pricing == .fixedPrice {
             guard let model = market.tierModel(of: lineItem), let behaviour = try? market.behaviour(of: lineItem) else { continue }
             tiers.append(Tier(key: SplitMix64.key(ofLineItem: lineItem.id), never: behaviour.neverAnswers, error: behaviour.errorRate, model: model))
+            ids.append(lineItem.id)
         }
         self.tiers = tiers
-        orders = Market.orders(prices)
+        let inCountry = (market.countries?.countries ?? []).map { placement.lineItemIDs(inCountry: $0.code) }
+        orders = Market.orders(prices).enumerated().map { country, order in
+            country < inCountry.count ? order.filter { $0 < ids.count && inCountry[country].contains(ids[$0]) } : order
+        }
         auctions = market.countries.map { AuctionDraws(countries: $0) }
     }
 

@@ -20,9 +20,14 @@ package struct MarketTruth: Hashable, Sendable {
         package var winProbability: Double
         /// The mean price of its wins there, USD CPM (its floor when it never wins).
         package var meanPrice: Double
+        /// Whether the tier takes part in the country's waterfall (its segment's line items);
+        /// one that does not never wins.
+        package var takesPart: Bool = true
     }
 
-    /// The placement's tiers (fixed-price line items of tiered networks), in the placement's order.
+    /// The placement's tiers (fixed-price line items of tiered networks), in the placement's order:
+    /// every segment's, each taking part only in the countries its segment serves
+    /// (``Cell/takesPart``).
     package var lineItemIDs: [String]
     /// The country codes, in the market's order.
     package var countries: [String]
@@ -60,7 +65,8 @@ extension Market {
     /// The truth of `placement`'s tiers on the market's day when each country's waterfall is
     /// ordered by `prices` (USD CPM, `prices[country][tier]` for the tiers of
     /// ``MarketTruth/lineItemIDs``; the highest first, ties in the placement's order), floors as
-    /// a run of `placement` draws them (``pinnedFloors`` or its eCPMs).
+    /// a run of `placement` draws them (``pinnedFloors`` or its eCPMs). Each country's waterfall
+    /// holds the tiers of the segment that country's users fall in, as the engine runs it.
     /// - Parameters:
     ///   - placement: a placement whose fixed-price line items of tiered networks are the tiers.
     ///   - prices: per country index, per tier: the price the engine orders by; `nil` for the
@@ -73,7 +79,7 @@ extension Market {
         let sigma = countries.userValueSigma
         var cells: [[MarketTruth.Cell]] = []
         for country in countries.countries.indices {
-            let order = tiers.indices.sorted { a, b in
+            let order = tiers.indices.filter { tiers[$0].takesPart[country] }.sorted { a, b in
                 let pa = prices?[country][a] ?? tiers[a].floors[country]
                 let pb = prices?[country][b] ?? tiers[b].floors[country]
                 return pa != pb ? pa > pb : a < b
@@ -103,7 +109,7 @@ extension Market {
                 }
             }
             cells.append(tiers.indices.map { k in
-                MarketTruth.Cell(winProbability: win[k], meanPrice: win[k] > 1e-15 ? revenue[k] / win[k] : tiers[k].floors[country])
+                MarketTruth.Cell(winProbability: win[k], meanPrice: win[k] > 1e-15 ? revenue[k] / win[k] : tiers[k].floors[country], takesPart: tiers[k].takesPart[country])
             })
         }
         let total = countries.countries.reduce(0) { $0 + $1.trafficShare }
@@ -125,11 +131,14 @@ struct TruthTier {
     /// P(it answers at all and without error).
     var answers: Double
     var bid: TruthBid
+    /// Per country index: whether it is in the waterfall there (its segment's line items).
+    var takesPart: [Bool]
 
     static func tiers(of placement: MediationConfiguration.Placement, in market: Market) -> [TruthTier] {
         guard let countries = market.countries else { return [] }
         var result: [TruthTier] = []
         var networks: [String] = []
+        let inCountry = countries.countries.map { placement.lineItemIDs(inCountry: $0.code) }
         for lineItem in placement.sources where lineItem.pricing == .fixedPrice {
             guard let network = market.network(lineItem.network), let tiered = network.tiered,
                   let behaviour = try? market.behaviour(of: lineItem) else { continue }
@@ -137,7 +146,7 @@ struct TruthTier {
             let bid = TruthBid(demand: network.behaviour.fillRate ?? 1, meanBid: market.meanBids(of: network), sigma: max(tiered.bidSigma, 1e-6))
             let networkIndex = networks.firstIndex(of: network.id) ?? networks.count
             if networkIndex == networks.count { networks.append(network.id) }
-            result.append(TruthTier(lineItemID: lineItem.id, network: network.id, networkIndex: networkIndex, floors: floors, answers: (1 - behaviour.neverAnswers) * (1 - behaviour.errorRate), bid: bid))
+            result.append(TruthTier(lineItemID: lineItem.id, network: network.id, networkIndex: networkIndex, floors: floors, answers: (1 - behaviour.neverAnswers) * (1 - behaviour.errorRate), bid: bid, takesPart: inCountry.map { $0.contains(lineItem.id) }))
         }
         return result
     }

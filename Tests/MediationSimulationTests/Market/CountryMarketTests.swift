@@ -105,6 +105,36 @@ struct CountryMarketTests {
         #expect(abs(truth.revenuePer1000 - (0.6 * 4 + 0.4 * 2)) < 1e-9)
     }
 
+    @Test func theTruthRunsEachCountrysSegment() throws {
+        // As in the truth by hand (a bids 4 in the US, 2 in GB; b 0.5 in GB), but the US runs
+        // segment `us` (a5, a1) and GB the default (a3, b1): the truth must follow the segments,
+        // not the placement's four line items.
+        let market = Self.market(userSigma: 0)
+        let tiers: [LineItem] = [.fixedPrice("a5", network: "a", eCPM: 5), .fixedPrice("a3", network: "a", eCPM: 3), .fixedPrice("b1", network: "b", eCPM: 1), .fixedPrice("a1", network: "a", eCPM: 1)]
+        var placement = SimulationFixture.configuration(sources: tiers, mode: .waterfall).placements[0]
+        let us = AudiencePredicate.test(AudienceTest(signal: .country, operation: .isIn([.string("US")]), text: "in [US]"))
+        placement.segments = [
+            AudienceSegment(id: "us", predicate: us, override: MediationConfiguration.PlacementOverride(sources: ["a5", "a1"]), path: "placements.level_end.segments[0]"),
+            AudienceSegment(id: "default", predicate: nil, override: MediationConfiguration.PlacementOverride(sources: ["a3", "b1"]), path: "placements.level_end.segments[1]"),
+        ]
+        let truth = try #require(market.truth(of: placement))
+        #expect(truth.cells[0].map(\.takesPart) == [true, false, false, true])
+        #expect(truth.cells[1].map(\.takesPart) == [false, true, true, false])
+        // US: a5 fails (4 < 5), a1 wins at 4 (a3, which would win at 4, is not in the segment).
+        #expect(truth.cells[0].map(\.winProbability).map { ($0 * 1e9).rounded() / 1e9 } == [0, 0, 0, 1])
+        #expect(abs(truth.cells[0][3].meanPrice - 4) < 1e-9)
+        // GB: a3 fails (2 < 3), b1 fails (0.5 < 1), and a1 is not there: no fill.
+        #expect(truth.cells[1].map(\.winProbability).map { ($0 * 1e9).rounded() / 1e9 } == [0, 0, 0, 0])
+        #expect(abs(truth.revenuePer1000 - 0.6 * 4) < 1e-9)
+        // The market's own walk of the same waterfalls agrees, auction by auction.
+        let walker = LimitWalker(market: market, placement: placement, prices: truth.cells.map { $0.map(\.meanPrice) })
+        let draws = try #require(market.countries.map { AuctionDraws(countries: $0) })
+        for auction in UInt64(0)..<200 {
+            let country = draws.draw(seed: 5, auction: auction).country
+            #expect(walker.revenue(seed: 5, auction: auction) == (country == 0 ? 4 : 0))
+        }
+    }
+
     @Test func thePerCountryLimitBeatsOneGlobalPrice() throws {
         // b pays more than a in GB, less in the US: one global order is wrong in one country.
         var market = Self.market(bidSigma: 0.4, userSigma: 0.6)
