@@ -188,17 +188,36 @@ struct SimulatedNetworkFactory: NetworkAdapterFactory {
 /// error, or never answers. It honours cancellation at once (the engine has decided; an answer
 /// then would only be released), so a cancelled request costs no further wake-up.
 final class SimulatedNetworkAdapter: AdNetworkAdapter {
+    /// One source as a request reads it: a reference, so a request retains one object instead
+    /// of copying the model's fields, and the strings its ads carry made once.
+    final class Source: Sendable {
+        let model: SourceModel
+        /// `<network>-<line item>`, every ad's creative id.
+        let creativeID: String
+        /// `<network>-`, the start of every ad's id.
+        let idPrefix: String
+        /// `-<line item>`, its end.
+        let idSuffix: String
+
+        init(model: SourceModel, network: String) {
+            self.model = model
+            creativeID = "\(network)-\(model.lineItem.id)"
+            idPrefix = "\(network)-"
+            idSuffix = "-\(model.lineItem.id)"
+        }
+    }
+
     let network: String
     private let clock: any MediationClock
     private let seed: UInt64
-    private let sources: [String: SourceModel]
+    private let sources: [String: Source]
     private let counters: ReplayCounters?
 
     init(network: String, clock: any MediationClock, seed: UInt64, sources: [String: SourceModel], counters: ReplayCounters?) {
         self.network = network
         self.clock = clock
         self.seed = seed
-        self.sources = sources
+        self.sources = sources.mapValues { Source(model: $0, network: network) }
         self.counters = counters
     }
 
@@ -206,19 +225,19 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
     var receivesAuctionNotices: Bool { false }
 
     func loadAd(for request: AdRequest) async -> AdLoadResult {
-        guard let source = sources[request.adUnitID] else {
+        guard let entry = sources[request.adUnitID] else {
             return .failure(AdLoadResult.Error(kind: .configuration, code: 1, message: "the simulation has no market for ad unit \(request.adUnitID)"))
         }
         guard let auction = SimulatedNetworks.auctionIndex(in: request.context) else {
             return .failure(AdLoadResult.Error(kind: .configuration, code: 2, message: "the request carries no simulated auction index"))
         }
-        let recorded = source.recorded.isEmpty ? nil : source.recorded[auction]
+        let recorded = entry.model.recorded.isEmpty ? nil : entry.model.recorded[auction]
         if let counters {
-            counters.count(recorded: recorded != nil, hasLine: auction <= UInt64(Int.max) && source.recordedLines.contains(Int(auction)))
+            counters.count(recorded: recorded != nil, hasLine: auction <= UInt64(Int.max) && entry.model.recordedLines.contains(Int(auction)))
         }
         // An outage applies by the instant the request is made: the shard's clock reads the
         // run's virtual time (a timed run's shard starts it at its first auction's instant).
-        var draw = recorded?.draw ?? source.draw(seed: seed, auction: auction, at: clock.now.offset)
+        var draw = recorded?.draw ?? entry.model.draw(seed: seed, auction: auction, at: clock.now.offset)
         if let value = SimulatedNetworks.userValue(in: request.context) {
             // A users run: the user's value multiplies the price (a bid, or a realised eCPM).
             draw.priceMicros = SourceDraw.micros(ofPrice: draw.price * value)
@@ -244,9 +263,9 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
         case .error:
             return .failure(AdLoadResult.Error(kind: .server, code: 500, message: "simulated error"))
         case .ad:
-            let ad = SimulatedAd(network: network, lineItemID: source.lineItem.id, auction: auction, realisedPriceMicros: draw.priceMicros, request: request)
-            switch source.lineItem.pricing {
-            case .bidder: return .bid(ad, eCPM: source.bid(for: draw))
+            let ad = SimulatedAd(network: network, lineItemID: entry.model.lineItem.id, auction: auction, realisedPriceMicros: draw.priceMicros, request: request, source: entry)
+            switch entry.model.lineItem.pricing {
+            case .bidder: return .bid(ad, eCPM: entry.model.bid(for: draw))
             case .fixedPrice: return .fill(ad)
             }
         }
@@ -270,8 +289,15 @@ public final class SimulatedAd: LoadedAd {
     /// 320 x 50 pt for banners, the screen for other formats, scaled down to fit the slot.
     public let size: AdSize
 
-    init(network: String, lineItemID: String, auction: UInt64, realisedPriceMicros: Int64, request: AdRequest) {
+    /// `<network>-<auction>-<line item>`: unique in a run.
+    public let id: String
+    /// `<network>-<line item>`.
+    public let creativeID: String
+
+    init(network: String, lineItemID: String, auction: UInt64, realisedPriceMicros: Int64, request: AdRequest, source: SimulatedNetworkAdapter.Source) {
         self.network = network
+        id = source.idPrefix + String(auction) + source.idSuffix
+        creativeID = source.creativeID
         self.lineItemID = lineItemID
         self.auction = auction
         self.realisedPriceMicros = realisedPriceMicros
@@ -280,10 +306,6 @@ public final class SimulatedAd: LoadedAd {
         size = SimulatedAd.fit(natural, in: request.slot)
     }
 
-    /// `<network>-<auction>-<line item>`: unique in a run.
-    public var id: String { "\(network)-\(auction)-\(lineItemID)" }
-    /// `<network>-<line item>`.
-    public var creativeID: String { "\(network)-\(lineItemID)" }
     /// Holds nothing: does nothing.
     public func releaseResources() {}
 
