@@ -6,7 +6,7 @@ import MediationSimulation
 enum LearningHTML {
     static func run(_ run: LearningRun, header: SimulationHeader) -> String {
         let f = SimulationText.fixed
-        let title = "\(run.placementID): learning loop, \(run.days) days of \(run.auctionsPerDay) auctions"
+        let title = "\(run.placementID): learning loop, \(HumanReport.counted(run.days, "day")) of \(HumanReport.counted(run.auctionsPerDay, "auction"))"
         let drift = run.drifts.isEmpty ? "stationary market" : "drift " + run.drifts.map(\.description).joined(separator: ", ")
         return SimulationHTML.page(title: title, meta: drift + "; " + SimulationHTML.meta(header)) {
             var body = SimulationHTML.section("Ratio to the true-means limit, per day", ratioChart(run))
@@ -16,7 +16,7 @@ enum LearningHTML {
                  summary.ratioToLimitInterval.map { "\(f($0.lower, 4)) to \(f($0.upper, 4))" } ?? "-",
                  summary.minimumDailyRatioFromDay3.map { f($0, 4) } ?? "-"]
             }
-            body += SimulationHTML.section("Over \(run.days) days (limit \(f(run.limitRevenuePer1000Requests, 4)))", SimulationHTML.table(head, rows))
+            body += SimulationHTML.section("Over \(HumanReport.counted(run.days, "day")) (limit \(f(run.limitRevenuePer1000Requests, 4)))", SimulationHTML.table(head, rows))
             if let country = run.country {
                 // The text's country table: each learner's ratio to the limit there, per day and over the run.
                 let ratio = { (value: Double?) in value.map { f($0, 4) } ?? "-" }

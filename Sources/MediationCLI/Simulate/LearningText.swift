@@ -10,7 +10,7 @@ enum LearningText {
         let safe = SimulationText.safe
         let drift = run.drifts.isEmpty ? "a stationary market" : "drift " + run.drifts.map { safe($0.description) }.joined(separator: ", ")
         var lines = [
-            "\(safe(run.placementID)): learning loop, \(run.days) days of \(HumanReport.counted(run.auctionsPerDay, "auction")), seed \(header.seed), \(drift) (config \(safe(header.configPath)), market \(safe(header.marketPath)))",
+            "\(safe(run.placementID)): learning loop, \(HumanReport.counted(run.days, "day")) of \(HumanReport.counted(run.auctionsPerDay, "auction")), seed \(header.seed), \(drift) (config \(safe(header.configPath)), market \(safe(header.marketPath)))",
             "every learner and the true-means limit run on the same draws each day; a learner reprices at the end of each day from its own revenue reports",
             "",
             "revenue per 1000 requests, USD (ratio to the limit)",
@@ -52,7 +52,7 @@ enum LearningText {
         for day in run.daily {
             table.append([String(day.day), day.date, fixed(day.limitRevenuePer1000Requests, 4)] + day.learners.map { cell($0.revenuePer1000Requests, $0.ratioToLimit) })
         }
-        table.append(["all", "\(run.days) days", fixed(run.limitRevenuePer1000Requests, 4)] + run.summaries.map { cell($0.revenuePer1000Requests, $0.ratioToLimit) })
+        table.append(["all", HumanReport.counted(run.days, "day"), fixed(run.limitRevenuePer1000Requests, 4)] + run.summaries.map { cell($0.revenuePer1000Requests, $0.ratioToLimit) })
         return table.lines
     }
 

@@ -25,7 +25,7 @@ enum UsersText {
 
     /// Two runs of the same users.
     static func compare(_ comparison: UsersComparison, configPath: String, otherPath: String) -> String {
-        var lines = ["users: A = \(configPath), B = \(otherPath); the same \(comparison.a.users) users over \(comparison.a.days) days, seed \(comparison.a.seed)", ""]
+        var lines = ["users: A = \(configPath), B = \(otherPath); the same \(comparison.a.users) users over \(HumanReport.counted(comparison.a.days, "day")), seed \(comparison.a.seed)", ""]
         lines.append("A")
         lines += figures(comparison.a).map { "  " + $0 }
         lines.append("B")
@@ -42,7 +42,7 @@ enum UsersText {
     }
 
     private static func header(_ report: UsersReport, configPath: String) -> [String] {
-        ["users: \(report.users) users × \(report.days) days of \(report.placements.joined(separator: ", ")) (\(configPath)), seed \(report.seed), from \(report.startDate)", ""]
+        ["users: \(HumanReport.counted(report.users, "user")) × \(HumanReport.counted(report.days, "day")) of \(report.placements.joined(separator: ", ")) (\(configPath)), seed \(report.seed), from \(report.startDate)", ""]
     }
 
     private static func figures(_ report: UsersReport) -> [String] {

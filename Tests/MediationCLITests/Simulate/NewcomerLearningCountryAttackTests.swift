@@ -30,6 +30,14 @@ struct NewcomerLearningCountryAttackTests {
         #expect(section.lowercased().contains("no auction") || section.lowercased().contains("0 auction") || section.lowercased().contains("no nz"), "the NZ table shows only '-' and does not say that no auction of the run was in NZ:\n\(section)")
     }
 
+    @Test("--days 1: the text says '1 day', never '1 days'")
+    func oneDayIsSingular() async throws {
+        let text = await Workspace.runInRepository(Self.global + ["--days", "1", "--auctions", "20", "--learner", "static"])
+        #expect(text.code == .success, "\(text.error)")
+        #expect(text.output.contains("learning loop, 1 day of 20 auctions"), "\(text.output.prefix(400))")
+        #expect(!text.output.contains("1 days"), "\(text.output.prefix(1500))")
+    }
+
     @Test("--country IN --report: the HTML page shows IN's ratio to the limit, as the text and --json do")
     func countryInTheReport() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("newcomer-country-\(UUID().uuidString)")
