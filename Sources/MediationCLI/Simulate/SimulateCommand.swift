@@ -105,6 +105,11 @@ enum SimulateCommand {
                     return .failure(MediateCommand.Exit(code: exit))
                 }
                 let learners = mode.learners.compactMap(ECPMLearners.named)
+                if market.countries != nil, let placement = configuration.placement(options.placementID) {
+                    for change in placement.changesTheTruthLeavesOut {
+                        environment.standardError.write("mediate: warning: \(DisplayText.escaped(change)): the learning loop's limit and calibration do not model it (the market's truth orders each country's tiers by the prices it is given, at the tiers' own floors; docs/simulation.md, \"The market's truth\") (limit_not_modelled)\n")
+                    }
+                }
                 let run = try await Simulation.learn(configuration: configuration, market: market, placementID: options.placementID, learners: learners, learning: LearningOptions(days: mode.days, drifts: mode.drifts, country: mode.country), options: simulationOptions)
                 if let directory = mode.reportsDirectory, let exit = LearningReports.write(run, configuration: configuration, to: directory, environment: environment) {
                     return .failure(MediateCommand.Exit(code: exit))

@@ -100,13 +100,19 @@ public struct SimulatedNetworks: Sendable {
         self.health = health
         self.sourcesByPlacement = sourcesByPlacement
         countrySignals = market.countries.map { countries in
-            let templates = countries.countries.map { country in
-                var template = RequestTemplate()
-                template.device.country = country.code
-                return template
-            }
+            let templates = countries.countries.map { SimulatedNetworks.template(country: $0.code) }
             return (AuctionDraws(countries: countries), templates)
         }
+    }
+
+    /// The request signals of every auction of country `country` (ISO 3166-1 alpha-2, e.g.
+    /// `"IN"`) in a market with countries: the default template (a phone, its OS and app
+    /// versions, the default privacy flags) with the country as `device.country`. The one place
+    /// they are made: the market's truth chooses each country's segment from the same signals.
+    static func template(country: String) -> RequestTemplate {
+        var template = RequestTemplate()
+        template.device.country = country
+        return template
     }
 
     /// The request signals of auction `index`: in a market with countries, the default template

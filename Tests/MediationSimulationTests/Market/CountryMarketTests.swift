@@ -135,6 +135,38 @@ struct CountryMarketTests {
         }
     }
 
+    /// A segment may test a signal other than the country: the simulator's requests carry the
+    /// default template's (a phone, OS 17.4, app 1.0.0), so a `device_kind == phone` segment
+    /// takes every simulated auction in the engine, and the truth must take it too. Broken (the
+    /// truth choosing the segment from the country alone), the truth ran the default segment
+    /// in both countries: US a3 at 4, GB no fill, 2.4 per 1000 against the engine's 3.2.
+    @Test func theTruthChoosesTheSegmentFromTheSimulatorsSignals() async throws {
+        let market = Self.market(userSigma: 0)
+        let tiers: [LineItem] = [.fixedPrice("a5", network: "a", eCPM: 5), .fixedPrice("a3", network: "a", eCPM: 3), .fixedPrice("b1", network: "b", eCPM: 1), .fixedPrice("a1", network: "a", eCPM: 1)]
+        var configuration = SimulationFixture.configuration(sources: tiers, mode: .waterfall)
+        let phone = AudiencePredicate.test(AudienceTest(signal: .deviceKind, operation: .equal(.string("phone")), text: "== phone"))
+        configuration.placements[0].segments = [
+            AudienceSegment(id: "phones", predicate: phone, override: MediationConfiguration.PlacementOverride(sources: ["a5", "a1"]), path: "placements.level_end.segments[0]"),
+            AudienceSegment(id: "default", predicate: nil, override: MediationConfiguration.PlacementOverride(sources: ["a3", "b1"]), path: "placements.level_end.segments[1]"),
+        ]
+        let placement = configuration.placements[0]
+        let truth = try #require(market.truth(of: placement))
+        #expect(truth.cells.map { $0.map(\.takesPart) } == [[true, false, false, true], [true, false, false, true]])
+        // a5 fails everywhere (bids 4 and 2), a1 wins every auction at the bid.
+        #expect(truth.cells.map { $0.map(\.winProbability).map { ($0 * 1e9).rounded() / 1e9 } } == [[0, 0, 0, 1], [0, 0, 0, 1]])
+        #expect(abs(truth.revenuePer1000 - (0.6 * 4 + 0.4 * 2)) < 1e-9)
+        let walker = LimitWalker(market: market, placement: placement, prices: truth.cells.map { $0.map(\.meanPrice) })
+        for auction in UInt64(0)..<100 {
+            let country = try #require(market.auctionDraw(seed: 5, auction: auction)).country
+            #expect(walker.revenue(seed: 5, auction: auction) == (country == "US" ? 4 : 2))
+        }
+        // The engine, on the simulator's own requests, runs the same segment.
+        let report = try await Simulation.run(configuration: configuration, market: market, placementID: "level_end", options: SimulationOptions(auctions: 200, seed: 5, shardSize: 100))
+        func wins(_ id: String) throws -> Int { try #require(report.lineItems.first { $0.lineItemID == id }).wins }
+        #expect(try wins("a1") == 200)
+        #expect(try wins("a3") == 0)
+    }
+
     @Test func thePerCountryLimitBeatsOneGlobalPrice() throws {
         // b pays more than a in GB, less in the US: one global order is wrong in one country.
         var market = Self.market(bidSigma: 0.4, userSigma: 0.6)
