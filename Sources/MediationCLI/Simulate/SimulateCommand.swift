@@ -67,6 +67,16 @@ enum SimulateCommand {
         }
     }
 
+    /// Warns, once per experiment that changes the placement, that a run of auctions leaves
+    /// experiments out: its engine's clock starts at 1970-01-01, before any experiment, so every
+    /// auction runs the placement as configured. `--users` runs them (its users are assigned).
+    private static func warnOfExperiments(_ options: SimulateOptions, configuration: MediationConfiguration, environment: CommandEnvironment) {
+        if case .users = options.mode { return }
+        for (index, experiment) in configuration.experiments.enumerated() where experiment.variants.contains(where: { $0.placements[options.placementID] != nil }) {
+            environment.standardError.write("mediate: warning: experiments[\(index)] (\"\(DisplayText.escaped(experiment.id))\"): this run's auctions take no part in it (the simulated clock starts at 1970-01-01, before any experiment), so every auction runs \(DisplayText.escaped(options.placementID)) as configured; simulate --users runs experiments (experiment_not_simulated)\n")
+        }
+    }
+
     /// What a simulation printed and drew.
     private struct Rendered {
         var text: String
@@ -77,6 +87,7 @@ enum SimulateCommand {
     private static func simulate(_ options: SimulateOptions, configuration: MediationConfiguration, configPath: String, market: Market, marketPath: String, simulationOptions: SimulationOptions, environment: CommandEnvironment) async -> Result<Rendered, MediateCommand.Exit> {
         let header = SimulationHeader(placementID: options.placementID, configPath: configPath, marketPath: marketPath, seed: options.seed)
         let wantsHTML = options.reportPath != nil
+        warnOfExperiments(options, configuration: configuration, environment: environment)
         do {
             switch options.mode {
             case .run:

@@ -58,3 +58,20 @@ struct NewcomerLearningCountryAttackTests {
         #expect(text.contains(String(format: "%.4f", bayes)), "the --report page lacks bayes's ratio to the limit in IN (\(String(format: "%.4f", bayes)))")
     }
 }
+
+/// A newcomer's attack: a run of auctions (not `--users`) never activates an experiment, since
+/// its engine's clock starts at 1970-01-01; it must say so, not print figures as if the
+/// experiment ran.
+@Suite("Newcomer attacks: simulate with experiments")
+struct NewcomerSimulateExperimentAttackTests {
+    @Test("simulate on a config whose experiment changes the placement: a warning names the experiment and --users")
+    func experimentsAreSaidToBeLeftOut() async throws {
+        let run = await Workspace.runInRepository(["simulate", "--config", "Config/experiment-example.json", "--placement", "level_end", "--auctions", "50"])
+        #expect(run.code == .success, "\(run.error)")
+        #expect(run.error.contains("experiments[0] (\"level_end_waterfall\")") && run.error.contains("experiment_not_simulated") && run.error.contains("--users"), "\(run.error)")
+        // A placement no variant changes: no warning.
+        let other = await Workspace.runInRepository(["simulate", "--config", "Config/experiment-example.json", "--placement", "home_banner", "--auctions", "50"])
+        #expect(other.code == .success, "\(other.error)")
+        #expect(!other.error.contains("experiment_not_simulated"), "\(other.error)")
+    }
+}
