@@ -269,7 +269,7 @@ final class SimulatedNetworkAdapter: AdNetworkAdapter {
         case .error:
             return .failure(AdLoadResult.Error(kind: .server, code: 500, message: "simulated error"))
         case .ad:
-            let ad = SimulatedAd(network: network, lineItemID: entry.model.lineItem.id, auction: auction, realisedPriceMicros: draw.priceMicros, request: request, source: entry)
+            let ad = SimulatedAd(network: network, source: entry, auction: auction, realisedPriceMicros: draw.priceMicros, request: request)
             switch entry.model.lineItem.pricing {
             case .bidder: return .bid(ad, eCPM: entry.model.bid(for: draw))
             case .fixedPrice: return .fill(ad)
@@ -300,11 +300,11 @@ public final class SimulatedAd: LoadedAd {
     /// `<network>-<line item>`.
     public let creativeID: String
 
-    init(network: String, lineItemID: String, auction: UInt64, realisedPriceMicros: Int64, request: AdRequest, source: SimulatedNetworkAdapter.Source) {
+    init(network: String, source: SimulatedNetworkAdapter.Source, auction: UInt64, realisedPriceMicros: Int64, request: AdRequest) {
         self.network = network
+        lineItemID = source.model.lineItem.id
         id = source.idPrefix + String(auction) + source.idSuffix
         creativeID = source.creativeID
-        self.lineItemID = lineItemID
         self.auction = auction
         self.realisedPriceMicros = realisedPriceMicros
         format = request.format
